@@ -1,0 +1,43 @@
+# Boardgammon: make run · make test · make bench · make lint
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: run test bench bench-strength bench-analysis lint install system-deps clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Debian packages the test suite drives: gnubg (the reference engine) and chromium (browser tests).
+system-deps:
+	@missing=""; \
+	{ command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; } || missing="$$missing gnubg"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+run: install
+	$(BIN)/boardgammon serve
+
+test: install system-deps
+	$(BIN)/python -m pytest -q
+
+bench: install system-deps
+	$(BIN)/python -m benchmarks
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info

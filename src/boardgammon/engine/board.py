@@ -1,0 +1,294 @@
+"""Positions: both sides' checkers, setups per variant, pip counts, legal plays.
+
+A :class:`Board` is an immutable position seen from the player on roll. Points are numbered 1–24
+from that player's view (their home board is 1–6), the bar is 25 and off is 0, as in standard
+notation. The opponent's checkers are stored in the opponent's own numbering; the opponent's
+point ``p`` is the mover's point ``25 - p``.
+
+>>> board = Board.initial()
+>>> board.position_id
+'4HPwATDgc/ABMA'
+>>> board.pip_counts()
+(167, 167)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import Enum
+
+import numpy as np
+
+from .errors import IllegalPlay, InvalidPosition
+from .ids import decode_position_id, encode_position_id
+from .movegen import Generator
+from .plays import Move, Play, explain_refusal, parse_moves
+
+BAR = 25
+OFF = 0
+
+
+class Variant(str, Enum):
+    """The backgammon variants Boardgammon plays; all use the same rules, only the setup differs.
+
+    * ``standard``: 2 checkers on the 24-point, 5 on the 13, 3 on the 8, 5 on the 6.
+    * ``nackgammon`` (Nack Ballard's variant): 2 on the 24 and 2 on the 23, 4 on the 13, 3 on
+      the 8, 4 on the 6.
+    * ``hypergammon``: 3 checkers each, on the 24-, 23- and 22-points.
+    """
+
+    STANDARD = "standard"
+    NACKGAMMON = "nackgammon"
+    HYPERGAMMON = "hypergammon"
+
+    @property
+    def checkers(self) -> int:
+        """Checkers per side: 15, or 3 in Hypergammon."""
+        return 3 if self is Variant.HYPERGAMMON else 15
+
+
+_SETUPS: dict[Variant, dict[int, int]] = {
+    Variant.STANDARD: {24: 2, 13: 5, 8: 3, 6: 5},
+    Variant.NACKGAMMON: {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
+    Variant.HYPERGAMMON: {24: 1, 23: 1, 22: 1},
+}
+
+_GENERATOR = Generator()
+
+
+class Board:
+    """An immutable backgammon position from the view of the player on roll.
+
+    Args:
+        array: ``int8[2, 25]``-like; row 0 the player on roll, row 1 the opponent, each in its
+            own numbering: index ``i`` (0–23) is point ``i + 1``, index 24 the bar.
+        checkers: checkers per side in the game (15; 3 in Hypergammon); those not on the board
+            are borne off.
+
+    Raises:
+        InvalidPosition: wrong shape, negative counts, more checkers than ``checkers`` on a side,
+            or both sides on one point.
+    """
+
+    __slots__ = ("_a", "checkers", "_hash")
+
+    def __init__(self, array: Sequence[Sequence[int]] | np.ndarray, checkers: int = 15) -> None:
+        a = np.array(array, dtype=np.int8)
+        if a.shape != (2, 25):
+            raise InvalidPosition(f"a position has shape (2, 25), got {a.shape}")
+        if (a < 0).any():
+            raise InvalidPosition("a point cannot hold a negative number of checkers")
+        for side, name in ((0, "player on roll"), (1, "opponent")):
+            n = int(a[side].sum())
+            if n > checkers:
+                raise InvalidPosition(f"the {name} has {n} checkers on the board, at most "
+                                      f"{checkers} allowed")
+        for i in range(24):
+            if a[0, i] and a[1, 23 - i]:
+                raise InvalidPosition(f"both sides have checkers on point {i + 1}")
+        a.setflags(write=False)
+        self._a = a
+        self.checkers = checkers
+        self._hash = hash((a.tobytes(), checkers))
+
+    # Construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def initial(cls, variant: Variant | str = Variant.STANDARD) -> Board:
+        """The starting position of ``variant`` (``standard``, ``nackgammon``, ``hypergammon``).
+
+        Raises:
+            ValueError: unknown variant name.
+        """
+        variant = Variant(variant)
+        a = np.zeros((2, 25), dtype=np.int8)
+        for point, n in _SETUPS[variant].items():
+            a[0, point - 1] = n
+            a[1, point - 1] = n
+        return cls(a, variant.checkers)
+
+    @classmethod
+    def from_position_id(cls, position_id: str, checkers: int = 15) -> Board:
+        """The position of a gnubg Position ID (player on roll as in the ID).
+
+        Raises:
+            InvalidPosition: malformed ID or impossible position.
+        """
+        return cls(decode_position_id(position_id), checkers)
+
+    @classmethod
+    def from_points(cls, mine: dict[int, int], theirs: dict[int, int],
+                    checkers: int = 15) -> Board:
+        """A position from ``{point: count}`` maps, each side in its own numbering (25 = bar).
+
+        >>> Board.from_points({6: 2, 5: 2}, {1: 1}).pip_counts()
+        (22, 1)
+
+        Raises:
+            InvalidPosition: a point outside 1–25 or an impossible position.
+        """
+        a = np.zeros((2, 25), dtype=np.int8)
+        for side, spec in ((0, mine), (1, theirs)):
+            for point, n in spec.items():
+                if not 1 <= point <= 25:
+                    raise InvalidPosition(f"point {point} is outside 1-24 (25 = bar)")
+                a[side, point - 1] = n
+        return cls(a, checkers)
+
+    # Queries --------------------------------------------------------------------------------
+
+    @property
+    def array(self) -> np.ndarray:
+        """The read-only ``int8[2, 25]`` array (layout in the class docstring)."""
+        return self._a
+
+    @property
+    def position_id(self) -> str:
+        """gnubg's Position ID of this position (see :mod:`boardgammon.engine.ids`)."""
+        return encode_position_id(self._a)
+
+    def checkers_on(self, point: int, side: int = 0) -> int:
+        """Checkers of ``side`` (0 = on roll, 1 = opponent) on ``point`` of that side's numbering
+        (1–24, 25 = bar, 0 = borne off)."""
+        if point == OFF:
+            return self.borne_off(side)
+        return int(self._a[side, point - 1])
+
+    def borne_off(self, side: int = 0) -> int:
+        """Checkers ``side`` (0 = on roll, 1 = opponent) has borne off."""
+        return self.checkers - int(self._a[side].sum())
+
+    def pip_counts(self) -> tuple[int, int]:
+        """Pip counts (player on roll, opponent): the pips each needs to bear everything off."""
+        w = np.arange(1, 26)
+        return int(self._a[0] @ w), int(self._a[1] @ w)
+
+    def is_contact(self) -> bool:
+        """Whether the sides can still hit each other (some checker of one is behind one of the
+        other); a position without contact is a race."""
+        mine = np.nonzero(self._a[0])[0]
+        theirs = np.nonzero(self._a[1])[0]
+        if len(mine) == 0 or len(theirs) == 0:
+            return False
+        # The mover's rearmost checker (highest index) against the opponent's rearmost, in
+        # the mover's numbering the opponent's index j is point 24 - j.
+        return int(mine.max()) + int(theirs.max()) >= 24
+
+    def is_game_over(self) -> bool:
+        """Whether either side has borne off every checker."""
+        return self.borne_off(0) == self.checkers or self.borne_off(1) == self.checkers
+
+    def swapped(self) -> Board:
+        """The same position seen from the opponent (as after the turn passes)."""
+        return Board(self._a[::-1], self.checkers)
+
+    # Plays ----------------------------------------------------------------------------------
+
+    def _generate(self, d1: int, d2: int, partial: bool = False):
+        for d in (d1, d2):
+            if not (isinstance(d, (int, np.integer)) and 1 <= d <= 6):
+                raise ValueError(f"a die shows 1-6, got {d!r}")
+        return _GENERATOR.run(self._a, int(d1), int(d2), partial)
+
+    def legal_plays(self, d1: int, d2: int) -> list[Play]:
+        """Every legal play of the roll ``d1``-``d2``, one per distinct resulting position.
+
+        A dance (no legal move) gives a single play with no moves, ``Play(())``.
+
+        >>> plays = Board.initial().legal_plays(3, 1)
+        >>> len(plays), Play.parse("8/5 6/5") in plays
+        (16, True)
+
+        Raises:
+            ValueError: a die outside 1–6.
+        """
+        boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
+        return [
+            Play._from_kernel(moves[k], int(nmoves[k]), Board(boards[k], self.checkers))
+            for k in np.nonzero(keep)[0]
+        ]
+
+    def play(self, play: Play | str, dice: tuple[int, int]) -> Board:
+        """The position after ``play`` (parsed if text) of ``dice``, still from the mover's view.
+
+        Raises:
+            InvalidNotation: text that is not standard notation.
+            IllegalPlay: not a legal play of ``dice`` here; the message says why.
+        """
+        return self.validate(play, dice).after
+
+    def validate(self, play: Play | str, dice: tuple[int, int]) -> Play:
+        """Check a submitted play against the legal set and return the legal :class:`Play`.
+
+        Hits may be left unmarked where the play lands on a blot; a hit the play makes on a
+        point it only passes through must be written (``24/18*/13``).
+
+        Raises:
+            InvalidNotation: text that is not standard notation.
+            IllegalPlay: not legal; says whether the play is incomplete ("both dice can be
+                played"), uses the smaller die when the larger must be played, or is impossible.
+        """
+        d1, d2 = dice
+        parsed = Play.parse(play) if isinstance(play, str) else play
+        boards, moves, nmoves, first, keep, best = self._generate(d1, d2, partial=True)
+        candidate = parsed._with_hits_on(self)
+        for k in range(len(nmoves)):
+            p = Play._from_kernel(moves[k], int(nmoves[k]), None)
+            if p == candidate:
+                if keep[k]:
+                    return Play._from_kernel(moves[k], int(nmoves[k]),
+                                             Board(boards[k], self.checkers))
+                raise IllegalPlay(explain_refusal(candidate, int(nmoves[k]), int(first[k]),
+                                                  best, d1, d2))
+        raise IllegalPlay(explain_refusal(candidate, None, None, best, d1, d2))
+
+    # Dunder ---------------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Board) and self.checkers == other.checkers
+                and np.array_equal(self._a, other._a))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Board.from_position_id({self.position_id!r})"
+
+    def __str__(self) -> str:
+        """A text diagram from the mover's view: ``O`` the player on roll, ``X`` the opponent."""
+        top = list(range(13, 25))
+        bottom = list(range(12, 0, -1))
+
+        def cell(point: int, row: int) -> str:
+            mine = int(self._a[0, point - 1])
+            theirs = int(self._a[1, 24 - point])
+            n, ch = (mine, "O") if mine else (theirs, "X")
+            if n == 0:
+                return " ." if row == 0 else "  "
+            if row < 4:
+                return f" {ch}" if n > row else "  "
+            return f"{n:2d}" if n > 5 else (f" {ch}" if n > 4 else "  ")
+
+        def half(points: Iterable[int], rows: range) -> list[str]:
+            pts = list(points)
+            out = []
+            for r in rows:
+                left = "".join(cell(p, r) for p in pts[:6])
+                right = "".join(cell(p, r) for p in pts[6:])
+                out.append(f" |{left} |   |{right} |")
+            return out
+
+        mp, tp = self.pip_counts()
+        lines = [" " + "".join(f"{p:>3}" for p in top[:6]) + "     "
+                 + "".join(f"{p:>3}" for p in top[6:])]
+        lines += half(top, range(5))
+        lines.append(f" |{'':12} |BAR|{'':12} |  bar: O {self._a[0, 24]}  X {self._a[1, 24]}")
+        lines += half(bottom, range(4, -1, -1))
+        lines.append(" " + "".join(f"{p:>3}" for p in bottom[:6]) + "     "
+                     + "".join(f"{p:>3}" for p in bottom[6:]))
+        lines.append(f" O (on roll) pips {mp}, off {self.borne_off(0)}   "
+                     f"X pips {tp}, off {self.borne_off(1)}")
+        return "\n".join(lines)
+
+
+__all__ = ["BAR", "OFF", "Board", "Variant", "Move", "Play", "parse_moves"]

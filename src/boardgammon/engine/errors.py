@@ -1,0 +1,41 @@
+"""The engine's exception hierarchy.
+
+Every refused action raises a subclass of :class:`EngineError`; the message says what was wrong
+and what is allowed. A refused action leaves the game, match or clock exactly as it was.
+"""
+
+
+class EngineError(Exception):
+    """Base class of every error the rules engine raises."""
+
+
+class InvalidPosition(EngineError, ValueError):
+    """A position breaks the rules of the board (checker counts, both sides on one point, bad ID)."""
+
+
+class InvalidNotation(EngineError, ValueError):
+    """A play's text could not be parsed as standard notation (e.g. ``24/18 13/11``)."""
+
+
+class IllegalPlay(EngineError):
+    """A play is not among the legal plays for the position and roll; the message says why."""
+
+
+class IllegalAction(EngineError):
+    """A game or match action is not allowed in the current state (base of the specific errors)."""
+
+
+class NotYourTurn(IllegalAction):
+    """The acting player is not the one whose turn it is."""
+
+
+class WrongPhase(IllegalAction):
+    """The action does not fit the phase of the turn (e.g. a double after rolling)."""
+
+
+class CubeUnavailable(IllegalAction):
+    """The cube cannot be turned: Crawford game, 1-point match, owned by the opponent, or at 64."""
+
+
+class MatchOver(IllegalAction):
+    """The game or match has already ended."""

@@ -1,0 +1,226 @@
+"""Plays and standard notation, parsed and printed in one place.
+
+Standard notation lists each checker's journey as ``from/to``, points in the mover's numbering,
+``bar`` for the bar and ``off`` for bearing off; ``*`` marks a hit, also on a point a checker only
+passes through (``13/7*/5``); ``(n)`` repeats a journey (``8/5(2)``). Examples: ``24/18 13/11``,
+``bar/22*``, ``6/off``, ``24/20(2) 13/9(2)``. A dance (no legal play) is the empty play, printed as
+the empty string.
+
+Two plays are equal when they move the same checkers the same net distance and hit on the same
+points, whatever order or chaining the text used: ``13/10 10/8`` equals ``13/8``. From a given
+position that is exactly "the same resulting position".
+
+>>> str(Play.parse("13/11 24/18"))
+'24/18 13/11'
+>>> Play.parse("13/10 10/8") == Play.parse("13/8")
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, NamedTuple
+
+from .errors import IllegalPlay, InvalidNotation
+
+if TYPE_CHECKING:
+    from .board import Board
+
+BAR = 25
+OFF = 0
+
+_TOKEN = re.compile(r"^(bar|\d{1,2})((?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?$", re.IGNORECASE)
+_STEP = re.compile(r"/(off|\d{1,2})(\*?)", re.IGNORECASE)
+
+
+class Move(NamedTuple):
+    """One checker's move between two points of the mover's numbering (25 = bar, 0 = off).
+
+    ``hit`` is true when the checker hits a blot where it lands.
+    """
+
+    source: int
+    dest: int
+    hit: bool = False
+
+
+def _point_text(p: int) -> str:
+    return "bar" if p == BAR else "off" if p == OFF else str(p)
+
+
+class Play:
+    """A play: the moves of one turn, with its resulting position when known.
+
+    Args:
+        moves: the moves, in any order, single-die steps or longer journeys.
+        after: the resulting position (mover's view), set on plays from ``Board.legal_plays``.
+    """
+
+    __slots__ = ("moves", "after", "_key")
+
+    def __init__(self, moves: tuple[Move, ...] | list[Move] = (), after: Board | None = None):
+        self.moves = tuple(Move(int(m[0]), int(m[1]), bool(m[2]) if len(m) > 2 else False)
+                           for m in moves)
+        self.after = after
+        delta: Counter[int] = Counter()
+        for m in self.moves:
+            delta[m.source] -= 1
+            delta[m.dest] += 1
+        net = tuple(sorted((p, n) for p, n in delta.items() if n))
+        self._key = (net, frozenset(m.dest for m in self.moves if m.hit))
+
+    @classmethod
+    def _from_kernel(cls, moves, n: int, after: Board | None) -> Play:
+        return cls([(int(moves[i, 0]), int(moves[i, 1]), bool(moves[i, 2])) for i in range(n)],
+                   after)
+
+    @classmethod
+    def parse(cls, text: str) -> Play:
+        """Parse standard notation (``24/18 13/11``, ``bar/22*``, ``8/5(2)``, ``13/7*/5``, ``6/off``).
+
+        The empty string is the dance. Case and extra spaces are ignored.
+
+        Raises:
+            InvalidNotation: a token that is not ``from/to[/to…]`` with points 1–24, ``bar`` as
+                a source only, ``off`` as a final destination only, each step moving forward.
+        """
+        if not isinstance(text, str):
+            raise InvalidNotation(f"a play is text such as '24/18 13/11', got {text!r}")
+        moves: list[Move] = []
+        for token in text.replace(",", " ").split():
+            m = _TOKEN.match(token)
+            if not m:
+                raise InvalidNotation(
+                    f"{token!r} is not a move in standard notation (e.g. 24/18, bar/22*, 6/off, "
+                    f"8/5(2), 13/7*/5)")
+            src = BAR if m.group(1).lower() == "bar" else int(m.group(1))
+            if not 1 <= src <= BAR:
+                raise InvalidNotation(f"{token!r}: point {src} is not on the board (1-24, bar)")
+            steps = _STEP.findall(m.group(2))
+            count = int(m.group(3) or 1)
+            if count < 1 or count > 4:
+                raise InvalidNotation(f"{token!r}: a move repeats 1-4 times, not {count}")
+            path: list[Move] = []
+            here = src
+            for i, (dest_text, star) in enumerate(steps):
+                dest = OFF if dest_text.lower() == "off" else int(dest_text)
+                if dest_text.lower() == "off" and i != len(steps) - 1:
+                    raise InvalidNotation(f"{token!r}: nothing can move on after bearing off")
+                if dest != OFF and not 1 <= dest <= 24:
+                    raise InvalidNotation(f"{token!r}: point {dest} is not on the board (1-24)")
+                if dest >= here:
+                    raise InvalidNotation(f"{token!r}: checkers move from higher to lower "
+                                          f"points, not {_point_text(here)}/{_point_text(dest)}")
+                if star and dest == OFF:
+                    raise InvalidNotation(f"{token!r}: bearing off cannot hit")
+                path.append(Move(here, dest, bool(star)))
+                here = dest
+            moves.extend(path * count)
+        return cls(moves)
+
+    # Queries --------------------------------------------------------------------------------
+
+    @property
+    def is_dance(self) -> bool:
+        """Whether this is the empty play of a roll with no legal move."""
+        return not self.moves
+
+    @property
+    def hits(self) -> frozenset[int]:
+        """The points (mover's numbering) where this play hits a blot."""
+        return self._key[1]
+
+    def _with_hits_on(self, board: Board) -> Play:
+        """This play with every landing on an opponent's blot in ``board`` marked as a hit.
+
+        Raises:
+            IllegalPlay: a ``*`` on a point where the opponent has no blot.
+        """
+        theirs = board.array[1]
+        moves = []
+        for m in self.moves:
+            blot = m.dest != OFF and theirs[24 - m.dest] == 1
+            if m.hit and not blot:
+                raise IllegalPlay(f"there is no blot to hit on the {m.dest}-point")
+            moves.append(Move(m.source, m.dest, m.hit or blot))
+        # A blot is hit once; later landings on the same point are not hits.
+        seen: set[int] = set()
+        out = []
+        for m in sorted(moves, key=lambda m: (-m.source, -m.dest)):
+            hit = m.hit and m.dest not in seen
+            if hit:
+                seen.add(m.dest)
+            out.append(Move(m.source, m.dest, hit))
+        return Play(out, self.after)
+
+    # Notation -------------------------------------------------------------------------------
+
+    def notation(self) -> str:
+        """Standard notation: journeys sorted from the back, chained through points where the
+        checker only passes, hits marked ``*``, repeats written ``(n)``."""
+        paths: list[list[tuple[int, bool]]] = []
+        for m in sorted(self.moves, key=lambda m: (-m.source, -m.dest)):
+            for path in paths:
+                if path[-1][0] == m.source and len(path) > 0:
+                    path.append((m.dest, m.hit))
+                    break
+            else:
+                paths.append([(m.source, False), (m.dest, m.hit)])
+        texts = []
+        for path in paths:
+            parts = [_point_text(path[0][0])]
+            for i, (p, hit) in enumerate(path[1:], start=1):
+                last = i == len(path) - 1
+                if hit or last:
+                    parts.append(_point_text(p) + ("*" if hit else ""))
+            texts.append("/".join(parts))
+        counts = Counter(texts)
+        out, done = [], set()
+        for t in texts:
+            if t in done:
+                continue
+            done.add(t)
+            out.append(t if counts[t] == 1 else f"{t}({counts[t]})")
+        return " ".join(out)
+
+    def __str__(self) -> str:
+        return self.notation()
+
+    def __repr__(self) -> str:
+        return f"Play.parse({self.notation()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Play) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+
+def parse_moves(text: str) -> tuple[Move, ...]:
+    """The moves of a play written in standard notation (see :meth:`Play.parse`)."""
+    return Play.parse(text).moves
+
+
+def explain_refusal(play: Play, nmoves: int | None, first_die: int | None, best: int,
+                    d1: int, d2: int) -> str:
+    """The message of an :class:`IllegalPlay`: why ``play`` is not legal for ``d1``-``d2``.
+
+    Args:
+        play: the refused play, hits resolved against the position.
+        nmoves: moves of the matching incomplete state, or ``None`` when nothing matched.
+        first_die: the die a matching one-move state used.
+        best: the most dice any legal play uses.
+    """
+    roll = f"{d1}-{d2}"
+    shown = str(play) or "no move"
+    if best == 0:
+        return f"{roll} has no legal play (a dance): {shown} cannot be played"
+    if nmoves is not None and nmoves < best:
+        if d1 == d2:
+            return f"{shown} is incomplete: {best} moves of {d1} can be played with {roll}"
+        return f"{shown} is incomplete: both dice can be played with {roll}"
+    if nmoves is not None and best == 1 and first_die != max(d1, d2):
+        return (f"{shown} plays the {first_die}: only one die of {roll} can be played, and "
+                f"it must be the larger ({max(d1, d2)})")
+    return f"{shown} is not a legal play of {roll} in this position"
