@@ -1,0 +1,1 @@
+"""Benchmarks: each ``bench_*.py`` prints a figure beside a reference measured in the same run."""
