@@ -7,33 +7,54 @@ True
 """
 
 from .board import BAR, OFF, Board, Variant
+from .clock import PRESETS, Clock, TimeControl
 from .errors import (
+    ClockError,
     CubeUnavailable,
     EngineError,
     IllegalAction,
     IllegalPlay,
+    InvalidDice,
     InvalidNotation,
     InvalidPosition,
+    InvalidRecord,
     MatchOver,
     NotYourTurn,
+    TimeExpired,
     WrongPhase,
 )
+from .game import EndReason, Game, GameResult, Outcome, Phase
+from .match import Action, Match
 from .plays import Move, Play
 
 __all__ = [
     "BAR",
     "OFF",
+    "PRESETS",
+    "Action",
     "Board",
+    "Clock",
+    "ClockError",
     "CubeUnavailable",
+    "EndReason",
     "EngineError",
+    "Game",
+    "GameResult",
     "IllegalAction",
     "IllegalPlay",
+    "InvalidDice",
     "InvalidNotation",
     "InvalidPosition",
+    "InvalidRecord",
+    "Match",
     "MatchOver",
     "Move",
     "NotYourTurn",
+    "Outcome",
+    "Phase",
     "Play",
+    "TimeControl",
+    "TimeExpired",
     "Variant",
     "WrongPhase",
 ]

@@ -39,3 +39,19 @@ class CubeUnavailable(IllegalAction):
 
 class MatchOver(IllegalAction):
     """The game or match has already ended."""
+
+
+class InvalidDice(EngineError, ValueError):
+    """Dice that are not two whole numbers from 1 to 6."""
+
+
+class TimeExpired(IllegalAction):
+    """The running clock's reserve has run out: no action counts until the flag is claimed."""
+
+
+class ClockError(EngineError, ValueError):
+    """A time that goes backwards, a missing time, or a clock stopped for the wrong player."""
+
+
+class InvalidRecord(EngineError, ValueError):
+    """A match record (JSON or ``.mat`` text) that cannot be read or does not replay."""

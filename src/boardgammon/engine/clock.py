@@ -1,0 +1,164 @@
+"""Match clocks: a free delay window per move plus a reserve for the whole match.
+
+Rule (Boardgammon's published rules, ``shared/reference/published-figures.md``): each time a
+player must act, the first ``delay`` seconds are free (not charged, and unused delay is not
+banked: this is a delay, not a Fischer increment); time beyond it comes off the player's
+reserve. The reserve for the whole match is ``reserve_per_point × match length`` (a 5-point
+match at 120 s per point gives 600 s each). A player whose reserve runs out loses the match.
+
+Time is passed in as float seconds on any monotonic scale (``now``); nothing here reads a clock.
+
+>>> clock = Clock(PRESETS["rapid"], match_length=5)
+>>> clock.reserve
+(600.0, 600.0)
+>>> clock.start_turn(0, now=100.0)
+>>> clock.stop(0, now=130.0)       # 30 s used, the first 12 s free
+18.0
+>>> clock.reserve[0]
+582.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ClockError
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A clock setting: ``delay`` free seconds per move, ``reserve_per_point`` seconds of
+    reserve per point of match length."""
+
+    name: str
+    delay: float
+    reserve_per_point: float
+
+    def __post_init__(self) -> None:
+        if self.delay < 0 or self.reserve_per_point <= 0:
+            raise ValueError(f"a time control needs delay >= 0 and reserve per point > 0, got "
+                             f"{self.delay} and {self.reserve_per_point}")
+
+
+PRESETS: dict[str, TimeControl] = {
+    tc.name: tc
+    for tc in (
+        TimeControl("bullet", delay=5.0, reserve_per_point=30.0),
+        TimeControl("blitz", delay=8.0, reserve_per_point=60.0),
+        TimeControl("rapid", delay=12.0, reserve_per_point=120.0),
+        TimeControl("standard", delay=15.0, reserve_per_point=180.0),
+        TimeControl("slow", delay=20.0, reserve_per_point=300.0),
+    )
+}
+"""The five presets offered, fastest first; ``rapid`` is 120 s per point."""
+
+
+class Clock:
+    """Both players' clocks for one match.
+
+    Args:
+        control: the time control (a :data:`PRESETS` value or your own).
+        match_length: points (≥ 1); the reserve is ``control.reserve_per_point × match_length``.
+
+    At most one clock runs at a time (``running``, since ``started_at``).
+    """
+
+    def __init__(self, control: TimeControl, match_length: int) -> None:
+        if match_length < 1:
+            raise ValueError(f"a clock needs a match of 1 point or more, got {match_length}")
+        self.control = control
+        self._reserve = [control.reserve_per_point * match_length] * 2
+        self.running: int | None = None
+        self.started_at: float | None = None
+        self._last = float("-inf")
+
+    @property
+    def reserve(self) -> tuple[float, float]:
+        """Seconds of reserve left per seat as of the last stop (the running period not counted
+        yet; see :meth:`remaining`)."""
+        return self._reserve[0], self._reserve[1]
+
+    @staticmethod
+    def check_number(now: object) -> float:
+        """``now`` as a float after checking it is a number of seconds (not NaN).
+
+        Raises:
+            ClockError: otherwise.
+        """
+        if not isinstance(now, (int, float)) or isinstance(now, bool) or now != now:
+            raise ClockError(f"a time is a number of seconds, got {now!r}")
+        return float(now)
+
+    def check_time(self, now: float) -> float:
+        """``now`` as a float after checking it is a time no earlier than the last one seen.
+
+        Raises:
+            ClockError: not a number, or time went backwards.
+        """
+        now = self.check_number(now)
+        if now < self._last:
+            raise ClockError(f"time went backwards: {now} s is before {self._last} s")
+        return float(now)
+
+    def charged(self, seat: int, now: float) -> float:
+        """Seconds of reserve the running period of ``seat`` would cost if stopped at ``now``
+        (0 inside the delay window, 0 if ``seat``'s clock is not running).
+
+        Raises:
+            ClockError: ``now`` before the last time this clock saw.
+        """
+        now = self.check_time(now)
+        if self.running != seat or self.started_at is None:
+            return 0.0
+        return max(0.0, now - self.started_at - self.control.delay)
+
+    def remaining(self, seat: int, now: float) -> float:
+        """Seconds of reserve ``seat`` has left at ``now`` (negative once it has run out)."""
+        return self._reserve[seat] - self.charged(seat, now)
+
+    def flagged(self, seat: int, now: float) -> bool:
+        """Whether ``seat``'s reserve has run out at ``now`` (used more than all of it)."""
+        return self.remaining(seat, now) < 0
+
+    def deadline(self) -> float | None:
+        """The time at which the running player's reserve runs out (flags just after), or
+        ``None`` when no clock runs."""
+        if self.running is None or self.started_at is None:
+            return None
+        return self.started_at + self.control.delay + self._reserve[self.running]
+
+    def delay_left(self, now: float) -> float:
+        """Free seconds left in the running player's delay window at ``now`` (0 if none runs)."""
+        now = self.check_time(now)
+        if self.running is None or self.started_at is None:
+            return 0.0
+        return max(0.0, self.started_at + self.control.delay - now)
+
+    def start_turn(self, seat: int, now: float) -> None:
+        """Start ``seat``'s clock at ``now``, with a fresh delay window.
+
+        Raises:
+            ClockError: a clock is already running, a bad seat, or time went backwards.
+        """
+        now = self.check_time(now)
+        if seat not in (0, 1):
+            raise ClockError(f"a seat is 0 or 1, got {seat!r}")
+        if self.running is not None:
+            raise ClockError(f"seat {self.running}'s clock is running; stop it first")
+        self.running, self.started_at, self._last = seat, now, now
+
+    def stop(self, seat: int, now: float) -> float:
+        """Stop ``seat``'s clock at ``now``; returns the seconds charged to its reserve.
+
+        The reserve may go negative: whether that loses the match is the caller's decision
+        (a :class:`~boardgammon.engine.match.Match` checks :meth:`flagged` first).
+
+        Raises:
+            ClockError: ``seat``'s clock is not running, or time went backwards.
+        """
+        charged = self.charged(seat, now)
+        if self.running != seat:
+            raise ClockError(f"seat {seat}'s clock is not running")
+        self._reserve[seat] -= charged
+        self.running, self.started_at, self._last = None, None, float(now)
+        return charged

@@ -1,0 +1,427 @@
+"""One game of backgammon as a state machine: opening roll, turns, cube, resignations, result.
+
+Seats are 0 and 1 (seat 0 is the match's first-named player, as in gnubg and ``.mat`` files).
+:attr:`Game.board` is always seen from the player on roll (``Game.on_roll``); use
+:meth:`Game.board_for` for a given seat's view. Dice are passed in; the game rolls nothing.
+
+Rules implemented (sources: the rules of backgammon as published by Boardgammon,
+``shared/reference/published-figures.md``, and the gnubg manual):
+
+* Opening roll: one die each; ties are re-rolled; the higher die moves first, playing both dice.
+* A turn: the player on roll may double (before rolling only), then rolls and plays. A roll
+  with no legal move is a dance, played as the empty play ``""`` and recorded like any other.
+* Doubling: only with the cube centred or owned by the doubler, never past 64, never when the
+  cube is disabled (Crawford game, 1-point match). A take gives the cube to the taker at twice
+  its value; a drop ends the game and the doubler wins the cube's value before the double.
+* Resignation: either player may offer to resign a single game, a gammon or a backgammon at
+  any time during the game; the opponent accepts (the game ends for that many times the cube)
+  or declines (play continues where it was).
+* Scoring on bearing off: single 1, gammon 2 (the loser bore off no checker), backgammon 3
+  (no checker off and one still on the bar or in the winner's home board), times the cube.
+
+Every action checks everything first and changes nothing when it raises.
+
+>>> g = Game()
+>>> g.roll_opening(3, 1)
+>>> g.on_roll, g.phase.value, g.dice
+(0, 'play', (3, 1))
+>>> str(g.play(0, "8/5 6/5"))
+'8/5 6/5'
+>>> g.on_roll, g.phase.value
+(1, 'roll')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+from .board import Board, Variant
+from .errors import (
+    CubeUnavailable,
+    IllegalAction,
+    IllegalPlay,
+    InvalidDice,
+    MatchOver,
+    NotYourTurn,
+    WrongPhase,
+)
+from .plays import Play
+
+MAX_CUBE = 64
+
+
+class Phase(StrEnum):
+    """What a game is waiting for (names as in the server API's ``state.phase``)."""
+
+    OPENING = "opening"
+    """Waiting for the opening roll (one die each)."""
+    ROLL = "roll"
+    """The player on roll may double or roll."""
+    PLAY = "play"
+    """The dice are rolled; the player on roll must play them."""
+    DOUBLE_OFFERED = "double_offered"
+    """The player on roll doubled; the opponent must take or drop."""
+    RESIGN_OFFERED = "resign_offered"
+    """A resignation is offered; the other player must accept or decline."""
+    GAME_OVER = "game_over"
+    """The game has a result."""
+
+
+class Outcome(IntEnum):
+    """How much a game is worth before the cube: single, gammon, backgammon."""
+
+    SINGLE = 1
+    GAMMON = 2
+    BACKGAMMON = 3
+
+
+class EndReason(StrEnum):
+    """How a game ended."""
+
+    BEAR_OFF = "bear_off"
+    DROP = "drop"
+    RESIGN = "resign"
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The result of a finished game.
+
+    Attributes:
+        winner: seat 0 or 1.
+        points: points won = outcome × cube value (a drop: the cube value before the double).
+        outcome: single, gammon or backgammon (always single for a drop).
+        reason: bear-off, drop or accepted resignation.
+        cube: the cube value the points were counted with.
+    """
+
+    winner: int
+    points: int
+    outcome: Outcome
+    reason: EndReason
+    cube: int
+
+    @property
+    def how(self) -> str:
+        """``single``/``gammon``/``backgammon`` after a bear-off, else ``drop``/``resign``
+        (the server API's ``games[].how``)."""
+        if self.reason is EndReason.BEAR_OFF:
+            return self.outcome.name.lower()
+        return self.reason.value
+
+
+@dataclass(frozen=True)
+class Resignation:
+    """A pending offer to resign: ``seat`` offers to lose ``outcome`` × cube."""
+
+    seat: int
+    outcome: Outcome
+
+
+def check_dice(d1: object, d2: object) -> tuple[int, int]:
+    """Return the dice as a pair of ints after checking each is a whole number 1–6.
+
+    Raises:
+        InvalidDice: otherwise.
+    """
+    for d in (d1, d2):
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+            raise InvalidDice(f"a die shows a whole number from 1 to 6, got {d!r}")
+    return int(d1), int(d2)
+
+
+def _check_seat(seat: object) -> int:
+    if isinstance(seat, bool) or seat not in (0, 1):
+        raise IllegalAction(f"a seat is 0 or 1, got {seat!r}")
+    return int(seat)
+
+
+class Game:
+    """The state of one game.
+
+    Args:
+        variant: ``standard``, ``nackgammon`` or ``hypergammon`` (the starting position).
+        cube_enabled: False in the Crawford game and in 1-point matches (no doubling at all).
+        crawford: this is the Crawford game of a match (reported in the Match ID).
+
+    Attributes (read them, do not assign):
+        board: the position from the view of ``on_roll`` (before the opening roll: seat 0's).
+        on_roll: seat whose turn it is, ``None`` before the opening roll.
+        phase: a :class:`Phase`.
+        dice: the roll to play in phase ``PLAY``, else ``None``.
+        cube: cube value 1, 2, 4 … 64.
+        cube_owner: seat owning the cube, ``None`` while centred.
+        resignation: the pending :class:`Resignation` or ``None``.
+        result: the :class:`GameResult` once the game is over.
+    """
+
+    def __init__(self, variant: Variant | str = Variant.STANDARD, *, cube_enabled: bool = True,
+                 crawford: bool = False) -> None:
+        self.variant = Variant(variant)
+        self.cube_enabled = cube_enabled and not crawford
+        self.crawford = crawford
+        self.board = Board.initial(self.variant)
+        self.on_roll: int | None = None
+        self.phase = Phase.OPENING
+        self.dice: tuple[int, int] | None = None
+        self.cube = 1
+        self.cube_owner: int | None = None
+        self.resignation: Resignation | None = None
+        self.result: GameResult | None = None
+        self._phase_before_offer: Phase | None = None
+
+    # Queries --------------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has a result."""
+        return self.result is not None
+
+    @property
+    def turn(self) -> int | None:
+        """The seat that must act now: the player on roll, the doubler's opponent while a double
+        is offered, the offerer's opponent while a resignation is offered; ``None`` before the
+        opening roll and after the game (gnubg's ``fTurn``)."""
+        if self.phase is Phase.RESIGN_OFFERED:
+            assert self.resignation is not None
+            return 1 - self.resignation.seat
+        if self.phase is Phase.DOUBLE_OFFERED:
+            assert self.on_roll is not None
+            return 1 - self.on_roll
+        if self.phase in (Phase.ROLL, Phase.PLAY):
+            return self.on_roll
+        return None
+
+    @property
+    def double_offered(self) -> bool:
+        """Whether a double is waiting for an answer (also under a pending resignation)."""
+        return Phase.DOUBLE_OFFERED in (self.phase, self._phase_before_offer)
+
+    def board_for(self, seat: int) -> Board:
+        """The position from ``seat``'s view (row 0 = that seat's checkers)."""
+        seat = _check_seat(seat)
+        if self.on_roll is None or seat == self.on_roll:
+            return self.board
+        return self.board.swapped()
+
+    def can_double(self, seat: int) -> bool:
+        """Whether ``seat`` may double now (its turn, before rolling, cube available)."""
+        try:
+            self._check_double(seat)
+        except IllegalAction:
+            return False
+        return True
+
+    def legal_plays(self) -> list[Play]:
+        """The legal plays of the current roll (phase ``PLAY``), ``[]`` otherwise; a dance is
+        one empty play."""
+        if self.phase is not Phase.PLAY or self.dice is None:
+            return []
+        return self.board.legal_plays(*self.dice)
+
+    # Checks ---------------------------------------------------------------------------------
+
+    def _expect(self, seat: object, phases: tuple[Phase, ...], doing: str) -> int:
+        """Check that the game is on, in one of ``phases``, and that ``seat`` must act."""
+        seat = _check_seat(seat)
+        if self.phase is Phase.GAME_OVER:
+            raise MatchOver(f"cannot {doing}: the game is over")
+        if self.phase not in phases:
+            raise WrongPhase(f"cannot {doing} now: {_PHASE_TEXT[self.phase]}")
+        if seat != self.turn:
+            raise NotYourTurn(f"cannot {doing}: it is seat {self.turn}'s turn, not seat {seat}'s")
+        return seat
+
+    def _check_double(self, seat: object) -> int:
+        seat = self._expect(seat, (Phase.ROLL,), "double")
+        if not self.cube_enabled:
+            why = "the Crawford game" if self.crawford else "a 1-point match"
+            raise CubeUnavailable(f"no doubling in {why}")
+        if self.cube_owner is not None and self.cube_owner != seat:
+            raise CubeUnavailable(f"seat {seat} cannot double: seat {self.cube_owner} owns the "
+                                  f"cube")
+        if self.cube >= MAX_CUBE:
+            raise CubeUnavailable(f"the cube is at {self.cube}, it goes no higher than "
+                                  f"{MAX_CUBE}")
+        return seat
+
+    # Actions --------------------------------------------------------------------------------
+
+    def roll_opening(self, die0: int, die1: int) -> None:
+        """The opening roll: ``die0`` for seat 0, ``die1`` for seat 1.
+
+        On a tie nothing changes (the players roll again); otherwise the higher die's seat is
+        on roll and plays both dice (``dice`` = (its die, the other die)).
+
+        Raises:
+            InvalidDice: a die outside 1–6.
+            MatchOver / WrongPhase: the game is over / already started.
+        """
+        die0, die1 = check_dice(die0, die1)
+        if self.phase is Phase.GAME_OVER:
+            raise MatchOver("cannot roll the opening roll: the game is over")
+        if self.phase is not Phase.OPENING:
+            raise WrongPhase(f"the opening roll is done: {_PHASE_TEXT[self.phase]}")
+        if die0 == die1:
+            return
+        self.on_roll = 0 if die0 > die1 else 1
+        self.dice = (die0, die1) if die0 > die1 else (die1, die0)
+        self.phase = Phase.PLAY
+
+    def roll(self, seat: int, d1: int, d2: int) -> None:
+        """``seat`` rolls ``d1``-``d2`` (passed in) at the start of its turn.
+
+        Raises:
+            InvalidDice, MatchOver, WrongPhase (not before rolling, e.g. a double pending),
+            NotYourTurn.
+        """
+        dice = check_dice(d1, d2)
+        self._expect(seat, (Phase.ROLL,), "roll")
+        self.dice = dice
+        self.phase = Phase.PLAY
+
+    def play(self, seat: int, play: Play | str) -> Play:
+        """``seat`` plays the rolled dice: ``play`` in standard notation or a :class:`Play`
+        (``""`` for a dance). Returns the validated legal play (with ``after``).
+
+        If the play bears off the mover's last checker the game ends (single, gammon or
+        backgammon times the cube); otherwise the turn passes and ``board`` turns round.
+
+        Raises:
+            InvalidNotation: text that is not standard notation.
+            IllegalPlay: not a legal play of the dice; the message says why.
+            MatchOver, WrongPhase (not rolled yet), NotYourTurn.
+        """
+        self._expect(seat, (Phase.PLAY,), "play")
+        assert self.dice is not None
+        legal = _validate(self.board, play, self.dice)
+        after = legal.after
+        assert after is not None
+        self.dice = None
+        if after.borne_off(0) == after.checkers:
+            self.board = after
+            self._finish(self.on_roll, _outcome_of(after), EndReason.BEAR_OFF)
+        else:
+            self.board = after.swapped()
+            self.on_roll = 1 - self.on_roll
+            self.phase = Phase.ROLL
+        return legal
+
+    def double(self, seat: int) -> None:
+        """``seat`` (on roll, before rolling) offers to double the cube.
+
+        Raises:
+            CubeUnavailable: Crawford game, 1-point match, cube owned by the opponent, or at 64.
+            MatchOver, WrongPhase (after rolling), NotYourTurn.
+        """
+        self._check_double(seat)
+        self.phase = Phase.DOUBLE_OFFERED
+
+    def take(self, seat: int) -> None:
+        """``seat`` takes the double: the cube doubles and goes to ``seat``; the doubler rolls.
+
+        Raises:
+            MatchOver, WrongPhase (no double pending), NotYourTurn (the doubler cannot take).
+        """
+        seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "take")
+        self.cube *= 2
+        self.cube_owner = seat
+        self.phase = Phase.ROLL
+
+    def drop(self, seat: int) -> None:
+        """``seat`` drops the double: the doubler wins the cube's current value (no gammon).
+
+        Raises:
+            MatchOver, WrongPhase (no double pending), NotYourTurn.
+        """
+        seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "drop")
+        self._finish(1 - seat, Outcome.SINGLE, EndReason.DROP)
+
+    def resign(self, seat: int, outcome: Outcome | int) -> None:
+        """``seat`` offers to resign ``outcome`` (1 single, 2 gammon, 3 backgammon) × cube.
+
+        Allowed at any time in a game (either seat) while no other resignation is pending.
+
+        Raises:
+            IllegalAction: ``outcome`` not 1, 2 or 3.
+            MatchOver, WrongPhase (before the opening roll, or a resignation already pending).
+        """
+        seat = _check_seat(seat)
+        if isinstance(outcome, bool) or outcome not in (1, 2, 3):
+            raise IllegalAction(f"a resignation is 1 (single), 2 (gammon) or 3 (backgammon), "
+                                f"got {outcome!r}")
+        if self.phase is Phase.GAME_OVER:
+            raise MatchOver("cannot resign: the game is over")
+        if self.phase in (Phase.OPENING, Phase.RESIGN_OFFERED):
+            raise WrongPhase(f"cannot resign now: {_PHASE_TEXT[self.phase]}")
+        self._phase_before_offer = self.phase
+        self.resignation = Resignation(seat, Outcome(outcome))
+        self.phase = Phase.RESIGN_OFFERED
+
+    def accept(self, seat: int) -> None:
+        """``seat`` accepts the opponent's resignation: the game ends for its value × cube.
+
+        Raises:
+            MatchOver, WrongPhase (no resignation pending), NotYourTurn (the resigner).
+        """
+        seat = self._expect(seat, (Phase.RESIGN_OFFERED,), "accept a resignation")
+        assert self.resignation is not None
+        self._finish(seat, self.resignation.outcome, EndReason.RESIGN)
+
+    def decline(self, seat: int) -> None:
+        """``seat`` declines the resignation; the game goes on where it was.
+
+        Raises:
+            MatchOver, WrongPhase (no resignation pending), NotYourTurn (the resigner).
+        """
+        self._expect(seat, (Phase.RESIGN_OFFERED,), "decline a resignation")
+        assert self._phase_before_offer is not None
+        self.phase = self._phase_before_offer
+        self._phase_before_offer = None
+        self.resignation = None
+
+    def _finish(self, winner: int, outcome: Outcome, reason: EndReason) -> None:
+        self.result = GameResult(winner, int(outcome) * self.cube, outcome, reason, self.cube)
+        self.phase = Phase.GAME_OVER
+        self.dice = None
+
+
+def _validate(board: Board, play: Play | str, dice: tuple[int, int]) -> Play:
+    """``board.validate``, except that a play equal to a member of the legal set is accepted.
+
+    ``Board.validate`` can match a submitted bear-off such as ``3/off`` (also the notation of
+    the two-dice play ``3/2/off``) against the one-die partial play first and refuse it as
+    incomplete; the legal set is the authority on what is legal.
+    """
+    try:
+        return board.validate(play, dice)
+    except IllegalPlay:
+        parsed = Play.parse(play) if isinstance(play, str) else play
+        for legal in board.legal_plays(*dice):
+            if legal == parsed:
+                return legal
+        raise
+
+
+def _outcome_of(after: Board) -> Outcome:
+    """Single, gammon or backgammon for the mover who just bore off in ``after`` (mover's view).
+
+    The loser's checkers are in the loser's numbering: the winner's home board (points 1–6 of
+    the winner) is the loser's 19–24, index 18–23, and index 24 is the bar.
+    """
+    if after.borne_off(1) > 0:
+        return Outcome.SINGLE
+    if after.array[1, 18:25].any():
+        return Outcome.BACKGAMMON
+    return Outcome.GAMMON
+
+
+_PHASE_TEXT = {
+    Phase.OPENING: "waiting for the opening roll",
+    Phase.ROLL: "the player on roll must double or roll first",
+    Phase.PLAY: "the dice are rolled, the player on roll must play",
+    Phase.DOUBLE_OFFERED: "a double is offered, take or drop it first",
+    Phase.RESIGN_OFFERED: "a resignation is offered, accept or decline it first",
+    Phase.GAME_OVER: "the game is over",
+}

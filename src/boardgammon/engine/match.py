@@ -1,0 +1,448 @@
+"""A match: games to a length, score, Crawford, clocks, and the record of every action.
+
+API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``.mat`` files)::
+
+    m = Match(length=5, variant="standard", players=("ann", "bob"), time_control=None)
+    m.roll_opening(d0, d1)      # one die each (d0 for seat 0); a tie is recorded, roll again
+    m.double(seat) · m.take(seat) · m.drop(seat)
+    m.roll(seat, d1, d2)        # dice are passed in; the engine rolls nothing
+    m.play(seat, "24/18 13/11") # or a Play; "" is a dance; returns the legal Play
+    m.resign(seat, 1|2|3) · m.accept(seat) · m.decline(seat)
+    m.claim_flag(now)           # the running clock's reserve ran out: that seat loses the match
+
+    m.game                      # the current Game: board (view of game.on_roll), phase, dice,
+                                # cube, cube_owner, turn, legal_plays(), board_for(seat)
+    m.score, m.is_over, m.winner, m.crawford, m.post_crawford, m.results, m.match_id
+    m.record                    # tuple of Action, in order: every roll, play, cube action,
+                                # resignation and flag
+    m.to_json() / Match.from_json(text)   # persistence: from_json replays every action
+    m.clock                     # a Clock when a time control is set (then pass now=… to
+                                # every action: seconds on any monotonic scale)
+
+Every refused action raises a subclass of :class:`~boardgammon.engine.errors.IllegalAction`
+(``NotYourTurn``, ``WrongPhase``, ``CubeUnavailable``, ``MatchOver``, ``TimeExpired``),
+:class:`~boardgammon.engine.errors.IllegalPlay`, ``InvalidNotation``, ``InvalidDice`` or
+``ClockError``, and leaves the match exactly as it was.
+
+Rules (Boardgammon's published rules, ``shared/reference/published-figures.md``): the match
+ends when a player reaches ``length`` points (no cap on the last game's points). The game after
+a player first reaches ``length - 1`` is the Crawford game: no doubling; doubling returns in the
+games after it (post-Crawford). A 1-point match has no cube at all. ``length = 0`` is money
+play: games go on without end and the cube is always in use.
+
+>>> m = Match(3, players=("ann", "bob"))
+>>> m.roll_opening(6, 1)
+>>> str(m.play(0, "13/7 8/7"))
+'13/7 8/7'
+>>> m.double(1); m.drop(0)
+>>> m.score, m.results[0].how
+((0, 1), 'drop')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .board import Variant
+from .clock import PRESETS, Clock, TimeControl
+from .errors import (
+    ClockError,
+    IllegalAction,
+    InvalidRecord,
+    MatchOver,
+    TimeExpired,
+)
+from .game import Game, GameResult, Outcome, Phase
+from .ids import (
+    GAME_DROP,
+    GAME_NONE,
+    GAME_OVER,
+    GAME_PLAYING,
+    GAME_RESIGNED,
+    MatchIdFields,
+    encode_match_id,
+)
+from .plays import Play
+
+RECORD_VERSION = 1
+
+OFFERED_LENGTHS = (1, 3, 5, 7, 11)
+"""Match lengths offered to players; any length ≥ 1 works, 0 is money play."""
+DEFAULT_LENGTH = 5
+
+ACTION_KINDS = ("opening", "roll", "play", "double", "take", "drop", "resign", "accept",
+                "decline", "flag")
+
+
+@dataclass(frozen=True)
+class Action:
+    """One entry of the match record.
+
+    Attributes:
+        kind: one of :data:`ACTION_KINDS`.
+        game: index of the game in the match (0-based).
+        seat: the acting seat (for ``flag``: the seat whose reserve ran out; ``None`` for the
+            opening roll, which belongs to both).
+        dice: ``opening``: (seat 0's die, seat 1's die), ties included; ``roll`` and ``play``:
+            the dice rolled / played.
+        play: ``play``: standard notation of the legal play (``""`` for a dance).
+        value: ``double``: the cube value offered; ``resign``: 1, 2 or 3.
+        t: seconds (the caller's time scale) when the match has a clock, else ``None``.
+    """
+
+    kind: str
+    game: int
+    seat: int | None = None
+    dice: tuple[int, int] | None = None
+    play: str | None = None
+    value: int | None = None
+    t: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict without the fields that are ``None``."""
+        return {k: (list(v) if isinstance(v, tuple) else v)
+                for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Action:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            InvalidRecord: unknown kind or fields.
+        """
+        if not isinstance(d, dict) or d.get("kind") not in ACTION_KINDS:
+            raise InvalidRecord(f"not a record action: {d!r}")
+        try:
+            dice = d.get("dice")
+            return cls(**{**d, "dice": tuple(dice) if dice is not None else None})
+        except TypeError as exc:
+            raise InvalidRecord(f"bad record action {d!r}: {exc}") from exc
+
+
+class Match:
+    """A match between seats 0 and 1 (see the module docstring for the API and rules).
+
+    Args:
+        length: points to win (1, 3, 5, 7, 11 offered; any length ≥ 1), 0 for money play.
+        variant: ``standard``, ``nackgammon`` or ``hypergammon``.
+        players: names of seat 0 and seat 1 (used in exports).
+        time_control: a :class:`TimeControl`, a preset name (:data:`PRESETS`) or ``None``.
+
+    Raises:
+        ValueError: negative length, unknown variant or preset, a clock for money play.
+    """
+
+    def __init__(self, length: int = DEFAULT_LENGTH, variant: Variant | str = Variant.STANDARD,
+                 players: tuple[str, str] = ("Player 0", "Player 1"),
+                 time_control: TimeControl | str | None = None) -> None:
+        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+            raise ValueError(f"a match length is a whole number of points >= 1 (0 for money "
+                             f"play), got {length!r}")
+        self.length = length
+        self.variant = Variant(variant)
+        self.players = (str(players[0]), str(players[1]))
+        if isinstance(time_control, str):
+            if time_control not in PRESETS:
+                raise ValueError(f"unknown clock preset {time_control!r}; presets: "
+                                 f"{', '.join(PRESETS)}")
+            time_control = PRESETS[time_control]
+        self.time_control = time_control
+        if time_control is not None and length == 0:
+            raise ValueError("money play has no match clock (the reserve is per match point)")
+        self.clock = Clock(time_control, length) if time_control is not None else None
+        self._score = [0, 0]
+        self._record: list[Action] = []
+        self.results: list[GameResult] = []
+        self.winner: int | None = None
+        self.flagged: int | None = None
+        self._crawford_played = False
+        self.games: list[Game] = []
+        self._new_game()
+
+    # Queries --------------------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """The current game (the last one once the match is over)."""
+        return self.games[-1]
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Points won by seat 0 and seat 1."""
+        return self._score[0], self._score[1]
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has a winner (by score or by a flag); never for money play."""
+        return self.winner is not None
+
+    @property
+    def record(self) -> tuple[Action, ...]:
+        """Every action in order (see :class:`Action`)."""
+        return tuple(self._record)
+
+    @property
+    def crawford(self) -> bool:
+        """Whether the current game is the Crawford game (no doubling)."""
+        return self.game.crawford
+
+    @property
+    def post_crawford(self) -> bool:
+        """Whether the Crawford game has been played (doubling is back)."""
+        return self._crawford_played and not self.game.crawford
+
+    @property
+    def phase(self) -> str:
+        """The current game's phase value, or ``match_over`` (the server API's phases)."""
+        return "match_over" if self.is_over else self.game.phase.value
+
+    @property
+    def match_id(self) -> str:
+        """gnubg's Match ID of the current state (see :mod:`boardgammon.engine.ids`)."""
+        g = self.game
+        if g.phase is Phase.OPENING:
+            state = GAME_NONE
+        elif g.result is None:
+            state = GAME_PLAYING
+        else:
+            state = {"bear_off": GAME_OVER, "drop": GAME_DROP,
+                     "resign": GAME_RESIGNED}[g.result.reason.value]
+        on_roll = g.on_roll if g.on_roll is not None else 0
+        turn = g.turn if g.turn is not None else on_roll
+        return encode_match_id(MatchIdFields(
+            cube=g.cube, cube_owner=g.cube_owner, on_roll=on_roll, crawford=g.crawford,
+            game_state=state, turn=turn, doubled=g.double_offered,
+            resigned=int(g.resignation.outcome) if g.resignation else 0,
+            dice=g.dice or (0, 0), length=self.length, score=self.score))
+
+    def deadline(self) -> float | None:
+        """When the running clock's reserve runs out (on the caller's time scale), or ``None``
+        (no clock, or no clock running)."""
+        return self.clock.deadline() if self.clock is not None else None
+
+    # Actions --------------------------------------------------------------------------------
+
+    def roll_opening(self, die0: int, die1: int, now: float | None = None) -> None:
+        """The opening roll of the current game: ``die0`` for seat 0, ``die1`` for seat 1.
+
+        A tie is recorded and changes nothing else: roll again. Otherwise the higher die's
+        seat is on roll with both dice and its clock starts.
+
+        Raises:
+            InvalidDice, WrongPhase (game already started), MatchOver, ClockError.
+        """
+        self._act(None, now, lambda: self.game.roll_opening(die0, die1),
+                  lambda _: Action("opening", self._index, dice=(int(die0), int(die1)), t=now))
+
+    def roll(self, seat: int, d1: int, d2: int, now: float | None = None) -> None:
+        """``seat`` rolls ``d1``-``d2`` (see :meth:`Game.roll`)."""
+        self._act(seat, now, lambda: self.game.roll(seat, d1, d2),
+                  lambda _: Action("roll", self._index, seat, dice=(int(d1), int(d2)), t=now))
+
+    def play(self, seat: int, play: Play | str, now: float | None = None) -> Play:
+        """``seat`` plays the rolled dice (see :meth:`Game.play`); returns the legal play."""
+        dice = self.game.dice
+        return self._act(seat, now, lambda: self.game.play(seat, play),
+                         lambda legal: Action("play", self._index, seat, dice=dice,
+                                              play=str(legal), t=now))
+
+    def double(self, seat: int, now: float | None = None) -> None:
+        """``seat`` offers to double (see :meth:`Game.double`)."""
+        value = self.game.cube * 2
+        self._act(seat, now, lambda: self.game.double(seat),
+                  lambda _: Action("double", self._index, seat, value=value, t=now))
+
+    def take(self, seat: int, now: float | None = None) -> None:
+        """``seat`` takes the double (see :meth:`Game.take`)."""
+        self._act(seat, now, lambda: self.game.take(seat),
+                  lambda _: Action("take", self._index, seat, t=now))
+
+    def drop(self, seat: int, now: float | None = None) -> None:
+        """``seat`` drops the double (see :meth:`Game.drop`)."""
+        self._act(seat, now, lambda: self.game.drop(seat),
+                  lambda _: Action("drop", self._index, seat, t=now))
+
+    def resign(self, seat: int, outcome: Outcome | int, now: float | None = None) -> None:
+        """``seat`` offers to resign 1 (single), 2 (gammon) or 3 (backgammon) × cube."""
+        self._act(seat, now, lambda: self.game.resign(seat, outcome),
+                  lambda _: Action("resign", self._index, seat, value=int(outcome), t=now))
+
+    def accept(self, seat: int, now: float | None = None) -> None:
+        """``seat`` accepts the opponent's resignation (see :meth:`Game.accept`)."""
+        self._act(seat, now, lambda: self.game.accept(seat),
+                  lambda _: Action("accept", self._index, seat, t=now))
+
+    def decline(self, seat: int, now: float | None = None) -> None:
+        """``seat`` declines the opponent's resignation (see :meth:`Game.decline`)."""
+        self._act(seat, now, lambda: self.game.decline(seat),
+                  lambda _: Action("decline", self._index, seat, t=now))
+
+    def claim_flag(self, now: float) -> int:
+        """Record that the running clock's reserve has run out at ``now``: that seat loses the
+        match. Returns the flagged seat.
+
+        Raises:
+            MatchOver: the match is already over.
+            IllegalAction: no clock, no clock running, or time is left.
+            ClockError: ``now`` is not a time or goes backwards.
+        """
+        self._check_open()
+        clock = self.clock
+        if clock is None or clock.running is None:
+            raise IllegalAction("no clock is running, so no flag can fall")
+        seat = clock.running
+        if not clock.flagged(seat, now):
+            raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of reserve "
+                                f"left at {now} s; no flag")
+        clock.stop(seat, now)
+        self._record.append(Action("flag", self._index, seat, t=float(now)))
+        self.flagged = seat
+        self.winner = 1 - seat
+        return seat
+
+    # Machinery ------------------------------------------------------------------------------
+
+    @property
+    def _index(self) -> int:
+        return len(self.games) - 1
+
+    def _check_open(self) -> None:
+        if self.winner is not None:
+            how = "on time" if self.flagged is not None else f"{self.score[0]}-{self.score[1]}"
+            raise MatchOver(f"the match is over: seat {self.winner} won {how}")
+
+    def _act(self, seat: int | None, now: float | None, action: Callable[[], Any],
+             entry: Callable[[Any], Action]) -> Any:
+        """Run a game action with the clock and the record: every check first (match over,
+        clock, the game's own checks), then the changes, which cannot fail."""
+        self._check_open()
+        clock = self.clock
+        if clock is not None:
+            if now is None:
+                raise ClockError("this match has a clock: pass the time of the action (now=…)")
+            running = clock.running
+            if running is not None and clock.flagged(running, now):
+                raise TimeExpired(f"seat {running}'s reserve ran out at {clock.deadline()} s; "
+                                  f"the flag must be claimed")
+            clock.check_time(now)
+        elif now is not None:
+            now = Clock.check_number(now)
+        result = action()
+        self._record.append(entry(result))
+        game = self.game
+        if clock is not None and now is not None:
+            decider = None if game.is_over else game.turn
+            if clock.running is not None and clock.running != decider:
+                clock.stop(clock.running, now)
+            if decider is not None and clock.running is None:
+                clock.start_turn(decider, now)
+        if game.result is not None:
+            self._end_game(game.result)
+        return result
+
+    def _end_game(self, result: GameResult) -> None:
+        self.results.append(result)
+        self._score[result.winner] += result.points
+        if self.length and self._score[result.winner] >= self.length:
+            self.winner = result.winner
+        else:
+            self._new_game()
+
+    def _new_game(self) -> None:
+        crawford = (self.length > 1 and not self._crawford_played
+                    and max(self._score) == self.length - 1)
+        self._crawford_played = self._crawford_played or crawford
+        self.games.append(Game(self.variant, cube_enabled=self.length != 1, crawford=crawford))
+
+    # Persistence ----------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict: header, actions, and the score and winner for a
+        consistency check when reading it back."""
+        tc = self.time_control
+        return {
+            "format": "boardgammon-match",
+            "version": RECORD_VERSION,
+            "length": self.length,
+            "variant": self.variant.value,
+            "players": list(self.players),
+            "time_control": asdict(tc) if tc is not None else None,
+            "actions": [a.to_dict() for a in self._record],
+            "score": list(self.score),
+            "winner": self.winner,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text (:meth:`to_dict`)."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        """Rebuild a match by replaying a record made by :meth:`to_dict`.
+
+        Raises:
+            InvalidRecord: wrong format, an action the rules refuse, or a final score or
+                winner different from the stored one.
+        """
+        if not isinstance(data, dict) or data.get("format") != "boardgammon-match":
+            raise InvalidRecord("not a boardgammon match record")
+        if data.get("version") != RECORD_VERSION:
+            raise InvalidRecord(f"record version {data.get('version')!r} is not supported "
+                                f"(this is version {RECORD_VERSION})")
+        try:
+            tc = data.get("time_control")
+            match = cls(data["length"], data["variant"], tuple(data["players"]),
+                        TimeControl(**tc) if tc else None)
+            for i, raw in enumerate(data["actions"]):
+                action = Action.from_dict(raw)
+                if action.game != match._index:
+                    raise InvalidRecord(f"action {i} belongs to game {action.game}, but the "
+                                        f"match is in game {match._index}")
+                match.apply(action)
+        except InvalidRecord:
+            raise
+        except (KeyError, TypeError, ValueError, IllegalAction) as exc:
+            raise InvalidRecord(f"the record does not replay: {exc}") from exc
+        if list(match.score) != data.get("score") or match.winner != data.get("winner"):
+            raise InvalidRecord(f"replay ends at {match.score} (winner {match.winner}), the "
+                                f"record says {data.get('score')} (winner {data.get('winner')})")
+        return match
+
+    @classmethod
+    def from_json(cls, text: str) -> Match:
+        """Rebuild a match from :meth:`to_json` text (see :meth:`from_dict`)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidRecord(f"the record is not JSON: {exc}") from exc
+        return cls.from_dict(data)
+
+    def apply(self, action: Action) -> None:
+        """Apply one record :class:`Action` (replay); raises as the matching method would."""
+        k, s, t = action.kind, action.seat, action.t
+        if k == "opening":
+            self.roll_opening(*_dice(action), now=t)
+        elif k == "roll":
+            self.roll(s, *_dice(action), now=t)
+        elif k == "play":
+            if action.play is None:
+                raise InvalidRecord("a play action needs its play")
+            self.play(s, action.play, now=t)
+        elif k in ("double", "take", "drop", "accept", "decline"):
+            getattr(self, k)(s, now=t)
+        elif k == "resign":
+            self.resign(s, action.value, now=t)
+        else:
+            if t is None:
+                raise InvalidRecord("a flag action needs its time")
+            if self.claim_flag(t) != s:
+                raise InvalidRecord(f"the flag fell for seat {1 - s}, not seat {s}")
+
+
+def _dice(action: Action) -> tuple[int, int]:
+    if action.dice is None or len(action.dice) != 2:
+        raise InvalidRecord(f"a {action.kind} action needs two dice, got {action.dice!r}")
+    return action.dice[0], action.dice[1]
