@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from boardgammon.commands.train import train as train_command
+
 app = typer.Typer(
     name="boardgammon",
     help="Boardgammon: backgammon with exact rules, provably fair dice, bots and analysis.",
@@ -18,6 +20,9 @@ def version() -> None:
     from boardgammon import __version__
 
     typer.echo(__version__)
+
+
+app.command(name="train")(train_command)
 
 
 def main() -> None:

@@ -1,0 +1,257 @@
+"""Self-play training of the evaluator by TD(λ) (Sutton 1988; Tesauro 1992, 1995), in numba.
+
+Each game is played greedily by the network against itself: for every roll, every legal play
+is generated (:func:`boardgammon.engine.movegen.generate`), each resulting position is swapped to
+the opponent's view, encoded and evaluated, and the play with the highest equity for the mover
+(the negated equity of the opponent's evaluation) is made.
+
+Learning uses the λ-return (the "forward view" of TD(λ), Sutton & Barto, *Reinforcement
+Learning*, 2nd ed., §12.1): after the game, the target of the position before move ``t`` is
+
+    G_t = flip((1 − λ)·V(s_{t+1}) + λ·G_{t+1}),      G_{T−1} = the game's result,
+
+where ``V(s_{t+1})`` is the evaluation of the position after the chosen play (the opponent on
+roll) as computed when the play was chosen, and ``flip`` turns five outputs into the other
+side's view. Updating every position towards its λ-return with the weights held during the game
+is exactly offline TD(λ) with accumulating eligibility traces, but the gradient of each update
+touches only the non-zero inputs, so it costs a forward pass instead of dense traces of all
+weights. Each output ``k`` is moved by ``α·(G_t,k − V_k(s_t))·∇V_k`` (squared-error gradient).
+
+Reproducibility: game ``g`` of a run with seed ``s`` draws its dice from numba's generator seeded
+with ``s·10⁹ + g``, and the learning rate depends only on ``g``, so a run resumed from a
+checkpoint continues exactly as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardgammon.engine import movegen
+
+from .encoding import N_INPUTS, encode_into
+from .network import N_OUTPUTS, equity, flip_into, forward
+
+MAX_PLIES = 2048  # a cap far above real games; a truncated game bootstraps from its last value
+_CAP = 4096
+
+
+@njit(cache=True)
+def learning_rate(game, alpha0, half_life, alpha_min):
+    """α for game number ``game``: ``alpha0`` halving every ``half_life`` games, at least
+    ``alpha_min``."""
+    a = alpha0 * 0.5 ** (game / half_life)
+    return a if a > alpha_min else alpha_min
+
+
+@njit(cache=True)
+def _result(after, checkers, out):
+    """Outputs of a finished game from the winner's (the mover's) view."""
+    on_board = 0
+    deep = 0
+    for i in range(25):
+        on_board += after[1, i]
+        if i >= 18:
+            deep += after[1, i]  # the opponent's bar and checkers in the winner's home board
+    out[:] = 0.0
+    out[0] = 1.0
+    if on_board == checkers:
+        out[1] = 1.0
+        if deep > 0:
+            out[2] = 1.0
+
+
+@njit(cache=True)
+def choose(board, d1, d2, checkers, w1, b1, w2, b2, tb, tm, tn, td, table, hashes,
+           x, h, o, best_o, swapped):
+    """Greedy 0-ply choice of a play.
+
+    Returns ``(k, terminal)``: the index into ``tb`` of the best legal play and whether it ends
+    the game. ``best_o`` receives its outputs from the opponent's view (or the result from the
+    mover's view when terminal).
+    """
+    n, most = movegen.generate(board, d1, d2, False, tb, tm, tn, td, table, hashes)
+    keep = movegen.legal_mask(n, most, d1, d2, tn, td)
+    best_k = -1
+    best_e = -1e9
+    terminal = False
+    for k in range(n):
+        if not keep[k]:
+            continue
+        left = 0
+        for i in range(25):
+            left += tb[k, 0, i]
+        if left == 0:
+            _result(tb[k], checkers, o)
+            e = equity(o)
+            if e > best_e:
+                best_e = e
+                best_k = k
+                terminal = True
+                best_o[:] = o
+            continue
+        for i in range(25):
+            swapped[0, i] = tb[k, 1, i]
+            swapped[1, i] = tb[k, 0, i]
+        encode_into(swapped, checkers, x)
+        forward(x, w1, b1, w2, b2, h, o)
+        e = -equity(o)
+        if e > best_e:
+            best_e = e
+            best_k = k
+            terminal = False
+            best_o[:] = o
+    return best_k, terminal
+
+
+@njit(cache=True)
+def _update(x, target, w1, b1, w2, b2, h, o, dh, alpha):
+    """One gradient step of all outputs towards ``target``; returns the squared error."""
+    forward(x, w1, b1, w2, b2, h, o)
+    nh = b1.shape[0]
+    sq = 0.0
+    for j in range(nh):
+        dh[j] = 0.0
+    for k in range(N_OUTPUTS):
+        err = target[k] - o[k]
+        sq += err * err
+        dk = err * o[k] * (1.0 - o[k])
+        for j in range(nh):
+            dh[j] += dk * w2[k, j]
+            w2[k, j] += alpha * dk * h[j]
+        b2[k] += alpha * dk
+    for j in range(nh):
+        dh[j] *= alpha * h[j] * (1.0 - h[j])
+        b1[j] += dh[j]
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(nh):
+                w1[i, j] += xi * dh[j]
+    return sq
+
+
+@njit(cache=True)
+def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games, lam,
+                alpha0, half_life, alpha_min):
+    """Play and learn from games ``first_game … first_game + n_games − 1`` (weights in place).
+
+    Returns ``(plies, squared_error)``: total moves played and the sum over all updated
+    positions of the squared error before each update (a training loss).
+    """
+    tb = np.empty((_CAP, 2, 25), dtype=np.int8)
+    tm = np.empty((_CAP, movegen.MAX_MOVES, 3), dtype=np.int8)
+    tn = np.empty(_CAP, dtype=np.int8)
+    td = np.empty(_CAP, dtype=np.int8)
+    table = np.zeros(1 << movegen._TABLE_BITS, dtype=np.int32)
+    hashes = np.empty(_CAP, dtype=np.uint64)
+    nh = b1.shape[0]
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    dh = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    xs = np.empty((MAX_PLIES, N_INPUTS), dtype=np.float32)
+    vs = np.empty((MAX_PLIES, N_OUTPUTS), dtype=np.float32)  # V(s_{t+1}), opponent's view
+    g = np.empty(N_OUTPUTS, dtype=np.float32)
+    mix = np.empty(N_OUTPUTS, dtype=np.float32)
+    swapped = np.empty((2, 25), dtype=np.int8)
+    board = np.empty((2, 25), dtype=np.int8)
+    total_plies = 0
+    total_sq = 0.0
+    for game in range(first_game, first_game + n_games):
+        np.random.seed(seed * 1_000_000_000 + game)
+        alpha = learning_rate(game, alpha0, half_life, alpha_min)
+        board[:] = start_board
+        d1 = np.random.randint(1, 7)
+        d2 = np.random.randint(1, 7)
+        while d1 == d2:  # the opening roll is never a double
+            d1 = np.random.randint(1, 7)
+            d2 = np.random.randint(1, 7)
+        t = 0
+        finished = False
+        while t < MAX_PLIES:
+            encode_into(board, checkers, xs[t])
+            k, terminal = choose(board, d1, d2, checkers, w1, b1, w2, b2, tb, tm, tn, td,
+                                 table, hashes, x, h, o, vs[t], swapped)
+            t += 1
+            if terminal:
+                finished = True
+                break
+            for i in range(25):
+                board[0, i] = tb[k, 1, i]
+                board[1, i] = tb[k, 0, i]
+            d1 = np.random.randint(1, 7)
+            d2 = np.random.randint(1, 7)
+        # vs[t-1] holds the result (mover's view) if finished, else V(s_t) (opponent's view).
+        if finished:
+            g[:] = vs[t - 1]
+        else:
+            flip_into(vs[t - 1], g)
+        total_sq += _update(xs[t - 1], g, w1, b1, w2, b2, h, o, dh, alpha)
+        for s in range(t - 2, -1, -1):
+            # G_s = flip((1 − λ)·V(s_{s+1}) + λ·G_{s+1}); g holds G_{s+1} (next mover's view)
+            for k2 in range(N_OUTPUTS):
+                mix[k2] = (1.0 - lam) * vs[s, k2] + lam * g[k2]
+            flip_into(mix, g)
+            total_sq += _update(xs[s], g, w1, b1, w2, b2, h, o, dh, alpha)
+        total_plies += t
+    return total_plies, total_sq
+
+
+@njit(cache=True)
+def play_match_games(wa, wb, start_board, checkers, seed, n_games):
+    """Cubeless money games between two networks at 0-ply, each dice sequence played twice with
+    the networks swapping sides (duplicate dice).
+
+    ``wa``/``wb`` are ``(w1, b1, w2, b2)`` tuples. Returns ``float64[n_games, 2]``: points won
+    by ``wa`` in the game where it moves first and in the colour-swapped replay.
+    """
+    tb = np.empty((_CAP, 2, 25), dtype=np.int8)
+    tm = np.empty((_CAP, movegen.MAX_MOVES, 3), dtype=np.int8)
+    tn = np.empty(_CAP, dtype=np.int8)
+    td = np.empty(_CAP, dtype=np.int8)
+    table = np.zeros(1 << movegen._TABLE_BITS, dtype=np.int32)
+    hashes = np.empty(_CAP, dtype=np.uint64)
+    nh = max(wa[1].shape[0], wb[1].shape[0])
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
+    swapped = np.empty((2, 25), dtype=np.int8)
+    board = np.empty((2, 25), dtype=np.int8)
+    dice = np.empty((MAX_PLIES, 2), dtype=np.int64)
+    out = np.zeros((n_games, 2), dtype=np.float64)
+    for game in range(n_games):
+        np.random.seed(seed * 1_000_000_000 + game)
+        d1 = np.random.randint(1, 7)
+        d2 = np.random.randint(1, 7)
+        while d1 == d2:
+            d1 = np.random.randint(1, 7)
+            d2 = np.random.randint(1, 7)
+        dice[0, 0] = d1
+        dice[0, 1] = d2
+        for t in range(1, MAX_PLIES):
+            dice[t, 0] = np.random.randint(1, 7)
+            dice[t, 1] = np.random.randint(1, 7)
+        for rep in range(2):
+            board[:] = start_board
+            score = 0.0
+            for t in range(MAX_PLIES):
+                a_moves = (t % 2 == 0) == (rep == 0)
+                if a_moves:
+                    k, terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wa[0], wa[1],
+                                         wa[2], wa[3], tb, tm, tn, td, table, hashes, x,
+                                         h[:wa[1].shape[0]], o, best_o, swapped)
+                else:
+                    k, terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wb[0], wb[1],
+                                         wb[2], wb[3], tb, tm, tn, td, table, hashes, x,
+                                         h[:wb[1].shape[0]], o, best_o, swapped)
+                if terminal:
+                    pts = 1.0 + best_o[1] + best_o[2]
+                    score = pts if a_moves else -pts
+                    break
+                for i in range(25):
+                    board[0, i] = tb[k, 1, i]
+                    board[1, i] = tb[k, 0, i]
+            out[game, rep] = score
+    return out

@@ -1,0 +1,110 @@
+"""``boardgammon train``: TD(λ) self-play training of the neural evaluator, resumable.
+
+``boardgammon train --games 400000`` reproduces the shipped weights (seed 1, the defaults below).
+The run directory holds ``state.npz`` (weights, games done, settings), rewritten atomically every
+``--checkpoint-every`` games, and ``train.log`` (one JSON line per checkpoint: games, games/s,
+training loss, and the mean squared error against gnubg's evaluations of the benchmark positions
+when a benchmark file is given). Rerunning the same command continues from ``state.npz``; since
+each game's dice and learning rate depend only on the seed and the game's number, the resumed
+run gives the same weights as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from boardgammon.bots.network import Network
+from boardgammon.bots.training import learning_rate, train_games
+from boardgammon.engine import Board
+
+DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01}
+
+
+def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Benchmark positions ``int8[P, 2, 25]`` and gnubg's outputs ``float32[P, 5]`` from an
+    ``.npz`` with keys ``boards`` and ``outputs``."""
+    with np.load(path) as z:
+        return z["boards"], z["outputs"]
+
+
+def benchmark_error(net: Network, boards: np.ndarray, outputs: np.ndarray) -> float:
+    """Mean squared error of ``net``'s five outputs against reference outputs."""
+    return float(np.mean((net.evaluate(boards) - outputs) ** 2))
+
+
+def _save_state(path: Path, net: Network, games: int, seed: int, settings: dict) -> None:
+    tmp = path.with_suffix(".tmp.npz")
+    net.save(tmp, games=games, seed=seed, **{k: np.float64(v) for k, v in settings.items()})
+    os.replace(tmp, path)
+
+
+def train(games: int = typer.Option(400_000, help="total self-play games of the run"),
+          seed: int = typer.Option(1, help="seeds the initial weights and every game's dice"),
+          out: Path = typer.Option(Path("checkpoints/train"), help="run directory"),
+          checkpoint_every: int = typer.Option(5_000, help="games between checkpoints"),
+          export: Path | None = typer.Option(None, help="also copy the weights here at each "
+                                                        "checkpoint (e.g. a tracked file)"),
+          benchmark: Path | None = typer.Option(None, help="npz of positions with gnubg's "
+                                                           "outputs, for the benchmark error"),
+          hidden: int = typer.Option(DEFAULTS["hidden"], help="hidden units (new runs only)"),
+          progress: bool = typer.Option(True, help="show a progress bar")) -> None:
+    """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present."""
+    from tqdm import tqdm
+
+    if games <= 0 or checkpoint_every <= 0:
+        raise typer.BadParameter("--games and --checkpoint-every must be positive")
+    out.mkdir(parents=True, exist_ok=True)
+    state = out / "state.npz"
+    settings = dict(DEFAULTS, hidden=hidden)
+    if state.exists():
+        with np.load(state) as z:
+            done = int(z["games"])
+            if int(z["seed"]) != seed:
+                raise typer.BadParameter(f"{state} is a run with seed {int(z['seed'])}, not {seed}")
+            settings = {k: float(z[k]) for k in DEFAULTS}
+        net = Network.load(state)
+    else:
+        done = 0
+        net = Network.random(hidden, seed)
+    bench = load_benchmark(benchmark) if benchmark else None
+    start = Board.initial().array.copy()
+    log = (out / "train.log").open("a")
+    bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
+    chunk = 500
+    window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
+    while done < games:
+        n = min(chunk, games - done, checkpoint_every - done % checkpoint_every)
+        plies, sq = train_games(*net.weights, start, 15, seed, done, n, settings["lam"],
+                                settings["alpha0"], settings["half_life"], settings["alpha_min"])
+        done += n
+        window_games += n
+        window_plies += plies
+        window_sq += sq
+        bar.update(n)
+        if done % checkpoint_every == 0 or done == games:
+            elapsed = time.perf_counter() - t0
+            _save_state(state, net, done, seed, settings)
+            if export is not None:
+                export.parent.mkdir(parents=True, exist_ok=True)
+                net.save(export, games=done, seed=seed)
+            entry = {"games": done, "games_per_s": round(window_games / elapsed, 1),
+                     "loss": round(window_sq / max(window_plies, 1), 5),
+                     "plies_per_game": round(window_plies / window_games, 1),
+                     "alpha": round(float(learning_rate(done, settings["alpha0"],
+                                                        settings["half_life"],
+                                                        settings["alpha_min"])), 5),
+                     "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            if bench is not None:
+                entry["benchmark_mse"] = round(benchmark_error(net, *bench), 5)
+            log.write(json.dumps(entry) + "\n")
+            log.flush()
+            bar.set_postfix(loss=entry["loss"], gps=entry["games_per_s"])
+            window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
+    bar.close()
+    log.close()
