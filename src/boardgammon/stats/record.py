@@ -1,0 +1,203 @@
+"""The dice record as arrays: the rolls of online matches, in the order they were rolled.
+
+A :class:`DiceRecord` holds one row per revealed roll, grouped by match and in the order of play
+within each match, so that "the next roll" and "a run of doubles" are meaningful. It is built
+from plain columns (:meth:`DiceRecord.from_columns`) or read from a CSV file (:func:`read_csv`);
+the server's database is read by ``boardgammon.commands.stats`` into the same columns, which
+keeps this package free of the server.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InvalidRecord
+
+REQUIRED = ("die1", "die2")
+OPTIONAL = ("match_id", "roll_id", "seat", "revealed_at", "entropy_source")
+UNKNOWN = "unknown"
+"""Label of a seat or entropy source left empty in the record."""
+
+
+@dataclass(frozen=True)
+class Categories:
+    """A categorical column: ``codes[i]`` indexes ``labels`` (labels sorted)."""
+
+    codes: np.ndarray
+    labels: tuple[str, ...]
+
+    @classmethod
+    def encode(cls, values: Sequence[object]) -> Categories:
+        text = np.array([UNKNOWN if v is None or v == "" else str(v) for v in values], dtype=object)
+        labels, codes = np.unique(text, return_inverse=True)
+        return cls(codes.astype(np.int64), tuple(labels))
+
+    def take(self, index: np.ndarray) -> Categories:
+        return Categories(self.codes[index], self.labels)
+
+
+@dataclass(frozen=True)
+class DiceRecord:
+    """Rolls of two dice in record order (grouped by match, in the order of play within one).
+
+    Attributes:
+        die1, die2: ``int8[N]``, faces 1–6 (first die, second die).
+        match: match of each roll (one match for the whole record when the source has none).
+        seat: who rolled (0/1 on the server), or None when the source does not say.
+        entropy_source: ``client``/``server`` per roll, or None when the source does not say.
+    """
+
+    die1: np.ndarray
+    die2: np.ndarray
+    match: Categories
+    seat: Categories | None = None
+    entropy_source: Categories | None = None
+
+    def __len__(self) -> int:
+        return len(self.die1)
+
+    @classmethod
+    def from_columns(
+        cls,
+        die1: Sequence[int] | np.ndarray,
+        die2: Sequence[int] | np.ndarray,
+        match_id: Sequence[object] | None = None,
+        seat: Sequence[object] | None = None,
+        entropy_source: Sequence[object] | None = None,
+        order: Sequence[float] | np.ndarray | None = None,
+    ) -> DiceRecord:
+        """Validate and order the columns of a record.
+
+        Rows are grouped by match (stable: the given order is kept within a match), and within
+        a match sorted by ``order`` (e.g. reveal times in seconds) when given.
+
+        Raises:
+            InvalidRecord: no rolls, columns of different lengths, or a die outside 1–6 (the
+                message names the first offending row, counted from 1).
+        """
+        d1 = np.asarray(die1)
+        d2 = np.asarray(die2)
+        n = len(d1)
+        if n == 0:
+            raise InvalidRecord("the dice record has no rolls")
+        others = {"die2": d2, "match_id": match_id, "seat": seat,
+                  "entropy_source": entropy_source, "order": order}
+        for name, column in others.items():
+            if column is not None and len(column) != n:
+                raise InvalidRecord(f"column {name} has {len(column)} rows, die1 has {n}")
+        for name, column in (("die1", d1), ("die2", d2)):
+            if not np.issubdtype(column.dtype, np.integer):
+                raise InvalidRecord(f"{name} must hold integers, got dtype {column.dtype}")
+            bad = np.flatnonzero((column < 1) | (column > 6))
+            if len(bad):
+                raise InvalidRecord(
+                    f"row {bad[0] + 1}: {name} = {column[bad[0]]}; a die shows 1 to 6"
+                )
+        match = Categories.encode(match_id if match_id is not None else [""] * n)
+        keys = [match.codes] if order is None else [np.asarray(order, dtype=float), match.codes]
+        index = np.lexsort(keys)
+        return cls(
+            die1=d1[index].astype(np.int8),
+            die2=d2[index].astype(np.int8),
+            match=match.take(index),
+            seat=None if seat is None else Categories.encode(seat).take(index),
+            entropy_source=(
+                None if entropy_source is None else Categories.encode(entropy_source).take(index)
+            ),
+        )
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time; a time without an offset is taken as UTC (how the server stores it).
+
+    Raises:
+        InvalidRecord: not ISO 8601.
+    """
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidRecord(f"not an ISO 8601 time: {text!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def read_csv(
+    path: str | Path, since: datetime | None = None, until: datetime | None = None
+) -> DiceRecord:
+    """Read a dice record from CSV: a header with at least ``die1,die2``; optional columns
+    ``match_id, roll_id, seat, revealed_at, entropy_source`` (others are ignored).
+
+    Rows keep the file's order within each match, or are sorted by ``revealed_at`` when that
+    column is present. ``since``/``until`` keep the rolls revealed in ``[since, until)`` and need
+    the ``revealed_at`` column.
+
+    Raises:
+        InvalidRecord: missing file or columns, a row with a non-integer die or a bad time, a
+            time window without ``revealed_at``, or no rolls left.
+    """
+    path = Path(path)
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        reader = csv.reader(handle)
+        header = [h.strip() for h in next(reader, [])]
+        missing = [c for c in REQUIRED if c not in header]
+        if missing:
+            raise InvalidRecord(
+                f"{path}: header must name {', '.join(REQUIRED)}; missing {', '.join(missing)} "
+                f"(found: {', '.join(header) or 'nothing'})"
+            )
+        wanted = [c for c in (*REQUIRED, *OPTIONAL) if c in header]
+        where = [header.index(c) for c in wanted]
+        columns: dict[str, list[str]] = {c: [] for c in wanted}
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) < len(header):
+                raise InvalidRecord(
+                    f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
+                )
+            for name, i in zip(wanted, where):
+                columns[name].append(row[i].strip())
+    dice = {}
+    for name in REQUIRED:
+        try:
+            dice[name] = np.array(columns[name], dtype=np.int64)
+        except ValueError:
+            bad = next(i for i, v in enumerate(columns[name]) if not v.lstrip("+-").isdigit())
+            raise InvalidRecord(
+                f"{path}, line {bad + 2}: {name} = {columns[name][bad]!r} is not a whole number"
+            ) from None
+    order = None
+    keep = None
+    if "revealed_at" in columns:
+        times = [parse_time(t).timestamp() for t in columns["revealed_at"]]
+        order = np.array(times)
+        keep = np.ones(len(order), dtype=bool)
+        if since is not None:
+            keep &= order >= since.timestamp()
+        if until is not None:
+            keep &= order < until.timestamp()
+    elif since is not None or until is not None:
+        raise InvalidRecord(f"{path} has no revealed_at column, so --since/--until cannot apply")
+
+    def column(name: str) -> list[str] | np.ndarray | None:
+        if name not in columns:
+            return None
+        values = np.array(columns[name], dtype=object)
+        return values if keep is None else values[keep]
+
+    d1, d2 = dice["die1"], dice["die2"]
+    if keep is not None:
+        d1, d2, order = d1[keep], d2[keep], order[keep]
+    return DiceRecord.from_columns(
+        d1, d2, match_id=column("match_id"), seat=column("seat"),
+        entropy_source=column("entropy_source"), order=order,
+    )

@@ -1,0 +1,192 @@
+"""The dice record report: counts, chi-square, look-elsewhere-aware extremes, order tests.
+
+:func:`dice_report` turns a :class:`~boardgammon.stats.record.DiceRecord` into one
+JSON-ready dict (the output of ``boardgammon stats dice-report --json``); :func:`summary`
+words it for people. Every p-value is for fair dice (each of the 36 ordered outcomes 1/36,
+rolls independent); none is simulated.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from .record import Categories, DiceRecord
+from .significance import (
+    chi_square_uniform,
+    p_binomial_deviation_at_least,
+    p_deviation_at_least,
+    p_longest_run_at_least,
+    p_max_at_least,
+)
+
+FACES = 6
+CELLS = FACES * FACES
+DOUBLE = 1 / 6
+
+
+def cell_table(die1: np.ndarray, die2: np.ndarray) -> np.ndarray:
+    """``int64[6, 6]`` counts of ordered outcomes: row = first die − 1, column = second die − 1."""
+    cells = (die1.astype(np.intp) - 1) * FACES + (die2.astype(np.intp) - 1)
+    return np.bincount(cells, minlength=CELLS).reshape(FACES, FACES)
+
+
+def face_counts(table: np.ndarray) -> np.ndarray:
+    """``int64[6]`` count of each face over both dice, from the 6 × 6 table."""
+    return table.sum(axis=0) + table.sum(axis=1)
+
+
+def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion (E. B. Wilson, JASA 22 (1927) 209–212)."""
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _share(successes: int, trials: int, p: float = DOUBLE) -> dict:
+    """Count, share, 95 % interval and two-sided exact binomial p-value against ``p``."""
+    low, high = wilson_interval(successes, trials)
+    return {
+        "rolls": int(trials),
+        "doubles": int(successes),
+        "share": successes / trials,
+        "ci95": [low, high],
+        "p": float(stats.binomtest(int(successes), int(trials), p).pvalue),
+    }
+
+
+def _max_cell(table: np.ndarray) -> dict:
+    n = int(table.sum())
+    flat = table.ravel()
+    top = int(flat.argmax())
+    count = int(flat[top])
+    expected = n / CELLS
+    return {
+        "outcome": f"{top // FACES + 1}-{top % FACES + 1}",
+        "count": count,
+        "expected": expected,
+        "excess_percent": 100 * (count / expected - 1),
+        # Chance that *some* outcome is this far up, versus that one outcome named beforehand is.
+        "p_look_elsewhere": p_max_at_least(n, CELLS, count),
+        "p_naive": float(stats.binom.sf(count - 1, n, 1 / CELLS)),
+        "method": "exact (Levin 1981 representation of the multinomial maximum), not simulated",
+    }
+
+
+def _max_face(faces: np.ndarray) -> dict:
+    dice = int(faces.sum())
+    mean = Fraction(dice, FACES)
+    deviations = [abs(Fraction(int(c)) - mean) for c in faces]
+    face = int(np.argmax([float(d) for d in deviations]))
+    deviation = deviations[face]
+    return {
+        "face": face + 1,
+        "count": int(faces[face]),
+        "share": int(faces[face]) / dice,
+        "deviation_percent_points": 100 * float(deviation) / dice,
+        "p_look_elsewhere": p_deviation_at_least(dice, FACES, deviation),
+        "p_naive": p_binomial_deviation_at_least(dice, Fraction(1, FACES), deviation),
+        "method": "exact (Levin 1981 representation, two-sided), not simulated",
+    }
+
+
+def _segments(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order rolls by ``keys`` (stable) and return that order with the segment starts."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    return order, starts
+
+
+def _order_tests(doubles: np.ndarray, keys: np.ndarray) -> dict:
+    """Doubles after doubles and the longest run of doubles, within sequences of equal key."""
+    order, starts = _segments(keys)
+    seq = doubles[order]
+    lengths = np.diff(np.r_[starts, len(seq)])
+    same = np.ones(len(seq), dtype=bool)
+    same[starts] = False  # a roll does not follow the last roll of another sequence
+    follows = same[1:]
+    after_double = follows & seq[:-1]
+    after_other = follows & ~seq[:-1]
+    nxt = seq[1:]
+    after = _share(int((nxt & after_double).sum()), int(after_double.sum())) if after_double.any() else None
+    # Runs of doubles: breaks at every non-double and at every sequence start.
+    breaks = ~seq | ~same
+    run_id = np.cumsum(breaks)
+    run_lengths = np.bincount(run_id[seq]) if seq.any() else np.zeros(1, dtype=np.int64)
+    longest = int(run_lengths.max())
+    return {
+        "sequences": int(len(lengths)),
+        "after_double": after,
+        "after_non_double_share": (
+            float((nxt & after_other).sum() / after_other.sum()) if after_other.any() else None
+        ),
+        "longest_run": {
+            "length": longest,
+            "p_at_least": p_longest_run_at_least(lengths, longest) if longest else 1.0,
+            "p_at_most": 1.0 - p_longest_run_at_least(lengths, longest + 1),
+        },
+    }
+
+
+def _split(doubles: np.ndarray, table_keys: Categories, die1, die2) -> list[dict]:
+    out = []
+    for code, label in enumerate(table_keys.labels):
+        mask = table_keys.codes == code
+        rolls = int(mask.sum())
+        if not rolls:
+            continue
+        row = {"label": label, **_share(int(doubles[mask].sum()), rolls)}
+        table = cell_table(die1[mask], die2[mask])
+        row["chi2_cells"] = chi_square_uniform(table).as_json()
+        row["chi2_faces"] = chi_square_uniform(face_counts(table)).as_json()
+        out.append(row)
+    return out
+
+
+def dice_report(record: DiceRecord) -> dict:
+    """Everything ``boardgammon stats dice-report`` reports, as a JSON-ready dict.
+
+    Keys: ``rolls``, ``dice``, ``table`` (6 × 6 ordered outcomes, rows = first die),
+    ``doubles`` (count, share, 95 % interval, binomial p, and each double's count), ``faces``
+    (count, share and 95 % Wilson interval per face), ``chi2_cells`` and ``chi2_faces``
+    (``{"statistic", "df", "p"}``), ``max_cell`` and ``max_face`` (look-elsewhere-aware and
+    naive p-values), ``order_tests`` (``by_match``; ``by_seat`` when seats are known:
+    doubles right after doubles vs 1/6, longest run of doubles vs its exact distribution;
+    ``seats`` and ``entropy_sources``: shares and chi-squares per group, when known).
+    """
+    die1, die2 = record.die1, record.die2
+    n = len(record)
+    table = cell_table(die1, die2)
+    faces = face_counts(table)
+    doubles = die1 == die2
+    n_doubles = int(np.trace(table))
+    face_rows = []
+    for face in range(FACES):
+        low, high = wilson_interval(int(faces[face]), 2 * n)
+        face_rows.append({"face": face + 1, "count": int(faces[face]),
+                          "share": int(faces[face]) / (2 * n), "ci95": [low, high]})
+    order_tests: dict = {"by_match": _order_tests(doubles, record.match.codes)}
+    if record.seat is not None:
+        seat_keys = record.match.codes * len(record.seat.labels) + record.seat.codes
+        order_tests["by_seat"] = _order_tests(doubles, seat_keys)
+        order_tests["seats"] = _split(doubles, record.seat, die1, die2)
+    if record.entropy_source is not None:
+        order_tests["entropy_sources"] = _split(doubles, record.entropy_source, die1, die2)
+    return {
+        "rolls": n,
+        "dice": 2 * n,
+        "table": table.tolist(),
+        "expected_per_outcome": n / CELLS,
+        "doubles": {
+            **_share(n_doubles, n),
+            "each": {f"{f}-{f}": int(table[f - 1, f - 1]) for f in range(1, FACES + 1)},
+        },
+        "faces": face_rows,
+        "chi2_cells": chi_square_uniform(table).as_json(),
+        "chi2_faces": chi_square_uniform(faces).as_json(),
+        "max_cell": _max_cell(table),
+        "max_face": _max_face(faces),
+        "order_tests": order_tests,
+    }
