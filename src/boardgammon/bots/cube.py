@@ -1,0 +1,226 @@
+"""Heuristic cube handling shared by the bots: a race formula, a simple match equity
+approximation, take points, and the double / take rules built on them.
+
+Every decision here takes a game-winning chance (0-1, cubeless, for the side deciding) from
+the caller's own model and a :class:`~boardgammon.bots.base.Context` from the deciding side's
+view, so any level can reuse it with a better estimate.
+
+Sources:
+
+* Race formula: **Keith count** wastage adjustments (Tom Keith; summarised at
+  bgonline.org/keith.html and in the bkgm.com glossary): +2 per checker beyond one on the
+  1-point, +1 per checker beyond one on the 2-point, +1 per checker beyond three on the
+  3-point, +1 per empty 4-, 5- or 6-point. The adjusted counts go into **Kleinman's normal
+  approximation** of the race (Danny Kleinman; as written up by Øystein Johansen on
+  rec.games.backgammon, 2001): with ``D`` = opponent's count - roller's count + 4 and
+  ``S`` = sum of counts - 4, the roller wins with probability ``Φ(D / sqrt(2 S))`` (the same
+  as Kleinman's ``K = D² / S`` tables: ``K = 1`` gives 76 %, ``K = 2`` 84 %). Keith's own rule
+  adds one seventh to the roller's count instead of the 4 pips; Kleinman's form gives a
+  probability, which match play needs.
+* Match equity: **Janowski's formula** (Rick Janowski; see Bray, "Remembering Match
+  Equities", bkgm.com): the leader's match-winning chance is ``0.5 + 0.85 D / (T + 6)``, ``D``
+  the difference in points needed and ``T`` the points the trailer needs. For the Crawford
+  game and post-Crawford games, where the formula is weak, the chances are computed from game
+  outcomes with a 20 % gammon rate (a common assumption, e.g. Robertie's table), the trailer
+  doubling at once after Crawford.
+* Take point: the classic cubeless take point from three match equities (drop, take and
+  win, take and lose): ``(drop - lose) / (win - lose)``. In money play 25 % (a dropped double
+  costs 1, a take risks losing 2 to win 2), 22 % in races, where Kleinman's table puts the
+  last take near ``K = 1.2`` (78 % for the doubler).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from scipy.special import ndtr
+
+from .base import Context, CubeOwner
+
+MONEY_TAKE_POINT = 0.25
+RACE_MONEY_TAKE_POINT = 0.22
+GAMMON_RATE = 0.20
+# How far below the opponent's drop point the bot starts doubling (winning chances): wide
+# enough to double before losing the market, as in Kleinman's race table (double at 69 %,
+# last take at 78 %); a little narrower with the cube owned (redouble at 72 %), because
+# giving up ownership of the cube costs more.
+DOUBLE_WINDOW = {(False, CubeOwner.CENTRE): 0.10, (False, CubeOwner.ME): 0.07,
+                 (True, CubeOwner.CENTRE): 0.09, (True, CubeOwner.ME): 0.06}
+
+_PIPS = np.arange(1, 26, dtype=np.int64)
+
+
+def keith_counts(arrays: np.ndarray) -> np.ndarray:
+    """Keith-adjusted pip counts, without the roller's one-seventh (see the module docstring).
+
+    Args:
+        arrays: ``int8[N, 2, 25]`` (or one ``[2, 25]``) positions; each row is adjusted in its
+            own numbering.
+
+    Returns:
+        ``int[N, 2]`` adjusted counts of row 0 and row 1.
+
+    >>> from boardgammon.engine import Board
+    >>> keith_counts(Board.from_points({1: 3, 2: 2, 3: 4}, {6: 1}).array).tolist()
+    [[28, 8]]
+    """
+    a = np.asarray(arrays, dtype=np.int64)
+    if a.ndim == 2:
+        a = a[None]
+    pips = a @ _PIPS
+    waste = (2 * np.maximum(a[..., 0] - 1, 0) + np.maximum(a[..., 1] - 1, 0)
+             + np.maximum(a[..., 2] - 3, 0) + (a[..., 3:6] == 0).sum(axis=-1))
+    return pips + waste
+
+
+def race_win_probability(roller: np.ndarray | float, other: np.ndarray | float) -> np.ndarray:
+    """Kleinman's race winning chance of the side on roll, from the two (adjusted) counts.
+
+    ``Φ(D / sqrt(2 S))`` with ``D = other - roller + 4``, ``S = roller + other - 4`` (floored at 1).
+
+    >>> round(float(race_win_probability(100, 113)), 3)   # Johansen's example: K = 1.38
+    0.797
+    """
+    roller = np.asarray(roller, dtype=np.float64)
+    other = np.asarray(other, dtype=np.float64)
+    d = other - roller + 4.0
+    s = np.maximum(roller + other - 4.0, 1.0)
+    return ndtr(d / np.sqrt(2.0 * s))
+
+
+def race_estimate(array: np.ndarray) -> float:
+    """Winning chance of the side on roll (row 0) in a race, by the Keith-Kleinman formula."""
+    k = keith_counts(array)[0]
+    return float(race_win_probability(k[0], k[1]))
+
+
+@lru_cache(maxsize=4096)
+def _post_crawford(trailer_needs: int) -> float:
+    """Trailer's match-winning chance post-Crawford, leader needing 1: the trailer doubles at
+    once, so each game is worth 2 (4 with a gammon) to the trailer and the match to the leader."""
+    if trailer_needs <= 0:
+        return 1.0
+    if trailer_needs == 1:
+        return 0.5
+    return 0.5 * ((1 - GAMMON_RATE) * _post_crawford(trailer_needs - 2)
+                  + GAMMON_RATE * _post_crawford(trailer_needs - 4))
+
+
+def match_equity(my_need: int, opp_need: int, crawford_done: bool = False) -> float:
+    """Match-winning chance (0-1) of the side needing ``my_need`` points against ``opp_need``.
+
+    Args:
+        my_need, opp_need: points each side still needs (0 or less: that side has won).
+        crawford_done: the Crawford game has already been played (or is being played), so a
+            side needing 1 faces a post-Crawford game; otherwise a side that needs 1 is about
+            to play the Crawford game.
+
+    >>> round(match_equity(2, 4), 4)   # Janowski: 0.5 + 0.85 * 2 / 10
+    0.67
+    >>> round(match_equity(1, 2), 2)   # the Crawford game, 1-away against 2-away
+    0.7
+
+    Source: module docstring.
+    """
+    if my_need <= 0:
+        return 1.0
+    if opp_need <= 0:
+        return 0.0
+    if my_need == opp_need:
+        return 0.5
+    leader, trailer = min(my_need, opp_need), max(my_need, opp_need)
+    if leader == 1:
+        if crawford_done:
+            trailer_mwc = _post_crawford(trailer)
+        else:
+            trailer_mwc = 0.5 * ((1 - GAMMON_RATE) * _post_crawford(trailer - 1)
+                                 + GAMMON_RATE * _post_crawford(trailer - 2))
+        leader_mwc = 1.0 - trailer_mwc
+    else:
+        leader_mwc = min(1.0, 0.5 + 0.85 * (trailer - leader) / (trailer + 6))
+    return leader_mwc if my_need == leader else 1.0 - leader_mwc
+
+
+def _needs(context: Context) -> tuple[int, int, bool]:
+    """(my points needed, opponent's, whether a 1-away score is post-Crawford) of a match."""
+    a = context.length - context.my_score
+    b = context.length - context.opponent_score
+    # Cube decisions never happen in the Crawford game; before a side is 1-away the Crawford
+    # game still lies ahead, after it (or during it, for resignations) it is done.
+    return a, b, context.crawford or a == 1 or b == 1
+
+
+def take_point(context: Context, race: bool = False) -> float:
+    """The least game-winning chance with which the side being doubled should take.
+
+    Args:
+        context: the taker's view, cube value before the double.
+        race: the position is a race (money play: 22 % instead of 25 %).
+
+    Returns:
+        0-1; 0 when the take cannot cost anything (the doubler wins the match with any win
+        anyway), above 1 when a take can never be right.
+
+    >>> take_point(Context())
+    0.25
+    >>> round(take_point(Context(length=5, my_score=0, opponent_score=3)), 3)   # 5-away 2-away
+    0.37
+    """
+    if context.length == 0:
+        return RACE_MONEY_TAKE_POINT if race else MONEY_TAKE_POINT
+    a, b, done = _needs(context)
+    v = context.cube_value
+    drop = match_equity(a, b - v, done)
+    win = match_equity(a - 2 * v, b, done)
+    lose = match_equity(a, b - 2 * v, done)
+    if win - lose <= 1e-12:
+        return 0.0 if drop <= lose else 2.0
+    return (drop - lose) / (win - lose)
+
+
+def should_take(p_win: float, context: Context, race: bool = False) -> bool:
+    """Take a double with game-winning chance ``p_win`` (taker's view)?"""
+    return p_win >= take_point(context, race)
+
+
+def _opponent_view(context: Context) -> Context:
+    owner = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME,
+             CubeOwner.CENTRE: CubeOwner.CENTRE}[context.cube_owner]
+    return Context(length=context.length, my_score=context.opponent_score,
+                   opponent_score=context.my_score, crawford=context.crawford,
+                   cube_value=context.cube_value, cube_owner=owner, variant=context.variant,
+                   jacoby=context.jacoby)
+
+
+def should_double(p_win: float, context: Context, race: bool = False,
+                  gammon: float = 0.0) -> bool:
+    """Double (or redouble) with game-winning chance ``p_win`` before rolling?
+
+    Never when the rules forbid it (Crawford game, 1-point match, cube owned by the opponent or
+    at 64) or when the cube is dead for the doubler (a win already gives it the match).
+    Always when the opponent wins the match with any win anyway (post-Crawford, the trailer
+    doubles at once). Otherwise it doubles from ``DOUBLE_WINDOW`` below the opponent's drop
+    point, unless too good: the opponent should drop but playing on for ``gammon`` (the
+    share of wins that are gammons) is worth more than the cube, i.e.
+    ``gammon > 2 (1 - p) / p`` (cubeless: ``p (1 + g) - (1 - p) > 1``).
+
+    Args:
+        p_win: the doubler's game-winning chance, 0-1.
+        context: the doubler's view.
+        race: the position is a race.
+        gammon: share of the doubler's wins that are gammons (0-1).
+    """
+    if not context.cube_available_to_me:
+        return False
+    if context.length:
+        a, b, _ = _needs(context)
+        if a <= context.cube_value:
+            return False
+        if b <= context.cube_value:
+            return True
+    opp_take = take_point(_opponent_view(context), race)
+    drop_point = 1.0 - opp_take
+    if p_win >= drop_point and p_win > 0 and gammon > 2.0 * (1.0 - p_win) / p_win:
+        return False
+    return p_win >= drop_point - DOUBLE_WINDOW[(race, context.cube_owner)]

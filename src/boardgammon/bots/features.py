@@ -1,0 +1,306 @@
+"""Hand-made positional features of backgammon positions, computed in bulk with numpy.
+
+Every function takes ``arrays``: ``int8[N, 2, 25]`` positions in the layout of
+:attr:`boardgammon.engine.Board.array` (row 0 one side, row 1 the other, each in its own
+numbering, index ``i`` = point ``i + 1``, index 24 = bar). The easy bot passes the positions
+*after* each legal play (``play.after.array``), so row 0 is the side that has just moved and
+row 1 the side about to roll; the feature names below use that view: "mine" is row 0,
+"theirs" row 1.
+
+The features (:data:`NAMES`, columns of :func:`features`):
+
+``pips_mine``, ``pips_theirs``
+    Pip counts: pips each side needs to bear everything off (bar = 25).
+``shots``
+    Rolls of 36 with which the side on roll can hit at least one of my blots, direct (one die)
+    or indirect (both dice, or a double's three or four steps), each intermediate landing point
+    open (I do not hold it with two or more). See :func:`hit_rolls`.
+``hit_loss``
+    Expected pips I lose to a hit on their next roll: over the 36 rolls, the largest loss among
+    the blots that roll hits (a blot on my point ``p`` loses ``25 - p`` pips), divided by 36.
+``hit_exposure``
+    ``shots / 36`` times the points they have made in their home board: being hit costs more
+    against a strong board (I may dance or be closed out).
+``home_points``
+    Points I have made (two or more checkers) in my home board, points 1-6.
+``five_point``, ``bar_point``
+    Whether I hold my 5-point, and my 7-point (the bar point), the two most valuable points
+    outside the 6-point for blocking and attacking.
+``outfield_points``
+    Points I have made on 8-11, which help priming but block less.
+``anchor``, ``advanced_anchor``
+    Whether I hold a point in their home board (my 19-24), and one on my 20- or 21-point
+    (their 5- or 4-point), which is much harder to attack and to prime.
+``prime``
+    The longest run of consecutive points I have made in front of their rearmost checker
+    (a run behind all their checkers blocks nothing).
+``their_prime``
+    The same for them in front of my rearmost checker.
+``back_checkers``
+    My checkers on the bar or in their home board (my 19-24).
+``stacking``
+    Checkers beyond three on any one point of mine (a heavy point wastes builders).
+``trapped``
+    ``1 - escapes / 36`` for my rearmost checker when it is in their half or on the bar:
+    the share of rolls that fail to carry it past their blocking points (see :func:`escapes`).
+``their_trapped``
+    The same for their rearmost checker against my points.
+``borne_off_mine``, ``borne_off_theirs``
+    Checkers each side has borne off (bear-off progress).
+``on_bar_theirs_vs_board``
+    Their checkers on the bar times the points I have made in my home board (they may dance).
+``on_bar_mine_vs_board``
+    My checkers on the bar times their home-board points (after a dance I stay there).
+``racing_lead``
+    ``pips_theirs - pips_mine``: positive when I lead the race.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NAMES: tuple[str, ...] = (
+    "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
+    "five_point", "bar_point", "outfield_points", "anchor", "advanced_anchor", "prime",
+    "their_prime", "back_checkers", "stacking", "trapped", "their_trapped", "borne_off_mine",
+    "borne_off_theirs", "on_bar_theirs_vs_board", "on_bar_mine_vs_board", "racing_lead",
+)
+INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+
+_PIP_WEIGHTS = np.arange(1, 26, dtype=np.int64)
+
+# --- Rolls and the ways each roll moves one checker ------------------------------------------
+#
+# The 21 distinct rolls, with weight 2 for a non-double (two orders of 36) and 1 for a double.
+ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+ROLL_WEIGHTS = np.array([1 if a == b else 2 for a, b in ROLLS], dtype=np.int64)
+
+
+def _ways() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every way one checker can use a roll: (roll index, total distance, partial distances).
+
+    A non-double moves one checker by either die, or by both in either order (landing on the
+    intermediate point); a double moves it 1-4 steps of the die. The partial distances are
+    the intermediate landings; padding is 0.
+    """
+    roll, dist, mids = [], [], []
+    for r, (a, b) in enumerate(ROLLS):
+        if a == b:
+            for steps in range(1, 5):
+                roll.append(r)
+                dist.append(a * steps)
+                mids.append([a * k for k in range(1, steps)] + [0] * (4 - steps))
+        else:
+            for d, m in ((a, []), (b, []), (a + b, [a]), (a + b, [b])):
+                roll.append(r)
+                dist.append(d)
+                mids.append(m + [0] * (3 - len(m)))
+    return np.array(roll), np.array(dist), np.array(mids)
+
+
+_WAY_ROLL, _WAY_DIST, _WAY_MIDS = _ways()
+# Points are indexed 0-25 in the mover's numbering of a path (0 unused, 25 = bar); index 26 is
+# a padding column: never a source, always open.
+_PAD = 26
+_TARGETS = np.arange(26)
+_SRC_IDX = _TARGETS[None, :] + _WAY_DIST[:, None]                      # [W, 26]
+_SRC_IDX = np.where(_SRC_IDX <= 25, _SRC_IDX, _PAD)
+# A checker going from s = t + D to t passes s - c for each partial distance c.
+_MID_IDX = _TARGETS[None, :, None] + (_WAY_DIST[:, None, None] - _WAY_MIDS[:, None, :])
+_MID_IDX = np.where((_WAY_MIDS[:, None, :] > 0) & (_MID_IDX <= 25), _MID_IDX, _PAD)
+_ESCAPE_WINDOW = 8
+_ROLL_STARTS = np.flatnonzero(np.r_[True, _WAY_ROLL[1:] != _WAY_ROLL[:-1]])
+
+
+def _reach(sources: np.ndarray, blocked: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Which rolls carry a checker from a source to each target point.
+
+    Args:
+        sources: ``bool[N, 26]`` points (0-25, path owner's numbering) holding a checker that
+            may move.
+        blocked: ``bool[N, 26]`` points the path cannot land on.
+        targets: ``bool[N, 26]`` points of interest (landing there must be allowed).
+
+    Returns:
+        ``bool[N, 21, 26]``: roll ``r`` of :data:`ROLLS` reaches target ``t`` from some source
+        with every intermediate landing open.
+    """
+    n = sources.shape[0]
+    src = np.concatenate([sources, np.zeros((n, 1), bool)], axis=1)
+    open_ = np.concatenate([~blocked, np.ones((n, 1), bool)], axis=1)
+    ok = src[:, _SRC_IDX] & open_[:, _MID_IDX].all(axis=-1) & targets[:, None, :]
+    return np.logical_or.reduceat(ok, _ROLL_STARTS, axis=1)
+
+
+def _as_batch(arrays: np.ndarray) -> np.ndarray:
+    a = np.asarray(arrays)
+    if a.ndim == 2:
+        a = a[None]
+    if a.ndim != 3 or a.shape[1:] != (2, 25):
+        raise ValueError(f"positions are int8[N, 2, 25] (or one [2, 25]), got shape {a.shape}")
+    return a.astype(np.int64)
+
+
+def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How row 1 (the side on roll) can hit row 0's blots on its next roll.
+
+    Counts direct shots (one die) and indirect ones (both dice, or up to four steps of a
+    double), each intermediate landing open (row 0 has fewer than two checkers there). With
+    checkers on the bar, row 1 may hit only with a checker entering from the bar (a simplification:
+    after entering one checker it could sometimes hit with another).
+
+    >>> import numpy as np
+    >>> from boardgammon.engine import Board
+    >>> b = Board.from_points({7: 1, 6: 14}, {24: 1, 6: 14})   # their back checker on my 1
+    >>> shots, loss, per_point = hit_rolls(b.array)              # my blot 6 pips in front
+    >>> int(shots[0]), int(per_point[0, 6]), round(float(loss[0]), 3)
+    (17, 17, 8.5)
+
+    Returns:
+        ``(shots, hit_loss, per_point)``: ``int[N]`` rolls of 36 hitting at least one blot;
+        ``float[N]`` expected pips lost (per roll the largest loss among blots hit, / 36);
+        ``int[N, 24]`` rolls of 36 hitting the blot on each of row 0's points 1-24 (0 where
+        there is no blot).
+    """
+    a = _as_batch(arrays)
+    n = a.shape[0]
+    mine, theirs = a[:, 0], a[:, 1]
+    # Row 1's path, in row 1's numbering: row 0's point p is row 1's point 25 - p.
+    mine_rev = mine[:, 23::-1]                       # [N, 24], column q-1 = row 1's point q
+    blots = np.zeros((n, 26), bool)
+    blots[:, 1:25] = mine_rev == 1
+    blocked = np.zeros((n, 26), bool)
+    blocked[:, 1:25] = mine_rev >= 2
+    sources = np.zeros((n, 26), bool)
+    sources[:, 1:26] = theirs > 0
+    on_bar = theirs[:, 24] > 0
+    sources[on_bar, 1:25] = False
+    reach = _reach(sources, blocked, blots)          # [N, 21, 26]
+    weights = ROLL_WEIGHTS[None, :]
+    shots = (reach.any(axis=2) * weights).sum(axis=1)
+    # A blot on row 1's point q is row 0's point 25 - q: hit, it loses 25 - (25 - q) = q pips.
+    loss = (reach * _TARGETS[None, None, :]).max(axis=2)
+    hit_loss = (loss * weights).sum(axis=1) / 36.0
+    per_q = (reach * ROLL_WEIGHTS[None, :, None]).sum(axis=1)    # [N, 26], row 1's numbering
+    per_point = per_q[:, 24:0:-1]                    # row 0's point p = row 1's 25 - p
+    return shots, hit_loss, per_point
+
+
+def escapes(arrays: np.ndarray) -> np.ndarray:
+    """Rolls of 36 that carry row 0's rearmost checker past row 1's blocking points.
+
+    The blockade is row 1's made points (two or more checkers) within the 8 points in front
+    of the checker (from a back checker: their home board, bar point and 8-point); a roll
+    escapes when the checker can land, through open points only, beyond the lowest of them.
+    With no made point in that window, or no checker at all, the count is 36.
+
+    >>> from boardgammon.engine import Board
+    >>> b = Board.from_points({24: 1, 6: 14}, {2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 13: 3})
+    >>> int(escapes(b.array)[0])   # a full prime on my 18-23 in front of my 24-point checker
+    0
+
+
+    Returns:
+        ``int[N]`` escaping rolls, 0-36.
+    """
+    a = _as_batch(arrays)
+    n = a.shape[0]
+    mine, theirs = a[:, 0], a[:, 1]
+    present = mine > 0
+    has = present.any(axis=1)
+    rear = np.where(has, 25 - np.argmax(present[:, ::-1], axis=1), 0)   # point 1-25
+    blocked = np.zeros((n, 26), bool)
+    blocked[:, 1:25] = theirs[:, 23::-1] >= 2        # row 1's point 25 - p, as row 0's p
+    points = np.arange(26)[None, :]
+    window = (points < rear[:, None]) & (points >= rear[:, None] - _ESCAPE_WINDOW) & (points >= 1)
+    in_window = blocked & window
+    any_block = in_window.any(axis=1)
+    lowest = np.where(any_block, np.argmax(in_window, axis=1), 0)
+    targets = (points >= 1) & (points < lowest[:, None]) & ~blocked
+    sources = points == rear[:, None]
+    reach = _reach(sources, blocked, targets)
+    count = (reach.any(axis=2) * ROLL_WEIGHTS[None, :]).sum(axis=1)
+    return np.where(any_block, count, 36)
+
+
+def _longest_run(made: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Longest run of consecutive ``True`` in ``made & allowed`` along axis 1 (``int[N]``)."""
+    m = (made & allowed).astype(np.int64)
+    run = np.zeros(m.shape[0], dtype=np.int64)
+    best = np.zeros_like(run)
+    for i in range(m.shape[1]):
+        run = (run + 1) * m[:, i]
+        best = np.maximum(best, run)
+    return best
+
+
+def pip_counts(arrays: np.ndarray) -> np.ndarray:
+    """``int[N, 2]`` pip counts of row 0 and row 1 (each in its own numbering, bar = 25)."""
+    a = _as_batch(arrays)
+    return a @ _PIP_WEIGHTS
+
+
+def features(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
+    """The feature matrix of positions: ``float[N, len(NAMES)]``, columns as :data:`NAMES`.
+
+    Args:
+        arrays: ``int8[N, 2, 25]`` (or one ``[2, 25]``) positions, row 0 the side that has just
+            moved, row 1 the side on roll.
+        checkers: checkers per side in the variant (15; 3 in Hypergammon).
+
+    Raises:
+        ValueError: arrays of the wrong shape.
+    """
+    a = _as_batch(arrays)
+    n = a.shape[0]
+    mine, theirs = a[:, 0], a[:, 1]
+    pips = pip_counts(a)
+    shots, hit_loss, _ = hit_rolls(a)
+    made = mine[:, :24] >= 2
+    their_made = theirs[:, :24] >= 2
+    home = made[:, :6].sum(axis=1)
+    their_home = their_made[:, :6].sum(axis=1)
+
+    # Their rearmost checker as my point (their point q is my 25 - q; their bar is my 0).
+    their_present = theirs > 0
+    their_rear_q = np.where(their_present.any(axis=1),
+                            25 - np.argmax(their_present[:, ::-1], axis=1), 0)
+    their_rear_as_mine = 25 - their_rear_q
+    points = np.arange(1, 25)[None, :]
+    prime = _longest_run(made, points > their_rear_as_mine[:, None])
+    my_present = mine > 0
+    my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
+    # Their made points in my numbering, in front of my rearmost checker.
+    their_made_as_mine = their_made[:, ::-1]
+    their_prime = _longest_run(their_made_as_mine, points < my_rear[:, None])
+
+    contact = my_rear + their_rear_q > 25
+    my_escapes = escapes(a)
+    their_escapes = escapes(a[:, ::-1])
+    trapped = np.where(contact & (my_rear >= 13), 1 - my_escapes / 36.0, 0.0)
+    their_trapped = np.where(contact & (their_rear_q >= 13), 1 - their_escapes / 36.0, 0.0)
+
+    out = np.empty((n, len(NAMES)), dtype=np.float64)
+    out[:, INDEX["pips_mine"]] = pips[:, 0]
+    out[:, INDEX["pips_theirs"]] = pips[:, 1]
+    out[:, INDEX["shots"]] = shots
+    out[:, INDEX["hit_loss"]] = hit_loss
+    out[:, INDEX["hit_exposure"]] = shots / 36.0 * their_home
+    out[:, INDEX["home_points"]] = home
+    out[:, INDEX["five_point"]] = made[:, 4]
+    out[:, INDEX["bar_point"]] = made[:, 6]
+    out[:, INDEX["outfield_points"]] = made[:, 7:11].sum(axis=1)
+    out[:, INDEX["anchor"]] = made[:, 18:24].any(axis=1)
+    out[:, INDEX["advanced_anchor"]] = made[:, 19] | made[:, 20]
+    out[:, INDEX["prime"]] = prime
+    out[:, INDEX["their_prime"]] = their_prime
+    out[:, INDEX["back_checkers"]] = mine[:, 18:25].sum(axis=1)
+    out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
+    out[:, INDEX["trapped"]] = trapped
+    out[:, INDEX["their_trapped"]] = their_trapped
+    out[:, INDEX["borne_off_mine"]] = checkers - mine.sum(axis=1)
+    out[:, INDEX["borne_off_theirs"]] = checkers - theirs.sum(axis=1)
+    out[:, INDEX["on_bar_theirs_vs_board"]] = theirs[:, 24] * home
+    out[:, INDEX["on_bar_mine_vs_board"]] = mine[:, 24] * their_home
+    out[:, INDEX["racing_lead"]] = pips[:, 1] - pips[:, 0]
+    return out
