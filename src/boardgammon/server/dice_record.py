@@ -1,0 +1,525 @@
+"""The dice record: the service the match server calls to roll, and what the audit pages read.
+
+Every online roll is an entry of an append-only, hash-chained record (table ``dice_rolls``,
+spec in ``docs/fair-dice.md``). A roll moves committed → revealed → played, or committed → void
+when it will never be revealed (a drop, a resignation, the match ended, a flag).
+
+Service API (each writing function takes an open :class:`~sqlalchemy.orm.Session`, commits it
+before it returns and rolls it back on any error, so what it returns is durable and a refused
+call changes nothing; send a commitment or dice to anyone only after the call returned):
+
+``commit_roll(session, match_id, seat) -> Roll``
+    Start the next roll of ``match_id`` for ``seat`` (0 or 1): a fresh 32-byte seed, the next
+    server-wide nonce, appended to the match's chain. Send ``roll_id``, ``nonce`` and
+    ``commitment`` to both players. Refused while the match's newest roll is pending
+    (:class:`RollPending`: reveal or void it first) or revealed and not played
+    (:class:`WrongRollState`).
+``reveal_roll(session, roll_id, commitment, client_entropy) -> Roll``
+    Reveal with the 16 bytes the roller's device sent and the commitment it was shown
+    (:class:`CommitmentMismatch` if they differ, logged; :class:`BadEntropy` if not 16 bytes).
+    Repeating it, even concurrently, returns the same roll and dice.
+``auto_reveal_roll(session, roll_id) -> Roll``
+    Reveal with server-drawn entropy (entropy source ``server``): only where no device takes
+    part (a timeout, an automatic roll).
+``mark_played(session, roll_id) -> Roll``
+    The roll's play was accepted (validate it against ``roll.dice`` first).
+``void_roll(session, roll_id) -> Roll``
+    The pending roll will never be revealed; its seed stays secret forever.
+``get_roll(session, roll_id)``, ``current_roll(session, match_id)`` (the newest roll or
+``None``), ``match_rolls(session, match_id)``, ``chain_head(session, match_id)`` (publish it on
+the result screen when the match ends), ``audit_document(session, match_id)`` (the JSON of
+``GET /api/audit/{match_id}``, verdicts recomputed).
+
+A :class:`Roll` carries ``server_seed`` only once revealed, so it is safe to serialise with
+:meth:`Roll.to_json` anywhere. Errors are :class:`DiceRecordError` subclasses carrying the HTTP
+``status`` and error ``code`` of ``docs/api.md``. Logs go to ``boardgammon.dice`` and never hold
+a seed.
+
+On SQLite every transaction takes the write lock (see :mod:`.db`); keep sessions short.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.ids import is_match_id, new_roll_id
+from boardgammon.dice.verify import (
+    AUDIT_FORMAT,
+    DICE_SPEC,
+    ENTROPY_BYTES,
+    GENESIS,
+    RECORD_SPEC,
+    REVEALED_STATES,
+    SEED_BYTES,
+    commitment,
+    derive_dice,
+    entry_hash,
+    verify_document,
+)
+from boardgammon.server.models import DiceNonceCounter, DiceRoll
+
+log = logging.getLogger("boardgammon.dice")
+
+COMMIT_ATTEMPTS = 5  # retries after a lost race for the match's next place (or a seed collision)
+
+T = TypeVar("T")
+
+
+class DiceRecordError(Exception):
+    """Base of the dice record's refusals; ``status`` and ``code`` as in ``docs/api.md``."""
+
+    status = 400
+    code = "invalid_request"
+
+
+class InvalidRollRequest(DiceRecordError):
+    """A malformed match ID or seat."""
+
+    status = 422
+
+
+class RollNotFound(DiceRecordError):
+    """No roll with that ID, or no record for that match."""
+
+    status = 404
+    code = "not_found"
+
+
+class CommitmentMismatch(DiceRecordError):
+    """The reveal request carried a commitment other than the one issued for the roll."""
+
+    code = "commitment_mismatch"
+
+
+class BadEntropy(DiceRecordError):
+    """Client entropy missing or not exactly 16 bytes."""
+
+    code = "bad_entropy"
+
+
+class RollPending(DiceRecordError):
+    """The match's newest roll is committed and not yet revealed or voided."""
+
+    status = 409
+    code = "roll_pending"
+
+
+class WrongRollState(DiceRecordError):
+    """The roll is not in a state that allows the step (e.g. playing an unrevealed roll)."""
+
+    status = 409
+    code = "wrong_phase"
+
+
+class RecordUnavailable(DiceRecordError):
+    """The record could not take the roll after :data:`COMMIT_ATTEMPTS` tries."""
+
+    status = 503
+    code = "record_unavailable"
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A roll as the record holds it. ``server_seed`` is ``None`` until the roll is revealed.
+
+    ``dice`` is (first die, second die) once revealed; ``client_entropy`` 16 bytes;
+    ``entropy_source`` ``"client"`` or ``"server"``; times are aware UTC datetimes.
+    """
+
+    roll_id: str
+    match_id: str
+    seq: int
+    nonce: int
+    seat: int
+    state: str
+    commitment: str
+    server_seed: bytes | None
+    client_entropy: bytes | None
+    entropy_source: str | None
+    dice: tuple[int, int] | None
+    prev_hash: str
+    entry_hash: str
+    committed_at: datetime
+    revealed_at: datetime | None
+    played_at: datetime | None
+    voided_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: DiceRoll) -> Roll:
+        revealed = row.state in REVEALED_STATES
+        return cls(
+            roll_id=row.roll_id,
+            match_id=row.match_id,
+            seq=row.seq,
+            nonce=row.nonce,
+            seat=row.seat,
+            state=row.state,
+            commitment=row.commitment,
+            server_seed=bytes.fromhex(row.server_seed) if revealed else None,
+            client_entropy=bytes.fromhex(row.client_entropy) if row.client_entropy else None,
+            entropy_source=row.entropy_source,
+            dice=(row.die1, row.die2) if row.die1 is not None else None,
+            prev_hash=row.prev_hash,
+            entry_hash=row.entry_hash,
+            committed_at=row.committed_at,
+            revealed_at=row.revealed_at,
+            played_at=row.played_at,
+            voided_at=row.voided_at,
+        )
+
+    def to_json(self) -> dict:
+        """The roll as an audit entry (hex strings, ISO 8601 times, dice as a list)."""
+
+        def when(moment: datetime | None) -> str | None:
+            return moment.isoformat() if moment else None
+
+        return {
+            "seq": self.seq,
+            "roll_id": self.roll_id,
+            "nonce": self.nonce,
+            "seat": self.seat,
+            "state": self.state,
+            "commitment": self.commitment,
+            "server_seed": self.server_seed.hex() if self.server_seed else None,
+            "client_entropy": self.client_entropy.hex() if self.client_entropy else None,
+            "entropy_source": self.entropy_source,
+            "dice": list(self.dice) if self.dice else None,
+            "prev_hash": self.prev_hash,
+            "entry_hash": self.entry_hash,
+            "committed_at": when(self.committed_at),
+            "revealed_at": when(self.revealed_at),
+            "played_at": when(self.played_at),
+            "voided_at": when(self.voided_at),
+        }
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _row_hash(row: DiceRoll) -> str:
+    revealed = row.state in REVEALED_STATES
+    return entry_hash(
+        row.prev_hash,
+        row.match_id,
+        row.roll_id,
+        row.nonce,
+        row.seat,
+        row.commitment,
+        bytes.fromhex(row.server_seed) if revealed else None,
+        bytes.fromhex(row.client_entropy) if revealed else None,
+        row.entropy_source if revealed else None,
+        (row.die1, row.die2) if revealed else None,
+    )
+
+
+def _write(session: Session, step: Callable[[], T]) -> T:
+    """Run ``step`` and commit; roll back on any error so that a refusal changes nothing."""
+    try:
+        result = step()
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return result
+
+
+def _lock_roll(session: Session, roll_id: str) -> DiceRoll:
+    row = session.execute(
+        select(DiceRoll)
+        .where(DiceRoll.roll_id == roll_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).scalar_one_or_none()
+    if row is None:
+        raise RollNotFound(f"no roll {roll_id!r} in the dice record")
+    return row
+
+
+def _next_nonce(session: Session) -> int:
+    taken = session.execute(
+        update(DiceNonceCounter)
+        .where(DiceNonceCounter.id == 1)
+        .values(value=DiceNonceCounter.value + 1)
+        .returning(DiceNonceCounter.value)
+    ).scalar_one()
+    return taken - 1
+
+
+def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> Roll:
+    head = session.execute(
+        select(DiceRoll)
+        .where(DiceRoll.match_id == match_id)
+        .order_by(DiceRoll.seq.desc())
+        .limit(1)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).scalar_one_or_none()
+    if head is not None and head.state == "committed":
+        raise RollPending(
+            f"roll {head.roll_id} of match {match_id} is still pending: reveal or void it "
+            "before starting another"
+        )
+    if head is not None and head.state == "revealed":
+        raise WrongRollState(
+            f"roll {head.roll_id} of match {match_id} is revealed but not played: no new roll "
+            "starts before it is played"
+        )
+    seed = secrets.token_bytes(SEED_BYTES)
+    row = DiceRoll(
+        roll_id=new_roll_id(),
+        match_id=match_id,
+        seq=head.seq + 1 if head is not None else 0,
+        nonce=_next_nonce(session),
+        seat=seat,
+        state="committed",
+        commitment=commitment(seed),
+        server_seed=seed.hex(),
+        prev_hash=head.entry_hash if head is not None else GENESIS,
+        committed_at=now,
+    )
+    row.entry_hash = _row_hash(row)
+    session.add(row)
+    session.flush()
+    return Roll.from_row(row)
+
+
+def commit_roll(session: Session, match_id: str, seat: int, *, now: datetime | None = None) -> Roll:
+    """Commit the next roll of ``match_id`` for ``seat``; see the module docstring.
+
+    Raises:
+        InvalidRollRequest: malformed match ID or a seat other than 0 or 1.
+        RollPending, WrongRollState: the match's newest roll is not finished.
+        RecordUnavailable: every attempt lost a race for the match's next place.
+    """
+    if not isinstance(match_id, str) or not is_match_id(match_id):
+        raise InvalidRollRequest(f"not a match ID: {match_id!r} (expected mat_ and 1-64 letters)")
+    if seat not in (0, 1):
+        raise InvalidRollRequest(f"seat must be 0 or 1, got {seat!r}")
+    for _ in range(COMMIT_ATTEMPTS):
+        try:
+            roll = _write(session, lambda: _append_roll(session, match_id, seat, now or _now()))
+        except IntegrityError:
+            # Another transaction took this match's next place first (or, never in practice,
+            # the same seed): start over from the new head.
+            continue
+        log.info(
+            "committed roll %s match %s seq %d seat %d nonce %d commitment %s",
+            roll.roll_id, match_id, roll.seq, seat, roll.nonce, roll.commitment,
+        )
+        return roll
+    raise RecordUnavailable(
+        f"could not append a roll to match {match_id} after {COMMIT_ATTEMPTS} attempts"
+    )
+
+
+def _reveal(
+    session: Session,
+    roll_id: str,
+    shown_commitment: str | None,
+    entropy: bytes,
+    source: str,
+    now: datetime,
+) -> tuple[Roll, bool]:
+    row = _lock_roll(session, roll_id)
+    if shown_commitment is not None and shown_commitment != row.commitment:
+        raise CommitmentMismatch(
+            f"roll {roll_id} was committed as {row.commitment}; the request carried "
+            f"{str(shown_commitment)[:80]!r}"
+        )
+    if row.state in REVEALED_STATES:
+        return Roll.from_row(row), False
+    if row.state != "committed":
+        raise WrongRollState(f"roll {roll_id} is {row.state} and can no longer be revealed")
+    first, second = derive_dice(
+        bytes.fromhex(row.server_seed), row.match_id, row.roll_id, row.nonce, entropy
+    )
+    row.client_entropy = entropy.hex()
+    row.entropy_source = source
+    row.die1, row.die2 = first, second
+    row.state = "revealed"
+    row.revealed_at = now
+    row.entry_hash = _row_hash(row)
+    session.flush()
+    return Roll.from_row(row), True
+
+
+def _reveal_logged(
+    session: Session, roll_id: str, shown: str | None, entropy: bytes, source: str, now: datetime
+) -> Roll:
+    try:
+        roll, fresh = _write(session, lambda: _reveal(session, roll_id, shown, entropy, source, now))
+    except CommitmentMismatch as refused:
+        log.warning("refused reveal: %s", refused)
+        raise
+    if fresh:
+        log.info(
+            "revealed roll %s match %s dice %d-%d entropy source %s",
+            roll.roll_id, roll.match_id, roll.dice[0], roll.dice[1], source,
+        )
+    return roll
+
+
+def reveal_roll(
+    session: Session,
+    roll_id: str,
+    shown_commitment: str,
+    client_entropy: bytes,
+    *,
+    now: datetime | None = None,
+) -> Roll:
+    """Reveal a committed roll with the roller's entropy; idempotent.
+
+    Args:
+        shown_commitment: the commitment the roller's device was shown (64 hex chars).
+        client_entropy: 16 bytes from the roller's device.
+
+    Raises:
+        BadEntropy: entropy not exactly 16 bytes.
+        RollNotFound, CommitmentMismatch, WrongRollState (the roll is void).
+    """
+    if not isinstance(client_entropy, bytes) or len(client_entropy) != ENTROPY_BYTES:
+        size = len(client_entropy) if isinstance(client_entropy, bytes) else "no"
+        raise BadEntropy(f"client entropy must be {ENTROPY_BYTES} bytes, got {size}")
+    if not isinstance(shown_commitment, str):
+        raise CommitmentMismatch(f"the reveal of roll {roll_id} carried no commitment")
+    return _reveal_logged(session, roll_id, shown_commitment, client_entropy, "client", now or _now())
+
+
+def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+    """Reveal a committed roll with entropy the server draws (source ``server``); idempotent.
+
+    Only for rolls no device takes part in (a timeout, an automatic roll).
+
+    Raises:
+        RollNotFound, WrongRollState (the roll is void).
+    """
+    entropy = secrets.token_bytes(ENTROPY_BYTES)
+    return _reveal_logged(session, roll_id, None, entropy, "server", now or _now())
+
+
+def _advance(session: Session, roll_id: str, source: str, target: str, now: datetime) -> Roll:
+    def step() -> Roll:
+        row = _lock_roll(session, roll_id)
+        if row.state == target:
+            raise WrongRollState(f"roll {roll_id} is already {target}")
+        if row.state != source:
+            raise WrongRollState(
+                f"roll {roll_id} is {row.state}; only a {source} roll can become {target}"
+            )
+        row.state = target
+        setattr(row, f"{target}_at", now)
+        session.flush()
+        return Roll.from_row(row)
+
+    roll = _write(session, step)
+    log.info("roll %s match %s %s", roll_id, roll.match_id, target)
+    return roll
+
+
+def mark_played(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+    """Record that the revealed roll's play was accepted.
+
+    Raises:
+        RollNotFound; WrongRollState: the roll is not revealed (pending, void or already played).
+    """
+    return _advance(session, roll_id, "revealed", "played", now or _now())
+
+
+def void_roll(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+    """Mark a pending roll as never to be revealed (it stays in the record, seed secret).
+
+    Raises:
+        RollNotFound; WrongRollState: the roll is revealed, played or already void.
+    """
+    return _advance(session, roll_id, "committed", "void", now or _now())
+
+
+def get_roll(session: Session, roll_id: str) -> Roll:
+    """The roll with ID ``roll_id``.
+
+    Raises:
+        RollNotFound.
+    """
+    row = session.get(DiceRoll, roll_id, populate_existing=True)
+    if row is None:
+        raise RollNotFound(f"no roll {roll_id!r} in the dice record")
+    return Roll.from_row(row)
+
+
+def match_rolls(session: Session, match_id: str) -> list[Roll]:
+    """Every roll of ``match_id`` in record order (empty if none)."""
+    rows = session.execute(
+        select(DiceRoll)
+        .where(DiceRoll.match_id == match_id)
+        .order_by(DiceRoll.seq)
+        .execution_options(populate_existing=True)
+    ).scalars()
+    return [Roll.from_row(row) for row in rows]
+
+
+def current_roll(session: Session, match_id: str) -> Roll | None:
+    """The newest roll of ``match_id`` (the one the server holds), or ``None``."""
+    row = session.execute(
+        select(DiceRoll)
+        .where(DiceRoll.match_id == match_id)
+        .order_by(DiceRoll.seq.desc())
+        .limit(1)
+        .execution_options(populate_existing=True)
+    ).scalar_one_or_none()
+    return Roll.from_row(row) if row is not None else None
+
+
+def chain_head(session: Session, match_id: str) -> str:
+    """The entry hash of the match's newest roll (64 hex chars); ``"0" * 64`` with no rolls.
+
+    Final once the match has ended and its last roll is played or void.
+    """
+    roll = current_roll(session, match_id)
+    return roll.entry_hash if roll is not None else GENESIS
+
+
+def audit_document(session: Session, match_id: str) -> dict:
+    """The audit JSON of a match, each roll with a ``verdict`` recomputed now.
+
+    Shape: ``{"format": "boardgammon-audit-v1", "dice_spec", "record_spec", "match_id",
+    "genesis", "chain_head", "rolls": [entry …], "verified": bool, "failure": null or
+    {"index", "roll_id", "reason", "detail"}}``; an entry is :meth:`Roll.to_json` plus
+    ``verdict`` and ``verdict_detail`` (see :class:`boardgammon.dice.verify.RollCheck`).
+
+    Raises:
+        RollNotFound: the match has no rolls in the record.
+    """
+    rolls = match_rolls(session, match_id)
+    if not rolls:
+        raise RollNotFound(f"no dice record for match {match_id!r}")
+    document = {
+        "format": AUDIT_FORMAT,
+        "dice_spec": DICE_SPEC,
+        "record_spec": RECORD_SPEC,
+        "match_id": match_id,
+        "genesis": GENESIS,
+        "chain_head": rolls[-1].entry_hash,
+        "rolls": [roll.to_json() for roll in rolls],
+    }
+    report = verify_document(document)
+    for entry, check in zip(document["rolls"], report.checks, strict=True):
+        entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
+    failure = report.failure
+    document["verified"] = report.ok
+    document["failure"] = failure and {
+        "index": failure.index,
+        "roll_id": failure.roll_id,
+        "reason": failure.verdict,
+        "detail": failure.detail,
+    }
+    return document

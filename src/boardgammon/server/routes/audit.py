@@ -1,0 +1,104 @@
+"""Public audit of the dice record: ``GET /audit/{match_id}`` (HTML page, ``?lang=en|de|ja``),
+``GET /api/audit/{match_id}`` (the same as JSON, see
+:func:`boardgammon.server.dice_record.audit_document`) and ``GET /audit/verify.py`` (the
+stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
+
+Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
+with the match's first revealed roll: a Python program (``verify_roll.py.j2``) and an
+``openssl`` command line (``verify_openssl.sh.j2``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Depends, Request
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from sqlalchemy.orm import Session
+
+from boardgammon.dice import verify
+from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.server.db import get_session
+from boardgammon.server.dice_record import RollNotFound, audit_document
+from boardgammon.server.i18n import LANGUAGES, choose_language, translator
+
+TEMPLATES = Path(__file__).parent.parent / "templates"
+pages = Jinja2Templates(directory=TEMPLATES)
+# Program text is not HTML: rendered unescaped here, escaped once when placed in the page.
+programs = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=False,
+    keep_trailing_newline=True,
+    undefined=StrictUndefined,
+)
+
+router = APIRouter(tags=["audit"])
+MatchId = PathParam(pattern=MATCH_ID_PATTERN, description="mat_… match ID")
+
+
+def _octal(data: bytes) -> str:
+    """``data`` as a POSIX ``printf`` format string: every byte as a ``\\ooo`` escape."""
+    return "".join(f"\\{byte:03o}" for byte in data)
+
+
+def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
+    """The "Verify it yourself" programs for one revealed audit entry: ``python`` and ``openssl``."""
+    seed = bytes.fromhex(entry["server_seed"])
+    entropy = bytes.fromhex(entry["client_entropy"])
+    prefix = verify.dice_prefix(match_id, entry["roll_id"], entry["nonce"], entropy)
+    fields = {
+        "match_id": match_id,
+        "roll": entry,
+        "seed_octal": _octal(seed),
+        "block0_octal": _octal(prefix + (0).to_bytes(4, "big")),
+    }
+    return {
+        "python": programs.get_template("verify_roll.py.j2").render(fields),
+        "openssl": programs.get_template("verify_openssl.sh.j2").render(fields),
+    }
+
+
+@router.get("/audit/verify.py", response_class=PlainTextResponse)
+def verifier_source() -> PlainTextResponse:
+    """The verifier module's source, to run alone: ``python3 verify.py FILE_OR_URL``."""
+    source = Path(verify.__file__).read_text(encoding="utf-8")
+    return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
+
+
+@router.get("/api/audit/{match_id}")
+def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
+    """The match's dice record as JSON (404 ``not_found`` if it has none)."""
+    return audit_document(session, match_id)
+
+
+@router.get("/audit/{match_id}", response_class=HTMLResponse)
+def audit_page(
+    request: Request,
+    match_id: str = MatchId,
+    lang: str | None = None,
+    session: Session = Depends(get_session),
+) -> HTMLResponse:
+    """The match's dice record for people, in ``lang`` (else by ``Accept-Language``)."""
+    language = choose_language(lang, request.headers.get("accept-language"))
+    context = {
+        "lang": language,
+        "languages": LANGUAGES,
+        "t": translator(language),
+        "match_id": match_id,
+    }
+    try:
+        document = audit_document(session, match_id)
+    except RollNotFound:
+        return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
+    first = next((r for r in document["rolls"] if r["server_seed"] is not None), None)
+    context |= {
+        "doc": document,
+        "programs": verify_programs(match_id, first) if first else None,
+        "json_url": request.url_for("audit_json", match_id=match_id),
+        "verifier_url": request.url_for("verifier_source"),
+        "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),
+    }
+    return pages.TemplateResponse(request, "audit.html", context)
