@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from boardgammon.commands import audit as audit_commands
+from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
 
 app = typer.Typer(
@@ -23,6 +25,8 @@ def version() -> None:
 
 
 app.command(name="train")(train_command)
+app.command(name="serve")(serve_command)
+app.add_typer(audit_commands.app, name="audit")
 
 
 def main() -> None:

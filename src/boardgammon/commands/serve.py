@@ -1,0 +1,18 @@
+"""``boardgammon serve``: run the game server (uvicorn) with settings from the environment."""
+
+from __future__ import annotations
+
+import typer
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, min=1, max=65535, help="TCP port."),
+) -> None:
+    """Start the server on http://HOST:PORT (database: BOARDGAMMON_DATABASE_URL, default SQLite
+    at ./var/boardgammon.sqlite3, migrated at start-up)."""
+    import uvicorn
+
+    from boardgammon.server.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port)
