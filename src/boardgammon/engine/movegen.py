@@ -6,9 +6,11 @@ the bots, the ``plays`` command, the benchmark) calls these kernels.
 Array layout (shared with :mod:`boardgammon.engine.board`): a position is an ``int8`` array of
 shape ``(2, 25)``; row 0 is the player on roll, row 1 the opponent, each in its own numbering:
 index ``i`` (0–23) holds the checkers on point ``i + 1``, index 24 the checkers on the bar.
-Borne-off checkers are not stored (they are the side's total minus what is on the board).
+Borne-off checkers are not stored (they are the side's total minus what is on the board). The
+mover's index ``i`` is the opponent's index ``23 - i``.
 
-Rules implemented (international backgammon; see e.g. the gnubg manual or any standard rule book):
+Rules implemented (international backgammon, as in the rules of the World Backgammon
+Federation and in GNU Backgammon, against which :mod:`tests.engine.test_gnubg_diff` checks them):
 
 * checkers on the bar must enter before any other checker moves; a point held by two or more
   opposing checkers is closed; landing on a lone opposing checker (a blot) hits it to the bar;
@@ -22,6 +24,13 @@ Rules implemented (international backgammon; see e.g. the gnubg manual or any st
 
 A recorded play is its resulting position plus up to four single-die moves ``(from, to, hit)``,
 with ``from`` in 1–25 (25 = bar) and ``to`` in 0–24 (0 = off), in the mover's numbering.
+
+Inside the kernels a position is one flat, padded ``int8[64]`` ("work board"): the mover's 25
+places at bytes 0–24, the opponent's at bytes 32–56, zeros elsewhere, so that it is also eight
+``uint64`` words that are copied, hashed and compared word by word. The search is iterative
+(numba's recursion together with ``cache=True`` crashed) and moves and unmoves checkers on that
+one board. Duplicates are found with an open-addressing hash table whose slots carry a
+generation stamp, so the table never needs clearing between calls.
 """
 
 from __future__ import annotations
@@ -31,133 +40,143 @@ from numba import njit
 
 BAR = 24  # array index of the bar
 MAX_MOVES = 4
-_TABLE_BITS = 13  # open-addressing table of 8192 slots: far above the most plays of any roll
+_OPP = 32  # byte offset of the opponent's places in a work board
+_WORDS = 8  # a work board is 64 bytes
+_CAPACITY = 4096  # distinct states one roll can produce, partial ones included
 
 
 @njit(cache=True, inline="always")
-def _can_move(b, src, die):
-    """Whether the player on roll may move a checker from index ``src`` by ``die`` pips."""
-    if b[0, src] == 0:
-        return False
-    if src != BAR and b[0, BAR] > 0:
-        return False
+def _can_move(w, outside, src, die):
+    """Whether the player on roll may move a checker from index ``src`` by ``die`` pips.
+
+    The caller guarantees that a checker stands on ``src`` and that the bar is empty unless
+    ``src`` is the bar; ``outside`` counts the mover's checkers outside the home board.
+    """
     dst = src - die
     if dst >= 0:
-        return b[1, 23 - dst] < 2
-    # Bearing off: every checker in the home board (indices 0-5), none on the bar.
-    for i in range(6, 25):
-        if b[0, i] > 0:
-            return False
+        return w[_OPP + 23 - dst] < 2
+    # Bearing off: every checker in the home board (which also means none on the bar).
+    if outside > 0:
+        return False
     if dst == -1:
         return True
     # A die larger than needed bears off only from the highest occupied point.
     for i in range(src + 1, 6):
-        if b[0, i] > 0:
+        if w[i] > 0:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _apply(b, src, die):
-    """Move one checker in place; return 1 if it hit a blot, else 0."""
-    b[0, src] -= 1
-    dst = src - die
+def _apply(w, src, dst):
+    """Move one checker from ``src`` to ``dst`` (< 0: off) in place; return 1 if it hit."""
+    w[src] -= 1
     if dst < 0:
         return 0
-    b[0, dst] += 1
-    opp = 23 - dst
-    if b[1, opp] == 1:
-        b[1, opp] = 0
-        b[1, BAR] += 1
+    w[dst] += 1
+    opp = _OPP + 23 - dst
+    if w[opp] == 1:
+        w[opp] = 0
+        w[_OPP + BAR] += 1
         return 1
     return 0
 
 
-@njit(cache=True)
-def _hash(b):
-    h = np.uint64(1469598103934665603)
-    for s in range(2):
-        for i in range(25):
-            h = (h ^ np.uint64(b[s, i] + 16)) * np.uint64(1099511628211)
-    return h
+@njit(cache=True, inline="always")
+def _undo(w, src, dst, hit):
+    """Take back :func:`_apply`."""
+    w[src] += 1
+    if dst < 0:
+        return
+    w[dst] -= 1
+    if hit:
+        w[_OPP + 23 - dst] = 1
+        w[_OPP + BAR] -= 1
 
 
 @njit(cache=True)
-def _record(b, moves, nmoves, die_first, out_b, out_m, out_n, out_d, count, table, hashes):
+def _record(w64, moves, nmoves, die_first, out, dedup, count):
     """Store a state unless an identical position with as many moves is already stored."""
-    h = _hash(b)
+    res, out_m, out_n, out_d = out
+    table, gen = dedup
+    h = np.uint64(0)
+    for i in range(_WORDS):
+        h = (h ^ w64[i]) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= h >> np.uint64(32)
     mask = table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
-    while table[slot] != 0:
-        k = table[slot] - 1
-        if hashes[k] == h and out_n[k] == nmoves:
+    stamp = gen[0] << 32
+    while table[slot] >= stamp:
+        k = table[slot] - stamp
+        if out_n[k] == nmoves:
             same = True
-            for s in range(2):
-                for i in range(25):
-                    if out_b[k, s, i] != b[s, i]:
-                        same = False
-                        break
-                if not same:
+            for i in range(_WORDS):
+                if res[k, i] != w64[i]:
+                    same = False
                     break
             if same:
                 return count
         slot = (slot + 1) & mask
-    if count >= out_b.shape[0]:
+    if count >= res.shape[0]:
         return count + 1  # overflow: reported to the caller, never silently truncated
-    out_b[count] = b
-    out_m[count] = moves
+    for i in range(_WORDS):
+        res[count, i] = w64[i]
+    for i in range(MAX_MOVES):
+        for j in range(3):
+            out_m[count, i, j] = moves[i, j]
     out_n[count] = nmoves
     out_d[count] = die_first
-    hashes[count] = h
-    table[slot] = count + 1
+    table[slot] = stamp + count
     return count + 1
 
 
 @njit(cache=True)
-def _search(board, dice, ndice, partial, out_b, out_m, out_n, out_d, count, table, hashes, best):
-    """Depth-first search over single-die moves; returns (count, deepest depth reached).
+def _search(dice, ndice, partial, work, out, dedup, count, best):
+    """Depth-first search over single-die moves from the work board; returns
+    ``(count, deepest depth reached)``.
 
-    Iterative (an explicit stack of at most five positions), so it compiles and caches well.
     For doubles (``ndice == 4``) sources are taken in non-increasing order: every legal sequence
     of equal dice can be reordered that way without changing legality or result (gnubg prunes
-    the same way), which removes most duplicate work.
+    the same way), which removes most duplicate work. Unless ``partial``, only the leaves of the
+    search that use at least ``best`` dice so far are stored.
     """
-    stack = np.empty((MAX_MOVES + 1, 2, 25), dtype=np.int8)
-    next_src = np.empty(MAX_MOVES + 1, dtype=np.int64)
-    moved = np.zeros(MAX_MOVES + 1, dtype=np.bool_)
-    moves = np.zeros((MAX_MOVES, 3), dtype=np.int8)
-    stack[0] = board
+    w64, outside, next_src, moved, moves, _ = work
+    w = w64.view(np.int8)
     next_src[0] = BAR
+    moved[0] = False
     die_first = 0
     depth = 0
     while depth >= 0:
         if depth < ndice:
             die = dice[depth]
+            # With a checker on the bar, only the bar may move.
+            low = BAR if w[BAR] > 0 else 0
             src = next_src[depth]
-            while src >= 0 and not _can_move(stack[depth], src, die):
+            while src >= low and (w[src] == 0 or not _can_move(w, outside[depth], src, die)):
                 src -= 1
-            if src >= 0:
+            if src >= low:
                 next_src[depth] = src - 1
                 moved[depth] = True
-                stack[depth + 1] = stack[depth]
-                hit = _apply(stack[depth + 1], src, die)
+                dst = src - die
                 moves[depth, 0] = src + 1
-                moves[depth, 1] = max(src - die + 1, 0)
-                moves[depth, 2] = hit
+                moves[depth, 1] = max(dst + 1, 0)
+                moves[depth, 2] = _apply(w, src, dst)
+                outside[depth + 1] = outside[depth] - (1 if src >= 6 and 0 <= dst < 6 else 0)
                 if depth == 0:
                     die_first = die
                 next_src[depth + 1] = src if ndice == 4 else BAR
                 moved[depth + 1] = False
                 depth += 1
                 continue
-        # Every move from this node has been tried: record it if it is a leaf (or if asked).
+        # Every move from this node has been tried: store it if it is a leaf (or if asked).
         if depth > best:
             best = depth
-        if partial or not moved[depth]:
-            count = _record(stack[depth], moves, depth, die_first if depth > 0 else 0,
-                            out_b, out_m, out_n, out_d, count, table, hashes)
+        if partial or (not moved[depth] and depth >= best):
+            count = _record(w64, moves, depth, die_first if depth > 0 else 0, out, dedup, count)
         depth -= 1
         if depth >= 0:
+            src = moves[depth, 0] - 1
+            _undo(w, src, src - dice[depth], moves[depth, 2])
             moves[depth, 0] = 0
             moves[depth, 1] = 0
             moves[depth, 2] = 0
@@ -165,64 +184,117 @@ def _search(board, dice, ndice, partial, out_b, out_m, out_n, out_d, count, tabl
 
 
 @njit(cache=True)
-def generate(board, d1, d2, partial, out_b, out_m, out_n, out_d, table, hashes):
-    """Generate the plays of ``board`` for the roll ``d1``-``d2`` into the output arrays.
+def generate(board, d1, d2, partial, work, out, dedup):
+    """Generate the plays of ``board`` for the roll ``d1``-``d2`` into ``out``.
 
     Args:
-        board: ``int8[2, 25]`` position, player on roll first (layout in the module docstring).
+        board: ``int8[2, 25]`` valid position, player on roll first (layout in the module
+            docstring).
         d1, d2: the dice, 1–6 each, in any order.
-        partial: also record every incomplete play (fewer moves than the dice allow); used to
+        partial: also store every incomplete play (fewer moves than the dice allow); used to
             explain why a submitted play is refused.
-        out_b: ``int8[N, 2, 25]`` resulting positions (mover's view, not swapped).
-        out_m: ``int8[N, 4, 3]`` the single-die moves ``(from, to, hit)`` of each play.
-        out_n: ``int8[N]`` number of moves of each play.
-        out_d: ``int8[N]`` the die of the first move (tells which die a one-move play used).
-        table, hashes: scratch space, ``int32[2**k]`` and ``uint64[N]``.
+        work, out, dedup: buffers from :func:`make_buffers`. ``out`` receives
+            ``(res, out_m, out_n, out_d)``: resulting positions as work boards
+            ``uint64[N, 8]`` (mover's view, not swapped; :func:`unpack` turns one into
+            ``int8[2, 25]``), single-die moves ``int8[N, 4, 3]`` ``(from, to, hit)``, number
+            of moves ``int8[N]``, and the die of the first move ``int8[N]`` (which die a
+            one-move play used).
 
     Returns:
-        ``(n, best)``: ``n`` states were written (``n > N`` means the output overflowed) and
+        ``(n, best)``: ``n`` states were stored (``n > N`` means the output overflowed) and
         ``best`` is the most dice any sequence plays; :func:`legal_mask` picks the legal plays.
     """
-    table[:] = 0
-    count = 0
-    best = 0
+    w64, outside, _, _, moves, dice = work
+    table, gen = dedup
+    gen[0] += 1  # a new stamp empties the hash table without touching it
+    if gen[0] >= 1 << 30:  # before ``stamp << 32`` would overflow: clear once and start again
+        table[:] = 0
+        gen[0] = 1
+    w = w64.view(np.int8)
+    n_out = 0
+    for i in range(25):
+        w[i] = board[0, i]
+        w[_OPP + i] = board[1, i]
+        if i >= 6:
+            n_out += board[0, i]
+    outside[0] = n_out
+    moves[:, :] = 0
     if d1 == d2:
-        dice = np.array([d1, d1, d1, d1], dtype=np.int64)
-        count, best = _search(board, dice, 4, partial, out_b, out_m, out_n, out_d,
-                              count, table, hashes, best)
-    else:
-        dice = np.array([d1, d2], dtype=np.int64)
-        count, best = _search(board, dice, 2, partial, out_b, out_m, out_n, out_d,
-                              count, table, hashes, best)
-        dice[0] = d2
-        dice[1] = d1
-        count, best = _search(board, dice, 2, partial, out_b, out_m, out_n, out_d,
-                              count, table, hashes, best)
-    return count, best
+        dice[:] = d1
+        return _search(dice, 4, partial, work, out, dedup, 0, 0)
+    # The larger die first: a one-move play reachable with either die is then stored as a play
+    # of the larger one, which is the die the rules require when only one can be played.
+    dice[0] = max(d1, d2)
+    dice[1] = min(d1, d2)
+    count, best = _search(dice, 2, partial, work, out, dedup, 0, 0)
+    dice[0] = min(d1, d2)
+    dice[1] = max(d1, d2)
+    return _search(dice, 2, partial, work, out, dedup, count, best)
+
+
+@njit(cache=True)
+def unpack(res, k, board):
+    """Write stored state ``k`` of ``res`` (work boards ``uint64[N, 8]``) into ``board``
+    (``int8[2, 25]``)."""
+    w = res[k].view(np.int8)
+    for i in range(25):
+        board[0, i] = w[i]
+        board[1, i] = w[_OPP + i]
+
+
+@njit(cache=True)
+def _keep(k, best, hi_only, hi, out_n, out_d):
+    """Whether generated state ``k`` is a legal play (see :func:`legal_mask`)."""
+    return out_n[k] == best and (not hi_only or out_d[k] == hi)
+
+
+@njit(cache=True)
+def _hi_only(n, best, d1, d2, out_n, out_d):
+    """Whether only plays of the larger die are legal: one die only can be played, and some
+    one-move play uses the larger die."""
+    if best != 1 or d1 == d2:
+        return False
+    hi = max(d1, d2)
+    for k in range(n):
+        if out_n[k] == 1 and out_d[k] == hi:
+            return True
+    return False
 
 
 @njit(cache=True)
 def legal_mask(n, best, d1, d2, out_n, out_d):
-    """Which of the ``n`` generated states are legal plays.
+    """Which of the ``n`` generated states are legal plays (``bool[n]``).
 
     A legal play uses as many dice as possible (``best``); when only one die of a non-double can
     be played, plays of the larger die are kept whenever any exists.
     """
-    keep = np.zeros(n, dtype=np.bool_)
+    hi_only = _hi_only(n, best, d1, d2, out_n, out_d)
     hi = max(d1, d2)
-    larger_exists = False
-    if best == 1 and d1 != d2:
-        for k in range(n):
-            if out_n[k] == 1 and out_d[k] == hi:
-                larger_exists = True
-                break
+    keep = np.zeros(n, dtype=np.bool_)
     for k in range(n):
-        if out_n[k] != best:
-            continue
-        if best == 1 and d1 != d2 and larger_exists and out_d[k] != hi:
-            continue
-        keep[k] = True
+        keep[k] = _keep(k, best, hi_only, hi, out_n, out_d)
     return keep
+
+
+@njit(cache=True)
+def make_buffers(capacity):
+    """Fresh ``(work, out, dedup)`` buffers for :func:`generate`, holding ``capacity`` states."""
+    work = (np.zeros(_WORDS, dtype=np.uint64),
+            np.empty(MAX_MOVES + 1, dtype=np.int64),
+            np.empty(MAX_MOVES + 1, dtype=np.int64),
+            np.empty(MAX_MOVES + 1, dtype=np.bool_),
+            np.zeros((MAX_MOVES, 3), dtype=np.int8),
+            np.empty(MAX_MOVES, dtype=np.int64))
+    out = (np.empty((capacity, _WORDS), dtype=np.uint64),
+           np.empty((capacity, MAX_MOVES, 3), dtype=np.int8),
+           np.empty(capacity, dtype=np.int8),
+           np.empty(capacity, dtype=np.int8))
+    # Slots hold ``stamp << 32 | index``; at least twice the capacity keeps probe chains short.
+    slots = 1
+    while slots < 2 * capacity:
+        slots *= 2
+    dedup = (np.zeros(slots, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    return work, out, dedup
 
 
 @njit(cache=True)
@@ -230,59 +302,67 @@ def generate_batch(boards, dice, out_b, out_offsets):
     """Legal resulting positions for many (position, roll) pairs in one call.
 
     Args:
-        boards: ``int8[P, 2, 25]`` positions, player on roll first.
-        dice: ``int64[P, 2]`` the rolls.
-        out_b: ``int8[M, 2, 25]`` receives every legal resulting position, pair after pair.
+        boards: ``int8[P, 2, 25]`` valid positions, player on roll first.
+        dice: ``int64[P, 2]`` the rolls, 1–6 each.
+        out_b: ``int8[M, 2, 25]`` receives every legal resulting position (mover's view, not
+            swapped), pair after pair, each pair's in the order of :func:`generate`.
         out_offsets: ``int64[P + 1]`` receives where each pair's plays start in ``out_b``.
 
     Returns:
         the number of positions written, or ``-1`` if ``out_b`` was too small.
+
+    Raises:
+        ValueError: a die outside 1–6.
     """
-    cap = 4096
-    tb = np.empty((cap, 2, 25), dtype=np.int8)
-    tm = np.empty((cap, 4, 3), dtype=np.int8)
-    tn = np.empty(cap, dtype=np.int8)
-    td = np.empty(cap, dtype=np.int8)
-    table = np.zeros(1 << _TABLE_BITS, dtype=np.int32)
-    hashes = np.empty(cap, dtype=np.uint64)
+    work, out, dedup = make_buffers(_CAPACITY)
+    res, _, res_n, res_d = out
     total = 0
     for p in range(boards.shape[0]):
         d1 = dice[p, 0]
         d2 = dice[p, 1]
-        n, best = generate(boards[p], d1, d2, False, tb, tm, tn, td, table, hashes)
-        keep = legal_mask(n, best, d1, d2, tn, td)
+        if d1 < 1 or d1 > 6 or d2 < 1 or d2 > 6:
+            raise ValueError("a die shows 1-6")
+        n, best = generate(boards[p], d1, d2, False, work, out, dedup)
+        if n > _CAPACITY:
+            raise OverflowError("more play states than the generator's capacity")
+        hi_only = _hi_only(n, best, d1, d2, res_n, res_d)
+        hi = max(d1, d2)
         out_offsets[p] = total
         for k in range(n):
-            if keep[k]:
+            if _keep(k, best, hi_only, hi, res_n, res_d):
                 if total >= out_b.shape[0]:
                     return -1
-                out_b[total] = tb[k]
+                unpack(res, k, out_b[total])
                 total += 1
     out_offsets[boards.shape[0]] = total
     return total
 
 
 class Generator:
-    """Reusable scratch buffers around :func:`generate` for one-at-a-time calls from Python."""
+    """Reusable buffers around :func:`generate` for one-at-a-time calls from Python."""
 
-    def __init__(self, capacity: int = 4096) -> None:
-        self.out_b = np.empty((capacity, 2, 25), dtype=np.int8)
-        self.out_m = np.empty((capacity, MAX_MOVES, 3), dtype=np.int8)
-        self.out_n = np.empty(capacity, dtype=np.int8)
-        self.out_d = np.empty(capacity, dtype=np.int8)
-        self.table = np.zeros(1 << _TABLE_BITS, dtype=np.int32)
-        self.hashes = np.empty(capacity, dtype=np.uint64)
+    def __init__(self, capacity: int = _CAPACITY) -> None:
+        self._buffers = make_buffers(capacity)
+        self._capacity = capacity
 
     def run(self, board: np.ndarray, d1: int, d2: int, partial: bool = False):
         """Return ``(boards, moves, nmoves, first_die, legal_mask, best)`` as numpy arrays.
 
+        ``boards`` ``int8[n, 2, 25]`` (mover's view), ``moves`` ``int8[n, 4, 3]``, ``nmoves``
+        and ``first_die`` ``int8[n]``, ``legal_mask`` ``bool[n]``, ``best`` an int: the states
+        of :func:`generate`, copied out of the buffers.
+
         Raises:
             OverflowError: more distinct states than the buffers hold (never seen in practice).
         """
-        n, best = generate(board, d1, d2, partial, self.out_b, self.out_m, self.out_n,
-                           self.out_d, self.table, self.hashes)
-        if n > self.out_b.shape[0]:
+        work, out, dedup = self._buffers
+        n, best = generate(board, d1, d2, partial, work, out, dedup)
+        if n > self._capacity:
             raise OverflowError(f"{n} play states exceed the generator's capacity")
-        keep = legal_mask(n, best, d1, d2, self.out_n, self.out_d)
-        return (self.out_b[:n].copy(), self.out_m[:n].copy(), self.out_n[:n].copy(),
-                self.out_d[:n].copy(), keep, best)
+        res, out_m, out_n, out_d = out
+        keep = legal_mask(n, best, d1, d2, out_n, out_d)
+        boards = np.empty((n, 2, 25), dtype=np.int8)
+        for k in range(n):
+            unpack(res, k, boards[k])
+        return (boards, out_m[:n].copy(), out_n[:n].copy(), out_d[:n].copy(), keep,
+                int(best))
