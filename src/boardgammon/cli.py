@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from boardgammon.commands import audit as audit_commands
+from boardgammon.commands import odds as odds_commands
+from boardgammon.commands import stats as stats_commands
 from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
 
@@ -25,6 +27,8 @@ def version() -> None:
 
 
 app.command(name="train")(train_command)
+app.add_typer(odds_commands.app, name="odds")
+app.add_typer(stats_commands.app, name="stats")
 app.command(name="serve")(serve_command)
 app.add_typer(audit_commands.app, name="audit")
 

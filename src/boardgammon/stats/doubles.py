@@ -156,8 +156,7 @@ def doubles_odds(
     _check_positive("games", games)
     if opponent_rolls * games > MAX_ROLLS_TIMES_GAMES:
         raise InvalidQuery(
-            f"rolls × games must be at most {MAX_ROLLS_TIMES_GAMES}, "
-            f"got {opponent_rolls} × {games}"
+            f"rolls × games must be at most {MAX_ROLLS_TIMES_GAMES}, got {opponent_rolls} × {games}"
         )
     opponent_run_of_3 = p_run(opponent_rolls, 3)
     return DoublesOdds(

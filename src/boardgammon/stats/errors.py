@@ -1,4 +1,4 @@
-"""The exceptions of :mod:`boardgammon.stats`; each message says what was wrong and what is allowed."""
+"""Exceptions of :mod:`boardgammon.stats`; each message says what was wrong and what is allowed."""
 
 
 class StatsError(Exception):

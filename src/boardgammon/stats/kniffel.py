@@ -91,10 +91,11 @@ class _Game:
                 for new in _partitions(rolled - on_kept, rolled, free_faces):
                     # Ways to put the new group sizes on distinct unseen faces.
                     placements = factorial(free_faces) // (
-                        factorial(free_faces - len(new)) * prod(map(factorial, Counter(new).values()))
+                        factorial(free_faces - len(new))
+                        * prod(map(factorial, Counter(new).values()))
                     )
                     orders = factorial(rolled) // prod(map(factorial, (*to_kept, *new)))
-                    hand = _canonical([k + a for k, a in zip(kept, to_kept)] + list(new))
+                    hand = _canonical([*map(sum, zip(kept, to_kept, strict=True)), *new])
                     found[hand] += placements * orders
         self._outcomes[kept] = sorted(found.items())
         return self._outcomes[kept]
@@ -113,7 +114,9 @@ class _Game:
             level = {}
             for kept in kept_states:
                 rolled = self.dice - sum(kept)
-                total = sum(n * self.hand_value(hand, t - 1, keep) for hand, n in self.outcomes(kept))
+                total = sum(
+                    n * self.hand_value(hand, t - 1, keep) for hand, n in self.outcomes(kept)
+                )
                 level[kept] = total * self.sides ** (self.dice - rolled)
             keep.append(level)
         return keep
@@ -135,8 +138,11 @@ def _game(dice: int, sides: int) -> _Game:
 
 
 def _check(dice: int, sides: int, rolls: int) -> None:
-    for name, value, high in (("dice", dice, MAX_DICE), ("sides", sides, MAX_SIDES),
-                              ("rolls", rolls, MAX_ROLLS)):
+    for name, value, high in (
+        ("dice", dice, MAX_DICE),
+        ("sides", sides, MAX_SIDES),
+        ("rolls", rolls, MAX_ROLLS),
+    ):
         if not isinstance(value, int) or not 1 <= value <= high:
             raise InvalidQuery(f"{name} must be an integer from 1 to {high}, got {value!r}")
 

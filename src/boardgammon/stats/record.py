@@ -86,8 +86,13 @@ class DiceRecord:
         n = len(d1)
         if n == 0:
             raise InvalidRecord("the dice record has no rolls")
-        others = {"die2": d2, "match_id": match_id, "seat": seat,
-                  "entropy_source": entropy_source, "order": order}
+        others = {
+            "die2": d2,
+            "match_id": match_id,
+            "seat": seat,
+            "entropy_source": entropy_source,
+            "order": order,
+        }
         for name, column in others.items():
             if column is not None and len(column) != n:
                 raise InvalidRecord(f"column {name} has {len(column)} rows, die1 has {n}")
@@ -164,7 +169,7 @@ def read_csv(
                 raise InvalidRecord(
                     f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
                 )
-            for name, i in zip(wanted, where):
+            for name, i in zip(wanted, where, strict=True):
                 columns[name].append(row[i].strip())
     dice = {}
     for name in REQUIRED:
@@ -198,6 +203,10 @@ def read_csv(
     if keep is not None:
         d1, d2, order = d1[keep], d2[keep], order[keep]
     return DiceRecord.from_columns(
-        d1, d2, match_id=column("match_id"), seat=column("seat"),
-        entropy_source=column("entropy_source"), order=order,
+        d1,
+        d2,
+        match_id=column("match_id"),
+        seat=column("seat"),
+        entropy_source=column("entropy_source"),
+        order=order,
     )

@@ -110,7 +110,11 @@ def _order_tests(doubles: np.ndarray, keys: np.ndarray) -> dict:
     after_double = follows & seq[:-1]
     after_other = follows & ~seq[:-1]
     nxt = seq[1:]
-    after = _share(int((nxt & after_double).sum()), int(after_double.sum())) if after_double.any() else None
+    after = (
+        _share(int((nxt & after_double).sum()), int(after_double.sum()))
+        if after_double.any()
+        else None
+    )
     # Runs of doubles: breaks at every non-double and at every sequence start.
     breaks = ~seq | ~same
     run_id = np.cumsum(breaks)
@@ -165,8 +169,14 @@ def dice_report(record: DiceRecord) -> dict:
     face_rows = []
     for face in range(FACES):
         low, high = wilson_interval(int(faces[face]), 2 * n)
-        face_rows.append({"face": face + 1, "count": int(faces[face]),
-                          "share": int(faces[face]) / (2 * n), "ci95": [low, high]})
+        face_rows.append(
+            {
+                "face": face + 1,
+                "count": int(faces[face]),
+                "share": int(faces[face]) / (2 * n),
+                "ci95": [low, high],
+            }
+        )
     order_tests: dict = {"by_match": _order_tests(doubles, record.match.codes)}
     if record.seat is not None:
         seat_keys = record.match.codes * len(record.seat.labels) + record.seat.codes
@@ -190,3 +200,63 @@ def dice_report(record: DiceRecord) -> dict:
         "max_face": _max_face(faces),
         "order_tests": order_tests,
     }
+
+
+def _verdict(p: float) -> str:
+    if p < 0.001:
+        return "very unlikely with fair dice"
+    if p < 0.05:
+        return "unusual for fair dice (though about 1 test in 20 is this unusual by chance)"
+    return "well within what fair dice do"
+
+
+def summary(report: dict) -> list[str]:
+    """Plain-language sentences on what a :func:`dice_report` shows and what it cannot show."""
+    n = report["rolls"]
+    doubles = report["doubles"]
+    cells, faces = report["chi2_cells"], report["chi2_faces"]
+    top, face = report["max_cell"], report["max_face"]
+    half_width = 50 * (doubles["ci95"][1] - doubles["ci95"][0])
+    lines = [
+        f"{n:,} rolls ({report['dice']:,} dice). Doubles: {doubles['doubles']:,} = "
+        f"{100 * doubles['share']:.2f} % (fair dice: 16.67 %, p = {doubles['p']:.2g}).",
+        f"The 36 ordered outcomes together (chi-square {cells['statistic']:.2f}, {cells['df']} df, "
+        f"p = {cells['p']:.2g}): {_verdict(cells['p'])}.",
+        f"The six faces together (chi-square {faces['statistic']:.2f}, {faces['df']} df, "
+        f"p = {faces['p']:.2g}): {_verdict(faces['p'])}.",
+        f"The commonest outcome, {top['outcome']}, is {top['excess_percent']:+.2f} % over the "
+        f"average. Fair dice put some outcome that far up in {100 * top['p_look_elsewhere']:.1f} % "
+        f"of counts of this size; an outcome named in advance only in "
+        f"{100 * top['p_naive']:.2g} % — picking the extreme after looking makes it look rarer "
+        "than it is.",
+        f"The face furthest from 1/6 is {face['face']} ({100 * face['share']:.3f} %). Fair dice "
+        f"put some face at least that far off in {100 * face['p_look_elsewhere']:.1f} % of counts "
+        f"(a face named in advance: {100 * face['p_naive']:.2g} %).",
+    ]
+    order = report["order_tests"]["by_match"]
+    if order["after_double"] is not None:
+        after = order["after_double"]
+        lines.append(
+            f"Right after a double, the next roll in the same match was a double "
+            f"{100 * after['share']:.2f} % of {after['rolls']:,} times (fair: 16.67 %, "
+            f"p = {after['p']:.2g}): {_verdict(after['p'])}."
+        )
+    run = order["longest_run"]
+    lines.append(
+        f"The longest run of doubles was {run['length']} in a row; fair dice give a run at least "
+        f"that long somewhere in this record with chance {100 * run['p_at_least']:.1f} %."
+    )
+    for key, name in (("seats", "seat"), ("entropy_sources", "entropy source")):
+        for row in report["order_tests"].get(key, []):
+            lines.append(
+                f"Doubles for {name} {row['label']}: {100 * row['share']:.2f} % of "
+                f"{row['rolls']:,} rolls (p = {row['p']:.2g})."
+            )
+    lines.append(
+        "What this cannot show: a high p-value means no sign of bias of a size this count can "
+        f"detect, not proof of fairness (a doubles bias under about ±{half_width:.2f} "
+        "percentage points could go unseen here); and no count can show whether a single roll "
+        "was altered or chosen. That is what each roll's published commitment (the SHA-256 of "
+        "its server seed, revealed afterwards) lets anyone check, roll by roll."
+    )
+    return lines

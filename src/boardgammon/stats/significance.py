@@ -86,9 +86,11 @@ def p_all_within(n: int, k: int, lo: int, hi: int) -> float:
     truncated = stats.poisson.pmf(np.arange(a, b + 1), lam) / math.exp(log_inside)
     length = k * (b - a) + 1
     size = fft.next_fast_len(length, real=True)
-    summed = fft.irfft(fft.rfft(truncated, size) ** k, size)[: length]
+    summed = fft.irfft(fft.rfft(truncated, size) ** k, size)[:length]
     density = max(float(summed[n - k * a]), 0.0)
-    log_p = k * log_inside + math.log(density) - stats.poisson.logpmf(n, n) if density else -math.inf
+    log_p = (
+        k * log_inside + math.log(density) - stats.poisson.logpmf(n, n) if density else -math.inf
+    )
     return min(1.0, math.exp(log_p))
 
 
@@ -115,7 +117,9 @@ def p_binomial_deviation_at_least(n: int, p: Fraction, deviation: Fraction) -> f
     mean = n * p
     below = math.floor(mean - deviation)
     above = math.ceil(mean + deviation)
-    return float(min(1.0, stats.binom.cdf(below, n, float(p)) + stats.binom.sf(above - 1, n, float(p))))
+    return float(
+        min(1.0, stats.binom.cdf(below, n, float(p)) + stats.binom.sf(above - 1, n, float(p)))
+    )
 
 
 def _run_chain(run: int, p: float) -> np.ndarray:
@@ -144,7 +148,7 @@ def p_longest_run_at_least(lengths: np.ndarray, run: int, p: float = 1 / 6) -> f
     state = np.zeros(run + 1)
     state[0] = 1.0
     done = 0
-    for length, count in zip(values, counts):
+    for length, count in zip(values, counts, strict=True):
         state = state @ np.linalg.matrix_power(chain, int(length - done))
         done = int(length)
         hit = min(max(state[run], 0.0), 1.0)
