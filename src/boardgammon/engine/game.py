@@ -144,6 +144,8 @@ class Game:
         variant: ``standard``, ``nackgammon`` or ``hypergammon`` (the starting position).
         cube_enabled: False in the Crawford game and in 1-point matches (no doubling at all).
         crawford: this is the Crawford game of a match (reported in the Match ID).
+        jacoby: money play under the Jacoby rule: gammons and backgammons (also resigned ones)
+            count as single games while the cube has not been turned.
 
     Attributes (read them, do not assign):
         board: the position from the view of ``on_roll`` (before the opening roll: seat 0's).
@@ -157,10 +159,11 @@ class Game:
     """
 
     def __init__(self, variant: Variant | str = Variant.STANDARD, *, cube_enabled: bool = True,
-                 crawford: bool = False) -> None:
+                 crawford: bool = False, jacoby: bool = False) -> None:
         self.variant = Variant(variant)
         self.cube_enabled = cube_enabled and not crawford
         self.crawford = crawford
+        self.jacoby = jacoby
         self.board = Board.initial(self.variant)
         self.on_roll: int | None = None
         self.phase = Phase.OPENING
@@ -382,6 +385,8 @@ class Game:
         self.resignation = None
 
     def _finish(self, winner: int, outcome: Outcome, reason: EndReason) -> None:
+        if self.jacoby and self.cube == 1:
+            outcome = Outcome.SINGLE
         self.result = GameResult(winner, int(outcome) * self.cube, outcome, reason, self.cube)
         self.phase = Phase.GAME_OVER
         self.dice = None

@@ -80,6 +80,8 @@ MATCH_ID_LENGTH = 12
 
 # (field, width in bits), least significant first, as in the gnubg manual's "Technical
 # description of the Match ID": 66 bits packed LSB first into 9 bytes, base64: 12 characters.
+# gnubg also writes a 67th bit the manual leaves out: 1 when the Jacoby rule is *off* (always
+# in match play); its match IDs end in "E" for that reason.
 _MATCH_ID_FIELDS = (
     ("cube_log2", 4),
     ("cube_owner", 2),
@@ -94,6 +96,7 @@ _MATCH_ID_FIELDS = (
     ("length", 15),
     ("score0", 15),
     ("score1", 15),
+    ("no_jacoby", 1),
 )
 
 GAME_NONE, GAME_PLAYING, GAME_OVER, GAME_RESIGNED, GAME_DROP = range(5)
@@ -113,9 +116,11 @@ class MatchIdFields(NamedTuple):
             or a resignation awaits an answer).
         doubled: a double is offered.
         resigned: the pending resignation, 0 none, 1 single, 2 gammon, 3 backgammon.
-        dice: the rolled dice, ``(0, 0)`` when not rolled.
+        dice: the rolled dice, ``(0, 0)`` when not rolled; gnubg stores the higher die first,
+            so the dice decode in that order.
         length: match length in points, 0 for money play.
         score: points of seat 0 and seat 1.
+        jacoby: money play under the Jacoby rule (gammons count only once the cube is turned).
     """
 
     cube: int = 1
@@ -129,6 +134,7 @@ class MatchIdFields(NamedTuple):
     dice: tuple[int, int] = (0, 0)
     length: int = 0
     score: tuple[int, int] = (0, 0)
+    jacoby: bool = False
 
 
 def encode_match_id(fields: MatchIdFields) -> str:
@@ -150,11 +156,12 @@ def encode_match_id(fields: MatchIdFields) -> str:
         "turn": fields.turn,
         "doubled": int(fields.doubled),
         "resigned": fields.resigned,
-        "die1": fields.dice[0],
-        "die2": fields.dice[1],
+        "die1": max(fields.dice),
+        "die2": min(fields.dice),
         "length": fields.length,
         "score0": fields.score[0],
         "score1": fields.score[1],
+        "no_jacoby": int(not fields.jacoby),
     }
     key, shift = 0, 0
     for name, width in _MATCH_ID_FIELDS:
@@ -198,4 +205,5 @@ def decode_match_id(match_id: str) -> MatchIdFields:
         dice=(v["die1"], v["die2"]),
         length=v["length"],
         score=(v["score0"], v["score1"]),
+        jacoby=not v["no_jacoby"],
     )

@@ -130,14 +130,16 @@ class Match:
         variant: ``standard``, ``nackgammon`` or ``hypergammon``.
         players: names of seat 0 and seat 1 (used in exports).
         time_control: a :class:`TimeControl`, a preset name (:data:`PRESETS`) or ``None``.
+        jacoby: money play only: the Jacoby rule (gammons count only once the cube is turned).
 
     Raises:
-        ValueError: negative length, unknown variant or preset, a clock for money play.
+        ValueError: negative length, unknown variant or preset, a clock or Jacoby outside
+            money play.
     """
 
     def __init__(self, length: int = DEFAULT_LENGTH, variant: Variant | str = Variant.STANDARD,
                  players: tuple[str, str] = ("Player 0", "Player 1"),
-                 time_control: TimeControl | str | None = None) -> None:
+                 time_control: TimeControl | str | None = None, jacoby: bool = False) -> None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 0:
             raise ValueError(f"a match length is a whole number of points >= 1 (0 for money "
                              f"play), got {length!r}")
@@ -153,6 +155,9 @@ class Match:
         if time_control is not None and length == 0:
             raise ValueError("money play has no match clock (the reserve is per match point)")
         self.clock = Clock(time_control, length) if time_control is not None else None
+        if jacoby and length:
+            raise ValueError("the Jacoby rule is for money play (length 0) only")
+        self.jacoby = bool(jacoby)
         self._score = [0, 0]
         self._record: list[Action] = []
         self.results: list[GameResult] = []
@@ -216,7 +221,7 @@ class Match:
             cube=g.cube, cube_owner=g.cube_owner, on_roll=on_roll, crawford=g.crawford,
             game_state=state, turn=turn, doubled=g.double_offered,
             resigned=int(g.resignation.outcome) if g.resignation else 0,
-            dice=g.dice or (0, 0), length=self.length, score=self.score))
+            dice=g.dice or (0, 0), length=self.length, score=self.score, jacoby=self.jacoby))
 
     def deadline(self) -> float | None:
         """When the running clock's reserve runs out (on the caller's time scale), or ``None``
@@ -355,7 +360,8 @@ class Match:
         crawford = (self.length > 1 and not self._crawford_played
                     and max(self._score) == self.length - 1)
         self._crawford_played = self._crawford_played or crawford
-        self.games.append(Game(self.variant, cube_enabled=self.length != 1, crawford=crawford))
+        self.games.append(Game(self.variant, cube_enabled=self.length != 1, crawford=crawford,
+                               jacoby=self.jacoby))
 
     # Persistence ----------------------------------------------------------------------------
 
@@ -370,6 +376,7 @@ class Match:
             "variant": self.variant.value,
             "players": list(self.players),
             "time_control": asdict(tc) if tc is not None else None,
+            "jacoby": self.jacoby,
             "actions": [a.to_dict() for a in self._record],
             "score": list(self.score),
             "winner": self.winner,
@@ -395,7 +402,7 @@ class Match:
         try:
             tc = data.get("time_control")
             match = cls(data["length"], data["variant"], tuple(data["players"]),
-                        TimeControl(**tc) if tc else None)
+                        TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)))
             for i, raw in enumerate(data["actions"]):
                 action = Action.from_dict(raw)
                 if action.game != match._index:
