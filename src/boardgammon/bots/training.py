@@ -45,14 +45,15 @@ def learning_rate(game, alpha0, half_life, alpha_min):
 
 
 @njit(cache=True)
-def _result(after, checkers, out):
-    """Outputs of a finished game from the winner's (the mover's) view."""
+def _result(final, checkers, out):
+    """Outputs of a finished game from the winner's view; ``final`` is the last position from
+    the loser's view (the loser "on roll")."""
     on_board = 0
     deep = 0
     for i in range(25):
-        on_board += after[1, i]
+        on_board += final[0, i]
         if i >= 18:
-            deep += after[1, i]  # the opponent's bar and checkers in the winner's home board
+            deep += final[0, i]  # the loser's checkers on the bar or in the winner's home board
     out[:] = 0.0
     out[0] = 1.0
     if on_board == checkers:
@@ -62,46 +63,46 @@ def _result(after, checkers, out):
 
 
 @njit(cache=True)
-def choose(board, d1, d2, checkers, w1, b1, w2, b2, tb, tm, tn, td, table, hashes,
-           x, h, o, best_o, swapped):
-    """Greedy 0-ply choice of a play.
+def choose(board, d1, d2, checkers, w1, b1, w2, b2, bufs, x, h, o, best_o, cand, chosen):
+    """Greedy 0-ply choice of a play of ``d1``-``d2`` in ``board`` (player on roll's view).
 
-    Returns ``(k, terminal)``: the index into ``tb`` of the best legal play and whether it ends
-    the game. ``best_o`` receives its outputs from the opponent's view (or the result from the
-    mover's view when terminal).
+    ``bufs`` are :func:`boardgammon.engine.movegen.make_buffers` buffers; ``x``, ``h``, ``o``
+    and ``cand`` (``int8[2, 25]``) scratch space. Writes the chosen resulting position, swapped
+    to the opponent's view, into ``chosen``, and its outputs into ``best_o``: from the
+    opponent's view, or the game's result from the mover's view when the play ends the game.
+
+    Returns:
+        whether the chosen play ends the game.
     """
-    n, most = movegen.generate(board, d1, d2, False, tb, tm, tn, td, table, hashes)
-    keep = movegen.legal_mask(n, most, d1, d2, tn, td)
-    best_k = -1
+    work, out, dedup = bufs
+    n, most = movegen.generate(board, d1, d2, False, work, out, dedup)
+    res, _, out_n, out_d = out
+    keep = movegen.legal_mask(n, most, d1, d2, out_n, out_d)
     best_e = -1e9
     terminal = False
     for k in range(n):
         if not keep[k]:
             continue
+        movegen.unpack(res, k, cand)
         left = 0
         for i in range(25):
-            left += tb[k, 0, i]
+            left += cand[0, i]
+            cand[0, i], cand[1, i] = cand[1, i], cand[0, i]
         if left == 0:
-            _result(tb[k], checkers, o)
+            _result(cand, checkers, o)
             e = equity(o)
-            if e > best_e:
-                best_e = e
-                best_k = k
-                terminal = True
-                best_o[:] = o
-            continue
-        for i in range(25):
-            swapped[0, i] = tb[k, 1, i]
-            swapped[1, i] = tb[k, 0, i]
-        encode_into(swapped, checkers, x)
-        forward(x, w1, b1, w2, b2, h, o)
-        e = -equity(o)
+            is_terminal = True
+        else:
+            encode_into(cand, checkers, x)
+            forward(x, w1, b1, w2, b2, h, o)
+            e = -equity(o)
+            is_terminal = False
         if e > best_e:
             best_e = e
-            best_k = k
-            terminal = False
+            terminal = is_terminal
             best_o[:] = o
-    return best_k, terminal
+            chosen[:] = cand
+    return terminal
 
 
 @njit(cache=True)
@@ -139,12 +140,8 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
     Returns ``(plies, squared_error)``: total moves played and the sum over all updated
     positions of the squared error before each update (a training loss).
     """
-    tb = np.empty((_CAP, 2, 25), dtype=np.int8)
-    tm = np.empty((_CAP, movegen.MAX_MOVES, 3), dtype=np.int8)
-    tn = np.empty(_CAP, dtype=np.int8)
-    td = np.empty(_CAP, dtype=np.int8)
-    table = np.zeros(1 << movegen._TABLE_BITS, dtype=np.int32)
-    hashes = np.empty(_CAP, dtype=np.uint64)
+    bufs = movegen.make_buffers(_CAP)
+    cand = np.empty((2, 25), dtype=np.int8)
     nh = b1.shape[0]
     x = np.empty(N_INPUTS, dtype=np.float32)
     h = np.empty(nh, dtype=np.float32)
@@ -171,15 +168,13 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
         finished = False
         while t < MAX_PLIES:
             encode_into(board, checkers, xs[t])
-            k, terminal = choose(board, d1, d2, checkers, w1, b1, w2, b2, tb, tm, tn, td,
-                                 table, hashes, x, h, o, vs[t], swapped)
+            terminal = choose(board, d1, d2, checkers, w1, b1, w2, b2, bufs, x, h, o, vs[t],
+                              cand, swapped)
             t += 1
             if terminal:
                 finished = True
                 break
-            for i in range(25):
-                board[0, i] = tb[k, 1, i]
-                board[1, i] = tb[k, 0, i]
+            board[:] = swapped
             d1 = np.random.randint(1, 7)
             d2 = np.random.randint(1, 7)
         # vs[t-1] holds the result (mover's view) if finished, else V(s_t) (opponent's view).
@@ -206,12 +201,8 @@ def play_match_games(wa, wb, start_board, checkers, seed, n_games):
     ``wa``/``wb`` are ``(w1, b1, w2, b2)`` tuples. Returns ``float64[n_games, 2]``: points won
     by ``wa`` in the game where it moves first and in the colour-swapped replay.
     """
-    tb = np.empty((_CAP, 2, 25), dtype=np.int8)
-    tm = np.empty((_CAP, movegen.MAX_MOVES, 3), dtype=np.int8)
-    tn = np.empty(_CAP, dtype=np.int8)
-    td = np.empty(_CAP, dtype=np.int8)
-    table = np.zeros(1 << movegen._TABLE_BITS, dtype=np.int32)
-    hashes = np.empty(_CAP, dtype=np.uint64)
+    bufs = movegen.make_buffers(_CAP)
+    cand = np.empty((2, 25), dtype=np.int8)
     nh = max(wa[1].shape[0], wb[1].shape[0])
     x = np.empty(N_INPUTS, dtype=np.float32)
     h = np.empty(nh, dtype=np.float32)
@@ -239,19 +230,17 @@ def play_match_games(wa, wb, start_board, checkers, seed, n_games):
             for t in range(MAX_PLIES):
                 a_moves = (t % 2 == 0) == (rep == 0)
                 if a_moves:
-                    k, terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wa[0], wa[1],
-                                         wa[2], wa[3], tb, tm, tn, td, table, hashes, x,
-                                         h[:wa[1].shape[0]], o, best_o, swapped)
+                    terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wa[0], wa[1],
+                                      wa[2], wa[3], bufs, x, h[:wa[1].shape[0]], o, best_o,
+                                      cand, swapped)
                 else:
-                    k, terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wb[0], wb[1],
-                                         wb[2], wb[3], tb, tm, tn, td, table, hashes, x,
-                                         h[:wb[1].shape[0]], o, best_o, swapped)
+                    terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wb[0], wb[1],
+                                      wb[2], wb[3], bufs, x, h[:wb[1].shape[0]], o, best_o,
+                                      cand, swapped)
                 if terminal:
                     pts = 1.0 + best_o[1] + best_o[2]
                     score = pts if a_moves else -pts
                     break
-                for i in range(25):
-                    board[0, i] = tb[k, 1, i]
-                    board[1, i] = tb[k, 0, i]
+                board[:] = swapped
             out[game, rep] = score
     return out

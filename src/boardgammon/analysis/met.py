@@ -1,0 +1,168 @@
+"""Match equity table (MET) and cubeful match-winning chances (MWC), computed by the project.
+
+Model (in the spirit of Zadeh's and Keeler & Spencer's continuous cube models, simplified):
+
+* A game's winning chance ``p`` moves continuously from the start (``p = ½``) to 0 or 1; a
+  game is won as a gammon with probability ``GAMMON_RATE`` (backgammons are ignored).
+* A side with access to the cube doubles at the last moment, when ``p`` reaches the other
+  side's take point, where taking and dropping are worth the same; so the MWC as a function of
+  ``p`` is piecewise linear between the lost game (``p = 0``), the two take points and the won
+  game (``p = 1``) — Janowski's "live cube" lines, drawn in MWC instead of money equity.
+* Cubes are not perfectly efficient (a real game jumps past take points): the curve used at
+  every cube level is ``x · live + (1 − x) · dead`` with the dead-cube line
+  ``L + p·(W − L)``, ``x = CUBE_EFFICIENCY`` (Janowski, "Take-points in money games", 1993;
+  0.68 is the value usually quoted for contact positions).
+* The take point of a double to ``2c`` is where the taker's curve at ``2c`` (cube owned by the
+  taker) equals the MWC of dropping; curves are computed from the highest cube level down.
+* The Crawford game has no cube; post-Crawford the trailer doubles at once and the leader may
+  drop when the drop costs nothing (the "free drop").
+
+:func:`match_equity` is the MWC at the start of a game. ``tests/analysis/test_met.py`` compares
+it with the published Kazaross-XG2 table that gnubg ships (XG and gnubg rollouts, Neil Kazaross
+2011), to a few percent. Scores are in points *away* (still needed), as MET tables are written.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+GAMMON_RATE = 0.26  # share of games ending in a gammon, typical of rollouts of openings
+CUBE_EFFICIENCY = 0.68
+MAX_CUBE = 64
+GRID = np.linspace(0.0, 1.0, 1001)
+
+
+def _check(a: int, b: int) -> None:
+    if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))):
+        raise TypeError(f"scores away are integers, got {a!r}, {b!r}")
+
+
+@cache
+def _post_crawford_trailer(n: int) -> float:
+    """MWC of the trailer ``n`` away against a leader 1 away, post-Crawford, start of game."""
+    if n <= 0:
+        return 1.0
+    if n == 1:
+        return 0.5
+    take = 0.5 * ((1 - GAMMON_RATE) * _post_crawford_trailer(n - 2)
+                  + GAMMON_RATE * _post_crawford_trailer(n - 4))
+    return min(take, _post_crawford_trailer(n - 1))  # the leader drops when that is cheaper
+
+
+def match_equity(a: int, b: int, post_crawford: bool = False) -> float:
+    """MWC (0–1) at the start of a game of the side ``a`` points away against ``b`` away.
+
+    Args:
+        a, b: points each side still needs; 0 or less means that side has won the match.
+        post_crawford: when a side is 1 away, whether the Crawford game has been played (so
+            this game is post-Crawford); otherwise it is the Crawford game.
+
+    >>> match_equity(1, 1), match_equity(0, 3), match_equity(4, 4)
+    (0.5, 1.0, 0.5)
+
+    Raises:
+        TypeError: non-integer scores.
+    """
+    _check(a, b)
+    if a <= 0:
+        return 1.0
+    if b <= 0:
+        return 0.0
+    if a == b:
+        return 0.5
+    if a == 1 or b == 1:
+        if post_crawford:
+            return (1.0 - _post_crawford_trailer(b)) if a == 1 else _post_crawford_trailer(a)
+        return _crawford(a, b)
+    return _pre_crawford(a, b)
+
+
+def _after(a: int, b: int) -> float:
+    """MWC after a pre-Crawford game leaves the sides ``a`` and ``b`` away."""
+    return match_equity(a, b, post_crawford=False)
+
+
+def _crawford(a: int, b: int) -> float:
+    """MWC of the Crawford game (no cube) at ``a``-away, ``b``-away (one of them 1)."""
+    def post(x: int, y: int) -> float:
+        return match_equity(x, y, post_crawford=True)
+    win = (1 - GAMMON_RATE) * post(a - 1, b) + GAMMON_RATE * post(a - 2, b)
+    lose = (1 - GAMMON_RATE) * post(a, b - 1) + GAMMON_RATE * post(a, b - 2)
+    return 0.5 * win + 0.5 * lose
+
+
+def _ends(a: int, b: int, cube: int, after=_after) -> tuple[float, float]:
+    """(MWC if the game is lost, if it is won) at cube value ``cube``, gammons included."""
+    win = (1 - GAMMON_RATE) * after(a - cube, b) + GAMMON_RATE * after(a - 2 * cube, b)
+    lose = (1 - GAMMON_RATE) * after(a, b - cube) + GAMMON_RATE * after(a, b - 2 * cube)
+    return lose, win
+
+
+def _line(points: list[tuple[float, float]]) -> np.ndarray:
+    xs, ys = zip(*sorted(points), strict=True)
+    return np.interp(GRID, xs, ys)
+
+
+def _crossing(curve: np.ndarray, level: float) -> float | None:
+    """The ``p`` where a non-decreasing curve reaches ``level``, if strictly inside (0, 1)."""
+    if not (curve[0] < level < curve[-1]):
+        return None
+    return float(np.interp(level, curve, GRID))
+
+
+@cache
+def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
+    """MWC of the side ``a`` away against ``b`` away as a function of its winning chance ``p``
+    (on :data:`GRID`), for each cube state of a pre-Crawford game.
+
+    Returns:
+        ``{(cube, owner): float64[len(GRID)]}`` with owner ``"me"``, ``"opponent"`` or (cube 1)
+        ``"centre"``; efficiency-weighted curves as described in the module docstring.
+    """
+    curves: dict[tuple[int, str], np.ndarray] = {}
+    levels = [1 << k for k in range(7)]
+    for cube in reversed(levels):
+        lose, win = _ends(a, b, cube)
+        dead = _line([(0.0, lose), (1.0, win)])
+        live_cube = cube < MAX_CUBE and not (cube >= a and cube >= b)
+        for owner in ("me", "opponent"):
+            points = [(0.0, lose), (1.0, win)]
+            if live_cube:
+                if owner == "me":
+                    t = _crossing(curves[(2 * cube, "opponent")], _after(a - cube, b))
+                    if t is not None:
+                        points.append((t, _after(a - cube, b)))
+                else:
+                    t = _crossing(curves[(2 * cube, "me")], _after(a, b - cube))
+                    if t is not None:
+                        points.append((t, _after(a, b - cube)))
+            curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
+    lose, win = _ends(a, b, 1)
+    points = [(0.0, lose), (1.0, win)]
+    hi = _crossing(curves[(2, "opponent")], _after(a - 1, b))
+    lo = _crossing(curves[(2, "me")], _after(a, b - 1))
+    if hi is not None:
+        points.append((hi, _after(a - 1, b)))
+    if lo is not None and (hi is None or lo < hi):
+        points.append((lo, _after(a, b - 1)))
+    dead = _line([(0.0, lose), (1.0, win)])
+    curves[(1, "centre")] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
+    return curves
+
+
+@cache
+def _pre_crawford(a: int, b: int) -> float:
+    if a > b:
+        return 1.0 - _pre_crawford(b, a)
+    return float(np.interp(0.5, GRID, cube_curves(a, b)[(1, "centre")]))
+
+
+def table(length: int) -> np.ndarray:
+    """The pre-Crawford MET ``float64[length, length]``: entry ``[i, j]`` is the MWC of the side
+    ``i + 1`` away against ``j + 1`` away (row/column 0: the Crawford game)."""
+    if length < 1:
+        raise ValueError(f"a match is at least 1 point long, got {length}")
+    return np.array([[match_equity(i + 1, j + 1) for j in range(length)]
+                     for i in range(length)])
