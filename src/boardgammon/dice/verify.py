@@ -113,7 +113,7 @@ def dice_from_blocks(blocks: Iterable[bytes]) -> tuple[int, int]:
 def derive_dice(
     server_seed: bytes, match_id: str, roll_id: str, nonce: int, client_entropy: bytes
 ) -> tuple[int, int]:
-    """The roll (first die, second die), each 1–6, that follows from a seed and the client's entropy.
+    """The roll (first die, second die), each 1–6, that follows from a seed and client entropy.
 
     Args:
         server_seed: the 32 raw bytes whose SHA-256 was published as the commitment.
@@ -246,9 +246,11 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
     revealed = state in REVEALED_STATES
     if revealed:
         if seed is None:
-            return verdict(SEED_MISSING, f"the roll is {state} but its server seed is absent"), own_hash
+            detail = f"the roll is {state} but its server seed is absent"
+            return verdict(SEED_MISSING, detail), own_hash
         if entropy is None or dice is None or source not in ENTROPY_SOURCES:
-            return verdict(MALFORMED, "a revealed roll needs entropy, its source and dice"), own_hash
+            detail = "a revealed roll needs entropy, its source and dice"
+            return verdict(MALFORMED, detail), own_hash
         shown = commitment(seed)
         if shown != commit_hex:
             detail = f"SHA-256 of the seed is {shown}, the commitment was {commit_hex}"

@@ -357,7 +357,9 @@ def _reveal_logged(
     session: Session, roll_id: str, shown: str | None, entropy: bytes, source: str, now: datetime
 ) -> Roll:
     try:
-        roll, fresh = _write(session, lambda: _reveal(session, roll_id, shown, entropy, source, now))
+        roll, fresh = _write(
+            session, lambda: _reveal(session, roll_id, shown, entropy, source, now)
+        )
     except CommitmentMismatch as refused:
         log.warning("refused reveal: %s", refused)
         raise
@@ -392,7 +394,9 @@ def reveal_roll(
         raise BadEntropy(f"client entropy must be {ENTROPY_BYTES} bytes, got {size}")
     if not isinstance(shown_commitment, str):
         raise CommitmentMismatch(f"the reveal of roll {roll_id} carried no commitment")
-    return _reveal_logged(session, roll_id, shown_commitment, client_entropy, "client", now or _now())
+    return _reveal_logged(
+        session, roll_id, shown_commitment, client_entropy, "client", now or _now()
+    )
 
 
 def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:

@@ -96,7 +96,8 @@ class DiceRoll(Base):
 
     def __repr__(self) -> str:
         # Never the seed: reprs end up in logs and tracebacks.
-        return f"<DiceRoll {self.roll_id} {self.match_id}#{self.seq} nonce={self.nonce} {self.state}>"
+        where = f"{self.match_id}#{self.seq}"
+        return f"<DiceRoll {self.roll_id} {where} nonce={self.nonce} {self.state}>"
 
 
 class DiceNonceCounter(Base):

@@ -45,7 +45,7 @@ def _octal(data: bytes) -> str:
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
-    """The "Verify it yourself" programs for one revealed audit entry: ``python`` and ``openssl``."""
+    """The "Verify it yourself" programs for a revealed audit entry: ``python``, ``openssl``."""
     seed = bytes.fromhex(entry["server_seed"])
     entropy = bytes.fromhex(entry["client_entropy"])
     prefix = verify.dice_prefix(match_id, entry["roll_id"], entry["nonce"], entropy)

@@ -1,0 +1,301 @@
+"""The verifier: every kind of tampering is caught with the right reason, the module runs alone
+with nothing but the standard library, and ``boardgammon audit verify`` exits 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import hashlib
+import http.server
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from boardgammon.cli import app as cli_app
+from boardgammon.dice import verify
+from boardgammon.dice.verify import GENESIS, commitment, derive_dice, entry_hash, verify_document
+
+MATCH = "mat_verifytests01"
+# Rolls 0-4 and 6 played, roll 5 void (never revealed), roll 7 pending.
+STATES = ["played"] * 5 + ["void", "played", "committed"]
+
+
+def _seed(i: int) -> bytes:
+    return hashlib.sha256(b"seed %d" % i).digest()
+
+
+def _entropy(i: int) -> bytes:
+    return hashlib.sha256(b"entropy %d" % i).digest()[:16]
+
+
+def rehash(document: dict) -> dict:
+    """Recompute every dice, prev_hash, entry_hash and the head, as a forger rewriting it would."""
+    prev = GENESIS
+    for entry in document["rolls"]:
+        revealed = entry["state"] in verify.REVEALED_STATES
+        seed = bytes.fromhex(entry["server_seed"]) if revealed else None
+        entropy = bytes.fromhex(entry["client_entropy"]) if revealed else None
+        if revealed:
+            entry["dice"] = list(
+                derive_dice(seed, MATCH, entry["roll_id"], entry["nonce"], entropy)
+            )
+        entry["prev_hash"] = prev
+        dice = tuple(entry["dice"]) if entry["dice"] else None
+        prev = entry["entry_hash"] = entry_hash(
+            prev, MATCH, entry["roll_id"], entry["nonce"], entry["seat"], entry["commitment"],
+            seed, entropy, entry["entropy_source"], dice,
+        )
+    document["chain_head"] = prev
+    return document
+
+
+def make_document() -> dict:
+    rolls = []
+    for i, state in enumerate(STATES):
+        revealed = state in verify.REVEALED_STATES
+        rolls.append({
+            "seq": i,
+            "roll_id": f"rol_{i:04d}",
+            "nonce": 100 + 7 * i,
+            "seat": i % 2,
+            "state": state,
+            "commitment": commitment(_seed(i)),
+            "server_seed": _seed(i).hex() if revealed else None,
+            "client_entropy": _entropy(i).hex() if revealed else None,
+            "entropy_source": ("server" if i == 3 else "client") if revealed else None,
+            "dice": [0, 0] if revealed else None,
+        })
+    document = {
+        "format": verify.AUDIT_FORMAT,
+        "dice_spec": verify.DICE_SPEC,
+        "record_spec": verify.RECORD_SPEC,
+        "match_id": MATCH,
+        "genesis": GENESIS,
+        "rolls": rolls,
+    }
+    return rehash(document)
+
+
+def _other_entropy_changing_dice(entry: dict) -> str:
+    """Entropy that gives different dice for this entry (so the tamper is not a 1-in-36 no-op)."""
+    seed = bytes.fromhex(entry["server_seed"])
+    for k in range(100):
+        candidate = hashlib.sha256(b"forged %d" % k).digest()[:16]
+        if derive_dice(seed, MATCH, entry["roll_id"], entry["nonce"], candidate) != tuple(
+            entry["dice"]
+        ):
+            return candidate.hex()
+    raise AssertionError("no entropy changes the dice")
+
+
+def _other_nonce_changing_dice(entry: dict) -> int:
+    seed, entropy = bytes.fromhex(entry["server_seed"]), bytes.fromhex(entry["client_entropy"])
+    return next(
+        n for n in range(entry["nonce"] + 1, entry["nonce"] + 100)
+        if derive_dice(seed, MATCH, entry["roll_id"], n, entropy) != tuple(entry["dice"])
+    )
+
+
+def tamper_seed(doc):
+    doc["rolls"][2]["server_seed"] = _seed(99).hex()
+
+
+def tamper_entropy(doc):
+    doc["rolls"][2]["client_entropy"] = _other_entropy_changing_dice(doc["rolls"][2])
+
+
+def tamper_entropy_and_dice(doc):
+    # A forger who also "fixes" the dice: the roll itself checks out, its entry hash does not.
+    entry = doc["rolls"][2]
+    entry["client_entropy"] = _other_entropy_changing_dice(entry)
+    entry["dice"] = list(derive_dice(_seed(2), MATCH, entry["roll_id"], entry["nonce"],
+                                     bytes.fromhex(entry["client_entropy"])))
+
+
+def tamper_nonce(doc):
+    doc["rolls"][2]["nonce"] = _other_nonce_changing_dice(doc["rolls"][2])
+
+
+def tamper_dice(doc):
+    d1, d2 = doc["rolls"][2]["dice"]
+    doc["rolls"][2]["dice"] = [d1 % 6 + 1, d2]
+
+
+def tamper_order(doc):
+    doc["rolls"][2], doc["rolls"][3] = doc["rolls"][3], doc["rolls"][2]
+
+
+def tamper_delete(doc):
+    del doc["rolls"][2]
+
+
+def tamper_delete_last(doc):
+    del doc["rolls"][-1]
+
+
+def tamper_seed_missing(doc):
+    doc["rolls"][2]["server_seed"] = None
+
+
+def tamper_seat(doc):
+    doc["rolls"][2]["seat"] = 1 - doc["rolls"][2]["seat"]
+
+
+def tamper_hide_revealed_roll(doc):
+    entry = doc["rolls"][2]
+    entry.update(state="void", server_seed=None, client_entropy=None, entropy_source=None,
+                 dice=None)
+
+
+def tamper_entropy_source(doc):
+    doc["rolls"][3]["entropy_source"] = "client"
+
+
+def tamper_malformed_seed(doc):
+    doc["rolls"][2]["server_seed"] = "zz" * 32
+
+
+TAMPERS = [
+    (tamper_seed, "rol_0002", verify.COMMITMENT_MISMATCH),
+    (tamper_entropy, "rol_0002", verify.DICE_MISMATCH),
+    (tamper_entropy_and_dice, "rol_0002", verify.CHAIN_BROKEN),
+    (tamper_nonce, "rol_0002", verify.DICE_MISMATCH),
+    (tamper_dice, "rol_0002", verify.DICE_MISMATCH),
+    (tamper_order, "rol_0003", verify.CHAIN_BROKEN),
+    (tamper_delete, "rol_0003", verify.CHAIN_BROKEN),
+    (tamper_delete_last, "(chain head)", verify.CHAIN_BROKEN),
+    (tamper_seed_missing, "rol_0002", verify.SEED_MISSING),
+    (tamper_seat, "rol_0002", verify.CHAIN_BROKEN),
+    (tamper_hide_revealed_roll, "rol_0002", verify.CHAIN_BROKEN),
+    (tamper_entropy_source, "rol_0003", verify.CHAIN_BROKEN),
+    (tamper_malformed_seed, "rol_0002", verify.MALFORMED),
+]
+TAMPER_IDS = [tamper.__name__ for tamper, _, _ in TAMPERS]
+
+
+def test_untampered_document_verifies():
+    report = verify_document(make_document())
+    assert report.ok
+    assert [c.verdict for c in report.checks] == ["ok"] * 5 + ["never revealed", "ok", "pending"]
+    assert report.chain_head == make_document()["chain_head"] != GENESIS
+
+
+@pytest.mark.parametrize(("tamper", "roll_id", "reason"), TAMPERS, ids=TAMPER_IDS)
+def test_tampering_is_detected_with_the_right_reason(tamper, roll_id, reason):
+    document = make_document()
+    tamper(document)
+    failure = verify_document(document).failure
+    assert failure is not None
+    assert (failure.roll_id, failure.verdict) == (roll_id, reason)
+
+
+def test_rewritten_chain_is_caught_only_by_the_published_head():
+    published_head = make_document()["chain_head"]
+    forged = make_document()
+    tamper_entropy(forged)
+    rehash(forged)  # dice, links and head all recomputed: internally consistent
+    assert verify_document(forged).ok
+    failure = verify_document(forged, expected_head=published_head).failure
+    assert (failure.roll_id, failure.verdict) == ("(chain head)", verify.CHAIN_BROKEN)
+    assert published_head in failure.detail
+
+
+def test_unknown_format_is_refused():
+    document = make_document() | {"dice_spec": "boardgammon-dice-v2"}
+    with pytest.raises(ValueError, match="boardgammon-dice-v1"):
+        verify_document(document)
+
+
+def test_verifier_imports_only_the_standard_library():
+    tree = ast.parse(Path(verify.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module.split(".")[0])
+    assert imported and imported <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+def _write(tmp_path: Path, document: dict, name: str = "audit.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_verifier_runs_alone_when_copied(tmp_path):
+    alone = tmp_path / "verify.py"
+    shutil.copy(verify.__file__, alone)
+    good = _write(tmp_path, make_document(), "good.json")
+    bad_doc = make_document()
+    tamper_dice(bad_doc)
+    bad = _write(tmp_path, bad_doc, "bad.json")
+    # -I -S: no site-packages, no environment, no current-directory imports beyond the script.
+    run = functools.partial(subprocess.run, capture_output=True, text=True, cwd=tmp_path)
+    ok = run([sys.executable, "-I", "-S", str(alone), str(good)])
+    assert ok.returncode == 0, ok.stderr
+    assert "OK: every revealed roll verifies" in ok.stdout
+    failed = run([sys.executable, "-I", "-S", str(alone), str(bad)])
+    assert failed.returncode == 1
+    assert "FAIL: roll rol_0002 (#2): dice mismatch" in failed.stdout
+
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(("tamper", "roll_id", "reason"), TAMPERS, ids=TAMPER_IDS)
+def test_cli_names_first_failing_roll(tmp_path, tamper, roll_id, reason):
+    document = make_document()
+    tamper(document)
+    result = runner.invoke(cli_app, ["audit", "verify", str(_write(tmp_path, document))])
+    assert result.exit_code == 1
+    assert f"FAIL: roll {roll_id} " in result.output
+    assert f": {reason}: " in result.output
+
+
+def test_cli_accepts_a_good_document_and_checks_the_head(tmp_path):
+    document = make_document()
+    path = str(_write(tmp_path, document))
+    result = runner.invoke(cli_app, ["audit", "verify", path])
+    assert result.exit_code == 0, result.output
+    assert document["chain_head"] in result.output
+    wrong_head = runner.invoke(cli_app, ["audit", "verify", path, "--head", "ab" * 32])
+    assert wrong_head.exit_code == 1
+    assert "chain broken" in wrong_head.output
+
+
+def test_cli_unreadable_input_exits_2(tmp_path):
+    missing = runner.invoke(cli_app, ["audit", "verify", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2 and "cannot read an audit document" in missing.output
+    not_audit = runner.invoke(cli_app, ["audit", "verify", str(_write(tmp_path, {"a": 1}))])
+    assert not_audit.exit_code == 2
+
+
+@pytest.fixture
+def served(tmp_path):
+    """An HTTP server on a free port serving tmp_path."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_cli_reads_a_url(tmp_path, served):
+    _write(tmp_path, make_document(), "good.json")
+    bad = make_document()
+    tamper_order(bad)
+    _write(tmp_path, copy.deepcopy(bad), "bad.json")
+    assert runner.invoke(cli_app, ["audit", "verify", f"{served}/good.json"]).exit_code == 0
+    failed = runner.invoke(cli_app, ["audit", "verify", f"{served}/bad.json"])
+    assert failed.exit_code == 1 and "rol_0003" in failed.output
+    assert runner.invoke(cli_app, ["audit", "verify", f"{served}/missing.json"]).exit_code == 2
