@@ -224,3 +224,42 @@ def should_double(p_win: float, context: Context, race: bool = False,
     if p_win >= drop_point and p_win > 0 and gammon > 2.0 * (1.0 - p_win) / p_win:
         return False
     return p_win >= drop_point - DOUBLE_WINDOW[(race, context.cube_owner)]
+
+
+def outcome_value(context: Context, points: int) -> float:
+    """What the game ending with the deciding side winning ``points`` (negative: losing them)
+    is worth to it: the points themselves in money play (``length == 0``), its match-winning
+    chance at the resulting score in a match."""
+    if context.length == 0:
+        return float(points)
+    a, b, done = _needs(context)
+    if points >= 0:
+        return match_equity(a - points, b, done)
+    return match_equity(a, b + points, done)
+
+
+def playing_on_value(p_win: float, gammon_share: float, context: Context,
+                     gammons_lost: float = 0.0) -> float:
+    """Expected :func:`outcome_value` of playing the game out at the current cube, cubeless.
+
+    Args:
+        p_win: the deciding side's game-winning chance.
+        gammon_share: share of its wins that are gammons.
+        gammons_lost: share of its losses that are gammons.
+    """
+    v = context.cube_value
+    return (p_win * ((1 - gammon_share) * outcome_value(context, v)
+                     + gammon_share * outcome_value(context, 2 * v))
+            + (1 - p_win) * ((1 - gammons_lost) * outcome_value(context, -v)
+                             + gammons_lost * outcome_value(context, -2 * v)))
+
+
+def should_accept_resignation(p_win: float, gammon_share: float, context: Context,
+                              points: int) -> bool:
+    """Accept the opponent's offer to resign ``points`` (1, 2 or 3) times the cube?
+
+    Accepts when what the offer gives is at least what playing on is worth by the caller's
+    estimate (:func:`playing_on_value`): a single is accepted unless gammons are likely.
+    """
+    return (outcome_value(context, points * context.cube_value)
+            >= playing_on_value(p_win, gammon_share, context) - 1e-9)

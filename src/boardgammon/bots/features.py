@@ -5,7 +5,9 @@ Every function takes ``arrays``: ``int8[N, 2, 25]`` positions in the layout of
 numbering, index ``i`` = point ``i + 1``, index 24 = bar). The easy bot passes the positions
 *after* each legal play (``play.after.array``), so row 0 is the side that has just moved and
 row 1 the side about to roll; the feature names below use that view: "mine" is row 0,
-"theirs" row 1.
+"theirs" row 1. Features of the side on roll are those of the swapped arrays
+(``arrays[:, ::-1]``), without the shot features, which only make sense for the side whose
+blots are about to be shot at.
 
 The features (:data:`NAMES`, columns of :func:`features`):
 
@@ -34,23 +36,18 @@ The features (:data:`NAMES`, columns of :func:`features`):
 ``prime``
     The longest run of consecutive points I have made in front of their rearmost checker
     (a run behind all their checkers blocks nothing).
-``their_prime``
-    The same for them in front of my rearmost checker.
 ``back_checkers``
     My checkers on the bar or in their home board (my 19-24).
 ``stacking``
     Checkers beyond three on any one point of mine (a heavy point wastes builders).
 ``trapped``
-    ``1 - escapes / 36`` for my rearmost checker when it is in their half or on the bar:
-    the share of rolls that fail to carry it past their blocking points (see :func:`escapes`).
-``their_trapped``
-    The same for their rearmost checker against my points.
-``borne_off_mine``, ``borne_off_theirs``
-    Checkers each side has borne off (bear-off progress).
-``on_bar_theirs_vs_board``
-    Their checkers on the bar times the points I have made in my home board (they may dance).
-``on_bar_mine_vs_board``
-    My checkers on the bar times their home-board points (after a dance I stay there).
+    ``1 - escapes / 36`` for my rearmost checker when it is in their half or on the bar and
+    the sides are in contact: the share of rolls that fail to carry it past their blocking
+    points (see :func:`escapes`).
+``borne_off``
+    Checkers I have borne off (bear-off progress).
+``on_bar_vs_board``
+    My checkers on the bar times the points they have made in their home board (I may dance).
 ``racing_lead``
     ``pips_theirs - pips_mine``: positive when I lead the race.
 """
@@ -62,9 +59,9 @@ import numpy as np
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
     "five_point", "bar_point", "outfield_points", "anchor", "advanced_anchor", "prime",
-    "their_prime", "back_checkers", "stacking", "trapped", "their_trapped", "borne_off_mine",
-    "borne_off_theirs", "on_bar_theirs_vs_board", "on_bar_mine_vs_board", "racing_lead",
+    "back_checkers", "stacking", "trapped", "borne_off", "on_bar_vs_board", "racing_lead",
 )
+SHOT_FEATURES: tuple[str, ...] = ("shots", "hit_loss", "hit_exposure")
 INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
 
 _PIP_WEIGHTS = np.arange(1, 26, dtype=np.int64)
@@ -240,13 +237,14 @@ def pip_counts(arrays: np.ndarray) -> np.ndarray:
     return a @ _PIP_WEIGHTS
 
 
-def features(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
+def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.ndarray:
     """The feature matrix of positions: ``float[N, len(NAMES)]``, columns as :data:`NAMES`.
 
     Args:
         arrays: ``int8[N, 2, 25]`` (or one ``[2, 25]``) positions, row 0 the side that has just
             moved, row 1 the side on roll.
         checkers: checkers per side in the variant (15; 3 in Hypergammon).
+        shots: compute the shot features (:data:`SHOT_FEATURES`); left 0 when false.
 
     Raises:
         ValueError: arrays of the wrong shape.
@@ -255,37 +253,31 @@ def features(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
     n = a.shape[0]
     mine, theirs = a[:, 0], a[:, 1]
     pips = pip_counts(a)
-    shots, hit_loss, _ = hit_rolls(a)
+    if shots:
+        n_shots, hit_loss, _ = hit_rolls(a)
+    else:
+        n_shots, hit_loss = np.zeros(n), np.zeros(n)
     made = mine[:, :24] >= 2
-    their_made = theirs[:, :24] >= 2
     home = made[:, :6].sum(axis=1)
-    their_home = their_made[:, :6].sum(axis=1)
+    their_home = (theirs[:, :6] >= 2).sum(axis=1)
 
     # Their rearmost checker as my point (their point q is my 25 - q; their bar is my 0).
     their_present = theirs > 0
     their_rear_q = np.where(their_present.any(axis=1),
                             25 - np.argmax(their_present[:, ::-1], axis=1), 0)
-    their_rear_as_mine = 25 - their_rear_q
     points = np.arange(1, 25)[None, :]
-    prime = _longest_run(made, points > their_rear_as_mine[:, None])
+    prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    # Their made points in my numbering, in front of my rearmost checker.
-    their_made_as_mine = their_made[:, ::-1]
-    their_prime = _longest_run(their_made_as_mine, points < my_rear[:, None])
-
     contact = my_rear + their_rear_q > 25
-    my_escapes = escapes(a)
-    their_escapes = escapes(a[:, ::-1])
-    trapped = np.where(contact & (my_rear >= 13), 1 - my_escapes / 36.0, 0.0)
-    their_trapped = np.where(contact & (their_rear_q >= 13), 1 - their_escapes / 36.0, 0.0)
+    trapped = np.where(contact & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]
     out[:, INDEX["pips_theirs"]] = pips[:, 1]
-    out[:, INDEX["shots"]] = shots
+    out[:, INDEX["shots"]] = n_shots
     out[:, INDEX["hit_loss"]] = hit_loss
-    out[:, INDEX["hit_exposure"]] = shots / 36.0 * their_home
+    out[:, INDEX["hit_exposure"]] = n_shots / 36.0 * their_home
     out[:, INDEX["home_points"]] = home
     out[:, INDEX["five_point"]] = made[:, 4]
     out[:, INDEX["bar_point"]] = made[:, 6]
@@ -293,14 +285,10 @@ def features(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
     out[:, INDEX["anchor"]] = made[:, 18:24].any(axis=1)
     out[:, INDEX["advanced_anchor"]] = made[:, 19] | made[:, 20]
     out[:, INDEX["prime"]] = prime
-    out[:, INDEX["their_prime"]] = their_prime
     out[:, INDEX["back_checkers"]] = mine[:, 18:25].sum(axis=1)
     out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
     out[:, INDEX["trapped"]] = trapped
-    out[:, INDEX["their_trapped"]] = their_trapped
-    out[:, INDEX["borne_off_mine"]] = checkers - mine.sum(axis=1)
-    out[:, INDEX["borne_off_theirs"]] = checkers - theirs.sum(axis=1)
-    out[:, INDEX["on_bar_theirs_vs_board"]] = theirs[:, 24] * home
-    out[:, INDEX["on_bar_mine_vs_board"]] = mine[:, 24] * their_home
+    out[:, INDEX["borne_off"]] = checkers - mine.sum(axis=1)
+    out[:, INDEX["on_bar_vs_board"]] = mine[:, 24] * their_home
     out[:, INDEX["racing_lead"]] = pips[:, 1] - pips[:, 0]
     return out
