@@ -109,7 +109,9 @@ class Bot(abc.ABC):
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """Whether to accept the opponent's offer to resign for ``points`` (1 single,
         2 gammon, 3 backgammon; times the cube). ``board``: the position as it stands, from
-        the view of the player on roll."""
+        the view of the player on roll. Since either player may resign at any time, callers
+        pass the resigner's view (``game.board_for(resigner)``), so that the bot knows which
+        side it is: row 1 of ``board.array``."""
 
     @abc.abstractmethod
     def resign(self, board: Board, context: Context) -> int | None:
