@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 
 import typer
 
+from boardgammon.server.settings import Settings
 from boardgammon.stats.errors import InvalidRecord, StatsError
 from boardgammon.stats.plot import plot_report
 from boardgammon.stats.record import DiceRecord, parse_time, read_csv
@@ -16,7 +16,6 @@ from boardgammon.stats.report import dice_report, summary
 
 app = typer.Typer(help="Statistics over the dice record.", no_args_is_help=True)
 
-DEFAULT_DATABASE_URL = "sqlite:///./var/boardgammon.sqlite3"
 REVEALED = ("revealed", "played")
 """Roll states whose dice are public; committed and void rolls have none."""
 
@@ -31,10 +30,12 @@ def read_database(
         InvalidRecord: an SQLite file that does not exist, a database without the dice record,
             or no revealed rolls in the window.
     """
-    from sqlalchemy import create_engine, select
+    # The server's modules pull in FastAPI and Alembic: only import them when the database is read.
+    from sqlalchemy import select
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 
+    from boardgammon.server.db import create_db_engine
     from boardgammon.server.models import DiceRoll
 
     parsed = make_url(url)
@@ -56,14 +57,17 @@ def read_database(
         query = query.where(DiceRoll.revealed_at >= since)
     if until is not None:
         query = query.where(DiceRoll.revealed_at < until)
-    engine = create_engine(url)
+    try:
+        engine = create_db_engine(url)
+    except ValueError as error:
+        raise InvalidRecord(f"cannot read the dice record: {error}") from None
     try:
         with engine.connect() as connection:
             rows = connection.execute(query).all()
     except SQLAlchemyError as error:
         raise InvalidRecord(
             f"cannot read the dice record from {parsed!r}: "
-            f"{type(error).__name__}: {error.orig or error}"
+            f"{type(error).__name__}: {getattr(error, 'orig', None) or error}"
         ) from None
     finally:
         engine.dispose()
@@ -145,7 +149,7 @@ def dice_report_command(
         if csv is not None:
             record = read_csv(csv, since=start, until=end)
         else:
-            url = os.environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL
+            url = Settings.from_env().database_url
             record = read_database(url, since=start, until=end)
         report = dice_report(record)
         if plot is not None:
