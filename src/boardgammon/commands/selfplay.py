@@ -1,0 +1,255 @@
+"""``boardgammon selfplay``: bot against bot, with a summary of the results.
+
+``boardgammon selfplay --white easy --black easy --games 100 --length 5`` plays 100 games (in
+5-point matches, a new match starting when one ends; ``--length 0`` is money play), shows a
+progress bar, and prints wins, gammons and backgammons per side, points per game and games per
+second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
+as JSON (``Match.to_json``) and, when ``boardgammon.formats.mat`` is available, as a Jellyfish
+``.mat`` file that gnubg imports. Dice come from a ``random.Random`` seeded with ``--seed`` (the
+OS's entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
+
+This module also holds the bot side of any match (:func:`bot_act`), shared with ``play``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import typer
+
+from boardgammon.bots import Bot, Context, CubeOwner, create, levels
+from boardgammon.engine.game import Outcome, Phase
+from boardgammon.engine.match import Match
+
+Dice = Callable[[], tuple[int, int]]
+
+
+def context_for(match: Match, seat: int) -> Context:
+    """The bot :class:`~boardgammon.bots.Context` of ``seat`` in the match's current game."""
+    game = match.game
+    if game.cube_owner is None:
+        owner = CubeOwner.CENTRE
+    else:
+        owner = CubeOwner.ME if game.cube_owner == seat else CubeOwner.OPPONENT
+    return Context(length=match.length, my_score=match.score[seat],
+                   opponent_score=match.score[1 - seat], crawford=match.crawford,
+                   cube_value=game.cube, cube_owner=owner, variant=match.variant.value,
+                   jacoby=getattr(match, "jacoby", False))
+
+
+def bot_act(match: Match, seat: int, bot: Bot, dice: Dice, resigned: set[int]) -> str:
+    """Let ``bot`` at ``seat`` take the one action the match waits for from it, and say what it
+    did in words (e.g. ``"doubles to 2"``, ``"plays 8/5 6/5"``).
+
+    Args:
+        match: a match whose current game waits for ``seat`` (``match.game.turn == seat``).
+        dice: rolls the dice when the bot rolls.
+        resigned: indices of games in which this bot's resignation was declined; it offers
+            none again there (and this call adds to it when it offers one).
+
+    Raises:
+        ValueError: it is not ``seat``'s turn.
+    """
+    game = match.game
+    if game.turn != seat:
+        raise ValueError(f"the match waits for seat {game.turn}, not seat {seat}")
+    context = context_for(match, seat)
+    index = len(match.games) - 1
+    if game.phase is Phase.ROLL:
+        if index not in resigned:
+            points = bot.resign(game.board, context)
+            if points:
+                resigned.add(index)
+                match.resign(seat, points)
+                return f"offers to resign {Outcome(points).name.lower()}"
+        if game.can_double(seat) and bot.double(game.board, context):
+            match.double(seat)
+            return f"doubles to {game.cube * 2}"
+        d1, d2 = dice()
+        match.roll(seat, d1, d2)
+        return f"rolls {d1}-{d2}"
+    if game.phase is Phase.PLAY:
+        assert game.dice is not None
+        dice_played = game.dice
+        play = bot.choose_play(game.board, dice_played, context)
+        legal = match.play(seat, play)
+        return f"plays {legal}" if not legal.is_dance else "cannot move"
+    if game.phase is Phase.DOUBLE_OFFERED:
+        if bot.take(game.board, context):
+            match.take(seat)
+            return "takes"
+        match.drop(seat)
+        return "drops"
+    if game.phase is Phase.RESIGN_OFFERED:
+        assert game.resignation is not None
+        offer = game.resignation
+        if bot.accept_resignation(game.board_for(offer.seat), context, int(offer.outcome)):
+            match.accept(seat)
+            return "accepts the resignation"
+        match.decline(seat)
+        return "declines the resignation"
+    raise ValueError(f"nothing for a bot to do in phase {game.phase.value}")
+
+
+def opening(match: Match, dice: Dice) -> None:
+    """Roll the opening roll of the current game, again after a tie."""
+    while match.game.phase is Phase.OPENING:
+        d0, d1 = dice()
+        match.roll_opening(d0, d1)
+
+
+@dataclass
+class Summary:
+    """Results of a self-play run, seat 0 = white, seat 1 = black."""
+
+    white: str
+    black: str
+    length: int
+    games: int = 0
+    matches: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    gammons: list[int] = field(default_factory=lambda: [0, 0])
+    backgammons: list[int] = field(default_factory=lambda: [0, 0])
+    points: list[int] = field(default_factory=lambda: [0, 0])
+    match_wins: list[int] = field(default_factory=lambda: [0, 0])
+    seconds: float = 0.0
+
+    @property
+    def points_per_game(self) -> float:
+        """White's net points per game (negative: black won more)."""
+        return (self.points[0] - self.points[1]) / self.games if self.games else 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "points_per_game": self.points_per_game,
+                "games_per_second": self.games_per_second}
+
+    def text(self) -> str:
+        lines = [f"{self.games} games ({self.matches} matches finished), "
+                 f"{'money play' if self.length == 0 else f'{self.length}-point matches'}"]
+        for seat, name in ((0, f"white ({self.white})"), (1, f"black ({self.black})")):
+            lines.append(f"  {name:<16} wins {self.wins[seat]:>6}  gammons "
+                         f"{self.gammons[seat]:>5}  backgammons {self.backgammons[seat]:>4}  "
+                         f"points {self.points[seat]:>6}"
+                         + (f"  matches {self.match_wins[seat]}" if self.length else ""))
+        lines.append(f"  points per game (white): {self.points_per_game:+.3f}")
+        lines.append(f"  {self.games_per_second:.2f} games per second")
+        return "\n".join(lines)
+
+
+def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
+        variant: str = "standard", on_game: Callable[[], None] | None = None,
+        on_match: Callable[[Match], None] | None = None) -> Summary:
+    """Play ``games`` games between two bots; returns the :class:`Summary`.
+
+    Args:
+        white, black: the bots of seat 0 and seat 1.
+        length: match length (0: money play, one long session).
+        rng: the dice.
+        on_game: called after every game (progress bars).
+        on_match: called with every finished match (saving records); in money play with the
+            session after the last game.
+    """
+    def dice() -> tuple[int, int]:
+        return rng.randint(1, 6), rng.randint(1, 6)
+
+    bots = (white, black)
+    summary = Summary(white.name, black.name, length)
+    start = time.perf_counter()
+    match = Match(length, variant, players=(f"white-{white.name}", f"black-{black.name}"))
+    resigned: list[set[int]] = [set(), set()]
+    while summary.games < games:
+        opening(match, dice)
+        game = match.game
+        while not game.is_over:
+            seat = game.turn
+            bot_act(match, seat, bots[seat], dice, resigned[seat])
+        result = game.result
+        summary.games += 1
+        summary.wins[result.winner] += 1
+        summary.points[result.winner] += result.points
+        if result.reason.value == "bear_off":
+            if result.outcome is Outcome.GAMMON:
+                summary.gammons[result.winner] += 1
+            elif result.outcome is Outcome.BACKGAMMON:
+                summary.backgammons[result.winner] += 1
+        if on_game:
+            on_game()
+        if match.is_over:
+            summary.matches += 1
+            summary.match_wins[match.winner] += 1
+            if on_match:
+                on_match(match)
+            match = Match(length, variant, players=match.players)
+            resigned = [set(), set()]
+    if length == 0 and on_match:
+        on_match(match)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def save_match(match: Match, directory: Path, number: int) -> list[Path]:
+    """Write ``match`` as ``match-NNNN.json`` and, when the ``.mat`` exporter exists,
+    ``match-NNNN.mat`` in ``directory``; returns the paths written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    base = directory / f"match-{number:04d}"
+    written = [base.with_suffix(".json")]
+    written[0].write_text(match.to_json(indent=1))
+    try:
+        from boardgammon.formats import mat
+    except ImportError:
+        return written
+    path = base.with_suffix(".mat")
+    path.write_text(mat.export_match(match))
+    written.append(path)
+    return written
+
+
+def selfplay(
+    white: str = typer.Option("easy", help="Level of the white bot (seat 0)."),
+    black: str = typer.Option("easy", help="Level of the black bot (seat 1)."),
+    games: int = typer.Option(100, min=1, help="Games to play."),
+    length: int = typer.Option(0, min=0, help="Match length; 0 for money play."),
+    variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
+    seed: int | None = typer.Option(None, help="Seed of the dice and bots (reproducible run)."),
+    save: Path | None = typer.Option(None, help="Directory for the records of finished matches."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Bot against bot: wins, gammons, backgammons, points per game and games per second."""
+    from tqdm import tqdm
+
+    known = levels()
+    for level in (white, black):
+        if level not in known:
+            raise typer.BadParameter(f"unknown bot level {level!r}; known: {', '.join(known)}")
+    if variant not in ("standard", "nackgammon", "hypergammon"):
+        raise typer.BadParameter(f"unknown variant {variant!r}; use standard, nackgammon or "
+                                 f"hypergammon")
+    rng = random.Random(seed)
+    white_bot = create(white, rng.getrandbits(63))
+    black_bot = create(black, rng.getrandbits(63))
+    saved: list[Path] = []
+    finished = [0]
+
+    def on_match(match: Match) -> None:
+        finished[0] += 1
+        if save is not None:
+            saved.extend(save_match(match, save, finished[0]))
+
+    with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
+        summary = run(white_bot, black_bot, games, length, rng, variant,
+                      on_game=lambda: bar.update(1), on_match=on_match)
+    if as_json:
+        typer.echo(json.dumps({**summary.to_dict(), "saved": [str(p) for p in saved]}))
+    else:
+        typer.echo(summary.text())
+        for p in saved:
+            typer.echo(f"saved {p}")
