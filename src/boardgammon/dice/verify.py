@@ -230,15 +230,16 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
 
     try:
         nonce, seat, state = entry["nonce"], entry["seat"], entry["state"]
-        commit_hex = entry["commitment"]
+        commit_hex, stated_prev = entry["commitment"], entry["prev_hash"]
         seed = _hex_field(entry, "server_seed", SEED_BYTES)
         entropy = _hex_field(entry, "client_entropy", ENTROPY_BYTES)
         source = entry.get("entropy_source")
         dice = tuple(entry["dice"]) if entry.get("dice") is not None else None
         if state not in STATES or seat not in (0, 1) or not isinstance(nonce, int):
             raise ValueError(f"state {state!r}, seat {seat!r}, nonce {nonce!r}")
+        # Hashed with its own stated link, so one broken link fails one roll, not all after it.
         own_hash = entry_hash(
-            prev_hash, match_id, roll_id, nonce, seat, commit_hex, seed, entropy, source, dice
+            stated_prev, match_id, roll_id, nonce, seat, commit_hex, seed, entropy, source, dice
         )
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError) as exc:
         return verdict(MALFORMED, f"the entry cannot be read: {exc}"), GENESIS
@@ -261,8 +262,8 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
             return verdict(DICE_MISMATCH, detail), own_hash
     elif any(x is not None for x in (seed, entropy, dice)):
         return verdict(MALFORMED, f"a {state} roll carries reveal fields"), own_hash
-    if entry.get("prev_hash") != prev_hash:
-        detail = f"prev_hash is {entry.get('prev_hash')}, the previous entry hashes to {prev_hash}"
+    if stated_prev != prev_hash:
+        detail = f"prev_hash is {stated_prev}, the previous entry hashes to {prev_hash}"
         return verdict(CHAIN_BROKEN, detail), own_hash
     if entry.get("entry_hash") != own_hash:
         detail = f"the entry hashes to {own_hash}, its entry_hash says {entry.get('entry_hash')}"

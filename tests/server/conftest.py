@@ -1,0 +1,56 @@
+"""Database fixtures for server tests: every test gets a fresh, migrated database, on SQLite (a
+file under tmp_path) and on PostgreSQL (127.0.0.1:5432 db ``test``, user ``postgres``) in a
+schema of its own, dropped afterwards, so parallel runs by different people never collide."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from boardgammon.server.db import open_database
+
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+CONNINFO = "host=127.0.0.1 port=5432 dbname=test user=postgres"
+
+
+def _postgres_or_skip() -> None:
+    import psycopg
+
+    try:
+        psycopg.connect(f"{CONNINFO} connect_timeout=3").close()
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 db test: {exc}")
+
+
+@pytest.fixture
+def postgres_url():
+    """A URL whose connections use a fresh schema of their own (search_path)."""
+    _postgres_or_skip()
+    import psycopg
+
+    schema = f"bg_test_{secrets.token_hex(6)}"
+    with psycopg.connect(CONNINFO, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield f"{POSTGRES}?options=-csearch_path%3D{schema}"
+    with psycopg.connect(CONNINFO, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path):
+    return f"sqlite:///{tmp_path}/boardgammon.sqlite3"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request):
+    """The URL of a fresh database on each backend in turn."""
+    return request.getfixturevalue(f"{request.param}_url")
+
+
+@pytest.fixture
+def database(database_url):
+    """A migrated :class:`boardgammon.server.db.Database`."""
+    db = open_database(database_url)
+    yield db
+    db.dispose()
