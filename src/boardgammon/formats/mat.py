@@ -1,0 +1,290 @@
+"""Jellyfish ``.mat`` match text, written and read as gnubg does (``import mat``, ``export
+match mat``).
+
+Pure: :func:`write_mat` returns a string and :func:`read_mat` takes one; no file I/O here.
+
+The layout follows GNU Backgammon 1.07's own export, the reference for every detail::
+
+    ; [Variation "NackGammon"]            optional header comments; Variation only when not
+                                          standard ("NackGammon", "HyperGammon (3)")
+     5 point match
+
+     Game 1
+     Ann : 0                        Bob : 0
+      1)                             21: 13/11 24/23
+      2) 52: 13/8 24/22              63: 8/5 11/5
+      3) 66:                          Doubles => 2
+      4)  Takes                      31: 25/22 6/5*
+     ...
+                                      Wins 2 points
+
+Seat 0 is the left column, seat 1 the right one. A play is its roll, a colon and the single-die
+steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance is the roll alone.
+Cube actions are `` Doubles => N``, `` Takes``, `` Drops``; each game ends with `` Wins N
+point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
+ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
+line, and an unfinished game (the match in progress, or lost on time) has none. A roll not yet
+played and a pending offer are not written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from boardgammon.engine import InvalidRecord, Match, Phase, Variant
+from boardgammon.engine.errors import EngineError
+
+_VARIATION_NAMES = {
+    Variant.NACKGAMMON: "NackGammon",
+    Variant.HYPERGAMMON: "HyperGammon (3)",
+}
+_LEFT_WIDTH = 28  # a left-column entry is padded to this width after "NNN) "
+_RIGHT_COLUMN = 5 + _LEFT_WIDTH  # where a right-column entry starts
+
+
+class MatFormatError(InvalidRecord):
+    """``.mat`` text that cannot be parsed or whose games do not replay under the rules."""
+
+
+def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
+    """The ``.mat`` text of ``match`` (finished or in progress) as gnubg writes it, with trailing
+    spaces removed from every line.
+
+    Args:
+        match: the match (money play is written as a 0-point match).
+        comments: header lines written as ``; [Key "Value"]``, e.g. ``{"EventDate":
+            "2026.11.30"}``; the variant is added for Nackgammon and Hypergammon.
+    """
+    header = dict(comments or {})
+    if match.variant in _VARIATION_NAMES:
+        header.setdefault("Variation", _VARIATION_NAMES[match.variant])
+    lines = [f'; [{key} "{value}"]' for key, value in header.items()]
+    lines += ["", f" {match.length} point match", ""]
+
+    replay = Match(match.length, match.variant, match.players, jacoby=match.jacoby)
+    entries: list[list[tuple[int, str]]] = [[] for _ in match.games]
+    score_before = [replay.score]
+    for action in match.record:
+        if action.kind == "flag":
+            continue
+        seat = action.seat
+        if action.kind == "play":
+            assert action.dice is not None and action.play is not None and seat is not None
+            legal = replay.play(seat, action.play)
+            # Every step ends in a space, as in gnubg: it keeps an overlong left entry apart
+            # from the right column.
+            steps = "".join(f"{m.source}/{m.dest}{'*' if m.hit else ''} " for m in legal.moves)
+            entries[action.game].append((seat, f"{action.dice[0]}{action.dice[1]}: {steps}"))
+        else:
+            replay.apply(replace(action, t=None))  # the text has no clock
+            if action.kind == "double":
+                entries[action.game].append((seat, f" Doubles => {action.value}"))
+            elif action.kind in ("take", "drop"):
+                entries[action.game].append((seat, f" {action.kind.capitalize()}s"))
+        if len(score_before) < len(replay.games):
+            score_before.append(replay.score)
+
+    for index, game_entries in enumerate(entries):
+        s0, s1 = score_before[index]
+        lines.append(f" Game {index + 1}")
+        lines.append(" " + f"{match.players[0]} : {s0}".ljust(31) + f"{match.players[1]} : {s1}")
+        result = match.results[index] if index < len(match.results) else None
+        lines += _game_lines(game_entries, result.winner if result else None,
+                             result.points if result else 0)
+        lines.append("")
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _game_lines(entries: list[tuple[int, str]], winner: int | None, points: int) -> list[str]:
+    """One game's numbered lines: seat 0's entries on the left, seat 1's on the right."""
+    lines: list[str] = []
+    pending: str | None = None  # a line with its left column written, waiting for the right
+    number = 0
+    for seat, text in entries:
+        if seat == 0:
+            if pending is not None:
+                lines.append(pending)
+            number += 1
+            pending = f"{number:3d}) {text:<{_LEFT_WIDTH}}"
+        else:
+            if pending is None:
+                number += 1
+                pending = f"{number:3d}) " + " " * _LEFT_WIDTH
+            lines.append(pending + text)
+            pending = None
+    if winner is not None:
+        wins = f" Wins {points} point{'s' if points > 1 else ''}"
+        if pending is not None and winner == 1:
+            lines.append(pending + wins)
+            pending = None
+        else:
+            if pending is not None:
+                lines.append(pending)
+                pending = None
+            lines.append((" " * 5 if winner == 0 else " " * _RIGHT_COLUMN) + wins)
+    elif pending is not None:
+        lines.append(pending)
+    return lines
+
+
+# Reading ----------------------------------------------------------------------------------------
+
+_COMMENT = re.compile(r'^;\s*\[(\w+)\s+"(.*)"\]\s*$')
+_LENGTH = re.compile(r"^\s*(\d+)\s+point match\s*$", re.IGNORECASE)
+_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
+_SCORE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$")
+_NUMBERED = re.compile(r"^\s*(\d+)\)")
+_TOKEN = re.compile(
+    r"(?P<roll>[1-6][1-6]):"
+    r"|(?P<step>(?:\d{1,2}|bar)/(?:\d{1,2}|off)\*?)"
+    r"|(?P<double>Doubles\s*=>\s*(?P<cube>\d+))"
+    r"|(?P<take>Takes)|(?P<drop>Drops)"
+    r"|(?P<wins>Wins\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?)",
+    re.IGNORECASE,
+)
+
+
+def read_mat(text: str) -> Match:
+    """Rebuild a :class:`Match` from ``.mat`` text by replaying every game under the rules.
+
+    Player names come from the first game's score line, the variant from a ``Variation``
+    comment (standard if none). Each game's score line and ``Wins`` line are checked against
+    the replay; a game that ends without a bear-off or a drop but with a ``Wins`` line was
+    resigned, by the other player, for that many points.
+
+    Raises:
+        MatFormatError: unreadable text, or a game that breaks the rules or disagrees with its
+            score or ``Wins`` line.
+    """
+    comments: dict[str, str] = {}
+    length: int | None = None
+    games: list[dict] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        if m := _COMMENT.match(line):
+            comments[m.group(1)] = m.group(2)
+        elif line.lstrip().startswith(";"):
+            continue
+        elif m := _LENGTH.match(line):
+            length = int(m.group(1))
+        elif m := _GAME.match(line):
+            games.append({"line": lineno, "score": None, "tokens": []})
+        elif games and games[-1]["score"] is None and (m := _SCORE.match(line)):
+            games[-1]["score"] = (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)))
+        elif games:
+            games[-1]["tokens"] += _tokens(line, lineno)
+        else:
+            raise MatFormatError(f"line {lineno}: unexpected text before the first game: "
+                                 f"{line.strip()!r}")
+    if length is None:
+        raise MatFormatError("no 'N point match' line")
+    if not games or games[0]["score"] is None:
+        raise MatFormatError("no game with a score line")
+    names = (games[0]["score"][0], games[0]["score"][2])
+    variant = {v: k for k, v in _VARIATION_NAMES.items()}.get(comments.get("Variation", ""),
+                                                              Variant.STANDARD)
+    match = Match(length, variant, names)
+    for number, game in enumerate(games, start=1):
+        try:
+            _replay_game(match, game)
+        except MatFormatError:
+            raise
+        except EngineError as exc:
+            raise MatFormatError(f"game {number} (line {game['line']}): {exc}") from exc
+    return match
+
+
+def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
+    """The entries of one line as (kind, value, column) with column 0 or 1 by position."""
+    body = line
+    if m := _NUMBERED.match(line):
+        body = " " * m.end() + line[m.end():]
+    out: list[tuple[str, object, int]] = []
+    pos = 0
+    for m in _TOKEN.finditer(body):
+        gap = body[pos:m.start()]
+        if gap.strip():
+            raise MatFormatError(f"line {lineno}: cannot read {gap.strip()!r}")
+        pos = m.end()
+        column = 1 if m.start() >= _RIGHT_COLUMN - 2 else 0
+        if m.group("roll"):
+            out.append(("roll", (int(m.group("roll")[0]), int(m.group("roll")[1])), column))
+        elif m.group("step"):
+            out.append(("step", m.group("step"), column))
+        elif m.group("double"):
+            out.append(("double", int(m.group("cube")), column))
+        elif m.group("take"):
+            out.append(("take", None, column))
+        elif m.group("drop"):
+            out.append(("drop", None, column))
+        else:
+            out.append(("wins", int(m.group("points")), column))
+    if body[pos:].strip():
+        raise MatFormatError(f"line {lineno}: cannot read {body[pos:].strip()!r}")
+    return out
+
+
+def _replay_game(match: Match, game: dict) -> None:
+    if match.is_over:
+        raise MatFormatError(f"line {game['line']}: a game after the end of the match")
+    if game["score"] is not None and (game["score"][1], game["score"][3]) != match.score:
+        raise MatFormatError(f"line {game['line']}: the score line says "
+                             f"{game['score'][1]}-{game['score'][3]}, the games before make it "
+                             f"{match.score[0]}-{match.score[1]}")
+    results_before = len(match.results)
+    plays: list[tuple[tuple[int, int], list[str], int]] = []
+    wins: tuple[int, int] | None = None
+    events: list[tuple[str, object, int]] = []
+    for kind, value, column in game["tokens"]:
+        if kind == "step":
+            if not plays or events[-1][0] != "play":
+                raise MatFormatError(f"game at line {game['line']}: a move {value!r} without "
+                                     f"a roll")
+            plays[-1][1].append(str(value))
+        elif kind == "roll":
+            plays.append((value, [], column))
+            events.append(("play", len(plays) - 1, column))
+        elif kind == "wins":
+            wins = (column, int(value))
+        else:
+            events.append((kind, value, column))
+    for kind, value, column in events:
+        g = match.game
+        if kind == "play":
+            dice, steps, column = plays[value]
+            if g.phase is Phase.OPENING:
+                if dice[0] == dice[1]:
+                    raise MatFormatError(f"game at line {game['line']}: the opening roll "
+                                         f"cannot be a double ({dice[0]}{dice[1]})")
+                hi, lo = max(dice), min(dice)
+                match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
+            else:
+                match.roll(g.on_roll, *dice)
+            match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
+        elif kind == "double":
+            if value != g.cube * 2:
+                raise MatFormatError(f"game at line {game['line']}: 'Doubles => {value}' with "
+                                     f"the cube at {g.cube}")
+            match.double(g.on_roll)
+        else:
+            getattr(match, kind)(g.turn)
+    finished = len(match.results) > results_before
+    if wins is None:
+        if finished:
+            raise MatFormatError(f"game at line {game['line']}: ended without a 'Wins' line")
+        return
+    winner, points = wins
+    if not finished:
+        g = match.game
+        if points % g.cube or not 1 <= points // g.cube <= 3:
+            raise MatFormatError(f"game at line {game['line']}: {points} points is no "
+                                 f"resignation with the cube at {g.cube}")
+        match.resign(1 - winner, points // g.cube)
+        match.accept(winner)
+    result = match.results[-1]
+    if (result.winner, result.points) != (winner, points):
+        raise MatFormatError(f"game at line {game['line']}: 'Wins {points}' for seat {winner}, "
+                             f"but the game gives seat {result.winner} {result.points}")
