@@ -86,10 +86,12 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
             score_before.append(replay.score)
 
     for index, game_entries in enumerate(entries):
+        result = match.results[index] if index < len(match.results) else None
+        if not game_entries and result is None:
+            continue  # the next game, not begun yet
         s0, s1 = score_before[index]
         lines.append(f" Game {index + 1}")
         lines.append(" " + f"{match.players[0]} : {s0}".ljust(31) + f"{match.players[1]} : {s1}")
-        result = match.results[index] if index < len(match.results) else None
         lines += _game_lines(game_entries, result.winner if result else None,
                              result.points if result else 0)
         lines.append("")
@@ -148,7 +150,8 @@ _TOKEN = re.compile(
 def read_mat(text: str) -> Match:
     """Rebuild a :class:`Match` from ``.mat`` text by replaying every game under the rules.
 
-    Player names come from the first game's score line, the variant from a ``Variation``
+    Player names come from the first game's score line (``Player 0``/``Player 1`` when there is
+    no game yet), the variant from a ``Variation``
     comment (standard if none). Each game's score line and ``Wins`` line are checked against
     the replay; a game that ends without a bear-off or a drop but with a ``Wins`` line was
     resigned, by the other player, for that many points.
@@ -181,9 +184,9 @@ def read_mat(text: str) -> Match:
                                  f"{line.strip()!r}")
     if length is None:
         raise MatFormatError("no 'N point match' line")
-    if not games or games[0]["score"] is None:
-        raise MatFormatError("no game with a score line")
-    names = (games[0]["score"][0], games[0]["score"][2])
+    if games and games[0]["score"] is None:
+        raise MatFormatError(f"line {games[0]['line']}: the first game has no score line")
+    names = (games[0]["score"][0], games[0]["score"][2]) if games else ("Player 0", "Player 1")
     variant = {v: k for k, v in _VARIATION_NAMES.items()}.get(comments.get("Variation", ""),
                                                               Variant.STANDARD)
     match = Match(length, variant, names)

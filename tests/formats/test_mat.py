@@ -1,0 +1,195 @@
+"""The .mat writer and reader: gnubg's own export as ground truth, round trips, gnubg import."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from boardgammon.engine import Match, Play
+from boardgammon.external.gnubg import gnubg_path, run_script
+from boardgammon.formats import MatFormatError, read_mat, write_mat
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+from random_match import play_random_match  # noqa: E402
+
+needs_gnubg = pytest.mark.skipif(gnubg_path() is None,
+                                 reason="gnubg (Debian package) is not installed")
+
+# The start of a match gnubg 1.07 played against itself and exported (`export match mat`):
+# opening won by the right column, a dance (66:), a double and a drop in the left column.
+GNUBG_EXPORT = """\
+; [EventDate "2026.11.30"]
+
+ 5 point match
+
+ Game 1
+ gnubg : 0                      root : 0
+  1)                             21: 13/11 24/23
+  2) 52: 13/8 24/22              63: 8/5 11/5
+  3) 53: 8/3 6/3                 62: 13/7 7/5
+  4) 42: 8/4 6/4                 41: 13/9 9/8
+  5) 31: 22/21 24/21             21: 5/3 6/5
+  6) 43: 13/10 10/6              65: 23/18 24/18
+  7) 52: 6/1 3/1                 33: 18/15 18/15 13/10 13/10
+  8) 51: 6/5 8/3                 52: 3/1 6/1
+  9) 65: 13/7 7/2                32: 5/3 6/3
+ 10) 63: 5/2 8/2                 62: 8/2 3/1
+ 11) 51: 2/1 21/16               42: 8/4* 4/2
+ 12) 66:                         22: 15/13 13/11 11/9* 3/1
+ 13) 54: 25/21                    Doubles => 2
+ 14)  Drops                       Wins 1 point
+
+ Game 2
+ gnubg : 0                      root : 1
+  1)                             31: 8/5 6/5
+  2) 43: 13/9 24/21              53: 24/21 21/16*
+  3) 52: 25/23 13/8               Doubles => 2
+  4)  Takes                      31: 16/13 6/5
+  5)  Doubles => 4                Drops
+      Wins 2 points
+
+"""
+
+
+def test_reads_gnubgs_export_and_writes_it_back_identically():
+    m = read_mat(GNUBG_EXPORT)
+    assert m.players == ("gnubg", "root") and m.length == 5
+    assert m.score == (2, 1)
+    assert [(r.winner, r.points, r.how) for r in m.results] == [(1, 1, "drop"), (0, 2, "drop")]
+    dances = [a for a in m.record if a.kind == "play" and a.play == ""]
+    assert len(dances) == 1 and dances[0].dice == (6, 6) and dances[0].seat == 0
+    ours = write_mat(m, {"EventDate": "2026.11.30"})
+    assert _canonical(ours) == _canonical(GNUBG_EXPORT)
+    lines = GNUBG_EXPORT.splitlines()
+    for fixed in (" gnubg : 0                      root : 1",
+                  " 14)  Drops                       Wins 1 point",
+                  "  5)  Doubles => 4                Drops",
+                  "      Wins 2 points"):
+        assert fixed in lines and fixed in ours.splitlines()
+
+
+def test_resigned_game_is_a_wins_line_alone_and_reads_back_as_a_resignation():
+    m = Match(3, players=("Ann", "Bob"))
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    m.resign(1, 2)
+    m.accept(0)
+    text = write_mat(m)
+    assert text.splitlines()[4:] == [
+        " Ann : 0                        Bob : 0",
+        "  1) 31: 8/5 6/5",
+        "      Wins 2 points",
+        "",
+    ]
+    back = read_mat(text)
+    assert back.score == (2, 0) and back.results[0].how == "resign"
+
+
+def test_money_play_and_variants_have_headers():
+    text = write_mat(Match(3, "nackgammon"))
+    assert text.startswith('; [Variation "NackGammon"]\n\n 3 point match\n')
+    assert read_mat(text).variant.value == "nackgammon"
+    assert "HyperGammon (3)" in write_mat(Match(1, "hypergammon"))
+    assert write_mat(Match(0)).startswith("\n 0 point match\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_round_trip_of_random_matches(seed):
+    variant = ("standard", "nackgammon", "hypergammon")[seed % 3]
+    m = play_random_match(seed, length=(3, 5, 7, 1)[seed % 4], variant=variant, p_resign=0.03)
+    text = write_mat(m)
+    back = read_mat(text)
+    assert back.score == m.score and back.winner == m.winner
+    assert back.results == m.results
+    assert [a for a in back.record if a.kind != "opening"] == \
+        [a for a in m.record if a.kind not in ("opening", "decline")
+         and not (a.kind == "resign" and _declined(m, a))]
+    assert write_mat(back) == text
+
+
+def _declined(m: Match, action) -> bool:
+    i = m.record.index(action)
+    return m.record[i + 1].kind == "decline"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("no match here", "unexpected text"),
+    (" 3 point match\n Game 1\n  1) 31: 8/5 6/5\n", "no score line"),
+    (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 33: 24/21 24/21\n", "cannot be a double"),
+    (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 31: 8/2\n", "game 1"),
+    (" 3 point match\n Game 1\n A : 0   B : 1\n", "score line"),
+    (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 31: 8/5 6/5 hello\n", "cannot read"),
+])
+def test_bad_text_is_refused_with_the_reason(text, message):
+    with pytest.raises(MatFormatError, match=message):
+        read_mat(text)
+
+
+_IMPORT = r'''
+out = []
+for i, text in enumerate(json.loads(os.environ["TEXTS"])):
+    with open("in%d.mat" % i, "w") as f:
+        f.write(text)
+    gnubg.command("import mat in%d.mat" % i)
+    gnubg.command("export match mat out%d.mat" % i)
+    m = gnubg.match(analysis=0, boards=0)
+    games = []
+    for g in m["games"]:
+        moves = [[r["action"], r.get("dice"), r.get("move")] for r in g["game"]
+                 if r["action"] in ("move", "double", "take", "drop")]
+        games.append({"info": g["info"], "moves": moves})
+    out.append({"text": open("out%d.mat" % i).read(), "length": m["match-info"]["match-length"],
+                "games": games})
+emit(out)
+'''
+
+
+def _canonical(text: str, comments: bool = True) -> list[str]:
+    """The lines with each play's steps in standard notation (a play can be written as
+    different single-die steps: ``13/10 10/6`` or ``13/9 9/6``; gnubg writes the steps its
+    move generator found, and reorders them on import), trailing spaces removed, comment
+    lines dropped unless ``comments``, and the gaps inside a line (which depend on the steps'
+    lengths) made single spaces."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith(";") and not comments:
+            continue
+        line = re.sub(r"(?<=: )((?:\d+/\d+\*? )+)",
+                      lambda m: f"[{Play.parse(m.group(1).replace('/0', '/off'))}] ", line + " ")
+        indent = len(line) - len(line.lstrip())
+        out.append(" " * indent + " ".join(line.split()))
+    return out
+
+
+@pytest.mark.gnubg
+@needs_gnubg
+def test_gnubg_imports_our_mat_with_scores_games_and_moves():
+    matches = [play_random_match(seed, length=(3, 5, 7)[seed % 3],
+                                 variant=("standard", "nackgammon", "hypergammon")[seed % 3],
+                                 p_resign=0.03) for seed in range(4)]
+    texts = [write_mat(m) for m in matches]
+    got = run_script(_IMPORT, env={"TEXTS": json.dumps(texts)})
+    for m, text, g in zip(matches, texts, got, strict=True):
+        assert g["length"] == m.length
+        assert _canonical(g["text"], comments=False) == _canonical(text, comments=False)
+        assert len(g["games"]) == len(m.games)
+        score = [0, 0]
+        for result, info in zip(m.results, (x["info"] for x in g["games"]), strict=False):
+            assert (info["score-X"], info["score-O"]) == tuple(score)
+            assert ("XO".index(info["winner"]), info["points-won"]) == \
+                (result.winner, result.points)
+            score[result.winner] += result.points
+        for index, theirs in enumerate(x["moves"] for x in g["games"]):
+            ours = [a for a in m.record if a.game == index and a.kind in ("play", "double",
+                                                                           "take", "drop")]
+            assert len(ours) == len(theirs)
+            for a, (kind, dice, move) in zip(ours, theirs, strict=True):
+                assert kind == {"play": "move"}.get(a.kind, a.kind)
+                if a.kind == "play":
+                    assert sorted(dice) == sorted(a.dice)
+                    unmarked = [(s.source, s.dest) for s in Play.parse(a.play).moves]
+                    assert Play(move or []) == Play(unmarked)
