@@ -1,0 +1,98 @@
+// The server's HTTP and WebSocket API (docs/api.md). The browser's session is the HttpOnly
+// bg_session cookie, sent with every same-origin request and with the WebSocket handshake.
+
+/** A refusal from the server: HTTP status plus the API's {code, message}. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Call the API; resolves to the parsed JSON body (null for 204), rejects with ApiError. */
+export async function request(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, "network", String(err.message || err));
+  }
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(response.status, error.code || "http_" + response.status,
+      error.message || text || response.statusText);
+  }
+  return data;
+}
+
+/** A unique action_id, so that a resent action is applied once. */
+export function actionId() {
+  return "act_" + Array.from(crypto.getRandomValues(new Uint8Array(12)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The live event stream of one match. Calls onEvent(message) for each server message and
+ * onStatus("open" | "closed") when the connection changes; reconnects with back-off (the server
+ * sends the full state on every connect, so nothing is missed).
+ */
+export class MatchSocket {
+  constructor(matchId, onEvent, onStatus) {
+    this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws/matches/${encodeURIComponent(matchId)}`;
+    this.onEvent = onEvent;
+    this.onStatus = onStatus;
+    this.closed = false;
+    this.delay = 500;
+    this._connect();
+  }
+
+  _connect() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 500;
+      this.onStatus("open");
+      this.ping = setInterval(() => this.send({ type: "ping" }), 25000);
+    };
+    ws.onmessage = (e) => {
+      let message;
+      try {
+        message = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.onEvent(message);
+    };
+    ws.onclose = () => {
+      clearInterval(this.ping);
+      if (this.closed) return;
+      this.onStatus("closed");
+      setTimeout(() => this._connect(), this.delay);
+      this.delay = Math.min(this.delay * 2, 8000);
+    };
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.ping);
+    if (this.ws) this.ws.close();
+  }
+}

@@ -1,0 +1,292 @@
+// The single-page client: header (language, account), sign-in, lobby, join links and the match
+// page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id}.
+
+import { ApiError, request } from "./api.js";
+import { h } from "./dom.js";
+import { lang, LANGUAGES, setLang, t } from "./i18n.js";
+import { MatchPage } from "./match.js";
+
+const LOBBY_POLL_MS = 2000;
+
+const app = {
+  user: null,
+  page: null, // the current page object with destroy(), if any
+  main: document.getElementById("app"),
+  header: document.getElementById("header"),
+};
+
+function navigate(path, replace = false) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  route();
+}
+
+// Same-origin links marked data-link change the route without reloading the page.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest && e.target.closest("a[data-link]");
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey) return;
+  e.preventDefault();
+  navigate(a.getAttribute("href"));
+});
+window.addEventListener("popstate", () => route());
+
+function renderHeader() {
+  const select = h("select", { id: "lang", "aria-label": t("lang.label"), onchange: (e) => {
+    setLang(e.target.value);
+    route();
+  } }, Object.entries(LANGUAGES).map(([code, name]) =>
+    h("option", { value: code, selected: code === lang() }, name)));
+  const account = app.user ? h("span", { class: "account" },
+    h("span", { class: "who", "data-username": app.user.username },
+      t("auth.signedin", { name: app.user.username })),
+    h("button", { type: "button", "data-action": "signout", onclick: signOut }, t("auth.signout")))
+    : null;
+  app.header.replaceChildren(
+    h("a", { href: "/", "data-link": "", class: "brand" }, t("app.title")),
+    h("span", { class: "spacer" }), select, account);
+}
+
+async function signOut() {
+  try {
+    await request("POST", "/api/auth/logout");
+  } finally {
+    app.user = null;
+    navigate("/");
+  }
+}
+
+function errorText(err) {
+  return err instanceof ApiError ? err.message : String(err);
+}
+
+function field(label, input) {
+  return h("label", { class: "field" }, h("span", {}, label), input);
+}
+
+// --- sign in --------------------------------------------------------------------------------
+
+function authPage(after) {
+  const username = h("input", { name: "username", autocomplete: "username", required: true,
+    minlength: 3, maxlength: 20, pattern: "[A-Za-z0-9_\\-]+" });
+  const password = h("input", { name: "password", type: "password", autocomplete: "current-password",
+    required: true, minlength: 8 });
+  const error = h("p", { class: "error", role: "alert" });
+  const submit = async (path) => {
+    error.textContent = "";
+    try {
+      const answer = await request("POST", path,
+        path.endsWith("guest") ? undefined : { username: username.value, password: password.value });
+      app.user = answer.user;
+      after();
+    } catch (err) {
+      error.textContent = errorText(err);
+    }
+  };
+  const form = h("form", { class: "auth", onsubmit: (e) => { e.preventDefault(); submit("/api/auth/login"); } },
+    h("h1", {}, t("auth.title")),
+    field(t("auth.username"), username),
+    field(t("auth.password"), password),
+    h("p", { class: "hint" }, t("auth.rules")),
+    h("div", { class: "row" },
+      h("button", { type: "submit", class: "primary", "data-action": "signin" }, t("auth.signin")),
+      h("button", { type: "button", "data-action": "register", onclick: () => {
+        if (form.reportValidity()) submit("/api/auth/register");
+      } }, t("auth.register"))),
+    h("div", { class: "row" },
+      h("button", { type: "button", "data-action": "guest", onclick: () => submit("/api/auth/guest") },
+        t("auth.guest"))),
+    error);
+  app.main.replaceChildren(form);
+  username.focus();
+}
+
+// --- lobby ----------------------------------------------------------------------------------
+
+let optionsCache = null;
+
+function seekText(seek) {
+  return t("lobby.seek", { owner: seek.owner, length: seek.length,
+    variant: t(`variant.${seek.variant}`), mode: t(`lobby.mode.${seek.mode}`) });
+}
+
+function select(name, values, label, chosen) {
+  return h("select", { name }, values.map((v) =>
+    h("option", { value: v, selected: String(v) === String(chosen) }, label(v))));
+}
+
+class LobbyPage {
+  constructor() {
+    this.knownMatches = null;
+    this.lists = h("div", { class: "lists" });
+    this.error = h("p", { class: "error", role: "alert" });
+    app.main.replaceChildren(h("section", { class: "lobby" },
+      h("h1", {}, t("lobby.title")), this.error, this.lists, h("div", { class: "forms" })));
+    this.start();
+  }
+
+  async start() {
+    try {
+      optionsCache = optionsCache || (await request("GET", "/api/options"));
+      this.renderForms(optionsCache);
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    }
+    await this.load();
+    this.timer = setInterval(() => this.load(), LOBBY_POLL_MS);
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+  }
+
+  async load() {
+    let lobby;
+    try {
+      lobby = await request("GET", "/api/lobby");
+    } catch (err) {
+      this.error.textContent = errorText(err);
+      return;
+    }
+    this.error.textContent = "";
+    // When someone accepts this player's seek a new active match appears: open it.
+    const ids = new Set(lobby.matches.map((m) => m.match_id));
+    if (this.knownMatches && this.mySeeks) {
+      const fresh = lobby.matches.find((m) => !this.knownMatches.has(m.match_id) && m.status === "active");
+      if (fresh && this.mySeeks > lobby.seeks.filter((s) => s.owner === app.user.username).length) {
+        navigate(`/match/${fresh.match_id}`);
+        return;
+      }
+    }
+    this.knownMatches = ids;
+    this.mySeeks = lobby.seeks.filter((s) => s.owner === app.user.username).length;
+    this.renderLists(lobby);
+  }
+
+  renderLists(lobby) {
+    const seekItem = (seek) => {
+      const own = seek.owner === app.user.username;
+      return h("li", { "data-seek": seek.id }, seekText(seek), " ",
+        own ? h("button", { type: "button", "data-action": "withdraw", onclick: async () => {
+          await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => (this.error.textContent = errorText(e)));
+          this.load();
+        } }, t("lobby.cancel"))
+          : h("button", { type: "button", "data-action": "accept", onclick: () => acceptSeek(seek.id, this.error) },
+            t("lobby.accept")),
+        own ? h("small", { class: "join-url" }, ` ${t("lobby.joinlink")}: `,
+          h("code", {}, new URL(seek.join_url, location.href).href)) : null);
+    };
+    const list = (title, items, render) => h("section", {}, h("h2", {}, title),
+      items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));
+    const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
+      h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
+      ` · ${m.score[0]}–${m.score[1]} / ${m.length} · `,
+      m.status === "finished" ? t("lobby.finished") : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
+      m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "");
+    this.lists.replaceChildren(
+      list(t("lobby.invitations"), lobby.invitations, seekItem),
+      list(t("lobby.seeks"), lobby.seeks, seekItem),
+      list(t("lobby.matches"), lobby.matches, matchItem));
+  }
+
+  renderForms(options) {
+    const lengths = () => select("length", options.lengths, String, options.default_length);
+    const variants = () => select("variant", options.variants, (v) => t(`variant.${v}`), options.variants[0]);
+    const mode = select("mode", ["live", "correspondence"], (m) => t(`lobby.mode.${m}`), "live");
+    const clock = select("clock", options.clock_presets.map((p) => p.name), (name) => {
+      const p = options.clock_presets.find((x) => x.name === name);
+      return `${name} (${p.delay}s + ${p.reserve_per_point}s/pt)`;
+    }, options.clock_presets[Math.min(2, options.clock_presets.length - 1)]?.name);
+    const days = select("days", options.correspondence_days, String, options.correspondence_days[0]);
+    const clockField = field(t("lobby.clock"), clock);
+    const daysField = field(t("lobby.days"), days);
+    const showMode = () => {
+      clockField.hidden = mode.value !== "live";
+      daysField.hidden = mode.value === "live";
+    };
+    mode.addEventListener("change", showMode);
+    const invite = h("input", { name: "invite", autocomplete: "off", maxlength: 20 });
+    const seekForm = h("form", { class: "create", onsubmit: async (e) => {
+      e.preventDefault();
+      const f = new FormData(seekForm);
+      const live = f.get("mode") === "live";
+      try {
+        await request("POST", "/api/seeks", {
+          length: Number(f.get("length")), variant: f.get("variant"), mode: f.get("mode"),
+          clock: live ? f.get("clock") : null, days: live ? null : Number(f.get("days")),
+          invite: f.get("invite") || null,
+        });
+        this.load();
+      } catch (err) {
+        this.error.textContent = errorText(err);
+      }
+    } },
+    h("h2", {}, t("lobby.create")),
+    field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
+    field(t("lobby.mode"), mode), clockField, daysField, field(t("lobby.invite"), invite),
+    h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
+    showMode();
+    const botForm = h("form", { class: "computer", onsubmit: async (e) => {
+      e.preventDefault();
+      const f = new FormData(botForm);
+      try {
+        const answer = await request("POST", "/api/matches/computer", {
+          level: f.get("level"), length: Number(f.get("length")), variant: f.get("variant"),
+        });
+        navigate(`/match/${answer.match_id}`);
+      } catch (err) {
+        this.error.textContent = errorText(err);
+      }
+    } },
+    h("h2", {}, t("lobby.computer")),
+    field(t("lobby.level"), select("level", options.bot_levels, String, options.bot_levels[0])),
+    field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
+    h("button", { type: "submit", class: "primary", "data-action": "play-computer" }, t("lobby.start")));
+    app.main.querySelector(".forms").replaceChildren(seekForm, botForm);
+  }
+}
+
+async function acceptSeek(seekId, errorNode) {
+  try {
+    const answer = await request("POST", `/api/seeks/${encodeURIComponent(seekId)}/accept`);
+    navigate(`/match/${answer.match_id}`);
+  } catch (err) {
+    errorNode.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+  }
+}
+
+function joinPage(seekId) {
+  const error = h("p", { class: "error", role: "alert" });
+  app.main.replaceChildren(h("section", { class: "join" }, h("h1", {}, t("join.title")),
+    h("button", { type: "button", class: "primary", "data-action": "accept",
+      onclick: () => acceptSeek(seekId, error) }, t("lobby.accept")), error));
+}
+
+// --- routing --------------------------------------------------------------------------------
+
+async function route() {
+  if (app.page && app.page.destroy) app.page.destroy();
+  app.page = null;
+  if (app.user === null) {
+    try {
+      app.user = (await request("GET", "/api/me")).user;
+    } catch {
+      app.user = null;
+    }
+  }
+  renderHeader();
+  const path = location.pathname;
+  const join = path.match(/^\/join\/([^/]+)$/);
+  const match = path.match(/^\/match\/([^/]+)$/);
+  if (!app.user) {
+    authPage(() => route());
+  } else if (join) {
+    joinPage(decodeURIComponent(join[1]));
+  } else if (match) {
+    app.page = new MatchPage(app.main, decodeURIComponent(match[1]), app.user, navigate);
+  } else {
+    app.page = new LobbyPage();
+  }
+}
+
+setLang(lang());
+route();

@@ -1,0 +1,32 @@
+// A small helper for building HTML: h("button", {class: "x", onclick: f}, "text", child…).
+// Attributes starting with "on" become listeners; false/null/undefined attributes are left out;
+// children may be strings, nodes, arrays or null.
+
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(node, child);
+    else node.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Format seconds as m:ss (or h:mm:ss), never negative. */
+export function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  const hh = Math.floor(s / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return hh ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
+}

@@ -1,0 +1,497 @@
+// The match page: board, controls, clocks, on-device dice verification and the result screen.
+// It renders the last `state` the server sent (docs/api.md) and sends actions by HTTP POST; the
+// WebSocket brings everyone's changes. A play is built locally with PlayBuilder and sent whole.
+
+import { actionId, ApiError, MatchSocket, request } from "./api.js";
+import { renderBoard } from "./board.js";
+import { h, clockText } from "./dom.js";
+import { checkRoll, newEntropy } from "./fairdice.js";
+import { t } from "./i18n.js";
+import { mirror, PlayBuilder } from "./moves.js";
+
+const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
+
+export class MatchPage {
+  constructor(root, matchId, user, navigate) {
+    this.root = root;
+    this.matchId = matchId;
+    this.user = user;
+    this.navigate = navigate;
+    this.state = null;
+    this.builder = null;
+    this.builderKey = null;
+    this.selected = null;
+    this.busy = false;
+    this.message = null;
+    this.auto = localStorage.getItem("bg.auto") === "1";
+    this.resignMenu = false;
+    this.storeKey = `bg.rolls.${matchId}`;
+    this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
+    this.verdicts = new Map();
+    this.receivedAt = performance.now();
+    this.build();
+    this.timer = setInterval(() => this.renderClocks(), 250);
+    this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
+    request("GET", `/api/matches/${encodeURIComponent(matchId)}`)
+      .then((state) => this.setState(state))
+      .catch((err) => this.showError(err));
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+    clearTimeout(this.danceTimer);
+    clearInterval(this.poll);
+    this.socket.close();
+  }
+
+  build() {
+    this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.svg.setAttribute("class", "board");
+    this.svg.setAttribute("role", "group");
+    this.svg.setAttribute("aria-label", t("app.title"));
+    this.top = h("div", { class: "player top" });
+    this.bottom = h("div", { class: "player bottom" });
+    this.scoreLine = h("p", { class: "score-line" });
+    this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
+    this.alert = h("div", { class: "dice-alert", role: "alert" });
+    this.diceMark = h("span", { class: "dice-mark" });
+    this.controls = h("div", { class: "controls" });
+    this.log = h("ol", { class: "dice-log" });
+    this.result = h("section", { class: "result", hidden: true, "aria-labelledby": "result-title" });
+    this.root.replaceChildren(h("section", { class: "match", "data-match": this.matchId },
+      this.scoreLine, this.alert, this.top,
+      h("div", { class: "board-wrap" }, this.svg),
+      this.bottom,
+      h("div", { class: "turn" }, this.status, this.diceMark),
+      this.controls,
+      h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log),
+      this.result));
+    this.status.textContent = t("match.connecting");
+  }
+
+  // --- incoming -------------------------------------------------------------------------------
+
+  onSocket(status) {
+    if (status === "open") {
+      clearInterval(this.poll);
+      this.poll = null;
+    } else if (!this.poll) {
+      // While the socket is down keep the page current by polling.
+      this.poll = setInterval(() => this.refresh(), 3000);
+    }
+  }
+
+  onEvent(message) {
+    if (message.type === "state") this.setState(message.state);
+    else if (message.type === "commitment") this.promise(message);
+    else if (message.type === "error" && message.error) this.showError(message.error);
+  }
+
+  refresh() {
+    return request("GET", `/api/matches/${encodeURIComponent(this.matchId)}`)
+      .then((state) => this.setState(state))
+      .catch(() => {});
+  }
+
+  /** Remember what was promised for a roll before its reveal (nonce, commitment). */
+  promise({ roll_id, nonce, commitment }) {
+    if (!roll_id || this.known[roll_id]) return;
+    this.known[roll_id] = { nonce, commitment };
+    this.saveKnown();
+  }
+
+  saveKnown() {
+    localStorage.setItem(this.storeKey, JSON.stringify(this.known));
+  }
+
+  setState(state) {
+    this.state = state;
+    this.receivedAt = performance.now();
+    if (state.pending_roll) this.promise(state.pending_roll);
+    const key = this.playKey(state);
+    if (key !== this.builderKey) {
+      this.builderKey = key;
+      this.selected = null;
+      this.builder = key ? this.newBuilder(state) : null;
+      clearTimeout(this.danceTimer);
+      if (this.builder && this.builder.dance && this.auto) {
+        this.danceTimer = setTimeout(() => this.sendPlay(), DANCE_AUTO_MS);
+      }
+    }
+    this.verifyRolls(state);
+    this.render();
+  }
+
+  playKey(state) {
+    const mine = state.you !== null && state.you !== undefined && state.turn === state.you;
+    if (state.phase !== "play" || !mine || !state.legal_plays) return null;
+    return [state.game_number, state.position_id, state.dice.join("-"), state.rolls.length].join("|");
+  }
+
+  newBuilder(state) {
+    const me = state.you;
+    return new PlayBuilder(state.legal_plays, state.dice, state.board.points[me],
+      mirror(state.board.points[1 - me]));
+  }
+
+  async verifyRolls(state) {
+    for (const roll of state.rolls || []) {
+      if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
+      this.verdicts.set(roll.roll_id, null);
+      const known = this.known[roll.roll_id] || null;
+      const verdict = await checkRoll(state.match_id, roll, known);
+      this.verdicts.set(roll.roll_id, verdict);
+      this.renderDice();
+    }
+  }
+
+  // --- actions --------------------------------------------------------------------------------
+
+  async act(action) {
+    if (this.busy) return;
+    this.busy = true;
+    this.message = null;
+    this.renderControls();
+    try {
+      const body = { action_id: actionId(), ...action };
+      const answer = await request("POST", `/api/matches/${encodeURIComponent(this.matchId)}/actions`, body);
+      this.busy = false;
+      if (answer && answer.state) this.setState(answer.state);
+    } catch (err) {
+      this.busy = false;
+      this.showError(err);
+      this.refresh();
+    }
+  }
+
+  roll() {
+    const pending = this.state.pending_roll;
+    const entropy = newEntropy();
+    // Stored before sending: the reveal must hold exactly this entropy and the promised nonce.
+    this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
+    this.saveKnown();
+    this.act({ type: "roll", roll_id: pending.roll_id, commitment: pending.commitment, entropy });
+  }
+
+  sendPlay() {
+    if (!this.builder) return;
+    const play = this.builder.complete();
+    if (!play) {
+      this.message = { text: t("match.incomplete", { n: this.builder.stepsLeft() }), cls: "refusal" };
+      this.renderStatus();
+      return;
+    }
+    this.act({ type: "play", play: play.notation });
+  }
+
+  undo() {
+    if (!this.builder || !this.builder.undo()) return;
+    this.selected = null;
+    this.message = null;
+    this.render();
+  }
+
+  tap(point) {
+    const b = this.builder;
+    if (!b || this.busy) return;
+    if (this.selected !== null && b.destinations(this.selected).includes(point)) {
+      this.step(this.selected, point);
+    } else if (this.selected === point) {
+      this.selected = null;
+    } else if (b.sources().includes(point)) {
+      const dests = b.destinations(point);
+      if (dests.length === 1) this.step(point, dests[0]);
+      else this.selected = point;
+    } else {
+      this.selected = null;
+    }
+    this.message = null;
+    this.render();
+  }
+
+  step(from, to) {
+    this.builder.move(from, to);
+    this.selected = null;
+    if (this.auto && this.builder.complete()) this.sendPlay();
+  }
+
+  toggleAuto() {
+    this.auto = !this.auto;
+    localStorage.setItem("bg.auto", this.auto ? "1" : "0");
+    if (this.auto && this.builder && this.builder.complete()) this.sendPlay();
+    this.renderControls();
+  }
+
+  showError(err) {
+    const text = err instanceof ApiError || err.message ? err.message : String(err);
+    this.message = { text: t("error.generic", { message: text }), cls: "error" };
+    this.renderStatus();
+  }
+
+  // --- rendering ------------------------------------------------------------------------------
+
+  seats() {
+    const s = this.state;
+    const me = s.you === null || s.you === undefined ? 0 : s.you;
+    return { me, opp: 1 - me, player: s.you === 0 || s.you === 1 };
+  }
+
+  name(seat) {
+    const p = this.state.players[seat];
+    if (!p) return "?";
+    return p.bot ? `${p.username} (${t("match.bot")})` : p.username;
+  }
+
+  render() {
+    if (!this.state) return;
+    this.renderBoard();
+    this.renderPlayers();
+    this.renderStatus();
+    this.renderControls();
+    this.renderDice();
+    this.renderResult();
+  }
+
+  renderBoard() {
+    const s = this.state;
+    const { me, opp } = this.seats();
+    const position = this.builder ? this.builder.position()
+      : { mine: s.board.points[me], theirs: mirror(s.board.points[opp]) };
+    const sources = new Set(this.builder ? this.builder.sources() : []);
+    const destinations = new Set(this.builder && this.selected !== null
+      ? this.builder.destinations(this.selected) : []);
+    let dice = null;
+    if (s.dice && (s.phase === "play" || s.phase === "opening")) {
+      const values = s.dice[0] === s.dice[1] ? [...s.dice, ...s.dice] : s.dice.slice();
+      const used = values.map(() => false);
+      for (const die of this.builder ? this.builder.usedDice() : []) {
+        const i = values.findIndex((v, k) => v === die && !used[k]);
+        if (i >= 0) used[i] = true;
+      }
+      dice = { values, used, side: s.turn === opp ? "them" : "me" };
+    }
+    const owner = s.cube.owner;
+    const cube = { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" };
+    const focused = this.svg.contains(document.activeElement)
+      ? document.activeElement.getAttribute("data-point") : null;
+    renderBoard(this.svg, { ...position, dice, cube, sources, destinations, selected: this.selected },
+      (p) => this.tap(p));
+    if (focused !== null) {
+      const again = this.svg.querySelector(`[data-point="${focused}"][tabindex="0"]`)
+        || this.svg.querySelector(".hit.dest, .hit.movable");
+      if (again) again.focus();
+    }
+  }
+
+  renderPlayers() {
+    const s = this.state;
+    const { me, opp } = this.seats();
+    const crawford = s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
+    this.scoreLine.replaceChildren(
+      t("match.score", { a: s.score[me], b: s.score[opp], length: s.length }),
+      crawford ? h("span", { class: "crawford" }, crawford) : null,
+      s.cube ? h("span", { class: "cube-info" }, t("match.cube", { value: s.cube.value }), " · ",
+        s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) }))
+        : null);
+    for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
+      panel.dataset.seat = seat;
+      panel.classList.toggle("on-turn", s.turn === seat);
+      panel.replaceChildren(
+        h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
+        h("span", { class: "score" }, String(s.score[seat])),
+        h("span", { class: "pips", "data-pips": s.pip_counts[seat] }, t("match.pips", { n: s.pip_counts[seat] })),
+        h("span", { class: "clock", "data-clock-seat": seat }));
+    }
+    this.renderClocks();
+  }
+
+  renderClocks() {
+    const s = this.state;
+    if (!s) return;
+    for (const node of this.root.querySelectorAll("[data-clock-seat]")) {
+      const seat = Number(node.dataset.clockSeat);
+      if (s.clocks) {
+        const c = s.clocks;
+        let delayLeft = null;
+        let reserve = c.reserve[seat];
+        if (c.running === seat && !["game_over", "match_over"].includes(s.phase)) {
+          const elapsed = (performance.now() - this.receivedAt) / 1000;
+          delayLeft = Math.max(0, c.delay_left - elapsed);
+          reserve -= Math.max(0, elapsed - c.delay_left);
+        }
+        node.classList.toggle("running", delayLeft !== null);
+        node.classList.toggle("in-delay", delayLeft !== null && delayLeft > 0);
+        node.textContent = delayLeft !== null && delayLeft > 0
+          ? `${t("match.delay", { t: clockText(delayLeft) })} · ${t("match.reserve", { t: clockText(reserve) })}`
+          : t("match.reserve", { t: clockText(reserve) });
+      } else if (s.deadline && s.turn === seat) {
+        node.textContent = t("match.deadline", { time: new Date(s.deadline).toLocaleString() });
+      } else {
+        node.textContent = "";
+      }
+    }
+  }
+
+  statusText() {
+    const s = this.state;
+    const { me, opp, player } = this.seats();
+    const myTurn = player && s.turn === me;
+    const dice = s.dice ? s.dice.join("-") : "";
+    switch (s.phase) {
+      case "opening":
+        return t("match.opening");
+      case "roll":
+        return myTurn ? t("match.yourroll") : t("match.theirturn", { name: this.name(s.turn) });
+      case "play":
+        if (!myTurn) return t("match.theirturn", { name: this.name(s.turn) });
+        if (this.builder && this.builder.dance) return t("match.dance", { dice });
+        if (this.builder && this.builder.complete()) return t("match.complete");
+        return this.selected !== null ? t("match.pickdest") : `${t("match.yourplay", { dice })} ${t("match.pickchecker")}`;
+      case "double_offered":
+        return myTurn ? t("match.yourdouble", { value: s.cube.value * 2 })
+          : t("match.doubleoffer", { name: this.name(s.turn), value: s.cube.value * 2 });
+      case "resign_offered": {
+        const r = s.resignation || {};
+        return player && r.seat === me ? t("match.yourresignoffer", { points: r.points })
+          : t("match.resignoffer", { name: this.name(r.seat ?? opp), points: r.points });
+      }
+      case "match_over":
+        return t("result.title");
+      default:
+        return player ? "" : t("match.spectator");
+    }
+  }
+
+  renderStatus() {
+    if (!this.state) return;
+    this.status.textContent = this.message ? this.message.text : this.statusText();
+    this.status.className = `status ${this.message ? this.message.cls : ""}`;
+  }
+
+  renderControls() {
+    const s = this.state;
+    if (!s) return;
+    const { me, player } = this.seats();
+    const buttons = [];
+    const button = (label, onclick, attrs = {}) =>
+      h("button", { type: "button", onclick, disabled: this.busy, ...attrs }, label);
+    if (player) {
+      const myTurn = s.turn === me;
+      const rollable = s.pending_roll && (myTurn || s.turn === null)
+        && (s.phase === "roll" || s.phase === "opening");
+      if (s.phase === "roll" && myTurn && s.cube.available) {
+        buttons.push(button(t("match.double"), () => this.act({ type: "double" }), { "data-action": "double" }));
+      }
+      if (rollable) {
+        buttons.push(button(t("match.roll"), () => this.roll(), { "data-action": "roll", class: "primary" }));
+      }
+      if (s.phase === "play" && myTurn && this.builder) {
+        if (this.builder.dance) {
+          buttons.push(button(t("match.dance.record"), () => this.sendPlay(), { "data-action": "dance", class: "primary" }));
+        } else {
+          const done = !!this.builder.complete();
+          buttons.push(button("↶ " + t("match.undo"), () => this.undo(),
+            { "data-action": "undo", "aria-disabled": this.builder.done.length === 0 ? "true" : "false" }));
+          // aria-disabled, not disabled: the button stays focusable and says why it refuses.
+          buttons.push(button(t("match.send"), () => this.sendPlay(),
+            { "data-action": "send", class: "primary", "aria-disabled": done ? "false" : "true" }));
+        }
+      }
+      if (s.phase === "double_offered" && !myTurn) {
+        buttons.push(button(t("match.take"), () => this.act({ type: "take" }), { "data-action": "take", class: "primary" }));
+        buttons.push(button(t("match.drop"), () => this.act({ type: "drop" }), { "data-action": "drop" }));
+      }
+      if (s.phase === "resign_offered" && s.resignation && s.resignation.seat !== me) {
+        buttons.push(button(t("match.acceptresign"), () => this.act({ type: "accept_resign" }), { "data-action": "accept-resign" }));
+        buttons.push(button(t("match.declineresign"), () => this.act({ type: "decline_resign" }), { "data-action": "decline-resign" }));
+      }
+      if (["opening", "roll", "play", "double_offered"].includes(s.phase)) {
+        buttons.push(button("⚡ " + t("match.auto"), () => this.toggleAuto(),
+          { "data-action": "auto", "aria-pressed": this.auto ? "true" : "false" }));
+        buttons.push(this.resignControls(button));
+      }
+    }
+    this.controls.replaceChildren(...buttons);
+  }
+
+  resignControls(button) {
+    if (!this.resignMenu) {
+      return button(t("match.resign"), () => { this.resignMenu = true; this.renderControls(); },
+        { "data-action": "resign", "aria-expanded": "false" });
+    }
+    const choose = (points) => {
+      this.resignMenu = false;
+      this.act({ type: "resign", points });
+    };
+    return h("span", { class: "resign-menu", role: "group" },
+      [1, 2, 3].map((n) => button(t(`match.resign.${n}`), () => choose(n), { "data-resign": n })),
+      button(t("match.resign.cancel"), () => { this.resignMenu = false; this.renderControls(); }));
+  }
+
+  verdictMark(roll) {
+    const v = this.verdicts.get(roll.roll_id);
+    if (v === undefined || v === null) return h("span", { class: "verdict pending" }, t("dice.pending"));
+    const title = v.ok ? v.checked.map((c) => t(`dice.check.${c}`)).join("; ")
+      : v.problems.map((p) => t(`dice.problem.${p}`)).join("; ");
+    return h("span", { class: `verdict ${v.ok ? "ok" : "failed"}`, title, "data-verdict": v.ok ? "ok" : "failed" },
+      v.ok ? `✓ ${t("dice.ok")}` : `⚠ ${t("dice.failed")}`);
+  }
+
+  renderDice() {
+    const s = this.state;
+    if (!s) return;
+    const rolls = (s.rolls || []).filter((r) => r.server_seed);
+    this.log.replaceChildren(...rolls.map((r) => h("li", { "data-roll": r.roll_id },
+      `${this.name(r.seat)}: ${r.dice.join("-")} `,
+      r.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
+      this.verdictMark(r))));
+    const failed = rolls.filter((r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
+    this.alert.replaceChildren(...failed.map((r) => h("p", {},
+      t("dice.warning", { roll: `${r.roll_id} (${r.dice.join("-")})`,
+        problems: this.verdicts.get(r.roll_id).problems.map((p) => t(`dice.problem.${p}`)).join("; ") }))));
+    const last = rolls[rolls.length - 1];
+    const current = last && s.phase === "play" && s.dice && last.dice.join() === s.dice.join();
+    this.diceMark.replaceChildren(current ? this.verdictMark(last) : "");
+    if (!this.result.hidden) this.renderResult();
+  }
+
+  renderResult() {
+    const s = this.state;
+    if (s.phase !== "match_over" || !s.result) {
+      this.result.hidden = true;
+      return;
+    }
+    const r = s.result;
+    const { me, opp } = this.seats();
+    const rolls = (s.rolls || []).filter((x) => x.server_seed);
+    const copy = h("button", { type: "button", "data-action": "copy" }, t("result.copy"));
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(s.match_id);
+        copy.textContent = t("result.copied");
+      } catch {
+        getSelection().selectAllChildren(idNode);
+      }
+    });
+    const idNode = h("code", { class: "match-id" }, s.match_id);
+    const base = `/api/matches/${encodeURIComponent(s.match_id)}`;
+    this.result.hidden = false;
+    this.result.replaceChildren(
+      h("h2", { id: "result-title" }, t("result.title")),
+      h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
+      h("p", { class: "final-score" }, t("result.score", { a: r.score[me], b: r.score[opp] })),
+      h("h3", {}, t("result.games")),
+      h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
+        t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
+      h("h3", {}, t("dice.verify.title")),
+      h("ol", { class: "verify-list" }, rolls.map((x) => h("li", { "data-roll": x.roll_id },
+        `${this.name(x.seat)}: ${x.dice.join("-")} `, this.verdictMark(x)))),
+      h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
+      r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
+      h("p", {}, h("a", { href: r.audit_url || `/audit/${s.match_id}`, class: "audit-link" }, t("result.audit"))),
+      h("p", { class: "downloads" }, `${t("result.download")}: `,
+        h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
+        h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),
+      h("p", {}, h("a", { href: "/", "data-link": "" }, t("result.lobby"))));
+  }
+}

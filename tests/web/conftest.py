@@ -1,0 +1,88 @@
+"""Fixtures for the browser tests: Debian's Chromium driven by Playwright, a static server for
+the client's modules, and a real Boardgammon server with a temporary database."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WEB_DIR = Path(__file__).resolve().parents[2] / "src" / "boardgammon" / "web"
+OUTPUT_DIR = Path(__file__).resolve().parents[2] / "test-output" / "web"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session (skips when Chromium is not installed)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium is not installed at {CHROMIUM} (run `make system-deps`)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+class _StaticHandler(SimpleHTTPRequestHandler):
+    """The client's files at their own paths, plus an empty page at /blank to import them from."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path == "/blank":
+            body = b"<!doctype html><meta charset=utf-8><title>blank</title>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def static_url() -> Iterator[str]:
+    """Base URL of a server for the client's modules (http://127.0.0.1 is a secure context,
+    so Web Crypto is available)."""
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(_StaticHandler, directory=str(WEB_DIR))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def module_page(browser, static_url):
+    """A page on the static server's origin, ready to import the client's modules."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{static_url}/blank")
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def output_dir() -> Path:
+    """Where screenshots go for people to review (git-ignored test-output/web/)."""
+    OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
+    return OUTPUT_DIR
