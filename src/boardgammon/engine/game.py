@@ -174,6 +174,28 @@ class Game:
         self.result: GameResult | None = None
         self._phase_before_offer: Phase | None = None
 
+    @classmethod
+    def from_position(cls, board: Board, on_roll: int, *, cube: int = 1,
+                      cube_owner: int | None = None, cube_enabled: bool = True,
+                      crawford: bool = False) -> Game:
+        """A game in progress at ``board`` (``on_roll``'s view), ``on_roll`` to double or roll:
+        for set-up positions (problems, analysis, tests).
+
+        Raises:
+            IllegalAction: a bad seat, a cube value not a power of two up to 64, or a centred
+                cube above 1.
+        """
+        on_roll = _check_seat(on_roll)
+        if cube not in (1, 2, 4, 8, 16, 32, 64) or (cube > 1) != (cube_owner is not None):
+            raise IllegalAction(f"a cube of {cube} owned by {cube_owner} is impossible: the "
+                                f"cube is 1 while centred, 2-64 once owned")
+        game = cls(Variant.HYPERGAMMON if board.checkers == 3 else Variant.STANDARD,
+                   cube_enabled=cube_enabled, crawford=crawford)
+        game.board, game.on_roll, game.phase = board, on_roll, Phase.ROLL
+        game.cube = cube
+        game.cube_owner = None if cube_owner is None else _check_seat(cube_owner)
+        return game
+
     # Queries --------------------------------------------------------------------------------
 
     @property
