@@ -48,7 +48,8 @@ when there are two. The choice is random but reproducible from the bot's seed.
 
 **Cube and resignations.** Through :mod:`boardgammon.bots.cube`, with the race formula in
 races and this model's estimate in contact. The bot offers to resign only in races (where the
-estimate is reliable), when resigning costs at most half a percent of what the game can swing.
+estimate is reliable), when resigning for a single, gammon or backgammon is within half a
+percent of the game's swing of what playing on is worth.
 """
 
 from __future__ import annotations
@@ -208,18 +209,18 @@ class EasyBot(Bot):
         return cube.should_accept_resignation(p, gammon_share(mine, p), context, points)
 
     def resign(self, board: Board, context: Context) -> int | None:
-        """In a race only: the smallest resignation (single, gammon, backgammon) that costs
-        at most half a percent of the game's swing against playing on."""
+        """In a race only: the resignation (single, gammon, backgammon) within half a percent
+        of the game's swing of what playing on is worth by the race formula, so that it costs
+        the bot nothing and the opponent should accept it; ``None`` when there is none."""
         if board.is_contact():
             return None
         p = cube.race_estimate(board.array)
-        theirs = board.swapped()
-        lost_gammons = gammon_share(theirs, 1.0 - p)
+        lost_gammons = gammon_share(board.swapped(), 1.0 - p)
         keep = cube.playing_on_value(p, 0.0, context, lost_gammons)
         v = context.cube_value
         swing = cube.outcome_value(context, v) - cube.outcome_value(context, -v)
         for points in (1, 2, 3):
-            if cube.outcome_value(context, -points * v) >= keep - _RESIGN_TOLERANCE * swing:
+            if abs(cube.outcome_value(context, -points * v) - keep) <= _RESIGN_TOLERANCE * swing:
                 return points
         return None
 

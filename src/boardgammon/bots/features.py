@@ -105,6 +105,7 @@ _SRC_IDX = np.where(_SRC_IDX <= 25, _SRC_IDX, _PAD)
 # A checker going from s = t + D to t passes s - c for each partial distance c.
 _MID_IDX = _TARGETS[None, :, None] + (_WAY_DIST[:, None, None] - _WAY_MIDS[:, None, :])
 _MID_IDX = np.where((_WAY_MIDS[:, None, :] > 0) & (_MID_IDX <= 25), _MID_IDX, _PAD)
+_WAYS_WITH_MID = [np.flatnonzero(_WAY_MIDS[:, k] > 0) for k in range(_WAY_MIDS.shape[1])]
 _ESCAPE_WINDOW = 8
 _ROLL_STARTS = np.flatnonzero(np.r_[True, _WAY_ROLL[1:] != _WAY_ROLL[:-1]])
 
@@ -125,7 +126,10 @@ def _reach(sources: np.ndarray, blocked: np.ndarray, targets: np.ndarray) -> np.
     n = sources.shape[0]
     src = np.concatenate([sources, np.zeros((n, 1), bool)], axis=1)
     open_ = np.concatenate([~blocked, np.ones((n, 1), bool)], axis=1)
-    ok = src[:, _SRC_IDX] & open_[:, _MID_IDX].all(axis=-1) & targets[:, None, :]
+    ok = src[:, _SRC_IDX] & targets[:, None, :]
+    # Most ways have no intermediate landing; check the k-th one only where it exists.
+    for k, ways in enumerate(_WAYS_WITH_MID):
+        ok[:, ways] &= open_[:, _MID_IDX[ways, :, k]]
     return np.logical_or.reduceat(ok, _ROLL_STARTS, axis=1)
 
 
@@ -214,9 +218,18 @@ def escapes(arrays: np.ndarray) -> np.ndarray:
     any_block = in_window.any(axis=1)
     lowest = np.where(any_block, np.argmax(in_window, axis=1), 0)
     targets = (points >= 1) & (points < lowest[:, None]) & ~blocked
-    sources = points == rear[:, None]
-    reach = _reach(sources, blocked, targets)
-    count = (reach.any(axis=2) * ROLL_WEIGHTS[None, :]).sum(axis=1)
+    # One source per position: follow each way from it directly (landing rear - distance,
+    # intermediate landings rear - partial distances), index 26 being open padding.
+    targets = np.concatenate([targets, np.zeros((n, 1), bool)], axis=1)
+    open_ = np.concatenate([~blocked, np.ones((n, 1), bool)], axis=1)
+    land = rear[:, None] - _WAY_DIST[None, :]
+    land = np.where(land >= 1, land, _PAD)
+    mids = rear[:, None, None] - _WAY_MIDS[None, :, :]
+    mids = np.where(_WAY_MIDS[None] > 0, mids, _PAD)
+    rows = np.arange(n)[:, None]
+    ok = targets[rows, land] & open_[rows[:, :, None], mids].all(axis=2)
+    by_roll = np.logical_or.reduceat(ok, _ROLL_STARTS, axis=1)
+    count = (by_roll * ROLL_WEIGHTS[None, :]).sum(axis=1)
     return np.where(any_block, count, 36)
 
 
