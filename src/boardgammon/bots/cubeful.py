@@ -1,0 +1,190 @@
+"""Cube and resignation decisions from five cubeless outputs, for money and match play.
+
+Inputs are the network's outputs ``(win, win gammon, win backgammon, lose gammon, lose
+backgammon)`` from the deciding side's view and a :class:`~boardgammon.bots.base.Context` from
+the same view.
+
+Money play: Janowski's cubeful equity ("Take-points in money games", 1993). With ``W`` and ``L``
+the average values of a win and of a loss (gammons and backgammons included), the live-cube
+take point is ``TP = (L − ½)/(W + L + ½)`` and the cash point ``CP = (L + 1)/(W + L + ½)``;
+the live-cube equity is piecewise linear through ``(0, −L)``, ``(TP, −1)`` (opponent can double),
+``(CP, +1)`` (we can double) and ``(1, W)``; the cubeful equity is
+``x·live + (1 − x)·dead``, dead = cubeless. The cube efficiency ``x`` is 0.68 in contact
+positions (Janowski's typical value) and 0.80 in races, where the game's value moves more
+smoothly and fewer doubles come too late.
+
+Match play: the same construction in match-winning chances, from the cube curves of
+:mod:`boardgammon.analysis.met` (which carry a generic gammon rate), with the dead-cube part
+replaced by this position's own outcome probabilities. The Crawford game has no cube;
+post-Crawford the trailer doubles at once and the leader takes unless dropping is worth more
+(the free drop); a 1-point match has no cube.
+
+A side doubles when doubling is worth more than holding: ``min(double/take, double/drop) >
+no double``; it takes when taking is worth at least dropping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boardgammon.analysis import met
+
+from .base import Context, CubeOwner
+
+X_CONTACT = 0.68
+X_RACE = 0.80
+RESIGN_TOLERANCE = 0.01  # equity (points per cube) a resignation may give away
+
+
+def _outcomes(o: np.ndarray) -> np.ndarray:
+    """Probabilities ``[..., 6]`` of win single/gammon/backgammon, lose single/gammon/bg."""
+    o = np.asarray(o, dtype=np.float64)
+    w = np.clip(o[..., 0], 0.0, 1.0)
+    wbg = np.clip(o[..., 2], 0.0, None)
+    wg = np.clip(np.maximum(o[..., 1], wbg), None, w)
+    lbg = np.clip(o[..., 4], 0.0, None)
+    lg = np.clip(np.maximum(o[..., 3], lbg), None, 1.0 - w)
+    return np.stack([w - wg, wg - np.minimum(wbg, wg), np.minimum(wbg, wg),
+                     (1.0 - w) - lg, lg - np.minimum(lbg, lg), np.minimum(lbg, lg)], axis=-1)
+
+
+def _away(context: Context) -> tuple[int, int, bool]:
+    """(points the decider needs, points the opponent needs, whether games after this one are
+    post-Crawford)."""
+    a = context.length - context.my_score
+    b = context.length - context.opponent_score
+    return a, b, context.crawford or a == 1 or b == 1
+
+
+def _dead_mwc(o: np.ndarray, context: Context, cube: int) -> np.ndarray:
+    """Match-winning chance with the game played out at ``cube`` (no further doubling)."""
+    a, b, post = _away(context)
+    values = np.array([met.match_equity(a - k * cube, b, post) for k in (1, 2, 3)]
+                      + [met.match_equity(a, b - k * cube, post) for k in (1, 2, 3)])
+    return _outcomes(o) @ values
+
+
+def _money_values(o: np.ndarray, gammons: bool) -> tuple[float, float, float]:
+    """(win probability, average win W, average loss L) in points per cube."""
+    w = float(np.clip(o[0], 1e-6, 1 - 1e-6))
+    if not gammons:
+        return w, 1.0, 1.0
+    win = 1.0 + (max(o[1], 0.0) + max(o[2], 0.0)) / w
+    loss = 1.0 + (max(o[3], 0.0) + max(o[4], 0.0)) / (1.0 - w)
+    return w, win, loss
+
+
+def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
+                 gammons: bool = True) -> float:
+    """Janowski's cubeful money equity per unit cube (module docstring) of outputs ``o``
+    with the cube owned by ``owner`` (decider's view). ``gammons=False``: the Jacoby rule
+    with the cube centred."""
+    w, win, loss = _money_values(o, gammons)
+    tp = (loss - 0.5) / (win + loss + 0.5)
+    cp = (loss + 1.0) / (win + loss + 0.5)
+    points = [(0.0, -loss), (1.0, win)]
+    if owner in (CubeOwner.CENTRE, CubeOwner.OPPONENT):
+        points.append((tp, -1.0))
+    if owner in (CubeOwner.CENTRE, CubeOwner.ME):
+        points.append((cp, 1.0))
+    xs, ys = zip(*sorted(points), strict=True)
+    live = float(np.interp(w, xs, ys))
+    dead = w * (win + loss) - loss
+    x = X_CONTACT if contact else X_RACE
+    return x * live + (1.0 - x) * dead
+
+
+def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> float:
+    """Cubeful MWC of a pre-Crawford game at ``cube`` owned by ``owner`` (met curve names)."""
+    a, b, _ = _away(context)
+    curve = met.cube_curves(a, b)[(cube, owner)]
+    p = float(np.clip(o[0], 0.0, 1.0))
+    lose, win = met._ends(a, b, cube)
+    generic_dead = lose + p * (win - lose)
+    exact_dead = float(_dead_mwc(o, context, cube))
+    return float(np.interp(p, met.GRID, curve)) + (1 - met.CUBE_EFFICIENCY) * (exact_dead
+                                                                              - generic_dead)
+
+
+def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
+    """Value ``[P]`` of resulting positions with outputs ``o[P, 5]`` (mover's view) for
+    ranking plays: cubeless equity in money play (gammons not counted under the Jacoby rule
+    with the cube centred), dead-cube match-winning chance at the current cube in a match."""
+    o = np.atleast_2d(np.asarray(o, dtype=np.float64))
+    if context.length:
+        return _dead_mwc(o, context, context.cube_value)
+    if context.jacoby and context.cube_owner is CubeOwner.CENTRE:
+        return 2.0 * o[:, 0] - 1.0
+    return 2.0 * o[:, 0] - 1.0 + o[:, 1] - o[:, 3] + o[:, 2] - o[:, 4]
+
+
+def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool:
+    """Whether the side on roll with outputs ``o`` doubles (always False when the rules forbid
+    it: Crawford game, 1-point match, cube at 64 or the opponent's)."""
+    if not context.cube_available_to_me:
+        return False
+    c = context.cube_value
+    if context.length == 0:
+        gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
+        hold = money_equity(o, context.cube_owner, contact, gammons)
+        take = 2.0 * money_equity(o, CubeOwner.OPPONENT, contact)
+        return min(take, 1.0) > hold
+    a, b, _ = _away(context)
+    if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
+        return b == 1 and a > 1
+    if a <= c:  # a win at this cube already takes the match: a double only risks more
+        return False
+    owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"
+    hold = _match_cubeful(o, context, c, owner)
+    take = _match_cubeful(o, context, 2 * c, "opponent")
+    drop = met.match_equity(a - c, b, False)
+    return min(take, drop) > hold
+
+
+def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
+    """Whether the side being doubled (outputs ``o`` and ``context`` from its view, cube value
+    before the double) takes."""
+    c = context.cube_value
+    if context.length == 0:
+        return 2.0 * money_equity(o, CubeOwner.ME, contact) >= -1.0
+    a, b, post = _away(context)
+    drop = met.match_equity(a, b - c, post)
+    if a == 1 or b == 1 or 2 * c >= 64:
+        take = float(_dead_mwc(o, context, 2 * c))
+    else:
+        take = _match_cubeful(o, context, 2 * c, "me")
+    return take >= drop
+
+
+def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
+    """Whether to accept the opponent's resignation of ``points`` (1–3, times the cube);
+    ``o``: outputs from the accepting side's view.
+
+    Raises:
+        ValueError: ``points`` not 1, 2 or 3.
+    """
+    if points not in (1, 2, 3):
+        raise ValueError(f"a resignation is for 1, 2 or 3 points, got {points!r}")
+    c = context.cube_value
+    if context.length:
+        a, b, post = _away(context)
+        return met.match_equity(a - points * c, b, post) >= float(_dead_mwc(o, context, c))
+    gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
+    return points >= float(play_utility(o, context)[0]) if gammons else points >= 2 * o[0] - 1
+
+
+def resignation(o: np.ndarray, context: Context) -> int | None:
+    """The resignation to offer (1, 2 or 3 points) with outputs ``o`` (bot on roll), or None.
+
+    Only when the game is lost beyond doubt: the cheapest offer the opponent should accept
+    (worth at least its cubeless equity of playing on) that gives away at most
+    ``RESIGN_TOLERANCE`` points per cube.
+    """
+    if o[0] > 1e-3:
+        return None
+    loss = -float(play_utility(o, context)[0]) if not context.length else -float(
+        play_utility(o, Context())[0])
+    for points in (1, 2, 3):
+        if points >= loss - RESIGN_TOLERANCE and points <= loss + RESIGN_TOLERANCE:
+            return points
+    return None

@@ -1,0 +1,280 @@
+"""The neural levels: ``medium`` (the network at 0-ply) and ``hard`` (2-ply search with pruning),
+both with cubeful decisions at match score.
+
+Evaluation of a position (player on roll's view, before the roll), in numba:
+
+* 0-ply: the network (:mod:`boardgammon.bots.network`); a finished game is scored exactly; a
+  race with both sides in their home boards and each with a checker off (no gammon possible)
+  is valued by the exact bear-off database (:mod:`boardgammon.bots.bearoff`).
+* n-ply (gnubg's convention): the average over the 21 rolls of the position after the roller's
+  best play by 0-ply, valued at (n − 1)-ply. Choosing each inner play by 0-ply rather than by a
+  full search is the pruning that keeps 2-ply within about a second.
+
+``medium`` ranks every play by the 0-ply value of the resulting position. ``hard`` ranks every
+play at 0-ply, keeps the best ``HARD_CANDIDATES`` and values those at 2-ply (gnubg's "2-ply":
+the opponent's roll and reply, then our roll and reply).
+
+Cube decisions (:mod:`boardgammon.bots.cubeful`) use the winning and gammon chances of the
+position before the roll: 0-ply for medium, 1-ply for hard.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from boardgammon.engine import Board, movegen
+
+from . import bearoff, cubeful
+from .base import Bot, Context, RankedPlay, register
+from .encoding import N_INPUTS, encode_into
+from .network import N_OUTPUTS, Network, cubeless_equity, equity, flip_into, forward
+from .training import _result
+
+HARD_CANDIDATES = 5
+_CAP = 4096
+# The 21 distinct rolls and their probabilities out of 36.
+_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in _ROLLS]) / 36.0
+
+
+@njit(cache=True)
+def _value0(board, checkers, w1, b1, w2, b2, table, x, h, o):
+    """0-ply outputs of ``board`` (player on roll's view, game not over) into ``o``."""
+    if bearoff.lookup_into(board, checkers, table, o):
+        return
+    encode_into(board, checkers, x)
+    forward(x, w1, b1, w2, b2, h, o)
+
+
+@njit(cache=True)
+def _best_play(board, d1, d2, checkers, w1, b1, w2, b2, table, bufs, x, h, o, cand, best_o,
+               chosen):
+    """The roller's best play by 0-ply: writes the resulting position (opponent's view) into
+    ``chosen`` and its outputs (opponent's view, or the result from the mover's view if the
+    play ends the game) into ``best_o``. Returns whether it ends the game."""
+    work, out, dedup = bufs
+    n, most = movegen.generate(board, d1, d2, False, work, out, dedup)
+    res, _, out_n, out_d = out
+    keep = movegen.legal_mask(n, most, d1, d2, out_n, out_d)
+    best_e = -1e9
+    terminal = False
+    for k in range(n):
+        if not keep[k]:
+            continue
+        movegen.unpack(res, k, cand)
+        left = 0
+        for i in range(25):
+            left += cand[0, i]
+            cand[0, i], cand[1, i] = cand[1, i], cand[0, i]
+        if left == 0:
+            _result(cand, checkers, o)
+            e = equity(o)
+            is_terminal = True
+        else:
+            _value0(cand, checkers, w1, b1, w2, b2, table, x, h, o)
+            e = -equity(o)
+            is_terminal = False
+        if e > best_e:
+            best_e = e
+            terminal = is_terminal
+            best_o[:] = o
+            chosen[:] = cand
+    return terminal
+
+
+@njit(cache=True)
+def _value1(board, checkers, w1, b1, w2, b2, table, bufs, rolls, weights, out):
+    """1-ply outputs of ``board`` (player on roll's view) into ``out``."""
+    nh = b1.shape[0]
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
+    mine = np.empty(N_OUTPUTS, dtype=np.float32)
+    cand = np.empty((2, 25), dtype=np.int8)
+    chosen = np.empty((2, 25), dtype=np.int8)
+    out[:] = 0.0
+    for r in range(rolls.shape[0]):
+        if _best_play(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs,
+                      x, h, o, cand, best_o, chosen):
+            mine[:] = best_o
+        else:
+            flip_into(best_o, mine)
+        for k in range(N_OUTPUTS):
+            out[k] += weights[r] * mine[k]
+
+
+@njit(cache=True)
+def _value2(board, checkers, w1, b1, w2, b2, table, bufs, bufs_inner, rolls, weights, out):
+    """2-ply outputs of ``board`` (player on roll's view) into ``out``."""
+    nh = b1.shape[0]
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
+    theirs = np.empty(N_OUTPUTS, dtype=np.float32)
+    mine = np.empty(N_OUTPUTS, dtype=np.float32)
+    cand = np.empty((2, 25), dtype=np.int8)
+    chosen = np.empty((2, 25), dtype=np.int8)
+    out[:] = 0.0
+    for r in range(rolls.shape[0]):
+        if _best_play(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs,
+                      x, h, o, cand, best_o, chosen):
+            mine[:] = best_o
+        else:
+            _value1(chosen, checkers, w1, b1, w2, b2, table, bufs_inner, rolls, weights, theirs)
+            flip_into(theirs, mine)
+        for k in range(N_OUTPUTS):
+            out[k] += weights[r] * mine[k]
+
+
+@njit(cache=True)
+def evaluate_many(boards, checkers, plies, w1, b1, w2, b2, table, rolls, weights):
+    """Outputs ``float32[P, 5]`` of positions ``int8[P, 2, 25]`` (player on roll's view, none
+    finished) at ``plies`` = 0, 1 or 2."""
+    p = boards.shape[0]
+    out = np.empty((p, N_OUTPUTS), dtype=np.float32)
+    bufs = movegen.make_buffers(_CAP)
+    bufs_inner = movegen.make_buffers(_CAP)
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(b1.shape[0], dtype=np.float32)
+    for i in range(p):
+        if plies == 0:
+            _value0(boards[i], checkers, w1, b1, w2, b2, table, x, h, out[i])
+        elif plies == 1:
+            _value1(boards[i], checkers, w1, b1, w2, b2, table, bufs, rolls, weights, out[i])
+        else:
+            _value2(boards[i], checkers, w1, b1, w2, b2, table, bufs, bufs_inner, rolls,
+                    weights, out[i])
+    return out
+
+
+@cache
+def shipped_network() -> Network:
+    """The network shipped with the package (loaded once, no network access)."""
+    return Network.load()
+
+
+class Evaluator:
+    """Outputs of positions at a given search depth.
+
+    Args:
+        network: the weights (default: the shipped network).
+    """
+
+    def __init__(self, network: Network | None = None) -> None:
+        self.network = network or shipped_network()
+
+    def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
+        """Five outputs (player on roll's view) of positions ``int8[P, 2, 25]`` at ``plies``
+        (0, 1 or 2): ``float32[P, 5]``. A finished position is scored as the game's result.
+
+        Raises:
+            ValueError: ``plies`` outside 0–2 or wrong shape.
+        """
+        if plies not in (0, 1, 2):
+            raise ValueError(f"plies is 0, 1 or 2, got {plies!r}")
+        a = np.ascontiguousarray(boards, dtype=np.int8)
+        if a.ndim != 3 or a.shape[1:] != (2, 25):
+            raise ValueError(f"positions have shape (P, 2, 25), got {a.shape}")
+        out = np.empty((a.shape[0], N_OUTPUTS), dtype=np.float32)
+        on_board = a.sum(axis=2)
+        live = (on_board > 0).all(axis=1)
+        for i in np.nonzero(~live)[0]:
+            out[i] = _finished(a[i], checkers)
+        if live.any():
+            out[live] = evaluate_many(a[live], checkers, plies, *self.network.weights,
+                                      bearoff.table(), _ROLLS, _WEIGHTS)
+        return out
+
+
+def _finished(board: np.ndarray, checkers: int) -> np.ndarray:
+    """The result of a finished game (player on roll's view)."""
+    o = np.zeros(N_OUTPUTS, dtype=np.float32)
+    if board[0].sum() == 0:  # the player on roll has borne off everything
+        _result(np.ascontiguousarray(board[::-1]), checkers, o)
+        return o
+    _result(board, checkers, o)
+    flipped = np.empty(N_OUTPUTS, dtype=np.float32)
+    flip_into(o, flipped)
+    return flipped
+
+
+class NeuralBot(Bot):
+    """A level built on the network: ranks plays at ``rank_plies`` over the best
+    ``candidates`` of a 0-ply ranking, and judges the cube with ``cube_plies`` outputs."""
+
+    rank_plies = 0
+    cube_plies = 0
+    candidates = 0
+
+    def __init__(self, seed: int | None = None, network: Network | None = None) -> None:
+        super().__init__(seed)
+        self.evaluator = Evaluator(network)
+
+    def outputs(self, board: Board) -> np.ndarray:
+        """Five outputs of ``board`` (player on roll's view) at the level's cube depth."""
+        return self.evaluator.evaluate(board.array[None], board.checkers, self.cube_plies)[0]
+
+    def rank_plays(self, board: Board, dice: tuple[int, int],
+                   context: Context) -> list[RankedPlay]:
+        """Every legal play of ``dice``, best first for the mover; ``equity`` is the cubeless
+        equity of the resulting position for the mover (ties keep generation order). In match
+        play, plays are ordered by match-winning chance with the cube as it stands."""
+        plays = board.legal_plays(*dice)
+        after = np.stack([p.after.swapped().array for p in plays])
+        theirs = self.evaluator.evaluate(after, board.checkers, 0)
+        mine = _flip(theirs)
+        order = np.argsort(-cubeful.play_utility(mine, context), kind="stable")
+        if self.candidates and len(plays) > 1:
+            top = order[:self.candidates]
+            mine[top] = _flip(self.evaluator.evaluate(after[top], board.checkers,
+                                                      self.rank_plies))
+            # The searched plays rank above the rest, whose 0-ply values are not comparable.
+            deep = top[np.argsort(-cubeful.play_utility(mine[top], context), kind="stable")]
+            order = np.concatenate([deep, order[self.candidates:]])
+        equities = cubeless_equity(mine)
+        return [RankedPlay(plays[i], float(np.atleast_1d(equities)[i])) for i in order]
+
+    def double(self, board: Board, context: Context) -> bool:
+        """Double iff the cubeful gain of doubling beats holding (see :mod:`cubeful`)."""
+        if not context.cube_available_to_me:
+            return False
+        return cubeful.should_double(self.outputs(board), context, board.is_contact())
+
+    def take(self, board: Board, context: Context) -> bool:
+        """Take iff taking is worth at least dropping (``board``: the doubler on roll)."""
+        return cubeful.should_take(_flip(self.outputs(board)), context, board.is_contact())
+
+    def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
+        """Accept iff ``points`` (times the cube) are worth at least playing on
+        (``board``: the resigner on roll, as the game offers it)."""
+        return cubeful.should_accept(_flip(self.outputs(board)), context, points)
+
+    def resign(self, board: Board, context: Context) -> int | None:
+        """Offer the cheapest resignation the opponent should accept, once the game is lost
+        beyond doubt (see :func:`cubeful.resignation`)."""
+        return cubeful.resignation(self.outputs(board), context)
+
+
+def _flip(o: np.ndarray) -> np.ndarray:
+    """Outputs ``[..., 5]`` seen from the other side."""
+    o = np.asarray(o, dtype=np.float32)
+    return np.stack([1.0 - o[..., 0], o[..., 3], o[..., 4], o[..., 1], o[..., 2]], axis=-1)
+
+
+@register("medium")
+class MediumBot(NeuralBot):
+    """The network at 0-ply for plays and cube."""
+
+
+@register("hard")
+class HardBot(NeuralBot):
+    """2-ply search over the best five plays at 0-ply; cube from 1-ply outputs."""
+
+    rank_plies = 2
+    cube_plies = 1
+    candidates = HARD_CANDIDATES
