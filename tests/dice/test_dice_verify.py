@@ -9,6 +9,7 @@ import functools
 import hashlib
 import http.server
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -299,3 +300,25 @@ def test_cli_reads_a_url(tmp_path, served):
     failed = runner.invoke(cli_app, ["audit", "verify", f"{served}/bad.json"])
     assert failed.exit_code == 1 and "rol_0003" in failed.output
     assert runner.invoke(cli_app, ["audit", "verify", f"{served}/missing.json"]).exit_code == 2
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md"
+
+
+def test_documented_example_verifies_with_its_chain_vectors():
+    text = DOCS.read_text(encoding="utf-8")
+    block = re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1)
+    document = json.loads(block)
+    report = verify_document(document, expected_head=document["chain_head"])
+    assert report.ok, report.failure
+    assert [c.verdict for c in report.checks] == ["ok", "ok", "never revealed"]
+    assert report.chain_head == "6f84fc3e014df53e05f5f9fb6f8d35e1b76710334fe3b67bde9c2719c128f0d3"
+    first = document["rolls"][0]
+    assert first["entry_hash"] == entry_hash(
+        GENESIS, "mat_TESTVECTOR0001", "rol_0001", 0, 0,
+        "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+        bytes(range(32)), bytes(range(0xA0, 0xB0)), "client", (1, 4),
+    ) == "a9773d0407741152eebd0bbd76391adb1ca4217e6c0b526ff80ed17ca4f53f8e"
+    for vector in ("630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+                   "`54cf40b5…`", "`ffaed23b…`", "`0029a470…`", "`855ee305…`"):
+        assert vector in text

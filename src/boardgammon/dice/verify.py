@@ -49,6 +49,9 @@ def lp(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+_DICE_SPEC_LP = lp(DICE_SPEC.encode())
+
+
 def commitment(server_seed: bytes) -> str:
     """The commitment to a server seed: SHA-256 of the 32 raw seed bytes, lowercase hex (64 chars).
 
@@ -72,7 +75,7 @@ def dice_prefix(match_id: str, roll_id: str, nonce: int, client_entropy: bytes) 
         raise ValueError(f"nonce must be an integer in 0 … 2**64-1, got {nonce!r}")
     _require_length("client entropy", client_entropy, ENTROPY_BYTES)
     return (
-        lp(DICE_SPEC.encode())
+        _DICE_SPEC_LP
         + lp(match_id.encode("utf-8"))
         + lp(roll_id.encode("utf-8"))
         + nonce.to_bytes(8, "big")
@@ -165,9 +168,12 @@ def entry_hash(
     return hashlib.sha256(data).hexdigest()
 
 
+_BYTES = (bytes, bytearray)
+
+
 def _require_length(name: str, value: bytes, length: int) -> None:
-    if not isinstance(value, bytes | bytearray) or len(value) != length:
-        size = len(value) if isinstance(value, bytes | bytearray) else type(value).__name__
+    if not isinstance(value, _BYTES) or len(value) != length:
+        size = len(value) if isinstance(value, _BYTES) else type(value).__name__
         raise ValueError(f"{name} must be {length} bytes, got {size}")
 
 
