@@ -414,8 +414,9 @@ class Match:
         except (KeyError, TypeError, ValueError, IllegalAction) as exc:
             raise InvalidRecord(f"the record does not replay: {exc}") from exc
         if list(match.score) != data.get("score") or match.winner != data.get("winner"):
-            raise InvalidRecord(f"replay ends at {match.score} (winner {match.winner}), the "
-                                f"record says {data.get('score')} (winner {data.get('winner')})")
+            raise InvalidRecord(f"the replay ends at score {match.score} (winner "
+                                f"{match.winner}), the record says {data.get('score')} (winner "
+                                f"{data.get('winner')})")
         return match
 
     @classmethod
