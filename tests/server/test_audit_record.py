@@ -11,13 +11,15 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from boardgammon.dice import derive_dice, new_match_id
 from boardgammon.dice.verify import GENESIS, entry_hash
 from boardgammon.server import dice_record as record
-from boardgammon.server.db import open_database
+from boardgammon.server.db import MIGRATIONS, open_database
 from boardgammon.server.models import DiceRoll
 
 ENTROPY = bytes(range(0xA0, 0xB0))
@@ -41,7 +43,7 @@ def test_commit_is_durable_and_keeps_the_seed_secret(database, database_url):
         roll = record.commit_roll(session, match_id, 0)
     assert (roll.state, roll.seq, roll.seat, roll.prev_hash) == ("committed", 0, 0, GENESIS)
     assert roll.server_seed is None and roll.dice is None and roll.client_entropy is None
-    assert "server_seed': None" not in repr(roll.to_json()) or roll.to_json()["server_seed"] is None
+    assert roll.to_json()["server_seed"] is None
     # Another engine (another process, in effect) sees the roll as soon as commit_roll returned.
     other = open_database(database_url)
     try:
@@ -332,9 +334,12 @@ def test_reordered_rolls_in_the_database_are_caught(database):
 
 
 def test_migrations_are_idempotent(database_url):
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
     for _ in range(2):
         db = open_database(database_url)
         with db.sessions() as session:
             version = session.execute(text("SELECT version_num FROM alembic_version")).scalar()
         db.dispose()
-    assert version == "0001_dice_record"
+        assert version == head
