@@ -2,7 +2,9 @@
 
 API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``.mat`` files)::
 
-    m = Match(length=5, variant="standard", players=("ann", "bob"), time_control=None)
+    m = Match(length=5, variant="standard", players=("ann", "bob"), time_control=None,
+              jacoby=False)     # length 0 = money play (jacoby only there); time_control: a
+                                # TimeControl or a clock.PRESETS name ("rapid" = 120 s/point)
     m.roll_opening(d0, d1)      # one die each (d0 for seat 0); a tie is recorded, roll again
     m.double(seat) · m.take(seat) · m.drop(seat)
     m.roll(seat, d1, d2)        # dice are passed in; the engine rolls nothing
@@ -16,6 +18,10 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.record                    # tuple of Action, in order: every roll, play, cube action,
                                 # resignation and flag
     m.to_json() / Match.from_json(text)   # persistence: from_json replays every action
+    m.apply(action)             # replay one record Action
+    m.deadline()                # when the running clock flags (None without a clock)
+    boardgammon.formats.write_mat(m) / read_mat(text)   # Jellyfish .mat text, as gnubg
+    Game(...) / Game.from_position(board, on_roll, cube=…, cube_owner=…)   # one game alone
     m.clock                     # a Clock when a time control is set (then pass now=… to
                                 # every action: seconds on any monotonic scale)
 
