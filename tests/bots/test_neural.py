@@ -1,0 +1,149 @@
+"""The neural evaluator: encoding, forward pass, TD update, game results."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from boardgammon.bots.encoding import N_INPUTS, encode, shots
+from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
+from boardgammon.bots.training import _result, _update, train_games
+from boardgammon.engine import Board
+
+
+def random_positions(n: int, seed: int) -> list[Board]:
+    """Positions before the roll from games of random legal plays."""
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board.initial()
+        while not board.is_game_over() and len(out) < n:
+            out.append(board)
+            plays = board.legal_plays(rng.randint(1, 6), rng.randint(1, 6))
+            board = rng.choice(plays).after.swapped()
+    return out
+
+
+def test_encoding_of_the_starting_position():
+    x = encode(Board.initial().array)
+    assert x.shape == (N_INPUTS,) and x.dtype == np.float32
+    # Side 0, 6-point (index 5): five checkers -> 1, 1, 1, (5 - 3) / 2.
+    assert x[4 * 5:4 * 5 + 4].tolist() == [1.0, 1.0, 1.0, 1.0]
+    # 24-point (index 23): two checkers -> 1, 1, 0, 0; 8-point: three -> 1, 1, 1, 0.
+    assert x[4 * 23:4 * 23 + 4].tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert x[4 * 7:4 * 7 + 4].tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert x[96] == 0.0 and x[97] == 0.0  # bar, off
+    assert x[196] == pytest.approx(1.67) and x[197] == pytest.approx(1.67)
+    assert x[198] == 0.0  # contact
+    assert x[199] == 0.0  # no blots, no shots
+    assert x[200] == pytest.approx(1 / 6) and x[201] == pytest.approx(1 / 6)
+
+
+def test_encoding_swaps_sides_with_the_perspective():
+    for board in random_positions(60, seed=3):
+        x, y = encode(board.array), encode(board.swapped().array)
+        assert np.array_equal(x[:98], y[98:196]) and np.array_equal(x[98:196], y[:98])
+        assert x[196] == y[197] and x[197] == y[196]
+        assert x[198] == y[198] == (0.0 if board.is_contact() else 1.0)
+        assert x[200] == y[201] and x[201] == y[200]
+
+
+def test_borne_off_and_bar_units():
+    board = Board.from_points({1: 2, 25: 1}, {6: 3})
+    x = encode(board.array)
+    assert x[96] == pytest.approx(0.5) and x[97] == pytest.approx(12 / 15)
+    assert x[98 + 97] == pytest.approx(12 / 15)
+
+
+def _shots_by_plays(board: Board) -> float:
+    n = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            if any(m.hit for p in board.legal_plays(d1, d2) for m in p.moves):
+                n += 1
+    return n / 36
+
+
+def test_shots_of_a_blot_three_pips_away():
+    # The opponent's blot on our 5-point, our checker on the 8-point: any 3 (11), 1-2 (2),
+    # 1-1 (1) hit.
+    board = Board.from_points({8: 2, 3: 2}, {20: 1, 1: 14})
+    assert shots(board.array) == pytest.approx(14 / 36) == _shots_by_plays(board)
+
+
+def test_shots_agree_with_legal_plays_on_random_positions():
+    boards = [b for b in random_positions(300, seed=11) if b.array[0, 24] == 0]
+    diffs = [abs(shots(b.array) - _shots_by_plays(b)) for b in boards[:120]]
+    # The feature ignores the rare plays where a hit leaves the other die unplayable.
+    assert np.mean(np.array(diffs) == 0) >= 0.95
+    assert max(diffs) <= 3 / 36
+
+
+def test_forward_pass_matches_a_numpy_reference():
+    net = Network.random(hidden=16, seed=4)
+    boards = np.stack([b.array for b in random_positions(40, seed=5)])
+    x = encode(boards).astype(np.float64)
+
+    def sigmoid(z):
+        return 1.0 / (1.0 + np.exp(-z))
+
+    ref = sigmoid(sigmoid(x @ net.w1 + net.b1) @ net.w2.T + net.b2)
+    assert np.allclose(net.evaluate(boards), ref, atol=1e-5)
+
+
+def test_flip_and_equity():
+    o = np.array([0.6, 0.2, 0.05, 0.1, 0.01], dtype=np.float32)
+    f = np.empty(5, dtype=np.float32)
+    flip_into(o, f)
+    assert f.tolist() == pytest.approx([0.4, 0.1, 0.01, 0.2, 0.05])
+    assert equity(o) == pytest.approx(2 * 0.6 - 1 + 0.2 - 0.1 + 0.05 - 0.01)
+    assert equity(f) == pytest.approx(-equity(o))
+    assert cubeless_equity(o) == pytest.approx(equity(o))
+
+
+def test_game_results_score_gammons_and_backgammons():
+    o = np.empty(5, dtype=np.float32)
+    # Final positions from the loser's view.
+    _result(Board.from_points({1: 3}, {}).array, 15, o)  # 12 of the loser's checkers off
+    assert o.tolist() == [1, 0, 0, 0, 0]
+    _result(Board.from_points({1: 15}, {}).array, 15, o)
+    assert o.tolist() == [1, 1, 0, 0, 0]
+    _result(Board.from_points({1: 14, 20: 1}, {}).array, 15, o)  # one in the winner's home
+    assert o.tolist() == [1, 1, 1, 0, 0]
+    _result(Board.from_points({1: 14, 25: 1}, {}).array, 15, o)  # one on the bar
+    assert o.tolist() == [1, 1, 1, 0, 0]
+
+
+def test_td_update_moves_outputs_towards_the_target():
+    net = Network.random(hidden=16, seed=6)
+    x = encode(Board.initial().array)
+    target = np.array([0.9, 0.3, 0.02, 0.05, 0.0], dtype=np.float32)
+    h = np.empty(16, dtype=np.float32)
+    dh = np.empty(16, dtype=np.float32)
+    o = np.empty(5, dtype=np.float32)
+    errors = [_update(x, target, *net.weights, h, o, dh, 0.5) for _ in range(200)]
+    assert errors[-1] < 0.01 * errors[0]
+    assert all(b <= a + 1e-9 for a, b in zip(errors, errors[1:], strict=False))
+
+
+def test_training_is_reproducible_and_resumable():
+    start = Board.initial().array.copy()
+    a, b = Network.random(hidden=8, seed=1), Network.random(hidden=8, seed=1)
+    train_games(*a.weights, start, 15, 7, 0, 6, 0.7, 0.1, 1e5, 0.01)
+    train_games(*b.weights, start, 15, 7, 0, 2, 0.7, 0.1, 1e5, 0.01)
+    train_games(*b.weights, start, 15, 7, 2, 4, 0.7, 0.1, 1e5, 0.01)
+    for u, v in zip(a.weights, b.weights, strict=True):
+        assert np.array_equal(u, v)
+    assert not np.array_equal(a.w1, Network.random(hidden=8, seed=1).w1)
+
+
+def test_shipped_weights_load_from_package_data():
+    net = Network.load()
+    assert net.w1.shape[0] == N_INPUTS and net.hidden >= 40
+    o = net.evaluate(Board.initial().array)
+    # The side on roll at the start (before its roll, as after an opening move) is close to
+    # even; gnubg 0-ply gives 0.52.
+    assert 0.4 < o[0] < 0.65
+    assert (o >= 0).all() and (o <= 1).all()
