@@ -1,0 +1,319 @@
+"""``boardgammon play``: a match against the computer in the terminal.
+
+``boardgammon play --bot easy --length 5 --variant standard``. You are ``O`` (seat 0), the
+computer ``X``; the board is drawn from your side, your home board bottom right, points
+numbered as you play them. Commands at the prompt (also listed by ``help``):
+
+* ``roll`` (or Enter), ``double``, ``take``, ``drop``, ``resign [single|gammon|backgammon]``,
+  ``accept`` / ``decline`` (a resignation offered by the computer);
+* a play in standard notation (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2)``): it is
+  checked, shown, and played only once you confirm it with Enter or ``yes``; ``undo`` takes
+  it back to enter another;
+* ``hint``: the computer's ranking of your plays (or its view of the cube before you roll);
+* ``board``, ``help``, ``quit``.
+
+Dice come from the operating system's CSPRNG (:mod:`secrets`): games against the computer on
+your own device are not part of Boardgammon's online dice record. ``--dice-seed`` (hidden, for
+tests) replaces them with a seeded generator.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable
+
+import typer
+
+from boardgammon.bots import Bot, create, levels
+from boardgammon.engine import Board, EngineError, Play
+from boardgammon.engine.game import Outcome, Phase, _validate
+from boardgammon.engine.match import Match
+
+from .selfplay import bot_act, context_for, opening
+
+YOU, BOT = 0, 1
+_OUTCOMES = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
+HELP = """Commands:
+  roll (or Enter)     roll the dice            double     offer the cube
+  24/18 13/11         a play in standard notation (bar/22*, 6/off, 8/5(2)); then Enter to
+                      confirm it or undo to take it back
+  take / drop         answer the computer's double
+  resign [single|gammon|backgammon]           accept / decline   answer its resignation
+  hint                the computer's ranking of your plays, or its view of the cube
+  board  help  quit"""
+
+
+def render(board: Board, match: Match, bot_name: str) -> str:
+    """A text diagram of ``board`` (seat 0's view) with the score, cube, bar, borne-off
+    checkers and pip counts.
+
+    Points are numbered from seat 0's side: 13-24 along the top from left to right, 12-1 along
+    the bottom, so that seat 0's home board (1-6) is bottom right. ``O`` are seat 0's checkers,
+    ``X`` the computer's; a number under a column counts a stack of more than five.
+    """
+    a = board.array
+
+    def column(point: int) -> tuple[str, int]:
+        mine, theirs = int(a[0, point - 1]), int(a[1, 24 - point])
+        return ("O", mine) if mine else ("X", theirs) if theirs else ("", 0)
+
+    def row(points: list[int], level: int) -> str:
+        cells = []
+        for p in points:
+            ch, n = column(p)
+            if level == 4 and n > 5:
+                cells.append(f"{n:>3}")
+            elif n > level:
+                cells.append(f"  {ch}")
+            else:
+                cells.append("  ." if level == 0 else "   ")
+        return "|" + "".join(cells[:6]) + " |   |" + "".join(cells[6:]) + " |"
+
+    top = list(range(13, 25))
+    bottom = list(range(12, 0, -1))
+
+    def numbers(pts: list[int]) -> str:
+        return (" " + "".join(f"{p:>3}" for p in pts[:6]) + "       "
+                + "".join(f"{p:>3}" for p in pts[6:]))
+
+    game = match.game
+    you_pips, bot_pips = board.pip_counts()
+    if game.crawford:
+        cube = "Crawford game: no doubling"
+    elif not game.cube_enabled:
+        cube = "no cube (1-point match)"
+    else:
+        where = {None: "in the middle", YOU: "yours", BOT: "the computer's"}[game.cube_owner]
+        cube = f"cube {game.cube}, {where}"
+    length = f"{match.length}-point match" if match.length else "money play"
+    lines = [
+        f" Score: you {match.score[YOU]}, computer ({bot_name}) {match.score[BOT]}"
+        f" - {length} - {cube}",
+        numbers(top),
+        " +" + "-" * 19 + "+---+" + "-" * 19 + "+",
+    ]
+    lines += [" " + row(top, level) for level in range(5)]
+    lines.append(f" |{'':19}|BAR|{'':19}|   on the bar: O {a[0, 24]}  X {a[1, 24]}")
+    lines += [" " + row(bottom, level) for level in range(4, -1, -1)]
+    lines.append(" +" + "-" * 19 + "+---+" + "-" * 19 + "+")
+    lines.append(numbers(bottom))
+    lines.append(f" You (O): pips {you_pips}, borne off {board.borne_off(0)}.   "
+                 f"Computer (X): pips {bot_pips}, borne off {board.borne_off(1)}.")
+    return "\n".join(lines)
+
+
+class TerminalGame:
+    """The match loop: reads commands with ``read`` and writes with ``write``.
+
+    Args:
+        bot: the computer (seat 1).
+        length: match length in points (1 or more).
+        variant: ``standard``, ``nackgammon`` or ``hypergammon``.
+        dice: returns a roll; one die each for the opening roll is its first value.
+        read: reads one line of input (raises ``EOFError`` at the end).
+        write: prints a line.
+    """
+
+    def __init__(self, bot: Bot, length: int, variant: str, dice: Callable[[], tuple[int, int]],
+                 read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+        self.bot = bot
+        self.match = Match(length, variant, players=("You", f"Computer-{bot.name}"))
+        self.dice = dice
+        self.read = read
+        self.write = write
+        self.resigned: set[int] = set()
+        self._games_seen = 0
+
+    def show(self) -> None:
+        self.write(render(self.match.game.board_for(YOU), self.match, self.bot.name))
+
+    def run(self) -> int:
+        """Play until the match ends (returns 0) or the player quits (returns 1)."""
+        try:
+            while not self.match.is_over:
+                self._start_game_if_needed()
+                game = self.match.game
+                if game.is_over:
+                    continue
+                if game.turn == BOT:
+                    self._bot_turn()
+                else:
+                    if not self._your_turn():
+                        self.write("Bye.")
+                        return 1
+        except EOFError:
+            self.write("\nBye.")
+            return 1
+        winner = "You win" if self.match.winner == YOU else "The computer wins"
+        self.write(f"{winner} the match {self.match.score[YOU]}-{self.match.score[BOT]}.")
+        return 0
+
+    # Turns ------------------------------------------------------------------------------------
+
+    def _start_game_if_needed(self) -> None:
+        game = self.match.game
+        if game.phase is not Phase.OPENING:
+            return
+        self._games_seen += 1
+        self.write(f"\n=== Game {self._games_seen} ===")
+        opening(self.match, self.dice)
+        d1, d2 = game.dice
+        first = "You" if game.on_roll == YOU else "The computer"
+        self.write(f"Opening roll: {first} {'play' if game.on_roll == YOU else 'plays'} "
+                   f"first with {d1}-{d2}.")
+        if game.on_roll == YOU:
+            self.show()
+
+    def _bot_turn(self) -> None:
+        game = self.match.game
+        was_playing = game.phase is Phase.PLAY
+        index = len(self.match.games)
+        said = bot_act(self.match, BOT, self.bot, self.dice, self.resigned)
+        self.write(f"Computer {said}.")
+        self._after_action(index, show=was_playing)
+
+    def _after_action(self, index: int, show: bool) -> None:
+        """Report a finished game, or show the board after a play."""
+        game = self.match.games[index - 1]
+        if game.is_over:
+            result = game.result
+            who = "You win" if result.winner == YOU else "The computer wins"
+            how = {"bear_off": result.outcome.name.lower(), "drop": "the dropped double",
+                   "resign": f"a resigned {result.outcome.name.lower()}"}[result.reason.value]
+            self.write(f"{who} {result.points} point{'s' if result.points > 1 else ''} "
+                       f"({how}). Score: you {self.match.score[YOU]}, computer "
+                       f"{self.match.score[BOT]}.")
+        elif show:
+            self.show()
+
+    def _your_turn(self) -> bool:
+        """Read and carry out one of the player's commands; False to quit."""
+        game = self.match.game
+        prompts = {
+            Phase.ROLL: "Your turn: roll, double, resign, hint > ",
+            Phase.PLAY: f"You rolled {game.dice[0]}-{game.dice[1]}. Your play (or hint) > "
+            if game.dice else "",
+            Phase.DOUBLE_OFFERED: f"The computer doubles to {game.cube * 2}: take or drop? > ",
+            Phase.RESIGN_OFFERED: (f"The computer resigns a "
+                                   f"{game.resignation.outcome.name.lower()} "
+                                   f"({int(game.resignation.outcome) * game.cube} points): "
+                                   f"accept or decline? > " if game.resignation else ""),
+        }
+        line = self.read(prompts[game.phase]).strip()
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        index = len(self.match.games)
+        try:
+            if word in ("quit", "exit"):
+                return False
+            if word in ("help", "?"):
+                self.write(HELP)
+            elif word == "board":
+                self.show()
+            elif word == "hint":
+                self._hint()
+            elif word in ("roll", "") and game.phase is Phase.ROLL:
+                d1, d2 = self.dice()
+                self.match.roll(YOU, d1, d2)
+                self.write(f"You roll {d1}-{d2}.")
+                if game.legal_plays() == [Play()]:
+                    self.write("You cannot move.")
+                    self.match.play(YOU, "")
+            elif word == "double":
+                self.match.double(YOU)
+                self.write(f"You double to {game.cube * 2}.")
+            elif word in ("take", "drop", "accept", "decline"):
+                getattr(self.match, word)(YOU)
+                self.write({"take": f"You take: the cube is {game.cube}, yours.",
+                            "drop": "You drop.", "accept": "You accept.",
+                            "decline": "You decline; play on."}[word])
+            elif word == "resign":
+                self._resign(rest)
+            elif word == "undo":
+                self.write("Nothing to undo: enter a play, then undo it before confirming.")
+            elif game.phase is Phase.PLAY and line:
+                self._play(line)
+            elif game.phase is Phase.PLAY:
+                self.write("Enter a play in standard notation, e.g. 8/5 6/5 (hint lists the "
+                           "computer's choices).")
+            else:
+                self.write(f"{line!r} is not a command now; type help for the commands.")
+        except EngineError as exc:
+            self.write(f"Not allowed: {exc}")
+        self._after_action(index, show=False)
+        return True
+
+    def _play(self, text: str) -> None:
+        game = self.match.game
+        try:
+            legal = _validate(game.board, text, game.dice)
+        except EngineError as exc:
+            self.write(f"Illegal play: {exc}")
+            return
+        self.write(f"Your play: {legal}")
+        self.write(render(legal.after, self.match, self.bot.name))
+        answer = self.read("Enter (or yes) to confirm, undo to take it back > ").strip().lower()
+        if answer in ("", "y", "yes", "ok", "confirm"):
+            self.match.play(YOU, legal)
+            if not self.match.game.is_over:
+                self.show()
+        else:
+            if answer not in ("undo", "n", "no"):
+                self.write(f"{answer!r} is neither a confirmation nor undo: play taken back.")
+            self.write("Taken back; enter your play.")
+
+    def _resign(self, rest: str) -> None:
+        key = rest.strip().lower() or "single"
+        if key not in _OUTCOMES:
+            self.write(f"resign what? single, gammon or backgammon, not {rest.strip()!r}")
+            return
+        self.match.resign(YOU, _OUTCOMES[key])
+        self.write(f"You offer to resign a {Outcome(_OUTCOMES[key]).name.lower()}.")
+
+    def _hint(self) -> None:
+        game = self.match.game
+        context = context_for(self.match, YOU)
+        if game.phase is Phase.PLAY:
+            ranking = self.bot.rank_plays(game.board, game.dice, context)
+            self.write("The computer's ranking of your plays (equity, cubeless):")
+            for i, ranked in enumerate(ranking[:5], start=1):
+                self.write(f"  {i}. {str(ranked.play) or '(no move)':<24} {ranked.equity:+.3f}")
+        elif game.phase is Phase.ROLL and not game.cube_enabled:
+            self.write("There is no doubling in this game: roll.")
+        elif game.phase is Phase.ROLL:
+            advice = "double" if game.can_double(YOU) and self.bot.double(game.board, context) \
+                else "no double"
+            self.write(f"The computer's view of the cube: {advice}.")
+        elif game.phase is Phase.DOUBLE_OFFERED:
+            advice = "take" if self.bot.take(game.board, context) else "drop"
+            self.write(f"The computer would {advice}.")
+        else:
+            self.write("No hint here: answer the resignation with accept or decline.")
+
+
+def play(
+    bot: str = typer.Option("easy", help="Computer level."),
+    length: int = typer.Option(5, min=1, help="Match length in points."),
+    variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
+    dice_seed: int | None = typer.Option(None, hidden=True,
+                                         help="Seeded dice instead of the CSPRNG (tests)."),
+) -> None:
+    """A match against the computer in the terminal."""
+    known = levels()
+    if bot not in known:
+        raise typer.BadParameter(f"unknown bot level {bot!r}; known: {', '.join(known)}")
+    if variant not in ("standard", "nackgammon", "hypergammon"):
+        raise typer.BadParameter(f"unknown variant {variant!r}; use standard, nackgammon or "
+                                 f"hypergammon")
+    if dice_seed is None:
+        rng: random.Random = secrets.SystemRandom()
+        bot_seed = secrets.randbits(63)
+    else:
+        rng = random.Random(dice_seed)
+        bot_seed = dice_seed
+    game = TerminalGame(create(bot, bot_seed), length, variant,
+                        dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)))
+    game.write(f"A {length}-point match against the computer ({bot}). Type help for the "
+               f"commands.")
+    raise typer.Exit(game.run())
