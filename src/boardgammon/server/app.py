@@ -14,21 +14,24 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from boardgammon import __version__
-from boardgammon.server import errors
+from boardgammon.server import errors, runtime, webapp
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
 from boardgammon.server.settings import Settings
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A new app for ``settings`` (default: :meth:`Settings.from_env`)."""
+def create_app(settings: Settings | None = None,
+               game: runtime.GameConfig | None = None) -> FastAPI:
+    """A new app for ``settings`` (default: :meth:`Settings.from_env`); ``game`` configures the
+    game server (default: :meth:`~.runtime.GameConfig.from_env`)."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.db = open_database(settings.database_url)
         try:
-            yield
+            async with runtime.running(app):
+                yield
         finally:
             app.state.db.dispose()
 
@@ -36,4 +39,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     errors.install(app)
     app.include_router(audit.router)
+    runtime.install(app, game)
+    webapp.install(app)
     return app

@@ -1,0 +1,103 @@
+"""The API's match actions and WebSocket client messages as pydantic models
+(``docs/api.md`` §``action`` and §WebSocket), and the parser of WebSocket text frames.
+
+Models forbid unknown fields, so a client cannot smuggle in server-only fields (such as a
+request for server entropy).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from boardgammon.server.errors import ApiError
+
+ActionId = Annotated[str, Field(min_length=1, max_length=100,
+                                description="client-chosen, unique per match")]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action_id: ActionId
+
+
+class RollAction(_Action):
+    """Reveal the pending roll with the device's entropy (32 hex characters)."""
+
+    type: Literal["roll"]
+    roll_id: str = Field(max_length=100)
+    commitment: str = Field(max_length=200, description="the commitment as shown")
+    entropy: str = Field(max_length=200, description="32 hex characters = 16 bytes")
+
+
+class PlayAction(_Action):
+    """Play the rolled dice in standard notation (``""`` for a dance)."""
+
+    type: Literal["play"]
+    play: str = Field(max_length=200)
+
+
+class ResignAction(_Action):
+    """Offer to resign a single (1), gammon (2) or backgammon (3)."""
+
+    type: Literal["resign"]
+    points: Literal[1, 2, 3]
+
+
+class SimpleAction(_Action):
+    """Cube and resignation answers, which carry no fields."""
+
+    type: Literal["double", "take", "drop", "accept_resign", "decline_resign"]
+
+
+Action = Annotated[RollAction | PlayAction | ResignAction | SimpleAction,
+                   Field(discriminator="type")]
+
+
+class ActionMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["action"]
+    action: Action
+
+
+class PingMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[ActionMessage | PingMessage, Field(discriminator="type")]
+_client_message = TypeAdapter(ClientMessage)
+
+MAX_FRAME = 4096
+
+
+def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage:
+    """Parse one WebSocket frame from a client.
+
+    Raises:
+        ApiError: 422 ``invalid_request`` for anything that is not a valid message (not JSON,
+            too long, unknown type, missing or extra fields), with the reason.
+    """
+    if len(text) > MAX_FRAME:
+        raise ApiError(422, "invalid_request", f"a message is at most {MAX_FRAME} bytes")
+    try:
+        data: Any = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(422, "invalid_request", f"not JSON: {exc}") from None
+    try:
+        return _client_message.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                             for e in exc.errors()[:5])
+        raise ApiError(422, "invalid_request", problems) from None
+
+
+def action_id_of(text: str | bytes) -> str | None:
+    """The ``action.action_id`` of a frame if one can be read (to label an error), else None."""
+    try:
+        value = json.loads(text)["action"]["action_id"]
+    except Exception:  # any shape at all may arrive here
+        return None
+    return value if isinstance(value, str) and len(value) <= 100 else None

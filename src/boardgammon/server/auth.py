@@ -1,0 +1,219 @@
+"""Accounts and sessions (``docs/api.md`` §Authentication).
+
+Passwords are hashed with argon2id (argon2-cffi's defaults, RFC 9106). A session is a random
+token of 32 bytes; the database keeps only its SHA-256, so a leaked table opens no session.
+Browsers get the token as the ``bg_session`` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS),
+API clients send ``Authorization: Bearer <token>``; either works on every route and on the
+WebSocket (which also takes ``?token=``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, Field
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.server.db import get_session
+from boardgammon.server.errors import ApiError
+from boardgammon.server.game_models import AuthToken, User
+from boardgammon.server.refusals import responses
+
+COOKIE = "bg_session"
+USERNAME_PATTERN = r"^[A-Za-z0-9_-]{3,20}$"
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte password is only a DoS
+
+_hasher = PasswordHasher()
+# Verifying against this keeps a login for an unknown name as slow as one with a bad password.
+_DUMMY_HASH = _hasher.hash(secrets.token_hex(16))
+
+router = APIRouter(tags=["accounts"])
+
+
+class Credentials(BaseModel):
+    username: str = Field(pattern=USERNAME_PATTERN, description="3–20 of A–Z a–z 0–9 _ -")
+    password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+
+
+class UserOut(BaseModel):
+    id: int
+    username: str
+    guest: bool
+
+
+class UserAnswer(BaseModel):
+    user: UserOut
+
+
+class SessionAnswer(BaseModel):
+    user: UserOut
+    token: str
+
+
+def user_out(user: User) -> UserOut:
+    return UserOut(id=user.id, username=user.username, guest=user.guest)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def user_for_token(session: Session, token: str | None) -> User | None:
+    """The user whose session ``token`` is, or ``None`` (no token, unknown or revoked)."""
+    if not token or len(token) > 200:
+        return None
+    return session.execute(
+        select(User).join(AuthToken, AuthToken.user_id == User.id)
+        .where(AuthToken.token_hash == _token_hash(token))
+    ).scalar_one_or_none()
+
+
+def request_token(request: Request) -> str | None:
+    """The session token of a request: the bearer token, else the cookie."""
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.cookies.get(COOKIE)
+
+
+def optional_user(request: Request, session: Session = Depends(get_session)) -> User | None:
+    """FastAPI dependency: the signed-in user or ``None``."""
+    user = user_for_token(session, request_token(request))
+    # End the read transaction: on SQLite it holds the write lock, which the match service's
+    # own sessions need while this request goes on.
+    session.commit()
+    return user
+
+
+def current_user(user: User | None = Depends(optional_user)) -> User:
+    """FastAPI dependency: the signed-in user.
+
+    Raises:
+        ApiError: 401 ``not_authenticated``.
+    """
+    if user is None:
+        raise ApiError(401, "not_authenticated", "sign in first (session cookie or bearer "
+                                                 "token missing, unknown or revoked)")
+    return user
+
+
+def _open_session(session: Session, user: User, request: Request, response: Response) -> str:
+    token = secrets.token_urlsafe(32)
+    session.add(AuthToken(token_hash=_token_hash(token), user_id=user.id,
+                          created_at=datetime.now(UTC)))
+    session.commit()
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https", max_age=90 * 86400)
+    return token
+
+
+def _taken(username: str) -> None:
+    raise ApiError(409, "username_taken", f"the name {username!r} is taken; choose another")
+
+
+@router.post("/api/auth/register", status_code=201, response_model=SessionAnswer,
+             responses=responses(409, 429))
+def register(body: Credentials, request: Request, response: Response,
+             session: Session = Depends(get_session)) -> SessionAnswer:
+    """Create an account and sign in."""
+    request.app.state.game.login_limit.hit(f"register:{_client(request)}")
+    user = User(username=body.username, username_key=body.username.lower(),
+                password_hash=_hasher.hash(body.password), guest=False,
+                created_at=datetime.now(UTC))
+    session.add(user)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        _taken(body.username)
+    token = _open_session(session, user, request, response)
+    return SessionAnswer(user=user_out(user), token=token)
+
+
+@router.post("/api/auth/login", response_model=SessionAnswer, responses=responses(401, 429))
+def login(body: Credentials, request: Request, response: Response,
+          session: Session = Depends(get_session)) -> SessionAnswer:
+    """Sign in with a name and password (rate limited per address and name)."""
+    request.app.state.game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
+    user = session.execute(
+        select(User).where(User.username_key == body.username.lower())
+    ).scalar_one_or_none()
+    try:
+        _hasher.verify(user.password_hash if user and user.password_hash else _DUMMY_HASH,
+                       body.password)
+        ok = user is not None and user.password_hash is not None
+    except (VerificationError, InvalidHashError):
+        ok = False
+    if not ok:
+        raise ApiError(401, "bad_credentials", "unknown name or wrong password")
+    token = _open_session(session, user, request, response)
+    return SessionAnswer(user=user_out(user), token=token)
+
+
+@router.post("/api/auth/guest", status_code=201, response_model=SessionAnswer,
+             responses=responses(429))
+def guest(request: Request, response: Response,
+          session: Session = Depends(get_session)) -> SessionAnswer:
+    """Play as a guest: an account with a generated name (``guest-…``) and no password."""
+    request.app.state.game.login_limit.hit(f"guest:{_client(request)}")
+    while True:
+        name = f"guest-{secrets.token_hex(4)}"
+        user = User(username=name, username_key=name, password_hash=None, guest=True,
+                    created_at=datetime.now(UTC))
+        session.add(user)
+        try:
+            session.flush()
+            break
+        except IntegrityError:
+            session.rollback()
+    token = _open_session(session, user, request, response)
+    return SessionAnswer(user=user_out(user), token=token)
+
+
+@router.post("/api/auth/upgrade", response_model=UserAnswer, responses=responses(401, 409))
+def upgrade(body: Credentials, user: User = Depends(current_user),
+            session: Session = Depends(get_session)) -> UserAnswer:
+    """Turn the signed-in guest into a full account (name and password); matches are kept.
+
+    Refused with 409 ``not_a_guest`` for an account that already has a password."""
+    if not user.guest:
+        raise ApiError(409, "not_a_guest", f"{user.username} is already a full account")
+    user.username, user.username_key = body.username, body.username.lower()
+    user.password_hash, user.guest = _hasher.hash(body.password), False
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        _taken(body.username)
+    return UserAnswer(user=user_out(user))
+
+
+@router.post("/api/auth/logout", status_code=204, responses=responses(401))
+def logout(request: Request, user: User = Depends(current_user),
+           session: Session = Depends(get_session)) -> Response:
+    """Revoke this session's token and clear the cookie."""
+    session.execute(delete(AuthToken).where(AuthToken.token_hash ==
+                                            _token_hash(request_token(request) or "")))
+    session.commit()
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE)
+    return response
+
+
+@router.get("/api/me", response_model=UserAnswer, responses=responses(401))
+def me(user: User = Depends(current_user)) -> UserAnswer:
+    """The signed-in user."""
+    return UserAnswer(user=user_out(user))
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"

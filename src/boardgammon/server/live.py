@@ -1,0 +1,139 @@
+"""Live play: the WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
+the events of its match followed by a fresh ``state`` from its seat (``docs/api.md``
+§WebSocket).
+
+Each connection has its own send queue and writer task, so one slow client delays no one
+else, and messages reach a client in the order the match committed them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
+from boardgammon.server.auth import COOKIE, user_for_token
+from boardgammon.server.errors import ApiError
+from boardgammon.server.match_service import MatchService
+
+router = APIRouter(tags=["live"])
+
+SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
+
+
+def error_message(action_id: str | None, error: ApiError) -> dict[str, Any]:
+    return {"type": "error", "action_id": action_id,
+            "error": {"code": error.code, "message": error.message}}
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket: its seat (``None`` for a spectator) and its send queue."""
+
+    ws: WebSocket
+    seat: int | None
+    queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue ``message``; raises :class:`asyncio.QueueFull` for a client too far behind."""
+        self.queue.put_nowait(message)
+
+    async def writer(self) -> None:
+        while True:
+            await self.ws.send_json(await self.queue.get())
+
+
+class Hub:
+    """This process's WebSocket connections, by match."""
+
+    def __init__(self, service: MatchService) -> None:
+        self.service = service
+        self.connections: dict[str, set[Connection]] = {}
+
+    async def deliver(self, match_id: str, message: dict[str, Any]) -> None:
+        """Send a committed batch of events, then each connection's fresh state."""
+        connections = self.connections.get(match_id)
+        if not connections:
+            return
+        view = await asyncio.to_thread(self.service.view, match_id)
+        for connection in list(connections):
+            try:
+                for event in message["events"]:
+                    connection.send(event)
+                connection.send({"type": "state", "state": view.states[connection.seat]})
+            except asyncio.QueueFull:
+                connections.discard(connection)
+                with contextlib.suppress(Exception):
+                    await connection.ws.close(code=1013)
+
+
+@router.websocket("/ws/matches/{match_id}")
+async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -> None:
+    """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie
+    or ``?token=``; anyone else watches as a spectator and cannot act."""
+    runtime = ws.app.state.game
+    service: MatchService = runtime.service
+    await ws.accept()
+
+    def lookup() -> Any:
+        with ws.app.state.db.sessions() as session:
+            user = user_for_token(session, token or ws.cookies.get(COOKIE))
+            user_id = user.id if user else None
+        return user_id, service.view(match_id)
+
+    try:
+        user_id, view = await asyncio.to_thread(lookup)
+    except ApiError as exc:
+        await ws.send_json(error_message(None, exc))
+        await ws.close(code=4404)
+        return
+    connection = Connection(ws, view.info.seat_of(user_id))
+    connection.send({"type": "state", "state": view.states[connection.seat]})
+    runtime.hub.connections.setdefault(match_id, set()).add(connection)
+    writer = asyncio.create_task(connection.writer())
+    try:
+        while True:
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text") if frame.get("text") is not None else frame.get("bytes")
+            await _handle(runtime, match_id, user_id, connection, text or "")
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        runtime.hub.connections.get(match_id, set()).discard(connection)
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
+
+
+async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: Connection,
+                  text: str | bytes) -> None:
+    try:
+        message = parse_client_message(text)
+    except ApiError as exc:
+        connection.send(error_message(action_id_of(text), exc))
+        return
+    if not isinstance(message, ActionMessage):
+        connection.send({"type": "pong"})
+        return
+    action = message.action.model_dump()
+    try:
+        if user_id is None:
+            raise ApiError(401, "not_authenticated", "sign in to act in a match")
+        outcome = await runtime.act(match_id, user_id, action)
+    except ApiError as exc:
+        connection.send(error_message(action["action_id"], exc))
+        return
+    if outcome.error is not None:
+        connection.send(error_message(action["action_id"], outcome.error))
+        return
+    connection.send({"type": "ack", "action_id": action["action_id"]})
+    if outcome.resent:
+        view = await asyncio.to_thread(runtime.service.view, match_id)
+        connection.send({"type": "state", "state": view.states[connection.seat]})

@@ -1,0 +1,248 @@
+"""The lobby (``docs/api.md`` §Lobby): options, seeks and invitations, join links, games
+against the computer, and a player's list of matches (where it is their turn first)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, Field
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from boardgammon.bots import levels
+from boardgammon.engine.board import Variant
+from boardgammon.engine.clock import PRESETS
+from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
+from boardgammon.server.auth import USERNAME_PATTERN, current_user
+from boardgammon.server.db import get_session
+from boardgammon.server.errors import ApiError
+from boardgammon.server.game_models import MatchRow, Seek, User
+from boardgammon.server.match_state import Seat, iso
+from boardgammon.server.refusals import responses
+
+router = APIRouter(tags=["lobby"])
+
+CORRESPONDENCE_DAYS = (1, 3, 7)
+DEFAULT_DAYS = 3
+Length = Literal[1, 3, 5, 7, 11]
+VariantName = Literal["standard", "nackgammon", "hypergammon"]
+
+
+class SeekIn(BaseModel):
+    length: Length = DEFAULT_LENGTH
+    variant: VariantName = "standard"
+    mode: Literal["live", "correspondence"] = "live"
+    clock: str | None = Field(None, description="live: a clock preset name (see /api/options);"
+                                                " null for no clock")
+    days: Literal[1, 3, 7] | None = Field(None, description="correspondence: days per move")
+    invite: str | None = Field(None, pattern=USERNAME_PATTERN,
+                               description="invite this player only")
+
+
+class SeekOut(BaseModel):
+    id: str
+    owner: str
+    length: int
+    variant: str
+    mode: str
+    clock: str | None
+    days: int | None
+    invite: str | None
+    join_url: str
+
+
+class ComputerIn(BaseModel):
+    level: str = Field(description="a level from /api/options bot_levels")
+    length: Length = DEFAULT_LENGTH
+    variant: VariantName = "standard"
+
+
+class MatchCreated(BaseModel):
+    match_id: str
+
+
+class MatchSummary(BaseModel):
+    match_id: str
+    opponent: str
+    length: int
+    variant: str
+    mode: str
+    score: list[int]
+    your_turn: bool
+    deadline: str | None
+    clock: str | None
+    status: str
+
+
+class Lobby(BaseModel):
+    seeks: list[SeekOut]
+    invitations: list[SeekOut]
+    matches: list[MatchSummary]
+
+
+def options_json() -> dict:
+    return {
+        "lengths": list(OFFERED_LENGTHS),
+        "default_length": DEFAULT_LENGTH,
+        "variants": [v.value for v in Variant],
+        "clock_presets": [{"name": tc.name, "delay": tc.delay,
+                           "reserve_per_point": tc.reserve_per_point}
+                          for tc in PRESETS.values()],
+        "correspondence_days": list(CORRESPONDENCE_DAYS),
+        "bot_levels": levels(),
+    }
+
+
+@router.get("/api/options")
+def options() -> dict:
+    """What a match can be: lengths, variants, clock presets, correspondence days, bot levels."""
+    return options_json()
+
+
+def _names(session: Session, ids: set[int | None]) -> dict[int, str]:
+    ids.discard(None)
+    if not ids:
+        return {}
+    return dict(session.execute(select(User.id, User.username).where(User.id.in_(ids))).all())
+
+
+def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
+    names = _names(session, {s.owner_id for s in seeks} | {s.invite_id for s in seeks})
+    return [SeekOut(id=s.id, owner=names.get(s.owner_id, "?"), length=s.length,
+                    variant=s.variant, mode=s.mode, clock=s.clock, days=s.days,
+                    invite=names.get(s.invite_id) if s.invite_id else None,
+                    join_url=f"/join/{s.id}") for s in seeks]
+
+
+def summaries(session: Session, user: User, request: Request) -> list[MatchSummary]:
+    """The user's matches, active ones where it is their turn first, then newest first."""
+    rows = session.execute(
+        select(MatchRow).where(or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id))
+        .order_by(MatchRow.updated_at.desc())
+    ).scalars().all()
+    names = _names(session, {r.seat0_id for r in rows} | {r.seat1_id for r in rows})
+    to_wall = request.app.state.game.clock.to_wall
+    out = []
+    for r in rows:
+        seat = 0 if r.seat0_id == user.id else 1
+        other = r.seat1_id if seat == 0 else r.seat0_id
+        opponent = f"Computer ({r.bot_level})" if r.bot_seat is not None else names.get(other, "?")
+        out.append(MatchSummary(
+            match_id=r.id, opponent=opponent, length=r.length, variant=r.variant, mode=r.mode,
+            score=[r.score0, r.score1], your_turn=r.status == "active" and r.turn_seat == seat,
+            deadline=iso(to_wall(r.deadline_t)) if r.mode == "correspondence" and r.deadline_t
+            else None, clock=r.clock, status=r.status))
+    out.sort(key=lambda m: (not m.your_turn, m.status != "active"))
+    return out
+
+
+@router.get("/api/lobby", response_model=Lobby, responses=responses(401))
+def lobby(request: Request, user: User = Depends(current_user),
+          session: Session = Depends(get_session)) -> Lobby:
+    """Open seeks (everyone's, invitations excluded), invitations to you, your matches."""
+    open_seeks = session.execute(
+        select(Seek).where(Seek.state == "open", Seek.invite_id.is_(None))
+        .order_by(Seek.created_at)).scalars().all()
+    invitations = session.execute(
+        select(Seek).where(Seek.state == "open", Seek.invite_id == user.id)
+        .order_by(Seek.created_at)).scalars().all()
+    return Lobby(seeks=_seeks_out(session, list(open_seeks)),
+                 invitations=_seeks_out(session, list(invitations)),
+                 matches=summaries(session, user, request))
+
+
+@router.post("/api/seeks", status_code=201, response_model=SeekOut,
+             responses=responses(401, 404))
+def create_seek(body: SeekIn, user: User = Depends(current_user),
+                session: Session = Depends(get_session)) -> SeekOut:
+    """Post an open seek, or invite one player (``invite``); share ``join_url`` as a link."""
+    if body.mode == "live":
+        if body.days is not None:
+            raise ApiError(422, "invalid_request", "days are for correspondence matches")
+        if body.clock is not None and body.clock not in PRESETS:
+            raise ApiError(422, "invalid_request", f"unknown clock preset {body.clock!r}; "
+                           f"presets: {', '.join(PRESETS)}")
+    elif body.clock is not None:
+        raise ApiError(422, "invalid_request", "a correspondence match has no clock preset")
+    invitee = None
+    if body.invite is not None:
+        invitee = session.execute(select(User).where(User.username_key == body.invite.lower())
+                                  ).scalar_one_or_none()
+        if invitee is None:
+            raise ApiError(404, "not_found", f"no player named {body.invite!r}")
+        if invitee.id == user.id:
+            raise ApiError(422, "invalid_request", "you cannot invite yourself")
+    seek = Seek(id=f"sek_{secrets.token_hex(10)}", owner_id=user.id, length=body.length,
+                variant=body.variant, mode=body.mode, clock=body.clock,
+                days=(body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None,
+                invite_id=invitee.id if invitee else None, state="open",
+                created_at=datetime.now(UTC))
+    session.add(seek)
+    session.commit()
+    return _seeks_out(session, [seek])[0]
+
+
+@router.post("/api/seeks/{seek_id}/accept", status_code=201, response_model=MatchCreated,
+             responses=responses(401, 403, 404, 409))
+def accept_seek(seek_id: str, request: Request, user: User = Depends(current_user),
+                session: Session = Depends(get_session)) -> MatchCreated:
+    """Accept a seek or an invitation: the match starts (the seek's owner is seat 0)."""
+    seek = session.get(Seek, seek_id)
+    if seek is None or seek.state != "open":
+        raise ApiError(404, "not_found", f"no open seek {seek_id!r}")
+    if seek.owner_id == user.id:
+        raise ApiError(409, "own_seek", "you cannot accept your own seek")
+    if seek.invite_id is not None and seek.invite_id != user.id:
+        raise ApiError(403, "not_invited", "this invitation is for another player")
+    taken = session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
+                            .values(state="accepted")).rowcount
+    if taken != 1:
+        raise ApiError(404, "not_found", f"seek {seek_id!r} was just taken")
+    owner = session.get(User, seek.owner_id)
+    service = request.app.state.game.service
+    match_id = service.create(
+        session, (Seat(owner.id, owner.username), Seat(user.id, user.username)), seek.length,
+        seek.variant, seek.mode, seek.clock, seek.days)
+    session.execute(update(Seek).where(Seek.id == seek_id).values(match_id=match_id))
+    session.commit()
+    return MatchCreated(match_id=match_id)
+
+
+@router.delete("/api/seeks/{seek_id}", status_code=204, responses=responses(401, 403, 404))
+def cancel_seek(seek_id: str, user: User = Depends(current_user),
+                session: Session = Depends(get_session)) -> Response:
+    """Withdraw your own open seek or invitation."""
+    seek = session.get(Seek, seek_id)
+    if seek is None or seek.state != "open":
+        raise ApiError(404, "not_found", f"no open seek {seek_id!r}")
+    if seek.owner_id != user.id:
+        raise ApiError(403, "not_your_seek", "only its owner can withdraw a seek")
+    seek.state = "cancelled"
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.post("/api/matches/computer", status_code=201, response_model=MatchCreated,
+             responses=responses(401))
+def play_computer(body: ComputerIn, request: Request, user: User = Depends(current_user),
+                  session: Session = Depends(get_session)) -> MatchCreated:
+    """A live match against the computer at ``level`` (you are seat 0; no clock)."""
+    if body.level not in levels():
+        raise ApiError(422, "invalid_request", f"unknown bot level {body.level!r}; levels: "
+                       f"{', '.join(levels())}")
+    service = request.app.state.game.service
+    match_id = service.create(session, (Seat(user.id, user.username),
+                                        Seat(None, f"Computer ({body.level})", body.level)),
+                              body.length, body.variant, "live", None, None,
+                              bot_seed=secrets.randbelow(2**31))
+    return MatchCreated(match_id=match_id)
+
+
+@router.get("/api/matches", response_model=list[MatchSummary], responses=responses(401))
+def my_matches(request: Request, user: User = Depends(current_user),
+               session: Session = Depends(get_session)) -> list[MatchSummary]:
+    """Your matches, those where it is your turn first."""
+    return summaries(session, user, request)

@@ -1,0 +1,540 @@
+"""Matches on the server: create, act, settle, view. Synchronous (run it in a worker thread).
+
+The rules engine's :class:`~boardgammon.engine.match.Match` is the only source of game truth:
+every accepted action is appended to ``match_log`` (the engine's record, one row per
+:class:`~boardgammon.engine.match.Action`) and committed before anyone is told; a match is
+rebuilt by replaying its log. Each process caches replayed matches and catches up from the log
+when another process has written (``matches.version`` = log length, checked on every write).
+
+Dice follow the fair-dice protocol through :mod:`boardgammon.server.dice_record`: a roll is
+committed at the start of each turn (and for each opening roll), revealed with the roller's
+entropy by a ``roll`` action (server entropy for the computer), marked played once the turn is
+over, and voided when the game ends before it is rolled. The dice record's calls commit on their
+own, so :meth:`MatchService._settle` brings the record and the match log into agreement after
+every action and after a restart (a roll revealed but not yet in the log is applied, a finished
+roll is marked played, a missing commitment is made); it is idempotent.
+
+Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties included): the
+roll's two dice are seat 0's die and seat 1's die.
+
+Correspondence matches run on the engine's clock with a delay of the chosen days per move and
+a reserve of :data:`CORRESPONDENCE_GRACE_PER_POINT` seconds per point, so a missed deadline is
+the engine's flag and is recorded as such.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.bots import Bot, create
+from boardgammon.commands.selfplay import context_for
+from boardgammon.dice.ids import new_match_id
+from boardgammon.engine.clock import PRESETS, TimeControl
+from boardgammon.engine.errors import EngineError, MatchOver
+from boardgammon.engine.game import Phase
+from boardgammon.engine.match import Action, Match
+from boardgammon.server import dice_record
+from boardgammon.server.db import Database
+from boardgammon.server.dice_record import DiceRecordError, Roll
+from boardgammon.server.errors import ApiError
+from boardgammon.server.game_models import MatchLogEntry, MatchRow, User
+from boardgammon.server.match_state import (
+    MatchInfo,
+    Seat,
+    build_state,
+    clocks_json,
+    games_json,
+    pending_roll,
+    roll_json,
+)
+from boardgammon.server.refusals import from_engine
+from boardgammon.server.service_clock import ServiceClock
+
+CORRESPONDENCE_GRACE_PER_POINT = 60.0
+WRITE_ATTEMPTS = 5
+
+
+class Conflict(Exception):
+    """Another thread or process wrote the match first; reload and try again."""
+
+
+@dataclass
+class Outcome:
+    """What an action or a background step did: the events to broadcast (already committed),
+    the match version after it, and the refusal of a request that was answered with one
+    (the events then are what the server did before refusing, e.g. a flag it claimed)."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0
+    error: ApiError | None = None
+    resent: bool = False
+
+
+@dataclass
+class View:
+    """A match's state for every viewer: ``states[0]``, ``states[1]``, ``states[None]``
+    (spectators), at ``version``."""
+
+    info: MatchInfo
+    version: int
+    states: dict[int | None, dict[str, Any]]
+
+
+@dataclass
+class _Live:
+    info: MatchInfo
+    match: Match
+    version: int = 0
+
+
+def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
+    """The engine time control of a match: a live preset, the correspondence clock (see the
+    module docstring), or ``None`` (no clock: live without a preset, games against the bot)."""
+    if mode == "correspondence" and days:
+        return TimeControl(f"correspondence-{days}d", delay=days * 86400.0,
+                           reserve_per_point=CORRESPONDENCE_GRACE_PER_POINT)
+    return PRESETS[clock] if clock else None
+
+
+def opening_roller(match: Match) -> int:
+    """The seat that rolls the next opening roll: seat 0 and 1 in turn over the match."""
+    return sum(1 for a in match.record if a.kind == "opening") % 2
+
+
+def waiting_for(match: Match) -> int | None:
+    """The seat whose move it is (the opening roller in the opening phase); ``None`` when over."""
+    if match.is_over:
+        return None
+    if match.game.phase is Phase.OPENING:
+        return opening_roller(match)
+    return match.game.turn
+
+
+class MatchService:
+    """Every match operation of one server process.
+
+    Args:
+        db: the migrated database.
+        clock: the service clock (injected wall clock in tests).
+    """
+
+    def __init__(self, db: Database, clock: ServiceClock) -> None:
+        self.db = db
+        self.clock = clock
+        self._cache: dict[str, _Live] = {}
+        self._bots: dict[str, Bot] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    # Creating -------------------------------------------------------------------------------
+
+    def create(self, session: Session, seats: tuple[Seat, Seat], length: int, variant: str,
+               mode: str, clock: str | None, days: int | None, bot_seed: int | None = None
+               ) -> str:
+        """Create a match, commit it and its first opening-roll commitment; returns its ID.
+
+        Raises:
+            ApiError: 422 ``invalid_request`` for settings the engine refuses.
+        """
+        try:
+            Match(length, variant, (seats[0].username, seats[1].username),
+                  time_control(mode, clock, days))
+        except (ValueError, KeyError) as exc:
+            raise ApiError(422, "invalid_request", str(exc)) from exc
+        match_id = new_match_id()
+        now = datetime.now(UTC)
+        bot_seat = next((s for s, who in enumerate(seats) if who.bot), None)
+        session.add(MatchRow(
+            id=match_id, seat0_id=seats[0].user_id, seat1_id=seats[1].user_id,
+            bot_seat=bot_seat, bot_level=seats[bot_seat].bot if bot_seat is not None else None,
+            bot_seed=bot_seed, length=length, variant=variant, mode=mode, clock=clock,
+            days=days, status="active", version=0, turn_seat=0, score0=0, score1=0,
+            winner=None, deadline_t=None, created_at=now, updated_at=now))
+        session.commit()
+        self.settle(match_id)
+        return match_id
+
+    # Reading --------------------------------------------------------------------------------
+
+    def lock(self, match_id: str) -> threading.RLock:
+        """The in-process lock of a match (actions on one match run one at a time here)."""
+        with self._guard:
+            return self._locks.setdefault(match_id, threading.RLock())
+
+    def view(self, match_id: str) -> View:
+        """Every viewer's state now.
+
+        Raises:
+            ApiError: 404 ``not_found``.
+        """
+        with self.lock(match_id), self.db.sessions() as s:
+            live = self._load(s, match_id)
+            rolls = dice_record.match_rolls(s, match_id)
+            extra = ({"chain_head": dice_record.chain_head(s, match_id)}
+                     if live.match.is_over else None)
+            now = self._now(live)
+            states = {v: build_state(live.info, live.match, rolls, v, now, self.clock.to_wall,
+                                     extra) for v in (0, 1, None)}
+            return View(live.info, live.version, states)
+
+    def match_copy(self, match_id: str) -> tuple[MatchInfo, Match]:
+        """The match's facts and a fresh replay of its record (for exports).
+
+        Raises:
+            ApiError: 404 ``not_found``.
+        """
+        with self.lock(match_id), self.db.sessions() as s:
+            live = self._load(s, match_id)
+            return live.info, Match.from_dict(live.match.to_dict())
+
+    def has_bot(self, match_id: str) -> bool:
+        """Whether the computer may have to act in ``match_id`` (True when not cached here:
+        the bot step finds out in a worker without touching the database from the caller)."""
+        live = self._cache.get(match_id)
+        return live is None or (live.info.bot_seat is not None and not live.match.is_over)
+
+    def active_ids(self) -> list[str]:
+        """IDs of every match not finished."""
+        with self.db.sessions() as s:
+            return list(s.execute(select(MatchRow.id).where(MatchRow.status == "active"))
+                        .scalars())
+
+    def due_ids(self) -> list[str]:
+        """IDs of active matches whose running clock has run out (service time now)."""
+        with self.db.sessions() as s:
+            return list(s.execute(
+                select(MatchRow.id).where(MatchRow.status == "active",
+                                          MatchRow.deadline_t < self.clock.now())
+            ).scalars())
+
+    # Acting ---------------------------------------------------------------------------------
+
+    def act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
+        """Apply a player's ``action`` (a validated API action dict with ``action_id`` and
+        ``type``) and commit it; a resent ``action_id`` returns its first outcome again.
+
+        Raises:
+            ApiError: 403 not your match, 404 unknown match, and every refusal of the rules.
+        """
+        return self._write(match_id, lambda s, live: self._act(s, live, user_id, action))
+
+    def settle(self, match_id: str) -> Outcome:
+        """Claim a flag that is due, reconcile the dice record and the log (see the module
+        docstring); returns what it did."""
+        return self._write(match_id, self._settle_step)
+
+    def bot_step(self, match_id: str) -> Outcome | None:
+        """Let the computer take the one action the match waits for from it, if any; the
+        decision runs here, in the caller's (worker) thread. ``None``: nothing to do."""
+        return self._write(match_id, self._bot_step)
+
+    # Machinery ------------------------------------------------------------------------------
+
+    def _write(self, match_id: str, step: Callable[[Session, _Live], Any]) -> Any:
+        with self.lock(match_id):
+            for _ in range(WRITE_ATTEMPTS):
+                with self.db.sessions() as s:
+                    try:
+                        return step(s, self._load(s, match_id))
+                    except Conflict:
+                        self._cache.pop(match_id, None)
+            raise ApiError(503, "busy", f"match {match_id} is being changed elsewhere; retry")
+
+    def _load(self, s: Session, match_id: str) -> _Live:
+        row = s.get(MatchRow, match_id, populate_existing=True)
+        if row is None:
+            raise ApiError(404, "not_found", f"no match {match_id!r}")
+        live = self._cache.get(match_id)
+        if live is None or live.version > row.version:
+            info = self._info(s, row)
+            live = _Live(info, Match(row.length, row.variant,
+                                     (info.seats[0].username, info.seats[1].username),
+                                     time_control(row.mode, row.clock, row.days)))
+        if live.version < row.version:
+            entries = s.execute(
+                select(MatchLogEntry.seq, MatchLogEntry.action)
+                .where(MatchLogEntry.match_id == match_id, MatchLogEntry.seq >= live.version)
+                .order_by(MatchLogEntry.seq)
+            ).all()
+            for seq, text in entries:
+                live.match.apply(Action.from_dict(json.loads(text)))
+                live.version = seq + 1
+        self._cache[match_id] = live
+        return live
+
+    @staticmethod
+    def _info(s: Session, row: MatchRow) -> MatchInfo:
+        seats = []
+        for seat, user_id in enumerate((row.seat0_id, row.seat1_id)):
+            if row.bot_seat == seat:
+                seats.append(Seat(None, f"Computer ({row.bot_level})", row.bot_level))
+            else:
+                user = s.get(User, user_id)
+                seats.append(Seat(user_id, user.username if user else "?"))
+        return MatchInfo(row.id, (seats[0], seats[1]), row.length, row.variant, row.mode,
+                         row.clock, row.days, row.bot_seed)
+
+    def _now(self, live: _Live) -> float:
+        # After a restart the service clock resumes at the last heartbeat, which may be a
+        # moment before the last recorded action: never let the match see time go backwards.
+        last = max((a.t for a in live.match.record if a.t is not None), default=0.0)
+        return max(self.clock.now(), last)
+
+    def _persist(self, s: Session, live: _Live, before: int, action_id: str | None,
+                 user_id: int | None, events: list[dict]) -> None:
+        """Append the match's new record actions to the log and update the summary, checking
+        that no one else wrote since ``before``; commit."""
+        m = live.match
+        new = m.record[before:]
+        now = datetime.now(UTC)
+        for i, action in enumerate(new):
+            s.add(MatchLogEntry(match_id=live.info.match_id, seq=before + i,
+                                action_id=action_id if i == 0 else None,
+                                user_id=user_id if i == 0 else None,
+                                action=json.dumps(action.to_dict()),
+                                events=json.dumps(events if i == 0 else []), created_at=now))
+        try:
+            s.flush()
+            changed = s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == live.info.match_id, MatchRow.version == before)
+                .values(version=before + len(new), turn_seat=waiting_for(m),
+                        score0=m.score[0], score1=m.score[1], winner=m.winner,
+                        status="finished" if m.is_over else "active",
+                        deadline_t=m.deadline(), updated_at=now)
+            ).rowcount
+            if changed != 1:
+                raise Conflict
+            s.commit()
+        except (IntegrityError, Conflict):
+            s.rollback()
+            raise Conflict from None
+        live.version = before + len(new)
+
+    def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
+        match_id = live.info.match_id
+        done = s.execute(
+            select(MatchLogEntry).where(MatchLogEntry.match_id == match_id,
+                                        MatchLogEntry.action_id == action["action_id"])
+        ).scalar_one_or_none()
+        if done is not None:
+            if done.user_id != user_id:
+                raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
+                               "other player; choose a unique one")
+            return Outcome(json.loads(done.events), live.version, resent=True)
+        seat = live.info.seat_of(user_id)
+        if seat is None:
+            raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
+        outcome = self._settle_step(s, live)
+        if live.match.is_over:
+            outcome.error = (ApiError(409, "time_expired", "your reserve ran out: the match "
+                                      "is lost on time") if live.match.flagged == seat else
+                             from_engine(_match_over(live.match)))
+            return outcome
+        if action["type"] == "roll" and self._rolled_already(s, live, seat, action):
+            outcome.resent = True
+            return outcome
+        outcome.events += self._perform(s, live, seat, action, action["action_id"], user_id)
+        return outcome
+
+    def _rolled_already(self, s: Session, live: _Live, seat: int, action: dict) -> bool:
+        """A roll action for a roll this seat already revealed (e.g. the answer was lost)."""
+        roll = next((r for r in dice_record.match_rolls(s, live.info.match_id)
+                     if r.roll_id == action.get("roll_id")), None)
+        return roll is not None and roll.seat == seat and roll.server_seed is not None
+
+    def _perform(self, s: Session, live: _Live, seat: int, action: dict[str, Any],
+                 action_id: str | None, user_id: int | None) -> list[dict]:
+        """Apply one action of ``seat``, persist it, settle; the events, in order."""
+        m = live.match
+        before, results, was_over = live.version, len(m.results), m.is_over
+        events = self._apply(s, live, seat, action)
+        for result in games_json(m)[results:]:
+            events.append({"type": "game_end", "game": result})
+        self._persist(s, live, before, action_id, user_id, events)
+        after = self._settle_step(s, live, void_pending=len(m.results) > results)
+        events += after.events
+        if m.is_over and not was_over and not any(e["type"] == "match_end" for e in events):
+            events.append(self._match_end(s, live))
+        return events
+
+    def _apply(self, s: Session, live: _Live, seat: int, action: dict[str, Any]) -> list[dict]:
+        m, kind = live.match, action["type"]
+        game = m.game
+        now = self._now(live)
+        try:
+            if kind == "roll":
+                events = [self._roll(s, live, seat, action, now)]
+            elif kind == "play":
+                legal = m.play(seat, action["play"], now=now)
+                after = legal.after.swapped().position_id if legal.after else None
+                events = [{"type": "play", "seat": seat, "play": str(legal),
+                           "position_id": after}]
+            elif kind in ("double", "take", "drop"):
+                value = game.cube * 2 if kind != "drop" else game.cube
+                getattr(m, kind)(seat, now=now)
+                events = [{"type": "cube", "seat": seat, "action": kind, "value": value}]
+            elif kind == "resign":
+                m.resign(seat, action["points"], now=now)
+                events = [{"type": "resign", "seat": seat, "action": "offer",
+                           "points": action["points"]}]
+            else:
+                offer = game.resignation
+                getattr(m, "accept" if kind == "accept_resign" else "decline")(seat, now=now)
+                events = [{"type": "resign", "seat": seat, "action": kind.split("_")[0],
+                           "points": int(offer.outcome) if offer else None}]
+        except EngineError as exc:
+            raise from_engine(exc) from exc
+        if m.clock is not None and live.info.mode == "live":
+            events.append({"type": "clock", "clocks": clocks_json(m, now, self.clock.to_wall)})
+        return events
+
+    def _roll(self, s: Session, live: _Live, seat: int, action: dict, now: float) -> dict:
+        """Reveal the pending roll (the roller's entropy, or the server's for ``auto``) and
+        apply it to the match; returns the ``roll`` event."""
+        game = live.match.game
+        pending = pending_roll(dice_record.match_rolls(s, live.info.match_id))
+        if pending is None:
+            raise ApiError(400, "wrong_phase", "no roll is pending: the dice are rolled "
+                           "(play them) or the turn has not started")
+        if pending.seat != seat:
+            raise ApiError(409, "not_your_turn", f"the pending roll is seat {pending.seat}'s")
+        if game.phase not in (Phase.OPENING, Phase.ROLL):
+            raise ApiError(400, "wrong_phase", f"cannot roll now: the game is in phase "
+                           f"{game.phase.value}")
+        try:
+            if action.get("auto"):
+                roll = dice_record.auto_reveal_roll(s, pending.roll_id)
+            else:
+                if action["roll_id"] != pending.roll_id:
+                    raise ApiError(400, "commitment_mismatch", f"roll {action['roll_id']!r} "
+                                   f"is not the pending roll {pending.roll_id}")
+                entropy = _entropy(action["entropy"])
+                roll = dice_record.reveal_roll(s, pending.roll_id, action["commitment"],
+                                               entropy)
+        except DiceRecordError as exc:
+            raise ApiError(exc.status, exc.code, str(exc)) from exc
+        return self._apply_roll(live, roll, now)
+
+    def _apply_roll(self, live: _Live, roll: Roll, now: float) -> dict:
+        m = live.match
+        assert roll.dice is not None
+        if m.game.phase is Phase.OPENING:
+            m.roll_opening(*roll.dice, now=now)
+        else:
+            m.roll(roll.seat, *roll.dice, now=now)
+        return {"type": "roll", **roll_json(roll)}
+
+    def _settle_step(self, s: Session, live: _Live, void_pending: bool = False) -> Outcome:
+        m, match_id = live.match, live.info.match_id
+        events: list[dict] = []
+        was_over = m.is_over
+        now = self._now(live)
+        clock = m.clock
+        if not m.is_over and clock is not None and clock.running is not None \
+                and clock.flagged(clock.running, now):
+            before = live.version
+            m.claim_flag(now)
+            events = [{"type": "game_end", "game": games_json(m)[-1]}]
+            if live.info.mode == "live":
+                events.insert(0, {"type": "clock",
+                                  "clocks": clocks_json(m, now, self.clock.to_wall)})
+            self._persist(s, live, before, f"flag:{before}", None, events)
+        rolls = dice_record.match_rolls(s, match_id)
+        revealed = [r for r in rolls if r.server_seed is not None]
+        applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))
+        if len(revealed) > applied and not m.is_over:
+            # The server stopped between revealing a roll and logging it: log it now.
+            before = live.version
+            event = self._apply_roll(live, revealed[applied], now)
+            self._persist(s, live, before, None, None, [event])
+            events.append(event)
+        last = rolls[-1] if rolls else None
+        try:
+            if last is not None and last.state == "revealed" and (
+                    m.is_over or m.game.phase is not Phase.PLAY):
+                last = dice_record.mark_played(s, last.roll_id)
+            need = waiting_for(m) if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
+            if last is not None and last.state == "committed" and (
+                    void_pending or m.is_over or (need is not None and last.seat != need)):
+                last = dice_record.void_roll(s, last.roll_id)
+            if need is not None and (last is None or last.state in ("played", "void")):
+                roll = dice_record.commit_roll(s, match_id, need)
+                events.append({"type": "commitment", "seat": roll.seat, "roll_id": roll.roll_id,
+                               "nonce": roll.nonce, "commitment": roll.commitment})
+        except (dice_record.RollPending, dice_record.WrongRollState):
+            pass  # another process settled this match at the same moment
+        if m.is_over and not was_over:
+            events.append(self._match_end(s, live))
+        return Outcome(events, live.version)
+
+    def _match_end(self, s: Session, live: _Live) -> dict:
+        m = live.match
+        return {"type": "match_end", "result": {
+            "winner": m.winner, "score": list(m.score),
+            "chain_head": dice_record.chain_head(s, live.info.match_id),
+            "audit_url": f"/audit/{live.info.match_id}", "analysis_url": None}}
+
+    def _bot_step(self, s: Session, live: _Live) -> Outcome | None:
+        seat = live.info.bot_seat
+        outcome = self._settle_step(s, live)
+        m = live.match
+        if seat is None or m.is_over or waiting_for(m) != seat:
+            return outcome if outcome.events else None
+        action = self._decide(live, seat)
+        outcome.events += self._perform(s, live, seat, action, f"bot:{live.version}", None)
+        outcome.version = live.version
+        return outcome
+
+    def _decide(self, live: _Live, seat: int) -> dict[str, Any]:
+        """The computer's next action as an API action dict (``auto`` roll: server entropy)."""
+        info, m = live.info, live.match
+        bot = self._bots.get(info.match_id)
+        if bot is None:
+            bot = self._bots[info.match_id] = create(info.seats[seat].bot, info.bot_seed)
+        game, context = m.game, context_for(m, seat)
+        roll = {"type": "roll", "auto": True}
+        if game.phase is Phase.OPENING:
+            return roll
+        if game.phase is Phase.ROLL:
+            offered = any(a.kind == "resign" and a.seat == seat and a.game == len(m.games) - 1
+                          for a in m.record)
+            points = None if offered else bot.resign(game.board, context)
+            if points:
+                return {"type": "resign", "points": int(points)}
+            if game.can_double(seat) and bot.double(game.board, context):
+                return {"type": "double"}
+            return roll
+        if game.phase is Phase.PLAY:
+            assert game.dice is not None
+            return {"type": "play", "play": str(bot.choose_play(game.board, game.dice, context))}
+        if game.phase is Phase.DOUBLE_OFFERED:
+            return {"type": "take" if bot.take(game.board, context) else "drop"}
+        offer = game.resignation
+        assert offer is not None
+        accept = bot.accept_resignation(game.board_for(offer.seat), context, int(offer.outcome))
+        return {"type": "accept_resign" if accept else "decline_resign"}
+
+
+def _entropy(text: object) -> bytes:
+    try:
+        data = bytes.fromhex(text) if isinstance(text, str) else b""
+    except ValueError:
+        data = b""
+    if len(data) != 16:
+        raise ApiError(400, "bad_entropy", "entropy is 32 hex characters (16 bytes from the "
+                       "device)")
+    return data
+
+
+def _match_over(match: Match) -> EngineError:
+    return MatchOver(f"the match is over: seat {match.winner} won")

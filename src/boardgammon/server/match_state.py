@@ -1,0 +1,178 @@
+"""The ``state`` of a match as the API shows it (``docs/api.md`` §A match), built from the rules
+engine's :class:`~boardgammon.engine.match.Match` and the dice record. Pure: no database, no
+clock reads (service time and its wall-clock equivalent are passed in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from boardgammon.engine.board import Board
+from boardgammon.engine.game import Phase
+from boardgammon.engine.match import Match
+from boardgammon.server.dice_record import Roll
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who sits in a seat: a user (``user_id``, ``username``) or the computer (``bot`` level)."""
+
+    user_id: int | None
+    username: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """The fixed facts of a match (what the ``matches`` row holds besides the replayed state)."""
+
+    match_id: str
+    seats: tuple[Seat, Seat]
+    length: int
+    variant: str
+    mode: str  # live or correspondence
+    clock: str | None  # preset name (live with a clock)
+    days: int | None  # correspondence: days per move
+    bot_seed: int | None = None
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        """The seat of ``user_id`` in this match, ``None`` for anyone else."""
+        for seat, who in enumerate(self.seats):
+            if user_id is not None and who.user_id == user_id:
+                return seat
+        return None
+
+    @property
+    def bot_seat(self) -> int | None:
+        return next((s for s, who in enumerate(self.seats) if who.bot), None)
+
+
+def points(board: Board) -> list[int]:
+    """Row 0 of ``board`` as the API's 26 counts: ``[0]`` borne off, ``[1..24]`` points,
+    ``[25]`` the bar."""
+    row = board.array[0]
+    return [board.borne_off(0), *(int(n) for n in row[:24]), int(row[24])]
+
+
+def roll_json(roll: Roll) -> dict[str, Any]:
+    """A revealed roll with everything needed to verify it (the API's ``rolls[]`` entry)."""
+    return {
+        "roll_id": roll.roll_id,
+        "seat": roll.seat,
+        "nonce": roll.nonce,
+        "commitment": roll.commitment,
+        "server_seed": roll.server_seed.hex() if roll.server_seed else None,
+        "client_entropy": roll.client_entropy.hex() if roll.client_entropy else None,
+        "entropy_source": roll.entropy_source,
+        "dice": list(roll.dice) if roll.dice else None,
+    }
+
+
+def pending_roll(rolls: Sequence[Roll]) -> Roll | None:
+    """The newest roll if it is committed and not yet revealed."""
+    return rolls[-1] if rolls and rolls[-1].state == "committed" else None
+
+
+def acting_seat(match: Match, rolls: Sequence[Roll]) -> int | None:
+    """The seat the match waits for: the engine's ``turn``, or in the opening phase the seat
+    that holds the pending opening roll; ``None`` once the match is over."""
+    if match.is_over:
+        return None
+    if match.game.phase is Phase.OPENING:
+        pending = pending_roll(rolls)
+        return pending.seat if pending else None
+    return match.game.turn
+
+
+def games_json(match: Match) -> list[dict[str, Any]]:
+    """How each finished game ended (``state.games``), a flag included."""
+    games = [{"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
+             for i, r in enumerate(match.results)]
+    if match.flagged is not None:
+        games.append({"game_number": len(match.games), "winner": match.winner, "points": 0,
+                      "how": "flag"})
+    return games
+
+
+def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> dict | None:
+    """The live clock at service time ``now``: remaining reserves, the running seat, the delay
+    left, ``as_of`` in wall seconds."""
+    clock = match.clock
+    if clock is None:
+        return None
+    now = max(now, clock.started_at or now)
+    return {
+        "delay": clock.control.delay,
+        "reserve": [max(0.0, clock.remaining(s, now)) for s in (0, 1)],
+        "running": clock.running,
+        "delay_left": clock.delay_left(now),
+        "as_of": to_wall(now),
+    }
+
+
+def iso(wall: float) -> str:
+    return datetime.fromtimestamp(wall, UTC).isoformat().replace("+00:00", "Z")
+
+
+def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: int | None,
+                now: float, to_wall: Callable[[float], float],
+                result_extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The API ``state`` from ``viewer``'s seat (``None``: a spectator, no legal plays).
+
+    Args:
+        rolls: the match's dice record in order.
+        now: service seconds; ``to_wall`` converts service seconds to Unix seconds.
+        result_extra: ``chain_head`` (and any other result fields) once the match is over.
+    """
+    game = match.game
+    turn = acting_seat(match, rolls)
+    legal: list[dict[str, Any]] = []
+    if viewer is not None and viewer == game.turn and game.phase is Phase.PLAY:
+        legal = [{"notation": str(p), "moves": [[m.source, m.dest] for m in p.moves],
+                  "position_id": p.after.swapped().position_id if p.after else None}
+                 for p in game.legal_plays()]
+    pending = pending_roll(rolls)
+    deadline = match.deadline()
+    result = None
+    if match.is_over:
+        result = {"winner": match.winner, "score": list(match.score),
+                  "audit_url": f"/audit/{info.match_id}", "analysis_url": None,
+                  **(result_extra or {})}
+    cube_available = (not match.is_over and game.phase is Phase.ROLL
+                      and game.can_double(game.on_roll))
+    return {
+        "match_id": info.match_id,
+        "length": info.length,
+        "variant": info.variant,
+        "mode": info.mode,
+        "players": [{"seat": s, "username": who.username, "bot": who.bot}
+                    for s, who in enumerate(info.seats)],
+        "you": viewer,
+        "score": list(match.score),
+        "crawford": match.crawford,
+        "post_crawford": match.post_crawford,
+        "game_number": len(match.games),
+        "cube": {"value": game.cube, "owner": game.cube_owner, "available": cube_available},
+        "turn": turn,
+        "on_roll": game.on_roll,
+        "phase": match.phase,
+        "dice": list(game.dice) if game.dice else None,
+        "board": {"points": [points(game.board_for(s)) for s in (0, 1)]},
+        "position_id": game.board.position_id,
+        "match_id_gnubg": match.match_id,
+        "pip_counts": list(game.board_for(0).pip_counts()),
+        "legal_plays": legal,
+        "pending_roll": pending and {"roll_id": pending.roll_id, "seat": pending.seat,
+                                     "nonce": pending.nonce, "commitment": pending.commitment},
+        "rolls": [roll_json(r) for r in rolls if r.server_seed is not None],
+        "resignation": game.resignation and {"seat": game.resignation.seat,
+                                             "points": int(game.resignation.outcome)},
+        "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,
+        "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
+        else None,
+        "games": games_json(match),
+        "result": result,
+    }

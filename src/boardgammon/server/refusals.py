@@ -1,0 +1,82 @@
+"""Refusals of the game server as API errors (``docs/api.md`` §Errors): the rules engine's
+exceptions mapped to status and code, rate limiting (429 with ``Retry-After``), and the error
+responses documented in OpenAPI for every route.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from boardgammon.engine import errors as engine
+from boardgammon.server.errors import ApiError, error_response
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every refusal: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+_WHEN = {
+    400: "The action breaks the rules (illegal_play, cube_unavailable, wrong_phase, "
+         "commitment_mismatch, bad_entropy).",
+    401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
+    403: "Not your match or seat (not_your_match).",
+    404: "Unknown match, seek or user (not_found).",
+    409: "Not your turn, name taken, roll pending, match over (not_your_turn, "
+         "username_taken, roll_pending, match_over, time_expired).",
+    422: "Malformed input (invalid_request).",
+    429: "Too many requests (rate_limited); see Retry-After.",
+}
+
+
+def responses(*statuses: int) -> dict[int | str, dict]:
+    """The OpenAPI ``responses`` of a route that can refuse with ``statuses``."""
+    return {s: {"model": ErrorBody, "description": _WHEN[s]} for s in (*statuses, 422)}
+
+
+class RateLimited(ApiError):
+    """429 ``rate_limited``; the response carries ``Retry-After`` (whole seconds)."""
+
+    def __init__(self, retry_after: float, what: str) -> None:
+        super().__init__(429, "rate_limited", f"too many {what}; try again in "
+                                             f"{retry_after:.1f} s")
+        self.retry_after = retry_after
+
+
+# Most specific first: the engine's hierarchy nests (e.g. NotYourTurn is an IllegalAction).
+_ENGINE_CODES: tuple[tuple[type[engine.EngineError], int, str], ...] = (
+    (engine.TimeExpired, 409, "time_expired"),
+    (engine.NotYourTurn, 409, "not_your_turn"),
+    (engine.MatchOver, 409, "match_over"),
+    (engine.CubeUnavailable, 400, "cube_unavailable"),
+    (engine.WrongPhase, 400, "wrong_phase"),
+    (engine.IllegalPlay, 400, "illegal_play"),
+    (engine.InvalidNotation, 400, "illegal_play"),
+    (engine.IllegalAction, 400, "illegal_action"),
+)
+
+
+def from_engine(exc: engine.EngineError) -> ApiError:
+    """The API error for a refusal by the rules engine (the engine's message kept)."""
+    for kind, status, code in _ENGINE_CODES:
+        if isinstance(exc, kind):
+            return ApiError(status, code, str(exc))
+    return ApiError(400, "illegal_action", str(exc))
+
+
+def install(app: FastAPI) -> None:
+    """Register the 429 handler (the other API errors are handled by :mod:`.errors`)."""
+
+    @app.exception_handler(RateLimited)
+    async def _rate_limited(_request: Request, exc: RateLimited) -> JSONResponse:
+        response = error_response(exc.status, exc.code, exc.message)
+        response.headers["Retry-After"] = str(max(1, round(exc.retry_after + 0.5)))
+        return response

@@ -1,0 +1,191 @@
+"""The game server's running parts in one process: the match service in worker threads, the
+event bus, the WebSocket hub, the computer players and the background task (heartbeat, flags
+and correspondence deadlines).
+
+:func:`install` adds the routers to an app; :func:`running` is the async context the app's
+lifespan enters once the database is open. Settings come from :class:`GameConfig`
+(``BOARDGAMMON_REDIS_URL`` selects Redis fan-out); tests pass their own, with an injected wall
+clock and without the background loop, and drive it by calling :meth:`Runtime.tick`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+
+from boardgammon.server.events import bus_for
+from boardgammon.server.match_service import MatchService, Outcome
+from boardgammon.server.ratelimit import RateLimiter
+from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
+
+log = logging.getLogger("boardgammon.server")
+
+
+@dataclass
+class GameConfig:
+    """Knobs of the game server.
+
+    Attributes:
+        redis_url: Redis for fan-out between processes (``None``: in-process).
+        wall: wall-clock seconds (injected in tests).
+        background: run the heartbeat/flag loop (tests turn it off and call ``tick``).
+        tick_s: seconds between checks for flags and deadlines.
+        bot_delay_s: pause before each computer action, so people can follow its moves.
+        login_rate, login_burst: sign-in attempts per second and burst, per address and name.
+        action_rate, action_burst: match actions per second and burst, per user.
+    """
+
+    redis_url: str | None = None
+    wall: Callable[[], float] = time.time
+    background: bool = True
+    tick_s: float = 0.25
+    bot_delay_s: float = 0.0
+    login_rate: float = 0.2
+    login_burst: int = 10
+    action_rate: float = 20.0
+    action_burst: int = 40
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
+        """``BOARDGAMMON_REDIS_URL`` and ``BOARDGAMMON_BOT_DELAY`` (seconds, default 0.4)."""
+        return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
+                   bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")))
+
+
+class Runtime:
+    """One process's game server (on ``app.state.game``)."""
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config = config
+        self.clock = ServiceClock(config.wall)
+        self.login_limit = RateLimiter(config.login_rate, config.login_burst, "sign-in attempts")
+        self.action_limit = RateLimiter(config.action_rate, config.action_burst, "actions")
+        self.bus = bus_for(config.redis_url)
+        self.service: MatchService | None = None
+        self.hub: Any = None
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._bots: dict[str, asyncio.Task] = {}
+        self._last_beat = 0.0
+
+    async def start(self, db: Any) -> None:
+        from boardgammon.server.live import Hub
+
+        self.service = MatchService(db, self.clock)
+        self.hub = Hub(self.service)
+        with db.sessions() as session:
+            credited = self.clock.start(session)
+        if credited:
+            log.info("the service was down for %.1f s: not charged to any clock", credited)
+        await self.bus.start(self.hub.deliver)
+        for match_id in await asyncio.to_thread(self.service.active_ids):
+            await self.run(match_id, self.service.settle, match_id)
+            self.kick_bot(match_id)
+
+    async def stop(self) -> None:
+        for task in self._bots.values():
+            task.cancel()
+        await self.bus.stop()
+
+    async def run(self, match_id: str, fn: Callable[..., Outcome | None], *args: Any
+                  ) -> Outcome | None:
+        """Run a service call for ``match_id`` in a worker thread and publish its events;
+        calls for one match run one at a time here, so events leave in commit order."""
+        lock = self._locks.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            outcome = await asyncio.to_thread(fn, *args)
+            if outcome is not None and outcome.events:
+                await self.bus.publish(match_id, {"version": outcome.version,
+                                                  "events": outcome.events})
+        return outcome
+
+    async def act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
+        """A player's action: applied, committed, broadcast; the computer answers after.
+
+        Raises:
+            ApiError: every refusal (see :meth:`MatchService.act`).
+        """
+        self.action_limit.hit(f"user:{user_id}")
+        assert self.service is not None
+        outcome = await self.run(match_id, self.service.act, match_id, user_id, action)
+        assert outcome is not None
+        self.kick_bot(match_id)
+        return outcome
+
+    def kick_bot(self, match_id: str) -> None:
+        """Let the computer play its turns in ``match_id`` (if it plays there) in a task."""
+        assert self.service is not None
+        task = self._bots.get(match_id)
+        if (task is None or task.done()) and self.service.has_bot(match_id):
+            self._bots[match_id] = asyncio.create_task(self._drive_bot(match_id))
+
+    async def _drive_bot(self, match_id: str) -> None:
+        assert self.service is not None
+        while True:
+            if self.config.bot_delay_s:
+                await asyncio.sleep(self.config.bot_delay_s)
+            try:
+                outcome = await self.run(match_id, self.service.bot_step, match_id)
+            except Exception:
+                log.exception("the computer could not act in %s", match_id)
+                return
+            if outcome is None:
+                return
+
+    async def tick(self) -> None:
+        """One round of the background task: heartbeat, then claim every flag that is due
+        (live reserves and correspondence deadlines)."""
+        assert self.service is not None
+        wall = self.clock.wall()
+        if wall - self._last_beat >= HEARTBEAT_S:
+            self._last_beat = wall
+            await asyncio.to_thread(self._beat)
+        for match_id in await asyncio.to_thread(self.service.due_ids):
+            await self.run(match_id, self.service.settle, match_id)
+
+    def _beat(self) -> None:
+        assert self.service is not None
+        with self.service.db.sessions() as session:
+            self.clock.beat(session)
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("background tick failed")
+            await asyncio.sleep(self.config.tick_s)
+
+
+def install(app: FastAPI, config: GameConfig | None = None) -> None:
+    """Add the game server's routers and error handlers to ``app`` and its runtime on
+    ``app.state.game``."""
+    from boardgammon.server import auth, live, lobby, match_routes, refusals
+
+    app.state.game = Runtime(config or GameConfig.from_env())
+    refusals.install(app)
+    for module in (auth, lobby, match_routes, live):
+        app.include_router(module.router)
+
+
+@contextlib.asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[None]:
+    """Start the runtime on ``app.state.db`` and stop it afterwards."""
+    runtime: Runtime = app.state.game
+    await runtime.start(app.state.db)
+    loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
+    try:
+        yield
+    finally:
+        if loop is not None:
+            loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop
+        await runtime.stop()

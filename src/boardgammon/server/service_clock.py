@@ -1,0 +1,73 @@
+"""The service clock: the time scale of every match clock and deadline.
+
+Service time is wall time minus ``downtime``, the seconds during which no server process was
+running, summed over the service's life. Every process writes a heartbeat (wall seconds) to the
+``service_clock`` row every :data:`HEARTBEAT_S`; a process that starts and finds the last
+heartbeat older than :data:`DOWN_AFTER_S` knows the whole service was down since then and adds
+the gap to ``downtime``. So a player's reserve and a correspondence deadline are not charged for
+the time the server was down (to within one heartbeat), in every process alike.
+
+The wall clock is injected (``wall``) so that tests can move time by hand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from boardgammon.server.game_models import ServiceClock as ServiceClockRow
+
+HEARTBEAT_S = 1.0
+DOWN_AFTER_S = 3.0
+
+
+class ServiceClock:
+    """Service time in float seconds (:meth:`now`) and its conversion to wall time.
+
+    Args:
+        wall: returns wall-clock seconds since the Unix epoch (default :func:`time.time`).
+    """
+
+    def __init__(self, wall: Callable[[], float] = time.time) -> None:
+        self.wall = wall
+        self.downtime = 0.0
+
+    def now(self) -> float:
+        """Service seconds now (wall seconds minus the service's downtime)."""
+        return self.wall() - self.downtime
+
+    def to_wall(self, service_t: float) -> float:
+        """The wall time (Unix seconds) at which service time ``service_t`` is reached."""
+        return service_t + self.downtime
+
+    def start(self, session: Session) -> float:
+        """Called once when a process starts: credit the time since the last heartbeat as
+        downtime if no process has beaten for :data:`DOWN_AFTER_S`, then beat. Returns the
+        seconds credited (0 when another process was alive or on the first start)."""
+        row = self._row(session)
+        wall = self.wall()
+        credited = 0.0
+        if row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
+            credited = wall - row.heartbeat
+            row.downtime += credited
+        row.heartbeat = max(row.heartbeat, wall)
+        self.downtime = row.downtime
+        session.commit()
+        return credited
+
+    def beat(self, session: Session) -> None:
+        """Write the heartbeat and pick up the shared downtime."""
+        row = self._row(session)
+        row.heartbeat = max(row.heartbeat, self.wall())
+        self.downtime = row.downtime
+        session.commit()
+
+    @staticmethod
+    def _row(session: Session) -> ServiceClockRow:
+        return session.execute(
+            select(ServiceClockRow).where(ServiceClockRow.id == 1).with_for_update()
+            .execution_options(populate_existing=True)
+        ).scalar_one()

@@ -1,0 +1,116 @@
+"""Helpers for the game server tests: an app with an injected wall clock, players that sign in
+and act over HTTP, and a driver that plays a match to its end with legal plays."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from fastapi.testclient import TestClient
+
+from boardgammon.server.app import create_app
+from boardgammon.server.runtime import GameConfig
+from boardgammon.server.settings import Settings
+
+PASSWORD = "correct horse battery"
+_ids = itertools.count()
+
+
+class Wall:
+    """A wall clock the test moves by hand (Unix seconds)."""
+
+    def __init__(self, start: float = 1_764_547_200.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+def make_app(database_url: str, wall: Wall | None = None, **config):
+    config = {"background": False, "login_rate": 1000.0, "login_burst": 1000,
+              "bot_delay_s": 0.0, **config}
+    return create_app(Settings(database_url=database_url),
+                      GameConfig(wall=wall or Wall(), **config))
+
+
+@dataclass
+class Player:
+    """A signed-in player acting through ``client`` with a bearer token."""
+
+    client: TestClient
+    name: str
+    token: str = ""
+    user: dict = field(default_factory=dict)
+
+    @classmethod
+    def register(cls, client: TestClient, name: str) -> Player:
+        r = client.post("/api/auth/register", json={"username": name, "password": PASSWORD})
+        assert r.status_code == 201, r.text
+        return cls(client, name, r.json()["token"], r.json()["user"])
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def get(self, path: str):
+        return self.client.get(path, headers=self.headers)
+
+    def post(self, path: str, json=None):
+        return self.client.post(path, json=json, headers=self.headers)
+
+    def state(self, match_id: str) -> dict:
+        r = self.get(f"/api/matches/{match_id}")
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def act(self, match_id: str, kind: str, action_id: str | None = None, **fields):
+        body = {"action_id": action_id or f"a{next(_ids)}", "type": kind, **fields}
+        return self.post(f"/api/matches/{match_id}/actions", body)
+
+    def roll_action(self, state: dict, **override) -> dict:
+        pending = state["pending_roll"]
+        return {"roll_id": pending["roll_id"], "commitment": pending["commitment"],
+                "entropy": os.urandom(16).hex(), **override}
+
+    def roll(self, match_id: str):
+        return self.act(match_id, "roll", **self.roll_action(self.state(match_id)))
+
+
+def live_match(owner: Player, guest: Player, **seek) -> str:
+    """``owner`` posts a seek, ``guest`` accepts it; the new match's ID."""
+    r = owner.post("/api/seeks", {"length": 1, **seek})
+    assert r.status_code == 201, r.text
+    r = guest.post(f"/api/seeks/{r.json()['id']}/accept")
+    assert r.status_code == 201, r.text
+    return r.json()["match_id"]
+
+
+def step(players: dict[int, Player], match_id: str) -> dict:
+    """Take the one action the match waits for (roll, or the first legal play); the state
+    after it from the acting seat."""
+    anyone = next(iter(players.values()))
+    state = anyone.state(match_id)
+    seat = state["turn"]
+    player = players[seat]
+    state = player.state(match_id)
+    if state["phase"] in ("opening", "roll"):
+        r = player.act(match_id, "roll", **player.roll_action(state))
+    elif state["phase"] == "play":
+        r = player.act(match_id, "play", play=state["legal_plays"][0]["notation"])
+    else:
+        raise AssertionError(f"unexpected phase {state['phase']}")
+    assert r.status_code == 200, r.text
+    return r.json()["state"]
+
+
+def play_out(players: dict[int, Player], match_id: str, limit: int = 2000) -> dict:
+    """Play until the match is over (first legal play each turn); the final state."""
+    for _ in range(limit):
+        state = step(players, match_id)
+        if state["phase"] == "match_over":
+            return state
+    raise AssertionError("the match did not end")
