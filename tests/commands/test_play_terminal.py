@@ -1,0 +1,158 @@
+"""``boardgammon play`` driven end to end through a pseudo-terminal, as a person would."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+from boardgammon.commands.play import render
+from boardgammon.engine import Board
+from boardgammon.engine.match import Match
+
+PROMPT = re.compile(r"> $")
+HINT_LINE = re.compile(r"^\s+1\. (.*?)\s+[+-]\d\.\d{3}\s*$", re.MULTILINE)
+
+
+class Terminal:
+    """A child process on a pty: read until a prompt, send a line."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.master, slave = pty.openpty()
+        env = {**os.environ, "COLUMNS": "120", "TERM": "dumb"}
+        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     close_fds=True)
+        os.close(slave)
+        self.transcript = ""
+
+    def read_until_prompt(self, timeout: float = 60.0) -> str:
+        """Output up to the next prompt (``"> "``), or up to the end of the process."""
+        out = ""
+        deadline = time.monotonic() + timeout
+        while not PROMPT.search(out):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no prompt within {timeout} s; output so far:\n{out}")
+            ready, _, _ = select.select([self.master], [], [], min(left, 0.5))
+            if not ready:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(self.master, 4096).decode()
+            except OSError:      # the child has exited and closed the pty
+                break
+            if not chunk:
+                break
+            out += chunk.replace("\r\n", "\n")
+        self.transcript += out
+        return out
+
+    def send(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            os.close(self.master)
+
+
+@pytest.mark.slow
+def test_a_whole_one_point_match_in_a_pty():
+    term = Terminal([sys.executable, "-m", "boardgammon.cli", "play", "--bot", "easy",
+                     "--length", "1", "--dice-seed", "7"])
+    seen = set()
+    try:
+        out = term.read_until_prompt()
+        assert "A 1-point match against the computer (easy)" in out
+        for _ in range(400):
+            if term.proc.poll() is not None or re.search(r"wins? the match", out):
+                break
+            if "Your turn: roll" in out:
+                if "double" not in seen:
+                    seen.add("double")
+                    term.send("double")
+                    out = term.read_until_prompt()
+                    assert "Not allowed: no doubling in a 1-point match" in out
+                    continue
+                term.send("roll")
+            elif "Your play (or hint)" in out:
+                if "illegal" not in seen:
+                    seen.add("illegal")
+                    term.send("24/30")
+                    out = term.read_until_prompt()
+                    assert "Illegal play: '24/30': point 30 is not on the board (1-24)" in out
+                    term.send("6/off 5/off")
+                    out = term.read_until_prompt()
+                    assert re.search(r"Illegal play: .* is not a legal play of \d-\d", out)
+                    continue
+                term.send("hint")
+                out = term.read_until_prompt()
+                assert "The computer's ranking of your plays" in out
+                best = HINT_LINE.search(out).group(1)
+                term.send(best)
+                out = term.read_until_prompt()
+                assert f"Your play: {best}" in out
+                assert "Enter (or yes) to confirm, undo to take it back" in out
+                if "undo" not in seen:
+                    seen.add("undo")
+                    term.send("undo")
+                    out = term.read_until_prompt()
+                    assert "Taken back; enter your play." in out
+                    continue
+                term.send("")
+            elif "take or drop" in out:
+                term.send("take")
+            elif "accept or decline" in out:
+                term.send("accept")
+            else:
+                pytest.fail(f"unexpected prompt:\n{out}")
+            out = term.read_until_prompt()
+        else:
+            pytest.fail("the match did not end within 400 prompts")
+        rest = term.read_until_prompt(timeout=10) if term.proc.poll() is None else ""
+        code = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    transcript = term.transcript + rest
+    assert code == 0, transcript[-3000:]
+    assert seen == {"double", "illegal", "undo"}
+    assert re.search(r"(You win|The computer wins) the match (1-0|0-1)\.", transcript)
+    assert re.search(r"(You win|The computer wins) \d+ points? \(", transcript)
+    assert "Computer plays" in transcript and "You roll" in transcript
+    # The board is drawn from the player's side with pip counts, bar and borne-off checkers.
+    assert " 13 14 15 16 17 18" in transcript and " 12 11 10  9  8  7" in transcript
+    assert "on the bar: O" in transcript and "borne off" in transcript
+
+
+def test_render_numbers_points_from_the_players_side():
+    match = Match(5, players=("You", "Computer"))
+    text = render(Board.initial(), match, "easy")
+    lines = text.splitlines()
+    assert lines[0].startswith(" Score: you 0, computer (easy) 0 - 5-point match - cube 1")
+    assert lines[1].split() == [str(p) for p in range(13, 25)]
+    assert lines[-2].split() == [str(p) for p in range(12, 0, -1)]
+    # The player's 6-point (bottom right of the home board) holds five O, the 24-point two O
+    # and the computer's checkers face them (X on the player's 1, 12, 17 and 19 points).
+    bottom_row = lines[-4]
+    top_row = lines[3]
+    assert bottom_row.split("|")[3].split() == ["O", ".", ".", ".", ".", "X"]
+    assert top_row.split("|")[1].split() == ["O", ".", ".", ".", "X", "."]
+    assert "You (O): pips 167, borne off 0." in text
+
+
+def test_render_counts_tall_stacks_and_the_bar():
+    match = Match(3, players=("You", "Computer"))
+    board = Board.from_points({6: 9, 25: 2}, {25: 1, 6: 2})
+    text = render(board, match, "easy")
+    assert "on the bar: O 2  X 1" in text
+    assert any(line.split("|")[3].split()[:1] == ["9"] for line in text.splitlines()
+               if line.count("|") >= 4)
