@@ -40,10 +40,15 @@ def browser():
 
 
 class _StaticHandler(SimpleHTTPRequestHandler):
-    """The client's files at their own paths, plus an empty page at /blank to import them from."""
+    """The client as the server mounts it: files under /static/, index.html for every other
+    page; plus an empty page at /blank to import modules from."""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path == "/blank":
+        if self.path.startswith("/static/"):
+            self.path = self.path.removeprefix("/static")
+        elif self.path != "/blank":
+            self.path = "/index.html"
+        else:
             body = b"<!doctype html><meta charset=utf-8><title>blank</title>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -21,7 +21,7 @@ ROLL = "rol_0001"
 def run(page, body: str, arg=None):
     """Evaluate `body` (an async function body with `fd` = the fairdice module and `arg`)."""
     return page.evaluate(
-        "async (arg) => { const fd = await import('/fairdice.js');" + body + "}", arg
+        "async (arg) => { const fd = await import('/static/fairdice.js');" + body + "}", arg
     )
 
 

@@ -9,21 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from webstate import api_points, mirror
 
 from boardgammon.engine import Board
 from boardgammon.engine.board import random_play_positions
 
 pytestmark = pytest.mark.browser
-
-
-def api_points(row, checkers: int) -> list[int]:
-    """One side's row of Board.array as the API's 26 numbers ([0] off, [1..24], [25] bar)."""
-    row = [int(x) for x in row]
-    return [checkers - sum(row), *row[:24], row[24]]
-
-
-def mirror(points: list[int]) -> list[int]:
-    return [points[0], *reversed(points[1:25]), points[25]]
 
 
 def case(board: Board, dice: tuple[int, int]) -> dict:
@@ -47,7 +38,7 @@ def case(board: Board, dice: tuple[int, int]) -> dict:
 
 
 WALK = """async (cases) => {
-  const { PlayBuilder } = await import('/moves.js');
+  const { PlayBuilder } = await import('/static/moves.js');
   return cases.map((c) => {
     const b = new PlayBuilder(c.plays, c.dice, c.mine, c.theirs);
     const found = {};
@@ -109,7 +100,7 @@ def test_dice_used_and_undo(module_page):
     c = case(Board.initial(), (6, 5))
     got = module_page.evaluate(
         """async (c) => {
-          const { PlayBuilder } = await import('/moves.js');
+          const { PlayBuilder } = await import('/static/moves.js');
           const b = new PlayBuilder(c.plays, c.dice, c.mine, c.theirs);
           const out = {sources: b.sources().sort((x, y) => x - y),
                        from24: b.destinations(24).sort((x, y) => x - y)};

@@ -2,7 +2,7 @@
 // page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id}.
 
 import { ApiError, request } from "./api.js";
-import { h } from "./dom.js";
+import { fill, h } from "./dom.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 
@@ -41,7 +41,7 @@ function renderHeader() {
       t("auth.signedin", { name: app.user.username })),
     h("button", { type: "button", "data-action": "signout", onclick: signOut }, t("auth.signout")))
     : null;
-  app.header.replaceChildren(
+  fill(app.header,
     h("a", { href: "/", "data-link": "", class: "brand" }, t("app.title")),
     h("span", { class: "spacer" }), select, account);
 }
@@ -96,7 +96,7 @@ function authPage(after) {
       h("button", { type: "button", "data-action": "guest", onclick: () => submit("/api/auth/guest") },
         t("auth.guest"))),
     error);
-  app.main.replaceChildren(form);
+  fill(app.main, form);
   username.focus();
 }
 
@@ -119,7 +119,7 @@ class LobbyPage {
     this.knownMatches = null;
     this.lists = h("div", { class: "lists" });
     this.error = h("p", { class: "error", role: "alert" });
-    app.main.replaceChildren(h("section", { class: "lobby" },
+    fill(app.main, h("section", { class: "lobby" },
       h("h1", {}, t("lobby.title")), this.error, this.lists, h("div", { class: "forms" })));
     this.start();
   }
@@ -182,7 +182,7 @@ class LobbyPage {
       ` · ${m.score[0]}–${m.score[1]} / ${m.length} · `,
       m.status === "finished" ? t("lobby.finished") : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "");
-    this.lists.replaceChildren(
+    fill(this.lists,
       list(t("lobby.invitations"), lobby.invitations, seekItem),
       list(t("lobby.seeks"), lobby.seeks, seekItem),
       list(t("lobby.matches"), lobby.matches, matchItem));
@@ -241,7 +241,7 @@ class LobbyPage {
     field(t("lobby.level"), select("level", options.bot_levels, String, options.bot_levels[0])),
     field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
     h("button", { type: "submit", class: "primary", "data-action": "play-computer" }, t("lobby.start")));
-    app.main.querySelector(".forms").replaceChildren(seekForm, botForm);
+    fill(app.main.querySelector(".forms"), seekForm, botForm);
   }
 }
 
@@ -256,7 +256,7 @@ async function acceptSeek(seekId, errorNode) {
 
 function joinPage(seekId) {
   const error = h("p", { class: "error", role: "alert" });
-  app.main.replaceChildren(h("section", { class: "join" }, h("h1", {}, t("join.title")),
+  fill(app.main, h("section", { class: "join" }, h("h1", {}, t("join.title")),
     h("button", { type: "button", class: "primary", "data-action": "accept",
       onclick: () => acceptSeek(seekId, error) }, t("lobby.accept")), error));
 }

@@ -14,6 +14,13 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Replace the children of `node` (same child rules as h). */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
 function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -4,7 +4,7 @@
 
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { h, clockText } from "./dom.js";
+import { clockText, fill, h } from "./dom.js";
 import { checkRoll, newEntropy } from "./fairdice.js";
 import { t } from "./i18n.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -58,7 +58,7 @@ export class MatchPage {
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
     this.result = h("section", { class: "result", hidden: true, "aria-labelledby": "result-title" });
-    this.root.replaceChildren(h("section", { class: "match", "data-match": this.matchId },
+    fill(this.root, h("section", { class: "match", "data-match": this.matchId },
       this.scoreLine, this.alert, this.top,
       h("div", { class: "board-wrap" }, this.svg),
       this.bottom,
@@ -287,16 +287,15 @@ export class MatchPage {
     const s = this.state;
     const { me, opp } = this.seats();
     const crawford = s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
-    this.scoreLine.replaceChildren(
-      t("match.score", { a: s.score[me], b: s.score[opp], length: s.length }),
-      crawford ? h("span", { class: "crawford" }, crawford) : null,
-      s.cube ? h("span", { class: "cube-info" }, t("match.cube", { value: s.cube.value }), " · ",
-        s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) }))
-        : null);
+    fill(this.scoreLine, h("span", { class: "score-text" },
+      t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
+    crawford ? h("span", { class: "crawford" }, crawford) : null,
+    h("span", { class: "cube-info" }, t("match.cube", { value: s.cube.value }), " · ",
+      s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })));
     for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
       panel.dataset.seat = seat;
       panel.classList.toggle("on-turn", s.turn === seat);
-      panel.replaceChildren(
+      fill(panel,
         h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
         h("span", { class: "score" }, String(s.score[seat])),
         h("span", { class: "pips", "data-pips": s.pip_counts[seat] }, t("match.pips", { n: s.pip_counts[seat] })),
@@ -348,8 +347,9 @@ export class MatchPage {
         if (this.builder && this.builder.complete()) return t("match.complete");
         return this.selected !== null ? t("match.pickdest") : `${t("match.yourplay", { dice })} ${t("match.pickchecker")}`;
       case "double_offered":
-        return myTurn ? t("match.yourdouble", { value: s.cube.value * 2 })
-          : t("match.doubleoffer", { name: this.name(s.turn), value: s.cube.value * 2 });
+        // `turn` is the seat that must act: while a double is offered, the one to take or drop.
+        return player && !myTurn ? t("match.yourdouble", { value: s.cube.value * 2 })
+          : t("match.doubleoffer", { name: this.name(1 - s.turn), value: s.cube.value * 2 });
       case "resign_offered": {
         const r = s.resignation || {};
         return player && r.seat === me ? t("match.yourresignoffer", { points: r.points })
@@ -377,8 +377,7 @@ export class MatchPage {
       h("button", { type: "button", onclick, disabled: this.busy, ...attrs }, label);
     if (player) {
       const myTurn = s.turn === me;
-      const rollable = s.pending_roll && (myTurn || s.turn === null)
-        && (s.phase === "roll" || s.phase === "opening");
+      const rollable = s.pending_roll && myTurn && (s.phase === "roll" || s.phase === "opening");
       if (s.phase === "roll" && myTurn && s.cube.available) {
         buttons.push(button(t("match.double"), () => this.act({ type: "double" }), { "data-action": "double" }));
       }
@@ -397,11 +396,11 @@ export class MatchPage {
             { "data-action": "send", class: "primary", "aria-disabled": done ? "false" : "true" }));
         }
       }
-      if (s.phase === "double_offered" && !myTurn) {
+      if (s.phase === "double_offered" && myTurn) {
         buttons.push(button(t("match.take"), () => this.act({ type: "take" }), { "data-action": "take", class: "primary" }));
         buttons.push(button(t("match.drop"), () => this.act({ type: "drop" }), { "data-action": "drop" }));
       }
-      if (s.phase === "resign_offered" && s.resignation && s.resignation.seat !== me) {
+      if (s.phase === "resign_offered" && myTurn) {
         buttons.push(button(t("match.acceptresign"), () => this.act({ type: "accept_resign" }), { "data-action": "accept-resign" }));
         buttons.push(button(t("match.declineresign"), () => this.act({ type: "decline_resign" }), { "data-action": "decline-resign" }));
       }
@@ -411,7 +410,7 @@ export class MatchPage {
         buttons.push(this.resignControls(button));
       }
     }
-    this.controls.replaceChildren(...buttons);
+    fill(this.controls, ...buttons);
   }
 
   resignControls(button) {
@@ -441,17 +440,18 @@ export class MatchPage {
     const s = this.state;
     if (!s) return;
     const rolls = (s.rolls || []).filter((r) => r.server_seed);
-    this.log.replaceChildren(...rolls.map((r) => h("li", { "data-roll": r.roll_id },
+    fill(this.log, ...rolls.map((r) => h("li", { "data-roll": r.roll_id },
       `${this.name(r.seat)}: ${r.dice.join("-")} `,
       r.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
       this.verdictMark(r))));
     const failed = rolls.filter((r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
-    this.alert.replaceChildren(...failed.map((r) => h("p", {},
+    fill(this.alert, ...failed.map((r) => h("p", {},
       t("dice.warning", { roll: `${r.roll_id} (${r.dice.join("-")})`,
         problems: this.verdicts.get(r.roll_id).problems.map((p) => t(`dice.problem.${p}`)).join("; ") }))));
     const last = rolls[rolls.length - 1];
-    const current = last && s.phase === "play" && s.dice && last.dice.join() === s.dice.join();
-    this.diceMark.replaceChildren(current ? this.verdictMark(last) : "");
+    const sorted = (d) => d.slice().sort().join();
+    const current = last && s.phase === "play" && s.dice && sorted(last.dice) === sorted(s.dice);
+    fill(this.diceMark, current ? this.verdictMark(last) : "");
     if (!this.result.hidden) this.renderResult();
   }
 
@@ -476,7 +476,7 @@ export class MatchPage {
     const idNode = h("code", { class: "match-id" }, s.match_id);
     const base = `/api/matches/${encodeURIComponent(s.match_id)}`;
     this.result.hidden = false;
-    this.result.replaceChildren(
+    fill(this.result,
       h("h2", { id: "result-title" }, t("result.title")),
       h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
       h("p", { class: "final-score" }, t("result.score", { a: r.score[me], b: r.score[opp] })),

@@ -1,0 +1,293 @@
+"""The match page in Chromium with the server stood in by Playwright request routing: states
+from the rules engine in the API's format (docs/api.md), so the dice are chosen, not random.
+Checks what the page shows and what it sends: lit destinations, a single destination moving at
+once, undo, the refusal of an incomplete play, doubles, a dance, the on-device dice check, the
+result screen, keyboard use, the three languages and a phone-width layout."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from webstate import MATCH_ID, make_state, revealed_roll
+
+from boardgammon.dice.verify import commitment, derive_dice
+from boardgammon.engine import Board
+
+pytestmark = pytest.mark.browser
+
+SEED = bytes(range(32))
+
+
+class StandIn:
+    """Answers the client's API calls: GET the match gives `state`; each POSTed action is kept
+    in `actions` and answered by `reply(action)` (a new state), default: the same state."""
+
+    def __init__(self, page, state, reply=None):
+        self.state = state
+        self.actions: list[dict] = []
+        self.reply = reply or (lambda action: self.state)
+        page.route("**/api/**", self.handle)
+        page.route_web_socket("**/ws/**", lambda ws: None)  # never connected: no live events
+
+    def handle(self, route, request):
+        path = re.sub(r"^https?://[^/]+", "", request.url)
+        if path == "/api/me":
+            return self.json(route, {"user": {"id": 1, "username": "ann", "guest": False}})
+        if path == f"/api/matches/{MATCH_ID}" and request.method == "GET":
+            return self.json(route, self.state)
+        if path == f"/api/matches/{MATCH_ID}/actions" and request.method == "POST":
+            action = json.loads(request.post_data)
+            self.actions.append(action)
+            self.state = self.reply(action)
+            return self.json(route, {"state": self.state, "events": []})
+        return self.json(route, {"error": {"code": "not_found", "message": path}}, 404)
+
+    @staticmethod
+    def json(route, body, status=200):
+        route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+
+
+@pytest.fixture
+def page(browser, static_url):
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    page.add_init_script("localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
+    page.base = static_url
+    yield page
+    context.close()
+
+
+def open_match(page, state, reply=None) -> StandIn:
+    stand_in = StandIn(page, state, reply)
+    page.goto(f"{page.base}/match/{MATCH_ID}")
+    page.wait_for_selector("svg.board .hit")
+    return stand_in
+
+
+def lit(page) -> list[int]:
+    return sorted(int(x) for x in page.eval_on_selector_all(
+        "svg.board .hit.dest", "els => els.map(e => e.dataset.point)"))
+
+
+def checkers(page, point: int) -> int:
+    """The viewer's checkers drawn on `point` (the count label when more than five)."""
+    return page.evaluate(
+        """(p) => {
+          const hit = document.querySelector(`svg.board .hit[data-point="${p}"]`);
+          const x = +hit.getAttribute('x'), w = +hit.getAttribute('width');
+          const y = +hit.getAttribute('y'), h = +hit.getAttribute('height');
+          const inside = (c) => +c.getAttribute('cx') > x && +c.getAttribute('cx') < x + w
+            && +c.getAttribute('cy') > y && +c.getAttribute('cy') < y + h;
+          const label = [...document.querySelectorAll('svg.board text.count.mine')]
+            .find((t) => +t.getAttribute('x') > x && +t.getAttribute('x') < x + w
+              && +t.getAttribute('y') > y && +t.getAttribute('y') < y + h);
+          if (label) return +label.textContent;
+          const all = document.querySelectorAll('svg.board circle.checker.mine');
+          return [...all].filter(inside).length;
+        }""",
+        point,
+    )
+
+
+def tap(page, point: int) -> None:
+    page.click(f'svg.board .hit[data-point="{point}"]')
+
+
+def test_tap_undo_refusal_and_send(page, output_dir):
+    board = Board.initial()
+    stand_in = open_match(page, make_state(board, dice=(3, 1)),
+                          reply=lambda a: make_state(board.play(a["play"], (3, 1)).swapped(),
+                                                     on_roll=1, phase="roll"))
+    movable = page.eval_on_selector_all("svg.board .hit.movable",
+                                        "els => els.map(e => +e.dataset.point)")
+    assert sorted(movable) == [6, 8, 13, 24]
+    assert page.locator("svg.board .die").count() == 2
+    page.screenshot(path=str(output_dir / "board-component.png"))
+
+    tap(page, 8)
+    assert lit(page) == [5, 7]
+    send = page.locator('[data-action="send"]')
+    assert send.get_attribute("aria-disabled") == "true"
+    tap(page, 5)
+    assert (checkers(page, 8), checkers(page, 5)) == (2, 1)
+    assert page.locator("svg.board .die.used").count() == 1
+
+    # aria-disabled keeps the button focusable and clickable (Playwright would wait for it to be
+    # enabled): a click with one checker still to move is refused on the page, nothing is sent.
+    send.click(force=True)
+    assert "incomplete" in page.locator(".status").inner_text()
+    assert page.locator(".status.refusal").count() == 1
+    assert stand_in.actions == []
+
+    page.click('[data-action="undo"]')
+    assert (checkers(page, 8), checkers(page, 5)) == (3, 0)
+    assert page.locator("svg.board .die.used").count() == 0
+
+    tap(page, 8)
+    tap(page, 5)
+    tap(page, 6)  # only the 1 is left: 6/5 is the single destination, so it moves at once
+    assert (checkers(page, 6), checkers(page, 5)) == (4, 2)
+    assert send.get_attribute("aria-disabled") == "false"
+    send.click()
+    page.wait_for_selector("text=bob to move.")
+    assert [a["play"] for a in stand_in.actions] == ["8/5 6/5"]
+    assert stand_in.actions[0]["type"] == "play" and stand_in.actions[0]["action_id"]
+
+
+def test_doubles_show_four_dice_and_auto_send(page):
+    board = Board.initial()
+    stand_in = open_match(page, make_state(board, dice=(3, 3)),
+                          reply=lambda a: make_state(board, on_roll=1, phase="roll"))
+    assert page.locator("svg.board .die").count() == 4
+    page.click('[data-action="auto"]')
+    assert page.get_attribute('[data-action="auto"]', "aria-pressed") == "true"
+    for left in (2, 1):
+        tap(page, 8)  # 8/5 is the only destination, so the tap moves the checker at once
+        assert (checkers(page, 8), lit(page)) == (left, [])
+    assert page.locator("svg.board .die.used").count() == 2
+    for _ in range(2):
+        tap(page, 6)
+        if lit(page):
+            tap(page, 3)
+    page.wait_for_selector("text=bob to move.")
+    assert [a["play"] for a in stand_in.actions] == ["8/5(2) 6/3(2)"]
+
+
+def test_dance_is_shown_and_recorded(page):
+    board = Board.from_points({25: 2, 13: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 5})
+    stand_in = open_match(page, make_state(board, dice=(6, 3)),
+                          reply=lambda a: make_state(board, on_roll=1, phase="roll"))
+    assert "No legal play with 6-3" in page.locator(".status").inner_text()
+    assert page.locator("svg.board .hit.movable").count() == 0
+    page.click('[data-action="dance"]')
+    page.wait_for_selector("text=bob to move.")
+    assert [a["play"] for a in stand_in.actions] == [""]
+
+
+def roll_flow(page, tamper):
+    """Roll from the pending commitment; the stand-in reveals with `tamper(entropy)`."""
+    board = Board.initial()
+    pending = {"roll_id": "rol_web1", "seat": 0, "nonce": 41, "commitment": commitment(SEED)}
+
+    def reply(action):
+        entropy = bytes.fromhex(tamper(action["entropy"]))
+        roll = revealed_roll("rol_web1", 0, 41, SEED, entropy)
+        return make_state(board, dice=tuple(roll["dice"]), rolls=[roll])
+
+    stand_in = open_match(page, make_state(board, phase="roll", pending_roll=pending), reply)
+    page.click('[data-action="roll"]')
+    page.wait_for_selector(".dice-mark .verdict:not(.pending)")
+    return stand_in
+
+
+def test_own_roll_verified_on_the_device(page):
+    stand_in = roll_flow(page, lambda entropy: entropy)
+    sent = stand_in.actions[0]
+    assert sent["type"] == "roll" and sent["roll_id"] == "rol_web1"
+    assert sent["commitment"] == commitment(SEED) and re.fullmatch("[0-9a-f]{32}", sent["entropy"])
+    assert page.locator(".dice-mark .verdict.ok").inner_text() == "✓ verified"
+    dice = derive_dice(SEED, MATCH_ID, "rol_web1", 41, bytes.fromhex(sent["entropy"]))
+    assert page.locator("svg.board .die").first.get_attribute("data-die") == str(dice[0])
+    assert page.locator(".dice-alert").inner_text() == ""
+
+
+def test_foreign_entropy_raises_a_loud_warning(page):
+    roll_flow(page, lambda entropy: "00" * 16)  # the reveal ignores this device's entropy
+    assert page.locator(".dice-mark .verdict.failed").inner_text() == "⚠ FAILED"
+    alert = page.locator(".dice-alert")
+    assert alert.is_visible()
+    assert "does not hold this device's entropy" in alert.inner_text()
+
+
+def finished_state():
+    board = Board.from_points({1: 1}, {1: 1})
+    rolls = [revealed_roll("rol_a", 0, 3, SEED, bytes(16)),
+             revealed_roll("rol_b", 1, 4, bytes(range(1, 33)), bytes(range(16)), "server")]
+    rolls[1]["dice"] = [6, 6] if rolls[1]["dice"] != [6, 6] else [5, 5]  # a forged record
+    return make_state(
+        board, phase="match_over", score=[1, 0], rolls=rolls,
+        games=[{"game_number": 1, "winner": 0, "points": 1, "how": "single"}],
+        result={"winner": 0, "score": [1, 0], "chain_head": "ab" * 32,
+                "audit_url": f"/audit/{MATCH_ID}", "analysis_url": None})
+
+
+def test_result_screen(page, output_dir):
+    open_match(page, finished_state())
+    result = page.locator("section.result")
+    result.wait_for()
+    page.wait_for_selector(".verify-list .verdict.failed")
+    text = result.inner_text()
+    assert "ann wins the match" in text and "Final score 1–0" in text
+    assert "Game 1: ann wins 1 point(s) (single game)" in text
+    assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
+    assert page.locator(".verify-list li").count() == 2
+    assert page.locator('.verify-list li[data-roll="rol_a"] .verdict').inner_text() == "✓ verified"
+    assert page.locator('.verify-list li[data-roll="rol_b"] .verdict').inner_text() == "⚠ FAILED"
+    assert page.locator(".match-id").inner_text() == MATCH_ID
+    assert page.get_attribute(".audit-link", "href") == f"/audit/{MATCH_ID}"
+    for kind in ("mat", "json"):
+        href = page.get_attribute(f'a[download$=".{kind}"]', "href")
+        assert href == f"/api/matches/{MATCH_ID}/export.{kind}"
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click('[data-action="copy"]')
+    assert page.evaluate("navigator.clipboard.readText()") == MATCH_ID
+    page.screenshot(path=str(output_dir / "result-component.png"), full_page=True)
+
+
+def test_keyboard_only_play_with_visible_focus(page):
+    board = Board.initial()
+    stand_in = open_match(page, make_state(board, dice=(6, 5)),
+                          reply=lambda a: make_state(board, on_roll=1, phase="roll"))
+    focusable = page.eval_on_selector_all(
+        "svg.board [tabindex='0']", "els => els.map(e => +e.dataset.point).sort((a, b) => a - b)")
+    assert focusable == [8, 13, 24]  # only what can be played is a tab stop
+    page.focus('svg.board .hit[data-point="24"]')
+    page.keyboard.press("Tab")  # from the 24 point onwards to the next focusable point
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.dataset.point") == "24"
+    stroke = page.evaluate("getComputedStyle(document.activeElement).stroke")
+    assert stroke == "rgb(255, 176, 0)"  # the focus colour, drawn only with keyboard focus
+    page.keyboard.press("Enter")  # 24/18: the 5 is blocked, so the 6 moves at once
+    assert checkers(page, 18) == 1
+    page.focus('svg.board .hit[data-point="13"]')
+    page.keyboard.press(" ")  # remaining die 5 gives one destination: 13/8 at once
+    send = page.locator('[data-action="send"]')
+    send.focus()
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=bob to move.")
+    assert [a["play"] for a in stand_in.actions] == ["24/18 13/8"]
+
+
+def test_languages(page):
+    open_match(page, make_state(Board.initial(), dice=(3, 1)))
+    keys = page.evaluate(
+        "async () => { const i = await import('/static/i18n.js');"
+        " return Object.fromEntries(['en', 'de', 'ja'].map((l) => [l, i.keys(l).sort()])); }")
+    assert keys["de"] == keys["en"] and keys["ja"] == keys["en"]
+    page.select_option("#lang", "de")
+    page.wait_for_selector("text=Zug senden")
+    assert "Du bist am Zug" in page.locator(".status").inner_text()
+    page.select_option("#lang", "ja")
+    page.wait_for_selector("text=手を送る")
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    page.reload()
+    page.wait_for_selector("text=手を送る")  # the choice is remembered
+
+
+def test_phone_width(browser, static_url, output_dir):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
+                                  has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.base = static_url
+    open_match(page, make_state(Board.initial(), dice=(3, 1)))
+    width = page.evaluate("document.querySelector('svg.board').getBoundingClientRect().width")
+    assert 300 <= width <= 360
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.tap('svg.board .hit[data-point="8"]')
+    assert lit(page) == [5, 7]
+    page.screenshot(path=str(output_dir / "board-phone.png"), full_page=True)
+    context.close()
