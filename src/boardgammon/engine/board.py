@@ -15,7 +15,7 @@ point ``p`` is the mover's point ``25 - p``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
@@ -28,7 +28,7 @@ BAR = 25
 OFF = 0
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     """The backgammon variants Boardgammon plays; all use the same rules, only the setup differs.
 
     * ``standard``: 2 checkers on the 24-point, 5 on the 13, 3 on the 8, 5 on the 6.
@@ -73,23 +73,37 @@ class Board:
     __slots__ = ("_a", "checkers", "_hash")
 
     def __init__(self, array: Sequence[Sequence[int]] | np.ndarray, checkers: int = 15) -> None:
-        a = np.array(array, dtype=np.int8)
-        if a.shape != (2, 25):
-            raise InvalidPosition(f"a position has shape (2, 25), got {a.shape}")
-        if (a < 0).any():
+        raw = np.asarray(array)
+        if raw.shape != (2, 25):
+            raise InvalidPosition(f"a position has shape (2, 25), got {raw.shape}")
+        if raw.dtype.kind not in "iub":
+            raise InvalidPosition(f"checker counts are integers, got {raw.dtype}")
+        if (raw < 0).any():
             raise InvalidPosition("a point cannot hold a negative number of checkers")
         for side, name in ((0, "player on roll"), (1, "opponent")):
-            n = int(a[side].sum())
+            n = int(raw[side].sum())
             if n > checkers:
                 raise InvalidPosition(f"the {name} has {n} checkers on the board, at most "
                                       f"{checkers} allowed")
-        for i in range(24):
-            if a[0, i] and a[1, 23 - i]:
-                raise InvalidPosition(f"both sides have checkers on point {i + 1}")
+        a = raw.astype(np.int8)
+        # The mover's point i + 1 is the opponent's index 23 - i.
+        clash = np.nonzero((a[0, :24] > 0) & (a[1, 23::-1] > 0))[0]
+        if clash.size:
+            raise InvalidPosition(f"both sides have checkers on point {clash[0] + 1}")
+        self._set(a, checkers)
+
+    def _set(self, a: np.ndarray, checkers: int) -> None:
         a.setflags(write=False)
         self._a = a
         self.checkers = checkers
         self._hash = hash((a.tobytes(), checkers))
+
+    @classmethod
+    def _from_kernel(cls, a: np.ndarray, checkers: int) -> Board:
+        """A board from the generator's output, which is valid by construction (no checks)."""
+        board = cls.__new__(cls)
+        board._set(a, checkers)
+        return board
 
     # Construction ---------------------------------------------------------------------------
 
@@ -203,10 +217,9 @@ class Board:
             ValueError: a die outside 1–6.
         """
         boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
-        return [
-            Play._from_kernel(moves[k], int(nmoves[k]), Board(boards[k], self.checkers))
-            for k in np.nonzero(keep)[0]
-        ]
+        return [Play._from_kernel(moves[k], int(nmoves[k]),
+                                  Board._from_kernel(boards[k], self.checkers))
+                for k in np.nonzero(keep)[0]]
 
     def play(self, play: Play | str, dice: tuple[int, int]) -> Board:
         """The position after ``play`` (parsed if text) of ``dice``, still from the mover's view.
@@ -220,24 +233,38 @@ class Board:
     def validate(self, play: Play | str, dice: tuple[int, int]) -> Play:
         """Check a submitted play against the legal set and return the legal :class:`Play`.
 
-        Hits may be left unmarked where the play lands on a blot; a hit the play makes on a
-        point it only passes through must be written (``24/18*/13``).
+        Hits may be left unmarked where the play lands on a blot. A journey written without
+        the points it passes (``13/5`` for 6-2) is accepted when exactly one legal play moves
+        the checkers that way; if one path hits and another does not, the hit must be written
+        (``13/7*/5``).
 
         Raises:
             InvalidNotation: text that is not standard notation.
             IllegalPlay: not legal; says whether the play is incomplete ("both dice can be
-                played"), uses the smaller die when the larger must be played, or is impossible.
+                played"), uses the smaller die when the larger must be played, is ambiguous,
+                or is impossible.
+            ValueError: a die outside 1–6.
         """
         d1, d2 = dice
         parsed = Play.parse(play) if isinstance(play, str) else play
-        boards, moves, nmoves, first, keep, best = self._generate(d1, d2, partial=True)
         candidate = parsed._with_hits_on(self)
+        # Most submitted plays are legal: look among the legal plays first, and generate the
+        # incomplete ones only to explain a refusal.
+        boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
+        legal = [(k, Play._from_kernel(moves[k], int(nmoves[k]), None))
+                 for k in np.nonzero(keep)[0]]
+        paths = [k for k, p in legal if p == candidate] or [
+            k for k, p in legal if candidate._passes_for(p)]
+        if len(paths) == 1:
+            k = paths[0]
+            return Play._from_kernel(moves[k], int(nmoves[k]),
+                                     Board._from_kernel(boards[k], self.checkers))
+        if paths:
+            raise IllegalPlay(f"{candidate} is ambiguous with {d1}-{d2}: write the hits, one of "
+                              + ", ".join(str(p) for k, p in legal if k in paths))
+        _, moves, nmoves, first, _, best = self._generate(d1, d2, partial=True)
         for k in range(len(nmoves)):
-            p = Play._from_kernel(moves[k], int(nmoves[k]), None)
-            if p == candidate:
-                if keep[k]:
-                    return Play._from_kernel(moves[k], int(nmoves[k]),
-                                             Board(boards[k], self.checkers))
+            if Play._from_kernel(moves[k], int(nmoves[k]), None) == candidate:
                 raise IllegalPlay(explain_refusal(candidate, int(nmoves[k]), int(first[k]),
                                                   best, d1, d2))
         raise IllegalPlay(explain_refusal(candidate, None, None, best, d1, d2))
@@ -291,4 +318,36 @@ class Board:
         return "\n".join(lines)
 
 
-__all__ = ["BAR", "OFF", "Board", "Variant", "Move", "Play", "parse_moves"]
+def random_play_positions(rng: np.random.Generator, count: int,
+                          variant: Variant | str = Variant.STANDARD) -> list[Board]:
+    """Positions reached by random play: a corpus for tests and benchmarks.
+
+    Games start from ``variant``'s setup; each turn rolls two dice with ``rng`` and picks one of
+    the legal plays uniformly; a finished game is followed by a new one. The engine has no
+    randomness of its own, so the same ``rng`` state always gives the same corpus.
+
+    Args:
+        rng: the source of randomness, e.g. ``numpy.random.default_rng(seed)``.
+        count: how many positions to return.
+        variant: the setup games start from.
+
+    Returns:
+        ``count`` boards, each from the view of the player on roll, before the roll, in the
+        order they occurred (repeats possible, no finished games).
+    """
+    start = Board.initial(variant)
+    a = start.array.copy()
+    out: list[Board] = []
+    while len(out) < count:
+        out.append(Board(a, start.checkers))
+        d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+        boards, _, _, _, keep, _ = _GENERATOR.run(a, d1, d2)
+        after = boards[rng.choice(np.nonzero(keep)[0])]
+        a = after[::-1].copy()
+        if a[1].sum() == 0:  # the mover bore off the last checker
+            a = start.array.copy()
+    return out
+
+
+__all__ = ["BAR", "OFF", "Board", "Variant", "Move", "Play", "parse_moves",
+           "random_play_positions"]

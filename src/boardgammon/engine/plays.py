@@ -77,7 +77,7 @@ class Play:
 
     @classmethod
     def parse(cls, text: str) -> Play:
-        """Parse standard notation (``24/18 13/11``, ``bar/22*``, ``8/5(2)``, ``13/7*/5``, ``6/off``).
+        """Parse standard notation: ``24/18 13/11``, ``bar/22*``, ``8/5(2)``, ``13/7*/5``.
 
         The empty string is the dance. Case and extra spaces are ignored.
 
@@ -153,6 +153,11 @@ class Play:
                 seen.add(m.dest)
             out.append(Move(m.source, m.dest, hit))
         return Play(out, self.after)
+
+    def _passes_for(self, other: Play) -> bool:
+        """Whether ``other`` moves the checkers as this play does, hitting at least where this
+        play hits (this play may leave out the points a journey passes)."""
+        return self._key[0] == other._key[0] and self._key[1] <= other._key[1]
 
     # Notation -------------------------------------------------------------------------------
 
