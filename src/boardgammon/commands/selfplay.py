@@ -4,9 +4,9 @@
 5-point matches, a new match starting when one ends; ``--length 0`` is money play), shows a
 progress bar, and prints wins, gammons and backgammons per side, points per game and games per
 second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
-as JSON (``Match.to_json``) and, when ``boardgammon.formats.mat`` is available, as a Jellyfish
-``.mat`` file that gnubg imports. Dice come from a ``random.Random`` seeded with ``--seed`` (the
-OS's entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
+as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (money play
+has no finished matches). Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's
+entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
 
 This module also holds the bot side of any match (:func:`bot_act`), shared with ``play``.
 """
@@ -25,6 +25,7 @@ import typer
 from boardgammon.bots import Bot, Context, CubeOwner, create, levels
 from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import Match
+from boardgammon.formats import write_mat
 
 Dice = Callable[[], tuple[int, int]]
 
@@ -155,8 +156,7 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         length: match length (0: money play, one long session).
         rng: the dice.
         on_game: called after every game (progress bars).
-        on_match: called with every finished match (saving records); in money play with the
-            session after the last game.
+        on_match: called with every finished match (saving records).
     """
     def dice() -> tuple[int, int]:
         return rng.randint(1, 6), rng.randint(1, 6)
@@ -190,27 +190,19 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
                 on_match(match)
             match = Match(length, variant, players=match.players)
             resigned = [set(), set()]
-    if length == 0 and on_match:
-        on_match(match)
     summary.seconds = time.perf_counter() - start
     return summary
 
 
 def save_match(match: Match, directory: Path, number: int) -> list[Path]:
-    """Write ``match`` as ``match-NNNN.json`` and, when the ``.mat`` exporter exists,
-    ``match-NNNN.mat`` in ``directory``; returns the paths written."""
+    """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
+    (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths."""
     directory.mkdir(parents=True, exist_ok=True)
     base = directory / f"match-{number:04d}"
-    written = [base.with_suffix(".json")]
-    written[0].write_text(match.to_json(indent=1))
-    try:
-        from boardgammon.formats import mat
-    except ImportError:
-        return written
-    path = base.with_suffix(".mat")
-    path.write_text(mat.export_match(match))
-    written.append(path)
-    return written
+    record, mat = base.with_suffix(".json"), base.with_suffix(".mat")
+    record.write_text(match.to_json(indent=1))
+    mat.write_text(write_mat(match))
+    return [record, mat]
 
 
 def selfplay(

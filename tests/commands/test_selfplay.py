@@ -1,0 +1,121 @@
+"""``boardgammon selfplay``: summaries, reproducibility, and records gnubg imports."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from boardgammon.bots import create
+from boardgammon.cli import app
+from boardgammon.commands.selfplay import run
+from boardgammon.engine.match import Match
+from boardgammon.external.gnubg import gnubg_path, run_script
+from boardgammon.formats import write_mat
+
+runner = CliRunner()
+
+
+def test_summary_adds_up_over_whole_matches():
+    matches: list[Match] = []
+    summary = run(create("easy", 1), create("easy", 2), games=12, length=3,
+                  rng=random.Random(5), on_match=matches.append)
+    assert summary.games == 12
+    assert sum(summary.wins) == 12
+    assert summary.matches == len(matches) >= 1
+    assert sum(summary.match_wins) == summary.matches
+    # Points and outcomes of the finished matches agree with the summary's share of them.
+    finished = [r for m in matches for r in m.results]
+    assert len(finished) <= 12
+    for m in matches:
+        assert m.is_over and max(m.score) >= 3
+        assert sum(r.points for r in m.results if r.winner == m.winner) == m.score[m.winner]
+    assert summary.points_per_game == pytest.approx(
+        (summary.points[0] - summary.points[1]) / 12)
+    assert summary.games_per_second > 0
+
+
+@pytest.mark.parametrize("length", [0, 1])
+def test_money_and_one_point_sessions(length):
+    summary = run(create("easy", 3), create("easy", 4), games=4, length=length,
+                  rng=random.Random(6))
+    assert summary.games == 4
+    if length == 1:
+        # No cube and one game per match: every game is a match, worth 1-3 points.
+        assert summary.matches == 4
+        assert all(1 <= p for p in summary.points if p) and sum(summary.wins) == 4
+
+
+def test_cli_json_is_reproducible_with_a_seed():
+    args = ["selfplay", "--white", "easy", "--black", "easy", "--games", "3", "--length", "3",
+            "--seed", "9", "--json"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert data["games"] == 3 and sum(data["wins"]) == 3
+    for key in ("gammons", "backgammons", "points", "points_per_game", "games_per_second"):
+        assert key in data
+    second = json.loads(runner.invoke(app, args).output)
+    for key in ("wins", "gammons", "backgammons", "points", "matches"):
+        assert second[key] == data[key]
+
+
+def test_cli_text_summary():
+    result = runner.invoke(app, ["selfplay", "--games", "2", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "2 games (0 matches finished), money play" in result.output
+    assert "white (easy)" in result.output and "black (easy)" in result.output
+    assert "points per game (white):" in result.output and "games per second" in result.output
+
+
+def test_cli_refuses_unknown_levels_and_variants():
+    result = runner.invoke(app, ["selfplay", "--white", "grandmaster", "--games", "1"])
+    assert result.exit_code == 2
+    assert "unknown bot level 'grandmaster'" in result.output
+    result = runner.invoke(app, ["selfplay", "--variant", "chess", "--games", "1"])
+    assert result.exit_code == 2
+    assert "unknown variant 'chess'" in result.output
+
+
+def test_cli_saves_json_and_mat_records(tmp_path):
+    result = runner.invoke(app, ["selfplay", "--games", "8", "--length", "3", "--seed", "2",
+                                 "--save", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["matches"] >= 1
+    assert len(data["saved"]) == 2 * data["matches"]
+    record = Match.from_json((tmp_path / "match-0001.json").read_text())
+    assert record.is_over
+    assert (tmp_path / "match-0001.mat").read_text() == write_mat(record)
+
+
+_IMPORT = r'''
+with open("selfplay.mat", "w") as f:
+    f.write(os.environ["MAT"])
+gnubg.command("import mat selfplay.mat")
+m = gnubg.match(analysis=0, boards=0)
+emit({"length": m["match-info"]["match-length"],
+      "games": [[g["info"]["winner"], g["info"]["points-won"], g["info"]["score-X"],
+                 g["info"]["score-O"]] for g in m["games"]]})
+'''
+
+
+@pytest.mark.gnubg
+@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
+def test_a_selfplay_match_imports_into_gnubg():
+    matches: list[Match] = []
+    run(create("easy", 11), create("easy", 12), games=20, length=5, rng=random.Random(13),
+        on_match=matches.append)
+    match = max(matches, key=lambda m: len(m.games))     # the longest match played
+    got = run_script(_IMPORT, env={"MAT": write_mat(match)})
+    assert got["length"] == 5
+    assert len(got["games"]) == len(match.games)
+    score = [0, 0]
+    for result, (winner, points, score_x, score_o) in zip(match.results, got["games"],
+                                                          strict=True):
+        assert (score_x, score_o) == tuple(score)
+        assert ("XO".index(winner), points) == (result.winner, result.points)
+        score[result.winner] += result.points
+    assert max(score) >= 5
