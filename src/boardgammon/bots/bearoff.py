@@ -155,7 +155,7 @@ def win_probability_of(dist_roller, dist_other):
     for n in range(MAX_ROLLS - 1, -1, -1):
         tail += dist_other[n]  # P(other needs >= n)
         p += dist_roller[n] * tail
-    return p
+    return min(p, 1.0)  # float32 rounding of a certain win
 
 
 @njit(cache=True)

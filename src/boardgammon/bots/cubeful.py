@@ -128,7 +128,7 @@ def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool
         gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
         hold = money_equity(o, context.cube_owner, contact, gammons)
         take = 2.0 * money_equity(o, CubeOwner.OPPONENT, contact)
-        return min(take, 1.0) > hold
+        return bool(min(take, 1.0) > hold)
     a, b, _ = _away(context)
     if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
         return b == 1 and a > 1
@@ -138,7 +138,7 @@ def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool
     hold = _match_cubeful(o, context, c, owner)
     take = _match_cubeful(o, context, 2 * c, "opponent")
     drop = met.match_equity(a - c, b, False)
-    return min(take, drop) > hold
+    return bool(min(take, drop) > hold)
 
 
 def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
@@ -146,14 +146,14 @@ def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
     before the double) takes."""
     c = context.cube_value
     if context.length == 0:
-        return 2.0 * money_equity(o, CubeOwner.ME, contact) >= -1.0
+        return bool(2.0 * money_equity(o, CubeOwner.ME, contact) >= -1.0)
     a, b, post = _away(context)
     drop = met.match_equity(a, b - c, post)
     if a == 1 or b == 1 or 2 * c >= 64:
         take = float(_dead_mwc(o, context, 2 * c))
     else:
         take = _match_cubeful(o, context, 2 * c, "me")
-    return take >= drop
+    return bool(take >= drop)
 
 
 def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
@@ -168,9 +168,8 @@ def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
     c = context.cube_value
     if context.length:
         a, b, post = _away(context)
-        return met.match_equity(a - points * c, b, post) >= float(_dead_mwc(o, context, c))
-    gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
-    return points >= float(play_utility(o, context)[0]) if gammons else points >= 2 * o[0] - 1
+        return bool(met.match_equity(a - points * c, b, post) >= float(_dead_mwc(o, context, c)))
+    return bool(points >= float(play_utility(o, context)[0]))
 
 
 def resignation(o: np.ndarray, context: Context) -> int | None:
@@ -182,8 +181,9 @@ def resignation(o: np.ndarray, context: Context) -> int | None:
     """
     if o[0] > 1e-3:
         return None
-    loss = -float(play_utility(o, context)[0]) if not context.length else -float(
-        play_utility(o, Context())[0])
+    # In a match too the offer is sized in points (a lost game's gammon chances).
+    loss = -float(play_utility(o, Context(jacoby=context.jacoby,
+                                          cube_owner=context.cube_owner))[0])
     for points in (1, 2, 3):
         if points >= loss - RESIGN_TOLERANCE and points <= loss + RESIGN_TOLERANCE:
             return points

@@ -1,0 +1,197 @@
+"""The medium and hard levels: legal plays, cube and resignation decisions, strength."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from boardgammon.bots import Bot, Context, CubeOwner, RankedPlay, create
+from boardgammon.bots.cubeful import (
+    money_equity,
+    resignation,
+    should_accept,
+    should_double,
+    should_take,
+)
+from boardgammon.bots.neural import Evaluator
+from boardgammon.engine import Board
+
+from .test_neural import random_positions
+
+
+def no_gammons(p: float) -> np.ndarray:
+    return np.array([p, 0.0, 0.0, 0.0, 0.0])
+
+
+class RandomBot(Bot):
+    """Plays a uniformly random legal play; never doubles."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.rng = random.Random(seed)
+
+    def rank_plays(self, board, dice, context):
+        plays = board.legal_plays(*dice)
+        self.rng.shuffle(plays)
+        return [RankedPlay(p, 0.0) for p in plays]
+
+    def double(self, board, context):
+        return False
+
+    def take(self, board, context):
+        return True
+
+    def accept_resignation(self, board, context, points):
+        return True
+
+    def resign(self, board, context):
+        return None
+
+
+def play_money_game(first: Bot, second: Bot, rng: random.Random) -> int:
+    """Cubeless points won by ``first`` (which moves first)."""
+    board, mover = Board.initial(), 0
+    bots = (first, second)
+    d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+    while d1 == d2:
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+    while True:
+        play = bots[mover].choose_play(board, (d1, d2), Context())
+        after = play.after
+        if after.borne_off(0) == after.checkers:
+            theirs = after.array[1]
+            points = 1 if after.borne_off(1) else (3 if theirs[18:].sum() else 2)
+            return points if mover == 0 else -points
+        board, mover = after.swapped(), 1 - mover
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_neural_levels_choose_only_legal_plays(level):
+    bot = create(level, seed=1)
+    rng = random.Random(2)
+    boards = random_positions(40 if level == "medium" else 6, seed=9)
+    for board in boards:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        ranking = bot.rank_plays(board, dice, Context())
+        legal = board.legal_plays(*dice)
+        assert sorted(map(str, (r.play for r in ranking))) == sorted(map(str, legal))
+        assert bot.choose_play(board, dice, Context()) in legal
+
+
+def test_medium_prefers_the_standard_opening_plays():
+    bot = create("medium")
+    board = Board.initial()
+    best = {d: str(bot.choose_play(board, d, Context())) for d in [(3, 1), (4, 2), (6, 1)]}
+    assert best == {(3, 1): "8/5 6/5", (4, 2): "8/4 6/4", (6, 1): "13/7 8/7"}
+
+
+def test_hard_ranks_a_finishing_play_first():
+    # Finishing now wins a gammon; 2/1/off would let the opponent save it with a 6.
+    board = Board.from_points({1: 1, 2: 1}, {6: 15})
+    ranking = create("hard").rank_plays(board, (2, 1), Context())
+    assert ranking[0].play.after.borne_off(0) == 15 and ranking[0].equity == pytest.approx(2.0)
+    assert 1.0 < ranking[1].equity < 2.0
+
+
+def test_evaluator_uses_the_exact_bear_off_database():
+    board = Board.from_points({6: 1}, {6: 1})  # one checker each on the 6-point
+    for plies in (0, 1, 2):
+        o = Evaluator().evaluate(board.array[None], plies=plies)[0]
+        assert o[0] == pytest.approx(0.8125, abs=1e-6) and o[1:].tolist() == [0, 0, 0, 0]
+
+
+def test_evaluator_scores_finished_games():
+    won = Board.from_points({}, {1: 15})  # the player on roll has borne off everything
+    o = Evaluator().evaluate(np.stack([won.array, won.swapped().array]))
+    assert o[0].tolist() == [1, 1, 0, 0, 0] and o[1].tolist() == [0, 0, 0, 1, 0]
+
+
+CONTEXTS = [
+    Context(),
+    Context(jacoby=True),
+    Context(cube_value=2, cube_owner=CubeOwner.ME),
+    Context(cube_value=2, cube_owner=CubeOwner.OPPONENT),
+    Context(cube_value=64, cube_owner=CubeOwner.ME),
+    Context(length=1),
+    Context(length=5, my_score=4, opponent_score=2, crawford=True),
+    Context(length=5, my_score=2, opponent_score=4, crawford=True),
+    Context(length=5, my_score=4, opponent_score=2),
+    Context(length=5, my_score=2, opponent_score=4),
+    Context(length=7, my_score=3, opponent_score=1, cube_value=2, cube_owner=CubeOwner.ME),
+    Context(length=7, my_score=0, opponent_score=0),
+]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_cube_decisions_respect_the_rules_in_every_match_state(context):
+    bot = create("medium")
+    for board in random_positions(25, seed=21):
+        if board.is_game_over():
+            continue
+        doubled = bot.double(board, context)
+        assert isinstance(doubled, bool) and isinstance(bot.take(board, context), bool)
+        if not context.cube_available_to_me:
+            assert not doubled
+        offer = bot.resign(board, context)
+        assert offer in (None, 1, 2, 3)
+
+
+def test_money_cube_actions_follow_janowski():
+    # 75 % without gammons: double and take; 95 %: double and pass; 60 %: no double.
+    assert should_double(no_gammons(0.75), Context())
+    assert should_take(no_gammons(0.25), Context())
+    assert should_double(no_gammons(0.95), Context())
+    assert not should_take(no_gammons(0.05), Context())
+    assert not should_double(no_gammons(0.60), Context())
+    # Too good: 90 % with two thirds of the wins gammons plays on for the gammon.
+    assert not should_double(np.array([0.9, 0.6, 0.0, 0.0, 0.0]), Context())
+    # Live cube: 20 % take point, 80 % cash point (W = L = 1, Janowski's formulas).
+    assert money_equity(no_gammons(0.8), CubeOwner.ME, contact=True) == pytest.approx(
+        0.68 * 1.0 + 0.32 * 0.6)
+
+
+def test_match_cube_actions_at_special_scores():
+    good = no_gammons(0.8)
+    # Post-Crawford: the trailer doubles at once, the leader never.
+    assert should_double(no_gammons(0.3), Context(length=5, my_score=1, opponent_score=4))
+    assert not should_double(good, Context(length=5, my_score=4, opponent_score=1))
+    # Crawford game and 1-point match: no cube.
+    assert not should_double(good, Context(length=5, my_score=1, opponent_score=4,
+                                           crawford=True))
+    assert not should_double(good, Context(length=1))
+    # A dead cube for the doubler: a win at this cube already wins the match.
+    assert not should_double(good, Context(length=7, my_score=5, opponent_score=0,
+                                           cube_value=2, cube_owner=CubeOwner.ME))
+    # 5-away, 5-away: double at 80 %, not at 55 %; take at 30 %, pass at 12 %.
+    ctx = Context(length=5)
+    assert should_double(good, ctx) and not should_double(no_gammons(0.55), ctx)
+    assert should_take(no_gammons(0.30), ctx) and not should_take(no_gammons(0.12), ctx)
+    # Post-Crawford, the leader takes the trailer's immediate double.
+    assert should_take(no_gammons(0.5), Context(length=5, my_score=4, opponent_score=1))
+
+
+def test_resignations():
+    lost = np.array([0.0, 0.0, 0.0, 0.0, 0.0])
+    gammoned = np.array([0.0, 0.0, 0.0, 1.0, 0.0])
+    assert resignation(lost, Context()) == 1 and resignation(gammoned, Context()) == 2
+    assert resignation(no_gammons(0.3), Context()) is None
+    assert should_accept(no_gammons(1.0), Context(), 1)
+    # Jacoby rule, cube centred: gammons do not count, so a single resignation is enough.
+    assert should_accept(np.array([1.0, 1.0, 0.0, 0.0, 0.0]), Context(jacoby=True), 1)
+    assert not should_accept(np.array([1.0, 1.0, 0.0, 0.0, 0.0]), Context(), 1)
+    assert should_accept(np.array([1.0, 1.0, 0.0, 0.0, 0.0]), Context(), 2)
+    with pytest.raises(ValueError, match="1, 2 or 3"):
+        should_accept(lost, Context(), 4)
+
+
+def test_shipped_network_beats_random_play_clearly():
+    medium, rand = create("medium"), RandomBot(seed=5)
+    rng = random.Random(8)
+    points = [play_money_game(medium, rand, rng) - play_money_game(rand, medium, rng)
+              for _ in range(15)]
+    won = sum(p > 0 for p in points)
+    # 30 games: a random player wins well under 5 % against any trained net.
+    assert won >= 13 and np.mean(points) / 2 >= 1.0
