@@ -10,6 +10,7 @@ import pytest
 
 from boardgammon.bots import Context, create, levels
 from boardgammon.bots.easy import EasyBot, choice_index, equities, win_probability
+from boardgammon.commands.selfplay import run
 from boardgammon.engine import Board, Play, Variant
 
 
@@ -151,3 +152,18 @@ def test_win_probability_and_equity_of_finished_and_racing_positions():
     behind = Board.from_points({6: 5, 5: 5}, {1: 2})
     p = win_probability(np.stack([ahead.array, behind.array]))
     assert p[0] > 0.99 and p[1] < 0.01
+
+
+class _RandomPlays(EasyBot):
+    """Easy's cube handling with uniformly random plays: what the easy model's plays beat."""
+
+    def choose_play(self, board, dice, context):
+        return self._rng.choice(board.legal_plays(*dice))
+
+
+@pytest.mark.slow
+def test_easy_plays_beat_random_plays():
+    summary = run(create("easy", 1), _RandomPlays(2), games=24, length=0, rng=random.Random(3))
+    # Even playing its 2nd or 3rd choice the model wins most games and most points.
+    assert summary.wins[0] >= 17
+    assert summary.points[0] > 2 * summary.points[1]
