@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import random
 import re
 import select
 import subprocess
@@ -12,8 +13,10 @@ import time
 
 import pytest
 
-from boardgammon.commands.play import render
+from boardgammon.bots import create
+from boardgammon.commands.play import TerminalGame, render
 from boardgammon.engine import Board
+from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
 
 PROMPT = re.compile(r"> $")
@@ -156,3 +159,44 @@ def test_render_counts_tall_stacks_and_the_bar():
     assert "on the bar: O 2  X 1" in text
     assert any(line.split("|")[3].split()[:1] == ["9"] for line in text.splitlines()
                if line.count("|") >= 4)
+
+
+@pytest.mark.parametrize("variant", ["hypergammon", "nackgammon"])
+def test_cube_and_resignation_commands_in_process(variant):
+    """A scripted player: doubles at the first chance, resigns a backgammon at its next turn,
+    takes every double and accepts every resignation; plays the first legal play."""
+    rng = random.Random(4)
+    lines: list[str] = []
+    state = {"doubled": False, "resigned": False}
+
+    def read(prompt: str) -> str:
+        lines.append(prompt)
+        game = tg.match.game
+        if prompt.startswith("Enter (or yes)"):
+            return "yes"
+        if game.phase is Phase.ROLL:
+            if not state["doubled"] and game.can_double(0):
+                state["doubled"] = True
+                return "double"
+            if state["doubled"] and not state["resigned"]:
+                state["resigned"] = True
+                return "resign backgammon"
+            return "roll"
+        if game.phase is Phase.PLAY:
+            return str(game.legal_plays()[0]) or "roll"
+        return {Phase.DOUBLE_OFFERED: "take", Phase.RESIGN_OFFERED: "accept"}[game.phase]
+
+    tg = TerminalGame(create("easy", 5), 3, variant,
+                      dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)),
+                      read=read, write=lines.append)
+    assert tg.run() == 0
+    text = "\n".join(lines)
+    assert tg.match.is_over
+    assert "You double to 2." in text
+    assert re.search(r"Computer (takes|drops)\.", text)
+    assert "You offer to resign a backgammon." in text
+    # Three points (times the cube) are worth more than anything the bot expects: it accepts.
+    assert "Computer accepts the resignation." in text
+    assert re.search(r"The computer wins \d+ points \(a resigned backgammon\)", text)
+    if variant == "hypergammon":
+        assert "borne off 0" in text and "You (O): pips 69" in text
