@@ -1,0 +1,314 @@
+"""API tests of the game server over HTTP: accounts, lobby, every refusal, idempotent actions,
+the dice protocol in the state, cube and resignations, match end and the downloads."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import PASSWORD, Player, live_match, make_app, play_out, step
+
+from boardgammon.dice import derive_dice
+from boardgammon.engine.match import Match
+
+
+@pytest.fixture
+def client(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as c:
+        yield c
+
+
+@pytest.fixture
+def ann(client):
+    return Player.register(client, "ann")
+
+
+@pytest.fixture
+def bob(client):
+    return Player.register(client, "bob")
+
+
+def code(response) -> str:
+    return response.json()["error"]["code"]
+
+
+def opened(ann: Player, bob: Player, **seek) -> tuple[str, dict[int, Player]]:
+    """A match past its opening roll; the players by seat."""
+    match_id = live_match(ann, bob, **seek)
+    players = {0: ann, 1: bob}
+    while ann.state(match_id)["phase"] == "opening":
+        step(players, match_id)
+    return match_id, players
+
+
+def test_register_login_me_logout(client, ann):
+    r = client.post("/api/auth/register", json={"username": "Cleo", "password": PASSWORD})
+    assert r.status_code == 201
+    assert "httponly" in r.headers["set-cookie"].lower()
+    assert "samesite=lax" in r.headers["set-cookie"].lower()
+    assert r.json()["user"] == {"id": r.json()["user"]["id"], "username": "Cleo",
+                                "guest": False}
+    assert client.get("/api/me").json()["user"]["username"] == "Cleo"  # by cookie
+    assert ann.get("/api/me").json()["user"]["username"] == "ann"  # bearer wins
+    r = client.post("/api/auth/register", json={"username": "CLEO", "password": PASSWORD})
+    assert (r.status_code, code(r)) == (409, "username_taken")
+    r = client.post("/api/auth/login", json={"username": "cleo", "password": "wrong password"})
+    assert (r.status_code, code(r)) == (401, "bad_credentials")
+    r = client.post("/api/auth/login", json={"username": "nobody", "password": PASSWORD})
+    assert (r.status_code, code(r)) == (401, "bad_credentials")
+    r = client.post("/api/auth/login", json={"username": "cleo", "password": PASSWORD})
+    assert r.status_code == 200
+    token = r.json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.post("/api/auth/logout", headers=auth).status_code == 204
+    client.cookies.clear()
+    r = client.get("/api/me", headers=auth)
+    assert (r.status_code, code(r)) == (401, "not_authenticated")
+
+
+@pytest.mark.parametrize("body", [{"username": "ab", "password": PASSWORD},
+                                  {"username": "has space", "password": PASSWORD},
+                                  {"username": "okname", "password": "short"},
+                                  {"username": "okname"}])
+def test_register_refuses_malformed(client, body):
+    r = client.post("/api/auth/register", json=body)
+    assert (r.status_code, code(r)) == (422, "invalid_request")
+
+
+def test_guest_upgrade(client, ann):
+    r = client.post("/api/auth/guest")
+    assert r.status_code == 201
+    user = r.json()["user"]
+    assert user["guest"] is True and user["username"].startswith("guest-")
+    guest = Player(client, user["username"], r.json()["token"], user)
+    r = guest.post("/api/auth/upgrade", {"username": "ann", "password": PASSWORD})
+    assert (r.status_code, code(r)) == (409, "username_taken")
+    r = guest.post("/api/auth/upgrade", {"username": "dora", "password": PASSWORD})
+    assert r.json()["user"] == {"id": user["id"], "username": "dora", "guest": False}
+    r = guest.post("/api/auth/upgrade", {"username": "dora2", "password": PASSWORD})
+    assert (r.status_code, code(r)) == (409, "not_a_guest")
+    r = client.post("/api/auth/login", json={"username": "dora", "password": PASSWORD})
+    assert r.json()["user"]["id"] == user["id"]
+
+
+def test_login_rate_limit(sqlite_url):
+    with TestClient(make_app(sqlite_url, login_rate=0.01, login_burst=3)) as client:
+        Player.register(client, "eve")
+        answers = [client.post("/api/auth/login", json={"username": "eve", "password": "x" * 9})
+                   for _ in range(4)]
+        assert [a.status_code for a in answers] == [401, 401, 401, 429]
+        assert code(answers[3]) == "rate_limited"
+        assert int(answers[3].headers["Retry-After"]) >= 1
+
+
+def test_options(client):
+    options = client.get("/api/options").json()
+    assert options["lengths"] == [1, 3, 5, 7, 11] and options["default_length"] == 5
+    assert options["variants"] == ["standard", "nackgammon", "hypergammon"]
+    assert {"name": "rapid", "delay": 12.0, "reserve_per_point": 120.0} in \
+        options["clock_presets"]
+    assert len(options["clock_presets"]) == 5
+    assert options["correspondence_days"] == [1, 3, 7]
+    assert "easy" in options["bot_levels"]
+
+
+def test_seeks_invitations_and_refusals(client, ann, bob):
+    cleo = Player.register(client, "cleo")
+    r = ann.post("/api/seeks", {"length": 3, "mode": "live", "clock": "blitz"})
+    assert r.status_code == 201
+    seek = r.json()
+    assert seek["join_url"] == f"/join/{seek['id']}" and seek["owner"] == "ann"
+    assert [s["id"] for s in bob.get("/api/lobby").json()["seeks"]] == [seek["id"]]
+    invite = ann.post("/api/seeks", {"mode": "correspondence", "days": 7, "invite": "bob"}).json()
+    assert invite["days"] == 7 and invite["invite"] == "bob" and invite["length"] == 5
+    assert [s["id"] for s in bob.get("/api/lobby").json()["invitations"]] == [invite["id"]]
+    assert cleo.get("/api/lobby").json()["invitations"] == []
+    assert invite["id"] not in [s["id"] for s in cleo.get("/api/lobby").json()["seeks"]]
+    for response, expected in [
+        (cleo.post(f"/api/seeks/{invite['id']}/accept"), (403, "not_invited")),
+        (ann.post(f"/api/seeks/{seek['id']}/accept"), (409, "own_seek")),
+        (bob.client.delete(f"/api/seeks/{seek['id']}", headers=bob.headers),
+         (403, "not_your_seek")),
+        (ann.post("/api/seeks", {"invite": "nobody"}), (404, "not_found")),
+        (ann.post("/api/seeks", {"mode": "live", "days": 3}), (422, "invalid_request")),
+        (ann.post("/api/seeks", {"clock": "glacial"}), (422, "invalid_request")),
+        (ann.post("/api/seeks", {"length": 4}), (422, "invalid_request")),
+        (ann.post("/api/seeks", {"invite": "ann"}), (422, "invalid_request")),
+        (client.post("/api/seeks", json={}, headers={"Authorization": "Bearer nope"}),
+         (401, "not_authenticated")),
+    ]:
+        assert (response.status_code, code(response)) == expected, response.text
+    assert ann.client.delete(f"/api/seeks/{seek['id']}", headers=ann.headers).status_code == 204
+    r = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert (r.status_code, code(r)) == (404, "not_found")
+    r = bob.post(f"/api/seeks/{invite['id']}/accept")
+    assert r.status_code == 201
+    match_id = r.json()["match_id"]
+    state = bob.state(match_id)
+    assert state["mode"] == "correspondence" and state["you"] == 1
+    assert [p["username"] for p in state["players"]] == ["ann", "bob"]
+    assert state["deadline"] is None  # no clock runs before the opening roll
+    summary = ann.get("/api/matches").json()
+    assert summary[0]["match_id"] == match_id and summary[0]["opponent"] == "bob"
+    assert summary[0]["your_turn"] is True  # seat 0 rolls the first opening roll
+    assert bob.get("/api/matches").json()[0]["your_turn"] is False
+
+
+def test_initial_state_and_dice_protocol(client, ann, bob):
+    match_id = live_match(ann, bob)
+    state = ann.state(match_id)
+    assert state["phase"] == "opening" and state["turn"] == 0 and state["score"] == [0, 0]
+    assert state["board"]["points"][0][6] == 5 and state["board"]["points"][1][24] == 2
+    assert state["pip_counts"] == [167, 167] and state["position_id"] == "4HPwATDgc/ABMA"
+    pending = state["pending_roll"]
+    assert set(pending) == {"roll_id", "seat", "nonce", "commitment"} and pending["seat"] == 0
+    assert state["rolls"] == [] and state["legal_plays"] == []
+    r = ann.roll(match_id)
+    assert r.status_code == 200, r.text
+    roll = next(e for e in r.json()["events"] if e["type"] == "roll")
+    assert roll["roll_id"] == pending["roll_id"] and roll["entropy_source"] == "client"
+    seed = bytes.fromhex(roll["server_seed"])
+    assert hashlib.sha256(seed).hexdigest() == pending["commitment"]
+    assert list(derive_dice(seed, match_id, roll["roll_id"], roll["nonce"],
+                            bytes.fromhex(roll["client_entropy"]))) == roll["dice"]
+    assert r.json()["state"]["rolls"][0] == {k: roll[k] for k in roll if k != "type"}
+
+
+def test_refusals_leave_the_match_unchanged(client, ann, bob):
+    cleo = Player.register(client, "cleo")
+    match_id = live_match(ann, bob)
+    before = ann.state(match_id)
+    good = ann.roll_action(before)
+    cases = [
+        (cleo.act(match_id, "roll", **good), (403, "not_your_match")),
+        (ann.act("mat_unknown", "roll", **good), (404, "not_found")),
+        (bob.act(match_id, "roll", **bob.roll_action(before)), (409, "not_your_turn")),
+        (ann.act(match_id, "roll", **{**good, "entropy": "abc"}), (400, "bad_entropy")),
+        (ann.act(match_id, "roll", **{**good, "commitment": "0" * 64}),
+         (400, "commitment_mismatch")),
+        (ann.act(match_id, "roll", **{**good, "roll_id": "rol_other"}),
+         (400, "commitment_mismatch")),
+        (ann.act(match_id, "play", play="8/5 6/5"), (400, "wrong_phase")),
+        (ann.act(match_id, "double"), (400, "wrong_phase")),
+        (ann.act(match_id, "fly"), (422, "invalid_request")),
+        (ann.act(match_id, "resign", points=4), (422, "invalid_request")),
+        (ann.act(match_id, "roll", auto=True, **good), (422, "invalid_request")),
+    ]
+    client.cookies.clear()
+    cases.append((client.post(f"/api/matches/{match_id}/actions",
+                              json={"action_id": "x", "type": "double"}),
+                  (401, "not_authenticated")))
+    for response, expected in cases:
+        assert (response.status_code, code(response)) == expected, response.text
+    assert ann.state(match_id) == before
+    match_id, players = opened(ann, bob)
+    mover = players[ann.state(match_id)["turn"]]
+    state = mover.state(match_id)
+    r = mover.act(match_id, "play", play="24/1")
+    assert (r.status_code, code(r)) == (400, "illegal_play")
+    assert r.json()["error"]["message"]
+    assert mover.state(match_id) == state
+
+
+def test_actions_are_idempotent(client, ann, bob):
+    match_id = live_match(ann, bob)
+    body = ann.roll_action(ann.state(match_id))
+    first = ann.act(match_id, "roll", action_id="same", **body)
+    again = ann.act(match_id, "roll", action_id="same", **body)
+    assert first.status_code == again.status_code == 200
+    assert again.json()["events"] == first.json()["events"]
+    assert again.json()["state"]["rolls"] == first.json()["state"]["rolls"]
+    r = bob.act(match_id, "double", action_id="same")
+    assert (r.status_code, code(r)) == (409, "duplicate_action_id")
+    record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json()).record
+    assert sum(a.kind == "opening" for a in record) == 1
+
+
+def test_cube_drop_and_resignation(client, ann, bob):
+    match_id, players = opened(ann, bob, length=3)
+    state = step(players, match_id)  # the opening play; the other seat is on roll
+    doubler = players[state["turn"]]
+    taker = players[1 - state["turn"]]
+    assert doubler.state(match_id)["cube"] == {"value": 1, "owner": None, "available": True}
+    r = taker.act(match_id, "double")
+    assert (r.status_code, code(r)) == (409, "not_your_turn")
+    r = doubler.act(match_id, "double")
+    assert [e for e in r.json()["events"] if e["type"] == "cube"] == \
+        [{"type": "cube", "seat": doubler.user["id"] and state["turn"], "action": "double",
+          "value": 2}]
+    r = taker.act(match_id, "take")
+    assert r.json()["state"]["cube"]["value"] == 2
+    assert r.json()["state"]["cube"]["owner"] == 1 - state["turn"]
+    assert r.json()["state"]["pending_roll"]["seat"] == state["turn"]  # the same roll waits
+    r = doubler.act(match_id, "resign", points=1)
+    assert r.json()["state"]["phase"] == "resign_offered"
+    r = taker.act(match_id, "decline_resign")
+    assert r.json()["state"]["phase"] == "roll"
+    doubler.act(match_id, "resign", points=1)
+    r = taker.act(match_id, "accept_resign")
+    state = r.json()["state"]
+    winner = 1 - players_seat(players, doubler)
+    assert state["games"] == [{"game_number": 1, "winner": winner, "points": 2,
+                               "how": "resign"}]
+    assert state["score"][winner] == 2 and state["game_number"] == 2
+    assert state["crawford"] is True and state["phase"] == "opening"
+    assert [e["type"] for e in r.json()["events"]][:2] == ["resign", "game_end"]
+
+
+def players_seat(players: dict[int, Player], player: Player) -> int:
+    return next(s for s, p in players.items() if p is player)
+
+
+def test_match_end_result_and_downloads(client, ann, bob):
+    match_id = live_match(ann, bob)
+    final = play_out({0: ann, 1: bob}, match_id)
+    result = final["result"]
+    audit = client.get(f"/api/audit/{match_id}").json()
+    assert result["chain_head"] == audit["chain_head"] and audit["verified"] is True
+    assert result["audit_url"] == f"/audit/{match_id}" and result["analysis_url"] is None
+    assert result["score"][result["winner"]] == 1
+    assert final["games"][0]["how"] in ("single", "gammon", "backgammon")
+    assert final["pending_roll"] is None
+    assert all(r["state"] in ("played", "void") for r in audit["rolls"])
+    mat = client.get(f"/api/matches/{match_id}/export.mat")
+    assert mat.status_code == 200 and " 1 point match" in mat.text
+    assert "ann" in mat.text and "bob" in mat.text
+    record = Match.from_dict(client.get(f"/api/matches/{match_id}/export.json").json())
+    assert list(record.score) == result["score"] and record.winner == result["winner"]
+    r = ann.act(match_id, "double")
+    assert (r.status_code, code(r)) == (409, "match_over")
+    assert [m["status"] for m in ann.get("/api/matches").json()] == ["finished"]
+
+
+def test_against_the_computer(client, ann):
+    r = ann.post("/api/matches/computer", {"level": "nobody", "length": 1})
+    assert (r.status_code, code(r)) == (422, "invalid_request")
+    r = ann.post("/api/matches/computer", {"level": "easy", "length": 1})
+    assert r.status_code == 201
+    match_id = r.json()["match_id"]
+    state = ann.state(match_id)
+    assert state["players"][1] == {"seat": 1, "username": "Computer (easy)", "bot": "easy"}
+    for _ in range(400):
+        if state["phase"] == "match_over":
+            break
+        deadline = time.monotonic() + 30
+        while state["turn"] == 1 and time.monotonic() < deadline:  # the computer's move
+            time.sleep(0.02)
+            state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            break
+        assert state["turn"] == 0, state
+        if state["phase"] in ("opening", "roll"):
+            r = ann.act(match_id, "roll", **ann.roll_action(state))
+        elif state["phase"] == "double_offered":
+            r = ann.act(match_id, "take")
+        else:
+            r = ann.act(match_id, "play", play=state["legal_plays"][0]["notation"])
+        assert r.status_code == 200, r.text
+        state = ann.state(match_id)
+    assert state["phase"] == "match_over"
+    sources = {(r["seat"], r["entropy_source"]) for r in state["rolls"]}
+    assert (0, "client") in sources and (1, "server") in sources
+    assert (0, "server") not in sources and (1, "client") not in sources
