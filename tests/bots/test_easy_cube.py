@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
 
+from boardgammon.analysis.met import match_equity
 from boardgammon.bots import Context, CubeOwner, create
 from boardgammon.bots.cube import (
     keith_counts,
-    match_equity,
     race_estimate,
     race_win_probability,
     should_accept_resignation,
@@ -43,28 +42,16 @@ def test_race_estimate_uses_the_side_on_roll():
     assert race_estimate(board.array) > 0.5
 
 
-def test_match_equity_table_properties():
-    assert match_equity(0, 3) == 1.0 and match_equity(3, 0) == 0.0
-    assert match_equity(4, 4) == 0.5
-    # Janowski: 2-away 4-away, 0.5 + 0.85 * 2 / 10.
-    assert match_equity(2, 4) == pytest.approx(0.67)
-    for a, b in itertools.product(range(1, 12), repeat=2):
-        for done in (False, True):
-            e = match_equity(a, b, done)
-            assert 0.0 <= e <= 1.0
-            assert e + match_equity(b, a, done) == pytest.approx(1.0)
-            if a < b:
-                assert e >= 0.5
-    # Crawford game, 1-away against 2-away: the trailer must win it (then DMP) or win a gammon.
-    assert match_equity(1, 2) == pytest.approx(1 - 0.5 * (0.8 * 0.5 + 0.2))
-
-
 def test_take_points():
     assert take_point(Context()) == 0.25
     assert take_point(Context(), race=True) == 0.22
     # 2-away 2-away: a drop leaves us 2-away against 1-away (Crawford); a take is for the match.
     assert take_point(Context(length=5, my_score=3, opponent_score=3)) == pytest.approx(
         match_equity(2, 1))
+    # 4-away 2-away at cube 1: drop to 4-away 1-away (Crawford next); take and win 2-away
+    # 2-away, take and lose: the match.
+    tp = take_point(Context(length=7, my_score=3, opponent_score=5))
+    assert tp == pytest.approx(match_equity(4, 1) / match_equity(2, 2))
     # The doubler wins the match with any win anyway (we need 3, they need 1 post-Crawford):
     # taking costs nothing.
     assert take_point(Context(length=5, my_score=2, opponent_score=4)) == 0.0

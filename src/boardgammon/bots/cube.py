@@ -1,5 +1,5 @@
-"""Heuristic cube handling shared by the bots: a race formula, a simple match equity
-approximation, take points, and the double / take rules built on them.
+"""Heuristic cube handling shared by the bots: a race formula, take points from match
+equities, and the double / take / resignation rules built on them.
 
 Every decision here takes a game-winning chance (0-1, cubeless, for the side deciding) from
 the caller's own model and a :class:`~boardgammon.bots.base.Context` from the deciding side's
@@ -17,13 +17,9 @@ Sources:
   as Kleinman's ``K = D² / S`` tables: ``K = 1`` gives 76 %, ``K = 2`` 84 %). Keith's own rule
   adds one seventh to the roller's count instead of the 4 pips; Kleinman's form gives a
   probability, which match play needs.
-* Match equity: **Janowski's formula** (Rick Janowski; see Bray, "Remembering Match
-  Equities", bkgm.com): the leader's match-winning chance is ``0.5 + 0.85 D / (T + 6)``, ``D``
-  the difference in points needed and ``T`` the points the trailer needs. For the Crawford
-  game and post-Crawford games, where the formula is weak, the chances are computed from game
-  outcomes with a 20 % gammon rate (a common assumption, e.g. Robertie's table), the trailer
-  doubling at once after Crawford.
-* Take point: the classic cubeless take point from three match equities (drop, take and
+* Match equity: the project's table, :func:`boardgammon.analysis.met.match_equity` (a
+  cube-curve model checked against the Kazaross-XG2 table).
+* Take point: the classic take point from three match equities (drop, take and
   win, take and lose): ``(drop - lose) / (win - lose)``. In money play 25 % (a dropped double
   costs 1, a take risks losing 2 to win 2), 22 % in races, where Kleinman's table puts the
   last take near ``K = 1.2`` (78 % for the doubler).
@@ -31,16 +27,15 @@ Sources:
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from scipy.special import ndtr
+
+from boardgammon.analysis.met import match_equity
 
 from .base import Context, CubeOwner
 
 MONEY_TAKE_POINT = 0.25
 RACE_MONEY_TAKE_POINT = 0.22
-GAMMON_RATE = 0.20
 # How far below the opponent's drop point the bot starts doubling (winning chances): wide
 # enough to double before losing the market, as in Kleinman's race table (double at 69 %,
 # last take at 78 %); a little narrower with the cube owned (redouble at 72 %), because
@@ -95,53 +90,6 @@ def race_estimate(array: np.ndarray) -> float:
     return float(race_win_probability(k[0], k[1]))
 
 
-@lru_cache(maxsize=4096)
-def _post_crawford(trailer_needs: int) -> float:
-    """Trailer's match-winning chance post-Crawford, leader needing 1: the trailer doubles at
-    once, so each game is worth 2 (4 with a gammon) to the trailer and the match to the leader."""
-    if trailer_needs <= 0:
-        return 1.0
-    if trailer_needs == 1:
-        return 0.5
-    return 0.5 * ((1 - GAMMON_RATE) * _post_crawford(trailer_needs - 2)
-                  + GAMMON_RATE * _post_crawford(trailer_needs - 4))
-
-
-def match_equity(my_need: int, opp_need: int, crawford_done: bool = False) -> float:
-    """Match-winning chance (0-1) of the side needing ``my_need`` points against ``opp_need``.
-
-    Args:
-        my_need, opp_need: points each side still needs (0 or less: that side has won).
-        crawford_done: the Crawford game has already been played (or is being played), so a
-            side needing 1 faces a post-Crawford game; otherwise a side that needs 1 is about
-            to play the Crawford game.
-
-    >>> round(match_equity(2, 4), 4)   # Janowski: 0.5 + 0.85 * 2 / 10
-    0.67
-    >>> round(match_equity(1, 2), 2)   # the Crawford game, 1-away against 2-away
-    0.7
-
-    Source: module docstring.
-    """
-    if my_need <= 0:
-        return 1.0
-    if opp_need <= 0:
-        return 0.0
-    if my_need == opp_need:
-        return 0.5
-    leader, trailer = min(my_need, opp_need), max(my_need, opp_need)
-    if leader == 1:
-        if crawford_done:
-            trailer_mwc = _post_crawford(trailer)
-        else:
-            trailer_mwc = 0.5 * ((1 - GAMMON_RATE) * _post_crawford(trailer - 1)
-                                 + GAMMON_RATE * _post_crawford(trailer - 2))
-        leader_mwc = 1.0 - trailer_mwc
-    else:
-        leader_mwc = min(1.0, 0.5 + 0.85 * (trailer - leader) / (trailer + 6))
-    return leader_mwc if my_need == leader else 1.0 - leader_mwc
-
-
 def _needs(context: Context) -> tuple[int, int, bool]:
     """(my points needed, opponent's, whether a 1-away score is post-Crawford) of a match."""
     a = context.length - context.my_score
@@ -164,8 +112,8 @@ def take_point(context: Context, race: bool = False) -> float:
 
     >>> take_point(Context())
     0.25
-    >>> round(take_point(Context(length=5, my_score=0, opponent_score=3)), 3)   # 5-away 2-away
-    0.37
+    >>> round(take_point(Context(length=5, my_score=3, opponent_score=3)), 3)   # 2-away 2-away
+    0.315
     """
     if context.length == 0:
         return RACE_MONEY_TAKE_POINT if race else MONEY_TAKE_POINT
