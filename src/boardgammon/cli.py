@@ -7,6 +7,7 @@ import typer
 from boardgammon.commands import audit as audit_commands
 from boardgammon.commands import odds as odds_commands
 from boardgammon.commands import stats as stats_commands
+from boardgammon.commands.analyze import analyze as analyze_command
 from boardgammon.commands.play import play as play_command
 from boardgammon.commands.selfplay import selfplay as selfplay_command
 from boardgammon.commands.serve import serve as serve_command
@@ -34,6 +35,7 @@ app.add_typer(stats_commands.app, name="stats")
 app.command(name="serve")(serve_command)
 app.add_typer(audit_commands.app, name="audit")
 app.command(name="selfplay")(selfplay_command)
+app.command(name="analyze")(analyze_command)
 app.command(name="play")(play_command)
 
 

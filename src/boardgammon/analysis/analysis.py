@@ -1,0 +1,422 @@
+"""Per-decision analysis of a match: every checker play and cube decision of both players, and
+the luck of every roll, at match score and cube state.
+
+:func:`analyse_match` replays a match record (:class:`boardgammon.engine.Match`) and judges
+each decision with an :class:`~.evaluator.Evaluator`:
+
+* **Checker plays.** Every legal play of the roll is valued at 0-ply; with ``plies`` > 0 the
+  best ``CANDIDATES`` of that ranking and the play made are valued again at ``plies`` (gnubg's
+  move filter works the same way: a deep search only for the plays a shallow one ranks near
+  the top). The equity lost is the value of the best play minus the value of the play made.
+  A roll with a single legal play (forced) or none (a dance) is recorded but is no decision.
+* **Cube decisions.** Before each roll where the player on roll may double, the no-double /
+  double-take / double-drop values of the position (outputs at ``plies``) decide what was
+  right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
+  the cube curves of :mod:`boardgammon.analysis.met` for match play). An offered double is
+  judged for the doubler, the answer for the taker.
+* **Luck** of every roll (see :mod:`.luck`).
+
+Units (gnubg's convention for match play, ``mwc2eq`` in gnubg's ``eval.c``): values are
+match-winning chances (MWC) and are reported as *normalised* equity (EMG, "equivalent to
+money game"), ``e = (2·mwc − (W + L)) / (W − L)``, with ``W`` and ``L`` the mover's MWC after
+winning and after losing a single game at the current cube; an MWC difference ``d`` is
+``2·d / (W − L)`` EMG. In money play values are equity per unit of the current cube. Checker
+plays are valued by the MWC of the resulting position with the cube as it stands (dead cube);
+gnubg values them cubefully, which differs mostly near the doubling window.
+
+Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
+0.08, blunder ≥ 0.16 (``arSkillLevel`` in gnubg's ``analysis.c``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from boardgammon.analysis import met
+from boardgammon.bots import cubeful
+from boardgammon.bots.base import Context, CubeOwner
+from boardgammon.engine import Board, Match, Phase
+
+from . import luck as luck_mod
+from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
+
+CANDIDATES = 5
+"""Plays re-valued at the analysis depth (besides the play made) when ``plies`` > 0."""
+SHOWN = 5
+"""Best alternatives kept per checker decision for the per-move review."""
+DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
+CLOSE_CUBE = 0.16
+"""A no-double counts as a cube decision when doubling would lose less than this (EMG), or was
+right: gnubg's ``isCloseCubedecision``; an actual double, take or drop always counts."""
+
+
+def skill(loss: float) -> str | None:
+    """``"blunder"``, ``"error"``, ``"doubtful"`` or ``None`` for an equity loss in EMG."""
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= ERROR:
+        return "error"
+    if loss >= DOUBTFUL:
+        return "doubtful"
+    return None
+
+
+def context_for(match: Match, seat: int) -> Context:
+    """The decision :class:`~boardgammon.bots.base.Context` of ``seat`` in the current game."""
+    g = match.game
+    owner = (CubeOwner.CENTRE if g.cube_owner is None
+             else CubeOwner.ME if g.cube_owner == seat else CubeOwner.OPPONENT)
+    return Context(length=match.length, my_score=match.score[seat],
+                   opponent_score=match.score[1 - seat], crawford=g.crawford,
+                   cube_value=g.cube, cube_owner=owner, variant=match.variant.value,
+                   jacoby=match.jacoby)
+
+
+@dataclass(frozen=True)
+class Stakes:
+    """How values are measured for one side at one score and cube (its ``context``).
+
+    ``value`` maps outputs to MWC (match) or equity per cube (money); ``emg`` turns a value
+    difference into normalised equity and ``equity`` an absolute value (see the module
+    docstring).
+    """
+
+    context: Context
+
+    @property
+    def match(self) -> bool:
+        return self.context.length > 0
+
+    def _ends(self) -> tuple[float, float]:
+        """(W, L): the side's MWC after winning / losing a single game at the current cube."""
+        c = self.context
+        a, b = c.length - c.my_score, c.length - c.opponent_score
+        post = c.crawford or a == 1 or b == 1
+        return (met.match_equity(a - c.cube_value, b, post),
+                met.match_equity(a, b - c.cube_value, post))
+
+    @property
+    def value_per_emg(self) -> float:
+        """Value units in one EMG: ``(W − L) / 2`` in a match, 1 in money play."""
+        if not self.match:
+            return 1.0
+        w, lose = self._ends()
+        return (w - lose) / 2.0
+
+    def value(self, outputs: np.ndarray) -> np.ndarray:
+        """Values ``float64[P]`` of outputs ``[P, 5]`` (the side's view)."""
+        return np.asarray(cubeful.play_utility(outputs, self.context), dtype=np.float64)
+
+    def emg(self, delta: float) -> float:
+        """A value difference in normalised equity (EMG)."""
+        return float(delta) / self.value_per_emg
+
+    def equity(self, value: float) -> float:
+        """An absolute value as normalised equity (EMG)."""
+        if not self.match:
+            return float(value)
+        w, lose = self._ends()
+        return (2.0 * float(value) - (w + lose)) / (w - lose)
+
+
+def cube_values(outputs: np.ndarray, context: Context, contact: bool) -> tuple[float, float,
+                                                                                 float]:
+    """(no double, double/take, double/drop) for the side on roll with ``outputs`` (its view)
+    and ``context`` (cube available to it), in the units of :class:`Stakes`: MWC in a match,
+    equity per current cube in money play. The same models the bots decide with
+    (:func:`boardgammon.bots.cubeful.should_double` / ``should_take``)."""
+    c = context.cube_value
+    o = np.asarray(outputs, dtype=np.float64)
+    if not context.length:
+        gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
+        return (cubeful.money_equity(o, context.cube_owner, contact, gammons),
+                2.0 * cubeful.money_equity(o, CubeOwner.OPPONENT, contact), 1.0)
+    a, b = context.length - context.my_score, context.length - context.opponent_score
+    post = context.crawford or a == 1 or b == 1
+    drop = met.match_equity(a - c, b, post)
+    if post or 2 * c >= met.MAX_CUBE:
+        return (float(cubeful._dead_mwc(o, context, c)),
+                float(cubeful._dead_mwc(o, context, 2 * c)), drop)
+    owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"
+    return (cubeful._match_cubeful(o, context, c, owner),
+            cubeful._match_cubeful(o, context, 2 * c, "opponent"), drop)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One legal play with its value: ``equity`` in EMG for the mover, ``plies`` the depth it
+    was valued at."""
+
+    play: str
+    equity: float
+    plies: int
+
+
+@dataclass(frozen=True)
+class CheckerDecision:
+    """A roll played by ``seat`` in game ``game`` (0-based), the ``turn``-th roll of that game.
+
+    Attributes:
+        position_id: gnubg Position ID before the roll (``seat``'s view).
+        dice: the roll; play: the play made (standard notation, ``""`` a dance).
+        legal: number of legal plays (1 = forced, no decision).
+        best: the best plays, best first (at most :data:`SHOWN`, plus the play made if it
+            ranks lower).
+        loss: equity lost by the play made, EMG (0 for the best play and forced plays).
+        loss_mwc: the same in MWC (match play; in money play equity per cube, = ``loss``).
+        score, cube, cube_owner: the match score (seat 0, seat 1) and cube before the roll.
+    """
+
+    game: int
+    turn: int
+    seat: int
+    position_id: str
+    dice: tuple[int, int]
+    play: str
+    legal: int
+    best: tuple[Candidate, ...]
+    loss: float
+    loss_mwc: float
+    score: tuple[int, int]
+    cube: int
+    cube_owner: int | None
+
+    @property
+    def forced(self) -> bool:
+        """A single legal play or a dance: no decision."""
+        return self.legal <= 1
+
+    @property
+    def skill(self) -> str | None:
+        return skill(self.loss)
+
+
+CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong drop")
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """A cube decision: ``kind`` ``"double"`` (the player on roll, ``seat``, doubled or not) or
+    ``"take"`` (``seat`` answered a double).
+
+    Attributes:
+        action: ``no double``, ``double``, ``take`` or ``drop``.
+        nd, dt, dp: no double, double/take, double/drop in EMG for the *doubler*.
+        loss: equity the decision lost, EMG (≥ 0); loss_mwc in MWC.
+        close: counts as a decision (see :data:`CLOSE_CUBE`).
+        error: one of :data:`CUBE_ERRORS` when the decision lost equity, else ``None``.
+    """
+
+    game: int
+    turn: int
+    seat: int
+    kind: str
+    position_id: str
+    action: str
+    nd: float
+    dt: float
+    dp: float
+    loss: float
+    loss_mwc: float
+    close: bool
+    error: str | None
+    score: tuple[int, int]
+    cube: int
+    cube_owner: int | None
+
+    @property
+    def best(self) -> str:
+        """The right action: for the doubler ``double, take`` / ``double, drop`` / ``no
+        double`` (``too good`` when not doubling because the game is worth more than the drop);
+        for the taker ``take`` or ``drop``."""
+        if self.kind == "take":
+            return "take" if self.dt <= self.dp else "drop"
+        if min(self.dt, self.dp) > self.nd:
+            return "double, take" if self.dt <= self.dp else "double, drop"
+        return "too good" if self.nd > self.dp and self.dt > self.dp else "no double"
+
+    @property
+    def skill(self) -> str | None:
+        return skill(self.loss)
+
+
+@dataclass
+class MatchAnalysis:
+    """Everything :func:`analyse_match` found, in the order of the match.
+
+    Attributes:
+        players: names of seat 0 and seat 1; length: match length (0 money play).
+        score, winner: the final score and the winner's seat (``None`` if unfinished).
+        plies: analysis depth; checker, cube, luck: the decisions and rolls, in order.
+        points: points each seat won in the match (money play: per seat totals).
+    """
+
+    players: tuple[str, str]
+    length: int
+    score: tuple[int, int]
+    winner: int | None
+    plies: int
+    checker: list[CheckerDecision] = field(default_factory=list)
+    cube: list[CubeDecision] = field(default_factory=list)
+    luck: list[luck_mod.RollLuck] = field(default_factory=list)
+
+
+class _Judge:
+    """Values positions for one analysis run (one evaluator, one depth)."""
+
+    def __init__(self, evaluator: Evaluator, plies: int, checkers: int) -> None:
+        self.evaluator, self.plies, self.checkers = evaluator, plies, checkers
+
+    def after_outputs(self, afters: np.ndarray, plies: int) -> np.ndarray:
+        """Outputs ``[P, 5]`` from the mover's view of positions right after the mover's play
+        (``int8[P, 2, 25]``, mover's view): exact for finished games, else the evaluator on the
+        opponent's view, flipped."""
+        out = np.empty((len(afters), 5), dtype=np.float64)
+        live = []
+        for i, a in enumerate(afters):
+            done = terminal_outputs(a, self.checkers)
+            if done is None:
+                live.append(i)
+            else:
+                out[i] = done
+        if live:
+            theirs = np.asarray(self.evaluator.evaluate(
+                np.ascontiguousarray(afters[live][:, ::-1]), self.checkers, plies),
+                dtype=np.float64)
+            out[live] = np.stack([1.0 - theirs[:, 0], theirs[:, 3], theirs[:, 4], theirs[:, 1],
+                                  theirs[:, 2]], axis=-1)
+        return out
+
+    def checker(self, board: Board, dice: tuple[int, int], made: str, stakes: Stakes
+                ) -> tuple[int, tuple[Candidate, ...], float, float]:
+        """(legal count, best candidates, loss EMG, loss in value units) of playing ``made``."""
+        plays = board.legal_plays(*dice)
+        names = [str(p) for p in plays]
+        index = names.index(made)
+        if len(plays) <= 1:
+            return len(plays), (), 0.0, 0.0
+        afters = np.stack([p.after.array for p in plays])
+        values = stakes.value(self.after_outputs(afters, 0))
+        depth = np.zeros(len(plays), dtype=int)
+        if self.plies:
+            order = np.argsort(-values, kind="stable")
+            deep = sorted(set(order[:CANDIDATES].tolist()) | {index})
+            values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies))
+            depth[deep] = self.plies
+            # Plays searched deeper are compared only with each other: a 0-ply value is not on
+            # the same scale, and the best play is among the searched ones by construction.
+            rank_key = np.where(depth == self.plies, values, -np.inf)
+        else:
+            rank_key = values
+        order = np.argsort(-rank_key, kind="stable")
+        best = int(order[0])
+        loss_value = max(0.0, float(values[best] - values[index]))
+        shown = [int(i) for i in order[:SHOWN]]
+        if index not in shown:
+            shown.append(index)
+        cands = tuple(Candidate(names[i], stakes.equity(values[i]), int(depth[i]))
+                      for i in shown)
+        return len(plays), cands, stakes.emg(loss_value), loss_value
+
+    def pre_roll(self, board: Board) -> np.ndarray:
+        """Outputs of ``board`` (player on roll's view, before the roll) at the depth."""
+        return np.asarray(self.evaluator.evaluate(np.ascontiguousarray(board.array[None]),
+                                                  self.checkers, self.plies)[0],
+                          dtype=np.float64)
+
+
+def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int = 0,
+                  progress: Callable[[int, int], None] | None = None) -> MatchAnalysis:
+    """Analyse every decision and roll of ``match`` (finished or not).
+
+    Args:
+        match: the match; its record is replayed from the start (resignations, clocks and
+            flags are not analysed).
+        evaluator: the model (default: :class:`~.evaluator.NeuralEvaluator`).
+        plies: search depth, 0 up to ``evaluator.max_plies``.
+        progress: called as ``progress(done, total)`` after each record action.
+
+    Raises:
+        ValueError: ``plies`` outside what the evaluator offers.
+    """
+    evaluator = evaluator or NeuralEvaluator()
+    if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
+        raise ValueError(f"--ply is 0 to {evaluator.max_plies} for this evaluator, got {plies!r}")
+    replay = Match(match.length, match.variant, match.players, None, match.jacoby)
+    judge = _Judge(evaluator, plies, replay.game.board.checkers)
+    result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)
+    record = match.record
+    turns: dict[int, int] = {}
+    doubled: tuple[CubeDecision, np.ndarray] | None = None
+    for n, action in enumerate(record):
+        if action.kind == "flag":
+            break
+        g = replay.game
+        seat = action.seat
+        where = dict(game=action.game, score=replay.score, cube=g.cube, cube_owner=g.cube_owner)
+        if action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat):
+            decision, outputs = _double(judge, replay, seat, action.kind == "double",
+                                        turns.get(action.game, 0), where)
+            result.cube.append(decision)
+            doubled = (decision, outputs) if action.kind == "double" else None
+        elif action.kind in ("take", "drop") and doubled is not None:
+            result.cube.append(_answer(doubled[0], replay, seat, action.kind, where))
+            doubled = None
+        elif action.kind == "play":
+            turn = turns.get(action.game, 0)
+            turns[action.game] = turn + 1
+            stakes = Stakes(context_for(replay, seat))
+            board, dice = g.board, g.dice
+            legal, cands, loss, loss_value = judge.checker(board, dice, action.play, stakes)
+            result.checker.append(CheckerDecision(
+                turn=turn, seat=seat, position_id=board.position_id,
+                dice=dice, play=action.play, legal=legal, best=cands, loss=loss,
+                loss_mwc=loss_value, **where))
+            result.luck.append(luck_mod.roll_luck(judge, board, dice, stakes, action.game,
+                                                  turn, seat, opening=turn == 0))
+        replay.apply(replace(action, t=None))
+        if progress is not None:
+            progress(n + 1, len(record))
+    return result
+
+
+def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: dict
+            ) -> tuple[CubeDecision, np.ndarray]:
+    """The doubler's decision (``doubled`` or not) before a roll."""
+    board = m.game.board
+    stakes = Stakes(context_for(m, seat))
+    outputs = judge.pre_roll(board)
+    nd, dt, dp = cube_values(outputs, stakes.context, board.is_contact())
+    right = min(dt, dp)
+    if doubled:
+        loss_value = max(0.0, nd - right)
+        error = "wrong double" if loss_value > 0 else None
+    else:
+        loss_value = max(0.0, right - nd)
+        error = "missed double" if loss_value > 0 else None
+    loss = stakes.emg(loss_value)
+    close = doubled or loss > 0 or stakes.emg(nd - min(dt, dp)) < CLOSE_CUBE
+    decision = CubeDecision(
+        game=where["game"], turn=turn, seat=seat, kind="double",
+        position_id=board.position_id, action="double" if doubled else "no double",
+        nd=stakes.equity(nd), dt=stakes.equity(dt), dp=stakes.equity(dp), loss=loss,
+        loss_mwc=loss_value, close=close, error=error, score=where["score"], cube=where["cube"],
+        cube_owner=where["cube_owner"])
+    return decision, outputs
+
+
+def _answer(double: CubeDecision, m: Match, seat: int, action: str, where: dict
+            ) -> CubeDecision:
+    """The taker's answer to ``double`` (values in the doubler's EMG, so the taker's loss is
+    the gap between double/take and double/drop on the wrong side)."""
+    stakes = Stakes(context_for(m, 1 - seat))
+    gap = double.dt - double.dp  # EMG; > 0: the doubler gains by a take, so the taker drops
+    if action == "take":
+        loss, error = max(0.0, gap), ("wrong take" if gap > 0 else None)
+    else:
+        loss, error = max(0.0, -gap), ("wrong drop" if gap < 0 else None)
+    return replace(double, seat=seat, kind="take", action=action, loss=loss,
+                   loss_mwc=loss * stakes.value_per_emg, close=True, error=error, **where)

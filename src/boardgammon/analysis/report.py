@@ -1,0 +1,237 @@
+"""Per-player and whole-match figures from a :class:`~.analysis.MatchAnalysis`, as JSON-ready
+dicts and as text.
+
+Conventions (all equity in normalised equity, EMG, see :mod:`.analysis`):
+
+* **Decisions** are the unforced checker plays (more than one legal play) and the cube
+  decisions that count (an actual double, take or drop, or a close no-double: see
+  :data:`~.analysis.CLOSE_CUBE`).
+* **PR** (performance rating, the convention of eXtreme Gammon): mean equity lost per decision
+  × 500. Lower is better; 0 is perfect play by the analysing model. The match PR takes both
+  players' decisions together.
+* **Error rate** (gnubg's figure, for comparison with ``show statistics match``): equity lost
+  per decision in millipoints (× 1000), overall and for checker plays alone (per unforced
+  move). For the same decisions it is twice the PR.
+* **Doubtful / error / blunder**: a decision losing at least 0.04 / 0.08 / 0.16 EMG (gnubg's
+  default thresholds), checker plays and cube decisions together.
+* **Cube errors** by kind: missed double, wrong double, wrong take, wrong drop (any loss > 0).
+* **Luck**: see :mod:`.luck`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from . import luck as luck_mod
+from .analysis import CUBE_ERRORS, CheckerDecision, CubeDecision, MatchAnalysis
+
+PR_FACTOR = 500.0
+ERROR_RATE_FACTOR = 1000.0
+LUCK_LABELS = ("very lucky", "lucky", "unlucky", "very unlucky")
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's figures (see the module docstring for the definitions).
+
+    Attributes:
+        unforced, forced: checker plays with more than one legal play / with one or none.
+        cube_decisions: cube decisions that count; checker_loss, cube_loss: EMG lost in each.
+        pr, error_rate, checker_error_rate: ``None`` when there is no decision.
+        skill: counts of ``doubtful``, ``error``, ``blunder`` (checker and cube together).
+        cube_errors: counts by kind (:data:`~.analysis.CUBE_ERRORS`).
+        luck, luck_mwc: total luck (EMG; MWC in a match, points × cube in money play).
+        luck_rolls: counts of rolls by luck label.
+        luck_adjusted: the luck-adjusted result (:func:`.luck.luck_adjusted`; MWC in a match,
+            points in money play), ``None`` for an unfinished match.
+    """
+
+    seat: int
+    name: str
+    unforced: int
+    forced: int
+    cube_decisions: int
+    checker_loss: float
+    cube_loss: float
+    pr: float | None
+    error_rate: float | None
+    checker_error_rate: float | None
+    skill: dict[str, int]
+    cube_errors: dict[str, int]
+    luck: float
+    luck_mwc: float
+    luck_rolls: dict[str, int]
+    luck_adjusted: float | None
+
+    @property
+    def decisions(self) -> int:
+        return self.unforced + self.cube_decisions
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """Both players' figures and the match's: ``pr`` over every decision of both players,
+    ``blunders`` of both together (the result screen's count)."""
+
+    players: tuple[PlayerSummary, PlayerSummary]
+    pr: float | None
+    blunders: int
+    length: int
+    score: tuple[int, int]
+    winner: int | None
+    plies: int
+
+
+def _counted_cube(analysis: MatchAnalysis, seat: int | None = None) -> list[CubeDecision]:
+    return [c for c in analysis.cube if c.close and (seat is None or c.seat == seat)]
+
+
+def _unforced(analysis: MatchAnalysis, seat: int | None = None) -> list[CheckerDecision]:
+    return [c for c in analysis.checker if not c.forced and (seat is None or c.seat == seat)]
+
+
+def pr(losses: list[float]) -> float | None:
+    """PR of decisions that lost ``losses`` (EMG each): mean × 500, ``None`` for none."""
+    return PR_FACTOR * sum(losses) / len(losses) if losses else None
+
+
+def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
+    plays = _unforced(analysis, seat)
+    cubes = _counted_cube(analysis, seat)
+    forced = sum(1 for c in analysis.checker if c.forced and c.seat == seat)
+    checker_loss = sum(c.loss for c in plays)
+    cube_loss = sum(c.loss for c in cubes)
+    losses = [c.loss for c in plays] + [c.loss for c in cubes]
+    skills = Counter(d.skill for d in [*plays, *cubes] if d.skill)
+    errors = Counter(c.error for c in cubes if c.error)
+    rolls = [r for r in analysis.luck if r.seat == seat]
+    own = sum(r.luck for r in rolls)
+    match_play = analysis.length > 0
+    # Luck in the unit of the result: MWC in a match, points (EMG × cube) in money play.
+    own_units = sum(r.luck_mwc if match_play else r.luck * r.cube for r in rolls)
+    theirs_units = sum(r.luck_mwc if match_play else r.luck * r.cube
+                       for r in analysis.luck if r.seat != seat)
+    result = _result(analysis, seat)
+    labels = Counter(r.label for r in rolls if r.label)
+    return PlayerSummary(
+        seat=seat, name=analysis.players[seat], unforced=len(plays), forced=forced,
+        cube_decisions=len(cubes), checker_loss=checker_loss, cube_loss=cube_loss,
+        pr=pr(losses),
+        error_rate=ERROR_RATE_FACTOR * sum(losses) / len(losses) if losses else None,
+        checker_error_rate=ERROR_RATE_FACTOR * checker_loss / len(plays) if plays else None,
+        skill={k: skills.get(k, 0) for k in ("doubtful", "error", "blunder")},
+        cube_errors={k: errors.get(k, 0) for k in CUBE_ERRORS},
+        luck=own, luck_mwc=own_units,
+        luck_rolls={k: labels.get(k, 0) for k in LUCK_LABELS},
+        luck_adjusted=(None if result is None
+                       else luck_mod.luck_adjusted(result, own_units, theirs_units)))
+
+
+def _result(analysis: MatchAnalysis, seat: int) -> float | None:
+    """The actual result for ``seat``: ±0.5 MWC for a finished match (against the 0.5 at the
+    start), net points in money play, ``None`` for an unfinished match."""
+    if analysis.length == 0:
+        return float(analysis.score[seat] - analysis.score[1 - seat])
+    if analysis.winner is None:
+        return None
+    return 0.5 if analysis.winner == seat else -0.5
+
+
+def summarise(analysis: MatchAnalysis) -> MatchSummary:
+    """The :class:`MatchSummary` of an analysis."""
+    players = (_player(analysis, 0), _player(analysis, 1))
+    losses = [c.loss for c in _unforced(analysis)] + [c.loss for c in _counted_cube(analysis)]
+    return MatchSummary(players, pr(losses), sum(p.skill["blunder"] for p in players),
+                        analysis.length, analysis.score, analysis.winner, analysis.plies)
+
+
+def _checker_dict(c: CheckerDecision) -> dict:
+    d = asdict(c)
+    d.update(type="checker", forced=c.forced, skill=c.skill, dice=list(c.dice),
+             best=[asdict(b) for b in c.best], score=list(c.score))
+    return d
+
+
+def _cube_dict(c: CubeDecision) -> dict:
+    d = asdict(c)
+    d.update(type="cube", best_action=c.best, skill=c.skill, score=list(c.score))
+    return d
+
+
+def decisions(analysis: MatchAnalysis) -> list[dict]:
+    """Every decision as a JSON-ready dict in match order (``type`` ``checker`` or ``cube``;
+    a checker decision carries its roll's ``luck`` and ``luck_label``)."""
+    luck = {(r.game, r.turn): r for r in analysis.luck}
+    items: list[tuple[tuple, dict]] = []
+    for c in analysis.checker:
+        d = _checker_dict(c)
+        r = luck.get((c.game, c.turn))
+        d.update(luck=r.luck if r else None, luck_label=r.label if r else None)
+        items.append(((c.game, c.turn, 1), d))
+    for c in analysis.cube:
+        items.append(((c.game, c.turn, 0), _cube_dict(c)))
+    return [d for _, d in sorted(items, key=lambda x: x[0])]
+
+
+def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
+    """The summary (and with ``moves`` every decision) as a JSON-ready dict::
+
+        {"length", "score", "winner", "plies", "pr", "blunders",
+         "players": [{"seat", "name", "pr", "error_rate", ...}, ...],
+         "moves": [...]}           # only with moves=True, see :func:`decisions`
+    """
+    s = summarise(analysis)
+    out = {"length": s.length, "score": list(s.score), "winner": s.winner, "plies": s.plies,
+           "pr": s.pr, "blunders": s.blunders,
+           "players": [{**asdict(p), "decisions": p.decisions} for p in s.players]}
+    if moves:
+        out["moves"] = decisions(analysis)
+    return out
+
+
+def _fmt(x: float | None, spec: str = ".1f") -> str:
+    return "—" if x is None else format(x, spec)
+
+
+def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
+    """A readable report: one block per player, the match PR, and with ``moves`` one line per
+    decision."""
+    s = summarise(analysis)
+    kind = f"{s.length}-point match" if s.length else "money play"
+    lines = [f"{kind}, final score {s.score[0]}-{s.score[1]}, analysed at {s.plies}-ply",
+             f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}", ""]
+    unit = "MWC" if s.length else "points"
+    for p in s.players:
+        lines += [
+            f"{p.name} (seat {p.seat})",
+            f"  PR {_fmt(p.pr)}   error rate {_fmt(p.error_rate)} mEMG/decision   "
+            f"checker {_fmt(p.checker_error_rate)} mEMG/move",
+            f"  decisions {p.decisions} ({p.unforced} checker, {p.cube_decisions} cube), "
+            f"forced {p.forced}",
+            f"  doubtful {p.skill['doubtful']}  errors {p.skill['error']}  "
+            f"blunders {p.skill['blunder']}",
+            "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
+            f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}); "
+            + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
+            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}", ""]
+    if moves:
+        for d in decisions(analysis):
+            who = analysis.players[d["seat"]]
+            head = f"game {d['game'] + 1} #{d['turn'] + 1:<3} {who:<12}"
+            if d["type"] == "checker":
+                roll = f"{d['dice'][0]}{d['dice'][1]}"
+                if d["forced"]:
+                    lines.append(f"{head} {roll} {d['play'] or '(dance)'}  forced")
+                    continue
+                best = d["best"][0]
+                mark = f"  {d['skill']}" if d["skill"] else ""
+                lines.append(f"{head} {roll} {d['play']:<22} loss {d['loss']:.3f}{mark}"
+                             f"  best {best['play']} ({best['equity']:+.3f})"
+                             f"  luck {d['luck']:+.3f}")
+            else:
+                mark = f"  {d['error']}" if d["error"] else ""
+                lines.append(f"{head} {d['action']:<22} loss {d['loss']:.3f}{mark}  "
+                             f"ND {d['nd']:+.3f} D/T {d['dt']:+.3f} D/P {d['dp']:+.3f} "
+                             f"-> {d['best_action']}")
+    return "\n".join(lines).rstrip() + "\n"

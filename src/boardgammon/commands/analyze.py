@@ -1,0 +1,58 @@
+"""``boardgammon analyze FILE``: PR, luck and cube errors of a recorded match.
+
+``FILE`` is a Jellyfish ``.mat`` file (as gnubg exports) or a JSON match record
+(``Match.to_json``, as ``selfplay --save`` writes); the format is told by the content, not the
+name. Prints a per-player summary; ``--moves`` adds every decision, ``--json`` prints the same
+as JSON (:func:`boardgammon.analysis.report.to_dict`), ``--ply N`` searches N plies deeper than
+the network's static evaluation (0–2). Exit status 2 for a file that cannot be read or does not
+replay under the rules.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from boardgammon.engine import InvalidRecord, Match
+
+
+def load_match(path: Path) -> Match:
+    """The match recorded in ``path`` (``.mat`` text or a JSON record).
+
+    Raises:
+        InvalidRecord (``MatFormatError`` for ``.mat`` text): the file does not parse or replay.
+        OSError: the file cannot be read.
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if text.lstrip().startswith("{"):
+        return Match.from_json(text)
+    from boardgammon.formats import read_mat
+
+    return read_mat(text)
+
+
+def analyze(
+    file: Path = typer.Argument(..., help="a .mat file or a JSON match record"),
+    ply: int = typer.Option(0, "--ply", min=0, max=2, help="search depth: 0 (the network), 1, 2"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON instead of text"),
+    moves: bool = typer.Option(False, "--moves", help="list every decision"),
+) -> None:
+    """Analyse a match: PR, error rates, blunders, cube errors and luck per player."""
+    from boardgammon.analysis.analysis import analyse_match
+    from boardgammon.analysis.report import format_text, to_dict
+
+    try:
+        match = load_match(file)
+    except OSError as exc:
+        typer.echo(f"cannot read {file}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    except InvalidRecord as exc:
+        typer.echo(f"{file} is not a match record that replays: {exc}", err=True)
+        raise typer.Exit(2) from None
+    analysis = analyse_match(match, plies=ply)
+    if as_json:
+        typer.echo(json.dumps(to_dict(analysis, moves=moves), indent=2))
+    else:
+        typer.echo(format_text(analysis, moves=moves), nl=False)

@@ -1,0 +1,261 @@
+"""Match analysis with a deterministic evaluator (tests/analysis/fake.py): forced plays, exact
+equity losses, normalisation at match score, luck sums, PR and the cube error classification."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+sys.path.insert(0, str(Path(__file__).parent))
+from fake import PipEvaluator, win_probability  # noqa: E402
+from random_match import play_random_match  # noqa: E402
+
+from boardgammon.analysis import met  # noqa: E402
+from boardgammon.analysis import report as rep  # noqa: E402
+from boardgammon.analysis.analysis import (  # noqa: E402
+    CUBE_ERRORS,
+    CheckerDecision,
+    CubeDecision,
+    MatchAnalysis,
+    Stakes,
+    _Judge,
+    analyse_match,
+    skill,
+)
+from boardgammon.analysis.luck import (  # noqa: E402
+    OPENING_ROLLS,
+    OPENING_WEIGHTS,
+    ROLL_WEIGHTS,
+    ROLLS,
+    RollLuck,
+    label,
+    roll_luck,
+)
+from boardgammon.bots.base import Context  # noqa: E402
+from boardgammon.cli import app  # noqa: E402
+from boardgammon.engine import Board, Match  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def random_analyses():
+    """Random 3-, 5- and 7-point matches and one money session, analysed with the fake."""
+    out = []
+    for seed, length in [(1, 3), (2, 5), (3, 7), (4, 0)]:
+        m = play_random_match(seed, length=length, max_games=3, p_double=0.1)
+        out.append((m, analyse_match(m, PipEvaluator())))
+    return out
+
+
+def _money_equity_after(after: Board) -> float:
+    """The fake's cubeless money equity for the mover of a position right after a play
+    (mover's view, game not over): the opponent is on roll."""
+    mine, theirs = after.pip_counts()
+    return 1.0 - 2.0 * win_probability(theirs, mine)
+
+
+def test_every_roll_is_recorded_and_forced_plays_are_no_decision(random_analyses):
+    for m, a in random_analyses:
+        plays = [x for x in m.record if x.kind == "play"]
+        assert [c.play for c in a.checker] == [x.play for x in plays]
+        assert len(a.luck) == len(plays)
+        for c in a.checker:
+            legal = Board.from_position_id(c.position_id).legal_plays(*c.dice)
+            assert c.legal == len(legal)
+            if c.legal <= 1:
+                assert c.forced and c.loss == 0.0 and c.best == ()
+        s = rep.summarise(a)
+        for p in s.players:
+            assert p.unforced == sum(1 for c in a.checker if c.seat == p.seat and c.legal > 1)
+            assert p.forced == sum(1 for c in a.checker if c.seat == p.seat and c.legal <= 1)
+
+
+def test_best_play_loses_nothing_and_losses_are_the_gap_to_the_best(random_analyses):
+    for _, a in random_analyses:
+        for c in a.checker:
+            if c.forced:
+                continue
+            assert c.loss >= 0.0
+            best = c.best[0]
+            made = next(b for b in c.best if b.play == c.play)
+            assert c.loss == pytest.approx(best.equity - made.equity, abs=1e-9)
+            if c.play == best.play:
+                assert c.loss == 0.0
+            assert [b.equity for b in c.best[:-1]] == sorted(
+                [b.equity for b in c.best[:-1]], reverse=True)
+
+
+def test_money_play_losses_equal_the_fake_evaluators_values_by_hand():
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(4, 1)
+    m.play(0, "24/23 13/9")
+    m.roll(1, 6, 2)
+    m.play(1, "24/18 13/11")  # plays safe although 24/16* hits
+    a = analyse_match(m, PipEvaluator())
+    board = Board.initial().play("24/23 13/9", (4, 1)).swapped()
+    equities = {str(p): _money_equity_after(p.after) for p in board.legal_plays(6, 2)}
+    best = max(equities, key=equities.get)
+    decision = a.checker[1]
+    assert decision.best[0].play == best
+    assert "*" in best  # the fake values pips alone: hitting is best
+    assert decision.loss == pytest.approx(equities[best] - equities["24/18 13/11"], abs=1e-9)
+    assert decision.best[0].equity == pytest.approx(equities[best], abs=1e-9)
+    # The opening 4-1: every play moves five pips and none hits, so all are equal.
+    assert a.checker[0].loss == 0.0
+
+
+def test_match_play_losses_are_mwc_normalised_as_gnubg_does(random_analyses):
+    m, a = random_analyses[1]
+    for c in a.checker:
+        if c.forced or c.loss == 0:
+            continue
+        seat = c.seat
+        ctx = Context(length=m.length, my_score=c.score[seat],
+                      opponent_score=c.score[1 - seat], cube_value=c.cube)
+        away, other = m.length - c.score[seat], m.length - c.score[1 - seat]
+        post = away == 1 or other == 1
+        w = met.match_equity(away - c.cube, other, post)
+        lose = met.match_equity(away, other - c.cube, post)
+        assert c.loss == pytest.approx(2.0 * c.loss_mwc / (w - lose), rel=1e-9)
+        stakes = Stakes(ctx)
+        assert stakes.equity(w) == pytest.approx(1.0) and stakes.equity(lose) == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("position_id", ["4HPwATDgc/ABMA", "sNvBAQDgc/ABMA", "2+4OAAAAAAAAAA"])
+def test_luck_of_all_rolls_averages_to_zero(position_id):
+    board = Board.from_position_id(position_id)
+    judge = _Judge(PipEvaluator(), 0, 15)
+    stakes = Stakes(Context(length=7, my_score=2, opponent_score=4))
+    lucks = np.array([roll_luck(judge, board, d, stakes, 0, 5, 0).luck for d in ROLLS])
+    assert ROLL_WEIGHTS @ lucks == pytest.approx(0.0, abs=1e-12)
+    opening = np.array([roll_luck(judge, board, d, stakes, 0, 0, 0, opening=True).luck
+                        for d in OPENING_ROLLS])
+    assert OPENING_WEIGHTS @ opening == pytest.approx(0.0, abs=1e-12)
+    # Luck is the best value of the roll minus the average: recompute one roll by hand.
+    money = Stakes(Context())
+    best = {d: max(_money_equity_after(p.after) for p in board.legal_plays(*d)) for d in ROLLS}
+    mean = sum(w * best[d] for w, d in zip(ROLL_WEIGHTS, ROLLS, strict=True))
+    assert roll_luck(judge, board, (6, 6), money, 0, 5, 0).luck == pytest.approx(
+        best[(6, 6)] - mean, abs=1e-9)
+
+
+def test_luck_totals_and_luck_adjusted_result(random_analyses):
+    for m, a in random_analyses:
+        s = rep.summarise(a)
+        for p in s.players:
+            rolls = [r for r in a.luck if r.seat == p.seat]
+            assert p.luck == pytest.approx(sum(r.luck for r in rolls))
+            assert sum(p.luck_rolls.values()) == sum(1 for r in rolls if r.label)
+        if m.length:
+            p0, p1 = s.players
+            result0 = 0.5 if m.winner == 0 else -0.5
+            assert p0.luck_adjusted == pytest.approx(result0 - (p0.luck_mwc - p1.luck_mwc))
+            assert p0.luck_adjusted == pytest.approx(-p1.luck_adjusted)
+
+
+def test_luck_labels_use_gnubgs_levels():
+    assert [label(x) for x in (0.61, 0.31, 0.3, 0.0, -0.3, -0.31, -0.61)] == [
+        "very lucky", "lucky", None, None, None, "unlucky", "very unlucky"]
+    assert [skill(x) for x in (0.0, 0.039, 0.04, 0.08, 0.16)] == [
+        None, None, "doubtful", "error", "blunder"]
+
+
+def _checker(seat, loss, legal=5):
+    return CheckerDecision(0, 0, seat, "4HPwATDgc/ABMA", (3, 1), "8/5 6/5", legal, (), loss,
+                           loss, (0, 0), 1, None)
+
+
+def _cube(seat, loss, close=True, error=None):
+    return CubeDecision(0, 0, seat, "double", "4HPwATDgc/ABMA", "no double", 0.0, 0.0, 1.0,
+                        loss, loss, close, error, (0, 0), 1, None)
+
+
+def test_pr_error_rate_and_counts_from_hand_made_decisions():
+    a = MatchAnalysis(("Ann", "Bob"), 5, (5, 2), 0, 0)
+    a.checker = [_checker(0, 0.0), _checker(0, 0.1), _checker(0, 0.2), _checker(0, 0.0, legal=1),
+                 _checker(1, 0.05)]
+    a.cube = [_cube(0, 0.3, error="missed double"), _cube(0, 0.0, close=False),
+              _cube(1, 0.0)]
+    a.luck = [RollLuck(0, 0, 0, (3, 1), 0.4, 0.02, 1), RollLuck(0, 1, 1, (6, 6), -0.7, -0.05, 1)]
+    s = rep.summarise(a)
+    ann, bob = s.players
+    assert (ann.unforced, ann.forced, ann.cube_decisions) == (3, 1, 1)
+    assert ann.pr == pytest.approx(500 * 0.6 / 4)
+    assert ann.error_rate == pytest.approx(1000 * 0.6 / 4)
+    assert ann.checker_error_rate == pytest.approx(1000 * 0.3 / 3)
+    assert ann.skill == {"doubtful": 0, "error": 1, "blunder": 2}
+    assert ann.cube_errors == {"missed double": 1, "wrong double": 0, "wrong take": 0,
+                               "wrong drop": 0}
+    assert bob.pr == pytest.approx(500 * 0.05 / 2)
+    assert s.pr == pytest.approx(500 * 0.65 / 6)
+    assert s.blunders == 2
+    assert ann.luck_rolls["lucky"] == 1 and bob.luck_rolls["very unlucky"] == 1
+    assert ann.luck_adjusted == pytest.approx(0.5 - (0.02 + 0.05))
+
+
+def test_cube_decisions_are_classified_by_their_values(random_analyses):
+    kinds = set()
+    for _, a in random_analyses:
+        for c in a.cube:
+            assert c.loss >= 0.0
+            if c.kind == "double":
+                right = min(c.dt, c.dp)
+                if c.action == "double":
+                    expected = max(0.0, c.nd - right)
+                    assert c.error == ("wrong double" if expected > 0 else None)
+                else:
+                    expected = max(0.0, right - c.nd)
+                    assert c.error == ("missed double" if expected > 0 else None)
+                assert c.loss == pytest.approx(expected, abs=1e-9)
+                assert c.close or (c.action == "no double" and c.nd - right >= 0.16)
+            else:
+                gap = c.dt - c.dp
+                if c.action == "take":
+                    assert c.error == ("wrong take" if gap > 0 else None)
+                    assert c.loss == pytest.approx(max(0.0, gap), abs=1e-9)
+                else:
+                    assert c.error == ("wrong drop" if gap < 0 else None)
+                    assert c.loss == pytest.approx(max(0.0, -gap), abs=1e-9)
+            kinds.add(c.error)
+    assert kinds >= {None, "missed double", "wrong double"}
+    assert set(kinds) <= {None, *CUBE_ERRORS}
+
+
+def test_deeper_search_revalues_the_best_candidates_and_the_play_made():
+    m = play_random_match(7, length=3)
+    ev = PipEvaluator()
+    a = analyse_match(m, ev, plies=2)
+    assert 2 in ev.calls
+    for c in a.checker:
+        if not c.forced:
+            assert c.best[0].plies == 2
+            assert next(b for b in c.best if b.play == c.play).plies == 2
+    with pytest.raises(ValueError, match="0 to 2"):
+        analyse_match(m, ev, plies=3)
+
+
+def test_analyze_command_text_json_and_errors(tmp_path):
+    m = play_random_match(11, length=3)
+    path = tmp_path / "m.json"
+    path.write_text(m.to_json())
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyze", str(path), "--json", "--moves"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["length"] == 3 and data["score"] == list(m.score)
+    assert [p["name"] for p in data["players"]] == ["Ann", "Bob"]
+    assert sum(1 for d in data["moves"] if d["type"] == "checker") == sum(
+        1 for x in m.record if x.kind == "play")
+    text = runner.invoke(app, ["analyze", str(path), "--moves"])
+    assert text.exit_code == 0 and "Match PR" in text.output and "game 1 #1" in text.output
+    bad = tmp_path / "bad.mat"
+    bad.write_text("this is no match\n")
+    refused = runner.invoke(app, ["analyze", str(bad)])
+    assert refused.exit_code == 2 and "unexpected text" in refused.output
+    missing = runner.invoke(app, ["analyze", str(tmp_path / "none.mat")])
+    assert missing.exit_code == 2 and "cannot read" in missing.output
