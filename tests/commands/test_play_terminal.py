@@ -72,6 +72,19 @@ def test_a_whole_one_point_match_in_a_pty():
     term = Terminal([sys.executable, "-m", "boardgammon.cli", "play", "--bot", "easy",
                      "--length", "1", "--dice-seed", "7"])
     seen = set()
+
+    def probe(key: str, *lines_and_patterns: str) -> str | None:
+        """Once per match: send each line and check the answer matches its pattern."""
+        if key in seen:
+            return None
+        seen.add(key)
+        for line, pattern in zip(lines_and_patterns[::2], lines_and_patterns[1::2],
+                                 strict=True):
+            term.send(line)
+            answer = term.read_until_prompt()
+            assert re.search(pattern, answer), answer
+        return answer
+
     try:
         out = term.read_until_prompt()
         assert "A 1-point match against the computer (easy)" in out
@@ -79,22 +92,17 @@ def test_a_whole_one_point_match_in_a_pty():
             if term.proc.poll() is not None or re.search(r"wins? the match", out):
                 break
             if "Your turn: roll" in out:
-                if "double" not in seen:
-                    seen.add("double")
-                    term.send("double")
-                    out = term.read_until_prompt()
-                    assert "Not allowed: no doubling in a 1-point match" in out
+                probed = probe("double", "double", r"Not allowed: no doubling in a 1-point match")
+                if probed:
+                    out = probed
                     continue
                 term.send("roll")
             elif "Your play (or hint)" in out:
-                if "illegal" not in seen:
-                    seen.add("illegal")
-                    term.send("24/30")
-                    out = term.read_until_prompt()
-                    assert "Illegal play: '24/30': point 30 is not on the board (1-24)" in out
-                    term.send("6/off 5/off")
-                    out = term.read_until_prompt()
-                    assert re.search(r"Illegal play: .* is not a legal play of \d-\d", out)
+                probed = probe("illegal",
+                               "24/30", r"Illegal play: '24/30': point 30 is not on the board",
+                               "6/off 5/off", r"Illegal play: .* is not a legal play of \d-\d")
+                if probed:
+                    out = probed
                     continue
                 term.send("hint")
                 out = term.read_until_prompt()
@@ -104,11 +112,9 @@ def test_a_whole_one_point_match_in_a_pty():
                 out = term.read_until_prompt()
                 assert f"Your play: {best}" in out
                 assert "Enter (or yes) to confirm, undo to take it back" in out
-                if "undo" not in seen:
-                    seen.add("undo")
-                    term.send("undo")
-                    out = term.read_until_prompt()
-                    assert "Taken back; enter your play." in out
+                probed = probe("undo", "undo", r"Taken back; enter your play\.")
+                if probed:
+                    out = probed
                     continue
                 term.send("")
             elif "take or drop" in out:
