@@ -1,0 +1,189 @@
+"""Live play: WebSocket events between two clients, reconnecting, the message parser (fuzzed),
+clocks and flags and correspondence deadlines with an injected wall clock."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, Wall, live_match, make_app, step
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardgammon.server.actions import ActionMessage, PingMessage, parse_client_message
+from boardgammon.server.errors import ApiError
+
+
+def receive_until(ws, kind: str, limit: int = 50) -> list[dict]:
+    """Messages up to and including the first of type ``kind``."""
+    got = []
+    for _ in range(limit):
+        got.append(ws.receive_json())
+        if got[-1]["type"] == kind:
+            return got
+    raise AssertionError(f"no {kind} in {[m['type'] for m in got]}")
+
+
+def test_websocket_match_between_two_clients(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa, \
+                client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+            first_a, first_b = wa.receive_json(), wb.receive_json()
+            assert first_a["type"] == first_b["type"] == "state"
+            assert (first_a["state"]["you"], first_b["state"]["you"]) == (0, 1)
+            wa.send_json({"type": "ping"})
+            assert wa.receive_json() == {"type": "pong"}
+            wa.send_text("{not json")
+            error = wa.receive_json()
+            assert error["type"] == "error" and error["error"]["code"] == "invalid_request"
+            sockets = {0: wa, 1: wb}
+            players = {0: ann, 1: bob}
+            seen: list[str] = []
+            for n in range(12):
+                state = ann.state(match_id)
+                seat = state["turn"]
+                me = players[seat]
+                mine = me.state(match_id)
+                if mine["phase"] in ("opening", "roll"):
+                    action = {"type": "roll", **me.roll_action(mine)}
+                else:
+                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
+                action["action_id"] = f"ws{n}"
+                sockets[seat].send_json({"type": "action", "action": action})
+                got = receive_until(sockets[seat], "ack")
+                assert got[-1] == {"type": "ack", "action_id": f"ws{n}"}
+                theirs = receive_until(sockets[1 - seat], "state")
+                kinds = [m["type"] for m in theirs]
+                seen += kinds
+                assert kinds[0] == action["type"]
+                assert theirs[-1]["state"]["you"] == 1 - seat
+                assert theirs[-1]["state"] == players[1 - seat].state(match_id)
+            assert {"roll", "play", "commitment", "state"} <= set(seen)
+            bad = {"type": "action", "action": {"action_id": "x1", "type": "play", "play": "1/0"}}
+            other = 1 - ann.state(match_id)["turn"]
+            sockets[other].send_json(bad)
+            error = receive_until(sockets[other], "error")[-1]
+            assert error["action_id"] == "x1" and error["error"]["code"] in (
+                "not_your_turn", "wrong_phase")
+        # Reconnecting resumes exactly where the match is.
+        with client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+            assert wb.receive_json()["state"] == bob.state(match_id)
+        # A spectator sees the state and cannot act.
+        client.cookies.clear()
+        with client.websocket_connect(f"/ws/matches/{match_id}") as ws:
+            state = ws.receive_json()["state"]
+            assert state["you"] is None and state["legal_plays"] == []
+            ws.send_json({"type": "action", "action": {"action_id": "s", "type": "double"}})
+            assert ws.receive_json()["error"]["code"] == "not_authenticated"
+
+
+def test_websocket_unknown_match(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as client:
+        with client.websocket_connect("/ws/matches/mat_nothing") as ws:
+            assert ws.receive_json()["error"]["code"] == "not_found"
+
+
+@given(st.one_of(st.text(max_size=300), st.binary(max_size=300),
+                 st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                              lambda c: st.lists(c, max_size=4)
+                              | st.dictionaries(st.sampled_from(
+                                  ["type", "action", "action_id", "play", "points", "roll_id",
+                                   "entropy", "commitment", "x"]), c, max_size=5),
+                              max_leaves=20).map(json.dumps)))
+@settings(max_examples=400, deadline=None)
+def test_parser_never_fails_unexpectedly(frame):
+    """Any frame parses to a message or is refused with 422 invalid_request."""
+    try:
+        message = parse_client_message(frame)
+    except ApiError as exc:
+        assert (exc.status, exc.code) == (422, "invalid_request") and exc.message
+    else:
+        assert isinstance(message, ActionMessage | PingMessage)
+
+
+@given(st.sampled_from(["double", "take", "drop", "accept_resign", "decline_resign"]),
+       st.text(min_size=1, max_size=100))
+def test_parser_accepts_every_simple_action(kind, action_id):
+    message = parse_client_message(json.dumps(
+        {"type": "action", "action": {"action_id": action_id, "type": kind}}))
+    assert message.action.model_dump() == {"action_id": action_id, "type": kind}
+
+
+def tick(client) -> None:
+    client.portal.call(client.app.state.game.tick)
+
+
+def test_live_clock_delay_reserve_and_flag(sqlite_url):
+    wall = Wall()
+    with TestClient(make_app(sqlite_url, wall)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, clock="bullet")  # 5 s delay, 30 s per point
+        players = {0: ann, 1: bob}
+        while ann.state(match_id)["phase"] == "opening":
+            step(players, match_id)
+        state = ann.state(match_id)
+        mover = state["turn"]
+        assert state["clocks"]["running"] == mover and state["clocks"]["reserve"] == [30.0, 30.0]
+        wall.advance(12.0)  # 5 s free, 7 s charged
+        state = players[mover].state(match_id)
+        assert state["clocks"]["reserve"][mover] == pytest.approx(23.0)
+        assert state["clocks"]["delay_left"] == 0.0
+        state = step(players, match_id)
+        assert state["clocks"]["reserve"][mover] == pytest.approx(23.0)
+        assert state["clocks"]["running"] == 1 - mover
+        wall.advance(4.0)  # inside the delay: nothing charged
+        step(players, match_id)
+        assert ann.state(match_id)["clocks"]["reserve"][1 - mover] == pytest.approx(30.0)
+        flagged = ann.state(match_id)["turn"]
+        wall.advance(36.0)
+        tick(client)
+        state = ann.state(match_id)
+        assert state["phase"] == "match_over"
+        assert state["result"]["winner"] == 1 - flagged
+        assert state["games"][-1] == {"game_number": 1, "winner": 1 - flagged, "points": 0,
+                                      "how": "flag"}
+        assert ann.get("/api/matches").json()[0]["status"] == "finished"
+        r = players[flagged].act(match_id, "double")
+        assert r.status_code == 409
+
+
+def test_late_action_claims_the_flag(sqlite_url):
+    wall = Wall()
+    with TestClient(make_app(sqlite_url, wall)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, clock="bullet")
+        players = {0: ann, 1: bob}
+        while ann.state(match_id)["phase"] == "opening":
+            step(players, match_id)
+        seat = ann.state(match_id)["turn"]
+        wall.advance(40.0)
+        state = players[seat].state(match_id)
+        r = players[seat].act(match_id, "play", play=state["legal_plays"][0]["notation"])
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "time_expired")
+        assert ann.state(match_id)["result"]["winner"] == 1 - seat
+
+
+def test_correspondence_deadline(sqlite_url):
+    wall = Wall()
+    with TestClient(make_app(sqlite_url, wall)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, mode="correspondence", days=1)
+        players = {0: ann, 1: bob}
+        while ann.state(match_id)["phase"] == "opening":
+            step(players, match_id)
+        state = ann.state(match_id)
+        seat = state["turn"]
+        assert state["clocks"] is None and state["deadline"] is not None
+        summary = players[seat].get("/api/matches").json()[0]
+        assert summary["your_turn"] is True and summary["deadline"] == state["deadline"]
+        wall.advance(86400 - 10)
+        tick(client)
+        assert ann.state(match_id)["phase"] == "play"
+        wall.advance(86400)  # well past the day and the grace
+        tick(client)
+        state = ann.state(match_id)
+        assert state["phase"] == "match_over" and state["result"]["winner"] == 1 - seat
+        assert state["games"][-1]["how"] == "flag"
