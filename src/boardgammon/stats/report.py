@@ -16,9 +16,9 @@ from scipy import stats
 from .record import Categories, DiceRecord
 from .significance import (
     chi_square_uniform,
+    longest_run_test,
     p_binomial_deviation_at_least,
     p_deviation_at_least,
-    p_longest_run_at_least,
     p_max_at_least,
 )
 
@@ -126,11 +126,7 @@ def _order_tests(doubles: np.ndarray, keys: np.ndarray) -> dict:
         "after_non_double_share": (
             float((nxt & after_other).sum() / after_other.sum()) if after_other.any() else None
         ),
-        "longest_run": {
-            "length": longest,
-            "p_at_least": p_longest_run_at_least(lengths, longest) if longest else 1.0,
-            "p_at_most": 1.0 - p_longest_run_at_least(lengths, longest + 1),
-        },
+        "longest_run": longest_run_test(lengths, longest),
     }
 
 

@@ -122,6 +122,11 @@ def p_binomial_deviation_at_least(n: int, p: Fraction, deviation: Fraction) -> f
     )
 
 
+MAX_EXACT_RUN = 60
+"""Longest run for which :func:`longest_run_test` runs the exact chain (a (K+1)² matrix); a
+longer run of chance p**K ≤ 6**-61 per start is shown by the union bound alone."""
+
+
 def _run_chain(run: int, p: float) -> np.ndarray:
     """Transition matrix over the current run length 0…run−1 plus an absorbing "run seen"."""
     chain = np.zeros((run + 1, run + 1))
@@ -138,10 +143,10 @@ def p_longest_run_at_least(lengths: np.ndarray, run: int, p: float = 1 / 6) -> f
     chain of :func:`boardgammon.stats.doubles.p_run`), in double precision via matrix powers.
 
     Raises:
-        InvalidQuery: ``run`` < 1.
+        InvalidQuery: ``run`` < 1 or above :data:`MAX_EXACT_RUN`.
     """
-    if run < 1:
-        raise InvalidQuery(f"run must be at least 1, got {run}")
+    if not 1 <= run <= MAX_EXACT_RUN:
+        raise InvalidQuery(f"run must be from 1 to {MAX_EXACT_RUN}, got {run}")
     values, counts = np.unique(np.asarray(lengths, dtype=np.int64), return_counts=True)
     chain = _run_chain(run, p)
     log_none = 0.0
@@ -156,3 +161,37 @@ def p_longest_run_at_least(lengths: np.ndarray, run: int, p: float = 1 / 6) -> f
             return 1.0
         log_none += int(count) * math.log1p(-hit)
     return float(-math.expm1(log_none))
+
+
+def longest_run_test(lengths: np.ndarray, longest: int, p: float = 1 / 6) -> dict:
+    """The observed longest run of successes against its distribution for independent trials.
+
+    Args:
+        lengths: length of each independent sequence (runs do not cross sequences).
+        longest: the longest run observed.
+        p: chance of a success (1/6: a double).
+
+    Returns:
+        ``{"length", "p_at_least", "p_at_most", "method"}``: the chances that fair dice give a
+        longest run ≥ and ≤ the observed one. Exact (Markov chain, double precision) up to
+        :data:`MAX_EXACT_RUN`; beyond it ``p_at_least`` is the union bound Σ n·p^L (every start
+        of a run), which is then below 1e-40 per million rolls, and ``p_at_most`` is 1.
+    """
+    n = int(np.sum(lengths))
+    if longest > MAX_EXACT_RUN:
+        return {
+            "length": longest,
+            "p_at_least": min(1.0, n * p**longest),
+            "p_at_most": 1.0,
+            "method": f"upper bound n·p^L (a run longer than {MAX_EXACT_RUN})",
+        }
+    at_least = p_longest_run_at_least(lengths, longest, p) if longest else 1.0
+    at_most = (
+        1.0 - p_longest_run_at_least(lengths, longest + 1, p) if longest < MAX_EXACT_RUN else 1.0
+    )
+    return {
+        "length": longest,
+        "p_at_least": at_least,
+        "p_at_most": at_most,
+        "method": "exact Markov chain of the run length (double precision), not simulated",
+    }
