@@ -9,6 +9,7 @@ from boardgammon.commands import odds as odds_commands
 from boardgammon.commands import stats as stats_commands
 from boardgammon.commands.analyze import analyze as analyze_command
 from boardgammon.commands.play import play as play_command
+from boardgammon.commands.plays import plays as plays_command
 from boardgammon.commands.selfplay import selfplay as selfplay_command
 from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
@@ -37,6 +38,7 @@ app.add_typer(audit_commands.app, name="audit")
 app.command(name="selfplay")(selfplay_command)
 app.command(name="analyze")(analyze_command)
 app.command(name="play")(play_command)
+app.command(name="plays")(plays_command)
 
 
 def main() -> None:

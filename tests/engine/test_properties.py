@@ -196,7 +196,7 @@ def test_colour_symmetry(board, roll):
     assert theirs == reference_results(board.array, *roll, side=1)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=150)
 @given(positions, dice)
 def test_every_legal_plays_notation_reparses_and_validates_to_the_same_play(board, roll):
     for p in board.legal_plays(*roll):
@@ -207,7 +207,7 @@ def test_every_legal_plays_notation_reparses_and_validates_to_the_same_play(boar
         assert board.play(text, roll) == p.after
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=100)
 @given(st.lists(st.tuples(positions, dice), min_size=1, max_size=20))
 def test_generate_batch_equals_legal_plays(pairs):
     boards = np.array([b.array for b, _ in pairs])

@@ -248,20 +248,32 @@ class Board:
         d1, d2 = dice
         parsed = Play.parse(play) if isinstance(play, str) else play
         candidate = parsed._with_hits_on(self)
-        # Most submitted plays are legal: look among the legal plays first, and generate the
-        # incomplete ones only to explain a refusal.
+        # A play is identified by the position it reaches: apply the moves without checks, then
+        # look the result up among the legal plays' results (linear, however many plays).
+        target = self._a.astype(np.int16)
+        for m in candidate.moves:
+            target[0, m.source - 1] -= 1
+            if m.dest != OFF:
+                target[0, m.dest - 1] += 1
+                if m.hit:
+                    target[1, 24 - m.dest] -= 1
+                    target[1, 24] += 1
         boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
-        legal = [(k, Play._from_kernel(moves[k], int(nmoves[k]), None))
-                 for k in np.nonzero(keep)[0]]
-        paths = [k for k, p in legal if p == candidate] or [
-            k for k, p in legal if candidate._passes_for(p)]
+        legal = np.nonzero(keep)[0]
+        paths = legal[(boards[legal] == target).all(axis=(1, 2))]
+        if not paths.size:
+            # A journey written without the points it passes may still name one legal play.
+            same_moves = legal[(boards[legal, 0] == target[0]).all(axis=1)]
+            paths = [k for k in same_moves
+                     if candidate._passes_for(Play._from_kernel(moves[k], int(nmoves[k]), None))]
         if len(paths) == 1:
             k = paths[0]
             return Play._from_kernel(moves[k], int(nmoves[k]),
                                      Board._from_kernel(boards[k], self.checkers))
-        if paths:
+        if len(paths):
             raise IllegalPlay(f"{candidate} is ambiguous with {d1}-{d2}: write the hits, one of "
-                              + ", ".join(str(p) for k, p in legal if k in paths))
+                              + ", ".join(str(Play._from_kernel(moves[k], int(nmoves[k]), None))
+                                          for k in paths))
         _, moves, nmoves, first, _, best = self._generate(d1, d2, partial=True)
         for k in range(len(nmoves)):
             if Play._from_kernel(moves[k], int(nmoves[k]), None) == candidate:

@@ -298,6 +298,50 @@ def make_buffers(capacity):
 
 
 @njit(cache=True)
+def generate_batch_with_moves(boards, dice, out_b, out_m, out_n, out_offsets):
+    """:func:`generate_batch` that also writes each legal play's moves.
+
+    Args:
+        boards, dice, out_b, out_offsets: as for :func:`generate_batch`.
+        out_m: ``int8[M, 4, 3]`` receives each play's single-die moves ``(from, to, hit)``, or
+            ``int8[0, 4, 3]`` to skip them.
+        out_n: ``int8[M]`` receives each play's number of moves (or ``int8[0]``).
+
+    Returns:
+        the number of plays written, or ``-1`` if an output was too small.
+
+    Raises:
+        ValueError: a die outside 1–6.
+    """
+    work, out, dedup = make_buffers(_CAPACITY)
+    res, res_m, res_n, res_d = out
+    with_moves = out_m.shape[0] > 0
+    total = 0
+    for p in range(boards.shape[0]):
+        d1 = dice[p, 0]
+        d2 = dice[p, 1]
+        if d1 < 1 or d1 > 6 or d2 < 1 or d2 > 6:
+            raise ValueError("a die shows 1-6")
+        n, best = generate(boards[p], d1, d2, False, work, out, dedup)
+        if n > _CAPACITY:
+            raise OverflowError("more play states than the generator's capacity")
+        hi_only = _hi_only(n, best, d1, d2, res_n, res_d)
+        hi = max(d1, d2)
+        out_offsets[p] = total
+        for k in range(n):
+            if _keep(k, best, hi_only, hi, res_n, res_d):
+                if total >= out_b.shape[0] or (with_moves and total >= out_m.shape[0]):
+                    return -1
+                unpack(res, k, out_b[total])
+                if with_moves:
+                    out_m[total] = res_m[k]
+                    out_n[total] = res_n[k]
+                total += 1
+    out_offsets[boards.shape[0]] = total
+    return total
+
+
+@njit(cache=True)
 def generate_batch(boards, dice, out_b, out_offsets):
     """Legal resulting positions for many (position, roll) pairs in one call.
 
@@ -314,28 +358,8 @@ def generate_batch(boards, dice, out_b, out_offsets):
     Raises:
         ValueError: a die outside 1–6.
     """
-    work, out, dedup = make_buffers(_CAPACITY)
-    res, _, res_n, res_d = out
-    total = 0
-    for p in range(boards.shape[0]):
-        d1 = dice[p, 0]
-        d2 = dice[p, 1]
-        if d1 < 1 or d1 > 6 or d2 < 1 or d2 > 6:
-            raise ValueError("a die shows 1-6")
-        n, best = generate(boards[p], d1, d2, False, work, out, dedup)
-        if n > _CAPACITY:
-            raise OverflowError("more play states than the generator's capacity")
-        hi_only = _hi_only(n, best, d1, d2, res_n, res_d)
-        hi = max(d1, d2)
-        out_offsets[p] = total
-        for k in range(n):
-            if _keep(k, best, hi_only, hi, res_n, res_d):
-                if total >= out_b.shape[0]:
-                    return -1
-                unpack(res, k, out_b[total])
-                total += 1
-    out_offsets[boards.shape[0]] = total
-    return total
+    return generate_batch_with_moves(boards, dice, out_b, np.empty((0, MAX_MOVES, 3), np.int8),
+                                     np.empty(0, np.int8), out_offsets)
 
 
 class Generator:

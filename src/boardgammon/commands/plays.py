@@ -1,0 +1,141 @@
+"""``boardgammon plays``: every legal play of a position and roll. A contract other tools call.
+
+* ``boardgammon plays POSITION_ID D1 D2`` prints one line per legal play: the play in standard
+  notation, a tab, the gnubg Position ID of the resulting position (still from the mover's
+  view, not swapped to the opponent). A dance is one play with empty notation.
+* ``--json`` prints ``{"position_id": ..., "dice": [d1, d2], "plays": [{"notation": ...,
+  "position_id": ...}, ...]}``.
+* ``--batch FILE`` (``-`` for standard input) reads JSON lines ``{"position_id": ...,
+  "dice": [d1, d2]}`` and writes one such JSON object per line, all in one process.
+
+Bad input (a malformed Position ID, an impossible position, dice outside 1–6, a bad batch line)
+exits with code 2 and a message on standard error, before anything is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import typer
+
+from boardgammon.engine import Board, Play
+from boardgammon.engine.errors import InvalidPosition
+from boardgammon.engine.ids import encode_position_ids
+from boardgammon.engine.movegen import MAX_MOVES, generate_batch_with_moves
+
+_CHUNK = 4096  # requests per generator call: bounds memory on large batches
+
+
+class BadRequest(ValueError):
+    """A request names an invalid position or dice."""
+
+
+def _dice(value: object) -> tuple[int, int]:
+    if (not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2
+            or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6
+                       for d in value)):
+        raise BadRequest(f"dice are two whole numbers 1-6, got {value!r}")
+    return int(value[0]), int(value[1])
+
+
+def _board(position_id: object) -> np.ndarray:
+    if not isinstance(position_id, str):
+        raise BadRequest(f"a Position ID is a string, got {position_id!r}")
+    try:
+        return Board.from_position_id(position_id).array
+    except InvalidPosition as exc:
+        raise BadRequest(str(exc)) from None
+
+
+def list_plays(requests: Sequence[tuple[str, tuple[int, int]]],
+               labels: Sequence[str] | None = None) -> Iterator[dict]:
+    """The answer object of each ``(position_id, (d1, d2))`` request, in order.
+
+    Args:
+        requests: the positions and rolls.
+        labels: how to name each request in an error message (e.g. ``"line 3"``).
+
+    Raises:
+        BadRequest: an invalid Position ID or dice (checked for all requests first).
+    """
+    boards, rolls = [], []
+    for i, (pid, dice) in enumerate(requests):
+        try:
+            boards.append(_board(pid))
+            rolls.append(_dice(dice))
+        except BadRequest as exc:
+            raise BadRequest(f"{labels[i]}: {exc}" if labels else str(exc)) from None
+    for start in range(0, len(requests), _CHUNK):
+        stop = min(start + _CHUNK, len(requests))
+        yield from _chunk(requests[start:stop], np.array(boards[start:stop]),
+                          np.array(rolls[start:stop], dtype=np.int64))
+
+
+def _chunk(requests, boards: np.ndarray, dice: np.ndarray) -> Iterator[dict]:
+    capacity = 64 * len(boards)
+    while True:
+        out_b = np.empty((capacity, 2, 25), dtype=np.int8)
+        out_m = np.empty((capacity, MAX_MOVES, 3), dtype=np.int8)
+        out_n = np.empty(capacity, dtype=np.int8)
+        offsets = np.empty(len(boards) + 1, dtype=np.int64)
+        total = generate_batch_with_moves(boards, dice, out_b, out_m, out_n, offsets)
+        if total >= 0:
+            break
+        capacity *= 4
+    ids = encode_position_ids(out_b[:total])
+    for i, (pid, (d1, d2)) in enumerate(requests):
+        plays = [{"notation": Play._from_kernel(out_m[k], int(out_n[k]), None).notation(),
+                  "position_id": ids[k]} for k in range(offsets[i], offsets[i + 1])]
+        yield {"position_id": pid, "dice": [int(d1), int(d2)], "plays": plays}
+
+
+def _read_batch(path: Path) -> tuple[list[tuple[str, tuple[int, int]]], list[str]]:
+    text = sys.stdin.read() if str(path) == "-" else path.read_text()
+    requests, labels = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadRequest(f"line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or set(item) != {"position_id", "dice"}:
+            raise BadRequest(f'line {number}: expected {{"position_id": ..., "dice": [d1, d2]}}')
+        requests.append((item["position_id"], item["dice"]))
+        labels.append(f"line {number}")
+    return requests, labels
+
+
+def plays(
+    position_id: str | None = typer.Argument(None, help="gnubg Position ID, player on roll."),
+    d1: int | None = typer.Argument(None, help="First die, 1-6."),
+    d2: int | None = typer.Argument(None, help="Second die, 1-6."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    batch: Path | None = typer.Option(
+        None, "--batch", help="JSON lines {position_id, dice} in ('-' = stdin); JSON lines out."),
+) -> None:
+    """Every legal play of a position and roll: notation, tab, resulting Position ID."""
+    try:
+        if batch is not None:
+            if position_id is not None:
+                raise BadRequest("give either --batch FILE or POSITION_ID D1 D2, not both")
+            if str(batch) != "-" and not batch.is_file():
+                raise BadRequest(f"no such batch file: {batch}")
+            for answer in list_plays(*_read_batch(batch)):
+                sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
+            return
+        if position_id is None or d1 is None or d2 is None:
+            raise BadRequest("usage: boardgammon plays POSITION_ID D1 D2 (or --batch FILE)")
+        (answer,) = list_plays([(position_id, (d1, d2))])
+    except BadRequest as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from None
+    if as_json:
+        typer.echo(json.dumps(answer))
+    else:
+        for p in answer["plays"]:
+            typer.echo(f"{p['notation']}\t{p['position_id']}")
