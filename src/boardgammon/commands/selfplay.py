@@ -40,7 +40,7 @@ def context_for(match: Match, seat: int) -> Context:
     return Context(length=match.length, my_score=match.score[seat],
                    opponent_score=match.score[1 - seat], crawford=match.crawford,
                    cube_value=game.cube, cube_owner=owner, variant=match.variant.value,
-                   jacoby=getattr(match, "jacoby", False))
+                   jacoby=match.jacoby)
 
 
 def bot_act(match: Match, seat: int, bot: Bot, dice: Dice, resigned: set[int]) -> str:
