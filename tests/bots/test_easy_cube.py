@@ -177,3 +177,13 @@ def test_decisions_do_not_depend_on_the_seed():
     for board, context in zip(boards, contexts, strict=True):
         assert a.double(board, context) == b.double(board, context)
         assert a.take(board, context) == b.take(board, context)
+
+
+def test_jacoby_rule_makes_gammons_count_single_while_the_cube_is_centred():
+    # Too good to double without Jacoby; with it gammons do not count, so double (and cash).
+    assert not should_double(0.90, Context(), gammon=0.5)
+    assert should_double(0.90, Context(jacoby=True), gammon=0.5)
+    # A single resignation is all a centred-cube game is worth under Jacoby.
+    assert should_accept_resignation(0.95, 0.5, Context(jacoby=True), 1)
+    assert not should_accept_resignation(0.95, 0.5, Context(jacoby=True, cube_value=2,
+                                                            cube_owner=CubeOwner.ME), 1)

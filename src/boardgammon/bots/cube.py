@@ -132,6 +132,12 @@ def should_take(p_win: float, context: Context, race: bool = False) -> bool:
     return p_win >= take_point(context, race)
 
 
+def _gammons_count(context: Context) -> bool:
+    """False in money play under the Jacoby rule while the cube is centred."""
+    return not (context.length == 0 and context.jacoby
+                and context.cube_owner is CubeOwner.CENTRE)
+
+
 def _opponent_view(context: Context) -> Context:
     owner = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME,
              CubeOwner.CENTRE: CubeOwner.CENTRE}[context.cube_owner]
@@ -150,7 +156,8 @@ def should_double(p_win: float, context: Context, race: bool = False,
     Always when the opponent wins the match with any win anyway (post-Crawford, the trailer
     doubles at once). Otherwise it doubles from ``DOUBLE_WINDOW`` below the opponent's drop
     point, unless too good: the opponent should drop but playing on for ``gammon`` (the
-    share of wins that are gammons) is worth more than the cube, i.e.
+    share of wins that are gammons; none under the Jacoby rule with the cube centred) is worth
+    more than the cube, i.e.
     ``gammon > 2 (1 - p) / p`` (cubeless: ``p (1 + g) - (1 - p) > 1``).
 
     Args:
@@ -169,7 +176,9 @@ def should_double(p_win: float, context: Context, race: bool = False,
             return True
     opp_take = take_point(_opponent_view(context), race)
     drop_point = 1.0 - opp_take
-    if p_win >= drop_point and p_win > 0 and gammon > 2.0 * (1.0 - p_win) / p_win:
+    too_good = (_gammons_count(context) and p_win >= drop_point and p_win > 0
+                and gammon > 2.0 * (1.0 - p_win) / p_win)
+    if too_good:
         return False
     return p_win >= drop_point - DOUBLE_WINDOW[(race, context.cube_owner)]
 
@@ -194,7 +203,11 @@ def playing_on_value(p_win: float, gammon_share: float, context: Context,
         p_win: the deciding side's game-winning chance.
         gammon_share: share of its wins that are gammons.
         gammons_lost: share of its losses that are gammons.
+
+    Under the Jacoby rule (money play, cube centred) gammons count as singles.
     """
+    if not _gammons_count(context):
+        gammon_share = gammons_lost = 0.0
     v = context.cube_value
     return (p_win * ((1 - gammon_share) * outcome_value(context, v)
                      + gammon_share * outcome_value(context, 2 * v))
