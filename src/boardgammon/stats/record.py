@@ -33,12 +33,21 @@ class Categories:
     labels: tuple[str, ...]
 
     @classmethod
-    def encode(cls, values: Sequence[object]) -> Categories:
+    def encode(cls, values: Sequence[object] | np.ndarray) -> Categories:
+        """Codes and sorted labels of ``values``; None and "" become :data:`UNKNOWN`."""
+        if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and len(values):
+            low, high = int(values.min()), int(values.max())
+            if high - low < 1 << 16:
+                # Small integer IDs (seats, flags): a lookup table, no sort and no strings.
+                present = np.flatnonzero(np.bincount(values - low))
+                lookup = np.zeros(high - low + 1, dtype=np.int64)
+                lookup[present] = np.arange(len(present))
+                return cls(lookup[values - low], tuple(str(v + low) for v in present))
         text = np.array([UNKNOWN if v is None or v == "" else str(v) for v in values], dtype=object)
         labels, codes = np.unique(text, return_inverse=True)
         return cls(codes.astype(np.int64), tuple(labels))
 
-    def take(self, index: np.ndarray) -> Categories:
+    def take(self, index: np.ndarray | slice) -> Categories:
         return Categories(self.codes[index], self.labels)
 
 
@@ -48,14 +57,15 @@ class DiceRecord:
 
     Attributes:
         die1, die2: ``int8[N]``, faces 1–6 (first die, second die).
-        match: match of each roll (one match for the whole record when the source has none).
+        match: ``int64[N]`` key of each roll's match, equal keys contiguous (all 0 when the
+            source names no matches).
         seat: who rolled (0/1 on the server), or None when the source does not say.
         entropy_source: ``client``/``server`` per roll, or None when the source does not say.
     """
 
     die1: np.ndarray
     die2: np.ndarray
-    match: Categories
+    match: np.ndarray
     seat: Categories | None = None
     entropy_source: Categories | None = None
 
@@ -104,17 +114,26 @@ class DiceRecord:
                 raise InvalidRecord(
                     f"row {bad[0] + 1}: {name} = {column[bad[0]]}; a die shows 1 to 6"
                 )
-        match = Categories.encode(match_id if match_id is not None else [""] * n)
-        keys = [match.codes] if order is None else [np.asarray(order, dtype=float), match.codes]
-        index = np.lexsort(keys)
+        if match_id is None:
+            match = np.zeros(n, dtype=np.int64)
+        elif isinstance(match_id, np.ndarray) and match_id.dtype.kind in "iu":
+            match = match_id.astype(np.int64, copy=False)
+        else:
+            match = Categories.encode(match_id).codes
+        if order is not None:
+            index = np.lexsort([np.asarray(order, dtype=float), match])
+        elif (match[1:] >= match[:-1]).all():
+            index = slice(None)  # already grouped: a server export is ordered by match
+        else:
+            index = np.argsort(match, kind="stable")
+        seat_codes = None if seat is None else Categories.encode(seat).take(index)
+        sources = None if entropy_source is None else Categories.encode(entropy_source)
         return cls(
-            die1=d1[index].astype(np.int8),
-            die2=d2[index].astype(np.int8),
-            match=match.take(index),
-            seat=None if seat is None else Categories.encode(seat).take(index),
-            entropy_source=(
-                None if entropy_source is None else Categories.encode(entropy_source).take(index)
-            ),
+            die1=d1[index].astype(np.int8, copy=False),
+            die2=d2[index].astype(np.int8, copy=False),
+            match=match[index],
+            seat=seat_codes,
+            entropy_source=None if sources is None else sources.take(index),
         )
 
 

@@ -27,10 +27,14 @@ CELLS = FACES * FACES
 DOUBLE = 1 / 6
 
 
+def cell_index(die1: np.ndarray, die2: np.ndarray) -> np.ndarray:
+    """``intp[N]`` ordered outcome of each roll, 0…35: 6 × (first die − 1) + (second die − 1)."""
+    return (die1.astype(np.intp) - 1) * FACES + (die2 - 1)
+
+
 def cell_table(die1: np.ndarray, die2: np.ndarray) -> np.ndarray:
     """``int64[6, 6]`` counts of ordered outcomes: row = first die − 1, column = second die − 1."""
-    cells = (die1.astype(np.intp) - 1) * FACES + (die2.astype(np.intp) - 1)
-    return np.bincount(cells, minlength=CELLS).reshape(FACES, FACES)
+    return np.bincount(cell_index(die1, die2), minlength=CELLS).reshape(FACES, FACES)
 
 
 def face_counts(table: np.ndarray) -> np.ndarray:
@@ -91,57 +95,58 @@ def _max_face(faces: np.ndarray) -> dict:
     }
 
 
-def _segments(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Order rolls by ``keys`` (stable) and return that order with the segment starts."""
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    return order, starts
+def _order_tests(parts: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+    """Doubles right after doubles and the longest run of doubles.
 
-
-def _order_tests(doubles: np.ndarray, keys: np.ndarray) -> dict:
-    """Doubles after doubles and the longest run of doubles, within sequences of equal key."""
-    order, starts = _segments(keys)
-    seq = doubles[order]
-    lengths = np.diff(np.r_[starts, len(seq)])
-    same = np.ones(len(seq), dtype=bool)
-    same[starts] = False  # a roll does not follow the last roll of another sequence
-    follows = same[1:]
-    after_double = follows & seq[:-1]
-    after_other = follows & ~seq[:-1]
-    nxt = seq[1:]
-    after = (
-        _share(int((nxt & after_double).sum()), int(after_double.sum()))
-        if after_double.any()
-        else None
-    )
-    # Runs of doubles: breaks at every non-double and at every sequence start.
-    breaks = ~seq | ~same
-    run_id = np.cumsum(breaks)
-    run_lengths = np.bincount(run_id[seq]) if seq.any() else np.zeros(1, dtype=np.int64)
-    longest = int(run_lengths.max())
+    ``parts``: ``(doubles, match)`` of disjoint parts of the record (the whole record, or each
+    seat's rolls), each in the order of play with a match's rolls contiguous. A sequence is
+    one match within one part; nothing follows across sequences.
+    """
+    lengths = []
+    after = np.zeros(2, dtype=np.int64)  # rolls after a double, doubles among them
+    other = np.zeros(2, dtype=np.int64)  # the same after a non-double
+    longest = 0
+    for seq, match in parts:
+        if not len(seq):
+            continue
+        start = np.r_[True, match[1:] != match[:-1]]
+        lengths.append(np.diff(np.r_[np.flatnonzero(start), len(seq)]))
+        follows, previous, nxt = ~start[1:], seq[:-1], seq[1:]
+        after += [np.count_nonzero(follows & previous), np.count_nonzero(follows & previous & nxt)]
+        other += [
+            np.count_nonzero(follows & ~previous),
+            np.count_nonzero(follows & ~previous & nxt),
+        ]
+        if seq.any():
+            # A run of doubles is numbered by the breaks (non-doubles, sequence starts) before it.
+            run_id = np.cumsum(~seq | start)
+            longest = max(longest, int(np.bincount(run_id[seq]).max()))
+    all_lengths = np.concatenate(lengths)
     return {
-        "sequences": int(len(lengths)),
-        "after_double": after,
-        "after_non_double_share": (
-            float((nxt & after_other).sum() / after_other.sum()) if after_other.any() else None
-        ),
-        "longest_run": longest_run_test(lengths, longest),
+        "sequences": int(len(all_lengths)),
+        "after_double": _share(int(after[1]), int(after[0])) if after[0] else None,
+        "after_non_double_share": float(other[1] / other[0]) if other[0] else None,
+        "longest_run": longest_run_test(all_lengths, longest),
     }
 
 
-def _split(doubles: np.ndarray, table_keys: Categories, die1, die2) -> list[dict]:
+def _split(cells: np.ndarray, groups: Categories) -> list[dict]:
+    """Doubles share and chi-squares of each group's rolls (seats, entropy sources)."""
+    tables = np.bincount(
+        groups.codes * CELLS + cells, minlength=len(groups.labels) * CELLS
+    ).reshape(-1, FACES, FACES)
     out = []
-    for code, label in enumerate(table_keys.labels):
-        mask = table_keys.codes == code
-        rolls = int(mask.sum())
-        if not rolls:
-            continue
-        row = {"label": label, **_share(int(doubles[mask].sum()), rolls)}
-        table = cell_table(die1[mask], die2[mask])
-        row["chi2_cells"] = chi_square_uniform(table).as_json()
-        row["chi2_faces"] = chi_square_uniform(face_counts(table)).as_json()
-        out.append(row)
+    for label, table in zip(groups.labels, tables, strict=True):
+        rolls = int(table.sum())
+        if rolls:
+            out.append(
+                {
+                    "label": label,
+                    **_share(int(np.trace(table)), rolls),
+                    "chi2_cells": chi_square_uniform(table).as_json(),
+                    "chi2_faces": chi_square_uniform(face_counts(table)).as_json(),
+                }
+            )
     return out
 
 
@@ -158,7 +163,8 @@ def dice_report(record: DiceRecord) -> dict:
     """
     die1, die2 = record.die1, record.die2
     n = len(record)
-    table = cell_table(die1, die2)
+    cells = cell_index(die1, die2)
+    table = np.bincount(cells, minlength=CELLS).reshape(FACES, FACES)
     faces = face_counts(table)
     doubles = die1 == die2
     n_doubles = int(np.trace(table))
@@ -173,13 +179,13 @@ def dice_report(record: DiceRecord) -> dict:
                 "ci95": [low, high],
             }
         )
-    order_tests: dict = {"by_match": _order_tests(doubles, record.match.codes)}
+    order_tests: dict = {"by_match": _order_tests([(doubles, record.match)])}
     if record.seat is not None:
-        seat_keys = record.match.codes * len(record.seat.labels) + record.seat.codes
-        order_tests["by_seat"] = _order_tests(doubles, seat_keys)
-        order_tests["seats"] = _split(doubles, record.seat, die1, die2)
+        masks = [record.seat.codes == code for code in range(len(record.seat.labels))]
+        order_tests["by_seat"] = _order_tests([(doubles[m], record.match[m]) for m in masks])
+        order_tests["seats"] = _split(cells, record.seat)
     if record.entropy_source is not None:
-        order_tests["entropy_sources"] = _split(doubles, record.entropy_source, die1, die2)
+        order_tests["entropy_sources"] = _split(cells, record.entropy_source)
     return {
         "rolls": n,
         "dice": 2 * n,
