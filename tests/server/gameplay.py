@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import socket
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import httpx
 from fastapi.testclient import TestClient
 
 from boardgammon.server.app import create_app
@@ -114,3 +120,40 @@ def play_out(players: dict[int, Player], match_id: str, limit: int = 2000) -> di
         if state["phase"] == "match_over":
             return state
     raise AssertionError("the match did not end")
+
+
+# A real server in a subprocess -------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
+        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/options", timeout=1).status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("the server did not start within 120 s")
+
+
+class Http:
+    def __init__(self, base: str, token: str | None = None) -> None:
+        self.base, self.token = base, token
+
+    def __call__(self, method: str, path: str, json=None) -> dict:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        r = httpx.request(method, self.base + path, json=json, headers=headers, timeout=30)
+        assert r.status_code < 300, r.text
+        return r.json()

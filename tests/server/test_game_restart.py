@@ -6,54 +6,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-import httpx
 import pytest
+from gameplay import Http, free_port, serve
 
 from boardgammon.server.service_clock import DOWN_AFTER_S
 
 pytestmark = pytest.mark.slow
 
 BULLET_DELAY = 5.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serve(port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
-        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/options", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("the server did not start within 120 s")
-
-
-class Http:
-    def __init__(self, base: str, token: str | None = None) -> None:
-        self.base, self.token = base, token
-
-    def __call__(self, method: str, path: str, json=None) -> dict:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        r = httpx.request(method, self.base + path, json=json, headers=headers, timeout=30)
-        assert r.status_code < 300, r.text
-        return r.json()
 
 
 def roll_or_play(http: Http, match_id: str, n: int) -> None:

@@ -1,0 +1,89 @@
+"""Scale-out: two ``boardgammon serve`` processes on the same PostgreSQL and Redis, one player
+connected to each by WebSocket, play a match; every event reaches both players."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from gameplay import Http, free_port, serve
+
+pytestmark = pytest.mark.slow
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+def _redis_or_skip() -> None:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
+
+
+def receive_until(ws, kind: str, limit: int = 60) -> list[dict]:
+    """Messages up to and including the first of type ``kind``."""
+    got = []
+    for _ in range(limit):
+        got.append(json.loads(ws.recv(timeout=30)))
+        if got[-1]["type"] == kind:
+            return got
+    raise AssertionError(f"no {kind} in {[m['type'] for m in got]}")
+
+
+def test_two_processes_share_a_match(postgres_url, tmp_path):
+    _redis_or_skip()
+    from websockets.sync.client import connect
+
+    env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url,
+           "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0"}
+    ports = [free_port(), free_port()]
+    servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
+    try:
+        servers.append(serve(ports[1], env, tmp_path))
+        bases = [f"http://127.0.0.1:{p}" for p in ports]
+        players = {}
+        for seat, name in enumerate(("ann", "bob")):
+            token = Http(bases[seat])("POST", "/api/auth/register",
+                                      {"username": name, "password": "long enough"})["token"]
+            players[seat] = Http(bases[seat], token)
+        seek = players[0]("POST", "/api/seeks", {"length": 1})
+        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+        sockets = {seat: connect(f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}"
+                                 f"?token={players[seat].token}", legacy=True)
+                   for seat in (0, 1)}
+        try:
+            for seat in (0, 1):
+                assert json.loads(sockets[seat].recv(timeout=30))["state"]["you"] == seat
+            for n in range(10):
+                state = players[0]("GET", f"/api/matches/{match_id}")
+                seat = state["turn"]
+                mine = players[seat]("GET", f"/api/matches/{match_id}")
+                if mine["phase"] in ("opening", "roll"):
+                    pending = mine["pending_roll"]
+                    action = {"type": "roll", "roll_id": pending["roll_id"],
+                              "commitment": pending["commitment"],
+                              "entropy": os.urandom(16).hex()}
+                else:
+                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
+                action["action_id"] = f"p{n}"
+                sockets[seat].send(json.dumps({"type": "action", "action": action}))
+                # Through Redis the ack may overtake the sender's own copy of the events.
+                mine = receive_until(sockets[seat], "ack")
+                if "state" not in [m["type"] for m in mine]:
+                    mine += receive_until(sockets[seat], "state")
+                assert {"type": "ack", "action_id": f"p{n}"} in mine
+                theirs = receive_until(sockets[1 - seat], "state")
+                assert theirs[0]["type"] == action["type"]
+                # The other process's state equals what this process serves.
+                assert theirs[-1]["state"] == players[1 - seat]("GET",
+                                                                f"/api/matches/{match_id}")
+        finally:
+            for ws in sockets.values():
+                ws.close()
+    finally:
+        for server in servers:
+            server.kill()
+            server.wait()
