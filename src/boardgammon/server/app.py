@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from boardgammon import __version__
-from boardgammon.server import errors, runtime, webapp
+from boardgammon.server import analysis_worker, errors, runtime, webapp
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
 from boardgammon.server.settings import Settings
@@ -30,7 +30,7 @@ def create_app(settings: Settings | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.db = open_database(settings.database_url)
         try:
-            async with runtime.running(app):
+            async with runtime.running(app), analysis_worker.running(app):
                 yield
         finally:
             app.state.db.dispose()
@@ -40,5 +40,6 @@ def create_app(settings: Settings | None = None,
     errors.install(app)
     app.include_router(audit.router)
     runtime.install(app, game)
+    analysis_worker.install(app)
     webapp.install(app)
     return app

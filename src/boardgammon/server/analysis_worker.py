@@ -1,0 +1,185 @@
+"""Match analysis on the server: a background worker that analyses every finished match, its
+table (``match_analyses``, migration ``0003_match_analysis``) and
+``GET /api/matches/{match_id}/analysis``.
+
+The worker looks for finished matches without an analysis every ``poll_s`` seconds, claims one
+by inserting its ``pending`` row (the primary key makes the claim unique across server
+processes), analyses it in a worker thread (:func:`boardgammon.analysis.analysis.analyse_match`
+at ``plies``, the neural evaluator) and stores the result as JSON with status ``done`` (or
+``failed`` with the reason, so that a record that cannot be analysed is not retried forever).
+A claim older than ``stale_s`` whose worker died is taken over.
+
+The endpoint's response is documented in ``docs/api.md`` ("Match analysis").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+
+from boardgammon.server.errors import ApiError
+from boardgammon.server.game_models import MatchRow
+from boardgammon.server.models import Base, UTCDateTime
+
+log = logging.getLogger("boardgammon.server.analysis")
+
+router = APIRouter(tags=["analysis"])
+
+
+class MatchAnalysisRow(Base):
+    """The analysis of one finished match: ``status`` pending, done or failed; ``result`` the
+    JSON of :func:`boardgammon.analysis.report.to_dict` with every decision; ``error`` why it
+    failed; ``claimed_t`` wall seconds when a worker took it."""
+
+    __tablename__ = "match_analyses"
+    __table_args__ = (CheckConstraint("status IN ('pending', 'done', 'failed')",
+                                      name="ck_match_analyses_status"),)
+
+    match_id: Mapped[str] = mapped_column(String(68), primary_key=True)
+    status: Mapped[str] = mapped_column(String(10), index=True)
+    plies: Mapped[int] = mapped_column(SmallInteger)
+    result: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    claimed_t: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class AnalysisWorker:
+    """Analyses finished matches of ``app`` (its database and match service).
+
+    Args:
+        plies: analysis depth (0–2).
+        poll_s: seconds between looks for new finished matches.
+        stale_s: a pending claim older than this is taken over (its worker died).
+        evaluator: the model (default: the shipped network, loaded on first use).
+    """
+
+    def __init__(self, app: FastAPI, plies: int = 0, poll_s: float = 2.0,
+                 stale_s: float = 600.0, evaluator: Any = None) -> None:
+        self.app, self.plies, self.poll_s, self.stale_s = app, plies, poll_s, stale_s
+        self.evaluator = evaluator
+
+    def _claim(self) -> str | None:
+        """Insert a pending row for one finished match without analysis; its ID or None."""
+        db = self.app.state.db
+        now = time.time()
+        with db.sessions() as s:
+            taken = select(MatchAnalysisRow.match_id).where(or_(
+                MatchAnalysisRow.status != "pending",
+                MatchAnalysisRow.claimed_t > now - self.stale_s))
+            candidates = s.scalars(select(MatchRow.id).where(
+                MatchRow.status == "finished", MatchRow.id.not_in(taken)).limit(5)).all()
+            for match_id in candidates:
+                row = s.get(MatchAnalysisRow, match_id)
+                try:
+                    if row is None:
+                        s.add(MatchAnalysisRow(match_id=match_id, status="pending",
+                                               plies=self.plies, claimed_t=now,
+                                               updated_at=datetime.now(UTC)))
+                    else:  # a stale claim
+                        row.claimed_t = now
+                    s.commit()
+                    return match_id
+                except IntegrityError:
+                    s.rollback()
+        return None
+
+    def _analyse(self, match_id: str) -> None:
+        from boardgammon.analysis.analysis import analyse_match
+        from boardgammon.analysis.evaluator import NeuralEvaluator
+        from boardgammon.analysis.report import to_dict
+
+        status, result, error = "done", None, None
+        try:
+            _, match = self.app.state.game.service.match_copy(match_id)
+            if self.evaluator is None:
+                self.evaluator = NeuralEvaluator()
+            analysis = analyse_match(match, self.evaluator, self.plies)
+            result = json.dumps(to_dict(analysis, moves=True))
+        except Exception as exc:  # any failure is stored, so the match is not retried forever
+            log.exception("analysis of %s failed", match_id)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+        with self.app.state.db.sessions() as s:
+            row = s.get(MatchAnalysisRow, match_id)
+            row.status, row.result, row.error = status, result, error
+            row.updated_at = datetime.now(UTC)
+            s.commit()
+
+    def step(self) -> str | None:
+        """Analyse one finished match that has no analysis yet (blocking); its ID or None."""
+        match_id = self._claim()
+        if match_id is not None:
+            self._analyse(match_id)
+        return match_id
+
+    async def loop(self) -> None:
+        """Run :meth:`step` in a thread, forever: at once while there is work, else every
+        ``poll_s`` seconds."""
+        while True:
+            try:
+                found = await asyncio.to_thread(self.step)
+            except Exception:
+                log.exception("analysis worker step failed")
+                found = None
+            if found is None:
+                await asyncio.sleep(self.poll_s)
+
+
+def install(app: FastAPI) -> None:
+    """Add the analysis endpoint and the worker (``app.state.analysis``) to ``app``. The depth
+    comes from ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
+    app.state.analysis = AnalysisWorker(app, plies=int(os.environ.get(
+        "BOARDGAMMON_ANALYSIS_PLIES", "0")))
+    app.include_router(router)
+
+
+@contextlib.asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[None]:
+    """Run the worker's loop while the app runs (not when the game server's background loop is
+    off, as in tests, which call :meth:`AnalysisWorker.step`)."""
+    game = getattr(app.state, "game", None)
+    task = None
+    if game is None or game.config.background:
+        task = asyncio.create_task(app.state.analysis.loop())
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@router.get("/api/matches/{match_id}/analysis")
+def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
+    """The analysis of a finished match: ``{"status": "pending"}`` until the worker is done,
+    then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).
+
+    Raises:
+        ApiError: 404 ``not_found`` (no such match), 409 ``match_not_finished``.
+    """
+    with request.app.state.db.sessions() as s:
+        match = s.get(MatchRow, match_id)
+        if match is None:
+            raise ApiError(404, "not_found", f"no match {match_id!r}")
+        if match.status != "finished":
+            raise ApiError(409, "match_not_finished",
+                           "the match is still being played; it is analysed once it is over")
+        row = s.get(MatchAnalysisRow, match_id)
+    if row is None or row.status == "pending":
+        return {"status": "pending"}
+    if row.status == "failed":
+        return {"status": "failed", "error": row.error}
+    return {"status": "done", **json.loads(row.result)}

@@ -1,0 +1,60 @@
+"""The server's analysis worker and ``GET /api/matches/{id}/analysis`` (SQLite and
+PostgreSQL), with the deterministic evaluator so that the worker's result can be checked
+against the library run on the same record."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
+sys.path.insert(0, str(Path(__file__).parent))
+from fake import PipEvaluator  # noqa: E402
+from gameplay import Player, live_match, make_app, play_out  # noqa: E402
+
+from boardgammon.analysis.analysis import analyse_match  # noqa: E402
+from boardgammon.analysis.report import to_dict  # noqa: E402
+from boardgammon.engine import Match  # noqa: E402
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/boardgammon.sqlite3"
+    return request.getfixturevalue("postgres_url")
+
+
+# The server tests' PostgreSQL fixture (a schema of its own per test), loaded from its file.
+_spec = importlib.util.spec_from_file_location(
+    "server_conftest", Path(__file__).parents[1] / "server" / "conftest.py")
+_server_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_server_conftest)
+postgres_url = _server_conftest.postgres_url
+
+
+def test_finished_match_is_analysed_by_the_worker(url):
+    app = make_app(url)
+    with TestClient(app) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, length=1)
+        r = ann.get(f"/api/matches/{match_id}/analysis")
+        assert r.status_code == 409 and r.json()["error"]["code"] == "match_not_finished"
+        assert ann.get("/api/matches/nosuchmatch/analysis").status_code == 404
+        play_out({0: ann, 1: bob}, match_id)
+        assert ann.get(f"/api/matches/{match_id}/analysis").json() == {"status": "pending"}
+        worker = app.state.analysis
+        worker.evaluator = PipEvaluator()
+        assert worker.step() == match_id
+        assert worker.step() is None  # nothing left to analyse
+        body = ann.get(f"/api/matches/{match_id}/analysis").json()
+        record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json())
+    expected = to_dict(analyse_match(record, PipEvaluator()), moves=True)
+    assert body == {"status": "done", **expected}
+    assert body["blunders"] == sum(p["skill"]["blunder"] for p in body["players"])
+    checker = [d for d in body["moves"] if d["type"] == "checker"]
+    assert len(checker) == sum(1 for a in record.record if a.kind == "play")
+    assert all(d["position_id"] and d["play"] is not None for d in checker)
