@@ -12,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from boardgammon.stats.doubles import p_run
 from boardgammon.stats.significance import (
+    MAX_EXACT_RUN,
     chi_square_p,
     chi_square_uniform,
+    longest_run_test,
     p_all_within,
     p_binomial_deviation_at_least,
     p_deviation_at_least,
@@ -152,3 +155,19 @@ def test_edges():
     assert p_all_within(10, 1, 10, 10) == 1.0
     assert p_max_at_least(100, 6, 0) == 1.0
     assert p_deviation_at_least(100, 6, Fraction(0)) == 1.0
+
+
+def test_longest_run_test_exact_and_bounded():
+    exact = longest_run_test(np.array([25, 25]), 3)
+    assert exact["p_at_least"] == pytest.approx(float(1 - (1 - p_run(25, 3)) ** 2))
+    assert exact["p_at_most"] == pytest.approx(float((1 - p_run(25, 4)) ** 2))
+    assert exact["method"].startswith("exact")
+    none = longest_run_test(np.array([10]), 0)
+    assert none["p_at_least"] == 1.0
+    assert none["p_at_most"] == pytest.approx(float(1 - p_run(10, 1)))
+    # A record sorted by outcome holds thousands of doubles in a row: bound, not a huge chain.
+    sorted_record = longest_run_test(np.array([438_679]), 12_447)
+    assert sorted_record["p_at_least"] == 438_679 * (1 / 6) ** 12_447 == 0.0
+    assert sorted_record["method"].startswith("upper bound")
+    edge = longest_run_test(np.array([1000]), MAX_EXACT_RUN)
+    assert edge["p_at_most"] == 1.0 and edge["p_at_least"] < 1e-40

@@ -33,7 +33,16 @@ def plot_report(report: dict, path: str | Path) -> Path:
     cells, faces = fig.subplots(1, 2, width_ratios=(1.1, 1))
     image = cells.imshow(excess, cmap="RdBu_r", vmin=-limit, vmax=limit)
     for (row, col), count in np.ndenumerate(table):
-        cells.text(col, row, f"{int(count):,}", ha="center", va="center", fontsize=7)
+        dark = abs(excess[row, col]) > 0.6 * limit  # white on the deepest colours, to stay legible
+        cells.text(
+            col,
+            row,
+            f"{int(count):,}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if dark else "black",
+        )
     ticks = np.arange(6)
     cells.set_xticks(ticks, [str(f) for f in range(1, 7)])
     cells.set_yticks(ticks, [str(f) for f in range(1, 7)])

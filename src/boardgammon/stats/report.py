@@ -259,6 +259,7 @@ def summary(report: dict) -> list[str]:
         f"detect, not proof of fairness (a doubles bias under about ±{half_width:.2f} "
         "percentage points could go unseen here); and no count can show whether a single roll "
         "was altered or chosen. That is what each roll's published commitment (the SHA-256 of "
-        "its server seed, revealed afterwards) lets anyone check, roll by roll."
+        "its server seed, revealed afterwards) lets anyone check, roll by roll "
+        "(boardgammon audit verify)."
     )
     return lines
