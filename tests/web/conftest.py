@@ -91,3 +91,37 @@ def output_dir() -> Path:
     """Where screenshots go for people to review (git-ignored test-output/web/)."""
     OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
     return OUTPUT_DIR
+
+
+@pytest.fixture
+def live_server(tmp_path) -> Iterator[str]:
+    """A real Boardgammon server (create_app under uvicorn, in a thread) with a fresh SQLite
+    database; its base URL. The computer waits 0.1 s before each action so its moves can be
+    followed; sign-in limits are raised for tests that register several players."""
+    import socket
+
+    import uvicorn
+
+    from boardgammon.server.app import create_app
+    from boardgammon.server.runtime import GameConfig
+    from boardgammon.server.settings import Settings
+
+    app = create_app(
+        Settings(database_url=f"sqlite:///{tmp_path / 'web.sqlite3'}"),
+        GameConfig(bot_delay_s=0.1, login_rate=1000.0, login_burst=1000),
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(400):
+        if server.started:
+            break
+        threading.Event().wait(0.05)
+    assert server.started, "the server did not start within 20 s"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()

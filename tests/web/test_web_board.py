@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from webpage import checkers, lit, tap
 from webstate import MATCH_ID, make_state, revealed_roll
 
 from boardgammon.dice.verify import commitment, derive_dice
@@ -64,35 +65,6 @@ def open_match(page, state, reply=None) -> StandIn:
     page.goto(f"{page.base}/match/{MATCH_ID}")
     page.wait_for_selector("svg.board .hit")
     return stand_in
-
-
-def lit(page) -> list[int]:
-    return sorted(int(x) for x in page.eval_on_selector_all(
-        "svg.board .hit.dest", "els => els.map(e => e.dataset.point)"))
-
-
-def checkers(page, point: int) -> int:
-    """The viewer's checkers drawn on `point` (the count label when more than five)."""
-    return page.evaluate(
-        """(p) => {
-          const hit = document.querySelector(`svg.board .hit[data-point="${p}"]`);
-          const x = +hit.getAttribute('x'), w = +hit.getAttribute('width');
-          const y = +hit.getAttribute('y'), h = +hit.getAttribute('height');
-          const inside = (c) => +c.getAttribute('cx') > x && +c.getAttribute('cx') < x + w
-            && +c.getAttribute('cy') > y && +c.getAttribute('cy') < y + h;
-          const label = [...document.querySelectorAll('svg.board text.count.mine')]
-            .find((t) => +t.getAttribute('x') > x && +t.getAttribute('x') < x + w
-              && +t.getAttribute('y') > y && +t.getAttribute('y') < y + h);
-          if (label) return +label.textContent;
-          const all = document.querySelectorAll('svg.board circle.checker.mine');
-          return [...all].filter(inside).length;
-        }""",
-        point,
-    )
-
-
-def tap(page, point: int) -> None:
-    page.click(f'svg.board .hit[data-point="{point}"]')
 
 
 def test_tap_undo_refusal_and_send(page, output_dir):

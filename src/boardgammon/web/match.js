@@ -75,6 +75,7 @@ export class MatchPage {
     if (status === "open") {
       clearInterval(this.poll);
       this.poll = null;
+      this.fresh = true;
     } else if (!this.poll) {
       // While the socket is down keep the page current by polling.
       this.poll = setInterval(() => this.refresh(), 3000);
@@ -82,7 +83,13 @@ export class MatchPage {
   }
 
   onEvent(message) {
-    if (message.type === "state") this.setState(message.state);
+    if (message.type === "state" && this.fresh) {
+      // The server subscribes a socket to live events only around the time it sends the first
+      // state; whatever was committed in between would be missed, so read the state once more.
+      this.fresh = false;
+      this.setState(message.state);
+      this.refresh();
+    } else if (message.type === "state") this.setState(message.state);
     else if (message.type === "commitment") this.promise(message);
     else if (message.type === "error" && message.error) this.showError(message.error);
   }

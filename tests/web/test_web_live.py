@@ -1,0 +1,201 @@
+"""Whole matches in Chromium against a real server: two people in two browser contexts play a
+1-point live match to the end by tapping on the board, and a guest plays a 1-point match
+against the computer. The pages are driven generically (whatever the dice) from what they
+show; screenshots of the board, the result screen and the audit page go to test-output/web/."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from webpage import checkers, lit, play_by_tapping, points_with, seen, tap, wait_gone
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+MATCH_LIMIT_S = 400
+
+
+def new_page(browser, base: str, width: int = 800):
+    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000})
+    context.add_init_script(
+        "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("form.auth")
+    return page
+
+
+def register(page, name: str) -> None:
+    page.fill('input[name="username"]', name)
+    page.fill('input[name="password"]', "correct horse battery")
+    page.click('[data-action="register"]')
+    page.wait_for_selector(f'[data-username="{name}"]')
+
+
+def first_play_checks(page) -> None:
+    """On this page's first turn to play: lit destinations, undo and the refusal of an
+    incomplete play, all before the play is built for real."""
+    sources = points_with(page, "movable")
+    assert sources
+    source = max(sources)
+    before = checkers(page, source)
+    tap(page, source)
+    destinations = lit(page)
+    if destinations:  # several destinations: lit until one is tapped
+        assert page.locator(f'svg.board .hit.selected[data-point="{source}"]').count() == 1
+        tap(page, destinations[0])
+    assert checkers(page, source) == before - 1
+    if seen(page)["movable"]:  # more to move: sending now is refused on the page
+        page.locator('[data-action="send"]').click(force=True)
+        assert page.locator(".status.refusal").count() == 1
+    page.click('[data-action="undo"]')
+    assert checkers(page, source) == before
+    assert page.locator("svg.board .die.used").count() == 0
+
+
+def drive(pages: list, auto: bool, screenshot=None) -> dict:
+    """Let each page act whenever it can until every page shows the result screen. Returns
+    counts of what was done."""
+    done = {"rolls": 0, "plays": 0, "dances": 0, "checked": set()}
+    deadline = time.monotonic() + MATCH_LIMIT_S
+    while not all(seen(p)["result"] for p in pages):
+        assert time.monotonic() < deadline, "the match did not end in time"
+        acted = False
+        for page in pages:
+            now = seen(page)
+            if now["busy"]:
+                continue
+            if now["roll"]:
+                page.click('[data-action="roll"]')
+                wait_gone(page, "roll")
+                done["rolls"] += 1
+                acted = True
+            elif now["dance"]:
+                page.click('[data-action="dance"]')
+                wait_gone(page, "dance")
+                done["dances"] += 1
+                acted = True
+            elif now["movable"]:
+                if page not in done["checked"]:
+                    first_play_checks(page)
+                    done["checked"].add(page)
+                    if screenshot:
+                        screenshot(page)
+                play_by_tapping(page)
+                if not auto:
+                    page.click('[data-action="send"]')
+                wait_gone(page, "send")
+                done["plays"] += 1
+                acted = True
+        if not acted:
+            pages[0].wait_for_timeout(30)
+    return done
+
+
+def check_dice_verified(page) -> int:
+    """Every revealed roll in the page's dice record carries the verified mark; how many."""
+    page.wait_for_function(
+        "() => !document.querySelector('.verify-list .verdict.pending')")
+    verdicts = page.eval_on_selector_all(".verify-list .verdict",
+                                         "els => els.map(e => e.dataset.verdict)")
+    assert verdicts and set(verdicts) == {"ok"}
+    assert page.locator(".dice-alert").inner_text() == ""
+    return len(verdicts)
+
+
+def check_result(page, winner: str, output_dir, name: str) -> str:
+    result = page.locator("section.result")
+    text = result.inner_text()
+    assert f"{winner} wins the match" in text
+    assert re.search(r"Final score [01]–[01]", text)
+    how = "single game|gammon|backgammon"
+    assert re.search(rf"Game 1: {re.escape(winner)} wins [1-3] point\(s\) \(({how})\)", text)
+    match_id = page.locator(".match-id").inner_text()
+    assert re.fullmatch(r"mat_\w+", match_id)
+    assert page.get_attribute(".audit-link", "href") == f"/audit/{match_id}"
+    assert re.fullmatch("[0-9a-f]{64}", page.locator(".chain-head").inner_text())
+    page.screenshot(path=str(output_dir / f"{name}-result.png"), full_page=True)
+    return match_id
+
+
+def check_downloads(page, match_id: str) -> None:
+    mat = page.request.get(f"/api/matches/{match_id}/export.mat")
+    assert mat.ok and "1 point match" in mat.text()
+    record = page.request.get(f"/api/matches/{match_id}/export.json")
+    assert record.ok and record.json()
+
+
+def check_audit(page, output_dir, name: str, rolls: int) -> None:
+    page.click(".audit-link")
+    page.wait_for_selector("#summary")
+    assert page.locator("#summary.ok").count() == 1
+    assert page.locator("td.ok").count() >= rolls
+    page.screenshot(path=str(output_dir / f"{name}-audit.png"), full_page=True)
+
+
+def test_two_players_play_a_live_match_by_tapping(browser, live_server, output_dir):
+    ann = new_page(browser, live_server)
+    register(ann, "ann_web")
+    bob = new_page(browser, live_server, width=390)  # a phone-sized window
+    bob.click('[data-action="guest"]')
+    bob.wait_for_selector("section.lobby")
+
+    ann.wait_for_selector('form.create [data-action="post-seek"]')
+    ann.select_option('form.create select[name="length"]', "1")
+    ann.select_option('form.create select[name="clock"]', "slow")
+    ann.click('form.create [data-action="post-seek"]')
+    join_url = ann.locator(".join-url code").inner_text()
+    assert re.fullmatch(rf"{live_server}/join/\S+", join_url)
+
+    bob.goto(join_url)  # the shared link
+    bob.click('section.join [data-action="accept"]')
+    bob.wait_for_selector("svg.board")
+    ann.wait_for_selector("svg.board", timeout=10_000)  # the lobby opens the accepted match
+    assert ann.url == bob.url
+
+    boards = []
+
+    def shot(page):
+        if not boards:
+            page.screenshot(path=str(output_dir / "live-board.png"), full_page=True)
+            boards.append(page)
+
+    done = drive([ann, bob], auto=False, screenshot=shot)
+    assert done["plays"] >= 10 and done["checked"] == {ann, bob}
+
+    winner = ann.locator(".result .winner").inner_text().removesuffix(" wins the match")
+    assert winner in ("ann_web", bob.locator('[data-username]').get_attribute("data-username"))
+    match_id = check_result(ann, winner, output_dir, "live")
+    assert check_result(bob, winner, output_dir, "live-bob") == match_id
+    rolls = check_dice_verified(ann)
+    assert check_dice_verified(bob) == rolls
+    assert rolls == done["rolls"]  # every roll, the opening ones included, was verified
+    check_downloads(ann, match_id)
+    check_audit(ann, output_dir, "live", rolls)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_guest_plays_the_computer(browser, live_server, output_dir):
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    page.click('[data-action="auto"]')
+    assert page.get_attribute('[data-action="auto"]', "aria-pressed") == "true"
+
+    done = drive([page], auto=True)
+    assert done["plays"] >= 5
+
+    names = page.eval_on_selector_all(".verify-list li", "els => els.map(e => e.textContent)")
+    assert any("(computer)" in n for n in names)  # the computer's rolls are checked too
+    result = page.locator(".result .winner").inner_text()
+    winner = result.removesuffix(" wins the match")
+    match_id = check_result(page, winner, output_dir, "computer")
+    rolls = check_dice_verified(page)
+    check_audit(page, output_dir, "computer", rolls)
+    assert match_id in page.url
+    page.context.close()
