@@ -112,6 +112,16 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
             await writer
 
 
+@router.websocket("/ws/echo")
+async def echo_socket(ws: WebSocket) -> None:
+    """Sends every text frame back unchanged: the reference the load benchmark
+    (``benchmarks/bench_server.py``) measures match actions against."""
+    await ws.accept()
+    with contextlib.suppress(WebSocketDisconnect):
+        while True:
+            await ws.send_text(await ws.receive_text())
+
+
 async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: Connection,
                   text: str | bytes) -> None:
     try:

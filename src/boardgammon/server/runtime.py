@@ -55,9 +55,12 @@ class GameConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
-        """``BOARDGAMMON_REDIS_URL`` and ``BOARDGAMMON_BOT_DELAY`` (seconds, default 0.4)."""
+        """``BOARDGAMMON_REDIS_URL``, ``BOARDGAMMON_BOT_DELAY`` (seconds, default 0.4) and
+        ``BOARDGAMMON_LOGIN_BURST`` (sign-ins and new guests at once per address, default 10;
+        the load benchmark raises it)."""
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
-                   bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")))
+                   bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
+                   login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")))
 
 
 class Runtime:
