@@ -36,6 +36,11 @@ test: install system-deps
 bench: install system-deps
 	$(BIN)/python -m benchmarks
 
+# Analysis speed beside gnubg, then our analysis against gnubg's on the same matches (a report).
+bench-analysis: install system-deps
+	$(BIN)/python -m benchmarks analysis
+	$(BIN)/python -m benchmarks.analysis_vs_gnubg 3
+
 lint: install
 	$(BIN)/ruff check src tests benchmarks
 

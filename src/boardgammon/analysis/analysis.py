@@ -5,10 +5,11 @@ the luck of every roll, at match score and cube state.
 each decision with an :class:`~.evaluator.Evaluator`:
 
 * **Checker plays.** Every legal play of the roll is valued at 0-ply; with ``plies`` > 0 the
-  best ``CANDIDATES`` of that ranking and the play made are valued again at ``plies`` (gnubg's
-  move filter works the same way: a deep search only for the plays a shallow one ranks near
-  the top). The equity lost is the value of the best play minus the value of the play made.
-  A roll with a single legal play (forced) or none (a dance) is recorded but is no decision.
+  best of that ranking (:data:`CANDIDATES`, :data:`FILTER`) and the play made are valued again
+  at ``plies`` (gnubg's move filter works the same way: a deep search only for the plays a
+  shallow one ranks near the top). The equity lost is the value of the best play minus the
+  value of the play made. A roll with a single legal play (forced) or none (a dance) is
+  recorded but is no decision.
 * **Cube decisions.** Before each roll where the player on roll may double, the no-double /
   double-take / double-drop values of the position (outputs at ``plies``) decide what was
   right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
@@ -44,7 +45,10 @@ from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
 CANDIDATES = 5
-"""Plays re-valued at the analysis depth (besides the play made) when ``plies`` > 0."""
+FILTER = 0.16
+"""With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
+``CANDIDATES`` of the 0-ply ranking within ``FILTER`` EMG of its best (gnubg's default move
+filter keeps up to 8 within 0.16 at 0-ply)."""
 SHOWN = 5
 """Best alternatives kept per checker decision for the per-move review."""
 DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
@@ -302,8 +306,9 @@ class _Judge:
         values = stakes.value(self.after_outputs(afters, 0))
         depth = np.zeros(len(plays), dtype=int)
         if self.plies:
-            order = np.argsort(-values, kind="stable")
-            deep = sorted(set(order[:CANDIDATES].tolist()) | {index})
+            order = np.argsort(-values, kind="stable")[:CANDIDATES]
+            near = order[values[order] >= values[order[0]] - FILTER * stakes.value_per_emg]
+            deep = sorted(set(near.tolist()) | {index})
             values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies))
             depth[deep] = self.plies
             # Plays searched deeper are compared only with each other: a 0-ply value is not on

@@ -1,0 +1,181 @@
+"""Our match analysis beside GNU Backgammon's on the same matches (a report, not a test).
+
+``python -m benchmarks.analysis_vs_gnubg [MATCHES] [--ply N]`` plays ``MATCHES`` 7-point matches
+between the easy and the medium bot (the easy bot plays the 2nd or 3rd best play, so there are
+real errors to find), writes each as ``.mat``, has gnubg ``import mat`` / ``analyse match`` at
+the same depth (its ``gnubg.match()`` analysis fields through
+:func:`boardgammon.external.gnubg.run_script`), analyses it with ours, and prints:
+
+* per player: the checker error rate (millipoints per unforced move) and the number of
+  unforced moves, ours beside gnubg's, and the relative difference;
+* the correlation of per-decision equity losses over every unforced checker play;
+* the share of unforced checker plays where both name the same best play.
+
+Targets (issue 9): error rates within 10 % of gnubg's, the same best play in at least 90 % of
+unforced decisions. gnubg values plays cubefully and with its own MET; ours values them with
+the cube dead at the current level and the project's MET (see :mod:`boardgammon.analysis`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from boardgammon.analysis.analysis import MatchAnalysis, analyse_match
+from boardgammon.analysis.report import summarise
+from boardgammon.bots import create
+from boardgammon.commands.selfplay import bot_act, opening
+from boardgammon.engine import Match, Play
+from boardgammon.external.gnubg import run_script
+from boardgammon.formats import write_mat
+
+GNUBG_ANALYSE = r'''
+plies = os.environ["PLIES"]
+for what in ("chequerplay", "cubedecision"):
+    gnubg.command(f"set analysis {what} evaluation plies {plies}")
+gnubg.command("import mat " + os.environ["MAT"])
+gnubg.command("analyse match")
+m = gnubg.match(analysis=True, boards=False, statistics=True, verbose=False)
+moves = []
+for g in m["games"]:
+    for a in g["game"]:
+        if a["action"] != "move":
+            continue
+        an = a.get("analysis", {})
+        cands = an.get("moves") or []
+        i = an.get("imove")
+        moves.append({"player": a["player"], "move": [list(p) for p in a.get("move", ())],
+                      "best": [list(p) for p in cands[0]["move"]] if cands else None,
+                      "loss": (cands[0]["score"] - cands[i]["score"]) if cands and i is not None
+                      else None,
+                      "n": len(cands)})
+stats = {side: {"unforced": s["moves"]["unforced-moves"], "error": s["moves"]["error-skill"],
+                "luck": s["dice"]["luck"]} for side, s in m["stats"].items()}
+emit({"moves": moves, "stats": stats})
+'''
+
+
+def bot_match(seed: int, length: int = 7) -> Match:
+    """A ``length``-point match of the easy bot (seat 0) against the medium bot (seat 1),
+    dice from ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    bots = (create("easy", seed), create("medium", seed + 1))
+    m = Match(length, players=("easy", "medium"))
+
+    def dice() -> tuple[int, int]:
+        return rng.randint(1, 6), rng.randint(1, 6)
+
+    resigned: set[int] = set()
+    while not m.is_over:
+        opening(m, dice)
+        if m.is_over:
+            break
+        seat = m.game.turn
+        bot_act(m, seat, bots[seat], dice, resigned)
+    return m
+
+
+def gnubg_analysis(match: Match, plies: int) -> tuple[dict, float]:
+    """gnubg's per-move analysis and statistics of ``match`` at ``plies``, and the seconds its
+    run took (start-up included)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "match.mat"
+        path.write_text(write_mat(match))
+        t = time.perf_counter()
+        out = run_script(GNUBG_ANALYSE, env={"MAT": str(path), "PLIES": str(plies)})
+        return out, time.perf_counter() - t
+
+
+def _net(pairs) -> Counter:
+    """The net movement of a play given as (from, to) pairs (25 bar, 0 off)."""
+    delta: Counter = Counter()
+    for src, dst in pairs:
+        delta[src] -= 1
+        delta[dst] += 1
+    return Counter({k: v for k, v in delta.items() if v})
+
+
+def compare(ours: MatchAnalysis, theirs: dict) -> dict:
+    """Per-decision pairs of the two analyses, matched in the order of play.
+
+    Returns:
+        ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "players": {seat: {...}}}``
+        over the unforced checker plays both analysed.
+
+    Raises:
+        ValueError: the two analyses do not list the same number of plays.
+    """
+    moves = theirs["moves"]
+    if len(moves) != len(ours.checker):
+        raise ValueError(f"gnubg lists {len(moves)} plays, ours {len(ours.checker)}")
+    a, b, same = [], [], []
+    for mine, g in zip(ours.checker, moves, strict=True):
+        if mine.forced or g["loss"] is None or g["n"] < 2:
+            continue
+        a.append(mine.loss)
+        b.append(g["loss"])
+        best = Play.parse(mine.best[0].play).moves
+        same.append(_net((m.source, m.dest) for m in best) == _net(g["best"]))
+    s = summarise(ours)
+    # gnubg's "X" is the .mat file's left column, seat 0.
+    players = {seat: {"ours": s.players[seat].checker_error_rate,
+                      "ours_unforced": s.players[seat].unforced,
+                      "gnubg": 1000 * theirs["stats"][side]["error"]
+                      / max(1, theirs["stats"][side]["unforced"]),
+                      "gnubg_unforced": theirs["stats"][side]["unforced"]}
+               for seat, side in ((0, "X"), (1, "O"))}
+    return {"ours": a, "gnubg": b, "same_best": same, "players": players}
+
+
+def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
+    """Analyse ``matches`` bot matches both ways and print the comparison; returns totals."""
+    ours_all, gnubg_all, same_all = [], [], []
+    rates: dict[str, list[float]] = {"ours": [], "gnubg": []}
+    for k in range(matches):
+        m = bot_match(seed + k)
+        t = time.perf_counter()
+        ours = analyse_match(m, plies=plies)
+        ours_s = time.perf_counter() - t
+        theirs, gnubg_s = gnubg_analysis(m, plies)
+        c = compare(ours, theirs)
+        ours_all += c["ours"]
+        gnubg_all += c["gnubg"]
+        same_all += c["same_best"]
+        print(f"match {k + 1}: score {m.score[0]}-{m.score[1]}, {len(c['ours'])} unforced plays "
+              f"compared; ours {ours_s:.1f} s, gnubg {gnubg_s:.1f} s")
+        for seat, p in c["players"].items():
+            rates["ours"].append(p["ours"] or 0.0)
+            rates["gnubg"].append(p["gnubg"])
+            rel = (p["ours"] - p["gnubg"]) / p["gnubg"] if p["gnubg"] and p["ours"] else None
+            print(f"  {m.players[seat]:<7} error rate ours {p['ours'] or 0:7.1f} "
+                  f"({p['ours_unforced']} moves)  gnubg {p['gnubg']:7.1f} "
+                  f"({p['gnubg_unforced']} moves)  "
+                  f"difference {'—' if rel is None else f'{100 * rel:+.0f} %'}")
+    corr = float(np.corrcoef(ours_all, gnubg_all)[0, 1]) if len(ours_all) > 2 else float("nan")
+    share = sum(same_all) / len(same_all) if same_all else float("nan")
+    within = [abs(o - g) / g <= 0.10 for o, g in zip(rates["ours"], rates["gnubg"], strict=True)
+              if g]
+    print(f"{plies}-ply, {len(ours_all)} unforced plays: correlation of equity losses "
+          f"{corr:.3f}; same best play {100 * share:.1f} % (target ≥ 90 %); per-player error "
+          f"rates within 10 % of gnubg's: {sum(within)}/{len(within)}")
+    return {"correlation": corr, "same_best": share, "within_10pct": sum(within),
+            "players": len(within), "decisions": len(ours_all)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("matches", nargs="?", type=int, default=3)
+    parser.add_argument("--ply", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    report(args.matches, args.ply, args.seed)
+
+
+if __name__ == "__main__":
+    main()
