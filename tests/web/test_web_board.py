@@ -263,3 +263,70 @@ def test_phone_width(browser, static_url, output_dir):
     assert lit(page) == [5, 7]
     page.screenshot(path=str(output_dir / "board-phone.png"), full_page=True)
     context.close()
+
+
+CUBE = {"value": 2, "owner": 0, "available": True}
+
+
+@pytest.mark.parametrize(
+    ("state", "buttons", "press", "sent"),
+    [
+        # On roll with the cube available: Double beside Roll.
+        (dict(phase="roll", cube=CUBE,
+              pending_roll={"roll_id": "rol_c", "seat": 0, "nonce": 5, "commitment": "ab" * 32}),
+         ["double", "roll"], "double", {"type": "double"}),
+        # Doubled by bob: ann (the seat that must act) takes or drops.
+        (dict(phase="double_offered", on_roll=1, turn=0,
+              cube={"value": 2, "owner": 0, "available": False}),
+         ["take", "drop"], "drop", {"type": "drop"}),
+        # bob offers to resign a gammon: ann accepts or declines.
+        (dict(phase="resign_offered", turn=0, resignation={"seat": 1, "points": 2}),
+         ["accept-resign", "decline-resign"], "accept-resign", {"type": "accept_resign"}),
+    ],
+)
+def test_cube_and_resignation_answers(page, state, buttons, press, sent):
+    stand_in = open_match(page, make_state(Board.initial(), **state))
+    shown = page.eval_on_selector_all(
+        ".controls button[data-action]", "els => els.map(e => e.dataset.action)")
+    assert [b for b in shown if b not in ("auto", "resign")] == buttons
+    page.click(f'[data-action="{press}"]')
+    page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
+    assert [{k: v for k, v in a.items() if k != "action_id"} for a in stand_in.actions] == [sent]
+
+
+def test_resign_menu(page):
+    board = Board.initial()
+    offered = make_state(board, phase="resign_offered", turn=1,
+                         resignation={"seat": 0, "points": 2})
+    stand_in = open_match(page, make_state(board, dice=(3, 1)), reply=lambda a: offered)
+    page.click('[data-action="resign"]')
+    assert page.locator("[data-resign]").count() == 3
+    page.click('[data-resign="2"]')
+    page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
+    assert [(a["type"], a["points"]) for a in stand_in.actions] == [("resign", 2)]
+    assert page.locator(".status").inner_text() == (
+        "You offered to resign: 2 point(s). Waiting for the answer.")
+    assert page.locator(".controls button").count() == 0  # nothing to do but wait
+
+
+FOCUS_STYLE = """() => {
+  const e = document.activeElement;
+  const s = getComputedStyle(e);
+  return {tag: e.tagName, label: e.dataset.action || e.dataset.point || e.name || e.id || '',
+          visible: s.outlineStyle === 'solid' || s.stroke === 'rgb(255, 176, 0)'};
+}"""
+
+
+def test_every_control_reachable_by_tab_with_visible_focus(page):
+    open_match(page, make_state(Board.initial(), dice=(3, 1)))
+    seen = []
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        focus = page.evaluate(FOCUS_STYLE)
+        if focus["tag"] == "BODY" or (seen and focus == seen[0]):
+            break
+        seen.append(focus)
+    labels = [f["label"] for f in seen]
+    assert all(f["visible"] for f in seen), seen
+    for control in ("lang", "signout", "6", "8", "13", "24", "undo", "send", "auto", "resign"):
+        assert control in labels, labels

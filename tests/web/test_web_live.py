@@ -36,6 +36,7 @@ def register(page, name: str) -> None:
 def first_play_checks(page) -> None:
     """On this page's first turn to play: lit destinations, undo and the refusal of an
     incomplete play, all before the play is built for real."""
+    page.wait_for_selector(".dice-mark .verdict.ok")  # the roll was checked on this device
     sources = points_with(page, "movable")
     assert sources
     source = max(sources)
@@ -191,7 +192,8 @@ def test_guest_plays_the_computer(browser, live_server, output_dir):
     assert done["plays"] >= 5
 
     names = page.eval_on_selector_all(".verify-list li", "els => els.map(e => e.textContent)")
-    assert any("(computer)" in n for n in names)  # the computer's rolls are checked too
+    # The computer's rolls are checked too, and marked as rolled with the server's entropy.
+    assert any("(computer)" in n and "(server entropy)" in n for n in names)
     result = page.locator(".result .winner").inner_text()
     winner = result.removesuffix(" wins the match")
     match_id = check_result(page, winner, output_dir, "computer")

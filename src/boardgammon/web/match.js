@@ -443,14 +443,18 @@ export class MatchPage {
       v.ok ? `✓ ${t("dice.ok")}` : `⚠ ${t("dice.failed")}`);
   }
 
+  /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */
+  rollItem(roll) {
+    return h("li", { "data-roll": roll.roll_id }, `${this.name(roll.seat)}: ${roll.dice.join("-")} `,
+      roll.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
+      this.verdictMark(roll));
+  }
+
   renderDice() {
     const s = this.state;
     if (!s) return;
     const rolls = (s.rolls || []).filter((r) => r.server_seed);
-    fill(this.log, ...rolls.map((r) => h("li", { "data-roll": r.roll_id },
-      `${this.name(r.seat)}: ${r.dice.join("-")} `,
-      r.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
-      this.verdictMark(r))));
+    fill(this.log, ...rolls.map((r) => this.rollItem(r)));
     const failed = rolls.filter((r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
     fill(this.alert, ...failed.map((r) => h("p", {},
       t("dice.warning", { roll: `${r.roll_id} (${r.dice.join("-")})`,
@@ -491,8 +495,7 @@ export class MatchPage {
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
         t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("h3", {}, t("dice.verify.title")),
-      h("ol", { class: "verify-list" }, rolls.map((x) => h("li", { "data-roll": x.roll_id },
-        `${this.name(x.seat)}: ${x.dice.join("-")} `, this.verdictMark(x)))),
+      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))),
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
       h("p", {}, h("a", { href: r.audit_url || `/audit/${s.match_id}`, class: "audit-link" }, t("result.audit"))),
