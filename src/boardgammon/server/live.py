@@ -60,7 +60,8 @@ class Hub:
         connections = self.connections.get(match_id)
         if not connections:
             return
-        view = await asyncio.to_thread(self.service.view, match_id)
+        seats = {connection.seat for connection in connections}
+        view = await asyncio.to_thread(self.service.view, match_id, seats)
         for connection in list(connections):
             try:
                 for event in message["events"]:
@@ -145,5 +146,5 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: 
         return
     connection.send({"type": "ack", "action_id": action["action_id"]})
     if outcome.resent:
-        view = await asyncio.to_thread(runtime.service.view, match_id)
-        connection.send({"type": "state", "state": view.states[connection.seat]})
+        state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
+        connection.send({"type": "state", "state": state})

@@ -22,8 +22,8 @@ router = APIRouter(tags=["matches"])
 async def match_state(match_id: str, request: Request,
                       user: User | None = Depends(optional_user)) -> dict:
     """The match's ``state`` from your seat (a spectator's view if you do not play in it)."""
-    view = await asyncio.to_thread(request.app.state.game.service.view, match_id)
-    return view.states[view.info.seat_of(user.id if user else None)]
+    return await asyncio.to_thread(request.app.state.game.service.view_for, match_id,
+                                   user.id if user else None)
 
 
 @router.post("/api/matches/{match_id}/actions",
@@ -36,8 +36,8 @@ async def act(match_id: str, action: Action, request: Request,
     outcome = await runtime.act(match_id, user.id, action.model_dump())
     if outcome.error is not None:
         raise outcome.error
-    view = await asyncio.to_thread(runtime.service.view, match_id)
-    return {"state": view.states[view.info.seat_of(user.id)], "events": outcome.events}
+    state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id)
+    return {"state": state, "events": outcome.events}
 
 
 @router.get("/api/matches/{match_id}/export.mat", response_class=PlainTextResponse,

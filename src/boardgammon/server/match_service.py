@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -38,6 +38,7 @@ from sqlalchemy.orm import Session
 from boardgammon.bots import Bot, create
 from boardgammon.commands.selfplay import context_for
 from boardgammon.dice.ids import new_match_id
+from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.clock import PRESETS, TimeControl
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.game import Phase
@@ -56,6 +57,7 @@ from boardgammon.server.match_state import (
     pending_roll,
     roll_json,
 )
+from boardgammon.server.models import DiceRoll
 from boardgammon.server.refusals import from_engine
 from boardgammon.server.service_clock import ServiceClock
 
@@ -94,6 +96,8 @@ class _Live:
     info: MatchInfo
     match: Match
     version: int = 0
+    rolls: list[Roll] = field(default_factory=list)
+    rolls_head: tuple[int, str] | None = None
 
 
 def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
@@ -170,21 +174,29 @@ class MatchService:
         with self._guard:
             return self._locks.setdefault(match_id, threading.RLock())
 
-    def view(self, match_id: str) -> View:
-        """Every viewer's state now.
+    def view(self, match_id: str, viewers: Iterable[int | None] = (0, 1, None)) -> View:
+        """The state now for each of ``viewers`` (seats, ``None`` for spectators).
 
         Raises:
             ApiError: 404 ``not_found``.
         """
         with self.lock(match_id), self.db.sessions() as s:
             live = self._load(s, match_id)
-            rolls = dice_record.match_rolls(s, match_id)
-            extra = ({"chain_head": dice_record.chain_head(s, match_id)}
+            rolls = self._rolls(s, live)
+            extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
                      if live.match.is_over else None)
             now = self._now(live)
             states = {v: build_state(live.info, live.match, rolls, v, now, self.clock.to_wall,
-                                     extra) for v in (0, 1, None)}
+                                     extra) for v in set(viewers)}
             return View(live.info, live.version, states)
+
+    def view_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+        """The state from ``user_id``'s seat (a spectator's if not a player)."""
+        with self.lock(match_id):
+            info = self._cached_info(match_id)
+            seat = info.seat_of(user_id) if info is not None else None
+            view = self.view(match_id, (seat,) if info is not None else (0, 1, None))
+            return view.states[view.info.seat_of(user_id)]
 
     def match_copy(self, match_id: str) -> tuple[MatchInfo, Match]:
         """The match's facts and a fresh replay of its record (for exports).
@@ -271,6 +283,23 @@ class MatchService:
         self._cache[match_id] = live
         return live
 
+    def _cached_info(self, match_id: str) -> MatchInfo | None:
+        live = self._cache.get(match_id)
+        return live.info if live is not None else None
+
+    def _rolls(self, s: Session, live: _Live) -> list[Roll]:
+        """The match's dice record, from the cache unless its newest entry changed (rolls
+        only ever change at the head: appended, then revealed, played or voided)."""
+        head = s.execute(
+            select(DiceRoll.seq, DiceRoll.state).where(DiceRoll.match_id == live.info.match_id)
+            .order_by(DiceRoll.seq.desc()).limit(1)
+        ).first()
+        key = (head[0], head[1]) if head is not None else None
+        if key != live.rolls_head or key is None:
+            live.rolls = dice_record.match_rolls(s, live.info.match_id)
+            live.rolls_head = key
+        return live.rolls
+
     @staticmethod
     def _info(s: Session, row: MatchRow) -> MatchInfo:
         seats = []
@@ -348,7 +377,7 @@ class MatchService:
 
     def _rolled_already(self, s: Session, live: _Live, seat: int, action: dict) -> bool:
         """A roll action for a roll this seat already revealed (e.g. the answer was lost)."""
-        roll = next((r for r in dice_record.match_rolls(s, live.info.match_id)
+        roll = next((r for r in self._rolls(s, live)
                      if r.roll_id == action.get("roll_id")), None)
         return roll is not None and roll.seat == seat and roll.server_seed is not None
 
@@ -402,7 +431,7 @@ class MatchService:
         """Reveal the pending roll (the roller's entropy, or the server's for ``auto``) and
         apply it to the match; returns the ``roll`` event."""
         game = live.match.game
-        pending = pending_roll(dice_record.match_rolls(s, live.info.match_id))
+        pending = pending_roll(self._rolls(s, live))
         if pending is None:
             raise ApiError(400, "wrong_phase", "no roll is pending: the dice are rolled "
                            "(play them) or the turn has not started")
@@ -449,7 +478,7 @@ class MatchService:
                 events.insert(0, {"type": "clock",
                                   "clocks": clocks_json(m, now, self.clock.to_wall)})
             self._persist(s, live, before, f"flag:{before}", None, events)
-        rolls = dice_record.match_rolls(s, match_id)
+        rolls = self._rolls(s, live)
         revealed = [r for r in rolls if r.server_seed is not None]
         applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))
         if len(revealed) > applied and not m.is_over:
