@@ -1,0 +1,33 @@
+"""Differential check against gnubg's own analysis of the same short match (0-ply).
+
+The tolerances reflect the interim network weights (measured: correlation of per-play equity
+losses about 0.7 and the same best play in a little over half of the unforced plays of bot
+matches; the issue's targets are 10 % on error rates and 90 % on best plays, which
+``make bench-analysis`` reports as the weights improve).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from benchmarks.analysis_vs_gnubg import bot_match, compare, gnubg_analysis
+
+from boardgammon.analysis.analysis import analyse_match
+from boardgammon.external.gnubg import gnubg_path
+
+pytestmark = [pytest.mark.gnubg,
+              pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) absent")]
+
+
+def test_per_play_losses_follow_gnubgs_analysis():
+    m = bot_match(3, length=3)
+    theirs, _ = gnubg_analysis(m, 0)
+    c = compare(analyse_match(m, plies=0), theirs)
+    assert len(c["ours"]) >= 20
+    ours, gnubg = np.array(c["ours"]), np.array(c["gnubg"])
+    assert np.corrcoef(ours, gnubg)[0, 1] > 0.4
+    assert np.mean(c["same_best"]) > 0.35
+    # The two engines agree on which plays cost nothing much more often than not.
+    assert np.mean((ours < 0.04) == (gnubg < 0.04)) > 0.6
+    for p in c["players"].values():
+        assert p["ours_unforced"] == p["gnubg_unforced"]
