@@ -201,3 +201,28 @@ def test_guest_plays_the_computer(browser, live_server, output_dir):
     check_audit(page, output_dir, "computer", rolls)
     assert match_id in page.url
     page.context.close()
+
+
+def test_guest_keeps_the_account_then_signs_in_again(browser, live_server):
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector("section.lobby")
+    assert page.get_attribute("[data-username]", "data-username").startswith("guest")
+    page.click(".upgrade-box summary")
+    page.fill('.upgrade input[name="username"]', "kept_guest")
+    page.fill('.upgrade input[name="password"]', "correct horse battery")
+    page.click('[data-action="upgrade"]')
+    page.wait_for_selector('[data-username="kept_guest"]')
+    assert page.locator(".upgrade-box").count() == 0
+    assert page.request.get("/api/me").json()["user"]["guest"] is False
+
+    page.click('[data-action="signout"]')
+    page.wait_for_selector("form.auth")
+    page.fill('input[name="username"]', "kept_guest")
+    page.fill('input[name="password"]', "wrong password!")
+    page.click('[data-action="signin"]')
+    page.wait_for_selector("form.auth .error:not(:empty)")  # the server's refusal, shown
+    page.fill('input[name="password"]', "correct horse battery")
+    page.click('[data-action="signin"]')
+    page.wait_for_selector("section.lobby")
+    page.context.close()

@@ -65,11 +65,18 @@ function field(label, input) {
 
 // --- sign in --------------------------------------------------------------------------------
 
+/** Username and password inputs with the server's rules (docs/api.md §Authentication). */
+function credentialInputs(passwordAutocomplete) {
+  return [
+    h("input", { name: "username", autocomplete: "username", required: true, minlength: 3,
+      maxlength: 20, pattern: "[A-Za-z0-9_\\-]+" }),
+    h("input", { name: "password", type: "password", autocomplete: passwordAutocomplete,
+      required: true, minlength: 8 }),
+  ];
+}
+
 function authPage(after) {
-  const username = h("input", { name: "username", autocomplete: "username", required: true,
-    minlength: 3, maxlength: 20, pattern: "[A-Za-z0-9_\\-]+" });
-  const password = h("input", { name: "password", type: "password", autocomplete: "current-password",
-    required: true, minlength: 8 });
+  const [username, password] = credentialInputs("current-password");
   const error = h("p", { class: "error", role: "alert" });
   const submit = async (path) => {
     error.textContent = "";
@@ -120,7 +127,8 @@ class LobbyPage {
     this.lists = h("div", { class: "lists" });
     this.error = h("p", { class: "error", role: "alert" });
     fill(app.main, h("section", { class: "lobby" },
-      h("h1", {}, t("lobby.title")), this.error, this.lists, h("div", { class: "forms" })));
+      h("h1", {}, t("lobby.title")), this.error, app.user.guest ? upgradeForm() : null,
+      this.lists, h("div", { class: "forms" })));
     this.start();
   }
 
@@ -243,6 +251,27 @@ class LobbyPage {
     h("button", { type: "submit", class: "primary", "data-action": "play-computer" }, t("lobby.start")));
     fill(app.main.querySelector(".forms"), seekForm, botForm);
   }
+}
+
+/** For a guest: choose a name and password to keep the account and its matches. */
+function upgradeForm() {
+  const [username, password] = credentialInputs("new-password");
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h("form", { class: "upgrade", onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const answer = await request("POST", "/api/auth/upgrade",
+        { username: username.value, password: password.value });
+      app.user = answer.user;
+      route();
+    } catch (err) {
+      error.textContent = errorText(err);
+    }
+  } },
+  h("p", { class: "hint" }, t("auth.upgrade.hint")),
+  field(t("auth.username"), username), field(t("auth.password"), password),
+  h("button", { type: "submit", "data-action": "upgrade" }, t("auth.upgrade")), error);
+  return h("details", { class: "upgrade-box" }, h("summary", {}, t("auth.upgrade")), form);
 }
 
 async function acceptSeek(seekId, errorNode) {
