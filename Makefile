@@ -36,6 +36,10 @@ test: install system-deps
 bench: install system-deps
 	$(BIN)/python -m benchmarks
 
+# Strength of the neural levels against gnubg (hours; not in CI). Options: see benchmarks/strength.py.
+bench-strength: install system-deps
+	$(BIN)/python -m benchmarks.strength $(ARGS)
+
 # Analysis speed beside gnubg, then our analysis against gnubg's on the same matches (a report).
 bench-analysis: install system-deps
 	$(BIN)/python -m benchmarks analysis

@@ -11,8 +11,9 @@ Evaluation of a position (player on roll's view, before the roll), in numba:
   full search is the pruning that keeps 2-ply within about a second.
 
 ``medium`` ranks every play by the 0-ply value of the resulting position. ``hard`` ranks every
-play at 0-ply, keeps the best ``HARD_CANDIDATES`` and values those at 2-ply (gnubg's "2-ply":
-the opponent's roll and reply, then our roll and reply).
+play at 0-ply, keeps at most the best ``HARD_CANDIDATES`` within ``HARD_WINDOW`` of the best
+(gnubg's move filter does the same) and values those at 2-ply (gnubg's "2-ply": the opponent's
+roll and reply, then our roll and reply).
 
 Cube decisions (:mod:`boardgammon.bots.cubeful`) use the winning and gammon chances of the
 position before the roll: 0-ply for medium, 1-ply for hard.
@@ -34,6 +35,7 @@ from .network import N_OUTPUTS, Network, cubeless_equity, equity, flip_into, for
 from .training import _result
 
 HARD_CANDIDATES = 5
+HARD_WINDOW = 0.16  # cubeless equity below the 0-ply best beyond which a play is not searched
 _CAP = 4096
 # The 21 distinct rolls and their probabilities out of 36.
 _ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
@@ -230,12 +232,15 @@ class NeuralBot(Bot):
         mine = _flip(theirs)
         order = np.argsort(-cubeful.play_utility(mine, context), kind="stable")
         if self.candidates and len(plays) > 1:
+            # gnubg-style move filter: only plays close to the best at 0-ply are searched.
+            eq = np.atleast_1d(cubeless_equity(mine))
             top = order[:self.candidates]
+            top = top[eq[top] >= eq[order[0]] - HARD_WINDOW]
             mine[top] = _flip(self.evaluator.evaluate(after[top], board.checkers,
                                                       self.rank_plies))
             # The searched plays rank above the rest, whose 0-ply values are not comparable.
             deep = top[np.argsort(-cubeful.play_utility(mine[top], context), kind="stable")]
-            order = np.concatenate([deep, order[self.candidates:]])
+            order = np.concatenate([deep, order[~np.isin(order, top)]])
         equities = cubeless_equity(mine)
         return [RankedPlay(plays[i], float(np.atleast_1d(equities)[i])) for i in order]
 
@@ -273,7 +278,8 @@ class MediumBot(NeuralBot):
 
 @register("hard")
 class HardBot(NeuralBot):
-    """2-ply search over the best five plays at 0-ply; cube from 1-ply outputs."""
+    """2-ply search over the best plays at 0-ply (at most five, within 0.16); cube from 1-ply
+    outputs."""
 
     rank_plies = 2
     cube_plies = 1

@@ -1,0 +1,112 @@
+"""Neural evaluator speed beside gnubg's own, self-play training speed, hard's time per decision.
+
+Printed figures:
+
+* network evaluations per second, one position per Python call and batched (numba), beside
+  gnubg's static evaluations per second from its ``calibrate`` command measured in the same run
+  (gnubg prints calibration only to a terminal, so it runs under ``script`` for a pseudo-tty);
+* self-play TD(λ) training games per second (the kernel of ``boardgammon train``);
+* the hard level's mean and 99th-percentile time per play decision over positions from games.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+
+from boardgammon.bots import Context, create
+from boardgammon.bots.network import Network, evaluate_boards
+from boardgammon.bots.neural import shipped_network
+from boardgammon.bots.training import train_games
+from boardgammon.engine import Board
+from boardgammon.external.gnubg import gnubg_path
+
+
+def sample_positions(n: int, seed: int) -> list[Board]:
+    """Positions before the roll from medium-level self-play (realistic, mostly contact)."""
+    rng = random.Random(seed)
+    bot = create("medium")
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board.initial()
+        while not board.is_game_over() and len(out) < n:
+            out.append(board)
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            board = bot.choose_play(board, dice, Context()).after.swapped()
+    return out
+
+
+def gnubg_calibrate(seconds: float = 6.0) -> float | None:
+    """gnubg's static evaluations per second on one thread, or None if unavailable."""
+    exe, script = gnubg_path(), shutil.which("script")
+    if exe is None or script is None:
+        return None
+    commands = "set threads 1\ncalibrate 1000000\n"
+    proc = subprocess.Popen([script, "-qc", f"{exe} -t -q", "/dev/null"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = proc.communicate(commands, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    rates = re.findall(r"Calibrating: (\d+) static evaluations/second", out)
+    return float(rates[-1]) if rates else None
+
+
+def main() -> None:
+    net = shipped_network()
+    boards = sample_positions(400, seed=1)
+    arrays = np.stack([b.array for b in boards])
+    evaluate_boards(arrays[:2], 15, *net.weights)  # compile outside the timing
+
+    # Best of seven short runs each: the machine is shared, the best run is the least disturbed
+    # by other processes (a single long run measures the neighbours as much as the code).
+    single = batched = 0.0
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for a in arrays:
+            net.evaluate(a)
+        single = max(single, len(arrays) / (time.perf_counter() - t0))
+        t0 = time.perf_counter()
+        evaluate_boards(arrays, 15, *net.weights)
+        batched = max(batched, len(arrays) / (time.perf_counter() - t0))
+    gnubg = gnubg_calibrate()
+    print(f"network evaluations/s: single {single:,.0f}, batched {batched:,.0f} "
+          f"({net.hidden} hidden units)")
+    if gnubg:
+        print(f"gnubg calibrate (static evaluations/s, 1 thread, same run): {gnubg:,.0f}; "
+              f"ratio batched/gnubg {batched / gnubg:.2f}")
+    else:
+        print("gnubg calibrate: not available (gnubg or util-linux 'script' missing)")
+
+    trainee = Network(*(w.copy() for w in net.weights))
+    start = Board.initial().array.copy()
+    train_games(*trainee.weights, start, 15, 99, 0, 5, 0.7, 0.01, 1e5, 0.01)  # compile
+    n = 300
+    t0 = time.perf_counter()
+    train_games(*trainee.weights, start, 15, 99, 5, n, 0.7, 0.01, 1e5, 0.01)
+    print(f"self-play training: {n / (time.perf_counter() - t0):.0f} games/s (one core)")
+
+    hard = create("hard")
+    rng = random.Random(3)
+    contact = [b for b in boards if b.is_contact()][::4][:60]
+    hard.choose_play(contact[0], (3, 1), Context())  # compile outside the timing
+    times = []
+    for board in contact:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        t0 = time.perf_counter()
+        hard.choose_play(board, dice, Context())
+        times.append(time.perf_counter() - t0)
+    t = np.array(times)
+    print(f"hard (2-ply, {hard.candidates} candidates): mean {t.mean():.3f} s, "
+          f"p99 {np.percentile(t, 99):.3f} s per decision over {len(t)} contact positions; "
+          f"ratio to the 1 s target {np.percentile(t, 99):.2f}")
+
+
+if __name__ == "__main__":
+    main()
