@@ -1,0 +1,38 @@
+"""``boardgammon train``: checkpoints, log, and resuming to the same weights."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from typer.testing import CliRunner
+
+from boardgammon.cli import app
+
+runner = CliRunner()
+
+
+def _train(out, games, every=5):
+    result = runner.invoke(app, ["train", "--games", str(games), "--out", str(out),
+                                 "--checkpoint-every", str(every), "--hidden", "8",
+                                 "--seed", "3", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    with np.load(out / "state.npz") as z:
+        return int(z["games"]), z["w1"].copy()
+
+
+def test_resumed_run_gives_the_same_weights(tmp_path):
+    assert _train(tmp_path / "a", 10)[0] == 10
+    games, resumed = _train(tmp_path / "a", 20)
+    straight = _train(tmp_path / "b", 20, every=20)[1]
+    assert games == 20 and np.array_equal(resumed, straight)
+    log = [json.loads(line) for line in (tmp_path / "a" / "train.log").read_text().splitlines()]
+    assert [e["games"] for e in log] == [5, 10, 15, 20]
+    assert all(e["games_per_s"] > 0 and e["loss"] > 0 for e in log)
+
+
+def test_a_run_refuses_another_seed(tmp_path):
+    _train(tmp_path, 5)
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path),
+                                 "--seed", "4", "--no-progress"])
+    assert result.exit_code != 0 and "seed 3" in result.output
