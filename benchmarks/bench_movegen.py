@@ -3,10 +3,12 @@
 Corpus: 2,000 positions reached by random play (seed 2024) x the 21 rolls = 42,000 pairs. Ours:
 ``movegen.generate_batch`` on one core (numba, serial), best of three runs after compilation.
 Reference, in the same run: GNU Backgammon listing the plays of a subset through its embedded
-Python (``set board``, ``set dice``, ``hint``, then the resulting Position IDs), timed inside gnubg
-with ``time.perf_counter`` so that its start-up is excluded. gnubg's Python calls pass through a
-task queue polled every ~10 ms, so the reference measures what a caller of gnubg gets, not
-gnubg's C move generator on its own. Target: at least 100,000 pairs per second on one core.
+Python (``set board``, ``set dice``, ``hint``, then the resulting Position IDs; the listing of
+``tests/engine/fixtures/gnubg_reference.py`` that makes the differential test's reference),
+timed inside gnubg with ``time.perf_counter`` so that its start-up is excluded. gnubg's Python
+calls pass through a task queue polled every ~10 ms, so the reference measures what a caller of
+gnubg gets, not gnubg's C move generator on its own. Target: at least 100,000 pairs per
+second on one core.
 
 Ours is reported in CPU time of the generating thread (what one core does, steady on a shared
 machine) and in wall-clock time; the ratio uses wall-clock time on both sides.
@@ -14,45 +16,22 @@ machine) and in wall-clock time; the ratio uses wall-clock time on both sides.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from boardgammon.engine.board import random_play_positions
 from boardgammon.engine.movegen import generate_batch
-from boardgammon.external.gnubg import GnubgError, gnubg_path, run_script
+from boardgammon.external.gnubg import GnubgError, gnubg_path
 
-ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
+# gnubg is driven exactly as for the differential test's reference: one listing script.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engine" / "fixtures"))
+from gnubg_reference import ROLLS, gnubg_listing  # noqa: E402
+
 POSITIONS = 2000
 GNUBG_POSITIONS = 15  # x 21 rolls: about 4 s of gnubg
-
-_GNUBG_TIMED = """\
-import time
-pairs = json.load(open(os.environ["BOARDGAMMON_PAIRS"]))
-gnubg.command("set evaluation chequerplay evaluation plies 0")
-plays = 0
-start = time.perf_counter()
-for pid, rolls in pairs:
-    gnubg.command("set board " + pid)
-    opp, me = gnubg.board()
-    for d1, d2 in rolls:
-        gnubg.command("set dice %d%d" % (d1, d2))
-        for h in gnubg.hint(100000)["hint"]:
-            o, m = list(opp), list(me)
-            for src, dst in gnubg.parsemove(h["move"]):
-                m[src - 1] -= 1
-                if dst > 0:
-                    m[dst - 1] += 1
-                    if o[24 - dst] == 1:
-                        o[24 - dst] = 0
-                        o[24] += 1
-            gnubg.positionid((o, m))
-            plays += 1
-emit({"seconds": time.perf_counter() - start, "plays": plays})
-"""
 
 
 def corpus() -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -79,14 +58,11 @@ def ours(boards: np.ndarray, dice: np.ndarray) -> tuple[float, float, int]:
 
 
 def gnubgs(position_ids: list[str]) -> tuple[float, int]:
-    """gnubg's pairs per second on ``position_ids`` x 21 rolls, and the plays it listed."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump([(pid, ROLLS) for pid in position_ids], f)
-    try:
-        result = run_script(_GNUBG_TIMED, setup=True, env={"BOARDGAMMON_PAIRS": f.name})
-    finally:
-        os.unlink(f.name)
-    return len(position_ids) * len(ROLLS) / result["seconds"], result["plays"]
+    """gnubg's pairs per second on ``position_ids`` x 21 rolls, and the plays it listed; the
+    listing is the one the differential test's reference is made with."""
+    sets, seconds = gnubg_listing(position_ids, ROLLS)
+    plays = sum(len(ids) for per_roll in sets for ids in per_roll.values())
+    return len(position_ids) * len(ROLLS) / seconds, plays
 
 
 def main() -> None:

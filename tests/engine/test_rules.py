@@ -387,6 +387,13 @@ def test_pip_counts_and_borne_off():
     assert board.checkers_on(25) == 1 and board.checkers_on(0, side=1) == 12
 
 
+@pytest.mark.parametrize(("point", "side", "why"), [(26, 0, "a point is"), (-1, 0, "a point is"),
+                                                   (6, 2, "a side is"), (0, 5, "a side is")])
+def test_bad_point_or_side_is_refused(point, side, why):
+    with pytest.raises(ValueError, match=why):
+        Board.initial().checkers_on(point, side)
+
+
 def test_swapped_is_the_opponents_view():
     board = Board.from_points({25: 1, 6: 2}, {24: 2, 3: 1})
     assert board.swapped().pip_counts() == tuple(reversed(board.pip_counts()))

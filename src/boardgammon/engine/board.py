@@ -56,6 +56,12 @@ _SETUPS: dict[Variant, dict[int, int]] = {
 _GENERATOR = Generator()
 
 
+def _side(side: int) -> int:
+    if side not in (0, 1):
+        raise ValueError(f"a side is 0 (on roll) or 1 (opponent), got {side!r}")
+    return side
+
+
 class Board:
     """An immutable backgammon position from the view of the player on roll.
 
@@ -66,8 +72,8 @@ class Board:
             are borne off.
 
     Raises:
-        InvalidPosition: wrong shape, negative counts, more checkers than ``checkers`` on a side,
-            or both sides on one point.
+        InvalidPosition: wrong shape, counts that are not integers, negative counts, more
+            checkers than ``checkers`` on a side, or both sides on one point.
     """
 
     __slots__ = ("_a", "checkers", "_hash")
@@ -163,14 +169,24 @@ class Board:
 
     def checkers_on(self, point: int, side: int = 0) -> int:
         """Checkers of ``side`` (0 = on roll, 1 = opponent) on ``point`` of that side's numbering
-        (1–24, 25 = bar, 0 = borne off)."""
+        (1–24, 25 = bar, 0 = borne off).
+
+        Raises:
+            ValueError: ``side`` not 0 or 1, or ``point`` outside 0–25.
+        """
+        if not (isinstance(point, (int, np.integer)) and OFF <= point <= BAR):
+            raise ValueError(f"a point is 1-24, 25 (bar) or 0 (off), got {point!r}")
         if point == OFF:
             return self.borne_off(side)
-        return int(self._a[side, point - 1])
+        return int(self._a[_side(side), point - 1])
 
     def borne_off(self, side: int = 0) -> int:
-        """Checkers ``side`` (0 = on roll, 1 = opponent) has borne off."""
-        return self.checkers - int(self._a[side].sum())
+        """Checkers ``side`` (0 = on roll, 1 = opponent) has borne off.
+
+        Raises:
+            ValueError: ``side`` not 0 or 1.
+        """
+        return self.checkers - int(self._a[_side(side)].sum())
 
     def pip_counts(self) -> tuple[int, int]:
         """Pip counts (player on roll, opponent): the pips each needs to bear everything off."""
