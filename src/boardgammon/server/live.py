@@ -61,7 +61,8 @@ class Hub:
         if not connections:
             return
         seats = {connection.seat for connection in connections}
-        view = await asyncio.to_thread(self.service.view, match_id, seats)
+        view = await asyncio.to_thread(self.service.view, match_id, seats,
+                                       _snapshot(message.get("snapshot")))
         for connection in list(connections):
             try:
                 for event in message["events"]:
@@ -71,6 +72,15 @@ class Hub:
                 connections.discard(connection)
                 with contextlib.suppress(Exception):
                     await connection.ws.close(code=1013)
+
+
+def _snapshot(raw: Any) -> Any:
+    """A snapshot back from JSON (lists to tuples), ``None`` if absent or malformed."""
+    try:
+        version, head = raw
+        return int(version), (int(head[0]), str(head[1])) if head is not None else None
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 @router.websocket("/ws/matches/{match_id}")

@@ -36,7 +36,8 @@ async def act(match_id: str, action: Action, request: Request,
     outcome = await runtime.act(match_id, user.id, action.model_dump())
     if outcome.error is not None:
         raise outcome.error
-    state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id)
+    state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id,
+                                    outcome.snapshot)
     return {"state": state, "events": outcome.events}
 
 

@@ -69,6 +69,10 @@ class Conflict(Exception):
     """Another thread or process wrote the match first; reload and try again."""
 
 
+Snapshot = tuple[int, tuple[int, str] | None]
+"""What a process's cached match must match to be current: (log version, dice record head)."""
+
+
 @dataclass
 class Outcome:
     """What an action or a background step did: the events to broadcast (already committed),
@@ -79,6 +83,7 @@ class Outcome:
     version: int = 0
     error: ApiError | None = None
     resent: bool = False
+    snapshot: Snapshot | None = None
 
 
 @dataclass
@@ -174,15 +179,22 @@ class MatchService:
         with self._guard:
             return self._locks.setdefault(match_id, threading.RLock())
 
-    def view(self, match_id: str, viewers: Iterable[int | None] = (0, 1, None)) -> View:
-        """The state now for each of ``viewers`` (seats, ``None`` for spectators).
+    def view(self, match_id: str, viewers: Iterable[int | None] = (0, 1, None),
+             snapshot: Snapshot | None = None) -> View:
+        """The state now for each of ``viewers`` (seats, ``None`` for spectators). With the
+        ``snapshot`` of an :class:`Outcome` that this process's cache still matches, the
+        database is not read.
 
         Raises:
             ApiError: 404 ``not_found``.
         """
-        with self.lock(match_id), self.db.sessions() as s:
-            live = self._load(s, match_id)
-            rolls = self._rolls(s, live)
+        with self.lock(match_id):
+            live = self._cache.get(match_id)
+            if live is None or snapshot is None or (live.version, live.rolls_head) != snapshot:
+                with self.db.sessions() as s:
+                    live = self._load(s, match_id)
+                    self._rolls(s, live)
+            rolls = live.rolls
             extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
                      if live.match.is_over else None)
             now = self._now(live)
@@ -190,12 +202,13 @@ class MatchService:
                                      extra) for v in set(viewers)}
             return View(live.info, live.version, states)
 
-    def view_for(self, match_id: str, user_id: int | None) -> dict[str, Any]:
+    def view_for(self, match_id: str, user_id: int | None,
+                 snapshot: Snapshot | None = None) -> dict[str, Any]:
         """The state from ``user_id``'s seat (a spectator's if not a player)."""
         with self.lock(match_id):
             info = self._cached_info(match_id)
-            seat = info.seat_of(user_id) if info is not None else None
-            view = self.view(match_id, (seat,) if info is not None else (0, 1, None))
+            seats = (info.seat_of(user_id),) if info is not None else (0, 1, None)
+            view = self.view(match_id, seats, snapshot)
             return view.states[view.info.seat_of(user_id)]
 
     def match_copy(self, match_id: str) -> tuple[MatchInfo, Match]:
@@ -256,7 +269,13 @@ class MatchService:
             for _ in range(WRITE_ATTEMPTS):
                 with self.db.sessions() as s:
                     try:
-                        return step(s, self._load(s, match_id))
+                        live = self._load(s, match_id)
+                        result = step(s, live)
+                        if isinstance(result, Outcome):
+                            self._rolls(s, live)
+                            result.version = live.version
+                            result.snapshot = (live.version, live.rolls_head)
+                        return result
                     except Conflict:
                         self._cache.pop(match_id, None)
             raise ApiError(503, "busy", f"match {match_id} is being changed elsewhere; retry")
@@ -521,7 +540,6 @@ class MatchService:
             return outcome if outcome.events else None
         action = self._decide(live, seat)
         outcome.events += self._perform(s, live, seat, action, f"bot:{live.version}", None)
-        outcome.version = live.version
         return outcome
 
     def _decide(self, live: _Live, seat: int) -> dict[str, Any]:

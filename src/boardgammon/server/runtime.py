@@ -106,6 +106,7 @@ class Runtime:
             outcome = await asyncio.to_thread(fn, *args)
             if outcome is not None and outcome.events:
                 await self.bus.publish(match_id, {"version": outcome.version,
+                                                  "snapshot": outcome.snapshot,
                                                   "events": outcome.events})
         return outcome
 
