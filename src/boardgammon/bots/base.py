@@ -17,12 +17,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from boardgammon.engine import Board, Play
 
 
-class CubeOwner(str, Enum):
+class CubeOwner(StrEnum):
     """Who owns the cube, from the bot's view."""
 
     CENTRE = "centre"

@@ -10,7 +10,7 @@ class EngineError(Exception):
 
 
 class InvalidPosition(EngineError, ValueError):
-    """A position breaks the rules of the board (checker counts, both sides on one point, bad ID)."""
+    """A position breaks the rules: checker counts, both sides on one point, a bad ID."""
 
 
 class InvalidNotation(EngineError, ValueError):
