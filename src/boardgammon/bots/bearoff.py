@@ -35,8 +35,9 @@ MAX_ROLLS = 32  # far above the most rolls any position needs (15 on the 6-point
 N_POSITIONS = 54264  # C(21, 6)
 _VERSION = 1
 
-_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in _ROLLS]) / 36.0
+# The 21 distinct rolls and their probabilities (1/36 for doubles, 2/36 otherwise).
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 
 
 @njit(cache=True)
@@ -120,7 +121,7 @@ def compute() -> np.ndarray:
     pos = positions()
     pips = pos.astype(np.int64) @ np.arange(1, POINTS + 1)
     order = np.argsort(pips, kind="stable")  # every play lowers the pip count
-    return _compute(pos, order, _ROLLS, _WEIGHTS).astype(np.float32)
+    return _compute(pos, order, ROLLS, ROLL_WEIGHTS).astype(np.float32)
 
 
 def _cache_path() -> Path:

@@ -149,6 +149,22 @@ def encode_into(b, checkers, x):
     x[N_RAW + 5] = _prime(b, 1) / 6.0
 
 
+def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(int8[P, 2, 25] contiguous, whether one position was given)`` from one position
+    ``[2, 25]`` or many ``[P, 2, 25]``.
+
+    Raises:
+        ValueError: wrong shape.
+    """
+    a = np.asarray(boards, dtype=np.int8)
+    single = a.ndim == 2
+    if single:
+        a = a[None]
+    if a.ndim != 3 or a.shape[1:] != (2, 25):
+        raise ValueError(f"positions have shape (2, 25) or (P, 2, 25), got {np.shape(boards)}")
+    return np.ascontiguousarray(a), single
+
+
 def encode(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     """Encode positions (player on roll's view).
 
@@ -162,12 +178,7 @@ def encode(boards: np.ndarray, checkers: int = 15) -> np.ndarray:
     Raises:
         ValueError: wrong shape.
     """
-    a = np.asarray(boards, dtype=np.int8)
-    single = a.ndim == 2
-    if single:
-        a = a[None]
-    if a.ndim != 3 or a.shape[1:] != (2, 25):
-        raise ValueError(f"positions have shape (2, 25) or (P, 2, 25), got {np.shape(boards)}")
+    a, single = as_positions(boards)
     out = np.zeros((a.shape[0], N_INPUTS), dtype=np.float32)
     for i in range(a.shape[0]):
         encode_into(a[i], checkers, out[i])

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .encoding import N_INPUTS, encode_into
+from .encoding import N_INPUTS, as_positions, encode_into
 
 N_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(N_OUTPUTS)
@@ -149,13 +149,8 @@ class Network:
         Raises:
             ValueError: wrong shape.
         """
-        a = np.asarray(boards, dtype=np.int8)
-        single = a.ndim == 2
-        if single:
-            a = a[None]
-        if a.ndim != 3 or a.shape[1:] != (2, 25):
-            raise ValueError(f"positions have shape (2, 25) or (P, 2, 25), got {np.shape(boards)}")
-        out = evaluate_boards(np.ascontiguousarray(a), checkers, *self.weights)
+        a, single = as_positions(boards)
+        out = evaluate_boards(a, checkers, *self.weights)
         return out[0] if single else out
 
 

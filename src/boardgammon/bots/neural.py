@@ -30,61 +30,13 @@ from boardgammon.engine import Board, movegen
 
 from . import bearoff, cubeful
 from .base import Bot, Context, RankedPlay, register
-from .encoding import N_INPUTS, encode_into
-from .network import N_OUTPUTS, Network, cubeless_equity, equity, flip_into, forward
-from .training import _result
+from .encoding import N_INPUTS
+from .network import N_OUTPUTS, Network, cubeless_equity, flip_into
+from .training import _result, choose, value0
 
 HARD_CANDIDATES = 5
 HARD_WINDOW = 0.16  # cubeless equity below the 0-ply best beyond which a play is not searched
 _CAP = 4096
-# The 21 distinct rolls and their probabilities out of 36.
-_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in _ROLLS]) / 36.0
-
-
-@njit(cache=True)
-def _value0(board, checkers, w1, b1, w2, b2, table, x, h, o):
-    """0-ply outputs of ``board`` (player on roll's view, game not over) into ``o``."""
-    if bearoff.lookup_into(board, checkers, table, o):
-        return
-    encode_into(board, checkers, x)
-    forward(x, w1, b1, w2, b2, h, o)
-
-
-@njit(cache=True)
-def _best_play(board, d1, d2, checkers, w1, b1, w2, b2, table, bufs, x, h, o, cand, best_o,
-               chosen):
-    """The roller's best play by 0-ply: writes the resulting position (opponent's view) into
-    ``chosen`` and its outputs (opponent's view, or the result from the mover's view if the
-    play ends the game) into ``best_o``. Returns whether it ends the game."""
-    work, out, dedup = bufs
-    n, most = movegen.generate(board, d1, d2, False, work, out, dedup)
-    res, _, out_n, out_d = out
-    keep = movegen.legal_mask(n, most, d1, d2, out_n, out_d)
-    best_e = -1e9
-    terminal = False
-    for k in range(n):
-        if not keep[k]:
-            continue
-        movegen.unpack(res, k, cand)
-        left = 0
-        for i in range(25):
-            left += cand[0, i]
-            cand[0, i], cand[1, i] = cand[1, i], cand[0, i]
-        if left == 0:
-            _result(cand, checkers, o)
-            e = equity(o)
-            is_terminal = True
-        else:
-            _value0(cand, checkers, w1, b1, w2, b2, table, x, h, o)
-            e = -equity(o)
-            is_terminal = False
-        if e > best_e:
-            best_e = e
-            terminal = is_terminal
-            best_o[:] = o
-            chosen[:] = cand
-    return terminal
 
 
 @njit(cache=True)
@@ -100,8 +52,8 @@ def _value1(board, checkers, w1, b1, w2, b2, table, bufs, rolls, weights, out):
     chosen = np.empty((2, 25), dtype=np.int8)
     out[:] = 0.0
     for r in range(rolls.shape[0]):
-        if _best_play(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs,
-                      x, h, o, cand, best_o, chosen):
+        if choose(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs, x, h,
+                  o, best_o, cand, chosen):
             mine[:] = best_o
         else:
             flip_into(best_o, mine)
@@ -123,8 +75,8 @@ def _value2(board, checkers, w1, b1, w2, b2, table, bufs, bufs_inner, rolls, wei
     chosen = np.empty((2, 25), dtype=np.int8)
     out[:] = 0.0
     for r in range(rolls.shape[0]):
-        if _best_play(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs,
-                      x, h, o, cand, best_o, chosen):
+        if choose(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs, x, h,
+                  o, best_o, cand, chosen):
             mine[:] = best_o
         else:
             _value1(chosen, checkers, w1, b1, w2, b2, table, bufs_inner, rolls, weights, theirs)
@@ -145,7 +97,7 @@ def evaluate_many(boards, checkers, plies, w1, b1, w2, b2, table, rolls, weights
     h = np.empty(b1.shape[0], dtype=np.float32)
     for i in range(p):
         if plies == 0:
-            _value0(boards[i], checkers, w1, b1, w2, b2, table, x, h, out[i])
+            value0(boards[i], checkers, w1, b1, w2, b2, table, x, h, out[i])
         elif plies == 1:
             _value1(boards[i], checkers, w1, b1, w2, b2, table, bufs, rolls, weights, out[i])
         else:
@@ -189,7 +141,8 @@ class Evaluator:
             out[i] = _finished(a[i], checkers)
         if live.any():
             out[live] = evaluate_many(a[live], checkers, plies, *self.network.weights,
-                                      bearoff.table(), _ROLLS, _WEIGHTS)
+                                      bearoff.table(), bearoff.ROLLS,
+                                      bearoff.ROLL_WEIGHTS)
         return out
 
 

@@ -29,6 +29,7 @@ from numba import njit
 
 from boardgammon.engine import movegen
 
+from . import bearoff
 from .encoding import N_INPUTS, encode_into
 from .network import N_OUTPUTS, equity, flip_into, forward
 
@@ -63,11 +64,23 @@ def _result(final, checkers, out):
 
 
 @njit(cache=True)
-def choose(board, d1, d2, checkers, w1, b1, w2, b2, bufs, x, h, o, best_o, cand, chosen):
+def value0(board, checkers, w1, b1, w2, b2, db, x, h, o):
+    """0-ply outputs of ``board`` (player on roll's view, game not over) into ``o``: exact from
+    the bear-off database ``db`` where it applies (an empty ``db`` disables it), else the
+    network."""
+    if db.shape[0] > 0 and bearoff.lookup_into(board, checkers, db, o):
+        return
+    encode_into(board, checkers, x)
+    forward(x, w1, b1, w2, b2, h, o)
+
+
+@njit(cache=True)
+def choose(board, d1, d2, checkers, w1, b1, w2, b2, db, bufs, x, h, o, best_o, cand, chosen):
     """Greedy 0-ply choice of a play of ``d1``-``d2`` in ``board`` (player on roll's view).
 
-    ``bufs`` are :func:`boardgammon.engine.movegen.make_buffers` buffers; ``x``, ``h``, ``o``
-    and ``cand`` (``int8[2, 25]``) scratch space. Writes the chosen resulting position, swapped
+    ``db``: the bear-off database or an empty array (see :func:`value0`); ``bufs``:
+    :func:`boardgammon.engine.movegen.make_buffers` buffers; ``x``, ``h``, ``o`` and ``cand``
+    (``int8[2, 25]``) scratch space. Writes the chosen resulting position, swapped
     to the opponent's view, into ``chosen``, and its outputs into ``best_o``: from the
     opponent's view, or the game's result from the mover's view when the play ends the game.
 
@@ -93,8 +106,7 @@ def choose(board, d1, d2, checkers, w1, b1, w2, b2, bufs, x, h, o, best_o, cand,
             e = equity(o)
             is_terminal = True
         else:
-            encode_into(cand, checkers, x)
-            forward(x, w1, b1, w2, b2, h, o)
+            value0(cand, checkers, w1, b1, w2, b2, db, x, h, o)
             e = -equity(o)
             is_terminal = False
         if e > best_e:
@@ -142,6 +154,7 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
     """
     bufs = movegen.make_buffers(_CAP)
     cand = np.empty((2, 25), dtype=np.int8)
+    no_db = np.empty((0, bearoff.MAX_ROLLS), dtype=np.float32)
     nh = b1.shape[0]
     x = np.empty(N_INPUTS, dtype=np.float32)
     h = np.empty(nh, dtype=np.float32)
@@ -168,8 +181,8 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
         finished = False
         while t < MAX_PLIES:
             encode_into(board, checkers, xs[t])
-            terminal = choose(board, d1, d2, checkers, w1, b1, w2, b2, bufs, x, h, o, vs[t],
-                              cand, swapped)
+            terminal = choose(board, d1, d2, checkers, w1, b1, w2, b2, no_db, bufs, x, h, o,
+                              vs[t], cand, swapped)
             t += 1
             if terminal:
                 finished = True
@@ -191,56 +204,3 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
             total_sq += _update(xs[s], g, w1, b1, w2, b2, h, o, dh, alpha)
         total_plies += t
     return total_plies, total_sq
-
-
-@njit(cache=True)
-def play_match_games(wa, wb, start_board, checkers, seed, n_games):
-    """Cubeless money games between two networks at 0-ply, each dice sequence played twice with
-    the networks swapping sides (duplicate dice).
-
-    ``wa``/``wb`` are ``(w1, b1, w2, b2)`` tuples. Returns ``float64[n_games, 2]``: points won
-    by ``wa`` in the game where it moves first and in the colour-swapped replay.
-    """
-    bufs = movegen.make_buffers(_CAP)
-    cand = np.empty((2, 25), dtype=np.int8)
-    nh = max(wa[1].shape[0], wb[1].shape[0])
-    x = np.empty(N_INPUTS, dtype=np.float32)
-    h = np.empty(nh, dtype=np.float32)
-    o = np.empty(N_OUTPUTS, dtype=np.float32)
-    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
-    swapped = np.empty((2, 25), dtype=np.int8)
-    board = np.empty((2, 25), dtype=np.int8)
-    dice = np.empty((MAX_PLIES, 2), dtype=np.int64)
-    out = np.zeros((n_games, 2), dtype=np.float64)
-    for game in range(n_games):
-        np.random.seed(seed * 1_000_000_000 + game)
-        d1 = np.random.randint(1, 7)
-        d2 = np.random.randint(1, 7)
-        while d1 == d2:
-            d1 = np.random.randint(1, 7)
-            d2 = np.random.randint(1, 7)
-        dice[0, 0] = d1
-        dice[0, 1] = d2
-        for t in range(1, MAX_PLIES):
-            dice[t, 0] = np.random.randint(1, 7)
-            dice[t, 1] = np.random.randint(1, 7)
-        for rep in range(2):
-            board[:] = start_board
-            score = 0.0
-            for t in range(MAX_PLIES):
-                a_moves = (t % 2 == 0) == (rep == 0)
-                if a_moves:
-                    terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wa[0], wa[1],
-                                      wa[2], wa[3], bufs, x, h[:wa[1].shape[0]], o, best_o,
-                                      cand, swapped)
-                else:
-                    terminal = choose(board, dice[t, 0], dice[t, 1], checkers, wb[0], wb[1],
-                                      wb[2], wb[3], bufs, x, h[:wb[1].shape[0]], o, best_o,
-                                      cand, swapped)
-                if terminal:
-                    pts = 1.0 + best_o[1] + best_o[2]
-                    score = pts if a_moves else -pts
-                    break
-                board[:] = swapped
-            out[game, rep] = score
-    return out
