@@ -15,7 +15,7 @@ than gnubg 0-ply's; medium within 0.15 points per game of gnubg 0-ply; each leve
 per game stronger than the one below.
 
     python -m benchmarks.strength [--games 1000] [--analysed 100] [--pairs 1000]
-        [--levels medium hard] [--no-gnubg] [--no-pairs]
+        [--levels medium hard] [--no-gnubg] [--pairings medium-easy hard-medium]
 """
 
 from __future__ import annotations
@@ -204,7 +204,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=1000, help="sequences per level pairing")
     ap.add_argument("--levels", nargs="+", default=["medium", "hard"])
     ap.add_argument("--no-gnubg", action="store_true")
-    ap.add_argument("--no-pairs", action="store_true")
+    ap.add_argument("--pairings", nargs="*", default=["medium-easy", "hard-medium"],
+                    help="level pairings to play (none: skip)")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
 
@@ -226,13 +227,12 @@ def main() -> None:
                           f"millipoints per unforced move ({len(mp)} moves)", flush=True)
         finally:
             worker.close()
-    if not args.no_pairs:
-        for upper, lower in (("medium", "easy"), ("hard", "medium")):
-            t0 = time.perf_counter()
-            ppg = duplicate(create(upper, seed=1), create(lower, seed=1), args.pairs,
-                            args.seed + 1)
-            print(f"{upper} vs {lower}: {interval(ppg)} points/game over {len(ppg)} duplicate "
-                  f"dice sequences ({time.perf_counter() - t0:.0f} s)", flush=True)
+    for pairing in args.pairings:
+        upper, lower = pairing.split("-")
+        t0 = time.perf_counter()
+        ppg = duplicate(create(upper, seed=1), create(lower, seed=1), args.pairs, args.seed + 1)
+        print(f"{upper} vs {lower}: {interval(ppg)} points/game over {len(ppg)} duplicate "
+              f"dice sequences ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
