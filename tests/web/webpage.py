@@ -50,6 +50,7 @@ def seen(page) -> dict:
           return {
             result: !!result && !result.hidden,
             roll: on('roll'), dance: on('dance'), send: on('send'),
+            answer: on('accept-resign') ? 'accept-resign' : on('take') ? 'take' : null,
             movable: document.querySelectorAll('svg.board .hit.movable').length,
             complete: on('send') && document.querySelector('[data-action="send"]')
               .getAttribute('aria-disabled') === 'false',
