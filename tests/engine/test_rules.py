@@ -6,6 +6,7 @@ Positions are built with ``Board.from_points(mine, theirs)``, each side in its o
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from boardgammon.engine import Board, IllegalPlay, InvalidNotation, InvalidPosition, Play
@@ -378,6 +379,19 @@ def test_bad_position_ids_are_refused(position_id, why):
 def test_impossible_positions_are_refused(mine, theirs, why):
     with pytest.raises(InvalidPosition, match=why):
         Board.from_points(mine, theirs)
+
+
+@pytest.mark.parametrize(
+    ("array", "why"),
+    [
+        (np.zeros((2, 24), dtype=np.int8), r"shape \(2, 25\)"),
+        (np.zeros((2, 25)), "checker counts are integers"),
+        (np.full((2, 25), 200), "at most 15"),
+    ],
+)
+def test_bad_arrays_are_refused(array, why):
+    with pytest.raises(InvalidPosition, match=why):
+        Board(array)
 
 
 def test_pip_counts_and_borne_off():
