@@ -322,3 +322,78 @@ def test_documented_example_verifies_with_its_chain_vectors():
     for vector in ("630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
                    "`54cf40b5…`", "`ffaed23b…`", "`0029a470…`", "`855ee305…`"):
         assert vector in text
+
+
+def _documented_example() -> dict:
+    return json.loads(re.search(r"```json\n(.*?)```", DOCS.read_text("utf-8"), re.DOTALL).group(1))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("nonce", False), ("seat", False), ("dice", [True, 4]), ("dice", [1, 4, 1])],
+    ids=["nonce-false", "seat-false", "die-true", "three-dice"],
+)
+def test_json_booleans_and_extra_dice_are_malformed(field, value):
+    # The example's first roll has nonce 0, seat 0 and dice 1-4: false and true hash exactly
+    # like 0 and 1, so without a type check these forgeries verified as "ok".
+    document = _documented_example()
+    document["rolls"][0][field] = value
+    failure = verify_document(document).failure
+    assert (failure.roll_id, failure.verdict) == ("rol_0001", verify.MALFORMED)
+    assert str(value) in failure.detail
+
+
+def test_an_entry_that_is_not_an_object_is_malformed():
+    document = make_document()
+    document["rolls"][3] = ["rol_0003"]
+    failure = verify_document(document).failure
+    assert (failure.index, failure.roll_id, failure.verdict) == (3, "#3", verify.MALFORMED)
+    assert "got list" in failure.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[]", "a JSON object, got list"),
+        ("null", "a JSON object, got NoneType"),
+        (json.dumps(make_document() | {"rolls": {}}), "rolls is a dict, not a list"),
+        ("[" * 100_000 + "]" * 100_000, "recursion"),
+    ],
+    ids=["list", "null", "rolls-object", "nested-too-deep"],
+)
+def test_cli_documents_that_are_not_audit_documents_exit_2(tmp_path, text, message):
+    # These raised AttributeError or RecursionError: a traceback and exit status 1.
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    result = runner.invoke(cli_app, ["audit", "verify", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "cannot read an audit document" in result.output and message in result.output
+
+
+class _HtmlHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 (the http.server hook's name)
+        body = b"<!doctype html><title>Dice record</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_cli_names_a_web_page_url_instead_of_a_json_error():
+    # The result screen links the audit *page*; pasting it used to say "Expecting value:
+    # line 1 column 1 (char 0)".
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HtmlHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/audit/mat_x"
+        result = runner.invoke(cli_app, ["audit", "verify", url])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.exit_code == 2
+    assert "is a web page, not an audit document" in result.output
+    assert "/api/audit/MATCH_ID" in result.output

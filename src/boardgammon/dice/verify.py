@@ -221,6 +221,11 @@ def _hex_field(entry: dict, key: str, length: int) -> bytes | None:
     return data
 
 
+def _is_int(value: object) -> bool:
+    # JSON true/false parse as bool, a subclass of int; the format has no booleans there.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[RollCheck, str]:
     """Check one audit entry against its predecessor's hash ``prev_hash``.
 
@@ -229,6 +234,9 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
     seed matches the commitment, the dice follow from seed, IDs, nonce and entropy, and the
     entry links to its predecessor and hashes to its recorded ``entry_hash``.
     """
+    if not isinstance(entry, dict):
+        detail = f"the entry cannot be read: a JSON object is expected, got {type(entry).__name__}"
+        return RollCheck(index, f"#{index}", MALFORMED, detail), GENESIS
     roll_id = str(entry.get("roll_id", f"#{index}"))
 
     def verdict(reason: str, detail: str = "") -> RollCheck:
@@ -241,8 +249,10 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
         entropy = _hex_field(entry, "client_entropy", ENTROPY_BYTES)
         source = entry.get("entropy_source")
         dice = tuple(entry["dice"]) if entry.get("dice") is not None else None
-        if state not in STATES or seat not in (0, 1) or not isinstance(nonce, int):
+        if state not in STATES or seat not in (0, 1) or not _is_int(seat) or not _is_int(nonce):
             raise ValueError(f"state {state!r}, seat {seat!r}, nonce {nonce!r}")
+        if dice is not None and (len(dice) != 2 or not all(_is_int(die) for die in dice)):
+            raise ValueError(f"dice must be two integers, got {entry['dice']!r}")
         # Hashed with its own stated link, so one broken link fails one roll, not all after it.
         own_hash = entry_hash(
             stated_prev, match_id, roll_id, nonce, seat, commit_hex, seed, entropy, source, dice
@@ -289,15 +299,19 @@ def verify_document(document: dict, expected_head: str | None = None) -> Report:
     Raises:
         ValueError: the document is not an audit document of a known format.
     """
+    if not isinstance(document, dict):
+        raise ValueError(f"not an audit document: a JSON object, got {type(document).__name__}")
     if document.get("format") != AUDIT_FORMAT or document.get("dice_spec") != DICE_SPEC:
         raise ValueError(
             f"not a {AUDIT_FORMAT} document with dice spec {DICE_SPEC}: "
             f"format {document.get('format')!r}, dice_spec {document.get('dice_spec')!r}"
         )
-    match_id = document["match_id"]
+    match_id, rolls = document["match_id"], document["rolls"]
+    if not isinstance(rolls, list):
+        raise ValueError(f"not an audit document: rolls is a {type(rolls).__name__}, not a list")
     checks: list[RollCheck] = []
     head = GENESIS
-    for index, entry in enumerate(document["rolls"]):
+    for index, entry in enumerate(rolls):
         check, head = check_roll(match_id, index, entry, head)
         checks.append(check)
     failure = next((c for c in checks if c.failed), None)
@@ -314,13 +328,19 @@ def load_document(source: str, timeout: float = 30.0) -> dict:
     """Read an audit document from a file path, ``-`` (standard input) or an http(s) URL.
 
     Raises:
-        OSError: the file or URL cannot be read. ValueError: it is not JSON.
+        OSError: the file or URL cannot be read. ValueError: it is not JSON (a URL of a web
+        page, such as the audit page ``/audit/mat_…``, is named as such).
     """
     if source == "-":
         return json.load(sys.stdin)
     if source.startswith(("http://", "https://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
         with urllib.request.urlopen(request, timeout=timeout) as response:
+            if response.headers.get_content_type() == "text/html":
+                raise ValueError(
+                    "this URL is a web page, not an audit document; "
+                    "the JSON of a match's dice record is at /api/audit/MATCH_ID"
+                )
             return json.loads(response.read().decode("utf-8"))
     with open(source, encoding="utf-8") as handle:
         return json.load(handle)
@@ -342,7 +362,8 @@ def run(source: str, expected_head: str | None = None, out=print) -> int:
     """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable)."""
     try:
         report = verify_document(load_document(source), expected_head)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        # RecursionError: JSON nested too deeply for the parser.
         out(f"cannot read an audit document from {source}: {exc}")
         return 2
     for line in format_report(report):

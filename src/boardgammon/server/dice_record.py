@@ -178,28 +178,48 @@ class Roll:
 
     def to_json(self) -> dict:
         """The roll as an audit entry (hex strings, ISO 8601 times, dice as a list)."""
+        return _entry(
+            self,
+            self.server_seed.hex() if self.server_seed else None,
+            self.client_entropy.hex() if self.client_entropy else None,
+            list(self.dice) if self.dice else None,
+        )
 
-        def when(moment: datetime | None) -> str | None:
-            return moment.isoformat() if moment else None
 
-        return {
-            "seq": self.seq,
-            "roll_id": self.roll_id,
-            "nonce": self.nonce,
-            "seat": self.seat,
-            "state": self.state,
-            "commitment": self.commitment,
-            "server_seed": self.server_seed.hex() if self.server_seed else None,
-            "client_entropy": self.client_entropy.hex() if self.client_entropy else None,
-            "entropy_source": self.entropy_source,
-            "dice": list(self.dice) if self.dice else None,
-            "prev_hash": self.prev_hash,
-            "entry_hash": self.entry_hash,
-            "committed_at": when(self.committed_at),
-            "revealed_at": when(self.revealed_at),
-            "played_at": when(self.played_at),
-            "voided_at": when(self.voided_at),
-        }
+def _entry(roll: Roll | DiceRoll, seed: str | None, entropy: str | None, dice: list | None) -> dict:
+    """An audit entry of ``roll`` (a :class:`Roll` or a row: the same attribute names) with its
+    reveal fields already as JSON values."""
+
+    def when(moment: datetime | None) -> str | None:
+        return moment.isoformat() if moment else None
+
+    return {
+        "seq": roll.seq,
+        "roll_id": roll.roll_id,
+        "nonce": roll.nonce,
+        "seat": roll.seat,
+        "state": roll.state,
+        "commitment": roll.commitment,
+        "server_seed": seed,
+        "client_entropy": entropy,
+        "entropy_source": roll.entropy_source,
+        "dice": dice,
+        "prev_hash": roll.prev_hash,
+        "entry_hash": roll.entry_hash,
+        "committed_at": when(roll.committed_at),
+        "revealed_at": when(roll.revealed_at),
+        "played_at": when(roll.played_at),
+        "voided_at": when(roll.voided_at),
+    }
+
+
+def _row_entry(row: DiceRoll) -> dict:
+    """The audit entry of a row as stored, not decoded first: a row corrupted in the database
+    (a seed that is not hex, say) must reach the verifier and get its verdict, not crash the
+    audit page. The seed stays out until the roll is revealed."""
+    revealed = row.state in REVEALED_STATES
+    dice = None if row.die1 is None and row.die2 is None else [row.die1, row.die2]
+    return _entry(row, row.server_seed if revealed else None, row.client_entropy, dice)
 
 
 def _now() -> datetime:
@@ -460,15 +480,20 @@ def get_roll(session: Session, roll_id: str) -> Roll:
     return Roll.from_row(row)
 
 
+def _match_rows(session: Session, match_id: str) -> list[DiceRoll]:
+    return list(
+        session.execute(
+            select(DiceRoll)
+            .where(DiceRoll.match_id == match_id)
+            .order_by(DiceRoll.seq)
+            .execution_options(populate_existing=True)
+        ).scalars()
+    )
+
+
 def match_rolls(session: Session, match_id: str) -> list[Roll]:
     """Every roll of ``match_id`` in record order (empty if none)."""
-    rows = session.execute(
-        select(DiceRoll)
-        .where(DiceRoll.match_id == match_id)
-        .order_by(DiceRoll.seq)
-        .execution_options(populate_existing=True)
-    ).scalars()
-    return [Roll.from_row(row) for row in rows]
+    return [Roll.from_row(row) for row in _match_rows(session, match_id)]
 
 
 def current_roll(session: Session, match_id: str) -> Roll | None:
@@ -497,14 +522,15 @@ def audit_document(session: Session, match_id: str) -> dict:
 
     Shape: ``{"format": "boardgammon-audit-v1", "dice_spec", "record_spec", "match_id",
     "genesis", "chain_head", "rolls": [entry …], "verified": bool, "failure": null or
-    {"index", "roll_id", "reason", "detail"}}``; an entry is :meth:`Roll.to_json` plus
-    ``verdict`` and ``verdict_detail`` (see :class:`boardgammon.dice.verify.RollCheck`).
+    {"index", "roll_id", "reason", "detail"}}``; an entry is :meth:`Roll.to_json` (of the stored
+    text, so that a row corrupted in the database gets a verdict too) plus ``verdict`` and
+    ``verdict_detail`` (see :class:`boardgammon.dice.verify.RollCheck`).
 
     Raises:
         RollNotFound: the match has no rolls in the record.
     """
-    rolls = match_rolls(session, match_id)
-    if not rolls:
+    rows = _match_rows(session, match_id)
+    if not rows:
         raise RollNotFound(f"no dice record for match {match_id!r}")
     document = {
         "format": AUDIT_FORMAT,
@@ -512,8 +538,8 @@ def audit_document(session: Session, match_id: str) -> dict:
         "record_spec": RECORD_SPEC,
         "match_id": match_id,
         "genesis": GENESIS,
-        "chain_head": rolls[-1].entry_hash,
-        "rolls": [roll.to_json() for roll in rolls],
+        "chain_head": rows[-1].entry_hash,
+        "rolls": [_row_entry(row) for row in rows],
     }
     report = verify_document(document)
     for entry, check in zip(document["rolls"], report.checks, strict=True):

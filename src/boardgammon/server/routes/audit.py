@@ -4,8 +4,8 @@
 stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
-with the match's first revealed roll: a Python program (``verify_roll.py.j2``) and an
-``openssl`` command line (``verify_openssl.sh.j2``).
+with the match's first revealed roll that can be read (not ``malformed``): a Python program
+(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``).
 """
 
 from __future__ import annotations
@@ -93,7 +93,12 @@ def audit_page(
         document = audit_document(session, match_id)
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
-    first = next((r for r in document["rolls"] if r["server_seed"] is not None), None)
+    # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
+    first = next(
+        (r for r in document["rolls"]
+         if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED),
+        None,
+    )
     context |= {
         "doc": document,
         "programs": verify_programs(match_id, first) if first else None,
