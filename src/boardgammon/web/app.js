@@ -1,6 +1,8 @@
 // The single-page client: header (language, account), sign-in, lobby, join links and the match
-// page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id}.
+// page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id},
+// /match/{match_id}/analysis.
 
+import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
 import { fill, h } from "./dom.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
@@ -306,10 +308,13 @@ async function route() {
   const path = location.pathname;
   const join = path.match(/^\/join\/([^/]+)$/);
   const match = path.match(/^\/match\/([^/]+)$/);
+  const analysis = path.match(/^\/match\/([^/]+)\/analysis$/);
   if (!app.user) {
     authPage(() => route());
   } else if (join) {
     joinPage(decodeURIComponent(join[1]));
+  } else if (analysis) {
+    app.page = new AnalysisPage(app.main, decodeURIComponent(analysis[1]), app.user);
   } else if (match) {
     app.page = new MatchPage(app.main, decodeURIComponent(match[1]), app.user, navigate);
   } else {

@@ -2,6 +2,7 @@
 // It renders the last `state` the server sent (docs/api.md) and sends actions by HTTP POST; the
 // WebSocket brings everyone's changes. A play is built locally with PlayBuilder and sent whole.
 
+import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockText, fill, h } from "./dom.js";
@@ -499,7 +500,7 @@ export class MatchPage {
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
       h("p", {}, h("a", { href: r.audit_url || `/audit/${s.match_id}`, class: "audit-link" }, t("result.audit")),
-        r.analysis_url ? [" · ", h("a", { href: r.analysis_url, class: "analysis-link" }, t("result.analysis"))] : null),
+        " · ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
         h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),

@@ -1,0 +1,255 @@
+// The match analysis sheet (route /match/{match_id}/analysis) and the result screen's "Match
+// analysis" button. Both read GET /api/matches/{id}/analysis (docs/api.md, "Match analysis"),
+// polling while the server's worker is still at it: "pending", then "done" or "failed".
+
+import { ApiError, request } from "./api.js";
+import { renderBoard } from "./board.js";
+import { fill, h } from "./dom.js";
+import { t } from "./i18n.js";
+import { mirror } from "./moves.js";
+
+const POLL_MS = 2000;
+
+function analysisPath(matchId) {
+  return `/api/matches/${encodeURIComponent(matchId)}/analysis`;
+}
+
+/** The sheet's address in this client. */
+export function analysisRoute(matchId) {
+  return `/match/${encodeURIComponent(matchId)}/analysis`;
+}
+
+/**
+ * The result screen's link to the sheet, styled as a button. Its label carries the number of
+ * blunders of both players once the analysis is done ("analysing…" before); it polls by itself
+ * until then and stops once it has left the page.
+ */
+export function analysisButton(matchId, href = analysisRoute(matchId)) {
+  const count = h("span", { class: "analysis-count" }, t("analysis.pending"));
+  const link = h("a", { href, class: "analysis-link button", "data-link": "" },
+    t("result.analysis"), " · ", count);
+  let first = true;
+  const poll = async () => {
+    if (!first && !link.isConnected) return;
+    first = false;
+    let answer;
+    try {
+      answer = await request("GET", analysisPath(matchId));
+    } catch {
+      count.textContent = t("analysis.unavailable");
+      return;
+    }
+    if (answer.status === "done") {
+      link.dataset.blunders = answer.blunders;
+      count.textContent = t("analysis.blunders", { n: answer.blunders });
+    } else if (answer.status === "failed") {
+      count.textContent = t("analysis.failed.short");
+    } else {
+      setTimeout(poll, POLL_MS);
+    }
+  };
+  poll();
+  return link;
+}
+
+/**
+ * Decode a gnubg Position ID (as boardgammon.engine.ids does): 80 bits, least significant bit
+ * of each byte first; for the side not on roll, then the side on roll, each of its 25 places
+ * (points 1–24 in its own numbering, then the bar) as that many 1-bits and a 0-bit.
+ * Returns [onRoll, notOnRoll], each 25 counts (index 0–23 points 1–24, 24 the bar).
+ */
+export function decodePositionId(id) {
+  const bytes = Array.from(atob(id + "=="), (c) => c.charCodeAt(0));
+  const rows = [new Array(25).fill(0), new Array(25).fill(0)];
+  let side = 1;
+  let place = 0;
+  for (let bit = 0; bit < 80 && side >= 0; bit++) {
+    if ((bytes[bit >> 3] >> (bit & 7)) & 1) rows[side][place] += 1;
+    else if (++place === 25) {
+      side -= 1;
+      place = 0;
+    }
+  }
+  return rows;
+}
+
+/** One side's 25 counts as the board's 26 numbers ([0] borne off, [1..24], [25] bar). */
+function boardPoints(row, checkers) {
+  const total = row.reduce((a, b) => a + b, 0);
+  return [checkers - total, ...row.slice(0, 24), row[24]];
+}
+
+// Which of the three cube equities (no double, double/take, double/drop) the right action is.
+const BEST_ROW = { "no double": "nd", "too good": "nd", "double, take": "dt", "double, drop": "dp",
+  take: "dt", drop: "dp" };
+
+const signed = (x, digits = 3) => (x === null || x === undefined ? "—"
+  : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`);
+const fixed = (x, digits = 1) => (x === null || x === undefined ? "—" : x.toFixed(digits));
+
+export class AnalysisPage {
+  constructor(root, matchId, user) {
+    this.root = root;
+    this.matchId = matchId;
+    this.user = user;
+    this.index = 0;
+    this.body = h("div", { class: "analysis-body", role: "status", "aria-live": "polite" });
+    fill(root, h("section", { class: "analysis", "data-match": matchId },
+      h("h1", {}, t("result.analysis")), this.body,
+      h("p", {}, h("a", { href: `/match/${encodeURIComponent(matchId)}`, "data-link": "" },
+        t("analysis.back")))));
+    this.load();
+  }
+
+  destroy() {
+    clearTimeout(this.timer);
+    this.gone = true;
+  }
+
+  async load() {
+    let answer;
+    try {
+      answer = await request("GET", analysisPath(this.matchId));
+    } catch (err) {
+      if (this.gone) return;
+      const notOver = err instanceof ApiError && err.code === "match_not_finished";
+      fill(this.body, h("p", { class: "error" }, notOver ? t("analysis.notover") : err.message));
+      return;
+    }
+    if (this.gone) return;
+    if (answer.status === "done") {
+      this.analysis = answer;
+      this.render();
+    } else if (answer.status === "failed") {
+      fill(this.body, h("p", { class: "error" }, t("analysis.failed", { error: answer.error })));
+    } else {
+      fill(this.body, h("p", { class: "analysing" }, t("analysis.pending")));
+      this.timer = setTimeout(() => this.load(), POLL_MS);
+    }
+  }
+
+  /** The viewer's seat: the signed-in player's, else white's (seat 0). */
+  viewSeat() {
+    const seat = this.analysis.players.findIndex((p) => this.user && p.name === this.user.username);
+    return seat >= 0 ? seat : 0;
+  }
+
+  render() {
+    const a = this.analysis;
+    this.seat = this.viewSeat();
+    // At the first decision nobody has borne off: every checker of the variant is on the board.
+    const first = a.moves.length ? decodePositionId(a.moves[0].position_id)[0] : [];
+    this.checkers = first.reduce((x, y) => x + y, 0) || 15;
+    this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.svg.setAttribute("class", "board");
+    this.review = h("div", { class: "review-detail" });
+    this.counter = h("span", { class: "review-counter" });
+    const step = (by) => () => this.show(this.index + by);
+    this.prev = h("button", { type: "button", "data-action": "prev", onclick: step(-1) }, "◀ " + t("analysis.prev"));
+    this.next = h("button", { type: "button", "data-action": "next", onclick: step(1) }, t("analysis.next") + " ▶");
+    fill(this.body,
+      h("p", { class: "analysis-match" }, t("analysis.match", {
+        a: a.players[0].name, b: a.players[1].name, sa: a.score[0], sb: a.score[1],
+        length: a.length, plies: a.plies })),
+      h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
+        h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders }))),
+      this.summaryTable(),
+      h("h2", {}, t("analysis.cube")),
+      this.cubeList(),
+      h("h2", {}, t("analysis.review")),
+      a.moves.length ? [
+        h("div", { class: "review-nav" }, this.prev, this.counter, this.next),
+        h("div", { class: "board-wrap" }, this.svg), this.review]
+        : h("p", { class: "empty" }, t("analysis.nomoves")));
+    if (a.moves.length) this.show(0);
+  }
+
+  summaryTable() {
+    const [white, black] = this.analysis.players;
+    const row = (key, cell) => h("tr", { "data-row": key }, h("th", { scope: "row" }, t(`analysis.row.${key}`)),
+      [white, black].map((p) => h("td", {}, cell(p))));
+    return h("table", { class: "analysis-summary" },
+      h("thead", {}, h("tr", {}, h("th", {}),
+        [white, black].map((p, seat) => h("th", { scope: "col", "data-seat": seat },
+          `${p.name} (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
+      h("tbody", {},
+        row("pr", (p) => fixed(p.pr)),
+        row("luck", (p) => signed(p.luck)),
+        row("luckmwc", (p) => `${signed(p.luck_mwc * 100, 1)} %`),
+        row("adjusted", (p) => (p.luck_adjusted === null ? "—" : `${signed(p.luck_adjusted * 100, 1)} %`)),
+        row("decisions", (p) => String(p.decisions)),
+        row("skill", (p) => t("analysis.skillcounts", p.skill)),
+        row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0)))));
+  }
+
+  cubeList() {
+    const cubes = this.analysis.moves.map((m, i) => [m, i]).filter(([m]) => m.type === "cube");
+    if (!cubes.length) return h("p", { class: "empty cube-decisions" }, t("analysis.nocube"));
+    return h("ol", { class: "cube-decisions" }, cubes.map(([m, i]) => h("li", { "data-decision": i },
+      h("button", { type: "button", class: "linkish", onclick: () => this.show(i) },
+        `${this.who(m)}: ${t(`cube.${m.action}`)}`),
+      ` — ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
+      m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
+      ` (${t("analysis.loss", { loss: m.loss.toFixed(3) })})`)));
+  }
+
+  who(m) {
+    return t("analysis.who", { game: m.game + 1, name: this.analysis.players[m.seat].name });
+  }
+
+  /** Show decision `i` in the review: its board, the choice made and the alternatives. */
+  show(i) {
+    const moves = this.analysis.moves;
+    this.index = Math.max(0, Math.min(moves.length - 1, i));
+    const m = moves[this.index];
+    this.counter.textContent = t("analysis.counter", { n: this.index + 1, total: moves.length });
+    this.counter.dataset.index = this.index;
+    this.prev.disabled = this.index === 0;
+    this.next.disabled = this.index === moves.length - 1;
+    // The ID is from the view of the player on roll: the decider, or for a take the doubler.
+    const onRoll = m.type === "cube" && m.kind === "take" ? 1 - m.seat : m.seat;
+    const [own, other] = decodePositionId(m.position_id).map((r) => boardPoints(r, this.checkers));
+    const [mineRaw, theirsRaw] = onRoll === this.seat ? [own, other] : [other, own];
+    const side = (seat) => (seat === this.seat ? "me" : "them");
+    const dice = m.type === "checker" ? { values: m.dice, used: [false, false], side: side(m.seat) } : null;
+    const cube = { value: m.cube, side: m.cube_owner === null ? "centre" : side(m.cube_owner) };
+    renderBoard(this.svg, { mine: mineRaw, theirs: mirror(theirsRaw), dice, cube,
+      sources: new Set(), destinations: new Set(), selected: null }, () => {});
+    this.svg.setAttribute("aria-label", t("analysis.boardlabel", { n: this.index + 1 }));
+    fill(this.review, h("p", { class: "decision-head", "data-type": m.type },
+      this.who(m), m.skill ? h("strong", { class: `skill ${m.skill}` }, ` ${t(`skill.${m.skill}`)}`) : null),
+    m.type === "checker" ? this.checkerDetail(m) : this.cubeDetail(m));
+  }
+
+  checkerDetail(m) {
+    const played = m.play || t("analysis.dance");
+    return [
+      h("p", { class: "played" }, t("analysis.played", { dice: `${m.dice[0]}-${m.dice[1]}`, play: played }),
+        m.forced ? ` (${t("analysis.forced")})` : ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`,
+        m.luck === null || m.luck === undefined ? null
+          : ` · ${t("analysis.rollluck", { luck: signed(m.luck) })}${m.luck_label ? ` (${t(`luck.${m.luck_label}`)})` : ""}`),
+      m.best.length ? h("table", { class: "alternatives" },
+        h("thead", {}, h("tr", {}, ["#", t("analysis.play"), t("analysis.equity"), t("analysis.diff"), t("analysis.plies")]
+          .map((x) => h("th", { scope: "col" }, x)))),
+        h("tbody", {}, m.best.map((b, k) => h("tr", { class: b.play === m.play ? "chosen" : "",
+          "data-play": b.play },
+        h("td", {}, String(k + 1)), h("td", {}, b.play || t("analysis.dance")),
+        h("td", {}, signed(b.equity)), h("td", {}, k ? signed(b.equity - m.best[0].equity) : ""),
+        h("td", {}, String(b.plies)))))) : null,
+    ];
+  }
+
+  cubeDetail(m) {
+    const best = BEST_ROW[m.best_action];
+    const row = (key, value) => h("tr", { class: best === key ? "best" : "", "data-row": key },
+      h("th", { scope: "row" }, t(`analysis.cube.${key}`)), h("td", {}, signed(value)));
+    return [
+      h("p", { class: "played" }, t("analysis.cubeaction", { action: t(`cube.${m.action}`), value: m.cube }),
+        ` · ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
+        m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
+        ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`),
+      h("table", { class: "alternatives cube-equities" }, h("tbody", {},
+        row("nd", m.nd), row("dt", m.dt), row("dp", m.dp))),
+    ];
+  }
+}
