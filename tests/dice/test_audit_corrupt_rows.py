@@ -1,4 +1,5 @@
-"""The audit routes on a record corrupted in the database: a verdict for the bad row, never a 500.
+"""The audit routes on a record corrupted in the database: a verdict for the bad row, never a 500;
+and the state times the audit JSON shows (a void roll's ``voided_at``).
 
 The audit page recomputes verdicts on every load to expose exactly this kind of tampering, so a
 row whose stored text cannot be decoded must be reported as ``malformed`` like any other failure.
@@ -90,3 +91,17 @@ def test_the_stored_seed_of_a_pending_roll_never_reaches_the_audit(client, store
     assert (entry["server_seed"], entry["verdict"]) == (None, "pending")
     for text in (answer.text, client.get(f"/audit/{match_id}").text):
         assert stored not in text
+
+
+def test_a_void_roll_records_when_it_was_voided(client):
+    # void_roll set row.void_at (no such column) instead of voided_at: the time was never saved.
+    match_id, _ = played_match(client, rolls=1)
+    with client.app.state.db.sessions() as session:
+        pending = record.commit_roll(session, match_id, 1)
+        voided = record.void_roll(session, pending.roll_id)
+    assert voided.voided_at is not None and voided.played_at is None
+    with client.app.state.db.sessions() as session:
+        stored = session.get(DiceRoll, pending.roll_id)
+        assert stored.voided_at == voided.voided_at
+    entry = client.get(f"/api/audit/{match_id}").json()["rolls"][-1]
+    assert (entry["state"], entry["voided_at"]) == ("void", voided.voided_at.isoformat())

@@ -431,6 +431,11 @@ def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = N
     return _reveal_logged(session, roll_id, None, entropy, "server", now or _now())
 
 
+# The column that records when a roll entered each later state. Spelled out: "void" -> "void_at"
+# set a plain attribute the ORM never saved, so void rolls had no time.
+_STATE_TIME = {"played": "played_at", "void": "voided_at"}
+
+
 def _advance(session: Session, roll_id: str, source: str, target: str, now: datetime) -> Roll:
     def step() -> Roll:
         row = _lock_roll(session, roll_id)
@@ -441,7 +446,7 @@ def _advance(session: Session, roll_id: str, source: str, target: str, now: date
                 f"roll {roll_id} is {row.state}; only a {source} roll can become {target}"
             )
         row.state = target
-        setattr(row, f"{target}_at", now)
+        setattr(row, _STATE_TIME[target], now)
         session.flush()
         return Roll.from_row(row)
 
