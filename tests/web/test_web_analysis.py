@@ -1,0 +1,243 @@
+"""The match analysis in Chromium: the result screen's "Match analysis" button with the number
+of blunders, and the sheet (web/analysis.js) — "analysing…" until the server is done, then each
+player's luck, the match PR, the cube decisions on their own and a review of every decision
+with its board, the play made and the best alternatives. First with the API stood in by
+Playwright routing (positions from the rules engine), then against a real server after a
+1-point match against the computer."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from webpage import checkers
+from webstate import MATCH_ID, make_state
+
+from boardgammon.engine import Board
+
+pytestmark = pytest.mark.browser
+
+OPENING = Board.initial()
+AFTER_31 = OPENING.play("8/5 6/5", (3, 1)).swapped()  # seat 1 (bob) to roll, bob's view
+AFTER_64 = AFTER_31.play("24/14", (6, 4)).swapped()  # back to ann
+
+
+def player(seat, name, pr, luck, luck_mwc, blunders):
+    return {"seat": seat, "name": name, "pr": pr, "error_rate": pr * 2, "checker_error_rate": pr * 2,
+            "decisions": 3, "unforced": 2, "forced": 0, "cube_decisions": 1,
+            "checker_loss": 0.2, "cube_loss": 0.0,
+            "skill": {"doubtful": 0, "error": 0, "blunder": blunders},
+            "cube_errors": {"missed double": 0, "wrong double": 0, "wrong take": blunders,
+                            "wrong drop": 0},
+            "luck": luck, "luck_mwc": luck_mwc,
+            "luck_rolls": {"very lucky": 0, "lucky": 1, "unlucky": 0, "very unlucky": 0},
+            "luck_adjusted": 0.5 - luck_mwc}
+
+
+def checker(seat, turn, board, dice, play, best, loss, skill, luck):
+    return {"type": "checker", "game": 0, "turn": turn, "seat": seat,
+            "position_id": board.position_id, "score": [0, 0], "cube": 1, "cube_owner": None,
+            "dice": list(dice), "play": play, "legal": 15, "forced": False, "best": best,
+            "loss": loss, "loss_mwc": loss / 2, "skill": skill, "luck": luck,
+            "luck_label": "lucky" if luck > 0.1 else None}
+
+
+def cube(seat, turn, board, kind, action, best_action, error, loss):
+    return {"type": "cube", "game": 0, "turn": turn, "seat": seat, "kind": kind,
+            "position_id": board.position_id, "score": [0, 0], "cube": 1, "cube_owner": None,
+            "action": action, "nd": 0.412, "dt": 0.655, "dp": 1.0, "best_action": best_action,
+            "close": True, "error": error, "loss": loss, "loss_mwc": loss / 2,
+            "skill": "blunder" if loss >= 0.16 else None}
+
+
+ANALYSIS = {
+    "status": "done", "length": 1, "score": [1, 0], "winner": 0, "plies": 0,
+    "pr": 12.3, "blunders": 2,
+    "players": [player(0, "ann", 8.5, 0.321, 0.104, 0), player(1, "bob", 16.25, -0.287, -0.09, 2)],
+    "moves": [
+        checker(0, 0, OPENING, (3, 1), "8/5 6/5",
+                [{"play": "8/5 6/5", "equity": 0.151, "plies": 0},
+                 {"play": "24/23 13/10", "equity": 0.012, "plies": 0}], 0.0, None, 0.213),
+        checker(1, 0, AFTER_31, (6, 4), "24/14",
+                [{"play": "24/18 13/9", "equity": -0.05, "plies": 0},
+                 {"play": "8/2 6/2", "equity": -0.071, "plies": 0},
+                 {"play": "24/14", "equity": -0.23, "plies": 0}], 0.18, "blunder", -0.12),
+        cube(0, 1, AFTER_64, "double", "double", "double, take", None, 0.0),
+        cube(1, 1, AFTER_64, "take", "drop", "take", "wrong drop", 0.345),
+    ],
+}
+
+
+class StandIn:
+    """The API for one finished match: its state, and its analysis `pending` for the first
+    `pending` requests, then ANALYSIS."""
+
+    def __init__(self, page, pending: int):
+        self.pending = pending
+        self.asked = 0
+        self.state = make_state(
+            Board.from_points({1: 1}, {1: 1}), phase="match_over", score=[1, 0],
+            games=[{"game_number": 1, "winner": 0, "points": 1, "how": "resign"}],
+            result={"winner": 0, "score": [1, 0], "chain_head": "ab" * 32,
+                    "audit_url": f"/audit/{MATCH_ID}", "analysis_url": None})
+        page.route("**/api/**", self.handle)
+        page.route_web_socket("**/ws/**", lambda ws: None)
+
+    def handle(self, route, request):
+        path = re.sub(r"^https?://[^/]+", "", request.url)
+        if path == "/api/me":
+            body = {"user": {"id": 1, "username": "ann", "guest": False}}
+        elif path == f"/api/matches/{MATCH_ID}":
+            body = self.state
+        elif path == f"/api/matches/{MATCH_ID}/analysis":
+            self.asked += 1
+            body = {"status": "pending"} if self.asked <= self.pending else ANALYSIS
+        else:
+            body = {"error": {"code": "not_found", "message": path}}
+            return route.fulfill(status=404, content_type="application/json",
+                                 body=json.dumps(body))
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+
+@pytest.fixture
+def page(browser, static_url):
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    page = context.new_page()
+    page.add_init_script("localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
+    page.base = static_url
+    yield page
+    context.close()
+
+
+def review_state(page) -> dict:
+    return page.evaluate("""() => ({
+      counter: document.querySelector('.review-counter').textContent,
+      head: document.querySelector('.decision-head').textContent,
+      played: document.querySelector('.review-detail .played').textContent,
+      rows: [...document.querySelectorAll('.review-detail table tr')].map(
+        (r) => [...r.children].map((c) => c.textContent)),
+      chosen: [...document.querySelectorAll('.review-detail tr.chosen')].map((r) => r.dataset.play),
+      best: [...document.querySelectorAll('.review-detail tr.best')].map((r) => r.dataset.row),
+      dice: [...document.querySelectorAll('svg.board .die')].map((d) => [+d.dataset.die, d.classList.contains('them')]),
+      theirs: document.querySelectorAll('svg.board circle.checker.theirs').length
+        + [...document.querySelectorAll('svg.board text.count.theirs')].reduce((n, t) => n + (+t.textContent - 5), 0),
+    })""")
+
+
+def test_button_pending_then_done_and_the_sheet(page, output_dir):
+    stand_in = StandIn(page, pending=2)
+    page.goto(f"{page.base}/match/{MATCH_ID}")
+    button = page.locator("section.result .analysis-link")
+    button.wait_for()
+    assert "analysing…" in button.inner_text()
+    # The button polls until the server is done, then carries both players' blunders.
+    page.wait_for_selector("section.result .analysis-link[data-blunders]", timeout=10_000)
+    assert button.inner_text() == "Match analysis · 2 blunders"
+    assert button.get_attribute("data-blunders") == "2"
+    page.screenshot(path=str(output_dir / "analysis-result-button.png"), full_page=True)
+
+    stand_in.asked, stand_in.pending = 0, 1  # the sheet asks again: pending once more
+    button.click()
+    page.wait_for_selector("section.analysis .analysing")
+    assert page.locator(".analysing").inner_text() == "analysing…"
+    assert page.url.endswith(f"/match/{MATCH_ID}/analysis")
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+
+    assert page.locator(".match-pr").inner_text().startswith("Match PR 12.3 (both players")
+    assert page.locator(".match-pr .blunders").inner_text() == "2 blunders"
+    table = page.eval_on_selector_all(
+        ".analysis-summary tr", "rs => rs.map((r) => [...r.children].map((c) => c.textContent))")
+    rows = {r[0]: r[1:] for r in table}
+    assert rows[""] == ["ann (white)", "bob (black)"]
+    assert rows["PR"] == ["8.5", "16.3"]
+    assert rows["Luck (EMG)"] == ["+0.321", "−0.287"]
+    assert rows["Luck (MWC)"] == ["+10.4 %", "−9.0 %"]
+    assert rows["Luck-adjusted result (MWC)"] == ["+39.6 %", "+59.0 %"]
+    assert rows["Doubtful / errors / blunders"] == ["0 / 0 / 0", "0 / 0 / 2"]
+
+    # The cube decisions are listed on their own, each with the right action and its error.
+    cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")
+    assert cubes == ["Game 1, ann: double — best: double, take (lost 0.000)",
+                     "Game 1, bob: drop — best: take wrong drop (lost 0.345)"]
+
+    # The review starts at the first decision: the opening position from ann's side.
+    first = review_state(page)
+    assert first["counter"] == "Decision 1 of 4"
+    assert first["played"] == "Rolled 3-1, played 8/5 6/5 · lost 0.000 · roll luck +0.213 (lucky)"
+    assert first["rows"][1:] == [["1", "8/5 6/5", "+0.151", "", "0"],
+                                 ["2", "24/23 13/10", "+0.012", "−0.139", "0"]]
+    assert first["chosen"] == ["8/5 6/5"]
+    assert first["dice"] == [[3, False], [1, False]]
+    assert [checkers(page, p) for p in (6, 8, 13, 24, 5)] == [5, 3, 5, 2, 0]
+    assert page.is_disabled('[data-action="prev"]')
+
+    # Bob's blunder: his position ID is from his side; the board stays on ann's.
+    page.click('[data-action="next"]')
+    second = review_state(page)
+    assert second["counter"] == "Decision 2 of 4"
+    assert second["head"] == "Game 1, bob blunder"
+    assert second["played"].startswith("Rolled 6-4, played 24/14 · lost 0.180")
+    assert second["rows"][1:] == [["1", "24/18 13/9", "−0.050", "", "0"],
+                                  ["2", "8/2 6/2", "−0.071", "−0.021", "0"],
+                                  ["3", "24/14", "−0.230", "−0.180", "0"]]
+    assert second["chosen"] == ["24/14"]
+    assert second["dice"] == [[6, True], [4, True]]  # bob's dice, on his side of the board
+    assert [checkers(page, p) for p in (6, 8, 5)] == [4, 2, 2]  # after ann's 8/5 6/5
+    assert second["theirs"] == 15
+
+    page.click('[data-action="next"]')
+    page.click('[data-action="next"]')
+    take = review_state(page)
+    assert take["counter"] == "Decision 4 of 4"
+    assert take["played"] == "drop (cube at 1) · best: take wrong drop · lost 0.345"
+    assert take["rows"] == [["No double", "+0.412"], ["Double, take", "+0.655"],
+                            ["Double, drop", "+1.000"]]
+    assert take["best"] == ["dt"]
+    assert page.is_disabled('[data-action="next"]')
+    # ann's side after bob's 24/14: the take's position is the doubler's (ann's) view.
+    assert [checkers(page, p) for p in (6, 8, 5)] == [4, 2, 2]
+    assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
+    page.screenshot(path=str(output_dir / "analysis-sheet.png"), full_page=True)
+
+    # A cube decision in the list opens it in the review.
+    page.click('.cube-decisions li[data-decision="2"] button')
+    assert review_state(page)["counter"] == "Decision 3 of 4"
+
+
+def test_position_ids_decoded_as_the_engine_does(page):
+    """web/analysis.js decodes gnubg Position IDs like boardgammon.engine.ids, on random
+    positions with checkers on the bar and borne off."""
+    rng = np.random.default_rng(9)
+    boards = [OPENING, AFTER_31, Board.from_points({25: 2, 2: 1}, {25: 1, 20: 14})]
+    for _ in range(40):
+        sides = []
+        for _side in range(2):
+            row = np.zeros(25, dtype=int)
+            for place in rng.integers(0, 25, size=rng.integers(0, 16)):
+                row[place] += 1
+            sides.append(row)
+        # The sides may not share a point: the opponent's point p is 25 - p in our numbering.
+        for p in range(24):
+            if sides[0][p] and sides[1][23 - p]:
+                sides[1][23 - p] = 0
+        boards.append(Board(np.array(sides, dtype=np.int8)))
+    page.goto(f"{page.base}/blank")
+    decoded = page.evaluate(
+        "async (ids) => { const a = await import('/static/analysis.js');"
+        " return ids.map((id) => a.decodePositionId(id)); }",
+        [b.position_id for b in boards])
+    assert decoded == [b.array.tolist() for b in boards]
+
+
+def test_sheet_of_a_match_still_being_played(page):
+    page.route("**/api/**", lambda route, request: route.fulfill(
+        status=409 if "analysis" in request.url else 200, content_type="application/json",
+        body=json.dumps({"error": {"code": "match_not_finished", "message": "playing"}}
+                        if "analysis" in request.url
+                        else {"user": {"id": 1, "username": "ann", "guest": False}})))
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.wait_for_selector("section.analysis .error")
+    assert page.locator("section.analysis .error").inner_text() == (
+        "The match is still being played; it is analysed once it is over.")
