@@ -397,3 +397,15 @@ def test_cli_names_a_web_page_url_instead_of_a_json_error():
     assert result.exit_code == 2
     assert "is a web page, not an audit document" in result.output
     assert "/api/audit/MATCH_ID" in result.output
+
+
+def test_cli_help_states_each_exit_status_on_its_own_line():
+    # Typer's rich help keeps the docstring's line breaks: a sentence wrapped in the source
+    # came out broken mid-phrase ("commitment" / "mismatch") in every terminal.
+    result = runner.invoke(cli_app, ["audit", "verify", "--help"], env={"COLUMNS": "120"})
+    lines = {line.strip(" │") for line in result.output.splitlines()}
+    assert {
+        "Exit status 0: verified.",
+        "Exit status 1: a roll fails; the output names the first and why (e.g. dice mismatch).",
+        "Exit status 2: the document cannot be read.",
+    } <= lines

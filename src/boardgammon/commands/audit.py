@@ -20,7 +20,10 @@ def verify(
 ) -> None:
     """Verify every roll and the hash chain of an audit document (GET /api/audit/MATCH_ID).
 
-    Exit status 0: verified; 1: a roll fails (named, with the reason: seed missing, commitment
-    mismatch, dice mismatch, chain broken, malformed); 2: the document cannot be read.
+    Exit status 0: verified.
+
+    Exit status 1: a roll fails; the output names the first and why (e.g. dice mismatch).
+
+    Exit status 2: the document cannot be read.
     """
     raise typer.Exit(dice_verify.run(source, head, out=typer.echo))
