@@ -241,3 +241,55 @@ def test_sheet_of_a_match_still_being_played(page):
     page.wait_for_selector("section.analysis .error")
     assert page.locator("section.analysis .error").inner_text() == (
         "The match is still being played; it is analysed once it is over.")
+
+
+@pytest.mark.slow
+def test_real_server_analyses_a_match_against_the_computer(browser, live_server, output_dir):
+    """A guest plays a 1-point match against the computer; the server's worker analyses it and
+    the button and the sheet show what GET /analysis gives."""
+    from test_web_live import drive, new_page
+
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    page.click('[data-action="auto"]')
+    drive([page], auto=True)
+
+    button = page.locator("section.result .analysis-link")
+    page.wait_for_selector("section.result .analysis-link[data-blunders]", timeout=120_000)
+    match_id = page.locator(".match-id").inner_text()
+    analysis = page.request.get(f"/api/matches/{match_id}/analysis").json()
+    assert analysis["status"] == "done"
+    assert button.inner_text() == f"Match analysis · {analysis['blunders']} blunders"
+
+    button.click()
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    rows = {r[0]: r[1:] for r in page.eval_on_selector_all(
+        ".analysis-summary tr", "rs => rs.map((r) => [...r.children].map((c) => c.textContent))")}
+    players = analysis["players"]
+    sign = lambda x: f"{'+' if x >= 0 else '−'}{abs(x):.3f}"  # noqa: E731
+    assert rows["Luck (EMG)"] == [sign(p["luck"]) for p in players]
+    assert rows["Decisions"] == [str(p["decisions"]) for p in players]
+    pr = "—" if analysis["pr"] is None else f"{analysis['pr']:.1f}"
+    assert page.locator(".match-pr").inner_text().startswith(f"Match PR {pr} (both players")
+    moves = analysis["moves"]
+    cubes = [m for m in moves if m["type"] == "cube"]
+    assert page.locator(".cube-decisions li").count() == len(cubes)
+    # Step through every decision: each shows its board and, for a play, the alternatives
+    # ranked best first with the play made marked.
+    for i, m in enumerate(moves):
+        seen = review_state(page)
+        assert seen["counter"] == f"Decision {i + 1} of {len(moves)}"
+        if m["type"] == "checker":
+            assert [r[1] for r in seen["rows"][1:]] == [b["play"] or "(dance)" for b in m["best"]]
+            assert sorted(d for d, _ in seen["dice"]) == sorted(m["dice"])
+            if not m["forced"]:
+                assert seen["chosen"] == [m["play"]]
+        if i == 0:
+            page.screenshot(path=str(output_dir / "analysis-live.png"), full_page=True)
+        if i + 1 < len(moves):
+            page.click('[data-action="next"]')
+    page.context.close()
