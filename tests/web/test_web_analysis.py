@@ -25,8 +25,9 @@ AFTER_64 = AFTER_31.play("24/14", (6, 4)).swapped()  # back to ann
 
 
 def player(seat, name, pr, luck, luck_mwc, blunders):
-    return {"seat": seat, "name": name, "pr": pr, "error_rate": pr * 2, "checker_error_rate": pr * 2,
-            "decisions": 3, "unforced": 2, "forced": 0, "cube_decisions": 1,
+    return {"seat": seat, "name": name, "pr": pr, "error_rate": pr * 2,
+            "checker_error_rate": pr * 2, "decisions": 3, "unforced": 2, "forced": 0,
+            "cube_decisions": 1,
             "checker_loss": 0.2, "cube_loss": 0.0,
             "skill": {"doubtful": 0, "error": 0, "blunder": blunders},
             "cube_errors": {"missed double": 0, "wrong double": 0, "wrong take": blunders,
@@ -112,18 +113,26 @@ def page(browser, static_url):
 
 
 def review_state(page) -> dict:
-    return page.evaluate("""() => ({
-      counter: document.querySelector('.review-counter').textContent,
-      head: document.querySelector('.decision-head').textContent,
-      played: document.querySelector('.review-detail .played').textContent,
-      rows: [...document.querySelectorAll('.review-detail table tr')].map(
-        (r) => [...r.children].map((c) => c.textContent)),
-      chosen: [...document.querySelectorAll('.review-detail tr.chosen')].map((r) => r.dataset.play),
-      best: [...document.querySelectorAll('.review-detail tr.best')].map((r) => r.dataset.row),
-      dice: [...document.querySelectorAll('svg.board .die')].map((d) => [+d.dataset.die, d.classList.contains('them')]),
-      theirs: document.querySelectorAll('svg.board circle.checker.theirs').length
-        + [...document.querySelectorAll('svg.board text.count.theirs')].reduce((n, t) => n + (+t.textContent - 5), 0),
-    })""")
+    """What the review shows: counter, heading, the play line, table rows, the marked rows,
+    the dice drawn ([value, on the opponent's side]) and how many of the opponent's checkers
+    are on the board."""
+    return page.evaluate("""() => {
+      const all = (sel) => [...document.querySelectorAll(sel)];
+      const text = (sel) => document.querySelector(sel).textContent;
+      const labels = all('svg.board text.count.theirs');
+      return {
+        counter: text('.review-counter'),
+        head: text('.decision-head'),
+        played: text('.review-detail .played'),
+        rows: all('.review-detail table tr').map((r) => [...r.children].map((c) => c.textContent)),
+        chosen: all('.review-detail tr.chosen').map((r) => r.dataset.play),
+        best: all('.review-detail tr.best').map((r) => r.dataset.row),
+        dice: all('svg.board .die').map((d) => [+d.dataset.die, d.classList.contains('them')]),
+        // Five checkers are drawn per point at most; a label gives the full count.
+        theirs: all('svg.board circle.checker.theirs').length
+          + labels.reduce((n, t) => n + (+t.textContent - 5), 0),
+      };
+    }""")
 
 
 def test_button_pending_then_done_and_the_sheet(page, output_dir):
@@ -270,8 +279,8 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
     rows = {r[0]: r[1:] for r in page.eval_on_selector_all(
         ".analysis-summary tr", "rs => rs.map((r) => [...r.children].map((c) => c.textContent))")}
     players = analysis["players"]
-    sign = lambda x: f"{'+' if x >= 0 else '−'}{abs(x):.3f}"  # noqa: E731
-    assert rows["Luck (EMG)"] == [sign(p["luck"]) for p in players]
+    assert rows["Luck (EMG)"] == [f"{'+' if p['luck'] >= 0 else '−'}{abs(p['luck']):.3f}"
+                                  for p in players]
     assert rows["Decisions"] == [str(p["decisions"]) for p in players]
     pr = "—" if analysis["pr"] is None else f"{analysis['pr']:.1f}"
     assert page.locator(".match-pr").inner_text().startswith(f"Match PR {pr} (both players")
