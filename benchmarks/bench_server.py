@@ -8,7 +8,9 @@ an action to receiving its ``ack`` (sent after the action is committed and broad
 reference: the same number of clients each sending frames to ``/ws/echo`` one after another.
 Bounded: :data:`ACTIONS_PER_MATCH` actions per match and :data:`TIME_LIMIT_S` seconds.
 
-Prints actions per second, p50/p99 latency of both, and the ratio. Target (issue 6): p99
+``BENCH_SERVER_MATCHES`` changes the number of matches and ``BENCH_SERVER_DATABASE_URL`` the
+database (e.g. a PostgreSQL URL; its tables must be empty or absent). Prints actions per
+second, p50/p99 latency of both, and the ratio. Target (issue 6): p99
 under 50 ms with 200 concurrent matches on a 2-core machine.
 """
 
@@ -44,13 +46,21 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def _create_match(http: httpx.AsyncClient) -> tuple[str, list[str]]:
-    tokens = [(await http.post("/api/auth/guest")).json()["token"] for _ in range(2)]
-    seek = (await http.post("/api/seeks", json={"length": 5},
-                            headers={"Authorization": f"Bearer {tokens[0]}"})).json()
-    answer = await http.post(f"/api/seeks/{seek['id']}/accept",
-                             headers={"Authorization": f"Bearer {tokens[1]}"})
-    return answer.json()["match_id"], tokens
+async def _create_match(http: httpx.AsyncClient, gate: asyncio.Semaphore
+                        ) -> tuple[str, list[str]]:
+    async with gate:  # setting up is not measured: keep it gentle
+        tokens = [_ok(await http.post("/api/auth/guest"))["token"] for _ in range(2)]
+        seek = _ok(await http.post("/api/seeks", json={"length": 5},
+                                   headers={"Authorization": f"Bearer {tokens[0]}"}))
+        answer = _ok(await http.post(f"/api/seeks/{seek['id']}/accept",
+                                     headers={"Authorization": f"Bearer {tokens[1]}"}))
+        return answer["match_id"], tokens
+
+
+def _ok(response: httpx.Response) -> dict:
+    if response.status_code >= 300:
+        raise RuntimeError(f"{response.request.url}: {response.status_code} {response.text}")
+    return response.json()
 
 
 async def _player(url: str, budget: list[int], latencies: list[float], stop: float) -> None:
@@ -60,7 +70,7 @@ async def _player(url: str, budget: list[int], latencies: list[float], stop: flo
         sent_at: dict[str, float] = {}
         state: dict | None = None
         n = 0
-        while time.monotonic() < stop and budget[0] > 0:
+        while time.monotonic() < stop and (budget[0] > 0 or sent_at):
             try:
                 message = json.loads(await asyncio.wait_for(ws.recv(), stop - time.monotonic()))
             except TimeoutError:
@@ -72,7 +82,7 @@ async def _player(url: str, budget: list[int], latencies: list[float], stop: flo
             elif message["type"] == "state":
                 state = message["state"]
             # One action in flight per player; act on the newest state once it is answered.
-            if sent_at or state is None or state["turn"] != state["you"]:
+            if sent_at or budget[0] <= 0 or state is None or state["turn"] != state["you"]:
                 continue
             if state["phase"] in ("opening", "roll") and state["pending_roll"]:
                 roll = state["pending_roll"]
@@ -104,7 +114,8 @@ async def _echo_client(url: str, latencies: list[float]) -> None:
 async def _run(port: int) -> None:
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        created = await asyncio.gather(*(_create_match(http) for _ in range(MATCHES)))
+        gate = asyncio.Semaphore(8)
+        created = await asyncio.gather(*(_create_match(http, gate) for _ in range(MATCHES)))
     echo: list[float] = []
     start = time.perf_counter()
     await asyncio.gather(*(_echo_client(f"ws://127.0.0.1:{port}/ws/echo", echo)
@@ -137,7 +148,10 @@ async def _run(port: int) -> None:
 def main() -> None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "BOARDGAMMON_DATABASE_URL": f"sqlite:///{folder}/bench.sqlite3",
+        database = os.environ.get("BENCH_SERVER_DATABASE_URL",
+                                  f"sqlite:///{folder}/bench.sqlite3")
+        print(f"database: {database.split('://')[0]}")
+        env = {**os.environ, "BOARDGAMMON_DATABASE_URL": database,
                "BOARDGAMMON_LOGIN_BURST": str(4 * MATCHES)}
         env.pop("BOARDGAMMON_REDIS_URL", None)
         server = subprocess.Popen(

@@ -49,29 +49,55 @@ class Connection:
 
 
 class Hub:
-    """This process's WebSocket connections, by match."""
+    """This process's WebSocket connections, by match.
+
+    Joining and delivering take the match's lock here and read the state inside it, so the
+    states a connection receives only ever move forward: its first state cannot be older than
+    one already delivered to it, whatever the timing of a join and a broadcast.
+    """
 
     def __init__(self, service: MatchService) -> None:
         self.service = service
         self.connections: dict[str, set[Connection]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, match_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(match_id, asyncio.Lock())
+
+    async def join(self, match_id: str, user_id: int | None, ws: WebSocket) -> Connection:
+        """Register a connection and queue its first ``state``.
+
+        Raises:
+            ApiError: 404 unknown match.
+        """
+        async with self._lock(match_id):
+            view = await asyncio.to_thread(self.service.view, match_id)
+            connection = Connection(ws, view.info.seat_of(user_id))
+            connection.send({"type": "state", "state": view.states[connection.seat]})
+            self.connections.setdefault(match_id, set()).add(connection)
+            return connection
+
+    def leave(self, match_id: str, connection: Connection) -> None:
+        self.connections.get(match_id, set()).discard(connection)
 
     async def deliver(self, match_id: str, message: dict[str, Any]) -> None:
         """Send a committed batch of events, then each connection's fresh state."""
-        connections = self.connections.get(match_id)
-        if not connections:
-            return
-        seats = {connection.seat for connection in connections}
-        view = await asyncio.to_thread(self.service.view, match_id, seats,
-                                       _snapshot(message.get("snapshot")))
-        for connection in list(connections):
-            try:
-                for event in message["events"]:
-                    connection.send(event)
-                connection.send({"type": "state", "state": view.states[connection.seat]})
-            except asyncio.QueueFull:
-                connections.discard(connection)
-                with contextlib.suppress(Exception):
-                    await connection.ws.close(code=1013)
+        async with self._lock(match_id):
+            connections = self.connections.get(match_id)
+            if not connections:
+                return
+            seats = {connection.seat for connection in connections}
+            view = await asyncio.to_thread(self.service.view, match_id, seats,
+                                           _snapshot(message.get("snapshot")))
+            for connection in list(connections):
+                try:
+                    for event in message["events"]:
+                        connection.send(event)
+                    connection.send({"type": "state", "state": view.states[connection.seat]})
+                except asyncio.QueueFull:
+                    connections.discard(connection)
+                    with contextlib.suppress(Exception):
+                        await connection.ws.close(code=1013)
 
 
 def _snapshot(raw: Any) -> Any:
@@ -88,24 +114,20 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie
     or ``?token=``; anyone else watches as a spectator and cannot act."""
     runtime = ws.app.state.game
-    service: MatchService = runtime.service
     await ws.accept()
 
-    def lookup() -> Any:
+    def lookup() -> int | None:
         with ws.app.state.db.sessions() as session:
             user = user_for_token(session, token or ws.cookies.get(COOKIE))
-            user_id = user.id if user else None
-        return user_id, service.view(match_id)
+            return user.id if user else None
 
+    user_id = await asyncio.to_thread(lookup)
     try:
-        user_id, view = await asyncio.to_thread(lookup)
+        connection = await runtime.hub.join(match_id, user_id, ws)
     except ApiError as exc:
         await ws.send_json(error_message(None, exc))
         await ws.close(code=4404)
         return
-    connection = Connection(ws, view.info.seat_of(user_id))
-    connection.send({"type": "state", "state": view.states[connection.seat]})
-    runtime.hub.connections.setdefault(match_id, set()).add(connection)
     writer = asyncio.create_task(connection.writer())
     try:
         while True:
@@ -117,7 +139,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        runtime.hub.connections.get(match_id, set()).discard(connection)
+        runtime.hub.leave(match_id, connection)
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer

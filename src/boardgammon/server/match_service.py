@@ -64,6 +64,11 @@ from boardgammon.server.service_clock import ServiceClock
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
 
+ENGINE = threading.Lock()
+"""Held around every call into the rules engine and the bots: legal-play generation works in
+buffers shared by the whole process (``boardgammon.engine.board._GENERATOR``), so two worker
+threads generating at once would read each other's plays."""
+
 
 class Conflict(Exception):
     """Another thread or process wrote the match first; reload and try again."""
@@ -198,8 +203,9 @@ class MatchService:
             extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
                      if live.match.is_over else None)
             now = self._now(live)
-            states = {v: build_state(live.info, live.match, rolls, v, now, self.clock.to_wall,
-                                     extra) for v in set(viewers)}
+            with ENGINE:
+                states = {v: build_state(live.info, live.match, rolls, v, now,
+                                         self.clock.to_wall, extra) for v in set(viewers)}
             return View(live.info, live.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,
@@ -219,7 +225,8 @@ class MatchService:
         """
         with self.lock(match_id), self.db.sessions() as s:
             live = self._load(s, match_id)
-            return live.info, Match.from_dict(live.match.to_dict())
+            with ENGINE:
+                return live.info, Match.from_dict(live.match.to_dict())
 
     def has_bot(self, match_id: str) -> bool:
         """Whether the computer may have to act in ``match_id`` (True when not cached here:
@@ -296,9 +303,10 @@ class MatchService:
                 .where(MatchLogEntry.match_id == match_id, MatchLogEntry.seq >= live.version)
                 .order_by(MatchLogEntry.seq)
             ).all()
-            for seq, text in entries:
-                live.match.apply(Action.from_dict(json.loads(text)))
-                live.version = seq + 1
+            with ENGINE:
+                for seq, text in entries:
+                    live.match.apply(Action.from_dict(json.loads(text)))
+                    live.version = seq + 1
         self._cache[match_id] = live
         return live
 
@@ -423,7 +431,8 @@ class MatchService:
             if kind == "roll":
                 events = [self._roll(s, live, seat, action, now)]
             elif kind == "play":
-                legal = m.play(seat, action["play"], now=now)
+                with ENGINE:
+                    legal = m.play(seat, action["play"], now=now)
                 after = legal.after.swapped().position_id if legal.after else None
                 events = [{"type": "play", "seat": seat, "play": str(legal),
                            "position_id": after}]
@@ -538,7 +547,8 @@ class MatchService:
         m = live.match
         if seat is None or m.is_over or waiting_for(m) != seat:
             return outcome if outcome.events else None
-        action = self._decide(live, seat)
+        with ENGINE:
+            action = self._decide(live, seat)
         outcome.events += self._perform(s, live, seat, action, f"bot:{live.version}", None)
         return outcome
 
