@@ -316,3 +316,30 @@ def test_against_the_computer(client, ann):
     sources = {(r["seat"], r["entropy_source"]) for r in state["rolls"]}
     assert (0, "client") in sources and (1, "server") in sources
     assert (0, "server") not in sources and (1, "client") not in sources
+
+
+def test_openapi_documents_routes_and_errors(client):
+    spec = client.get("/openapi.json").json()
+    assert client.get("/docs").status_code == 200
+    paths = spec["paths"]
+    for path, method in [("/api/auth/register", "post"), ("/api/auth/login", "post"),
+                         ("/api/auth/guest", "post"), ("/api/auth/upgrade", "post"),
+                         ("/api/auth/logout", "post"), ("/api/me", "get"),
+                         ("/api/lobby", "get"), ("/api/seeks", "post"),
+                         ("/api/seeks/{seek_id}/accept", "post"),
+                         ("/api/seeks/{seek_id}", "delete"), ("/api/matches/computer", "post"),
+                         ("/api/matches", "get"), ("/api/matches/{match_id}", "get"),
+                         ("/api/matches/{match_id}/actions", "post"),
+                         ("/api/matches/{match_id}/export.mat", "get"),
+                         ("/api/matches/{match_id}/export.json", "get")]:
+        assert "422" in paths[path][method]["responses"], path
+    action = paths["/api/matches/{match_id}/actions"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "429"} <= set(action)
+    assert action["409"]["content"]["application/json"]["schema"]["$ref"].endswith("ErrorBody")
+
+
+def test_web_client_is_served(client):
+    for path in ("/", "/join/sek_x", "/match/mat_x"):
+        r = client.get(path)
+        assert r.status_code == 200 and '<main id="app">' in r.text
+    assert client.get("/static/app.js").status_code == 200
