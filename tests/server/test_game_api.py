@@ -343,3 +343,13 @@ def test_web_client_is_served(client):
         r = client.get(path)
         assert r.status_code == 200 and '<main id="app">' in r.text
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_action_rate_limit(sqlite_url):
+    with TestClient(make_app(sqlite_url, action_rate=0.01, action_burst=2)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        answers = [bob.act(match_id, "double") for _ in range(3)]
+        assert [a.status_code for a in answers] == [400, 400, 429]
+        assert code(answers[2]) == "rate_limited" and "Retry-After" in answers[2].headers
+        assert ann.roll(match_id).status_code == 200  # the limit is per player
