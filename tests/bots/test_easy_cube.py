@@ -187,3 +187,28 @@ def test_jacoby_rule_makes_gammons_count_single_while_the_cube_is_centred():
     assert should_accept_resignation(0.95, 0.5, Context(jacoby=True), 1)
     assert not should_accept_resignation(0.95, 0.5, Context(jacoby=True, cube_value=2,
                                                             cube_owner=CubeOwner.ME), 1)
+
+
+# Positions where the uncalibrated easy bot doubled in money self-play on its second or third
+# move, with the doubler's cubeless winning chance by gnubg 0-ply: none is near a double, and
+# the bot's opponent dropped the last one.
+EARLY_DOUBLES = {"xGfwATDgc+EBMA": 0.56, "xGfwATDgc/AFIA": 0.59, "4OvBATDI5+ABMA": 0.54,
+                 "xPPgATDgc8oBMA": 0.56, "4Dn4gDDg8+ABKA": 0.55}
+
+
+@pytest.mark.parametrize("pid", sorted(EARLY_DOUBLES))
+def test_no_double_and_a_take_in_early_near_even_positions(pid):
+    from boardgammon.bots.easy import on_roll_probability
+
+    board = Board.from_position_id(pid)
+    bot = create("easy", seed=1)
+    assert on_roll_probability(board) == pytest.approx(EARLY_DOUBLES[pid], abs=0.08)
+    for context in (Context(), Context(length=3)):
+        assert not bot.double(board, context)
+        assert bot.take(board, context)
+
+
+def test_opening_position_is_near_even_for_the_cube():
+    from boardgammon.bots.easy import on_roll_probability
+
+    assert 0.5 <= on_roll_probability(Board.initial("standard")) <= 0.55
