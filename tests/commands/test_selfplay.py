@@ -119,3 +119,24 @@ def test_a_selfplay_match_imports_into_gnubg():
         assert ("XO".index(winner), points) == (result.winner, result.points)
         score[result.winner] += result.points
     assert max(score) >= 5
+
+
+
+def test_resigned_gammons_count_as_gammons(monkeypatch):
+    # Money play is one long match: its finished games give the exact gammon counts, and with
+    # seed 7 some of the easy bots' gammons are resigned ones (they resign lost races).
+    from boardgammon.commands import selfplay as sp
+    from boardgammon.engine.game import Outcome
+
+    seen: list[Match] = []
+    real_opening = sp.opening
+    monkeypatch.setattr(sp, "opening", lambda match, dice: (seen.append(match),
+                                                             real_opening(match, dice)))
+    summary = run(create("easy", 1), create("easy", 2), 60, 0, random.Random(7))
+    results = [g.result for g in seen[-1].games if g.is_over]
+    assert len(results) == 60
+    assert any(r.reason.value == "resign" and r.outcome is not Outcome.SINGLE for r in results)
+    for outcome, counted in ((Outcome.GAMMON, summary.gammons),
+                             (Outcome.BACKGAMMON, summary.backgammons)):
+        assert counted == [sum(r.winner == seat and r.outcome is outcome for r in results)
+                           for seat in (0, 1)]

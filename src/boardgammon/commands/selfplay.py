@@ -176,11 +176,11 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         summary.games += 1
         summary.wins[result.winner] += 1
         summary.points[result.winner] += result.points
-        if result.reason.value == "bear_off":
-            if result.outcome is Outcome.GAMMON:
-                summary.gammons[result.winner] += 1
-            elif result.outcome is Outcome.BACKGAMMON:
-                summary.backgammons[result.winner] += 1
+        # A resigned gammon is a gammon won; a dropped double is always a single.
+        if result.outcome is Outcome.GAMMON:
+            summary.gammons[result.winner] += 1
+        elif result.outcome is Outcome.BACKGAMMON:
+            summary.backgammons[result.winner] += 1
         if on_game:
             on_game()
         if match.is_over:
