@@ -9,8 +9,18 @@ Depends on nothing else of Boardgammon's.
 from .doubles import DoublesOdds, doubles_odds, p_more_by, p_run
 from .errors import InvalidQuery, InvalidRecord, StatsError
 from .kniffel import KniffelOdds, kniffel_odds
-from .record import DiceRecord, read_csv
-from .report import dice_report
+
+# The record report needs scipy (seconds to import on a loaded machine); `odds` needs none of it.
+_LAZY = {"DiceRecord": ".record", "read_csv": ".record", "dice_report": ".report"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DiceRecord",

@@ -48,10 +48,14 @@ def p_at_least_one(rolls: int, p: Fraction = DOUBLE) -> Fraction:
 def p_run(rolls: int, run: int, p: Fraction = DOUBLE) -> Fraction:
     """Chance of at least one run of ``run`` successes in a row within ``rolls`` trials.
 
-    Dynamic programme over the length of the current run (a Markov chain with states 0…run−1
-    and an absorbing "run seen" state), counted in integers: a success has weight ``p``'s
-    numerator, a failure the rest of its denominator, so after ``N`` steps the weights of the
-    sequences with no run sum to ``free`` and the answer is ``1 − free / den**N``.
+    Counted in integers over the ``den**N`` equally weighted sequences (a success has weight
+    ``p``'s numerator ``h``, a failure the rest ``m`` of its denominator ``den``). ``free[n]``,
+    the weight of length-n sequences with no run of K, obeys ``free[n] = den**n`` for n < K,
+    ``free[K] = den**K − h**K`` and, for n > K, ``free[n] = den·free[n−1] − m·h**K·free[n−K−1]``
+    (a free sequence of length n−1 extended by any trial, less those whose last K trials are the
+    first run: a free prefix of length n−K−1, a failure, then K successes). The answer is
+    ``1 − free[N] / den**N``; O(N) big-integer steps whatever K (Feller, An Introduction to
+    Probability Theory, vol. 1, XIII.7, for the same recurrence in probabilities).
 
     Args:
         rolls: number of trials N ≥ 1.
@@ -65,12 +69,13 @@ def p_run(rolls: int, run: int, p: Fraction = DOUBLE) -> Fraction:
     _check_positive("run", run)
     hit, den = p.numerator, p.denominator
     miss = den - hit
-    # ways[j]: weighted sequences so far with no run of `run`, ending in a run of exactly j.
-    ways = [1] + [0] * (run - 1)
-    for _ in range(rolls):
-        total = sum(ways)
-        ways = [total * miss] + [w * hit for w in ways[:-1]]
-    return 1 - Fraction(sum(ways), den**rolls)
+    if run > rolls:
+        return Fraction(0)
+    free = [den**n for n in range(run)] + [den**run - hit**run]
+    start = miss * hit**run
+    for n in range(run + 1, rolls + 1):
+        free.append(den * free[n - 1] - start * free[n - run - 1])
+    return 1 - Fraction(free[rolls], den**rolls)
 
 
 def binomial_pmf(n: int, p: Fraction = DOUBLE) -> list[Fraction]:
@@ -78,6 +83,16 @@ def binomial_pmf(n: int, p: Fraction = DOUBLE) -> list[Fraction]:
     _check_positive("n", n, low=0)
     q = 1 - p
     return [comb(n, k) * p**k * q ** (n - k) for k in range(n + 1)]
+
+
+def _binomial_weights(n: int, hit: int, miss: int) -> list[int]:
+    """``[C(n, k)·hit^k·miss^(n−k) for k = 0…n]``, each from the one before (an exact division)."""
+    if miss == 0:  # p = 1: every trial a success
+        return [0] * n + [hit**n]
+    weights = [miss**n]
+    for k in range(n):
+        weights.append(weights[-1] * (n - k) * hit // ((k + 1) * miss))
+    return weights
 
 
 def p_more_by(rolls_a: int, rolls_b: int, margin: int, p: Fraction = DOUBLE) -> Fraction:
@@ -92,14 +107,17 @@ def p_more_by(rolls_a: int, rolls_b: int, margin: int, p: Fraction = DOUBLE) -> 
     _check_rolls(rolls_a)
     _check_rolls(rolls_b)
     _check_positive("margin", margin, low=0)
-    pa, pb = binomial_pmf(rolls_a, p), binomial_pmf(rolls_b, p)
-    # tail[y] = P(Y ≥ y), with tail[rolls_b + 1] = 0 for thresholds past the end.
-    tail = [Fraction(0)] * (rolls_b + 2)
+    # Integer weights over the common denominator den**(Na+Nb): summing thousands of Fractions
+    # reduces a many-thousand-digit gcd at every step (minutes at N = 5000); integers take ms.
+    hit, den = p.numerator, p.denominator
+    miss = den - hit
+    wa, wb = _binomial_weights(rolls_a, hit, miss), _binomial_weights(rolls_b, hit, miss)
+    # tail[y] = weight of Y ≥ y, with tail[rolls_b + 1] = 0 for thresholds past the end.
+    tail = [0] * (rolls_b + 2)
     for y in range(rolls_b, -1, -1):
-        tail[y] = tail[y + 1] + pb[y]
-    return sum(
-        (px * tail[x + margin] for x, px in enumerate(pa) if x + margin <= rolls_b), Fraction(0)
-    )
+        tail[y] = tail[y + 1] + wb[y]
+    favourable = sum(w * tail[x + margin] for x, w in enumerate(wa) if x + margin <= rolls_b)
+    return Fraction(favourable, den ** (rolls_a + rolls_b))
 
 
 def p_at_least_once_in(games: int, p_game: Fraction) -> Fraction:
