@@ -10,9 +10,7 @@ import typer
 
 from boardgammon.server.settings import Settings
 from boardgammon.stats.errors import InvalidRecord, StatsError
-from boardgammon.stats.plot import plot_report
 from boardgammon.stats.record import DiceRecord, parse_time, read_csv
-from boardgammon.stats.report import dice_report, summary
 
 app = typer.Typer(help="Statistics over the dice record.", no_args_is_help=True)
 
@@ -79,7 +77,17 @@ def read_database(
     )
 
 
+def _p(p: float) -> str:
+    """A p-value to four decimals, or in scientific notation where that would print 0.0000
+    (below double precision's smallest number it is shown as such, not as 0)."""
+    if p == 0:
+        return "< 1e-308"
+    return f"{p:.4f}" if p >= 5e-5 else f"{p:.1e}"
+
+
 def _render(report: dict) -> str:
+    from boardgammon.stats.report import summary
+
     table = report["table"]
     lines = [
         f"{report['rolls']:,} rolls, {report['dice']:,} dice; "
@@ -105,16 +113,16 @@ def _render(report: dict) -> str:
     for key, name in (("chi2_cells", "36 outcomes"), ("chi2_faces", "6 faces")):
         c = report[key]
         lines.append(
-            f"chi-square over {name}: {c['statistic']:.2f}, {c['df']} df, p = {c['p']:.4f}"
+            f"chi-square over {name}: {c['statistic']:.2f}, {c['df']} df, p = {_p(c['p'])}"
         )
     m, f = report["max_cell"], report["max_face"]
     lines.append(
         f"commonest outcome {m['outcome']} ({m['count']:,}, {m['excess_percent']:+.2f} %): "
-        f"p = {m['p_look_elsewhere']:.4f} any outcome, {m['p_naive']:.4f} named in advance"
+        f"p = {_p(m['p_look_elsewhere'])} any outcome, {_p(m['p_naive'])} named in advance"
     )
     lines.append(
         f"face furthest from 1/6: {f['face']} ({100 * f['share']:.3f} %): "
-        f"p = {f['p_look_elsewhere']:.4f} any face, {f['p_naive']:.4f} named in advance"
+        f"p = {_p(f['p_look_elsewhere'])} any face, {_p(f['p_naive'])} named in advance"
     )
     lines += ["", *summary(report)]
     return "\n".join(lines)
@@ -146,6 +154,9 @@ def dice_report_command(
     try:
         start = None if since is None else parse_time(since)
         end = None if until is None else parse_time(until)
+        # scipy and matplotlib take seconds to import: only this command loads them, not the CLI.
+        from boardgammon.stats.report import dice_report, summary
+
         if csv is not None:
             record = read_csv(csv, since=start, until=end)
         else:
@@ -153,6 +164,8 @@ def dice_report_command(
             record = read_database(url, since=start, until=end)
         report = dice_report(record)
         if plot is not None:
+            from boardgammon.stats.plot import plot_report
+
             plot_report(report, plot)
     except StatsError as error:
         typer.echo(f"error: {error}", err=True)

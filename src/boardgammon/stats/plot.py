@@ -19,7 +19,8 @@ def plot_report(report: dict, path: str | Path) -> Path:
     against the fair 1/6.
 
     Raises:
-        InvalidQuery: the suffix is not ``.png`` or ``.svg``.
+        InvalidQuery: the suffix is not ``.png`` or ``.svg``, or the file cannot be written
+            (missing folder, no permission).
     """
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
@@ -62,5 +63,8 @@ def plot_report(report: dict, path: str | Path) -> Path:
     faces.set_ylabel("% of all dice")
     faces.set_title(f"{report['dice']:,} dice: share of each face")
     faces.legend(loc="best")
-    fig.savefig(path)
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise InvalidQuery(f"cannot write the plot to {path}: {exc.strerror}") from None
     return path

@@ -166,7 +166,8 @@ def read_csv(
     """
     path = Path(path)
     try:
-        handle = path.open(newline="", encoding="utf-8")
+        # utf-8-sig: spreadsheets (Excel) start a CSV export with a byte-order mark.
+        handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
     with handle:

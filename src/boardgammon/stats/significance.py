@@ -94,10 +94,29 @@ def p_all_within(n: int, k: int, lo: int, hi: int) -> float:
     return min(1.0, math.exp(log_p))
 
 
+FAR_TAIL = 1e-6
+"""Below this union bound a look-elsewhere chance is taken from the bound itself: the FFT in
+:func:`p_all_within` has absolute error ~1e-10, so ``1 − P`` there is noise (or exactly 0)."""
+
+
+def _far_tail(k: int, one_cell: float) -> float | None:
+    """P(some one of k cells is that extreme) as the union bound ``k · one_cell`` when that is
+    below :data:`FAR_TAIL`, else None. The bound is always above the true chance; by Bonferroni
+    it is high by at most the chance of two cells extreme together, which is of order q² (for
+    the upper tail at most q², multinomial cells being negatively associated: Joag-Dev and
+    Proschan, Annals of Statistics 11 (1983) 286–295), so a relative error of order k·q < 1e-6."""
+    bound = k * one_cell
+    return bound if bound < FAR_TAIL else None
+
+
 def p_max_at_least(n: int, k: int, maximum: int) -> float:
     """P(max_i X_i ≥ maximum) for X ~ Multinomial(n; k equal cells): the chance that the most
-    frequent of k outcomes reaches ``maximum`` when no cell is named in advance."""
-    return max(0.0, 1.0 - p_all_within(n, k, 0, maximum - 1))
+    frequent of k outcomes reaches ``maximum`` when no cell is named in advance.
+
+    Tiny chances come from the union bound (see :func:`_far_tail`), where ``1 − P(all within)``
+    has lost every digit to the FFT's rounding."""
+    one_cell = float(stats.binom.sf(maximum - 1, n, 1 / k))
+    return _far_tail(k, one_cell) or max(0.0, 1.0 - p_all_within(n, k, 0, maximum - 1))
 
 
 def p_deviation_at_least(n: int, k: int, deviation: Fraction) -> float:
@@ -108,7 +127,8 @@ def p_deviation_at_least(n: int, k: int, deviation: Fraction) -> float:
         return 1.0
     lo = math.floor(mean - deviation) + 1
     hi = math.ceil(mean + deviation) - 1
-    return max(0.0, 1.0 - p_all_within(n, k, lo, hi))
+    one_cell = p_binomial_deviation_at_least(n, Fraction(1, k), deviation)
+    return _far_tail(k, one_cell) or max(0.0, 1.0 - p_all_within(n, k, lo, hi))
 
 
 def p_binomial_deviation_at_least(n: int, p: Fraction, deviation: Fraction) -> float:
