@@ -27,7 +27,7 @@ import typer
 
 from boardgammon.bots import Bot, create, levels
 from boardgammon.engine import Board, EngineError, Play
-from boardgammon.engine.game import Outcome, Phase, _validate
+from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import Match
 
 from .selfplay import bot_act, context_for, opening
@@ -247,7 +247,7 @@ class TerminalGame:
     def _play(self, text: str) -> None:
         game = self.match.game
         try:
-            legal = _validate(game.board, text, game.dice)
+            legal = game.board.validate(text, game.dice)
         except EngineError as exc:
             self.write(f"Illegal play: {exc}")
             return

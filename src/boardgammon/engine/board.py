@@ -14,6 +14,7 @@ point ``p`` is the mover's point ``25 - p``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
@@ -53,7 +54,16 @@ _SETUPS: dict[Variant, dict[int, int]] = {
     Variant.HYPERGAMMON: {24: 1, 23: 1, 22: 1},
 }
 
-_GENERATOR = Generator()
+class _PerThread(threading.local):
+    """One move generator per thread: a :class:`Generator` owns scratch buffers that one call
+    fills and reads back, so two threads sharing one (the server's worker threads, an
+    analysis running beside a match) would overwrite each other's results."""
+
+    def __init__(self) -> None:
+        self.generator = Generator()
+
+
+_PER_THREAD = _PerThread()
 
 
 def _side(side: int) -> int:
@@ -218,7 +228,7 @@ class Board:
         for d in (d1, d2):
             if not (isinstance(d, (int, np.integer)) and 1 <= d <= 6):
                 raise ValueError(f"a die shows 1-6, got {d!r}")
-        return _GENERATOR.run(self._a, int(d1), int(d2), partial)
+        return _PER_THREAD.generator.run(self._a, int(d1), int(d2), partial)
 
     def legal_plays(self, d1: int, d2: int) -> list[Play]:
         """Every legal play of the roll ``d1``-``d2``, one per distinct resulting position.
@@ -369,7 +379,7 @@ def random_play_positions(rng: np.random.Generator, count: int,
     while len(out) < count:
         out.append(Board(a, start.checkers))
         d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-        boards, _, _, _, keep, _ = _GENERATOR.run(a, d1, d2)
+        boards, _, _, _, keep, _ = _PER_THREAD.generator.run(a, d1, d2)
         after = boards[rng.choice(np.nonzero(keep)[0])]
         a = after[::-1].copy()
         if a[1].sum() == 0:  # the mover bore off the last checker

@@ -40,7 +40,6 @@ from .board import Board, Variant
 from .errors import (
     CubeUnavailable,
     IllegalAction,
-    IllegalPlay,
     InvalidDice,
     MatchOver,
     NotYourTurn,
@@ -320,7 +319,7 @@ class Game:
         """
         self._expect(seat, (Phase.PLAY,), "play")
         assert self.dice is not None
-        legal = _validate(self.board, play, self.dice)
+        legal = self.board.validate(play, self.dice)
         after = legal.after
         assert after is not None
         self.dice = None
@@ -412,23 +411,6 @@ class Game:
         self.result = GameResult(winner, int(outcome) * self.cube, outcome, reason, self.cube)
         self.phase = Phase.GAME_OVER
         self.dice = None
-
-
-def _validate(board: Board, play: Play | str, dice: tuple[int, int]) -> Play:
-    """``board.validate``, except that a play equal to a member of the legal set is accepted.
-
-    ``Board.validate`` can match a submitted bear-off such as ``3/off`` (also the notation of
-    the two-dice play ``3/2/off``) against the one-die partial play first and refuse it as
-    incomplete; the legal set is the authority on what is legal.
-    """
-    try:
-        return board.validate(play, dice)
-    except IllegalPlay:
-        parsed = Play.parse(play) if isinstance(play, str) else play
-        for legal in board.legal_plays(*dice):
-            if legal == parsed:
-                return legal
-        raise
 
 
 def _outcome_of(after: Board) -> Outcome:
