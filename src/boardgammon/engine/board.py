@@ -272,7 +272,7 @@ class Board:
             ValueError: a die outside 1–6.
         """
         d1, d2 = dice
-        parsed = Play.parse(play) if isinstance(play, str) else play
+        parsed = play if isinstance(play, Play) else Play.parse(play)
         candidate = parsed._with_hits_on(self)
         # A play is identified by the position it reaches: apply the moves without checks, then
         # look the result up among the legal plays' results (linear, however many plays).

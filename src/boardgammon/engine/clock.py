@@ -20,6 +20,7 @@ Time is passed in as float seconds on any monotonic scale (``now``); nothing her
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .errors import ClockError
@@ -35,9 +36,14 @@ class TimeControl:
     reserve_per_point: float
 
     def __post_init__(self) -> None:
-        if self.delay < 0 or self.reserve_per_point <= 0:
-            raise ValueError(f"a time control needs delay >= 0 and reserve per point > 0, got "
-                             f"{self.delay} and {self.reserve_per_point}")
+        # A NaN or infinite setting (e.g. from a JSON record) would make every flag check
+        # meaningless, so only finite numbers are accepted.
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                   for v in (self.delay, self.reserve_per_point)) \
+                or self.delay < 0 or self.reserve_per_point <= 0:
+            raise ValueError(f"a time control needs delay >= 0 and reserve per point > 0, "
+                             f"finite seconds, got {self.delay!r} and "
+                             f"{self.reserve_per_point!r}")
 
 
 PRESETS: dict[str, TimeControl] = {

@@ -56,6 +56,7 @@ from .board import Variant
 from .clock import PRESETS, Clock, TimeControl
 from .errors import (
     ClockError,
+    EngineError,
     IllegalAction,
     InvalidRecord,
     MatchOver,
@@ -151,6 +152,8 @@ class Match:
                              f"play), got {length!r}")
         self.length = length
         self.variant = Variant(variant)
+        if not isinstance(players, (tuple, list)) or len(players) != 2:
+            raise ValueError(f"a match has two player names (seat 0, seat 1), got {players!r}")
         self.players = (str(players[0]), str(players[1]))
         if isinstance(time_control, str):
             if time_control not in PRESETS:
@@ -417,7 +420,7 @@ class Match:
                 match.apply(action)
         except InvalidRecord:
             raise
-        except (KeyError, TypeError, ValueError, IllegalAction) as exc:
+        except (KeyError, TypeError, ValueError, EngineError) as exc:
             raise InvalidRecord(f"the record does not replay: {exc}") from exc
         if list(match.score) != data.get("score") or match.winner != data.get("winner"):
             raise InvalidRecord(f"the replay ends at score {match.score} (winner "
@@ -430,7 +433,7 @@ class Match:
         """Rebuild a match from :meth:`to_json` text (see :meth:`from_dict`)."""
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # incl. numbers past Python's digit limit
             raise InvalidRecord(f"the record is not JSON: {exc}") from exc
         return cls.from_dict(data)
 
@@ -444,8 +447,19 @@ class Match:
         elif k == "play":
             if action.play is None:
                 raise InvalidRecord("a play action needs its play")
+            # The record states the dice and the cube value; a record that disagrees with the
+            # game it replays was altered, so it must not replay silently.
+            rolled = self.game.dice
+            if action.dice is not None and rolled is not None and tuple(action.dice) != rolled:
+                raise InvalidRecord(f"the play names the roll {_roll_text(action.dice)}, but "
+                                    f"the dice rolled are {_roll_text(rolled)}")
             self.play(s, action.play, now=t)
-        elif k in ("double", "take", "drop", "accept", "decline"):
+        elif k == "double":
+            if action.value is not None and action.value != self.game.cube * 2:
+                raise InvalidRecord(f"the double names a cube of {action.value}, but doubling "
+                                    f"now turns the cube to {self.game.cube * 2}")
+            self.double(s, now=t)
+        elif k in ("take", "drop", "accept", "decline"):
             getattr(self, k)(s, now=t)
         elif k == "resign":
             self.resign(s, action.value, now=t)
@@ -454,6 +468,10 @@ class Match:
                 raise InvalidRecord("a flag action needs its time")
             if self.claim_flag(t) != s:
                 raise InvalidRecord(f"the flag fell for seat {1 - s}, not seat {s}")
+
+
+def _roll_text(dice) -> str:
+    return "-".join(str(d) for d in dice)
 
 
 def _dice(action: Action) -> tuple[int, int]:
