@@ -23,8 +23,10 @@ steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance is t
 Cube actions are `` Doubles => N``, `` Takes``, `` Drops``; each game ends with `` Wins N
 point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
 ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
-line, and an unfinished game (the match in progress, or lost on time) has none. A roll not yet
-played and a pending offer are not written.
+line, and an unfinished game (the match in progress, or lost on time) has none. A roll a
+resignation left unplayed is written alone (``31:``), as gnubg does, and read back as dice
+rolled (a dance, which is also a roll alone, has no legal move); in an unfinished game a roll
+not yet played and a pending offer are not written.
 """
 
 from __future__ import annotations
@@ -64,12 +66,20 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
 
     replay = Match(match.length, match.variant, match.players, jacoby=match.jacoby)
     entries: list[list[tuple[int, str]]] = [[] for _ in match.games]
+    unplayed: dict[int, tuple[int, str]] = {}  # game -> its last roll while not played yet
     score_before = [replay.score]
     for action in match.record:
         if action.kind == "flag":
             continue
         seat = action.seat
+        if action.kind in ("opening", "roll") and action.dice is not None:
+            d1, d2 = action.dice
+            if action.kind == "opening" and d1 != d2:
+                seat, d1, d2 = (0, d1, d2) if d1 > d2 else (1, d2, d1)
+            if seat is not None:
+                unplayed[action.game] = (seat, f"{d1}{d2}: ")
         if action.kind == "play":
+            unplayed.pop(action.game, None)
             assert action.dice is not None and action.play is not None and seat is not None
             legal = replay.play(seat, action.play)
             # Every step ends in a space, as in gnubg: it keeps an overlong left entry apart
@@ -84,6 +94,9 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
                 entries[action.game].append((seat, f" {action.kind.capitalize()}s"))
         if len(score_before) < len(replay.games):
             score_before.append(replay.score)
+    for index, entry in unplayed.items():
+        if index < len(match.results):  # the game ended (by a resignation) before the play
+            entries[index].append(entry)
 
     for index, game_entries in enumerate(entries):
         result = match.results[index] if index < len(match.results) else None
@@ -266,7 +279,11 @@ def _replay_game(match: Match, game: dict) -> None:
                 match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
             else:
                 match.roll(g.on_roll, *dice)
-            match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
+            # A roll alone is a dance, or, last before a resignation, dice left unplayed.
+            resigned_unplayed = (not steps and wins is not None and events[-1][:2] == (kind, value)
+                                 and not match.game.legal_plays()[0].is_dance)
+            if not resigned_unplayed:
+                match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
         elif kind == "double":
             if value != g.cube * 2:
                 raise MatFormatError(f"game at line {game['line']}: 'Doubles => {value}' with "
