@@ -5,16 +5,28 @@
 from :func:`get_session`.
 
 SQLite is set up for durability and for writers in several threads or processes: WAL journal,
-``synchronous=FULL`` (a committed transaction survives a power cut), a 30 s busy timeout, and
-every transaction opened with ``BEGIN IMMEDIATE`` so that a read-then-write transaction takes the
-write lock up front instead of failing when it upgrades. Statement parameters are hidden from
-error messages on every backend: they can hold an unrevealed server seed.
+``synchronous=NORMAL``, a 30 s busy timeout, and every transaction of :attr:`Database.sessions`
+opened with ``BEGIN IMMEDIATE`` so that a read-then-write transaction takes the write lock up
+front instead of failing when it upgrades; :attr:`Database.read_sessions` open a plain
+(deferred) ``BEGIN`` and never wait for a writer (WAL readers see the last commit).
+
+Durability of ``synchronous=NORMAL`` in WAL mode: a commit is written to the WAL file before
+``COMMIT`` returns, only the fsync is left to checkpoints. So a committed transaction survives
+the server process dying at any moment (SIGKILL, a crash: the data is in the operating system's
+file cache and the next open replays the WAL); only a power cut or kernel crash can lose the
+last commits. ``FULL`` would fsync on every commit, which on this hardware costs more than
+everything else an action does; set ``BOARDGAMMON_SQLITE_SYNCHRONOUS=FULL`` to pay it.
+PostgreSQL keeps its own (fsync-on-commit) settings.
+
+Statement parameters are hidden from error messages on every backend: they can hold an
+unrevealed server seed.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from alembic import command
@@ -26,6 +38,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_S = 30.0
+READ_ONLY = "boardgammon_read_only"
+"""Execution option of the engine behind :attr:`Database.read_sessions` (deferred ``BEGIN``)."""
 
 
 def create_db_engine(url: str) -> Engine:
@@ -43,6 +57,9 @@ def create_db_engine(url: str) -> Engine:
     if parsed.database in (None, "", ":memory:"):
         raise ValueError(f"SQLite needs a file, not an in-memory database: {url!r}")
     Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    synchronous = os.environ.get("BOARDGAMMON_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+    if synchronous not in ("NORMAL", "FULL"):
+        raise ValueError(f"BOARDGAMMON_SQLITE_SYNCHRONOUS is NORMAL or FULL, not {synchronous!r}")
     engine = create_engine(
         parsed, hide_parameters=True, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}
     )
@@ -53,13 +70,14 @@ def create_db_engine(url: str) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = connection.get_execution_options().get(READ_ONLY)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
 
@@ -75,10 +93,22 @@ def migrate(engine: Engine) -> None:
 
 @dataclass
 class Database:
-    """A migrated database: its engine and a session factory (``expire_on_commit=False``)."""
+    """A migrated database: its engine and session factories (``expire_on_commit=False``):
+    ``sessions`` for anything that may write, ``read_sessions`` for reads only (on SQLite they
+    do not take the write lock, so they neither wait for nor hold up writers)."""
 
     engine: Engine
     sessions: sessionmaker[Session]
+    read_sessions: sessionmaker[Session] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.read_sessions = sessionmaker(self.engine.execution_options(**{READ_ONLY: True}),
+                                          expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether the backend is SQLite (one writer at a time for the whole file)."""
+        return self.engine.dialect.name == "sqlite"
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -6,7 +6,10 @@ when it will never be revealed (a drop, a resignation, the match ended, a flag).
 
 Service API (each writing function takes an open :class:`~sqlalchemy.orm.Session`, commits it
 before it returns and rolls it back on any error, so what it returns is durable and a refused
-call changes nothing; send a commitment or dice to anyone only after the call returned):
+call changes nothing; send a commitment or dice to anyone only after the call returned). With
+``commit=False`` a writing function only flushes, inside the caller's transaction: the caller
+commits it together with its own writes (one transaction per match action) or rolls it all
+back on an error it raises, and sends nothing before its commit:
 
 ``commit_roll(session, match_id, seat) -> Roll``
     Start the next roll of ``match_id`` for ``seat`` (0 or 1): a fresh 32-byte seed, the next
@@ -242,8 +245,14 @@ def _row_hash(row: DiceRoll) -> str:
     )
 
 
-def _write(session: Session, step: Callable[[], T]) -> T:
-    """Run ``step`` and commit; roll back on any error so that a refusal changes nothing."""
+def _write(session: Session, step: Callable[[], T], commit: bool = True) -> T:
+    """Run ``step`` and commit; roll back on any error so that a refusal changes nothing.
+    ``commit=False``: run it inside the caller's transaction (flushed, neither committed nor
+    rolled back here)."""
+    if not commit:
+        result = step()
+        session.flush()
+        return result
     try:
         result = step()
         session.commit()
@@ -313,10 +322,13 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
     return Roll.from_row(row)
 
 
-def commit_roll(session: Session, match_id: str, seat: int, *, now: datetime | None = None) -> Roll:
+def commit_roll(session: Session, match_id: str, seat: int, *, now: datetime | None = None,
+                commit: bool = True) -> Roll:
     """Commit the next roll of ``match_id`` for ``seat``; see the module docstring.
 
     Raises:
+        IntegrityError: with ``commit=False``, a lost race for the match's next place (the
+            caller rolls back and starts over; with ``commit=True`` it is retried here).
         InvalidRollRequest: malformed match ID or a seat other than 0 or 1.
         RollPending, WrongRollState: the match's newest roll is not finished.
         RecordUnavailable: every attempt lost a race for the match's next place.
@@ -327,8 +339,11 @@ def commit_roll(session: Session, match_id: str, seat: int, *, now: datetime | N
         raise InvalidRollRequest(f"seat must be 0 or 1, got {seat!r}")
     for _ in range(COMMIT_ATTEMPTS):
         try:
-            roll = _write(session, lambda: _append_roll(session, match_id, seat, now or _now()))
+            roll = _write(session, lambda: _append_roll(session, match_id, seat, now or _now()),
+                          commit)
         except IntegrityError:
+            if not commit:
+                raise
             # Another transaction took this match's next place first (or, never in practice,
             # the same seed): start over from the new head.
             continue
@@ -374,11 +389,12 @@ def _reveal(
 
 
 def _reveal_logged(
-    session: Session, roll_id: str, shown: str | None, entropy: bytes, source: str, now: datetime
+    session: Session, roll_id: str, shown: str | None, entropy: bytes, source: str, now: datetime,
+    commit: bool = True,
 ) -> Roll:
     try:
         roll, fresh = _write(
-            session, lambda: _reveal(session, roll_id, shown, entropy, source, now)
+            session, lambda: _reveal(session, roll_id, shown, entropy, source, now), commit
         )
     except CommitmentMismatch as refused:
         log.warning("refused reveal: %s", refused)
@@ -398,6 +414,7 @@ def reveal_roll(
     client_entropy: bytes,
     *,
     now: datetime | None = None,
+    commit: bool = True,
 ) -> Roll:
     """Reveal a committed roll with the roller's entropy; idempotent.
 
@@ -415,11 +432,12 @@ def reveal_roll(
     if not isinstance(shown_commitment, str):
         raise CommitmentMismatch(f"the reveal of roll {roll_id} carried no commitment")
     return _reveal_logged(
-        session, roll_id, shown_commitment, client_entropy, "client", now or _now()
+        session, roll_id, shown_commitment, client_entropy, "client", now or _now(), commit
     )
 
 
-def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = None,
+                     commit: bool = True) -> Roll:
     """Reveal a committed roll with entropy the server draws (source ``server``); idempotent.
 
     Only for rolls no device takes part in (a timeout, an automatic roll).
@@ -428,7 +446,7 @@ def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = N
         RollNotFound, WrongRollState (the roll is void).
     """
     entropy = secrets.token_bytes(ENTROPY_BYTES)
-    return _reveal_logged(session, roll_id, None, entropy, "server", now or _now())
+    return _reveal_logged(session, roll_id, None, entropy, "server", now or _now(), commit)
 
 
 # The column that records when a roll entered each later state. Spelled out: "void" -> "void_at"
@@ -436,7 +454,8 @@ def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = N
 _STATE_TIME = {"played": "played_at", "void": "voided_at"}
 
 
-def _advance(session: Session, roll_id: str, source: str, target: str, now: datetime) -> Roll:
+def _advance(session: Session, roll_id: str, source: str, target: str, now: datetime,
+             commit: bool = True) -> Roll:
     def step() -> Roll:
         row = _lock_roll(session, roll_id)
         if row.state == target:
@@ -450,27 +469,29 @@ def _advance(session: Session, roll_id: str, source: str, target: str, now: date
         session.flush()
         return Roll.from_row(row)
 
-    roll = _write(session, step)
+    roll = _write(session, step, commit)
     log.info("roll %s match %s %s", roll_id, roll.match_id, target)
     return roll
 
 
-def mark_played(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+def mark_played(session: Session, roll_id: str, *, now: datetime | None = None,
+                commit: bool = True) -> Roll:
     """Record that the revealed roll's play was accepted.
 
     Raises:
         RollNotFound; WrongRollState: the roll is not revealed (pending, void or already played).
     """
-    return _advance(session, roll_id, "revealed", "played", now or _now())
+    return _advance(session, roll_id, "revealed", "played", now or _now(), commit)
 
 
-def void_roll(session: Session, roll_id: str, *, now: datetime | None = None) -> Roll:
+def void_roll(session: Session, roll_id: str, *, now: datetime | None = None,
+              commit: bool = True) -> Roll:
     """Mark a pending roll as never to be revealed (it stays in the record, seed secret).
 
     Raises:
         RollNotFound; WrongRollState: the roll is revealed, played or already void.
     """
-    return _advance(session, roll_id, "committed", "void", now or _now())
+    return _advance(session, roll_id, "committed", "void", now or _now(), commit)
 
 
 def get_roll(session: Session, roll_id: str) -> Roll:

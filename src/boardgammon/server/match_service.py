@@ -4,15 +4,22 @@ The rules engine's :class:`~boardgammon.engine.match.Match` is the only source o
 every accepted action is appended to ``match_log`` (the engine's record, one row per
 :class:`~boardgammon.engine.match.Action`) and committed before anyone is told; a match is
 rebuilt by replaying its log. Each process caches replayed matches and catches up from the log
-when another process has written (``matches.version`` = log length, checked on every write).
+when another process has written (``matches.version`` = log length, read at the start of every
+write transaction and checked again by the conditional update that ends it).
+
+One database transaction per write (an action, a settle, a computer step): the log entries, the
+summary row and every change to the dice record commit together or not at all; on any error or
+lost race the transaction is rolled back and this process's cached match dropped.
 
 Dice follow the fair-dice protocol through :mod:`boardgammon.server.dice_record`: a roll is
 committed at the start of each turn (and for each opening roll), revealed with the roller's
 entropy by a ``roll`` action (server entropy for the computer), marked played once the turn is
-over, and voided when the game ends before it is rolled. The dice record's calls commit on their
-own, so :meth:`MatchService._settle` brings the record and the match log into agreement after
-every action and after a restart (a roll revealed but not yet in the log is applied, a finished
-roll is marked played, a missing commitment is made); it is idempotent.
+over, and voided when the game ends before it is rolled. The dice record's calls run inside the
+write's transaction (``commit=False``); :meth:`MatchService._settle_step` still brings the
+record and the match log into agreement after every action and after a restart (a roll revealed
+but not yet in the log is applied, a finished roll is marked played, a missing commitment is
+made), which matters for records written before writes were single transactions; it is
+idempotent.
 
 Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties included): the
 roll's two dice are seat 0's die and seat 1's die.
@@ -24,6 +31,7 @@ the engine's flag and is recorded as such.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterable
@@ -31,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -108,6 +116,17 @@ class _Live:
     version: int = 0
     rolls: list[Roll] = field(default_factory=list)
     rolls_head: tuple[int, str] | None = None
+    writing: bool = False  # inside a write transaction whose dice record is tracked here
+
+    def track(self, roll: Roll) -> Roll:
+        """Take a roll the write just changed or appended into the cached record."""
+        if roll.seq < len(self.rolls):
+            self.rolls[roll.seq] = roll
+        else:
+            self.rolls.append(roll)
+        if roll.seq == len(self.rolls) - 1:
+            self.rolls_head = (roll.seq, roll.state)
+        return roll
 
 
 def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
@@ -148,6 +167,11 @@ class MatchService:
         self._bots: dict[str, Bot] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
+        # SQLite lets one transaction write at a time (every write session takes the lock up
+        # front). Threads of this process queue here and are woken the moment the writer
+        # before them is done; left to SQLite they would poll in its busy handler, which sleeps
+        # up to 100 ms between tries. Other processes still wait in the busy handler.
+        self._writer: Any = threading.Lock() if db.is_sqlite else contextlib.nullcontext()
 
     # Creating -------------------------------------------------------------------------------
 
@@ -196,7 +220,7 @@ class MatchService:
         with self.lock(match_id):
             live = self._cache.get(match_id)
             if live is None or snapshot is None or (live.version, live.rolls_head) != snapshot:
-                with self.db.sessions() as s:
+                with self.db.read_sessions() as s:
                     live = self._load(s, match_id)
                     self._rolls(s, live)
             rolls = live.rolls
@@ -272,26 +296,48 @@ class MatchService:
     # Machinery ------------------------------------------------------------------------------
 
     def _write(self, match_id: str, step: Callable[[Session, _Live], Any]) -> Any:
-        with self.lock(match_id):
+        """Run ``step`` in one transaction and commit it; a lost race is retried from a fresh
+        load, any other error rolls everything back (and drops the cached match, which the
+        step may have changed) before it propagates."""
+        with self.lock(match_id), self._writer:
             for _ in range(WRITE_ATTEMPTS):
                 with self.db.sessions() as s:
+                    live = None
                     try:
                         live = self._load(s, match_id)
+                        self._rolls(s, live)  # the record's head, read in this transaction
+                        live.writing = True
                         result = step(s, live)
-                        if isinstance(result, Outcome):
-                            self._rolls(s, live)
-                            result.version = live.version
-                            result.snapshot = (live.version, live.rolls_head)
-                        return result
-                    except Conflict:
+                        s.commit()
+                    except (Conflict, IntegrityError):
+                        s.rollback()
                         self._cache.pop(match_id, None)
+                        continue
+                    except BaseException:
+                        s.rollback()
+                        self._cache.pop(match_id, None)
+                        raise
+                    finally:
+                        if live is not None:
+                            live.writing = False
+                    if isinstance(result, Outcome):
+                        result.version = live.version
+                        result.snapshot = (live.version, live.rolls_head)
+                    return result
             raise ApiError(503, "busy", f"match {match_id} is being changed elsewhere; retry")
 
     def _load(self, s: Session, match_id: str) -> _Live:
+        live = self._cache.get(match_id)
+        if live is not None:
+            version = s.execute(select(MatchRow.version).where(MatchRow.id == match_id)
+                                ).scalar_one_or_none()
+            if version is None:
+                raise ApiError(404, "not_found", f"no match {match_id!r}")
+            if version == live.version:
+                return live
         row = s.get(MatchRow, match_id, populate_existing=True)
         if row is None:
             raise ApiError(404, "not_found", f"no match {match_id!r}")
-        live = self._cache.get(match_id)
         if live is None or live.version > row.version:
             info = self._info(s, row)
             live = _Live(info, Match(row.length, row.variant,
@@ -316,7 +362,11 @@ class MatchService:
 
     def _rolls(self, s: Session, live: _Live) -> list[Roll]:
         """The match's dice record, from the cache unless its newest entry changed (rolls
-        only ever change at the head: appended, then revealed, played or voided)."""
+        only ever change at the head: appended, then revealed, played or voided). Inside a
+        write the cache is current: the head was read at its start and every change since
+        went through :meth:`_Live.track`."""
+        if live.writing:
+            return live.rolls
         head = s.execute(
             select(DiceRoll.seq, DiceRoll.state).where(DiceRoll.match_id == live.info.match_id)
             .order_by(DiceRoll.seq.desc()).limit(1)
@@ -348,32 +398,30 @@ class MatchService:
     def _persist(self, s: Session, live: _Live, before: int, action_id: str | None,
                  user_id: int | None, events: list[dict]) -> None:
         """Append the match's new record actions to the log and update the summary, checking
-        that no one else wrote since ``before``; commit."""
+        that no one else wrote since ``before`` (:class:`Conflict` if someone did); the
+        caller's :meth:`_write` commits."""
         m = live.match
         new = m.record[before:]
         now = datetime.now(UTC)
-        for i, action in enumerate(new):
-            s.add(MatchLogEntry(match_id=live.info.match_id, seq=before + i,
-                                action_id=action_id if i == 0 else None,
-                                user_id=user_id if i == 0 else None,
-                                action=json.dumps(action.to_dict()),
-                                events=json.dumps(events if i == 0 else []), created_at=now))
-        try:
-            s.flush()
-            changed = s.execute(
-                update(MatchRow)
-                .where(MatchRow.id == live.info.match_id, MatchRow.version == before)
-                .values(version=before + len(new), turn_seat=waiting_for(m),
-                        score0=m.score[0], score1=m.score[1], winner=m.winner,
-                        status="finished" if m.is_over else "active",
-                        deadline_t=m.deadline(), updated_at=now)
-            ).rowcount
-            if changed != 1:
-                raise Conflict
-            s.commit()
-        except (IntegrityError, Conflict):
-            s.rollback()
-            raise Conflict from None
+        if new:
+            s.execute(insert(MatchLogEntry), [
+                {"match_id": live.info.match_id, "seq": before + i,
+                 "action_id": action_id if i == 0 else None,
+                 "user_id": user_id if i == 0 else None,
+                 "action": json.dumps(action.to_dict()),
+                 "events": json.dumps(events if i == 0 else []), "created_at": now}
+                for i, action in enumerate(new)])
+        changed = s.execute(
+            update(MatchRow)
+            .where(MatchRow.id == live.info.match_id, MatchRow.version == before)
+            .values(version=before + len(new), turn_seat=waiting_for(m),
+                    score0=m.score[0], score1=m.score[1], winner=m.winner,
+                    status="finished" if m.is_over else "active",
+                    deadline_t=m.deadline(), updated_at=now)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        if changed != 1:
+            raise Conflict
         live.version = before + len(new)
 
     def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
@@ -470,14 +518,14 @@ class MatchService:
                            f"{game.phase.value}")
         try:
             if action.get("auto"):
-                roll = dice_record.auto_reveal_roll(s, pending.roll_id)
+                roll = live.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
             else:
                 if action["roll_id"] != pending.roll_id:
                     raise ApiError(400, "commitment_mismatch", f"roll {action['roll_id']!r} "
                                    f"is not the pending roll {pending.roll_id}")
                 entropy = _entropy(action["entropy"])
-                roll = dice_record.reveal_roll(s, pending.roll_id, action["commitment"],
-                                               entropy)
+                roll = live.track(dice_record.reveal_roll(
+                    s, pending.roll_id, action["commitment"], entropy, commit=False))
         except DiceRecordError as exc:
             raise ApiError(exc.status, exc.code, str(exc)) from exc
         return self._apply_roll(live, roll, now)
@@ -519,13 +567,13 @@ class MatchService:
         try:
             if last is not None and last.state == "revealed" and (
                     m.is_over or m.game.phase is not Phase.PLAY):
-                last = dice_record.mark_played(s, last.roll_id)
+                last = live.track(dice_record.mark_played(s, last.roll_id, commit=False))
             need = waiting_for(m) if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
             if last is not None and last.state == "committed" and (
                     void_pending or m.is_over or (need is not None and last.seat != need)):
-                last = dice_record.void_roll(s, last.roll_id)
+                last = live.track(dice_record.void_roll(s, last.roll_id, commit=False))
             if need is not None and (last is None or last.state in ("played", "void")):
-                roll = dice_record.commit_roll(s, match_id, need)
+                roll = live.track(dice_record.commit_roll(s, match_id, need, commit=False))
                 events.append({"type": "commitment", "seat": roll.seat, "roll_id": roll.roll_id,
                                "nonce": roll.nonce, "commitment": roll.commitment})
         except (dice_record.RollPending, dice_record.WrongRollState):
