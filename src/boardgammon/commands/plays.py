@@ -94,7 +94,13 @@ def _chunk(requests, boards: np.ndarray, dice: np.ndarray) -> Iterator[dict]:
 
 
 def _read_batch(path: Path) -> tuple[list[tuple[str, tuple[int, int]]], list[str]]:
-    text = sys.stdin.read() if str(path) == "-" else path.read_text()
+    name = "standard input" if str(path) == "-" else f"batch file {path}"
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"cannot read {name}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise BadRequest(f"cannot read {name}: {exc.strerror or exc}") from None
     requests, labels = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
