@@ -23,7 +23,7 @@ import numpy as np
 from .errors import IllegalPlay, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
-from .plays import Move, Play, explain_refusal, parse_moves
+from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
 
 BAR = 25
 OFF = 0
@@ -268,7 +268,9 @@ class Board:
             InvalidNotation: text that is not standard notation.
             IllegalPlay: not legal; says whether the play is incomplete ("both dice can be
                 played"), uses the smaller die when the larger must be played, is ambiguous,
-                or is impossible.
+                or which rule it breaks (no checker on a point, the bar enters first, too many
+                moves, a move no die makes, a point held by the opponent, bearing off with a
+                checker outside the home board), else that it is not legal.
             ValueError: a die outside 1–6.
         """
         d1, d2 = dice
@@ -305,6 +307,9 @@ class Board:
             if Play._from_kernel(moves[k], int(nmoves[k]), None) == candidate:
                 raise IllegalPlay(explain_refusal(candidate, int(nmoves[k]), int(first[k]),
                                                   best, d1, d2))
+        why = broken_rule(candidate, self._a, target, d1, d2) if best else None
+        if why is not None:
+            raise IllegalPlay(f"{candidate} is not a legal play of {d1}-{d2}: {why}")
         raise IllegalPlay(explain_refusal(candidate, None, None, best, d1, d2))
 
     # Dunder ---------------------------------------------------------------------------------

@@ -229,3 +229,39 @@ def explain_refusal(play: Play, nmoves: int | None, first_die: int | None, best:
         return (f"{shown} plays the {first_die}: only one die of {roll} can be played, and "
                 f"it must be the larger ({max(d1, d2)})")
     return f"{shown} is not a legal play of {roll} in this position"
+
+
+def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
+    """The rule an impossible play breaks on its own, for the message of an
+    :class:`IllegalPlay`; ``None`` when only the combination of its moves is illegal.
+
+    Only called on the refusal path, never while generating plays.
+
+    Args:
+        play: the refused play, hits resolved against the position.
+        board: ``int[2, 25]`` position before the play (mover's view, layout of ``Board``).
+        after: ``int[2, 25]`` the mover's checkers after applying the moves unchecked.
+        d1, d2: the roll.
+    """
+    mine, theirs = board[0], board[1]
+    short = [i for i in range(25) if after[0, i] < 0]
+    if short:
+        where = "on the bar" if short[-1] == 24 else f"on the {short[-1] + 1}-point"
+        return f"there is no checker of yours {where} to move"
+    if mine[24] and any(m.source != BAR for m in play.moves) \
+            and sum(m.source == BAR for m in play.moves) < mine[24]:
+        return "checkers on the bar must enter before any other move"
+    most = 4 if d1 == d2 else 2
+    if len(play.moves) > most:
+        return f"{len(play.moves)} moves: {d1}-{d2} plays at most {most}"
+    steps = [d1 * k for k in range(1, 5)] if d1 == d2 else [d1, d2, d1 + d2]
+    for m in play.moves:
+        if m.dest != OFF and m.source - m.dest not in steps:
+            ways = ", ".join(map(str, steps[:-1])) + f" or {steps[-1]}"
+            return (f"{_point_text(m.source)}/{m.dest} moves {m.source - m.dest} pips: "
+                    f"{d1}-{d2} moves {ways}")
+        if m.dest != OFF and theirs[24 - m.dest] >= 2:
+            return f"the {m.dest}-point is held by the opponent ({theirs[24 - m.dest]} checkers)"
+    if any(m.dest == OFF for m in play.moves) and after[0, 6:].any():
+        return "bearing off needs all your checkers in the home board"
+    return None
