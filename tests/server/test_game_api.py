@@ -4,6 +4,7 @@ the dice protocol in the state, cube and resignations, match end and the downloa
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 
 import pytest
@@ -185,11 +186,11 @@ def test_refusals_leave_the_match_unchanged(client, ann, bob):
         (cleo.act(match_id, "roll", **good), (403, "not_your_match")),
         (ann.act("mat_unknown", "roll", **good), (404, "not_found")),
         (bob.act(match_id, "roll", **bob.roll_action(before)), (409, "not_your_turn")),
-        (ann.act(match_id, "roll", **{**good, "entropy": "abc"}), (400, "bad_entropy")),
+        (ann.act(match_id, "roll", **{**good, "entropy": "abc"}), (422, "bad_entropy")),
         (ann.act(match_id, "roll", **{**good, "commitment": "0" * 64}),
          (400, "commitment_mismatch")),
         (ann.act(match_id, "roll", **{**good, "roll_id": "rol_other"}),
-         (400, "commitment_mismatch")),
+         (400, "roll_mismatch")),
         (ann.act(match_id, "play", play="8/5 6/5"), (400, "wrong_phase")),
         (ann.act(match_id, "double"), (400, "wrong_phase")),
         (ann.act(match_id, "fly"), (422, "invalid_request")),
@@ -210,6 +211,47 @@ def test_refusals_leave_the_match_unchanged(client, ann, bob):
     assert (r.status_code, code(r)) == (400, "illegal_play")
     assert r.json()["error"]["message"]
     assert mover.state(match_id) == state
+
+
+def test_entropy_is_exactly_32_hex_characters(client, ann, bob):
+    match_id = live_match(ann, bob)
+    before = ann.state(match_id)
+    hex32 = os.urandom(16).hex()
+    # bytes.fromhex would take each of these for 16 bytes.
+    for entropy in (" ".join(hex32[i:i + 2] for i in range(0, 32, 2)), f" {hex32}",
+                    f"{hex32}\n", f"{hex32[:16]} {hex32[16:]}"):
+        r = ann.act(match_id, "roll", **ann.roll_action(before, entropy=entropy))
+        assert (r.status_code, code(r)) == (422, "bad_entropy"), entropy
+        assert "32 hex characters" in r.json()["error"]["message"]
+    assert ann.state(match_id) == before
+    r = ann.act(match_id, "roll", **ann.roll_action(before, entropy=hex32.upper()))
+    assert r.status_code == 200, r.text
+    roll = next(e for e in r.json()["events"] if e["type"] == "roll")
+    assert roll["client_entropy"] == hex32
+
+
+def test_a_rolled_roll_is_only_resent_as_is(client, ann, bob):
+    match_id = live_match(ann, bob)
+    body = ann.roll_action(ann.state(match_id))
+    first = ann.act(match_id, "roll", action_id="r1", **body)
+    assert first.status_code == 200, first.text
+    after = ann.state(match_id)
+    other = os.urandom(16).hex()
+    refused = [
+        ann.act(match_id, "roll", action_id="r1", **{**body, "commitment": "0" * 64}),
+        ann.act(match_id, "roll", action_id="r1", **{**body, "entropy": other}),
+        ann.act(match_id, "roll", action_id="r2", **{**body, "commitment": "0" * 64}),
+        ann.act(match_id, "roll", action_id="r3", **{**body, "entropy": other}),
+    ]
+    for r in refused:
+        assert (r.status_code, code(r)) == (409, "already_rolled"), r.text
+    assert ann.state(match_id) == after
+    # The exact resend, under its own action_id or a new one, is answered as before.
+    for action_id in ("r1", "r4"):
+        r = ann.act(match_id, "roll", action_id=action_id, **body)
+        assert r.status_code == 200, r.text
+        assert r.json()["state"]["rolls"] == after["rolls"]
+    assert ann.state(match_id) == after
 
 
 def test_actions_are_idempotent(client, ann, bob):

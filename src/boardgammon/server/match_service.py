@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -434,7 +435,11 @@ class MatchService:
             if done.user_id != user_id:
                 raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
                                "other player; choose a unique one")
-            return Outcome(json.loads(done.events), live.version, resent=True)
+            events = json.loads(done.events)
+            if action["type"] == "roll":
+                first = next((e for e in events if e.get("type") == "roll"), None)
+                _check_roll_resend(action, first)
+            return Outcome(events, live.version, resent=True)
         seat = live.info.seat_of(user_id)
         if seat is None:
             raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
@@ -451,10 +456,20 @@ class MatchService:
         return outcome
 
     def _rolled_already(self, s: Session, live: _Live, seat: int, action: dict) -> bool:
-        """A roll action for a roll this seat already revealed (e.g. the answer was lost)."""
+        """A roll action for a roll this seat already revealed (e.g. the answer was lost and
+        the device sent it again under a new ``action_id``): true for the exact resend (same
+        commitment and entropy), which is answered as such.
+
+        Raises:
+            ApiError: 409 ``already_rolled``: the same roll with another commitment or
+                entropy (a second roll of dice already rolled).
+        """
         roll = next((r for r in self._rolls(s, live)
                      if r.roll_id == action.get("roll_id")), None)
-        return roll is not None and roll.seat == seat and roll.server_seed is not None
+        if roll is None or roll.seat != seat or roll.server_seed is None:
+            return False
+        _check_roll_resend(action, roll_json(roll))
+        return True
 
     def _perform(self, s: Session, live: _Live, seat: int, action: dict[str, Any],
                  action_id: str | None, user_id: int | None) -> list[dict]:
@@ -521,7 +536,7 @@ class MatchService:
                 roll = live.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
             else:
                 if action["roll_id"] != pending.roll_id:
-                    raise ApiError(400, "commitment_mismatch", f"roll {action['roll_id']!r} "
+                    raise ApiError(400, "roll_mismatch", f"roll {action['roll_id']!r} "
                                    f"is not the pending roll {pending.roll_id}")
                 entropy = _entropy(action["entropy"])
                 roll = live.track(dice_record.reveal_roll(
@@ -630,15 +645,40 @@ class MatchService:
         return {"type": "accept_resign" if accept else "decline_resign"}
 
 
+_ENTROPY = re.compile(r"[0-9a-fA-F]{32}")
+
+
 def _entropy(text: object) -> bytes:
-    try:
-        data = bytes.fromhex(text) if isinstance(text, str) else b""
-    except ValueError:
-        data = b""
-    if len(data) != 16:
-        raise ApiError(400, "bad_entropy", "entropy is 32 hex characters (16 bytes from the "
-                       "device)")
-    return data
+    """The 16 bytes of a roll's ``entropy``: exactly 32 hex characters, nothing else (no
+    spaces, no ``0x``; ``bytes.fromhex`` alone would accept whitespace between digits).
+
+    Raises:
+        ApiError: 422 ``bad_entropy``.
+    """
+    if not isinstance(text, str) or not _ENTROPY.fullmatch(text):
+        shown = repr(text)[:60]
+        raise ApiError(422, "bad_entropy", f"entropy must be exactly 32 hex characters "
+                       f"(16 bytes from the device), nothing else; got {shown}")
+    return bytes.fromhex(text)
+
+
+def _check_roll_resend(action: dict[str, Any], rolled: dict[str, Any] | None) -> None:
+    """Refuse a roll action sent again for dice already rolled unless it is the same action:
+    same roll, the commitment as issued and the same entropy (``rolled``: the roll as
+    :func:`roll_json` gives it, ``None`` if the earlier action was no roll).
+
+    Raises:
+        ApiError: 409 ``already_rolled``.
+    """
+    entropy = action.get("entropy")
+    same = (rolled is not None and not action.get("auto")
+            and action.get("roll_id") == rolled["roll_id"]
+            and action.get("commitment") == rolled["commitment"]
+            and isinstance(entropy, str) and rolled["client_entropy"] is not None
+            and entropy.lower() == rolled["client_entropy"])
+    if not same:
+        raise ApiError(409, "already_rolled", "these dice are already rolled; only the same "
+                       "roll action (same roll_id, commitment and entropy) may be sent again")
 
 
 def _match_over(match: Match) -> EngineError:
