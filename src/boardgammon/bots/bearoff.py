@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -129,9 +130,19 @@ def _cache_path() -> Path:
     return Path(root) / "boardgammon" / f"bearoff-one-sided-v{_VERSION}.npy"
 
 
-@cache
+_TABLE_LOCK = threading.Lock()
+
+
 def table() -> np.ndarray:
-    """The database (computed once, then read from the cache file)."""
+    """The database (computed once, then read from the cache file). Safe from several threads
+    (the server's workers and its analysis worker): the first caller loads or computes it, the
+    others wait for that one instead of computing it again and writing the same file."""
+    with _TABLE_LOCK:
+        return _table()
+
+
+@cache
+def _table() -> np.ndarray:
     path = _cache_path()
     if path.exists():
         data = np.load(path)
@@ -140,7 +151,7 @@ def table() -> np.ndarray:
     data = compute()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp.npy")
         np.save(tmp, data)
         os.replace(tmp, path)
     except OSError:

@@ -71,10 +71,18 @@ class Hub:
             ApiError: 404 unknown match.
         """
         async with self._lock(match_id):
-            view = await asyncio.to_thread(self.service.view, match_id)
-            connection = Connection(ws, view.info.seat_of(user_id))
-            connection.send({"type": "state", "state": view.states[connection.seat]})
+            # Registered before the state is read, so that no event committed after that read
+            # can miss this connection (delivery waits for this lock, so it comes after the
+            # first state; without the lock it would still reach the connection).
+            connection = Connection(ws, None)
             self.connections.setdefault(match_id, set()).add(connection)
+            try:
+                view = await asyncio.to_thread(self.service.view, match_id)
+            except BaseException:
+                self.leave(match_id, connection)
+                raise
+            connection.seat = view.info.seat_of(user_id)
+            connection.send({"type": "state", "state": view.states[connection.seat]})
             return connection
 
     def leave(self, match_id: str, connection: Connection) -> None:

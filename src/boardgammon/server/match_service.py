@@ -73,10 +73,11 @@ from boardgammon.server.service_clock import ServiceClock
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
 
-ENGINE = threading.Lock()
-"""Held around every call into the rules engine and the bots: legal-play generation works in
-buffers shared by the whole process (``boardgammon.engine.board._GENERATOR``), so two worker
-threads generating at once would read each other's plays."""
+# No process-wide engine lock: a match's replayed Match and its bot are only touched under that
+# match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
+# thread (``boardgammon.engine.board._PER_THREAD``), the neural evaluator allocates its own per
+# call and the bear-off table is loaded under a lock of its own; so matches (and the analysis
+# worker) run in parallel threads without sharing mutable state.
 
 
 class Conflict(Exception):
@@ -228,9 +229,8 @@ class MatchService:
             extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
                      if live.match.is_over else None)
             now = self._now(live)
-            with ENGINE:
-                states = {v: build_state(live.info, live.match, rolls, v, now,
-                                         self.clock.to_wall, extra) for v in set(viewers)}
+            states = {v: build_state(live.info, live.match, rolls, v, now,
+                                     self.clock.to_wall, extra) for v in set(viewers)}
             return View(live.info, live.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,
@@ -250,8 +250,7 @@ class MatchService:
         """
         with self.lock(match_id), self.db.sessions() as s:
             live = self._load(s, match_id)
-            with ENGINE:
-                return live.info, Match.from_dict(live.match.to_dict())
+            return live.info, Match.from_dict(live.match.to_dict())
 
     def has_bot(self, match_id: str) -> bool:
         """Whether the computer may have to act in ``match_id`` (True when not cached here:
@@ -350,10 +349,9 @@ class MatchService:
                 .where(MatchLogEntry.match_id == match_id, MatchLogEntry.seq >= live.version)
                 .order_by(MatchLogEntry.seq)
             ).all()
-            with ENGINE:
-                for seq, text in entries:
-                    live.match.apply(Action.from_dict(json.loads(text)))
-                    live.version = seq + 1
+            for seq, text in entries:
+                live.match.apply(Action.from_dict(json.loads(text)))
+                live.version = seq + 1
         self._cache[match_id] = live
         return live
 
@@ -494,8 +492,7 @@ class MatchService:
             if kind == "roll":
                 events = [self._roll(s, live, seat, action, now)]
             elif kind == "play":
-                with ENGINE:
-                    legal = m.play(seat, action["play"], now=now)
+                legal = m.play(seat, action["play"], now=now)
                 after = legal.after.swapped().position_id if legal.after else None
                 events = [{"type": "play", "seat": seat, "play": str(legal),
                            "position_id": after}]
@@ -610,8 +607,7 @@ class MatchService:
         m = live.match
         if seat is None or m.is_over or waiting_for(m) != seat:
             return outcome if outcome.events else None
-        with ENGINE:
-            action = self._decide(live, seat)
+        action = self._decide(live, seat)
         outcome.events += self._perform(s, live, seat, action, f"bot:{live.version}", None)
         return outcome
 
