@@ -8,7 +8,9 @@ import json
 import pytest
 
 from boardgammon.engine import (
+    Board,
     Game,
+    InvalidDice,
     InvalidNotation,
     InvalidRecord,
     Match,
@@ -90,3 +92,16 @@ def test_record_with_an_illegal_play_is_an_invalid_record():
                             "play": "24/18"})
     with pytest.raises(InvalidRecord, match="does not replay: 24/18 is not a legal play"):
         Match.from_dict(data)
+
+
+@pytest.mark.parametrize("dice", [(3,), (3, 1, 2), 5, None, "315"])
+def test_validate_refuses_dice_that_are_not_a_pair(dice):
+    board = Board.initial()
+    with pytest.raises(InvalidDice, match="pair"):
+        board.validate("8/5 6/5", dice)
+
+
+@pytest.mark.parametrize("die", [0, 7, True, 2.0, "3"])
+def test_legal_plays_refuse_a_die_that_is_not_1_to_6(die):
+    with pytest.raises(InvalidDice, match="1-6"):
+        Board.initial().legal_plays(die, 3)

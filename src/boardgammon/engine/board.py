@@ -20,7 +20,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from .errors import IllegalPlay, InvalidPosition
+from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
 from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
@@ -64,6 +64,15 @@ class _PerThread(threading.local):
 
 
 _PER_THREAD = _PerThread()
+
+
+def _pair(dice) -> tuple[int, int]:
+    """``dice`` as two values, or :class:`InvalidDice` (a ``ValueError``) if it is not a pair."""
+    try:
+        d1, d2 = dice
+    except (TypeError, ValueError):
+        raise InvalidDice(f"dice are a pair of numbers 1-6, got {dice!r}") from None
+    return d1, d2
 
 
 def _side(side: int) -> int:
@@ -226,8 +235,8 @@ class Board:
 
     def _generate(self, d1: int, d2: int, partial: bool = False):
         for d in (d1, d2):
-            if not (isinstance(d, (int, np.integer)) and 1 <= d <= 6):
-                raise ValueError(f"a die shows 1-6, got {d!r}")
+            if not (isinstance(d, (int, np.integer)) and not isinstance(d, bool) and 1 <= d <= 6):
+                raise InvalidDice(f"a die shows 1-6, got {d!r}")
         return _PER_THREAD.generator.run(self._a, int(d1), int(d2), partial)
 
     def legal_plays(self, d1: int, d2: int) -> list[Play]:
@@ -240,7 +249,7 @@ class Board:
         (16, True)
 
         Raises:
-            ValueError: a die outside 1–6.
+            InvalidDice: (a ``ValueError``) a die outside 1–6, or dice that are not a pair.
         """
         boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
         return [Play._from_kernel(moves[k], int(nmoves[k]),
@@ -271,9 +280,9 @@ class Board:
                 or which rule it breaks (no checker on a point, the bar enters first, too many
                 moves, a move no die makes, a point held by the opponent, bearing off with a
                 checker outside the home board), else that it is not legal.
-            ValueError: a die outside 1–6.
+            InvalidDice: (a ``ValueError``) a die outside 1–6, or dice that are not a pair.
         """
-        d1, d2 = dice
+        d1, d2 = _pair(dice)
         parsed = play if isinstance(play, Play) else Play.parse(play)
         candidate = parsed._with_hits_on(self)
         # A play is identified by the position it reaches: apply the moves without checks, then
