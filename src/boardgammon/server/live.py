@@ -95,8 +95,9 @@ class Hub:
             if not connections:
                 return
             seats = {connection.seat for connection in connections}
-            view = await asyncio.to_thread(self.service.view, match_id, seats,
-                                           _snapshot(message.get("snapshot")))
+            snapshot = _snapshot(message.get("snapshot"))
+            view = (self.service.cached_view(match_id, seats, snapshot)
+                    or await asyncio.to_thread(self.service.view, match_id, seats, snapshot))
             for connection in list(connections):
                 try:
                     for event in message["events"]:

@@ -225,13 +225,33 @@ class MatchService:
                 with self.db.read_sessions() as s:
                     live = self._load(s, match_id)
                     self._rolls(s, live)
-            rolls = live.rolls
-            extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
-                     if live.match.is_over else None)
-            now = self._now(live)
-            states = {v: build_state(live.info, live.match, rolls, v, now,
-                                     self.clock.to_wall, extra) for v in set(viewers)}
-            return View(live.info, live.version, states)
+            return self._view(live, viewers)
+
+    def cached_view(self, match_id: str, viewers: Iterable[int | None],
+                    snapshot: Snapshot | None) -> View | None:
+        """:meth:`view` without blocking and without the database: ``None`` unless this
+        process's cache matches ``snapshot`` and no other thread is using the match. Cheap
+        enough (states built from memory) for the event loop's thread, which saves the hop to
+        a worker thread for each broadcast."""
+        lock = self.lock(match_id)
+        if snapshot is None or not lock.acquire(blocking=False):
+            return None
+        try:
+            live = self._cache.get(match_id)
+            if live is None or live.writing or (live.version, live.rolls_head) != snapshot:
+                return None
+            return self._view(live, viewers)
+        finally:
+            lock.release()
+
+    def _view(self, live: _Live, viewers: Iterable[int | None]) -> View:
+        rolls = live.rolls
+        extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
+                 if live.match.is_over else None)
+        now = self._now(live)
+        states = {v: build_state(live.info, live.match, rolls, v, now,
+                                 self.clock.to_wall, extra) for v in set(viewers)}
+        return View(live.info, live.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,
                  snapshot: Snapshot | None = None) -> dict[str, Any]:
