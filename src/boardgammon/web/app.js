@@ -61,6 +61,28 @@ function errorText(err) {
   return err instanceof ApiError ? err.message : String(err);
 }
 
+/**
+ * A submit handler that runs `action` once at a time: while its request is out the form's
+ * buttons are disabled, so a double click or a second Enter sends nothing more.
+ */
+function once(action) {
+  let running = false;
+  return async (e) => {
+    e.preventDefault();
+    if (running) return;
+    running = true;
+    const form = e.currentTarget;
+    const buttons = [...form.querySelectorAll("button")];
+    for (const b of buttons) b.disabled = true;
+    try {
+      await action(e);
+    } finally {
+      running = false;
+      for (const b of buttons) b.disabled = false;
+    }
+  };
+}
+
 function field(label, input) {
   return h("label", { class: "field" }, h("span", {}, label), input);
 }
@@ -118,6 +140,18 @@ function seekText(seek) {
     variant: t(`variant.${seek.variant}`), mode: t(`lobby.mode.${seek.mode}`) });
 }
 
+/** A clock preset as the lobby names it: "blitz (8s + 60s/pt)" (the name alone if unknown). */
+function clockText(name) {
+  const p = optionsCache && optionsCache.clock_presets.find((x) => x.name === name);
+  return p ? `${name} (${p.delay}s + ${p.reserve_per_point}s/pt)` : name;
+}
+
+/** How a match of "my matches" is played: its clock preset, or correspondence. */
+function modeText(m) {
+  if (m.clock) return clockText(m.clock);
+  return t(`lobby.mode.${m.mode}`);
+}
+
 function select(name, values, label, chosen) {
   return h("select", { name }, values.map((v) =>
     h("option", { value: v, selected: String(v) === String(chosen) }, label(v))));
@@ -158,11 +192,15 @@ class LobbyPage {
       return;
     }
     this.error.textContent = "";
-    // When someone accepts this player's seek a new active match appears: open it.
+    // When someone accepts this player's seek or invitation a new active match appears: open
+    // it. A live match always (the opponent is waiting; the server does not list the owner's
+    // own invitations, so their number cannot tell), a correspondence one when an open seek of
+    // this player's was taken.
     const ids = new Set(lobby.matches.map((m) => m.match_id));
-    if (this.knownMatches && this.mySeeks) {
+    if (this.knownMatches) {
       const fresh = lobby.matches.find((m) => !this.knownMatches.has(m.match_id) && m.status === "active");
-      if (fresh && this.mySeeks > lobby.seeks.filter((s) => s.owner === app.user.username).length) {
+      const taken = this.mySeeks > lobby.seeks.filter((s) => s.owner === app.user.username).length;
+      if (fresh && (fresh.mode === "live" || taken)) {
         navigate(`/match/${fresh.match_id}`);
         return;
       }
@@ -180,7 +218,7 @@ class LobbyPage {
           await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => (this.error.textContent = errorText(e)));
           this.load();
         } }, t("lobby.cancel"))
-          : h("button", { type: "button", "data-action": "accept", onclick: () => acceptSeek(seek.id, this.error) },
+          : h("button", { type: "button", "data-action": "accept", onclick: (e) => acceptSeek(seek.id, this.error, e.currentTarget) },
             t("lobby.accept")),
         own ? h("small", { class: "join-url" }, ` ${t("lobby.joinlink")}: `,
           h("code", {}, new URL(seek.join_url, location.href).href)) : null);
@@ -189,7 +227,7 @@ class LobbyPage {
       items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));
     const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
       h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
-      ` · ${m.score[0]}–${m.score[1]} / ${m.length} · `,
+      ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
       m.status === "finished" ? t("lobby.finished") : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "");
     fill(this.lists,
@@ -202,10 +240,7 @@ class LobbyPage {
     const lengths = () => select("length", options.lengths, String, options.default_length);
     const variants = () => select("variant", options.variants, (v) => t(`variant.${v}`), options.variants[0]);
     const mode = select("mode", ["live", "correspondence"], (m) => t(`lobby.mode.${m}`), "live");
-    const clock = select("clock", options.clock_presets.map((p) => p.name), (name) => {
-      const p = options.clock_presets.find((x) => x.name === name);
-      return `${name} (${p.delay}s + ${p.reserve_per_point}s/pt)`;
-    }, options.clock_presets[Math.min(2, options.clock_presets.length - 1)]?.name);
+    const clock = select("clock", options.clock_presets.map((p) => p.name), clockText, options.clock_presets[Math.min(2, options.clock_presets.length - 1)]?.name);
     const days = select("days", options.correspondence_days, String, options.correspondence_days[0]);
     const clockField = field(t("lobby.clock"), clock);
     const daysField = field(t("lobby.days"), days);
@@ -215,8 +250,7 @@ class LobbyPage {
     };
     mode.addEventListener("change", showMode);
     const invite = h("input", { name: "invite", autocomplete: "off", maxlength: 20 });
-    const seekForm = h("form", { class: "create", onsubmit: async (e) => {
-      e.preventDefault();
+    const seekForm = h("form", { class: "create", onsubmit: once(async () => {
       const f = new FormData(seekForm);
       const live = f.get("mode") === "live";
       try {
@@ -225,18 +259,17 @@ class LobbyPage {
           clock: live ? f.get("clock") : null, days: live ? null : Number(f.get("days")),
           invite: f.get("invite") || null,
         });
-        this.load();
+        await this.load();
       } catch (err) {
         this.error.textContent = errorText(err);
       }
-    } },
+    }) },
     h("h2", {}, t("lobby.create")),
     field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
     field(t("lobby.mode"), mode), clockField, daysField, field(t("lobby.invite"), invite),
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
-    const botForm = h("form", { class: "computer", onsubmit: async (e) => {
-      e.preventDefault();
+    const botForm = h("form", { class: "computer", onsubmit: once(async () => {
       const f = new FormData(botForm);
       try {
         const answer = await request("POST", "/api/matches/computer", {
@@ -246,7 +279,7 @@ class LobbyPage {
       } catch (err) {
         this.error.textContent = errorText(err);
       }
-    } },
+    }) },
     h("h2", {}, t("lobby.computer")),
     field(t("lobby.level"), select("level", options.bot_levels, String, options.bot_levels[0])),
     field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
@@ -276,12 +309,17 @@ function upgradeForm() {
   return h("details", { class: "upgrade-box" }, h("summary", {}, t("auth.upgrade")), form);
 }
 
-async function acceptSeek(seekId, errorNode) {
+async function acceptSeek(seekId, errorNode, button) {
+  if (button) {
+    if (button.disabled) return;
+    button.disabled = true;
+  }
   try {
     const answer = await request("POST", `/api/seeks/${encodeURIComponent(seekId)}/accept`);
     navigate(`/match/${answer.match_id}`);
   } catch (err) {
     errorNode.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    if (button) button.disabled = false;
   }
 }
 
@@ -289,10 +327,19 @@ function joinPage(seekId) {
   const error = h("p", { class: "error", role: "alert" });
   fill(app.main, h("section", { class: "join" }, h("h1", {}, t("join.title")),
     h("button", { type: "button", class: "primary", "data-action": "accept",
-      onclick: () => acceptSeek(seekId, error) }, t("lobby.accept")), error));
+      onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept")), error));
 }
 
 // --- routing --------------------------------------------------------------------------------
+
+/** A path segment decoded; kept as it is when its %-escapes are malformed ("/match/%ZZ"). */
+function segment(raw) {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
 
 async function route() {
   if (app.page && app.page.destroy) app.page.destroy();
@@ -312,11 +359,11 @@ async function route() {
   if (!app.user) {
     authPage(() => route());
   } else if (join) {
-    joinPage(decodeURIComponent(join[1]));
+    joinPage(segment(join[1]));
   } else if (analysis) {
-    app.page = new AnalysisPage(app.main, decodeURIComponent(analysis[1]), app.user);
+    app.page = new AnalysisPage(app.main, segment(analysis[1]), app.user);
   } else if (match) {
-    app.page = new MatchPage(app.main, decodeURIComponent(match[1]), app.user, navigate);
+    app.page = new MatchPage(app.main, segment(match[1]), app.user, navigate);
   } else {
     app.page = new LobbyPage();
   }

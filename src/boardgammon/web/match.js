@@ -35,7 +35,18 @@ export class MatchPage {
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
     request("GET", `/api/matches/${encodeURIComponent(matchId)}`)
       .then((state) => this.setState(state))
-      .catch((err) => this.showError(err));
+      .catch((err) => this.loadFailed(err));
+  }
+
+  /** The match could not be read: say why; for one that does not exist (404) or may not be
+   * read (403) stop reconnecting and offer the way back to the lobby. */
+  loadFailed(err) {
+    this.showError(err);
+    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+      this.socket.close();
+      clearInterval(this.poll);
+      fill(this.controls, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
+    }
   }
 
   destroy() {
@@ -371,7 +382,7 @@ export class MatchPage {
   }
 
   renderStatus() {
-    if (!this.state) return;
+    if (!this.state && !this.message) return;
     this.status.textContent = this.message ? this.message.text : this.statusText();
     this.status.className = `status ${this.message ? this.message.cls : ""}`;
   }

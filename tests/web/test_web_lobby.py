@@ -1,0 +1,114 @@
+"""Lobby and routing faults found by trying the site as a new user: a double click posts one
+seek, "my matches" says how each match is played, the inviter is taken to the live match their
+invitee accepted, and an unknown or malformed match address says so instead of hanging."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.browser]
+
+PASSWORD = "correct horse battery"
+
+
+def new_page(browser, base: str):
+    context = browser.new_context(base_url=base, viewport={"width": 800, "height": 1000})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(base + "/")
+    page.wait_for_selector("form.auth")
+    return page
+
+
+def register(page, name: str) -> None:
+    page.fill('input[name="username"]', name)
+    page.fill('input[name="password"]', PASSWORD)
+    page.click('[data-action="register"]')
+    page.wait_for_selector(f'[data-username="{name}"]')
+    page.wait_for_selector('form.create [data-action="post-seek"]')
+
+
+def own_seeks(page, name: str) -> int:
+    return sum(s["owner"] == name for s in page.request.get("/api/lobby").json()["seeks"])
+
+
+def test_double_click_posts_one_seek(browser, live_server):
+    page = new_page(browser, live_server)
+    register(page, "dbl_click")
+    page.dblclick('form.create [data-action="post-seek"]')
+    page.wait_for_selector(".lists li[data-seek]")
+    page.wait_for_timeout(1000)  # the second request, had it been sent, has been answered
+    assert own_seeks(page, "dbl_click") == 1
+    assert page.locator(".lists li[data-seek]").count() == 1
+    page.context.close()
+
+
+def test_double_click_starts_one_computer_match(browser, live_server):
+    page = new_page(browser, live_server)
+    register(page, "dbl_bot")
+    page.dblclick('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    page.wait_for_timeout(1000)
+    assert len(page.request.get("/api/matches").json()) == 1
+    page.context.close()
+
+
+def test_my_matches_say_variant_and_clock(browser, live_server):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_list")
+    register(bob, "bob_list")
+    ann.select_option('form.create select[name="variant"]', "nackgammon")
+    ann.select_option('form.create select[name="clock"]', "blitz")
+    ann.click('form.create [data-action="post-seek"]')
+    ann.wait_for_selector(".lists li[data-seek]")
+    ann.select_option('form.create select[name="variant"]', "hypergammon")
+    ann.select_option('form.create select[name="mode"]', "correspondence")
+    ann.select_option('form.create select[name="days"]', "3")
+    ann.click('form.create [data-action="post-seek"]')
+    ann.wait_for_function("() => document.querySelectorAll('.lists li[data-seek]').length === 2")
+    seeks = bob.request.get("/api/lobby").json()["seeks"]
+    for seek in seeks:
+        assert bob.request.post(f"/api/seeks/{seek['id']}/accept").ok
+    bob.reload()
+    bob.wait_for_function("() => document.querySelectorAll('.lists li[data-match]').length === 2")
+    by_variant = {s["variant"]: s for s in seeks}
+    items = dict(bob.eval_on_selector_all(
+        ".lists li[data-match]", "els => els.map(e => [e.dataset.match, e.textContent])"))
+    summaries = {m["variant"]: m["match_id"] for m in bob.request.get("/api/matches").json()}
+    live = items[summaries["nackgammon"]]
+    assert "Nackgammon" in live and "blitz (8s + 60s/pt)" in live, live
+    post = items[summaries["hypergammon"]]
+    assert "Hypergammon" in post and "Correspondence" in post, post
+    assert by_variant["hypergammon"]["days"] == 3
+    ann.context.close()
+    bob.context.close()
+
+
+def test_inviter_is_taken_to_the_live_match_the_invitee_accepted(browser, live_server):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_inv")
+    register(bob, "bob_inv")
+    ann.fill('form.create input[name="invite"]', "bob_inv")
+    ann.click('form.create [data-action="post-seek"]')
+    bob.wait_for_selector('.lists li[data-seek] [data-action="accept"]', timeout=5000)
+    bob.click('.lists li[data-seek] [data-action="accept"]')
+    bob.wait_for_selector("svg.board")
+    ann.wait_for_url(bob.url, timeout=8000)
+    ann.wait_for_selector("svg.board")
+    ann.context.close()
+    bob.context.close()
+
+
+@pytest.mark.parametrize("path", ["/match/mat_nonexistent", "/match/nonexistent", "/match/%ZZ"])
+def test_unknown_match_address_says_so(browser, live_server, path):
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector("section.lobby")
+    page.goto(live_server + path)
+    page.wait_for_selector(".status.error", timeout=5000)
+    assert "no match" in page.locator(".status").inner_text()
+    assert page.locator('a[href="/"]').count() >= 1  # a way back to the lobby
+    assert page.errors == []
+    page.context.close()
