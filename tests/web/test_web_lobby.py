@@ -112,3 +112,18 @@ def test_unknown_match_address_says_so(browser, live_server, path):
     assert page.locator('a[href="/"]').count() >= 1  # a way back to the lobby
     assert page.errors == []
     page.context.close()
+
+
+def test_a_refused_seek_stays_explained_past_the_next_poll(browser, live_server):
+    page = new_page(browser, live_server)
+    register(page, "ann_refused")
+    page.fill('form.create input[name="invite"]', "no_such_player")
+    page.click('form.create [data-action="post-seek"]')
+    page.wait_for_selector(".lobby > .error:not(:empty)")
+    page.wait_for_timeout(4500)  # two lobby polls (every 2 s)
+    assert "no_such_player" in page.locator(".lobby > .error").inner_text()
+    page.fill('form.create input[name="invite"]', "")
+    page.click('form.create [data-action="post-seek"]')  # the next action replaces it
+    page.wait_for_selector(".lists li[data-seek]")
+    assert page.locator(".lobby > .error").inner_text() == ""
+    page.context.close()

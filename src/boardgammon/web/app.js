@@ -189,9 +189,13 @@ class LobbyPage {
       lobby = await request("GET", "/api/lobby");
     } catch (err) {
       this.error.textContent = errorText(err);
+      this.loadError = true;
       return;
     }
-    this.error.textContent = "";
+    // Clear only a failed poll's message: a refusal of what the player did (an unknown invitee,
+    // a seek no longer open) stays until their next action.
+    if (this.loadError) this.error.textContent = "";
+    this.loadError = false;
     // When someone accepts this player's seek or invitation a new active match appears: open
     // it. A live match always (the opponent is waiting; the server does not list the owner's
     // own invitations, so their number cannot tell), a correspondence one when an open seek of
@@ -251,6 +255,7 @@ class LobbyPage {
     mode.addEventListener("change", showMode);
     const invite = h("input", { name: "invite", autocomplete: "off", maxlength: 20 });
     const seekForm = h("form", { class: "create", onsubmit: once(async () => {
+      this.error.textContent = "";
       const f = new FormData(seekForm);
       const live = f.get("mode") === "live";
       try {
@@ -270,6 +275,7 @@ class LobbyPage {
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
     const botForm = h("form", { class: "computer", onsubmit: once(async () => {
+      this.error.textContent = "";
       const f = new FormData(botForm);
       try {
         const answer = await request("POST", "/api/matches/computer", {
