@@ -302,3 +302,25 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
         if i + 1 < len(moves):
             page.click('[data-action="next"]')
     page.context.close()
+
+
+def test_real_server_serves_the_sheet_at_its_own_address(browser, live_server):
+    """A reload or a shared link of /match/{id}/analysis gets the client from the server
+    itself (not only by routing inside the page): the sheet of a match still being played."""
+    from test_web_live import new_page
+
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    match_id = page.evaluate(
+        "async () => (await (await fetch('/api/matches/computer', {method: 'POST',"
+        " headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({level: 'easy', length: 1})})).json()).match_id")
+    response = page.goto(f"{live_server}/match/{match_id}/analysis")
+    assert response.status == 200
+    page.wait_for_selector("section.analysis .error")
+    assert page.locator("section.analysis .error").inner_text() == (
+        "The match is still being played; it is analysed once it is over.")
+    page.reload()
+    page.wait_for_selector("section.analysis .error")
+    page.context.close()

@@ -1,15 +1,19 @@
 """The API's error shape (``docs/api.md``): every refusal is a 4xx/5xx with
 ``{"error": {"code": "<machine_code>", "message": "<for people>"}}``.
 
-:func:`install` registers handlers for :class:`ApiError`, the dice record's refusals and request
-validation errors. Unexpected exceptions keep FastAPI's bare 500 (no detail leaves the server).
+:func:`install` registers handlers for :class:`ApiError`, the dice record's refusals, request
+validation errors and the router's own refusals (no such route 404, wrong method 405): under
+``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere a
+404 is a small HTML page for people. Unexpected exceptions keep FastAPI's bare 500 (no detail
+leaves the server).
 """
 
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException
 
 from boardgammon.server.dice_record import DiceRecordError
 
@@ -24,6 +28,14 @@ class ApiError(Exception):
 
 def error_response(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+_CODES = {404: "not_found", 405: "method_not_allowed"}
+NOT_FOUND_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Not found · Boardgammon</title></head>
+<body><h1>Not found</h1><p>There is no page at this address.</p>
+<p><a href="/">Go to the lobby</a></p></body></html>
+"""
 
 
 def install(app: FastAPI) -> None:
@@ -43,3 +55,22 @@ def install(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         return error_response(422, "invalid_request", problems)
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, exc: HTTPException) -> Response:
+        path = request.url.path
+        if path.startswith("/api/") or path == "/api":
+            if exc.status_code == 404:
+                message = f"no such endpoint: {request.method} {path} (see /docs)"
+            elif exc.status_code == 405:
+                message = f"{path} does not accept {request.method} (see /docs)"
+            else:
+                message = str(exc.detail)
+            return JSONResponse(
+                {"error": {"code": _CODES.get(exc.status_code, "http_error"),
+                           "message": message}},
+                status_code=exc.status_code, headers=exc.headers)
+        if exc.status_code == 404:
+            return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
+        return Response(str(exc.detail), status_code=exc.status_code, headers=exc.headers,
+                        media_type="text/plain; charset=utf-8")

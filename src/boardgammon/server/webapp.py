@@ -1,5 +1,7 @@
 """Serves the browser client (``boardgammon/web``): its files under ``/static/`` and its
-``index.html`` for the client's own pages (``/``, ``/join/{seek_id}``, ``/match/{match_id}``)."""
+``index.html`` for the client's own pages (``/``, ``/join/{seek_id}``, ``/match/{match_id}``,
+``/match/{match_id}/analysis``): each is a page the client routes itself, so a reload or a
+shared link of any of them must get the client."""
 
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ def join(seek_id: str) -> FileResponse:
 
 @router.get("/match/{match_id}")
 def match_page(match_id: str) -> FileResponse:
+    return _index()
+
+
+@router.get("/match/{match_id}/analysis")
+def analysis_page(match_id: str) -> FileResponse:
     return _index()
 
 

@@ -10,6 +10,7 @@ with the match's first revealed roll that can be read (not ``malformed``): a Pyt
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, Request
@@ -77,11 +78,13 @@ def audit_json(match_id: str = MatchId, session: Session = Depends(get_session))
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
 def audit_page(
     request: Request,
-    match_id: str = MatchId,
+    match_id: str,
     lang: str | None = None,
     session: Session = Depends(get_session),
 ) -> HTMLResponse:
-    """The match's dice record for people, in ``lang`` (else by ``Accept-Language``)."""
+    """The match's dice record for people, in ``lang`` (else by ``Accept-Language``); a match
+    ID that is malformed or has no record gets the "no such match" page (404), as people
+    follow and type these addresses."""
     language = choose_language(lang, request.headers.get("accept-language"))
     context = {
         "lang": language,
@@ -90,6 +93,8 @@ def audit_page(
         "match_id": match_id,
     }
     try:
+        if not re.fullmatch(MATCH_ID_PATTERN, match_id):
+            raise RollNotFound(f"no match {match_id!r}")
         document = audit_document(session, match_id)
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
