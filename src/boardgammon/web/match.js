@@ -258,7 +258,9 @@ export class MatchPage {
   name(seat) {
     const p = this.state.players[seat];
     if (!p) return "?";
-    return p.bot ? `${p.username} (${t("match.bot")})` : p.username;
+    // The server already names the computer by its level ("Computer (easy)"); say it once,
+    // in the page's language, from the level rather than appending to that name.
+    return p.bot ? t("match.bot", { level: p.bot }) : p.username;
   }
 
   render() {

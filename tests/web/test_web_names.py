@@ -1,0 +1,28 @@
+"""Player names on the board against a real server: the computer is named once, by its level,
+in the page's language ("Computer (easy)", not "Computer (easy) (computer)")."""
+
+from __future__ import annotations
+
+import pytest
+from test_web_live import new_page
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("lang,expected", [("en", "Computer (medium)"),
+                                           ("ja", "コンピューター (medium)")])
+def test_the_computer_is_named_once(browser, live_server, lang, expected):
+    page = new_page(browser, live_server)
+    page.evaluate(f"localStorage.setItem('bg.lang', '{lang}')")
+    page.reload()
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="level"]', "medium")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    page.wait_for_selector("span.name")
+    names = page.eval_on_selector_all("span.name", "els => els.map(e => e.textContent)")
+    assert expected in names
+    assert not any("computer)" in n.lower() and n.count("(") > 1 for n in names)
+    assert not any("コンピューター)" in n for n in names)
+    page.context.close()
