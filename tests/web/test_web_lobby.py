@@ -127,3 +127,40 @@ def test_a_refused_seek_stays_explained_past_the_next_poll(browser, live_server)
     page.wait_for_selector(".lists li[data-seek]")
     assert page.locator(".lobby > .error").inner_text() == ""
     page.context.close()
+
+
+def test_the_sender_lists_and_withdraws_their_invitation(browser, live_server):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_mine")
+    register(bob, "bob_mine")
+    ann.fill('form.create input[name="invite"]', "bob_mine")
+    ann.click('form.create [data-action="post-seek"]')
+    item = ann.locator('.lists li[data-seek]')
+    item.wait_for()
+    assert item.count() == 1
+    text = item.inner_text()
+    assert "invited: bob_mine" in text and "/join/sek_" in text
+    section = ann.locator(".lists section", has=ann.locator("li[data-seek]"))
+    assert section.locator("h2").inner_text() == "Your seeks and invitations"
+    bob.wait_for_selector('.lists li[data-seek] [data-action="accept"]', timeout=5000)
+    item.locator('[data-action="withdraw"]').click()
+    ann.wait_for_function("() => !document.querySelector('.lists li[data-seek]')")
+    assert bob.request.get("/api/lobby").json()["invitations"] == []
+    bob.wait_for_function("() => !document.querySelector('.lists li[data-seek]')", timeout=5000)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_my_matches_show_both_clocks(browser, live_server):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_clk")
+    register(bob, "bob_clk")
+    seek = ann.request.post("/api/seeks", data={"length": 1, "clock": "blitz"}).json()
+    assert bob.request.post(f"/api/seeks/{seek['id']}/accept").ok
+    bob.reload()
+    bob.wait_for_selector(".lists li[data-match] .clocks")
+    # blitz: 60 s per point; the opening roll is not rolled yet (inside the delay window).
+    assert bob.locator(".lists li[data-match] .clocks").inner_text() == (
+        "clock: you 1:00 · opponent 1:00")
+    ann.context.close()
+    bob.context.close()

@@ -64,22 +64,36 @@ class MatchCreated(BaseModel):
     match_id: str
 
 
+class SummaryClocks(BaseModel):
+    delay: float = Field(description="seconds free per move")
+    reserve: list[float] = Field(description="each seat's remaining reserve in seconds "
+                                             "(index = seat) as of `as_of`")
+    running: int | None = Field(description="the seat whose clock runs")
+    delay_left: float = Field(description="free seconds left to the running seat")
+    as_of: float = Field(description="wall-clock Unix seconds the figures are for")
+
+
 class MatchSummary(BaseModel):
     match_id: str
     opponent: str
+    you: int = Field(description="your seat (index into score and clocks.reserve)")
     length: int
     variant: str
     mode: str
     score: list[int]
     your_turn: bool
     deadline: str | None
-    clock: str | None
+    clock: str | None = Field(description="the clock preset's name (live)")
+    clocks: SummaryClocks | None = Field(
+        description="an active live match's clock as state.clocks shows it; null otherwise")
     status: str
 
 
 class Lobby(BaseModel):
-    seeks: list[SeekOut]
-    invitations: list[SeekOut]
+    seeks: list[SeekOut] = Field(description="everyone's open seeks (yours too), no invitations")
+    invitations: list[SeekOut] = Field(description="open invitations to you")
+    mine: list[SeekOut] = Field(description="your own open seeks and invitations (to list, "
+                                            "share and withdraw them)")
     matches: list[MatchSummary]
 
 
@@ -118,23 +132,29 @@ def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
 
 
 def summaries(session: Session, user: User, request: Request) -> list[MatchSummary]:
-    """The user's matches, active ones where it is their turn first, then newest first."""
+    """The user's matches, active ones where it is their turn first, then newest first; an
+    active live match with a clock carries its clock now (replayed from this process's match
+    cache)."""
     rows = session.execute(
         select(MatchRow).where(or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id))
         .order_by(MatchRow.updated_at.desc())
     ).scalars().all()
     names = _names(session, {r.seat0_id for r in rows} | {r.seat1_id for r in rows})
     to_wall = request.app.state.game.clock.to_wall
+    service = request.app.state.game.service
     out = []
     for r in rows:
         seat = 0 if r.seat0_id == user.id else 1
         other = r.seat1_id if seat == 0 else r.seat0_id
         opponent = f"Computer ({r.bot_level})" if r.bot_seat is not None else names.get(other, "?")
+        clocks = (service.clocks(r.id) if r.status == "active" and r.mode == "live" and r.clock
+                  else None)
         out.append(MatchSummary(
-            match_id=r.id, opponent=opponent, length=r.length, variant=r.variant, mode=r.mode,
-            score=[r.score0, r.score1], your_turn=r.status == "active" and r.turn_seat == seat,
+            match_id=r.id, opponent=opponent, you=seat, length=r.length, variant=r.variant,
+            mode=r.mode, score=[r.score0, r.score1],
+            your_turn=r.status == "active" and r.turn_seat == seat,
             deadline=iso(to_wall(r.deadline_t)) if r.mode == "correspondence" and r.deadline_t
-            else None, clock=r.clock, status=r.status))
+            else None, clock=r.clock, clocks=clocks, status=r.status))
     out.sort(key=lambda m: (not m.your_turn, m.status != "active"))
     return out
 
@@ -142,15 +162,20 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
 @router.get("/api/lobby", response_model=Lobby, responses=responses(401))
 def lobby(request: Request, user: User = Depends(current_user),
           session: Session = Depends(get_session)) -> Lobby:
-    """Open seeks (everyone's, invitations excluded), invitations to you, your matches."""
+    """Open seeks (everyone's, invitations excluded), invitations to you, your own open seeks
+    and invitations (``mine``, oldest first), your matches."""
     open_seeks = session.execute(
         select(Seek).where(Seek.state == "open", Seek.invite_id.is_(None))
         .order_by(Seek.created_at)).scalars().all()
     invitations = session.execute(
         select(Seek).where(Seek.state == "open", Seek.invite_id == user.id)
         .order_by(Seek.created_at)).scalars().all()
+    mine = session.execute(
+        select(Seek).where(Seek.state == "open", Seek.owner_id == user.id)
+        .order_by(Seek.created_at)).scalars().all()
     return Lobby(seeks=_seeks_out(session, list(open_seeks)),
                  invitations=_seeks_out(session, list(invitations)),
+                 mine=_seeks_out(session, list(mine)),
                  matches=summaries(session, user, request))
 
 

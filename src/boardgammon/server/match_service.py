@@ -262,6 +262,18 @@ class MatchService:
             view = self.view(match_id, seats, snapshot)
             return view.states[view.info.seat_of(user_id)]
 
+    def clocks(self, match_id: str) -> dict[str, Any] | None:
+        """The match's clock now, as ``state.clocks`` shows it (each seat's remaining reserve
+        in seconds, the running seat, the delay left, ``as_of`` in wall seconds); ``None``
+        without a clock.
+
+        Raises:
+            ApiError: 404 ``not_found``.
+        """
+        with self.lock(match_id), self.db.read_sessions() as s:
+            live = self._load(s, match_id)
+            return clocks_json(live.match, self._now(live), self.clock.to_wall)
+
     def match_copy(self, match_id: str) -> tuple[MatchInfo, Match]:
         """The match's facts and a fresh replay of its record (for exports).
 

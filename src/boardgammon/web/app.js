@@ -4,7 +4,7 @@
 
 import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
-import { fill, h } from "./dom.js";
+import { clockText as secondsText, fill, h } from "./dom.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 
@@ -152,6 +152,17 @@ function modeText(m) {
   return t(`lobby.mode.${m.mode}`);
 }
 
+/** Both reserves of a match summary, yours first, as of the lobby's last poll (the running
+ * seat's reserve minus what its delay window no longer covers since `as_of`). */
+function matchClocks(m) {
+  const c = m.clocks;
+  const elapsed = Math.max(0, Date.now() / 1000 - c.as_of);
+  const left = (seat) => c.reserve[seat] - (c.running === seat ? Math.max(0, elapsed - c.delay_left) : 0);
+  const you = m.you;
+  return h("span", { class: "clocks", "data-reserve": c.reserve.join(",") },
+    t("lobby.clocks", { mine: secondsText(left(you)), theirs: secondsText(left(1 - you)) }));
+}
+
 function select(name, values, label, chosen) {
   return h("select", { name }, values.map((v) =>
     h("option", { value: v, selected: String(v) === String(chosen) }, label(v))));
@@ -197,27 +208,27 @@ class LobbyPage {
     if (this.loadError) this.error.textContent = "";
     this.loadError = false;
     // When someone accepts this player's seek or invitation a new active match appears: open
-    // it. A live match always (the opponent is waiting; the server does not list the owner's
-    // own invitations, so their number cannot tell), a correspondence one when an open seek of
-    // this player's was taken.
+    // it. A live match always (the opponent is waiting), a correspondence one when one of this
+    // player's own open seeks or invitations (`mine`) was taken.
     const ids = new Set(lobby.matches.map((m) => m.match_id));
     if (this.knownMatches) {
       const fresh = lobby.matches.find((m) => !this.knownMatches.has(m.match_id) && m.status === "active");
-      const taken = this.mySeeks > lobby.seeks.filter((s) => s.owner === app.user.username).length;
+      const taken = this.mySeeks > lobby.mine.length;
       if (fresh && (fresh.mode === "live" || taken)) {
         navigate(`/match/${fresh.match_id}`);
         return;
       }
     }
     this.knownMatches = ids;
-    this.mySeeks = lobby.seeks.filter((s) => s.owner === app.user.username).length;
+    this.mySeeks = lobby.mine.length;
     this.renderLists(lobby);
   }
 
   renderLists(lobby) {
     const seekItem = (seek) => {
       const own = seek.owner === app.user.username;
-      return h("li", { "data-seek": seek.id }, seekText(seek), " ",
+      return h("li", { "data-seek": seek.id }, seekText(seek),
+        seek.invite ? ` · ${t("lobby.invited", { name: seek.invite })}` : "", " ",
         own ? h("button", { type: "button", "data-action": "withdraw", onclick: async () => {
           await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => (this.error.textContent = errorText(e)));
           this.load();
@@ -233,10 +244,14 @@ class LobbyPage {
       h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
       ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
       m.status === "finished" ? t("lobby.finished") : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
-      m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "");
+      m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "",
+      m.clocks ? [" · ", matchClocks(m)] : null);
+    // Your own seeks and invitations are listed once, under "mine" (to share or withdraw).
+    const others = lobby.seeks.filter((seek) => seek.owner !== app.user.username);
     fill(this.lists,
+      list(t("lobby.mine"), lobby.mine, seekItem),
       list(t("lobby.invitations"), lobby.invitations, seekItem),
-      list(t("lobby.seeks"), lobby.seeks, seekItem),
+      list(t("lobby.seeks"), others, seekItem),
       list(t("lobby.matches"), lobby.matches, matchItem));
   }
 

@@ -1,0 +1,76 @@
+"""The lobby as each player sees it: their own open seeks and invitations (``mine``), and the
+clocks of their live matches in "my matches"."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, Wall, live_match, make_app, step
+
+
+@pytest.fixture
+def wall():
+    return Wall()
+
+
+@pytest.fixture
+def client(sqlite_url, wall):
+    with TestClient(make_app(sqlite_url, wall)) as c:
+        yield c
+
+
+def test_the_sender_sees_and_withdraws_their_own_invitation(client):
+    ann, bob, cy = (Player.register(client, n) for n in ("ann", "bob", "cyd"))
+    invite = ann.post("/api/seeks", {"mode": "correspondence", "days": 7, "invite": "bob"})
+    open_seek = ann.post("/api/seeks", {"length": 3})
+    assert invite.status_code == open_seek.status_code == 201
+    invite, open_seek = invite.json(), open_seek.json()
+    lobby = ann.get("/api/lobby").json()
+    assert [s["id"] for s in lobby["mine"]] == [invite["id"], open_seek["id"]]
+    assert lobby["mine"][0] == invite and lobby["mine"][0]["invite"] == "bob"
+    assert lobby["mine"][0]["join_url"] == f"/join/{invite['id']}"
+    assert [s["id"] for s in lobby["invitations"]] == []
+    assert [s["id"] for s in lobby["seeks"]] == [open_seek["id"]]
+    # Only the sender and the invitee see the invitation; no one else lists it as theirs.
+    assert [s["id"] for s in bob.get("/api/lobby").json()["invitations"]] == [invite["id"]]
+    assert bob.get("/api/lobby").json()["mine"] == []
+    assert cy.get("/api/lobby").json()["mine"] == []
+    assert invite["id"] not in [s["id"] for s in cy.get("/api/lobby").json()["seeks"]]
+
+    r = client.delete(f"/api/seeks/{invite['id']}", headers=ann.headers)
+    assert r.status_code == 204
+    assert [s["id"] for s in ann.get("/api/lobby").json()["mine"]] == [open_seek["id"]]
+    assert bob.get("/api/lobby").json()["invitations"] == []
+    # An accepted seek is no longer open, so it leaves "mine".
+    assert cy.post(f"/api/seeks/{open_seek['id']}/accept").status_code == 201
+    assert ann.get("/api/lobby").json()["mine"] == []
+
+
+def test_my_matches_carry_each_seats_reserve(client, wall):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, clock="bullet")  # 5 s delay, 30 s per point, 1 point
+    players = {0: ann, 1: bob}
+    summary = ann.get("/api/lobby").json()["matches"][0]
+    assert summary["clock"] == "bullet" and summary["you"] == 0
+    assert summary["clocks"]["reserve"] == [30.0, 30.0]
+    assert bob.get("/api/matches").json()[0]["you"] == 1
+    while ann.state(match_id)["phase"] == "opening":
+        step(players, match_id)
+    mover = ann.state(match_id)["turn"]
+    wall.advance(12.0)  # 5 s free, 7 s charged to the running seat
+    summary = ann.get("/api/matches").json()[0]
+    expected = [30.0, 30.0]
+    expected[mover] = 23.0
+    assert summary["clocks"]["reserve"] == pytest.approx(expected)
+    assert summary["clocks"]["running"] == mover
+    assert summary["clocks"]["as_of"] == pytest.approx(wall.t)
+    assert summary["clocks"] == {**ann.state(match_id)["clocks"],
+                                 "reserve": pytest.approx(expected)}
+
+
+def test_clocks_only_for_active_live_matches_with_a_clock(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    live_match(ann, bob)
+    live_match(ann, bob, mode="correspondence", days=1)
+    for summary in ann.get("/api/matches").json():
+        assert summary["clocks"] is None, summary
