@@ -3,9 +3,10 @@
 The rules engine's :class:`~boardgammon.engine.match.Match` is the only source of game truth:
 every accepted action is appended to ``match_log`` (the engine's record, one row per
 :class:`~boardgammon.engine.match.Action`) and committed before anyone is told; a match is
-rebuilt by replaying its log. Each process caches replayed matches and catches up from the log
-when another process has written (``matches.version`` = log length, read at the start of every
-write transaction and checked again by the conditional update that ends it).
+rebuilt by replaying its log. Each process caches replayed matches (at most
+:data:`CACHE_SIZE`, least recently used out first; finished matches leave it) and catches up
+from the log when another process has written (``matches.version`` = log length, read at the
+start of every write transaction and checked again by the conditional update that ends it).
 
 One database transaction per write (an action, a settle, a computer step): the log entries, the
 summary row and every change to the dice record commit together or not at all; on any error or
@@ -35,6 +36,7 @@ import contextlib
 import json
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,6 +74,9 @@ from boardgammon.server.service_clock import ServiceClock
 
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
+CACHE_SIZE = 1024
+"""Replayed matches a process keeps (least recently used dropped first); finished ones are
+not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
 # match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
@@ -131,6 +136,47 @@ class _Live:
         return roll
 
 
+class _MatchCache:
+    """This process's replayed matches by ID: at most ``size``, the least recently used dropped
+    first, and never a finished match (it changes no more and is rarely read again; one that
+    is read is replayed from the log). Thread-safe; an entry dropped while a thread still uses
+    its object only means the next reader replays the match."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"the match cache holds at least 1 match, got {size}")
+        self.size = size
+        self._entries: OrderedDict[str, _Live] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, match_id: str) -> bool:
+        return match_id in self._entries
+
+    def get(self, match_id: str) -> _Live | None:
+        with self._lock:
+            live = self._entries.get(match_id)
+            if live is not None:
+                self._entries.move_to_end(match_id)
+            return live
+
+    def put(self, match_id: str, live: _Live) -> None:
+        with self._lock:
+            if live.match.is_over:
+                self._entries.pop(match_id, None)
+                return
+            self._entries[match_id] = live
+            self._entries.move_to_end(match_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def pop(self, match_id: str) -> None:
+        with self._lock:
+            self._entries.pop(match_id, None)
+
+
 def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
     """The engine time control of a match: a live preset, the correspondence clock (see the
     module docstring), or ``None`` (no clock: live without a preset, games against the bot)."""
@@ -160,12 +206,14 @@ class MatchService:
     Args:
         db: the migrated database.
         clock: the service clock (injected wall clock in tests).
+        cache_size: how many replayed matches to keep (see :data:`CACHE_SIZE`).
     """
 
-    def __init__(self, db: Database, clock: ServiceClock) -> None:
+    def __init__(self, db: Database, clock: ServiceClock, cache_size: int = CACHE_SIZE
+                 ) -> None:
         self.db = db
         self.clock = clock
-        self._cache: dict[str, _Live] = {}
+        self._cache = _MatchCache(cache_size)
         self._bots: dict[str, Bot] = {}
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -343,15 +391,19 @@ class MatchService:
                         s.commit()
                     except (Conflict, IntegrityError):
                         s.rollback()
-                        self._cache.pop(match_id, None)
+                        self._cache.pop(match_id)
                         continue
                     except BaseException:
                         s.rollback()
-                        self._cache.pop(match_id, None)
+                        self._cache.pop(match_id)
                         raise
                     finally:
                         if live is not None:
                             live.writing = False
+                    if live.match.is_over:
+                        # A finished match leaves the cache (and its computer player goes).
+                        self._cache.pop(match_id)
+                        self._bots.pop(match_id, None)
                     if isinstance(result, Outcome):
                         result.version = live.version
                         result.snapshot = (live.version, live.rolls_head)
@@ -384,7 +436,7 @@ class MatchService:
             for seq, text in entries:
                 live.match.apply(Action.from_dict(json.loads(text)))
                 live.version = seq + 1
-        self._cache[match_id] = live
+        self._cache.put(match_id, live)
         return live
 
     def _cached_info(self, match_id: str) -> MatchInfo | None:

@@ -1,0 +1,68 @@
+"""The per-process match cache: bounded (least recently used out first) and without finished
+matches, while every view stays what the match log says."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, live_match, make_app, play_out, step
+
+from boardgammon.server.match_service import _MatchCache
+
+
+@pytest.fixture
+def client(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as c:
+        yield c
+
+
+def service(client):
+    return client.app.state.game.service
+
+
+def test_a_finished_match_leaves_the_cache(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    step({0: ann, 1: bob}, match_id)
+    assert match_id in service(client)._cache
+    final = play_out({0: ann, 1: bob}, match_id)
+    assert match_id not in service(client)._cache
+    again = ann.state(match_id)
+    assert again["result"] == final["result"] and again["games"] == final["games"]
+    assert again["rolls"] == final["rolls"]
+    assert match_id not in service(client)._cache  # read again: replayed, not kept
+
+
+def test_a_finished_match_against_the_computer_drops_its_bot(client):
+    ann = Player.register(client, "ann")
+    match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
+    for _ in range(500):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            break
+        if state["turn"] == 0:
+            step({0: ann}, match_id)
+    assert state["phase"] == "match_over"
+    assert match_id not in service(client)._cache and match_id not in service(client)._bots
+
+
+def test_the_cache_is_bounded_least_recently_used_out_first(client):
+    service(client)._cache = _MatchCache(2)
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    ids = [live_match(ann, bob) for _ in range(3)]
+    cache = service(client)._cache
+    assert len(cache) == 2 and ids[0] not in cache and ids[1] in cache and ids[2] in cache
+    pending = ann.state(ids[2])["pending_roll"]
+    ann.state(ids[1])  # now ids[2] is the least recently used
+    before = ann.state(ids[0])  # replayed from the log, and ids[2] goes
+    assert ids[0] in cache and ids[1] in cache and ids[2] not in cache and len(cache) == 2
+    assert before["phase"] == "opening" and before["pending_roll"]["seat"] == 0
+    # An evicted match plays on exactly where it was.
+    state = step({0: ann, 1: bob}, ids[2])
+    assert [r["roll_id"] for r in state["rolls"]] == [pending["roll_id"]]
+    assert ids[2] in cache and ids[1] not in cache and len(cache) == 2
+
+
+def test_cache_size_must_be_positive():
+    with pytest.raises(ValueError, match="at least 1"):
+        _MatchCache(0)
