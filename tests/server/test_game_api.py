@@ -150,7 +150,9 @@ def test_seeks_invitations_and_refusals(client, ann, bob):
     state = bob.state(match_id)
     assert state["mode"] == "correspondence" and state["you"] == 1
     assert [p["username"] for p in state["players"]] == ["ann", "bob"]
-    assert state["deadline"] is None  # no clock runs before the opening roll
+    # The opening roll is on the clock from the start: the test wall clock's start
+    # (2025-12-01 00:00 UTC) + 7 days' delay + 5 points x 60 s correspondence grace.
+    assert state["deadline"] == "2025-12-08T00:05:00Z"
     summary = ann.get("/api/matches").json()
     assert summary[0]["match_id"] == match_id and summary[0]["opponent"] == "bob"
     assert summary[0]["your_turn"] is True  # seat 0 rolls the first opening roll

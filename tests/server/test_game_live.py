@@ -187,3 +187,28 @@ def test_correspondence_deadline(sqlite_url):
         state = ann.state(match_id)
         assert state["phase"] == "match_over" and state["result"]["winner"] == 1 - seat
         assert state["games"][-1]["how"] == "flag"
+
+
+@pytest.mark.parametrize(("settings", "late"), [
+    ({"clock": "bullet"}, 5.0 + 30.0 + 1.0),  # 1-point bullet: 5 s delay + 30 s reserve
+    ({"mode": "correspondence", "days": 1}, 86400.0 + 60.0 + 1.0),  # a day + 60 s grace
+])
+def test_an_opening_roll_never_rolled_loses_on_time(sqlite_url, settings, late):
+    wall = Wall()
+    with TestClient(make_app(sqlite_url, wall)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, **settings)
+        state = ann.state(match_id)
+        assert state["phase"] == "opening" and state["turn"] == 0
+        if state["clocks"] is not None:  # live: seat 0's clock runs for the opening roll
+            assert state["clocks"]["running"] == 0
+        else:  # correspondence: the deadline is shown from the start
+            assert state["deadline"] is not None
+        wall.advance(late - 2.0)
+        tick(client)
+        assert ann.state(match_id)["phase"] == "opening"  # not yet
+        wall.advance(2.0)
+        tick(client)
+        state = bob.state(match_id)
+        assert state["phase"] == "match_over" and state["result"]["winner"] == 1
+        assert state["games"][-1]["how"] == "flag"

@@ -138,15 +138,21 @@ class Match:
         players: names of seat 0 and seat 1 (used in exports).
         time_control: a :class:`TimeControl`, a preset name (:data:`PRESETS`) or ``None``.
         jacoby: money play only: the Jacoby rule (gammons count only once the cube is turned).
+        start: with a clock, when the match starts (seconds, the caller's time scale): the
+            opening roller's clock (:attr:`opening_roller`) runs from then, so a player who
+            never rolls the opening roll loses on time like any other. ``None``: no clock
+            runs until the first action (the behaviour of records without a start).
 
     Raises:
         ValueError: negative length, unknown variant or preset, a clock or Jacoby outside
-            money play.
+            money play, a start without a clock.
+        ClockError: ``start`` is not a finite number.
     """
 
     def __init__(self, length: int = DEFAULT_LENGTH, variant: Variant | str = Variant.STANDARD,
                  players: tuple[str, str] = ("Player 0", "Player 1"),
-                 time_control: TimeControl | str | None = None, jacoby: bool = False) -> None:
+                 time_control: TimeControl | str | None = None, jacoby: bool = False,
+                 start: float | None = None) -> None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 0:
             raise ValueError(f"a match length is a whole number of points >= 1 (0 for money "
                              f"play), got {length!r}")
@@ -175,6 +181,13 @@ class Match:
         self._crawford_played = False
         self.games: list[Game] = []
         self._new_game()
+        self.start: float | None = None
+        if start is not None:
+            if self.clock is None:
+                raise ValueError("a start time is for a match with a clock")
+            self.start = Clock.check_number(start)
+            self.clock.check_time(self.start)
+            self.clock.start_turn(self.opening_roller, self.start)
 
     # Queries --------------------------------------------------------------------------------
 
@@ -182,6 +195,13 @@ class Match:
     def game(self) -> Game:
         """The current game (the last one once the match is over)."""
         return self.games[-1]
+
+    @property
+    def opening_roller(self) -> int:
+        """The seat that rolls the next opening roll (both dice, one for each seat): seats 0
+        and 1 in turn over the match, seat 0 first, re-rolls after a tie included. With a clock,
+        that seat's clock runs while the game waits for its opening roll."""
+        return sum(1 for a in self._record if a.kind == "opening") % 2
 
     @property
     def score(self) -> tuple[int, int]:
@@ -355,6 +375,9 @@ class Match:
                 clock.start_turn(decider, now)
         if game.result is not None:
             self._end_game(game.result)
+        if (clock is not None and now is not None and self.winner is None
+                and self.game.phase is Phase.OPENING and clock.running is None):
+            clock.start_turn(self.opening_roller, now)  # the next opening roll is on the clock
         return result
 
     def _end_game(self, result: GameResult) -> None:
@@ -386,6 +409,7 @@ class Match:
             "players": list(self.players),
             "time_control": asdict(tc) if tc is not None else None,
             "jacoby": self.jacoby,
+            "start": self.start,
             "actions": [a.to_dict() for a in self._record],
             "score": list(self.score),
             "winner": self.winner,
@@ -411,7 +435,8 @@ class Match:
         try:
             tc = data.get("time_control")
             match = cls(data["length"], data["variant"], tuple(data["players"]),
-                        TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)))
+                        TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)),
+                        data.get("start"))
             for i, raw in enumerate(data["actions"]):
                 action = Action.from_dict(raw)
                 if action.game != match._index:

@@ -80,6 +80,9 @@ class MatchRow(Base):
     ``bot_seat``/``bot_level``/``bot_seed``: the computer's seat in a game against it.
     ``deadline_t``: when the running clock's reserve runs out, in service seconds (see
     :mod:`boardgammon.server.service_clock`), ``None`` when no clock runs.
+    ``start_t``: when a match with a clock started, in service seconds: the first opening
+    roller's clock runs from then (``None`` without a clock, and for matches created before
+    migration 0004, whose opening roll was not on the clock).
     """
 
     __tablename__ = "matches"
@@ -106,6 +109,7 @@ class MatchRow(Base):
     score1: Mapped[int] = mapped_column(SmallInteger)
     winner: Mapped[int | None] = mapped_column(SmallInteger)
     deadline_t: Mapped[float | None] = mapped_column(Float, index=True)
+    start_t: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 

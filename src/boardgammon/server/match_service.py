@@ -186,17 +186,12 @@ def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl 
     return PRESETS[clock] if clock else None
 
 
-def opening_roller(match: Match) -> int:
-    """The seat that rolls the next opening roll: seat 0 and 1 in turn over the match."""
-    return sum(1 for a in match.record if a.kind == "opening") % 2
-
-
 def waiting_for(match: Match) -> int | None:
     """The seat whose move it is (the opening roller in the opening phase); ``None`` when over."""
     if match.is_over:
         return None
     if match.game.phase is Phase.OPENING:
-        return opening_roller(match)
+        return match.opening_roller
     return match.game.turn
 
 
@@ -233,9 +228,12 @@ class MatchService:
         Raises:
             ApiError: 422 ``invalid_request`` for settings the engine refuses.
         """
+        tc = time_control(mode, clock, days)
+        # With a clock the opening roll is on it from the start (a player who never rolls it
+        # loses on time); the start is stored so every replay of the match runs the same clock.
+        start = self.clock.now() if tc is not None else None
         try:
-            Match(length, variant, (seats[0].username, seats[1].username),
-                  time_control(mode, clock, days))
+            m = Match(length, variant, (seats[0].username, seats[1].username), tc, start=start)
         except (ValueError, KeyError) as exc:
             raise ApiError(422, "invalid_request", str(exc)) from exc
         match_id = new_match_id()
@@ -246,7 +244,8 @@ class MatchService:
             bot_seat=bot_seat, bot_level=seats[bot_seat].bot if bot_seat is not None else None,
             bot_seed=bot_seed, length=length, variant=variant, mode=mode, clock=clock,
             days=days, status="active", version=0, turn_seat=0, score0=0, score1=0,
-            winner=None, deadline_t=None, created_at=now, updated_at=now))
+            winner=None, start_t=start, deadline_t=m.deadline(), created_at=now,
+            updated_at=now))
         session.commit()
         self.settle(match_id)
         return match_id
@@ -426,7 +425,8 @@ class MatchService:
             info = self._info(s, row)
             live = _Live(info, Match(row.length, row.variant,
                                      (info.seats[0].username, info.seats[1].username),
-                                     time_control(row.mode, row.clock, row.days)))
+                                     time_control(row.mode, row.clock, row.days),
+                                     start=row.start_t))
         if live.version < row.version:
             entries = s.execute(
                 select(MatchLogEntry.seq, MatchLogEntry.action)

@@ -1,0 +1,59 @@
+"""The opening roll is on the clock: the opening roller's clock runs from the match start (when
+given) and from the end of the previous game, so a player who never rolls loses on time."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardgammon.engine import ClockError, IllegalAction, Match, TimeControl, TimeExpired
+
+TC = TimeControl("test", delay=10.0, reserve_per_point=20.0)  # 3 points: 60 s reserve each
+
+
+def test_the_first_opening_roller_is_on_the_clock_from_the_start():
+    m = Match(3, time_control=TC, start=100.0)
+    assert m.opening_roller == 0 and m.clock.running == 0
+    assert m.deadline() == 100.0 + 10.0 + 60.0
+    with pytest.raises(IllegalAction, match="no flag"):
+        m.claim_flag(170.0)
+    with pytest.raises(TimeExpired):
+        m.roll_opening(3, 1, now=170.5)  # too late: refused, nothing changes
+    assert m.record == () and m.phase == "opening"
+    assert m.claim_flag(170.5) == 0
+    assert m.winner == 1 and m.is_over and m.flagged == 0
+    again = Match.from_json(m.to_json())
+    assert again.winner == 1 and again.start == 100.0 and again.record == m.record
+
+
+def test_a_tie_passes_the_opening_roll_and_its_clock_to_the_other_seat():
+    m = Match(3, time_control=TC, start=0.0)
+    m.roll_opening(4, 4, now=15.0)  # 5 s of seat 0's reserve used (10 s delay free)
+    assert m.opening_roller == 1 and m.clock.running == 1
+    assert m.clock.reserve == (55.0, 60.0)
+    assert m.deadline() == 15.0 + 10.0 + 60.0
+
+
+def test_the_next_game_opening_runs_from_the_end_of_the_last_game():
+    m = Match(3, time_control=TC, start=0.0)
+    m.roll_opening(3, 1, now=2.0)  # seat 0 wins the opening roll
+    m.play(0, "8/5 6/5", now=3.0)
+    m.double(1, now=4.0)
+    m.drop(0, now=5.0)  # game 2 starts at 5 s
+    assert m.score == (0, 1) and m.phase == "opening"
+    assert m.opening_roller == 1 and m.clock.running == 1
+    assert m.deadline() == 5.0 + 10.0 + m.clock.reserve[1]
+    assert m.claim_flag(5.0 + 10.0 + m.clock.reserve[1] + 1.0) == 1
+    assert m.winner == 0
+
+
+def test_without_a_start_no_clock_runs_before_the_first_action():
+    m = Match(3, time_control=TC)
+    assert m.start is None and m.clock.running is None and m.deadline() is None
+    assert Match.from_dict(m.to_dict()).clock.running is None
+
+
+def test_a_start_needs_a_clock_and_a_time():
+    with pytest.raises(ValueError, match="clock"):
+        Match(3, start=0.0)
+    with pytest.raises(ClockError):
+        Match(3, time_control=TC, start=float("nan"))
