@@ -209,6 +209,19 @@ def test_result_screen(page, output_dir):
     page.screenshot(path=str(output_dir / "result-component.png"), full_page=True)
 
 
+def test_result_screen_of_a_match_lost_on_time(page):
+    state = finished_state()
+    state["score"] = state["result"]["score"] = [0, 0]
+    state["result"]["winner"] = 1
+    state["games"] = [{"game_number": 1, "winner": 1, "points": 0, "how": "flag"}]
+    open_match(page, state)
+    result = page.locator("section.result")
+    result.wait_for()
+    text = result.inner_text()
+    assert "wins the match on time" in text and "Final score 0–0" in text
+    assert "0 point(s)" not in text
+
+
 def test_keyboard_only_play_with_visible_focus(page):
     board = Board.initial()
     stand_in = open_match(page, make_state(board, dice=(6, 5)),

@@ -507,7 +507,9 @@ export class MatchPage {
       h("p", { class: "final-score" }, t("result.score", { a: r.score[me], b: r.score[opp] })),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
-        t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
+        g.how === "flag"  // a flag scores no points: it ends the match
+          ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
+          : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("h3", {}, t("dice.verify.title")),
       h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))),
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
