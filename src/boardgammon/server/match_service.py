@@ -683,7 +683,8 @@ class MatchService:
         return {"type": "match_end", "result": {
             "winner": m.winner, "score": list(m.score),
             "chain_head": dice_record.chain_head(s, live.info.match_id),
-            "audit_url": f"/audit/{live.info.match_id}", "analysis_url": None}}
+            "audit_url": f"/audit/{live.info.match_id}",
+            "analysis_url": f"/match/{live.info.match_id}/analysis"}}
 
     def _bot_step(self, s: Session, live: _Live) -> Outcome | None:
         seat = live.info.bot_seat

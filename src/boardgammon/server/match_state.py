@@ -139,7 +139,8 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
     result = None
     if match.is_over:
         result = {"winner": match.winner, "score": list(match.score),
-                  "audit_url": f"/audit/{info.match_id}", "analysis_url": None,
+                  "audit_url": f"/audit/{info.match_id}",
+                  "analysis_url": f"/match/{info.match_id}/analysis",
                   **(result_extra or {})}
     cube_available = (not match.is_over and game.phase is Phase.ROLL
                       and game.can_double(game.on_roll))
