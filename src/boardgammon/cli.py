@@ -38,7 +38,8 @@ app.add_typer(audit_commands.app, name="audit")
 app.command(name="selfplay")(selfplay_command)
 app.command(name="analyze")(analyze_command)
 app.command(name="play")(play_command)
-app.command(name="plays")(plays_command)
+# Unknown "options" are arguments here, so a negative die (-1) reaches the dice check.
+app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 
 
 def main() -> None:

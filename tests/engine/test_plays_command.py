@@ -149,3 +149,10 @@ def test_batch_as_a_real_process_matches_gnubgs_reference(tmp_path):
         for p in answer["plays"]:
             assert board.play(Play.parse(p["notation"]), tuple(answer["dice"])).position_id \
                 == p["position_id"]
+
+
+@pytest.mark.parametrize("dice", [["-1", "5"], ["x", "5"], ["0", "3"], ["3", "7"], ["2.5", "1"]])
+def test_a_bad_die_on_the_command_line_is_a_clear_dice_error(dice):
+    result = run(START, *dice)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "dice are two whole numbers 1-6" in result.stderr

@@ -42,6 +42,12 @@ def _dice(value: object) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
+def _die_text(text: str) -> int | str:
+    """A die from the command line: the number, or the text itself (refused by :func:`_dice`
+    with the same message as any other bad die)."""
+    return int(text) if text.strip().lstrip("+-").isdigit() else text
+
+
 def _board(position_id: object) -> np.ndarray:
     if not isinstance(position_id, str):
         raise BadRequest(f"a Position ID is a string, got {position_id!r}")
@@ -118,8 +124,8 @@ def _read_batch(path: Path) -> tuple[list[tuple[str, tuple[int, int]]], list[str
 
 def plays(
     position_id: str | None = typer.Argument(None, help="gnubg Position ID, player on roll."),
-    d1: int | None = typer.Argument(None, help="First die, 1-6."),
-    d2: int | None = typer.Argument(None, help="Second die, 1-6."),
+    d1: str | None = typer.Argument(None, help="First die, 1-6."),
+    d2: str | None = typer.Argument(None, help="Second die, 1-6."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     batch: Path | None = typer.Option(
         None, "--batch", help="JSON lines {position_id, dice} in ('-' = stdin); JSON lines out."),
@@ -136,7 +142,7 @@ def plays(
             return
         if position_id is None or d1 is None or d2 is None:
             raise BadRequest("usage: boardgammon plays POSITION_ID D1 D2 (or --batch FILE)")
-        (answer,) = list_plays([(position_id, (d1, d2))])
+        (answer,) = list_plays([(position_id, (_die_text(d1), _die_text(d2)))])
     except BadRequest as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from None
