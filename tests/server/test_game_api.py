@@ -315,7 +315,8 @@ def test_match_end_result_and_downloads(client, ann, bob):
     result = final["result"]
     audit = client.get(f"/api/audit/{match_id}").json()
     assert result["chain_head"] == audit["chain_head"] and audit["verified"] is True
-    assert result["audit_url"] == f"/audit/{match_id}" and result["analysis_url"] == f"/match/{match_id}/analysis"
+    assert result["audit_url"] == f"/audit/{match_id}"
+    assert result["analysis_url"] == f"/match/{match_id}/analysis"
     # No cube in a 1-point match: the one game scores 1, 2 or 3 by how it ended (the dice
     # are fresh and random, so any of the three can happen).
     game = final["games"][0]
