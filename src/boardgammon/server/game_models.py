@@ -116,8 +116,10 @@ class MatchRow(Base):
 
 class MatchLogEntry(Base):
     """Entry ``seq`` (0, 1, …) of a match's record: the engine action as JSON, the client's
-    ``action_id`` (unique per match: a resent action is found here and not applied twice) and
-    the events it produced (returned again to a resend)."""
+    ``action_id`` (unique per match: a resent action is found here and not applied twice), the
+    events it produced (returned again to a resend) and ``request``, the client's action as
+    sent (canonical JSON; an ID reused for a different action is refused). The server's own
+    entries (the computer's actions, flags) have no ``action_id`` and no ``request``."""
 
     __tablename__ = "match_log"
     __table_args__ = (UniqueConstraint("match_id", "action_id", name="uq_match_log_action"),)
@@ -128,6 +130,7 @@ class MatchLogEntry(Base):
     user_id: Mapped[int | None] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(Text)
     events: Mapped[str] = mapped_column(Text)
+    request: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 

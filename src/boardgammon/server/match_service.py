@@ -479,10 +479,13 @@ class MatchService:
         return max(self.clock.now(), last)
 
     def _persist(self, s: Session, live: _Live, before: int, action_id: str | None,
-                 user_id: int | None, events: list[dict]) -> None:
+                 user_id: int | None, events: list[dict], request: str | None = None) -> None:
         """Append the match's new record actions to the log and update the summary, checking
         that no one else wrote since ``before`` (:class:`Conflict` if someone did); the
-        caller's :meth:`_write` commits."""
+        caller's :meth:`_write` commits. ``action_id``, ``user_id`` and ``request`` (the
+        client's action, :func:`_request_key`) label the first new entry; the server's own
+        entries have none (client action IDs are any string, so no name the server chose for
+        itself could be kept out of their way)."""
         m = live.match
         new = m.record[before:]
         now = datetime.now(UTC)
@@ -492,7 +495,8 @@ class MatchService:
                  "action_id": action_id if i == 0 else None,
                  "user_id": user_id if i == 0 else None,
                  "action": json.dumps(action.to_dict()),
-                 "events": json.dumps(events if i == 0 else []), "created_at": now}
+                 "events": json.dumps(events if i == 0 else []),
+                 "request": request if i == 0 else None, "created_at": now}
                 for i, action in enumerate(new)])
         changed = s.execute(
             update(MatchRow)
@@ -521,6 +525,10 @@ class MatchService:
             if action["type"] == "roll":
                 first = next((e for e in events if e.get("type") == "roll"), None)
                 _check_roll_resend(action, first)
+            elif done.request is not None and done.request != _request_key(action):
+                raise ApiError(409, "action_id_reused", f"action_id {action['action_id']!r} "
+                               "was already used for another action in this match; a resend "
+                               "must be the same action, a new action needs a new ID")
             return Outcome(events, live.version, resent=True)
         seat = live.info.seat_of(user_id)
         if seat is None:
@@ -561,7 +569,8 @@ class MatchService:
         events = self._apply(s, live, seat, action)
         for result in games_json(m)[results:]:
             events.append({"type": "game_end", "game": result})
-        self._persist(s, live, before, action_id, user_id, events)
+        self._persist(s, live, before, action_id, user_id, events,
+                      _request_key(action) if action_id is not None else None)
         after = self._settle_step(s, live, void_pending=len(m.results) > results)
         events += after.events
         if m.is_over and not was_over and not any(e["type"] == "match_end" for e in events):
@@ -649,7 +658,7 @@ class MatchService:
             if live.info.mode == "live":
                 events.insert(0, {"type": "clock",
                                   "clocks": clocks_json(m, now, self.clock.to_wall)})
-            self._persist(s, live, before, f"flag:{before}", None, events)
+            self._persist(s, live, before, None, None, events)
         rolls = self._rolls(s, live)
         revealed = [r for r in rolls if r.server_seed is not None]
         applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))
@@ -693,7 +702,7 @@ class MatchService:
         if seat is None or m.is_over or waiting_for(m) != seat:
             return outcome if outcome.events else None
         action = self._decide(live, seat)
-        outcome.events += self._perform(s, live, seat, action, f"bot:{live.version}", None)
+        outcome.events += self._perform(s, live, seat, action, None, None)
         return outcome
 
     def _decide(self, live: _Live, seat: int) -> dict[str, Any]:
@@ -741,6 +750,12 @@ def _entropy(text: object) -> bytes:
         raise ApiError(422, "bad_entropy", f"entropy must be exactly 32 hex characters "
                        f"(16 bytes from the device), nothing else; got {shown}")
     return bytes.fromhex(text)
+
+
+def _request_key(action: dict[str, Any]) -> str:
+    """A client's action as canonical JSON (sorted keys), to tell a resend from another action
+    sent under the same ``action_id``."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
 def _check_roll_resend(action: dict[str, Any], rolled: dict[str, Any] | None) -> None:
