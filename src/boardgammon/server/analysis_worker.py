@@ -32,6 +32,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import MatchRow
 from boardgammon.server.models import Base, UTCDateTime
+from boardgammon.server.refusals import responses
 
 log = logging.getLogger("boardgammon.server.analysis")
 
@@ -162,7 +163,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
                 await task
 
 
-@router.get("/api/matches/{match_id}/analysis")
+@router.get("/api/matches/{match_id}/analysis", responses=responses(404, 409))
 def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
     """The analysis of a finished match: ``{"status": "pending"}`` until the worker is done,
     then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).

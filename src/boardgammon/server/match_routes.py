@@ -27,7 +27,7 @@ async def match_state(match_id: str, request: Request,
 
 
 @router.post("/api/matches/{match_id}/actions",
-             responses=responses(400, 401, 403, 404, 409, 429))
+             responses=responses(400, 401, 403, 404, 409, 429, 503))
 async def act(match_id: str, action: Action, request: Request,
               user: User = Depends(current_user)) -> dict:
     """Apply an action (idempotent by ``action_id``); answers ``{"state", "events"}`` once the

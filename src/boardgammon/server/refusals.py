@@ -25,15 +25,20 @@ class ErrorBody(BaseModel):
 
 
 _WHEN = {
-    400: "The action breaks the rules (illegal_play, cube_unavailable, wrong_phase, "
-         "commitment_mismatch, bad_entropy).",
+    400: "The action breaks the rules: illegal_play (the message gives the reason), "
+         "cube_unavailable, wrong_phase, illegal_action, commitment_mismatch (not the "
+         "commitment issued), roll_mismatch (not the pending roll's roll_id).",
     401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
-    403: "Not your match or seat (not_your_match).",
+    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek.",
     404: "Unknown match, seek or user (not_found).",
-    409: "Not your turn, name taken, roll pending, match over (not_your_turn, "
-         "username_taken, roll_pending, match_over, time_expired).",
-    422: "Malformed input (invalid_request).",
+    409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
+         "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
+         "(the other player used that action_id), action_id_reused (you used it for another "
+         "action), already_rolled, own_seek, not_a_guest.",
+    422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
+         "entropy is not exactly 32 hex characters).",
     429: "Too many requests (rate_limited); see Retry-After.",
+    503: "The match is being changed by another server process (busy); retry.",
 }
 
 

@@ -25,6 +25,7 @@ from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.i18n import LANGUAGES, choose_language, translator
+from boardgammon.server.refusals import responses
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -69,7 +70,7 @@ def verifier_source() -> PlainTextResponse:
     return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
 
 
-@router.get("/api/audit/{match_id}")
+@router.get("/api/audit/{match_id}", responses=responses(404))
 def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
     """The match's dice record as JSON (404 ``not_found`` if it has none)."""
     return audit_document(session, match_id)
