@@ -160,7 +160,7 @@ def test_csv_with_dice_only_keeps_file_order(tmp_path):
         ("die1,seat\n1,0\n", {}, "missing die2"),
         ("", {}, "found: nothing"),
         ("die1,die2\n1,x\n", {}, "line 2: die2 = 'x' is not a whole number"),
-        ("die1,die2\n1,9\n", {}, "row 1: die2 = 9"),
+        ("die1,die2\n1,9\n", {}, "line 2: die2 = 9"),
         ("die1,die2\n1\n", {}, "line 2: 1 fields"),
         ("die1,die2\n", {}, "no rolls"),
         ("die1,die2,revealed_at\n1,1,yesterday\n", {}, "not an ISO 8601 time"),

@@ -25,18 +25,22 @@ def read_database(
     play (match, then ``seq``); ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
 
     Raises:
-        InvalidRecord: an SQLite file that does not exist, a database without the dice record,
-            or no revealed rolls in the window.
+        InvalidRecord: a malformed URL or one naming no installed driver, an SQLite file that
+            does not exist, a database without the dice record, or no revealed rolls in the
+            window.
     """
     # The server's modules pull in FastAPI and Alembic: only import them when the database is read.
     from sqlalchemy import select
     from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from boardgammon.server.db import create_db_engine
     from boardgammon.server.models import DiceRoll
 
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except ArgumentError as error:
+        raise InvalidRecord(f"cannot read the dice record: {error}: {url!r}") from None
     # SQLite would create an empty file on connect; a missing record is an error, not a report.
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         if not Path(parsed.database).exists():
@@ -57,7 +61,8 @@ def read_database(
         query = query.where(DiceRoll.revealed_at < until)
     try:
         engine = create_db_engine(url)
-    except ValueError as error:
+    except (ValueError, ArgumentError) as error:
+        # ArgumentError includes NoSuchModuleError: a URL naming no installed database driver.
         raise InvalidRecord(f"cannot read the dice record: {error}") from None
     try:
         with engine.connect() as connection:

@@ -150,6 +150,29 @@ def parse_time(text: str) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _dice_column(path: Path, name: str, values: list[str], lines: list[int]) -> np.ndarray:
+    """One die column of a CSV as ``int64``; an entry that is not a face 1-6 is an error naming
+    its line in the file (``lines[i]`` is the line of ``values[i]``)."""
+    try:
+        column = np.array(values, dtype=np.int64)
+    except (ValueError, OverflowError):
+        # Slow path, only to name the line: numpy says neither which entry nor why.
+        faces = []
+        for at, text in zip(lines, values, strict=True):
+            try:
+                faces.append(int(text))
+            except ValueError:
+                raise InvalidRecord(
+                    f"{path}, line {at}: {name} = {text!r} is not a whole number"
+                ) from None
+        column = np.array([face if 1 <= face <= 6 else 0 for face in faces], dtype=np.int64)
+    bad = np.flatnonzero((column < 1) | (column > 6))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidRecord(f"{path}, line {lines[i]}: {name} = {values[i]}; a die shows 1 to 6")
+    return column
+
+
 def read_csv(
     path: str | Path, since: datetime | None = None, until: datetime | None = None
 ) -> DiceRecord:
@@ -161,8 +184,9 @@ def read_csv(
     the ``revealed_at`` column.
 
     Raises:
-        InvalidRecord: missing file or columns, a row with a non-integer die or a bad time, a
-            time window without ``revealed_at``, or no rolls left.
+        InvalidRecord: missing or unreadable file, a file that is not UTF-8 text or not CSV,
+            missing columns, a row with a die that is not a face 1-6 or a bad time (each naming
+            its line in the file), a time window without ``revealed_at``, or no rolls left.
     """
     path = Path(path)
     try:
@@ -170,40 +194,50 @@ def read_csv(
         handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
-        reader = csv.reader(handle)
-        header = [h.strip() for h in next(reader, [])]
-        missing = [c for c in REQUIRED if c not in header]
-        if missing:
-            raise InvalidRecord(
-                f"{path}: header must name {', '.join(REQUIRED)}; missing {', '.join(missing)} "
-                f"(found: {', '.join(header) or 'nothing'})"
-            )
-        wanted = [c for c in (*REQUIRED, *OPTIONAL) if c in header]
-        where = [header.index(c) for c in wanted]
-        columns: dict[str, list[str]] = {c: [] for c in wanted}
-        for line, row in enumerate(reader, start=2):
-            if not row:
-                continue
-            if len(row) < len(header):
+    line = 1
+    try:
+        with handle:
+            reader = csv.reader(handle)
+            header = [h.strip() for h in next(reader, [])]
+            missing = [c for c in REQUIRED if c not in header]
+            if missing:
                 raise InvalidRecord(
-                    f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
+                    f"{path}: header must name {', '.join(REQUIRED)}; missing "
+                    f"{', '.join(missing)} (found: {', '.join(header) or 'nothing'})"
                 )
-            for name, i in zip(wanted, where, strict=True):
-                columns[name].append(row[i].strip())
-    dice = {}
-    for name in REQUIRED:
-        try:
-            dice[name] = np.array(columns[name], dtype=np.int64)
-        except ValueError:
-            bad = next(i for i, v in enumerate(columns[name]) if not v.lstrip("+-").isdigit())
-            raise InvalidRecord(
-                f"{path}, line {bad + 2}: {name} = {columns[name][bad]!r} is not a whole number"
-            ) from None
+            wanted = [c for c in (*REQUIRED, *OPTIONAL) if c in header]
+            where = [header.index(c) for c in wanted]
+            columns: dict[str, list[str]] = {c: [] for c in wanted}
+            lines: list[int] = []
+            for line, row in enumerate(reader, start=2):
+                if not row:
+                    continue
+                if len(row) < len(header):
+                    raise InvalidRecord(
+                        f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
+                    )
+                lines.append(line)
+                for name, i in zip(wanted, where, strict=True):
+                    columns[name].append(row[i].strip())
+    except UnicodeDecodeError as exc:
+        raise InvalidRecord(
+            f"{path}: not UTF-8 text (a byte that is not UTF-8 after line {line}: "
+            f"{exc.reason}); save the CSV as UTF-8"
+        ) from None
+    except csv.Error as exc:
+        raise InvalidRecord(f"{path}, line {line + 1}: not readable as CSV: {exc}") from None
+    except OSError as exc:
+        raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
+    dice = {name: _dice_column(path, name, columns[name], lines) for name in REQUIRED}
     order = None
     keep = None
     if "revealed_at" in columns:
-        times = [parse_time(t).timestamp() for t in columns["revealed_at"]]
+        times = []
+        for at, text in zip(lines, columns["revealed_at"], strict=True):
+            try:
+                times.append(parse_time(text).timestamp())
+            except InvalidRecord as exc:
+                raise InvalidRecord(f"{path}, line {at}: {exc}") from None
         order = np.array(times)
         keep = np.ones(len(order), dtype=bool)
         if since is not None:
