@@ -5,6 +5,8 @@ responses documented in OpenAPI for every route.
 
 from __future__ import annotations
 
+import math
+
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -51,9 +53,14 @@ class RateLimited(ApiError):
     """429 ``rate_limited``; the response carries ``Retry-After`` (whole seconds)."""
 
     def __init__(self, retry_after: float, what: str) -> None:
-        super().__init__(429, "rate_limited", f"too many {what}; try again in "
-                                             f"{retry_after:.1f} s")
         self.retry_after = retry_after
+        super().__init__(429, "rate_limited", f"too many {what}; try again in "
+                                             f"{self.retry_after_s} s")
+
+    @property
+    def retry_after_s(self) -> int:
+        """The wait in whole seconds, rounded up (at least 1): the message and the header."""
+        return max(1, math.ceil(self.retry_after))
 
 
 # Most specific first: the engine's hierarchy nests (e.g. NotYourTurn is an IllegalAction).
@@ -83,5 +90,5 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RateLimited)
     async def _rate_limited(_request: Request, exc: RateLimited) -> JSONResponse:
         response = error_response(exc.status, exc.code, exc.message)
-        response.headers["Retry-After"] = str(max(1, round(exc.retry_after + 0.5)))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
         return response
