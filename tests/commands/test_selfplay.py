@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -140,3 +141,28 @@ def test_resigned_gammons_count_as_gammons(monkeypatch):
                              (Outcome.BACKGAMMON, summary.backgammons)):
         assert counted == [sum(r.winner == seat and r.outcome is outcome for r in results)
                            for seat in (0, 1)]
+
+
+def test_cli_save_to_a_file_or_impossible_directory_is_refused_before_playing(tmp_path):
+    # It played games, then crashed with FileExistsError / FileNotFoundError on saving.
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    for target in (taken, taken / "sub"):
+        result = runner.invoke(app, ["selfplay", "--games", "1", "--length", "1",
+                                     "--seed", "1", "--save", str(target)])
+        assert result.exit_code == 2, result.output
+        assert "--save" in result.output and "Traceback" not in result.output
+        assert "games per second" not in result.output
+    assert taken.read_text() == "keep me"
+
+
+def test_cli_save_twice_into_one_directory_keeps_the_first_records(tmp_path):
+    args = ["selfplay", "--games", "2", "--length", "1", "--save", str(tmp_path), "--json"]
+    first = json.loads(runner.invoke(app, [*args, "--seed", "1"]).output)
+    before = {p: (tmp_path / p).read_text() for p in ("match-0001.json", "match-0002.mat")}
+    second = json.loads(runner.invoke(app, [*args, "--seed", "2"]).output)
+    assert [Path(p).name for p in first["saved"]] == ["match-0001.json", "match-0001.mat",
+                                                      "match-0002.json", "match-0002.mat"]
+    assert [Path(p).name for p in second["saved"]] == ["match-0003.json", "match-0003.mat",
+                                                       "match-0004.json", "match-0004.mat"]
+    assert {p: (tmp_path / p).read_text() for p in before} == before

@@ -5,7 +5,8 @@
 progress bar, and prints wins, gammons and backgammons per side, points per game and games per
 second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
 as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (money play
-has no finished matches). Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's
+has no finished matches), numbered after any ``match-NNNN`` records already in ``DIR``.
+Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's
 entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
 
 This module also holds the bot side of any match (:func:`bot_act`), shared with ``play``.
@@ -194,6 +195,19 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
     return summary
 
 
+def prepare_save(directory: Path) -> int:
+    """Create ``directory`` if needed and return the highest ``match-NNNN`` number already in
+    it (0 if none), so that a new run numbers its records after the ones there, never over them.
+
+    Raises:
+        OSError: the directory cannot be created (a file of that name, no permission).
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    numbers = [int(p.stem[6:]) for p in directory.glob("match-*.*")
+               if p.stem[6:].isdigit() and p.stem[6:].isascii()]
+    return max(numbers, default=0)
+
+
 def save_match(match: Match, directory: Path, number: int) -> list[Path]:
     """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
     (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths."""
@@ -230,6 +244,13 @@ def selfplay(
     black_bot = create(black, rng.getrandbits(63))
     saved: list[Path] = []
     finished = [0]
+    if save is not None:
+        # Checked before playing: a bad path used to crash after the games were played.
+        try:
+            finished[0] = prepare_save(save)
+        except OSError as error:
+            raise typer.BadParameter(f"cannot save into {str(save)!r}: {error.strerror}",
+                                     param_hint="--save") from None
 
     def on_match(match: Match) -> None:
         finished[0] += 1
