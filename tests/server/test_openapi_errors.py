@@ -53,3 +53,11 @@ def test_lobby_refusal_codes_are_documented(spec):
     assert "not_your_seek" in cancel["403"]["description"]
     upgrade = spec["paths"]["/api/auth/upgrade"]["post"]["responses"]
     assert "not_a_guest" in upgrade["409"]["description"]
+
+
+def test_websocket_routes_are_described_in_the_spec(spec):
+    # OpenAPI has no WebSocket operations; the description documents them and their errors.
+    text = spec["info"]["description"]
+    for needle in ("/ws/matches/{match_id}", "/ws/echo", "4404", "1013", "invalid_request",
+                   '"type": "ping"', "match_end", "ack"):
+        assert needle in text, needle

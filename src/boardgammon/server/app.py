@@ -20,6 +20,25 @@ from boardgammon.server.routes import audit
 from boardgammon.server.settings import Settings
 
 
+WEBSOCKETS_DESCRIPTION = """\
+HTTP routes are listed below. OpenAPI cannot list WebSocket routes, so here they are
+(full contract: `docs/api.md`).
+
+**`/ws/matches/{match_id}`**: live events of a match. Signed in by the `bg_session` cookie or
+`?token=`; anyone else watches as a spectator and cannot act. On connect: `{"type": "state"}`.
+Client frames: `{"type": "action", "action": {…}}` (the body of
+`POST /api/matches/{match_id}/actions`) and `{"type": "ping"}`. Server frames, each after the
+change is committed: `state`, `commitment`, `roll`, `play`, `cube`, `resign`, `clock`,
+`game_end`, `match_end`, then `ack` (your action applied) or `error` (`action_id` and an error
+as in HTTP: the same codes, e.g. `not_your_turn`, `illegal_play`, `bad_entropy`, and
+`invalid_request` for a frame that is not JSON or not one of the two shapes), and `pong`.
+Close codes: 4404 (no such match; an `error` frame with `not_found` comes first), 1013 (the
+client reads too slowly; reconnect and resume from the fresh `state`).
+
+**`/ws/echo`**: sends every text frame back; the load benchmark's reference.
+"""
+
+
 def create_app(settings: Settings | None = None,
                game: runtime.GameConfig | None = None) -> FastAPI:
     """A new app for ``settings`` (default: :meth:`Settings.from_env`); ``game`` configures the
@@ -35,7 +54,8 @@ def create_app(settings: Settings | None = None,
         finally:
             app.state.db.dispose()
 
-    app = FastAPI(title="Boardgammon", version=__version__, lifespan=lifespan)
+    app = FastAPI(title="Boardgammon", version=__version__, lifespan=lifespan,
+                  description=WEBSOCKETS_DESCRIPTION)
     app.state.settings = settings
     errors.install(app)
     app.include_router(audit.router)
