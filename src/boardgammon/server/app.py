@@ -19,7 +19,6 @@ from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
 from boardgammon.server.settings import Settings
 
-
 WEBSOCKETS_DESCRIPTION = """\
 HTTP routes are listed below. OpenAPI cannot list WebSocket routes, so here they are
 (full contract: `docs/api.md`).
