@@ -115,7 +115,14 @@ def test_dice_report_csv_json_and_plot(tmp_path):
     )
     assert out["rolls"] == 120 and out["dice"] == 240
     for key in ("chi2_cells", "chi2_faces"):
-        assert set(out[key]) == {"statistic", "df", "p"}
+        assert set(out[key]) == {"statistic", "df", "p", "expected", "approximation_ok"}
+    # 120 rolls: 3.3 expected per outcome, under Cochran's 5 (a rough p-value, and the summary
+    # says so); 240 dice: 40 per face, fine.
+    assert out["chi2_cells"]["expected"] == pytest.approx(120 / 36)
+    assert out["chi2_cells"]["approximation_ok"] is False
+    assert out["chi2_faces"]["expected"] == 40.0 and out["chi2_faces"]["approximation_ok"] is True
+    summary = " ".join(out["summary"])
+    assert summary.count("this p-value is rough") == 1
     assert {"max_cell", "max_face", "order_tests", "summary", "table", "faces"} <= set(out)
     assert {"by_match", "by_seat", "seats", "entropy_sources"} <= set(out["order_tests"])
     assert plot.read_text().lstrip().startswith("<?xml")

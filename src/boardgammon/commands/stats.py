@@ -119,6 +119,8 @@ def _render(report: dict) -> str:
         c = report[key]
         lines.append(
             f"chi-square over {name}: {c['statistic']:.2f}, {c['df']} df, p = {_p(c['p'])}"
+            + ("" if c["approximation_ok"] else
+               f" (rough: {c['expected']:.1f} expected per cell, under 5)")
         )
     m, f = report["max_cell"], report["max_face"]
     lines.append(

@@ -212,6 +212,14 @@ def _verdict(p: float) -> str:
     return "well within what fair dice do"
 
 
+def _rough(chi2: dict) -> str:
+    """The caveat for a chi-square whose approximation does not hold (Cochran's rule)."""
+    if chi2.get("approximation_ok", True):
+        return ""
+    return (f" — but only {chi2['expected']:.1f} are expected per cell, under the 5 the "
+            "chi-square approximation needs, so this p-value is rough")
+
+
 def summary(report: dict) -> list[str]:
     """Plain-language sentences on what a :func:`dice_report` shows and what it cannot show."""
     n = report["rolls"]
@@ -223,9 +231,9 @@ def summary(report: dict) -> list[str]:
         f"{n:,} rolls ({report['dice']:,} dice). Doubles: {doubles['doubles']:,} = "
         f"{100 * doubles['share']:.2f} % (fair dice: 16.67 %, p = {doubles['p']:.2g}).",
         f"The 36 ordered outcomes together (chi-square {cells['statistic']:.2f}, {cells['df']} df, "
-        f"p = {cells['p']:.2g}): {_verdict(cells['p'])}.",
+        f"p = {cells['p']:.2g}): {_verdict(cells['p'])}{_rough(cells)}.",
         f"The six faces together (chi-square {faces['statistic']:.2f}, {faces['df']} df, "
-        f"p = {faces['p']:.2g}): {_verdict(faces['p'])}.",
+        f"p = {faces['p']:.2g}): {_verdict(faces['p'])}{_rough(faces)}.",
         f"The commonest outcome, {top['outcome']}, is {top['excess_percent']:+.2f} % over the "
         f"average. Fair dice put some outcome that far up in {100 * top['p_look_elsewhere']:.1f} % "
         f"of counts of this size; an outcome named in advance only in "

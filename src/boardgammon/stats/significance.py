@@ -26,14 +26,25 @@ from .errors import InvalidQuery
 
 @dataclass(frozen=True)
 class ChiSquare:
-    """Pearson's chi-square against equal chances: statistic, degrees of freedom, p-value."""
+    """Pearson's chi-square against equal chances: statistic, degrees of freedom, p-value, and
+    the expected count per cell (rolls / cells)."""
 
     statistic: float
     df: int
     p: float
+    expected: float
 
-    def as_json(self) -> dict[str, float | int]:
-        return {"statistic": self.statistic, "df": self.df, "p": self.p}
+    @property
+    def approximation_ok(self) -> bool:
+        """Whether the chi-square distribution is a fair approximation of the statistic's:
+        at least 5 expected per cell (Cochran's rule, W. G. Cochran, "Some methods for
+        strengthening the common χ² tests", Biometrics 10, 1954). Below it the p-value is
+        rough."""
+        return self.expected >= 5.0
+
+    def as_json(self) -> dict[str, float | int | bool]:
+        return {"statistic": self.statistic, "df": self.df, "p": self.p,
+                "expected": self.expected, "approximation_ok": self.approximation_ok}
 
 
 def chi_square_p(statistic: float, df: int) -> float:
@@ -55,7 +66,7 @@ def chi_square_uniform(counts: np.ndarray) -> ChiSquare:
     expected = total / observed.size
     statistic = float(((observed - expected) ** 2).sum() / expected)
     df = observed.size - 1
-    return ChiSquare(statistic, df, chi_square_p(statistic, df))
+    return ChiSquare(statistic, df, chi_square_p(statistic, df), float(expected))
 
 
 def p_all_within(n: int, k: int, lo: int, hi: int) -> float:
