@@ -166,3 +166,11 @@ def test_cli_save_twice_into_one_directory_keeps_the_first_records(tmp_path):
     assert [Path(p).name for p in second["saved"]] == ["match-0003.json", "match-0003.mat",
                                                        "match-0004.json", "match-0004.mat"]
     assert {p: (tmp_path / p).read_text() for p in before} == before
+
+
+def test_save_with_money_play_is_refused_before_playing(tmp_path):
+    target = tmp_path / "records"
+    result = runner.invoke(app, ["selfplay", "--games", "2", "--seed", "1", "--save", str(target)])
+    assert result.exit_code == 2
+    assert "money play" in result.output and "--length" in result.output
+    assert not target.exists()  # nothing created, no game played

@@ -4,8 +4,8 @@
 5-point matches, a new match starting when one ends; ``--length 0`` is money play), shows a
 progress bar, and prints wins, gammons and backgammons per side, points per game and games per
 second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
-as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (money play
-has no finished matches), numbered after any ``match-NNNN`` records already in ``DIR``.
+as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (refused with
+money play, which has no finished matches), numbered after any ``match-NNNN`` records already in ``DIR``.
 Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's
 entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
 
@@ -244,6 +244,10 @@ def selfplay(
     black_bot = create(black, rng.getrandbits(63))
     saved: list[Path] = []
     finished = [0]
+    if save is not None and length == 0:
+        raise typer.BadParameter("money play (--length 0, the default) has no finished matches "
+                                 "to save; give a match length, e.g. --length 5",
+                                 param_hint="--save")
     if save is not None:
         # Checked before playing: a bad path used to crash after the games were played.
         try:
