@@ -5,9 +5,9 @@
 progress bar, and prints wins, gammons and backgammons per side, points per game and games per
 second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
 as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (refused with
-money play, which has no finished matches), numbered after any ``match-NNNN`` records already in ``DIR``.
-Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's
-entropy when absent); the bots are seeded from it too, so a seed reproduces a run.
+money play, which has no finished matches), numbered after any ``match-NNNN`` records already
+in ``DIR``. Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's entropy when
+absent); the bots are seeded from it too, so a seed reproduces a run.
 
 This module also holds the bot side of any match (:func:`bot_act`), shared with ``play``.
 """
