@@ -66,3 +66,21 @@ def test_the_cache_is_bounded_least_recently_used_out_first(client):
 def test_cache_size_must_be_positive():
     with pytest.raises(ValueError, match="at least 1"):
         _MatchCache(0)
+
+
+def test_per_match_locks_do_not_outlive_their_use(client):
+    import gc
+
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    players = {0: ann, 1: bob}
+    matches = [live_match(ann, bob) for _ in range(5)]
+    for match_id in matches:
+        for _ in range(4):
+            step(players, match_id)
+    gc.collect()
+    runtime = client.app.state.game
+    # Nobody holds or waits for a lock now: the tables keep none (they kept one per match
+    # ever touched, for the life of the process).
+    assert len(runtime.service._locks) == 0
+    assert len(runtime._locks) == 0 and len(runtime.hub._locks) == 0
+    assert all(ann.state(m)["phase"] in ("roll", "play", "opening") for m in matches)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +60,8 @@ class Hub:
     def __init__(self, service: MatchService) -> None:
         self.service = service
         self.connections: dict[str, set[Connection]] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        # Weak: a match's lock lives while someone holds or waits for it, then goes.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def _lock(self, match_id: str) -> asyncio.Lock:
         return self._locks.setdefault(match_id, asyncio.Lock())

@@ -36,6 +36,7 @@ import contextlib
 import json
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -210,7 +211,10 @@ class MatchService:
         self.clock = clock
         self._cache = _MatchCache(cache_size)
         self._bots: dict[str, Bot] = {}
-        self._locks: dict[str, threading.RLock] = {}
+        # Weak: a match's lock lives while someone holds or waits for it, then goes (the
+        # table grew by one lock per match ever touched for the life of the process).
+        self._locks: weakref.WeakValueDictionary[str, threading.RLock] = (
+            weakref.WeakValueDictionary())
         self._guard = threading.Lock()
         # SQLite lets one transaction write at a time (every write session takes the lock up
         # front). Threads of this process queue here and are woken the moment the writer

@@ -16,6 +16,7 @@ import gc
 import logging
 import os
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +76,8 @@ class Runtime:
         self.bus = bus_for(config.redis_url)
         self.service: MatchService | None = None
         self.hub: Any = None
-        self._locks: dict[str, asyncio.Lock] = {}
+        # Weak: a match's lock lives while someone holds or waits for it, then goes.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
 
