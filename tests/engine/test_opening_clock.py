@@ -57,3 +57,14 @@ def test_a_start_needs_a_clock_and_a_time():
         Match(3, start=0.0)
     with pytest.raises(ClockError):
         Match(3, time_control=TC, start=float("nan"))
+
+
+def test_a_game_end_gives_the_next_opening_roller_a_fresh_move_even_if_already_running():
+    m = Match(3, time_control=TC, start=0.0)
+    m.roll_opening(1, 3, now=2.0)  # seat 1 wins the opening roll
+    m.play(1, "8/5 6/5", now=3.0)
+    m.double(0, now=4.0)
+    m.drop(1, now=30.0)  # 26 s on seat 1's clock: 16 charged; seat 1 rolls the next opening
+    assert m.opening_roller == 1 and m.clock.running == 1
+    assert m.clock.reserve == (60.0, 44.0)
+    assert m.deadline() == 30.0 + 10.0 + 44.0  # a fresh delay from the game's end

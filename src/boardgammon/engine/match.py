@@ -186,7 +186,6 @@ class Match:
             if self.clock is None:
                 raise ValueError("a start time is for a match with a clock")
             self.start = Clock.check_number(start)
-            self.clock.check_time(self.start)
             self.clock.start_turn(self.opening_roller, self.start)
 
     # Queries --------------------------------------------------------------------------------
@@ -202,6 +201,16 @@ class Match:
         and 1 in turn over the match, seat 0 first, re-rolls after a tie included. With a clock,
         that seat's clock runs while the game waits for its opening roll."""
         return sum(1 for a in self._record if a.kind == "opening") % 2
+
+    @property
+    def waiting_for(self) -> int | None:
+        """The seat whose move it is, the one whose clock runs: the opening roller before the
+        opening roll, then the game's ``turn``; ``None`` once the match is over."""
+        if self.winner is not None:
+            return None
+        if self.game.phase is Phase.OPENING:
+            return self.opening_roller
+        return self.game.turn
 
     @property
     def score(self) -> tuple[int, int]:
@@ -366,18 +375,16 @@ class Match:
             now = Clock.check_number(now)
         result = action()
         self._record.append(entry(result))
-        game = self.game
+        ended = self.game.result
+        if ended is not None:
+            self._end_game(ended)
         if clock is not None and now is not None:
-            decider = None if game.is_over else game.turn
-            if clock.running is not None and clock.running != decider:
+            decider = self.waiting_for  # the next opening roller once a game has ended
+            # A game's end ends the running move; the next game starts with a fresh delay.
+            if clock.running is not None and (ended is not None or clock.running != decider):
                 clock.stop(clock.running, now)
             if decider is not None and clock.running is None:
                 clock.start_turn(decider, now)
-        if game.result is not None:
-            self._end_game(game.result)
-        if (clock is not None and now is not None and self.winner is None
-                and self.game.phase is Phase.OPENING and clock.running is None):
-            clock.start_turn(self.opening_roller, now)  # the next opening roll is on the clock
         return result
 
     def _end_game(self, result: GameResult) -> None:

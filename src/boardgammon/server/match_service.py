@@ -187,15 +187,6 @@ def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl 
     return PRESETS[clock] if clock else None
 
 
-def waiting_for(match: Match) -> int | None:
-    """The seat whose move it is (the opening roller in the opening phase); ``None`` when over."""
-    if match.is_over:
-        return None
-    if match.game.phase is Phase.OPENING:
-        return match.opening_roller
-    return match.game.turn
-
-
 class MatchService:
     """Every match operation of one server process.
 
@@ -505,7 +496,7 @@ class MatchService:
         changed = s.execute(
             update(MatchRow)
             .where(MatchRow.id == live.info.match_id, MatchRow.version == before)
-            .values(version=before + len(new), turn_seat=waiting_for(m),
+            .values(version=before + len(new), turn_seat=m.waiting_for,
                     score0=m.score[0], score1=m.score[1], winner=m.winner,
                     status="finished" if m.is_over else "active",
                     deadline_t=m.deadline(), updated_at=now)
@@ -677,7 +668,7 @@ class MatchService:
             if last is not None and last.state == "revealed" and (
                     m.is_over or m.game.phase is not Phase.PLAY):
                 last = live.track(dice_record.mark_played(s, last.roll_id, commit=False))
-            need = waiting_for(m) if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
+            need = m.waiting_for if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
             if last is not None and last.state == "committed" and (
                     void_pending or m.is_over or (need is not None and last.seat != need)):
                 last = live.track(dice_record.void_roll(s, last.roll_id, commit=False))
@@ -703,7 +694,7 @@ class MatchService:
         seat = live.info.bot_seat
         outcome = self._settle_step(s, live)
         m = live.match
-        if seat is None or m.is_over or waiting_for(m) != seat:
+        if seat is None or m.is_over or m.waiting_for != seat:
             return outcome if outcome.events else None
         action = self._decide(live, seat)
         outcome.events += self._perform(s, live, seat, action, None, None)
