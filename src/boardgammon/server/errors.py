@@ -66,10 +66,10 @@ def install(app: FastAPI) -> None:
                 message = f"{path} does not accept {request.method} (see /docs)"
             else:
                 message = str(exc.detail)
-            return JSONResponse(
-                {"error": {"code": _CODES.get(exc.status_code, "http_error"),
-                           "message": message}},
-                status_code=exc.status_code, headers=exc.headers)
+            response = error_response(exc.status_code,
+                                      _CODES.get(exc.status_code, "http_error"), message)
+            response.headers.update(exc.headers or {})  # e.g. Allow on a 405
+            return response
         if exc.status_code == 404:
             return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
         return Response(str(exc.detail), status_code=exc.status_code, headers=exc.headers,

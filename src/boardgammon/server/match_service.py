@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session
 from boardgammon.bots import Bot, create
 from boardgammon.commands.selfplay import context_for
 from boardgammon.dice.ids import new_match_id
-from boardgammon.dice.verify import GENESIS
+from boardgammon.dice.verify import ENTROPY_BYTES, GENESIS
 from boardgammon.engine.clock import PRESETS, TimeControl
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.game import Phase
@@ -730,7 +730,7 @@ class MatchService:
         return {"type": "accept_resign" if accept else "decline_resign"}
 
 
-_ENTROPY = re.compile(r"[0-9a-fA-F]{32}")
+_ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
 
 
 def _entropy(text: object) -> bytes:
