@@ -4,7 +4,7 @@
 
 import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
-import { clockText as secondsText, fill, h } from "./dom.js";
+import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 
@@ -157,7 +157,7 @@ function modeText(m) {
 function matchClocks(m) {
   const c = m.clocks;
   const elapsed = Math.max(0, Date.now() / 1000 - c.as_of);
-  const left = (seat) => c.reserve[seat] - (c.running === seat ? Math.max(0, elapsed - c.delay_left) : 0);
+  const left = (seat) => clockAfter(c, seat, elapsed).reserve;
   const you = m.you;
   return h("span", { class: "clocks", "data-reserve": c.reserve.join(",") },
     t("lobby.clocks", { mine: secondsText(left(you)), theirs: secondsText(left(1 - you)) }));

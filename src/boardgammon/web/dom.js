@@ -37,3 +37,16 @@ export function clockText(seconds) {
   const ss = String(s % 60).padStart(2, "0");
   return hh ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
 }
+
+/**
+ * A seat's clock `elapsed` seconds after `clocks` (a state's `clocks`) was read: the delay left
+ * (null when that seat's clock is not running) and the reserve left, charged only for the time
+ * past the delay window.
+ */
+export function clockAfter(clocks, seat, elapsed) {
+  if (clocks.running !== seat) return { delayLeft: null, reserve: clocks.reserve[seat] };
+  return {
+    delayLeft: Math.max(0, clocks.delay_left - elapsed),
+    reserve: clocks.reserve[seat] - Math.max(0, elapsed - clocks.delay_left),
+  };
+}

@@ -5,7 +5,7 @@
 import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { clockText, fill, h } from "./dom.js";
+import { clockAfter, clockText, fill, h } from "./dom.js";
 import { checkRoll, newEntropy } from "./fairdice.js";
 import { t } from "./i18n.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -331,14 +331,10 @@ export class MatchPage {
     for (const node of this.root.querySelectorAll("[data-clock-seat]")) {
       const seat = Number(node.dataset.clockSeat);
       if (s.clocks) {
-        const c = s.clocks;
-        let delayLeft = null;
-        let reserve = c.reserve[seat];
-        if (c.running === seat && !["game_over", "match_over"].includes(s.phase)) {
-          const elapsed = (performance.now() - this.receivedAt) / 1000;
-          delayLeft = Math.max(0, c.delay_left - elapsed);
-          reserve -= Math.max(0, elapsed - c.delay_left);
-        }
+        const over = ["game_over", "match_over"].includes(s.phase);  // no clock runs
+        const { delayLeft, reserve } = over
+          ? { delayLeft: null, reserve: s.clocks.reserve[seat] }
+          : clockAfter(s.clocks, seat, (performance.now() - this.receivedAt) / 1000);
         node.classList.toggle("running", delayLeft !== null);
         node.classList.toggle("in-delay", delayLeft !== null && delayLeft > 0);
         node.textContent = delayLeft !== null && delayLeft > 0
