@@ -30,6 +30,17 @@ def register(page, name: str) -> None:
     page.wait_for_selector('form.create [data-action="post-seek"]')
 
 
+def invitation(browser, base: str, sender: str, invitee: str):
+    """Two registered players in their own browser contexts, the first having just posted a
+    (live, default) invitation to the second from the lobby form; their pages."""
+    ann, bob = new_page(browser, base), new_page(browser, base)
+    register(ann, sender)
+    register(bob, invitee)
+    ann.fill('form.create input[name="invite"]', invitee)
+    ann.click('form.create [data-action="post-seek"]')
+    return ann, bob
+
+
 def own_seeks(page, name: str) -> int:
     return sum(s["owner"] == name for s in page.request.get("/api/lobby").json()["seeks"])
 
@@ -87,11 +98,7 @@ def test_my_matches_say_variant_and_clock(browser, live_server):
 
 
 def test_inviter_is_taken_to_the_live_match_the_invitee_accepted(browser, live_server):
-    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
-    register(ann, "ann_inv")
-    register(bob, "bob_inv")
-    ann.fill('form.create input[name="invite"]', "bob_inv")
-    ann.click('form.create [data-action="post-seek"]')
+    ann, bob = invitation(browser, live_server, "ann_inv", "bob_inv")
     bob.wait_for_selector('.lists li[data-seek] [data-action="accept"]', timeout=5000)
     bob.click('.lists li[data-seek] [data-action="accept"]')
     bob.wait_for_selector("svg.board")
@@ -130,11 +137,7 @@ def test_a_refused_seek_stays_explained_past_the_next_poll(browser, live_server)
 
 
 def test_the_sender_lists_and_withdraws_their_invitation(browser, live_server):
-    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
-    register(ann, "ann_mine")
-    register(bob, "bob_mine")
-    ann.fill('form.create input[name="invite"]', "bob_mine")
-    ann.click('form.create [data-action="post-seek"]')
+    ann, bob = invitation(browser, live_server, "ann_mine", "bob_mine")
     item = ann.locator('.lists li[data-seek]')
     item.wait_for()
     assert item.count() == 1
