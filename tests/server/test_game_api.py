@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from gameplay import PASSWORD, Player, live_match, make_app, play_out, step
 
 from boardgammon.dice import derive_dice
+from boardgammon.engine.board import Board
 from boardgammon.engine.match import Match
 
 
@@ -177,6 +178,25 @@ def test_initial_state_and_dice_protocol(client, ann, bob):
     assert list(derive_dice(seed, match_id, roll["roll_id"], roll["nonce"],
                             bytes.fromhex(roll["client_entropy"]))) == roll["dice"]
     assert r.json()["state"]["rolls"][0] == {k: roll[k] for k in roll if k != "type"}
+
+
+def test_legal_plays_carry_the_position_after_each_play(client, ann, bob):
+    """Each legal play's ``position_id`` is the position it leaves, from the opponent's view
+    (the one who rolls next), as the engine encodes it play by play."""
+    players = {0: ann, 1: bob}
+    match_id = live_match(ann, bob)
+    checked = 0
+    for _ in range(40):
+        state = step(players, match_id)
+        mover = players[state["turn"]].state(match_id) if state["turn"] is not None else state
+        if mover["phase"] != "play" or not mover["legal_plays"]:
+            continue
+        board = Board.from_position_id(mover["position_id"])
+        expected = {str(p): p.after.swapped().position_id
+                    for p in board.legal_plays(*mover["dice"])}
+        assert {p["notation"]: p["position_id"] for p in mover["legal_plays"]} == expected
+        checked += 1
+    assert checked >= 10
 
 
 def test_refusals_leave_the_match_unchanged(client, ann, bob):

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from boardgammon.engine.board import Board
 from boardgammon.engine.game import Phase
+from boardgammon.engine.ids import encode_position_ids
 from boardgammon.engine.match import Match
 from boardgammon.server.dice_record import Roll
 
@@ -131,9 +134,13 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
     turn = acting_seat(match, rolls)
     legal: list[dict[str, Any]] = []
     if viewer is not None and viewer == game.turn and game.phase is Phase.PLAY:
+        plays = game.legal_plays()
+        # Each result from the opponent's view (rows swapped), all encoded in one call.
+        after = [p.after.array[::-1] for p in plays if p.after is not None]
+        ids = iter(encode_position_ids(np.stack(after)) if after else ())
         legal = [{"notation": str(p), "moves": [[m.source, m.dest] for m in p.moves],
-                  "position_id": p.after.swapped().position_id if p.after else None}
-                 for p in game.legal_plays()]
+                  "position_id": next(ids) if p.after is not None else None}
+                 for p in plays]
     pending = pending_roll(rolls)
     deadline = match.deadline()
     result = None
