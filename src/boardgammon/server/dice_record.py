@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -262,37 +262,31 @@ def _write(session: Session, step: Callable[[], T], commit: bool = True) -> T:
     return result
 
 
+# The statements every action runs, built once: building one (coercing each clause, computing
+# its cache key) cost more than executing it on SQLite.
+_LOCK_ROLL = (select(DiceRoll).where(DiceRoll.roll_id == bindparam("roll_id"))
+              .with_for_update().execution_options(populate_existing=True))
+_TAKE_NONCE = (update(DiceNonceCounter).where(DiceNonceCounter.id == 1)
+               .values(value=DiceNonceCounter.value + 1).returning(DiceNonceCounter.value))
+_HEAD_ROLL = (select(DiceRoll).where(DiceRoll.match_id == bindparam("match_id"))
+              .order_by(DiceRoll.seq.desc()).limit(1)
+              .with_for_update().execution_options(populate_existing=True))
+
+
 def _lock_roll(session: Session, roll_id: str) -> DiceRoll:
-    row = session.execute(
-        select(DiceRoll)
-        .where(DiceRoll.roll_id == roll_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).scalar_one_or_none()
+    row = session.execute(_LOCK_ROLL, {"roll_id": roll_id}).scalar_one_or_none()
     if row is None:
         raise RollNotFound(f"no roll {roll_id!r} in the dice record")
     return row
 
 
 def _next_nonce(session: Session) -> int:
-    taken = session.execute(
-        update(DiceNonceCounter)
-        .where(DiceNonceCounter.id == 1)
-        .values(value=DiceNonceCounter.value + 1)
-        .returning(DiceNonceCounter.value)
-    ).scalar_one()
+    taken = session.execute(_TAKE_NONCE).scalar_one()
     return taken - 1
 
 
 def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> Roll:
-    head = session.execute(
-        select(DiceRoll)
-        .where(DiceRoll.match_id == match_id)
-        .order_by(DiceRoll.seq.desc())
-        .limit(1)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).scalar_one_or_none()
+    head = session.execute(_HEAD_ROLL, {"match_id": match_id}).scalar_one_or_none()
     if head is not None and head.state == "committed":
         raise RollPending(
             f"roll {head.roll_id} of match {match_id} is still pending: reveal or void it "

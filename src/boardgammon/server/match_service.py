@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -76,6 +76,23 @@ from boardgammon.server.service_clock import ServiceClock
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
 CACHE_SIZE = 1024
+
+# The statements every action runs, built once: building one (coercing each clause, computing
+# its cache key) cost more than executing it on SQLite.
+_VERSION = select(MatchRow.version).where(MatchRow.id == bindparam("match_id"))
+_ROLLS_HEAD = (select(DiceRoll.seq, DiceRoll.state)
+               .where(DiceRoll.match_id == bindparam("match_id"))
+               .order_by(DiceRoll.seq.desc()).limit(1))
+_LOGGED = select(MatchLogEntry).where(MatchLogEntry.match_id == bindparam("match_id"),
+                                      MatchLogEntry.action_id == bindparam("action_id"))
+# The summary moves on only from the version this write started from (else: Conflict).
+_SUMMARY = (update(MatchRow)
+            .where(MatchRow.id == bindparam("match_id"), MatchRow.version == bindparam("before"))
+            .values(version=bindparam("version"), turn_seat=bindparam("turn_seat"),
+                    score0=bindparam("score0"), score1=bindparam("score1"),
+                    winner=bindparam("winner"), status=bindparam("status"),
+                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at"))
+            .execution_options(synchronize_session=False))
 """Replayed matches a process keeps (least recently used dropped first); finished ones are
 not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
 
@@ -407,8 +424,7 @@ class MatchService:
     def _load(self, s: Session, match_id: str) -> _Live:
         live = self._cache.get(match_id)
         if live is not None:
-            version = s.execute(select(MatchRow.version).where(MatchRow.id == match_id)
-                                ).scalar_one_or_none()
+            version = s.execute(_VERSION, {"match_id": match_id}).scalar_one_or_none()
             if version is None:
                 raise ApiError(404, "not_found", f"no match {match_id!r}")
             if version == live.version:
@@ -445,10 +461,7 @@ class MatchService:
         went through :meth:`_Live.track`."""
         if live.writing:
             return live.rolls
-        head = s.execute(
-            select(DiceRoll.seq, DiceRoll.state).where(DiceRoll.match_id == live.info.match_id)
-            .order_by(DiceRoll.seq.desc()).limit(1)
-        ).first()
+        head = s.execute(_ROLLS_HEAD, {"match_id": live.info.match_id}).first()
         key = (head[0], head[1]) if head is not None else None
         if key != live.rolls_head or key is None:
             live.rolls = dice_record.match_rolls(s, live.info.match_id)
@@ -493,25 +506,19 @@ class MatchService:
                  "events": json.dumps(events if i == 0 else []),
                  "request": request if i == 0 else None, "created_at": now}
                 for i, action in enumerate(new)])
-        changed = s.execute(
-            update(MatchRow)
-            .where(MatchRow.id == live.info.match_id, MatchRow.version == before)
-            .values(version=before + len(new), turn_seat=m.waiting_for,
-                    score0=m.score[0], score1=m.score[1], winner=m.winner,
-                    status="finished" if m.is_over else "active",
-                    deadline_t=m.deadline(), updated_at=now)
-            .execution_options(synchronize_session=False)
-        ).rowcount
+        changed = s.execute(_SUMMARY, {
+            "match_id": live.info.match_id, "before": before, "version": before + len(new),
+            "turn_seat": m.waiting_for, "score0": m.score[0], "score1": m.score[1],
+            "winner": m.winner, "status": "finished" if m.is_over else "active",
+            "deadline_t": m.deadline(), "updated_at": now}).rowcount
         if changed != 1:
             raise Conflict
         live.version = before + len(new)
 
     def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
         match_id = live.info.match_id
-        done = s.execute(
-            select(MatchLogEntry).where(MatchLogEntry.match_id == match_id,
-                                        MatchLogEntry.action_id == action["action_id"])
-        ).scalar_one_or_none()
+        done = s.execute(_LOGGED, {"match_id": match_id, "action_id": action["action_id"]}
+                         ).scalar_one_or_none()
         if done is not None:
             if done.user_id != user_id:
                 raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
