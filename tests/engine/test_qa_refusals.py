@@ -103,5 +103,5 @@ def test_validate_refuses_dice_that_are_not_a_pair(dice):
 
 @pytest.mark.parametrize("die", [0, 7, True, 2.0, "3"])
 def test_legal_plays_refuse_a_die_that_is_not_1_to_6(die):
-    with pytest.raises(InvalidDice, match="1-6"):
+    with pytest.raises(InvalidDice, match="whole number from 1 to 6"):
         Board.initial().legal_plays(die, 3)

@@ -342,8 +342,29 @@ def test_refused_play_leaves_the_board_unchanged():
 
 @pytest.mark.parametrize("dice", [(0, 3), (7, 1), (3, -1)])
 def test_dice_outside_one_to_six_are_refused(dice):
-    with pytest.raises(ValueError, match="a die shows 1-6"):
+    with pytest.raises(ValueError, match="a die shows a whole number from 1 to 6"):
         Board.initial().legal_plays(*dice)
+
+
+def test_board_and_game_take_the_same_dice():
+    """numpy integers are dice for a board and for a game alike (a bot's rolls often are);
+    booleans are dice for neither."""
+    import numpy as np
+
+    from boardgammon.engine.errors import InvalidDice
+    from boardgammon.engine.game import Game
+
+    dice = (np.int64(3), np.int8(1))
+    plays = [str(p) for p in Board.initial().legal_plays(*dice)]
+    assert "8/5 6/5" in plays and plays == [str(p) for p in Board.initial().legal_plays(3, 1)]
+    game = Game()
+    game.roll_opening(4, 2)
+    game.play(0, "13/9 13/11")
+    game.roll(1, *dice)
+    assert game.dice == (3, 1) and all(type(d) is int for d in game.dice)
+    for refuse in (lambda: Board.initial().legal_plays(True, 2), lambda: game.roll(1, 2, True)):
+        with pytest.raises(InvalidDice, match="whole number from 1 to 6"):
+            refuse()
 
 
 # Positions and Position IDs ----------------------------------------------------------------------

@@ -29,6 +29,19 @@ BAR = 25
 OFF = 0
 
 
+def check_dice(d1: object, d2: object) -> tuple[int, int]:
+    """Return the dice as a pair of ints after checking each is a whole number 1–6 (Python or
+    numpy integers; ``bool`` is refused). The one check of dice for boards and games.
+
+    Raises:
+        InvalidDice: otherwise.
+    """
+    for d in (d1, d2):
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
+            raise InvalidDice(f"a die shows a whole number from 1 to 6, got {d!r}")
+    return int(d1), int(d2)
+
+
 class Variant(StrEnum):
     """The backgammon variants Boardgammon plays; all use the same rules, only the setup differs.
 
@@ -234,10 +247,8 @@ class Board:
     # Plays ----------------------------------------------------------------------------------
 
     def _generate(self, d1: int, d2: int, partial: bool = False):
-        for d in (d1, d2):
-            if not (isinstance(d, (int, np.integer)) and not isinstance(d, bool) and 1 <= d <= 6):
-                raise InvalidDice(f"a die shows 1-6, got {d!r}")
-        return _PER_THREAD.generator.run(self._a, int(d1), int(d2), partial)
+        d1, d2 = check_dice(d1, d2)
+        return _PER_THREAD.generator.run(self._a, d1, d2, partial)
 
     def legal_plays(self, d1: int, d2: int) -> list[Play]:
         """Every legal play of the roll ``d1``-``d2``, one per distinct resulting position.

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-from .board import Board, Variant
+from .board import Board, Variant, check_dice
 from .errors import (
     CubeUnavailable,
     IllegalAction,
@@ -116,18 +116,6 @@ class Resignation:
 
     seat: int
     outcome: Outcome
-
-
-def check_dice(d1: object, d2: object) -> tuple[int, int]:
-    """Return the dice as a pair of ints after checking each is a whole number 1–6.
-
-    Raises:
-        InvalidDice: otherwise.
-    """
-    for d in (d1, d2):
-        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-            raise InvalidDice(f"a die shows a whole number from 1 to 6, got {d!r}")
-    return int(d1), int(d2)
 
 
 def _check_seat(seat: object) -> int:
