@@ -40,7 +40,6 @@ from .board import Board, Variant, check_dice
 from .errors import (
     CubeUnavailable,
     IllegalAction,
-    InvalidDice,
     MatchOver,
     NotYourTurn,
     WrongPhase,
