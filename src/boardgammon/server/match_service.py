@@ -63,7 +63,7 @@ from boardgammon.server.game_models import MatchLogEntry, MatchRow, User
 from boardgammon.server.match_state import (
     MatchInfo,
     Seat,
-    build_state,
+    build_states,
     clocks_json,
     games_json,
     pending_roll,
@@ -308,8 +308,8 @@ class MatchService:
         extra = ({"chain_head": rolls[-1].entry_hash if rolls else GENESIS}
                  if live.match.is_over else None)
         now = self._now(live)
-        states = {v: build_state(live.info, live.match, rolls, v, now,
-                                 self.clock.to_wall, extra) for v in set(viewers)}
+        states = build_states(live.info, live.match, rolls, viewers, now, self.clock.to_wall,
+                              extra)
         return View(live.info, live.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,

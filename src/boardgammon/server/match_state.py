@@ -5,7 +5,7 @@ clock reads (service time and its wall-clock equivalent are passed in).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -130,17 +130,38 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
         now: service seconds; ``to_wall`` converts service seconds to Unix seconds.
         result_extra: ``chain_head`` (and any other result fields) once the match is over.
     """
+    return build_states(info, match, rolls, (viewer,), now, to_wall, result_extra)[viewer]
+
+
+def build_states(info: MatchInfo, match: Match, rolls: Sequence[Roll],
+                 viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
+                 result_extra: dict[str, Any] | None = None) -> dict[int | None, dict[str, Any]]:
+    """:func:`build_state` for each of ``viewers`` (seats, ``None`` for spectators), keyed by
+    viewer. The seats' states differ only in ``you`` and ``legal_plays``; everything else is
+    built once and shared (treat the states as read-only)."""
+    common = _common_state(info, match, rolls, now, to_wall, result_extra)
+    return {v: {**common, "you": v, "legal_plays": _legal_plays(match, v)} for v in set(viewers)}
+
+
+def _legal_plays(match: Match, viewer: int | None) -> list[dict[str, Any]]:
+    """The legal plays for ``viewer`` if it is to play now, else none."""
+    game = match.game
+    if viewer is None or viewer != game.turn or game.phase is not Phase.PLAY:
+        return []
+    plays = game.legal_plays()
+    # Each result from the opponent's view (rows swapped), all encoded in one call.
+    after = [p.after.array[::-1] for p in plays if p.after is not None]
+    ids = iter(encode_position_ids(np.stack(after)) if after else ())
+    return [{"notation": str(p), "moves": [[m.source, m.dest] for m in p.moves],
+             "position_id": next(ids) if p.after is not None else None}
+            for p in plays]
+
+
+def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: float,
+                  to_wall: Callable[[float], float],
+                  result_extra: dict[str, Any] | None) -> dict[str, Any]:
     game = match.game
     turn = acting_seat(match, rolls)
-    legal: list[dict[str, Any]] = []
-    if viewer is not None and viewer == game.turn and game.phase is Phase.PLAY:
-        plays = game.legal_plays()
-        # Each result from the opponent's view (rows swapped), all encoded in one call.
-        after = [p.after.array[::-1] for p in plays if p.after is not None]
-        ids = iter(encode_position_ids(np.stack(after)) if after else ())
-        legal = [{"notation": str(p), "moves": [[m.source, m.dest] for m in p.moves],
-                  "position_id": next(ids) if p.after is not None else None}
-                 for p in plays]
     pending = pending_roll(rolls)
     deadline = match.deadline()
     result = None
@@ -158,7 +179,7 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
         "mode": info.mode,
         "players": [{"seat": s, "username": who.username, "bot": who.bot}
                     for s, who in enumerate(info.seats)],
-        "you": viewer,
+        "you": None,
         "score": list(match.score),
         "crawford": match.crawford,
         "post_crawford": match.post_crawford,
@@ -172,7 +193,7 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
         "position_id": game.board.position_id,
         "match_id_gnubg": match.match_id,
         "pip_counts": list(game.board_for(0).pip_counts()),
-        "legal_plays": legal,
+        "legal_plays": [],
         "pending_roll": pending and {"roll_id": pending.roll_id, "seat": pending.seat,
                                      "nonce": pending.nonce, "commitment": pending.commitment},
         "rolls": [roll_json(r) for r in rolls if r.server_seed is not None],
