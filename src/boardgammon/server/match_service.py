@@ -76,6 +76,8 @@ from boardgammon.server.service_clock import ServiceClock
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
 CACHE_SIZE = 1024
+"""Replayed matches a process keeps (least recently used dropped first); finished ones are
+not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
 
 # The statements every action runs, built once: building one (coercing each clause, computing
 # its cache key) cost more than executing it on SQLite.
@@ -93,8 +95,6 @@ _SUMMARY = (update(MatchRow)
                     winner=bindparam("winner"), status=bindparam("status"),
                     deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at"))
             .execution_options(synchronize_session=False))
-"""Replayed matches a process keeps (least recently used dropped first); finished ones are
-not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
 # match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
