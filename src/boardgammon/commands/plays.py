@@ -23,7 +23,8 @@ import numpy as np
 import typer
 
 from boardgammon.engine import Board, Play
-from boardgammon.engine.errors import InvalidPosition
+from boardgammon.engine.board import check_dice
+from boardgammon.engine.errors import InvalidDice, InvalidPosition
 from boardgammon.engine.ids import encode_position_ids
 from boardgammon.engine.movegen import MAX_MOVES, generate_batch_with_moves
 
@@ -35,11 +36,13 @@ class BadRequest(ValueError):
 
 
 def _dice(value: object) -> tuple[int, int]:
-    if (not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2
-            or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6
-                       for d in value)):
-        raise BadRequest(f"dice are two whole numbers 1-6, got {value!r}")
-    return int(value[0]), int(value[1])
+    """Two dice from a request, checked by the engine's one dice check."""
+    try:
+        if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
+            raise InvalidDice
+        return check_dice(*value)
+    except InvalidDice:
+        raise BadRequest(f"dice are two whole numbers 1-6, got {value!r}") from None
 
 
 def _die_text(text: str) -> int | str:
