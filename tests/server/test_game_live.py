@@ -80,6 +80,38 @@ def test_websocket_match_between_two_clients(sqlite_url):
             assert ws.receive_json()["error"]["code"] == "not_authenticated"
 
 
+def test_a_resent_action_is_answered_to_its_sender_only(sqlite_url):
+    """A resend applies nothing, so it tells the other clients nothing: only the sender gets
+    its ack (and, over HTTP, the first result's events again)."""
+    with TestClient(make_app(sqlite_url)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa, \
+                client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+            wa.receive_json(), wb.receive_json()
+            roll = {"type": "action", "action": {"action_id": "r1", "type": "roll",
+                                                 **ann.roll_action(ann.state(match_id))}}
+            wa.send_json(roll)
+            assert receive_until(wa, "ack")[-1] == {"type": "ack", "action_id": "r1"}
+            first = [m["type"] for m in receive_until(wb, "state")]
+            assert first[0] == "roll"
+            before = bob.state(match_id)
+            resends = (lambda: wa.send_json(roll),
+                       lambda: ann.post(f"/api/matches/{match_id}/actions", roll["action"]))
+            for resend in resends:
+                answer = resend()
+                if answer is None:  # over the WebSocket: the sender's ack and state
+                    assert receive_until(wa, "ack")[-1] == {"type": "ack", "action_id": "r1"}
+                    assert wa.receive_json()["type"] == "state"
+                else:  # over HTTP: the first result's events again
+                    assert answer.status_code == 200
+                    assert [e["type"] for e in answer.json()["events"]][0] == "roll"
+                # Bob's next message answers his own ping: nothing was broadcast to him.
+                wb.send_json({"type": "ping"})
+                assert wb.receive_json() == {"type": "pong"}
+            assert bob.state(match_id) == before
+
+
 def test_websocket_unknown_match(sqlite_url):
     with TestClient(make_app(sqlite_url)) as client:
         with client.websocket_connect("/ws/matches/mat_nothing") as ws:

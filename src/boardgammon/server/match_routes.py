@@ -38,7 +38,7 @@ async def act(match_id: str, action: Action, request: Request,
         raise outcome.error
     state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id,
                                     outcome.snapshot)
-    return {"state": state, "events": outcome.events}
+    return {"state": state, "events": outcome.replayed + outcome.events}
 
 
 @router.get("/api/matches/{match_id}/export.mat", response_class=PlainTextResponse,

@@ -115,13 +115,16 @@ Snapshot = tuple[int, tuple[int, str] | None]
 class Outcome:
     """What an action or a background step did: the events to broadcast (already committed),
     the match version after it, and the refusal of a request that was answered with one
-    (the events then are what the server did before refusing, e.g. a flag it claimed)."""
+    (the events then are what the server did before refusing, e.g. a flag it claimed). For a
+    resent action, ``replayed`` holds its first result's events, for its sender only: they
+    happened before and are not broadcast again."""
 
     events: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0
     error: ApiError | None = None
     resent: bool = False
     snapshot: Snapshot | None = None
+    replayed: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -531,7 +534,7 @@ class MatchService:
                 raise ApiError(409, "action_id_reused", f"action_id {action['action_id']!r} "
                                "was already used for another action in this match; a resend "
                                "must be the same action, a new action needs a new ID")
-            return Outcome(events, live.version, resent=True)
+            return Outcome([], live.version, resent=True, replayed=events)
         seat = live.info.seat_of(user_id)
         if seat is None:
             raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
