@@ -48,9 +48,10 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import TypeVar
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -157,7 +158,7 @@ class Roll:
     voided_at: datetime | None
 
     @classmethod
-    def from_row(cls, row: DiceRoll) -> Roll:
+    def from_row(cls, row: DiceRoll | _Entry) -> Roll:
         revealed = row.state in REVEALED_STATES
         return cls(
             roll_id=row.roll_id,
@@ -229,7 +230,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _row_hash(row: DiceRoll) -> str:
+def _row_hash(row: DiceRoll | _Entry) -> str:
     revealed = row.state in REVEALED_STATES
     return entry_hash(
         row.prev_hash,
@@ -243,6 +244,12 @@ def _row_hash(row: DiceRoll) -> str:
         row.entropy_source if revealed else None,
         (row.die1, row.die2) if revealed else None,
     )
+
+
+class _Entry(SimpleNamespace):
+    """A ``dice_rolls`` row read by a Core statement, as attributes that a step may change
+    before writing them back (the ORM's names, so :meth:`Roll.from_row` and :func:`_row_hash`
+    take it as they take a :class:`DiceRoll`)."""
 
 
 def _write(session: Session, step: Callable[[], T], commit: bool = True) -> T:
@@ -262,22 +269,48 @@ def _write(session: Session, step: Callable[[], T], commit: bool = True) -> T:
     return result
 
 
-# The statements every action runs, built once: building one (coercing each clause, computing
-# its cache key) cost more than executing it on SQLite.
-_LOCK_ROLL = (select(DiceRoll).where(DiceRoll.roll_id == bindparam("roll_id"))
-              .with_for_update().execution_options(populate_existing=True))
-_TAKE_NONCE = (update(DiceNonceCounter).where(DiceNonceCounter.id == 1)
-               .values(value=DiceNonceCounter.value + 1).returning(DiceNonceCounter.value))
-_HEAD_ROLL = (select(DiceRoll).where(DiceRoll.match_id == bindparam("match_id"))
-              .order_by(DiceRoll.seq.desc()).limit(1)
-              .with_for_update().execution_options(populate_existing=True))
+# The statements every action runs, built once (building one, coercing each clause and
+# computing its cache key, cost more than executing it on SQLite), and Core statements on the
+# table rather than ORM ones: rows read as plain values and changed by an explicit UPDATE, no
+# identity map or unit of work (which took most of a roll's time).
+_TABLE = DiceRoll.__table__
+_LOCK_ROLL = (select(*_TABLE.c).where(_TABLE.c.roll_id == bindparam("roll_id"))
+              .with_for_update())
+_TAKE_NONCE = (update(DiceNonceCounter.__table__).where(DiceNonceCounter.__table__.c.id == 1)
+               .values(value=DiceNonceCounter.__table__.c.value + 1)
+               .returning(DiceNonceCounter.__table__.c.value))
+_HEAD_ROLL = (select(*_TABLE.c).where(_TABLE.c.match_id == bindparam("match_id"))
+              .order_by(_TABLE.c.seq.desc()).limit(1)
+              .with_for_update())
+_INSERT_ROLL = insert(_TABLE)
+# A roll moves on only from the state it was read in (the row is locked, so this is a check).
+_REVEAL = (update(_TABLE)
+           .where(_TABLE.c.roll_id == bindparam("b_roll_id"), _TABLE.c.state == "committed")
+           .values(state="revealed", client_entropy=bindparam("client_entropy"),
+                   entropy_source=bindparam("entropy_source"), die1=bindparam("die1"),
+                   die2=bindparam("die2"), entry_hash=bindparam("entry_hash"),
+                   revealed_at=bindparam("revealed_at")))
+_ADVANCE = {
+    target: (update(_TABLE)
+             .where(_TABLE.c.roll_id == bindparam("b_roll_id"),
+                    _TABLE.c.state == bindparam("b_source"))
+             .values({"state": target, column: bindparam("at")}))
+    for target, column in (("played", "played_at"), ("void", "voided_at"))
+}
 
 
-def _lock_roll(session: Session, roll_id: str) -> DiceRoll:
-    row = session.execute(_LOCK_ROLL, {"roll_id": roll_id}).scalar_one_or_none()
+def _lock_roll(session: Session, roll_id: str) -> _Entry:
+    row = session.execute(_LOCK_ROLL, {"roll_id": roll_id}).first()
     if row is None:
         raise RollNotFound(f"no roll {roll_id!r} in the dice record")
-    return row
+    return _Entry(**row._mapping)
+
+
+def _update_one(session: Session, statement, params: dict) -> None:
+    """Run an UPDATE of one locked roll that checks the roll's state; the lock makes it
+    change exactly one row, so anything else means the record moved under the lock."""
+    if session.execute(statement, params).rowcount != 1:
+        raise WrongRollState(f"roll {params['b_roll_id']} changed while it was locked")
 
 
 def _next_nonce(session: Session) -> int:
@@ -286,7 +319,7 @@ def _next_nonce(session: Session) -> int:
 
 
 def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> Roll:
-    head = session.execute(_HEAD_ROLL, {"match_id": match_id}).scalar_one_or_none()
+    head = session.execute(_HEAD_ROLL, {"match_id": match_id}).first()
     if head is not None and head.state == "committed":
         raise RollPending(
             f"roll {head.roll_id} of match {match_id} is still pending: reveal or void it "
@@ -298,7 +331,7 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
             "starts before it is played"
         )
     seed = secrets.token_bytes(SEED_BYTES)
-    row = DiceRoll(
+    row = _Entry(
         roll_id=new_roll_id(),
         match_id=match_id,
         seq=head.seq + 1 if head is not None else 0,
@@ -307,12 +340,18 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
         state="committed",
         commitment=commitment(seed),
         server_seed=seed.hex(),
+        client_entropy=None,
+        entropy_source=None,
+        die1=None,
+        die2=None,
         prev_hash=head.entry_hash if head is not None else GENESIS,
         committed_at=now,
+        revealed_at=None,
+        played_at=None,
+        voided_at=None,
     )
     row.entry_hash = _row_hash(row)
-    session.add(row)
-    session.flush()
+    session.execute(_INSERT_ROLL, vars(row))
     return Roll.from_row(row)
 
 
@@ -378,7 +417,9 @@ def _reveal(
     row.state = "revealed"
     row.revealed_at = now
     row.entry_hash = _row_hash(row)
-    session.flush()
+    _update_one(session, _REVEAL, {"b_roll_id": roll_id, "client_entropy": row.client_entropy,
+                                   "entropy_source": source, "die1": first, "die2": second,
+                                   "entry_hash": row.entry_hash, "revealed_at": now})
     return Roll.from_row(row), True
 
 
@@ -460,7 +501,8 @@ def _advance(session: Session, roll_id: str, source: str, target: str, now: date
             )
         row.state = target
         setattr(row, _STATE_TIME[target], now)
-        session.flush()
+        _update_one(session, _ADVANCE[target], {"b_roll_id": roll_id, "b_source": source,
+                                                "at": now})
         return Roll.from_row(row)
 
     roll = _write(session, step, commit)

@@ -79,22 +79,25 @@ CACHE_SIZE = 1024
 """Replayed matches a process keeps (least recently used dropped first); finished ones are
 not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
 
-# The statements every action runs, built once: building one (coercing each clause, computing
-# its cache key) cost more than executing it on SQLite.
-_VERSION = select(MatchRow.version).where(MatchRow.id == bindparam("match_id"))
-_ROLLS_HEAD = (select(DiceRoll.seq, DiceRoll.state)
-               .where(DiceRoll.match_id == bindparam("match_id"))
-               .order_by(DiceRoll.seq.desc()).limit(1))
-_LOGGED = select(MatchLogEntry).where(MatchLogEntry.match_id == bindparam("match_id"),
-                                      MatchLogEntry.action_id == bindparam("action_id"))
+# The statements every action runs, built once (building one, coercing each clause and
+# computing its cache key, cost more than executing it on SQLite), as Core statements on the
+# tables: no ORM compilation, identity map or session synchronisation.
+_MATCHES, _LOG, _ROLLS = MatchRow.__table__, MatchLogEntry.__table__, DiceRoll.__table__
+_VERSION = select(_MATCHES.c.version).where(_MATCHES.c.id == bindparam("match_id"))
+_ROLLS_HEAD = (select(_ROLLS.c.seq, _ROLLS.c.state)
+               .where(_ROLLS.c.match_id == bindparam("match_id"))
+               .order_by(_ROLLS.c.seq.desc()).limit(1))
+_LOGGED = select(*_LOG.c).where(_LOG.c.match_id == bindparam("match_id"),
+                                _LOG.c.action_id == bindparam("action_id"))
+_APPEND_LOG = insert(_LOG)
 # The summary moves on only from the version this write started from (else: Conflict).
-_SUMMARY = (update(MatchRow)
-            .where(MatchRow.id == bindparam("match_id"), MatchRow.version == bindparam("before"))
+_SUMMARY = (update(_MATCHES)
+            .where(_MATCHES.c.id == bindparam("match_id"),
+                   _MATCHES.c.version == bindparam("before"))
             .values(version=bindparam("version"), turn_seat=bindparam("turn_seat"),
                     score0=bindparam("score0"), score1=bindparam("score1"),
                     winner=bindparam("winner"), status=bindparam("status"),
-                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at"))
-            .execution_options(synchronize_session=False))
+                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at")))
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
 # match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
@@ -501,7 +504,7 @@ class MatchService:
         new = m.record[before:]
         now = datetime.now(UTC)
         if new:
-            s.execute(insert(MatchLogEntry), [
+            s.execute(_APPEND_LOG, [
                 {"match_id": live.info.match_id, "seq": before + i,
                  "action_id": action_id if i == 0 else None,
                  "user_id": user_id if i == 0 else None,
@@ -521,7 +524,7 @@ class MatchService:
     def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
         match_id = live.info.match_id
         done = s.execute(_LOGGED, {"match_id": match_id, "action_id": action["action_id"]}
-                         ).scalar_one_or_none()
+                         ).first()
         if done is not None:
             if done.user_id != user_id:
                 raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
