@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import IllegalPlay, InvalidNotation
@@ -63,17 +64,17 @@ class Play:
         self.moves = tuple(Move(int(m[0]), int(m[1]), bool(m[2]) if len(m) > 2 else False)
                            for m in moves)
         self.after = after
-        delta: Counter[int] = Counter()
-        for m in self.moves:
-            delta[m.source] -= 1
-            delta[m.dest] += 1
-        net = tuple(sorted((p, n) for p, n in delta.items() if n))
-        self._key = (net, frozenset(m.dest for m in self.moves if m.hit))
+        self._key = _identity(self.moves)
 
     @classmethod
     def _from_kernel(cls, moves, n: int, after: Board | None) -> Play:
-        return cls([(int(moves[i, 0]), int(moves[i, 1]), bool(moves[i, 2])) for i in range(n)],
-                   after)
+        """A play from the generator's ``int[4, 3]`` move rows (source, dest, hit), the first
+        ``n`` of them; valid by construction, so built without the constructor's checks."""
+        play = cls.__new__(cls)
+        play.moves = tuple([Move(s, d, bool(h)) for s, d, h in moves[:n].tolist()])
+        play.after = after
+        play._key = _identity(play.moves)
+        return play
 
     @classmethod
     def parse(cls, text: str) -> Play:
@@ -164,30 +165,7 @@ class Play:
     def notation(self) -> str:
         """Standard notation: journeys sorted from the back, chained through points where the
         checker only passes, hits marked ``*``, repeats written ``(n)``."""
-        paths: list[list[tuple[int, bool]]] = []
-        for m in sorted(self.moves, key=lambda m: (-m.source, -m.dest)):
-            for path in paths:
-                if path[-1][0] == m.source and len(path) > 0:
-                    path.append((m.dest, m.hit))
-                    break
-            else:
-                paths.append([(m.source, False), (m.dest, m.hit)])
-        texts = []
-        for path in paths:
-            parts = [_point_text(path[0][0])]
-            for i, (p, hit) in enumerate(path[1:], start=1):
-                last = i == len(path) - 1
-                if hit or last:
-                    parts.append(_point_text(p) + ("*" if hit else ""))
-            texts.append("/".join(parts))
-        counts = Counter(texts)
-        out, done = [], set()
-        for t in texts:
-            if t in done:
-                continue
-            done.add(t)
-            out.append(t if counts[t] == 1 else f"{t}({counts[t]})")
-        return " ".join(out)
+        return _notation(self.moves)
 
     def __str__(self) -> str:
         return self.notation()
@@ -265,3 +243,42 @@ def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
     if any(m.dest == OFF for m in play.moves) and after[0, 6:].any():
         return "bearing off needs all your checkers in the home board"
     return None
+
+
+def _identity(moves: tuple[Move, ...]) -> tuple[tuple[tuple[int, int], ...], frozenset[int]]:
+    """What makes two plays the same: each point's net change in checkers, and the points hit."""
+    delta: dict[int, int] = {}
+    for m in moves:
+        delta[m.source] = delta.get(m.source, 0) - 1
+        delta[m.dest] = delta.get(m.dest, 0) + 1
+    return (tuple(sorted((p, n) for p, n in delta.items() if n)),
+            frozenset(m.dest for m in moves if m.hit))
+
+
+@lru_cache(maxsize=1 << 16)
+def _notation(moves: tuple[Move, ...]) -> str:
+    """:meth:`Play.notation` of ``moves`` (kept: the same plays recur in every game)."""
+    paths: list[list[tuple[int, bool]]] = []
+    for m in sorted(moves, key=lambda m: (-m.source, -m.dest)):
+        for path in paths:
+            if path[-1][0] == m.source and len(path) > 0:
+                path.append((m.dest, m.hit))
+                break
+        else:
+            paths.append([(m.source, False), (m.dest, m.hit)])
+    texts = []
+    for path in paths:
+        parts = [_point_text(path[0][0])]
+        for i, (p, hit) in enumerate(path[1:], start=1):
+            last = i == len(path) - 1
+            if hit or last:
+                parts.append(_point_text(p) + ("*" if hit else ""))
+        texts.append("/".join(parts))
+    counts = Counter(texts)
+    out, done = [], set()
+    for t in texts:
+        if t in done:
+            continue
+        done.add(t)
+        out.append(t if counts[t] == 1 else f"{t}({counts[t]})")
+    return " ".join(out)
