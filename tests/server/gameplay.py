@@ -88,6 +88,28 @@ class Player:
         return self.act(match_id, "roll", **self.roll_action(self.state(match_id)))
 
 
+class SocketRolls:
+    """What a client keeps of one socket's states: each revealed roll comes once, ``rolls``
+    holding the record from ``rolls_from`` on (``docs/api.md`` §WebSocket)."""
+
+    def __init__(self) -> None:
+        self.rolls: list[dict] = []
+        self.starts: list[int] = []
+
+    def take(self, messages: list[dict]) -> dict | None:
+        """Fold in ``messages``; the last state among them with its whole record."""
+        last = None
+        for message in messages:
+            if message["type"] == "state":
+                state = message["state"]
+                # Never a gap and never more than a socket's first state resends.
+                assert state["rolls_from"] in (0, len(self.rolls))
+                self.starts.append(state["rolls_from"])
+                self.rolls = self.rolls[:state["rolls_from"]] + state["rolls"]
+                last = {**state, "rolls": self.rolls, "rolls_from": 0}
+        return last
+
+
 def live_match(owner: Player, guest: Player, **seek) -> str:
     """``owner`` posts a seek, ``guest`` accepts it; the new match's ID."""
     r = owner.post("/api/seeks", {"length": 1, **seek})

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, Wall, live_match, make_app, step
+from gameplay import Player, SocketRolls, Wall, live_match, make_app, step
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +33,8 @@ def test_websocket_match_between_two_clients(sqlite_url):
                 client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
             first_a, first_b = wa.receive_json(), wb.receive_json()
             assert first_a["type"] == first_b["type"] == "state"
+            kept = {0: SocketRolls(), 1: SocketRolls()}
+            kept[0].take([first_a]), kept[1].take([first_b])
             assert (first_a["state"]["you"], first_b["state"]["you"]) == (0, 1)
             wa.send_json({"type": "ping"})
             assert wa.receive_json() == {"type": "pong"}
@@ -54,14 +56,21 @@ def test_websocket_match_between_two_clients(sqlite_url):
                 action["action_id"] = f"ws{n}"
                 sockets[seat].send_json({"type": "action", "action": action})
                 got = receive_until(sockets[seat], "ack")
+                kept[seat].take(got)
                 assert got[-1] == {"type": "ack", "action_id": f"ws{n}"}
                 theirs = receive_until(sockets[1 - seat], "state")
                 kinds = [m["type"] for m in theirs]
                 seen += kinds
                 assert kinds[0] == action["type"]
                 assert theirs[-1]["state"]["you"] == 1 - seat
-                assert theirs[-1]["state"] == players[1 - seat].state(match_id)
+                # The state with the rolls this socket was sent before is the whole state.
+                assert kept[1 - seat].take(theirs) == players[1 - seat].state(match_id)
             assert {"roll", "play", "commitment", "state"} <= set(seen)
+            # Each revealed roll went once to each socket: only the first state started at 0.
+            rolls = ann.state(match_id)["rolls"]
+            assert len(rolls) >= 4 and kept[1].rolls == rolls[:len(kept[1].rolls)]
+            assert kept[1].starts[0] == 0 and max(kept[1].starts) > 0
+            assert all(start > 0 for start in kept[1].starts if start)
             bad = {"type": "action", "action": {"action_id": "x1", "type": "play", "play": "1/0"}}
             other = 1 - ann.state(match_id)["turn"]
             sockets[other].send_json(bad)

@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from gameplay import Http, free_port, serve
+from gameplay import Http, SocketRolls, free_port, serve
 
 pytestmark = pytest.mark.slow
 
@@ -55,8 +55,10 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
                                  f"?token={players[seat].token}", legacy=True)
                    for seat in (0, 1)}
         try:
+            kept = {0: SocketRolls(), 1: SocketRolls()}
             for seat in (0, 1):
-                assert json.loads(sockets[seat].recv(timeout=30))["state"]["you"] == seat
+                first = json.loads(sockets[seat].recv(timeout=30))
+                assert kept[seat].take([first])["you"] == seat
             for n in range(10):
                 state = players[0]("GET", f"/api/matches/{match_id}")
                 seat = state["turn"]
@@ -74,12 +76,13 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
                 mine = receive_until(sockets[seat], "ack")
                 if "state" not in [m["type"] for m in mine]:
                     mine += receive_until(sockets[seat], "state")
+                kept[seat].take(mine)
                 assert {"type": "ack", "action_id": f"p{n}"} in mine
                 theirs = receive_until(sockets[1 - seat], "state")
                 assert theirs[0]["type"] == action["type"]
                 # The other process's state equals what this process serves.
-                assert theirs[-1]["state"] == players[1 - seat]("GET",
-                                                                f"/api/matches/{match_id}")
+                assert kept[1 - seat].take(theirs) == players[1 - seat](
+                    "GET", f"/api/matches/{match_id}")
         finally:
             for ws in sockets.values():
                 ws.close()

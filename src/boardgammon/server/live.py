@@ -34,15 +34,28 @@ def error_message(action_id: str | None, error: ApiError) -> dict[str, Any]:
 
 @dataclass(eq=False)
 class Connection:
-    """One WebSocket: its seat (``None`` for a spectator) and its send queue."""
+    """One WebSocket: its seat (``None`` for a spectator), its send queue, and how many of the
+    match's revealed rolls it has been sent."""
 
     ws: WebSocket
     seat: int | None
     queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
+    rolls_sent: int = 0
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue ``message``; raises :class:`asyncio.QueueFull` for a client too far behind."""
         self.queue.put_nowait(message)
+
+    def send_state(self, state: dict[str, Any]) -> None:
+        """Queue a ``state`` whose ``rolls`` holds only the revealed rolls this connection has
+        not been sent yet, from index ``rolls_from`` of the record (``docs/api.md``
+        §WebSocket): every state repeating the whole record made each action's messages grow
+        with the match. Raises :class:`asyncio.QueueFull` as :meth:`send`."""
+        rolls = state["rolls"]
+        start = self.rolls_sent if self.rolls_sent <= len(rolls) else 0
+        self.send({"type": "state", "state": {**state, "rolls_from": start,
+                                              "rolls": rolls[start:]}})
+        self.rolls_sent = len(rolls)
 
     async def writer(self) -> None:
         while True:
@@ -84,7 +97,7 @@ class Hub:
                 self.leave(match_id, connection)
                 raise
             connection.seat = view.info.seat_of(user_id)
-            connection.send({"type": "state", "state": view.states[connection.seat]})
+            connection.send_state(view.states[connection.seat])
             return connection
 
     def leave(self, match_id: str, connection: Connection) -> None:
@@ -104,7 +117,7 @@ class Hub:
                 try:
                     for event in message["events"]:
                         connection.send(event)
-                    connection.send({"type": "state", "state": view.states[connection.seat]})
+                    connection.send_state(view.states[connection.seat])
                 except asyncio.QueueFull:
                     connections.discard(connection)
                     with contextlib.suppress(Exception):
@@ -190,4 +203,4 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: 
     connection.send({"type": "ack", "action_id": action["action_id"]})
     if outcome.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
-        connection.send({"type": "state", "state": state})
+        connection.send_state(state)

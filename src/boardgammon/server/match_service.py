@@ -148,6 +148,15 @@ class _Live:
     rolls: list[Roll] = field(default_factory=list)
     rolls_head: tuple[int, str] | None = None
     writing: bool = False  # inside a write transaction whose dice record is tracked here
+    # The state's rolls[] entry of each revealed roll, by roll ID: a revealed roll's entry
+    # never changes, so each is built once instead of once per roll per view.
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def revealed(self) -> list[dict[str, Any]]:
+        """``state.rolls``: the entry of every revealed roll, in record order."""
+        entries = self.entries
+        return [entries.get(r.roll_id) or entries.setdefault(r.roll_id, roll_json(r))
+                for r in self.rolls if r.server_seed is not None]
 
     def track(self, roll: Roll) -> Roll:
         """Take a roll the write just changed or appended into the cached record."""
@@ -315,7 +324,7 @@ class MatchService:
                  if live.match.is_over else None)
         now = self._now(live)
         states = build_states(live.info, live.match, rolls, viewers, now, self.clock.to_wall,
-                              extra)
+                              extra, live.revealed())
         return View(live.info, live.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,

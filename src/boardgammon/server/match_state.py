@@ -135,11 +135,14 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
 
 def build_states(info: MatchInfo, match: Match, rolls: Sequence[Roll],
                  viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
-                 result_extra: dict[str, Any] | None = None) -> dict[int | None, dict[str, Any]]:
+                 result_extra: dict[str, Any] | None = None,
+                 revealed: list[dict[str, Any]] | None = None
+                 ) -> dict[int | None, dict[str, Any]]:
     """:func:`build_state` for each of ``viewers`` (seats, ``None`` for spectators), keyed by
     viewer. The seats' states differ only in ``you`` and ``legal_plays``; everything else is
-    built once and shared (treat the states as read-only)."""
-    common = _common_state(info, match, rolls, now, to_wall, result_extra)
+    built once and shared (treat the states as read-only). ``revealed``: the ``rolls`` entries
+    (:func:`roll_json` of each revealed roll, in order) if the caller keeps them already."""
+    common = _common_state(info, match, rolls, now, to_wall, result_extra, revealed)
     return {v: {**common, "you": v, "legal_plays": _legal_plays(match, v)} for v in set(viewers)}
 
 
@@ -158,8 +161,8 @@ def _legal_plays(match: Match, viewer: int | None) -> list[dict[str, Any]]:
 
 
 def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: float,
-                  to_wall: Callable[[float], float],
-                  result_extra: dict[str, Any] | None) -> dict[str, Any]:
+                  to_wall: Callable[[float], float], result_extra: dict[str, Any] | None,
+                  revealed: list[dict[str, Any]] | None) -> dict[str, Any]:
     game = match.game
     turn = acting_seat(match, rolls)
     pending = pending_roll(rolls)
@@ -196,7 +199,9 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "legal_plays": [],
         "pending_roll": pending and {"roll_id": pending.roll_id, "seat": pending.seat,
                                      "nonce": pending.nonce, "commitment": pending.commitment},
-        "rolls": [roll_json(r) for r in rolls if r.server_seed is not None],
+        "rolls_from": 0,
+        "rolls": (revealed if revealed is not None
+                  else [roll_json(r) for r in rolls if r.server_seed is not None]),
         "resignation": game.resignation and {"seat": game.resignation.seat,
                                              "points": int(game.resignation.outcome)},
         "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,

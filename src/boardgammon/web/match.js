@@ -95,6 +95,13 @@ export class MatchPage {
   }
 
   onEvent(message) {
+    if (message.type === "state") {
+      // A socket sends each revealed roll once: a state's `rolls` holds the record from index
+      // `rolls_from` on (0 in a socket's first state), the rest is what this socket sent before.
+      const s = message.state;
+      this.socketRolls = (this.socketRolls || []).slice(0, s.rolls_from || 0).concat(s.rolls || []);
+      message = { ...message, state: { ...s, rolls: this.socketRolls, rolls_from: 0 } };
+    }
     if (message.type === "state" && this.fresh) {
       // The server subscribes a socket to live events only around the time it sends the first
       // state; whatever was committed in between would be missed, so read the state once more.
