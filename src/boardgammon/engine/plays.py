@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import IllegalPlay, InvalidNotation
@@ -255,9 +254,25 @@ def _identity(moves: tuple[Move, ...]) -> tuple[tuple[tuple[int, int], ...], fro
             frozenset(m.dest for m in moves if m.hit))
 
 
-@lru_cache(maxsize=1 << 16)
+_NOTATIONS: dict[tuple[int, ...], str] = {}
+_NOTATIONS_KEPT = 1 << 15
+
+
 def _notation(moves: tuple[Move, ...]) -> str:
-    """:meth:`Play.notation` of ``moves`` (kept: the same plays recur in every game)."""
+    """:meth:`Play.notation` of ``moves``, kept: the same plays recur in every game. Keyed by
+    plain integers (one per move) rather than by the moves: a key of :class:`Move` tuples
+    would stay tracked by the garbage collector, and every entry would lengthen its full
+    collections, which stop a whole server."""
+    key = tuple([m[0] << 6 | m[1] << 1 | m[2] for m in moves])
+    text = _NOTATIONS.get(key)
+    if text is None:
+        if len(_NOTATIONS) >= _NOTATIONS_KEPT:
+            _NOTATIONS.clear()
+        text = _NOTATIONS[key] = _write_notation(moves)
+    return text
+
+
+def _write_notation(moves: tuple[Move, ...]) -> str:
     paths: list[list[tuple[int, bool]]] = []
     for m in sorted(moves, key=lambda m: (-m.source, -m.dest)):
         for path in paths:
