@@ -22,7 +22,8 @@ the same run, driven the same way:
 
 Bounded: :data:`ACTIONS_PER_MATCH` (capacity) or :data:`PACED_ACTIONS_PER_MATCH` (live) actions
 per match and :data:`TIME_LIMIT_S` seconds per run. The clients run on the same machine as the
-server and share its cores.
+server and share its cores; their garbage collector is held off while they measure, so that
+its pauses are not counted as the server's latency.
 
 ``BENCH_SERVER_MATCHES`` changes the number of matches, ``BENCH_SERVER_RUNS`` the runs
 (``capacity,live`` by default) and ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a
@@ -33,6 +34,8 @@ p50/p99 latency of the actions and of the echo reference, and their ratio.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import random
@@ -144,7 +147,25 @@ def _line(name: str, latencies: list[float], seconds: float) -> str:
             f"p99 {_percentile(latencies, 0.99) * ms:.1f} ms")
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """The clients' own garbage collector held off while they measure: its full collections
+    stop every client coroutine for tens of milliseconds, which the numbers would otherwise
+    count as the server's latency. (A run lasts seconds; the memory comes back after.)"""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
+    with _collector_paused():
+        await _measure_runs(port, created, paced)
+
+
+async def _measure_runs(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
     think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
