@@ -279,6 +279,13 @@ class MatchService:
 
     # Reading --------------------------------------------------------------------------------
 
+    def writing(self) -> contextlib.AbstractContextManager:
+        """This process's turn to write: one writer at a time on SQLite (its file takes one
+        anyway, and a writer that finds it taken sleeps in SQLite's busy handler rather than
+        waiting for it), no limit elsewhere. Held by every match write; take it around any
+        other write on the server's hot path."""
+        return self._writer
+
     def lock(self, match_id: str) -> threading.RLock:
         """The in-process lock of a match (actions on one match run one at a time here)."""
         with self._guard:
@@ -366,13 +373,13 @@ class MatchService:
 
     def active_ids(self) -> list[str]:
         """IDs of every match not finished."""
-        with self.db.sessions() as s:
+        with self.db.read_sessions() as s:
             return list(s.execute(select(MatchRow.id).where(MatchRow.status == "active"))
                         .scalars())
 
     def due_ids(self) -> list[str]:
         """IDs of active matches whose running clock has run out (service time now)."""
-        with self.db.sessions() as s:
+        with self.db.read_sessions() as s:
             return list(s.execute(
                 select(MatchRow.id).where(MatchRow.status == "active",
                                           MatchRow.deadline_t < self.clock.now())
