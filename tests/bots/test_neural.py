@@ -147,3 +147,32 @@ def test_shipped_weights_load_from_package_data():
     # even; gnubg 0-ply gives 0.52.
     assert 0.4 < o[0] < 0.65
     assert (o >= 0).all() and (o <= 1).all()
+
+
+def test_a_deep_evaluation_lets_other_threads_run():
+    """A 2-ply evaluation releases the GIL (the server's event loop runs while the computer
+    thinks in a worker): another thread keeps waking up every millisecond meanwhile. Holding
+    the GIL, each call of about 70 ms here allowed one wake-up per call."""
+    import threading
+    import time
+
+    from boardgammon.bots.neural import Evaluator
+
+    evaluator = Evaluator()
+    boards = np.stack([p.after.swapped().array for p in Board.initial().legal_plays(3, 1)][:5])
+    evaluator.evaluate(boards[:1], plies=2)  # compiled before the measurement
+    finished = threading.Event()
+
+    def think() -> None:
+        for _ in range(3):
+            evaluator.evaluate(boards, plies=2)
+        finished.set()
+
+    worker = threading.Thread(target=think)
+    worker.start()
+    wakeups = 0
+    while not finished.is_set():
+        time.sleep(0.001)
+        wakeups += 1
+    worker.join()
+    assert wakeups >= 20

@@ -73,7 +73,7 @@ def positions() -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # seconds, once: other threads (a server's loop) run meanwhile
 def _compute(pos, order, rolls, weights):
     n = pos.shape[0]
     dist = np.zeros((n, MAX_ROLLS), dtype=np.float64)

@@ -85,10 +85,13 @@ def _value2(board, checkers, w1, b1, w2, b2, table, bufs, bufs_inner, rolls, wei
             out[k] += weights[r] * mine[k]
 
 
-@njit(cache=True)
+# nogil: a 2-ply call runs for tens to hundreds of milliseconds; holding the GIL that long
+# froze every other thread of the process (the server's event loop, while the computer
+# thought). It touches no Python object and allocates its own scratch buffers.
+@njit(cache=True, nogil=True)
 def evaluate_many(boards, checkers, plies, w1, b1, w2, b2, table, rolls, weights):
     """Outputs ``float32[P, 5]`` of positions ``int8[P, 2, 25]`` (player on roll's view, none
-    finished) at ``plies`` = 0, 1 or 2."""
+    finished) at ``plies`` = 0, 1 or 2. Releases the GIL while it runs."""
     p = boards.shape[0]
     out = np.empty((p, N_OUTPUTS), dtype=np.float32)
     bufs = movegen.make_buffers(_CAP)

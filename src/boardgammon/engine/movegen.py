@@ -297,7 +297,7 @@ def make_buffers(capacity):
     return work, out, dedup
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # batches run long enough to stall other threads
 def generate_batch_with_moves(boards, dice, out_b, out_m, out_n, out_offsets):
     """:func:`generate_batch` that also writes each legal play's moves.
 
@@ -341,7 +341,7 @@ def generate_batch_with_moves(boards, dice, out_b, out_m, out_n, out_offsets):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def generate_batch(boards, dice, out_b, out_offsets):
     """Legal resulting positions for many (position, roll) pairs in one call.
 
