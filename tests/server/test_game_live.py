@@ -253,3 +253,23 @@ def test_an_opening_roll_never_rolled_loses_on_time(sqlite_url, settings, late):
         state = bob.state(match_id)
         assert state["phase"] == "match_over" and state["result"]["winner"] == 1
         assert state["games"][-1]["how"] == "flag"
+
+
+def test_a_huge_unknown_match_id_is_not_echoed_whole(sqlite_url):
+    """Refusals quote what the client sent; a message is cut at MESSAGE_LIMIT characters."""
+    from boardgammon.server.errors import MESSAGE_LIMIT
+
+    huge = "mat_" + "x" * 20_000
+    with TestClient(make_app(sqlite_url)) as client:
+        ann = Player.register(client, "ann")
+        r = ann.get(f"/api/matches/{huge}")
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+        message = r.json()["error"]["message"]
+        assert len(message) == MESSAGE_LIMIT and message.startswith("no match 'mat_xxx")
+        assert message.endswith("…")
+        with client.websocket_connect(f"/ws/matches/{huge}") as ws:
+            error = ws.receive_json()["error"]
+            assert error["code"] == "not_found" and len(error["message"]) == MESSAGE_LIMIT
+        # A short one is quoted whole.
+        r = ann.get("/api/matches/mat_nothing")
+        assert r.json()["error"]["message"] == "no match 'mat_nothing'"

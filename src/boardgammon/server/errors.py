@@ -26,8 +26,19 @@ class ApiError(Exception):
         self.status, self.code, self.message = status, code, message
 
 
+MESSAGE_LIMIT = 300
+"""Characters of a refusal's message at most: messages quote what the client sent (an ID, a
+play), and a client may send megabytes."""
+
+
+def capped(message: str) -> str:
+    """``message`` cut to :data:`MESSAGE_LIMIT` characters, ``…`` marking a cut."""
+    return message if len(message) <= MESSAGE_LIMIT else message[:MESSAGE_LIMIT - 1] + "…"
+
+
 def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    return JSONResponse({"error": {"code": code, "message": capped(message)}},
+                        status_code=status)
 
 
 _CODES = {404: "not_found", 405: "method_not_allowed"}

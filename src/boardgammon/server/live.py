@@ -19,7 +19,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
 from boardgammon.server.auth import COOKIE, user_for_token
-from boardgammon.server.errors import ApiError
+from boardgammon.server.errors import ApiError, capped
 from boardgammon.server.match_service import MatchService
 
 router = APIRouter(tags=["live"])
@@ -29,7 +29,7 @@ SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets 
 
 def error_message(action_id: str | None, error: ApiError) -> dict[str, Any]:
     return {"type": "error", "action_id": action_id,
-            "error": {"code": error.code, "message": error.message}}
+            "error": {"code": error.code, "message": capped(error.message)}}
 
 
 @dataclass(eq=False)
