@@ -66,6 +66,8 @@ def test_dance_is_one_play_with_empty_notation():
         ([], "usage: boardgammon plays POSITION_ID D1 D2"),
         (["--batch", "/nonexistent/requests.jsonl"], "no such batch file"),
         ([START, "3", "1", "--batch", "-"], "not both"),
+        (["AAAAAAAAAAAAAA", "3", "1"], "a finished game (the player on roll has no checker"),
+        (["AAAAAgAAAAAAAA", "3", "1"], "a finished game (the opponent has no checker left)"),
     ],
 )
 def test_bad_input_exits_2_with_a_message_and_no_output(args, message):

@@ -55,9 +55,14 @@ def _board(position_id: object) -> np.ndarray:
     if not isinstance(position_id, str):
         raise BadRequest(f"a Position ID is a string, got {position_id!r}")
     try:
-        return Board.from_position_id(position_id).array
+        board = Board.from_position_id(position_id)
     except InvalidPosition as exc:
         raise BadRequest(str(exc)) from None
+    if board.is_game_over():
+        side = "the player on roll" if board.borne_off(0) == board.checkers else "the opponent"
+        raise BadRequest(f"{position_id} is a finished game ({side} has no checker left): "
+                         "nothing to play")
+    return board.array
 
 
 def list_plays(requests: Sequence[tuple[str, tuple[int, int]]],
@@ -69,7 +74,8 @@ def list_plays(requests: Sequence[tuple[str, tuple[int, int]]],
         labels: how to name each request in an error message (e.g. ``"line 3"``).
 
     Raises:
-        BadRequest: an invalid Position ID or dice (checked for all requests first).
+        BadRequest: an invalid Position ID, a finished game, or dice (checked for all requests
+            first).
     """
     boards, rolls = [], []
     for i, (pid, dice) in enumerate(requests):
