@@ -2,6 +2,7 @@
 errors, and the report read from a real dice record written by the server's service."""
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from math import gcd
@@ -217,3 +218,17 @@ def test_dice_report_from_the_database(dice_record_db):
     assert out["order_tests"]["by_match"]["sequences"] == 2
     with pytest.raises(InvalidRecord, match="no revealed rolls"):
         read_database(url, since=datetime(2030, 1, 1, tzinfo=UTC))
+
+
+def test_odds_doubles_table_reads_right_at_the_edges():
+    """Singular counts, exact 0 %, a chance too small for two decimals in scientific notation
+    (p_run(200, 20) is about 4.13e-14, so 4.13e-12 %) and one just short of certain as
+    "> 99.99 %"."""
+    out = run_ok("odds", "doubles", "--rolls", "1", "--margin", "1", "--games", "1", "--run", "1")
+    assert out.splitlines()[0].startswith("Two fair dice, 1 roll each")
+    assert "a run of 1 double in a row" in out and "≥ 1 of 1 game " in out
+    assert re.search(r"a run of 2 doubles in a row +0 %", out)
+    out = run_ok("odds", "doubles", "--rolls", "200", "--run", "20")
+    expected = f"{float(p_run(200, 20)) * 100:.2e} %"
+    assert re.search(rf"a run of 20 doubles in a row +{re.escape(expected)}", out)
+    assert re.search(r"at least one double +> 99\.99 %", out)

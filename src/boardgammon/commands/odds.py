@@ -26,7 +26,23 @@ def _table(rows: list[tuple[str, str]]) -> str:
 
 
 def _pct(x: Fraction) -> str:
-    return f"{float(x * 100):6.2f} %"
+    """A probability as a percentage with two decimals, except where two decimals would
+    mislead: exactly 0 and 1 say so, a chance too small to show reads in scientific
+    notation, and one just short of certain as "> 99.99 %"."""
+    if x == 0 or x == 1:
+        text = f"{int(x * 100)} %"
+    elif (percent := float(x * 100)) < 0.005:
+        text = f"{percent:.2e} %"
+    elif percent >= 99.995:
+        text = "> 99.99 %"
+    else:
+        text = f"{percent:.2f} %"
+    return text.rjust(10)
+
+
+def _count(n: int, thing: str) -> str:
+    """``n`` with ``thing`` in the singular or plural ("1 roll", "25 rolls")."""
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 @app.command()
@@ -65,7 +81,7 @@ def doubles(
         return
     rows = [
         (
-            f"expected doubles in {rolls} rolls",
+            f"expected doubles in {_count(rolls, 'roll')}",
             f"{float(odds.expected_doubles):6.2f}   ({fraction_text(odds.expected_doubles)})",
         ),
         ("at least one double", _pct(odds.p_at_least_one_double)),
@@ -73,16 +89,18 @@ def doubles(
         ("a run of 3 doubles in a row", _pct(odds.p_run_of_3)),
     ]
     if odds.p_run_of_k is not None:
-        rows.append((f"a run of {run} doubles in a row", _pct(odds.p_run_of_k)))
+        rows.append((f"a run of {_count(run, 'double')} in a row", _pct(odds.p_run_of_k)))
     rows += [
-        (f"opponent rolls ≥ {margin} more doubles than you", _pct(odds.p_opponent_more_by_margin)),
-        (f"you roll ≥ {margin} more doubles than the opponent", _pct(odds.p_you_more_by_margin)),
+        (f"opponent rolls ≥ {_count(margin, 'double')} more than you",
+         _pct(odds.p_opponent_more_by_margin)),
+        (f"you roll ≥ {_count(margin, 'double')} more than the opponent",
+         _pct(odds.p_you_more_by_margin)),
         (
-            f"opponent rolls 3 doubles in a row in ≥ 1 of {games} games",
+            f"opponent rolls 3 doubles in a row in ≥ 1 of {_count(games, 'game')}",
             _pct(odds.p_opponent_run_of_3_within_games),
         ),
     ]
-    typer.echo(f"Two fair dice, {rolls} rolls each (exact; --json for the fractions)")
+    typer.echo(f"Two fair dice, {_count(rolls, 'roll')} each (exact; --json for the fractions)")
     typer.echo(_table(rows))
 
 
