@@ -232,3 +232,12 @@ def test_odds_doubles_table_reads_right_at_the_edges():
     expected = f"{float(p_run(200, 20)) * 100:.2e} %"
     assert re.search(rf"a run of 20 doubles in a row +{re.escape(expected)}", out)
     assert re.search(r"at least one double +> 99\.99 %", out)
+
+
+def test_stats_refuses_an_empty_time_window(tmp_path):
+    path = tmp_path / "rolls.csv"
+    path.write_text("die1,die2,revealed_at\n1,2,2026-06-01T00:00:00Z\n")
+    result = runner.invoke(app, ["stats", "dice-report", "--csv", str(path),
+                                 "--since", "2026-07-01", "--until", "2026-06-01"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--since (2026-07-01) must be before --until (2026-06-01)" in result.stderr

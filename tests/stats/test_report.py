@@ -165,6 +165,7 @@ def test_csv_with_dice_only_keeps_file_order(tmp_path):
         ("die1,die2\n", {}, "no rolls"),
         ("die1,die2,revealed_at\n1,1,yesterday\n", {}, "not an ISO 8601 time"),
         ("die1,die2\n1,1\n", {"since": parse_time("2026-01-01")}, "no revealed_at column"),
+        ("die1,die2,die1\n1,2,3\n", {}, "names die1 more than once"),
     ],
 )
 def test_bad_csv_is_refused(tmp_path, text, kwargs, message):

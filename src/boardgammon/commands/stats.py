@@ -161,6 +161,9 @@ def dice_report_command(
     try:
         start = None if since is None else parse_time(since)
         end = None if until is None else parse_time(until)
+        if start is not None and end is not None and start >= end:
+            raise StatsError(f"--since ({since}) must be before --until ({until}): the window "
+                             "[since, until) is empty")
         # scipy and matplotlib take seconds to import: only this command loads them, not the CLI.
         from boardgammon.stats.report import dice_report, summary
 

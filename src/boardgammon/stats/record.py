@@ -185,8 +185,9 @@ def read_csv(
 
     Raises:
         InvalidRecord: missing or unreadable file, a file that is not UTF-8 text or not CSV,
-            missing columns, a row with a die that is not a face 1-6 or a bad time (each naming
-            its line in the file), a time window without ``revealed_at``, or no rolls left.
+            missing columns or one named twice, a row with a die that is not a face 1-6 or a bad
+            time (each naming its line in the file), a time window without ``revealed_at``, or
+            no rolls left.
     """
     path = Path(path)
     try:
@@ -205,6 +206,11 @@ def read_csv(
                     f"{path}: header must name {', '.join(REQUIRED)}; missing "
                     f"{', '.join(missing)} (found: {', '.join(header) or 'nothing'})"
                 )
+            twice = sorted({c for c in header if c in (*REQUIRED, *OPTIONAL)
+                            and header.count(c) > 1})
+            if twice:
+                raise InvalidRecord(f"{path}: the header names {', '.join(twice)} more than "
+                                    "once; which column is meant?")
             wanted = [c for c in (*REQUIRED, *OPTIONAL) if c in header]
             where = [header.index(c) for c in wanted]
             columns: dict[str, list[str]] = {c: [] for c in wanted}
