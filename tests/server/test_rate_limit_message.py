@@ -22,3 +22,53 @@ def test_an_empty_bucket_refuses_with_a_wait_of_at_least_a_second():
     assert refused.value.message.endswith("try again in 1 s")
     now[0] = 0.1
     limit.hit("ann")
+
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+def _redis_or_skip() -> None:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
+
+
+def test_processes_with_redis_share_one_bucket():
+    """Two limiters on the same Redis (as two server processes) take from one bucket: a burst
+    of 3 is 3 in all, not 3 each; in memory each process would have had its own."""
+    import secrets
+
+    from boardgammon.server.ratelimit import SharedRateLimiter
+
+    _redis_or_skip()
+    prefix = f"boardgammon-test:{secrets.token_hex(6)}:"
+    first, second = (SharedRateLimiter(0.5, 3, "sign-in attempts", REDIS, prefix)
+                     for _ in range(2))
+    first.hit("ann"), second.hit("ann"), first.hit("ann")
+    for limiter in (first, second):
+        with pytest.raises(RateLimited) as refused:
+            limiter.hit("ann")
+        assert 0 < refused.value.retry_after <= 2.0  # 1 token at 0.5 per second
+        assert refused.value.message == "too many sign-in attempts; try again in 2 s"
+    second.hit("bob")  # another key, another bucket
+
+
+def test_a_shared_limiter_without_redis_still_limits_in_its_process():
+    from boardgammon.server.ratelimit import SharedRateLimiter
+
+    limiter = SharedRateLimiter(1.0, 2, "actions", "redis://127.0.0.1:9/0")  # nothing there
+    limiter.hit("ann"), limiter.hit("ann")
+    with pytest.raises(RateLimited):
+        limiter.hit("ann")
+
+
+def test_limiter_for_picks_by_configuration():
+    from boardgammon.server.ratelimit import SharedRateLimiter, limiter_for
+
+    assert isinstance(limiter_for(None, 1.0, 1, "actions"), RateLimiter)
+    assert isinstance(limiter_for(REDIS, 1.0, 1, "actions"), SharedRateLimiter)
+    with pytest.raises(ValueError, match="rate > 0"):
+        limiter_for(REDIS, 0.0, 1, "actions")

@@ -25,7 +25,7 @@ from fastapi import FastAPI
 
 from boardgammon.server.events import bus_for
 from boardgammon.server.match_service import MatchService, Outcome
-from boardgammon.server.ratelimit import RateLimiter
+from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 
 log = logging.getLogger("boardgammon.server")
@@ -77,8 +77,10 @@ class Runtime:
     def __init__(self, config: GameConfig) -> None:
         self.config = config
         self.clock = ServiceClock(config.wall)
-        self.login_limit = RateLimiter(config.login_rate, config.login_burst, "sign-in attempts")
-        self.action_limit = RateLimiter(config.action_rate, config.action_burst, "actions")
+        self.login_limit = limiter_for(config.redis_url, config.login_rate, config.login_burst,
+                                       "sign-in attempts")
+        self.action_limit = limiter_for(config.redis_url, config.action_rate,
+                                        config.action_burst, "actions")
         self.bus = bus_for(config.redis_url)
         self.service: MatchService | None = None
         self.hub: Any = None
@@ -136,12 +138,17 @@ class Runtime:
         Raises:
             ApiError: every refusal (see :meth:`MatchService.act`).
         """
-        self.action_limit.hit(f"user:{user_id}")
         assert self.service is not None
-        outcome = await self.run(match_id, self.service.act, match_id, user_id, action)
+        outcome = await self.run(match_id, self._act, match_id, user_id, action)
         assert outcome is not None
         self.kick_bot(match_id)
         return outcome
+
+    def _act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
+        # In the worker thread: a limiter in Redis waits for a round trip.
+        assert self.service is not None
+        self.action_limit.hit(f"user:{user_id}")
+        return self.service.act(match_id, user_id, action)
 
     def kick_bot(self, match_id: str) -> None:
         """Let the computer play its turns in ``match_id`` (if it plays there) in a task."""
