@@ -23,6 +23,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from boardgammon.bots.warm import warm_up
 from boardgammon.server.events import bus_for
 from boardgammon.server.match_service import MatchService, Outcome
 from boardgammon.server.ratelimit import limiter_for
@@ -92,6 +93,11 @@ class Runtime:
     async def start(self, db: Any) -> None:
         from boardgammon.server.live import Hub
 
+        # Before any connection: compiling the computer players on the first computer move
+        # held the GIL for some 15 s after an install and froze every match meanwhile.
+        took = await asyncio.to_thread(warm_up)
+        if took > 1.0:
+            log.info("computer players compiled in %.1f s (first start after an install)", took)
         self.service = MatchService(db, self.clock)
         self.hub = Hub(self.service)
         with db.sessions() as session:
