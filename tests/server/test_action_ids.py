@@ -38,11 +38,19 @@ def test_an_action_id_reused_for_another_action_is_refused(client):
     after = ann.state(match_id)
     # Another play, or another kind of action, under the same ID is not a resend: it was
     # answered 200 with the first play's result, so the client believed it had applied.
+    pending = after["pending_roll"]
     for r in (mover.act(match_id, "play", action_id="p1", play=plays[1]),
               mover.act(match_id, "resign", action_id="p1", points=3),
-              mover.act(match_id, "double", action_id="p1")):
+              mover.act(match_id, "double", action_id="p1"),
+              # a roll under a play's ID: said "already_rolled", as if dice had been rolled
+              mover.act(match_id, "roll", action_id="p1", roll_id=pending["roll_id"],
+                        commitment=pending["commitment"], entropy="00" * 16)):
         assert (r.status_code, code(r)) == (409, "action_id_reused"), r.text
         assert "p1" in r.json()["error"]["message"]
+    # Someone who does not play here learns nothing of the match's action IDs.
+    eve = Player.register(client, "eve")
+    for r in (eve.act(match_id, "double", action_id="p1"), eve.act(match_id, "double")):
+        assert (r.status_code, code(r)) == (403, "not_your_match"), r.text
     assert ann.state(match_id) == after
     again = mover.act(match_id, "play", action_id="p1", play=plays[0])
     assert again.status_code == 200

@@ -539,6 +539,10 @@ class MatchService:
 
     def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
         match_id = live.info.match_id
+        # Before the log is consulted: someone else learns nothing of this match's action IDs.
+        seat = live.info.seat_of(user_id)
+        if seat is None:
+            raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
         done = s.execute(_LOGGED, {"match_id": match_id, "action_id": action["action_id"]}
                          ).first()
         if done is not None:
@@ -546,17 +550,18 @@ class MatchService:
                 raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
                                "other player; choose a unique one")
             events = json.loads(done.events)
+            reused = ApiError(409, "action_id_reused", f"action_id {action['action_id']!r} "
+                              "was already used for another action in this match; a resend "
+                              "must be the same action, a new action needs a new ID")
+            first = json.loads(done.request) if done.request is not None else None
+            if first is not None and first.get("type") != action["type"]:
+                raise reused
             if action["type"] == "roll":
-                first = next((e for e in events if e.get("type") == "roll"), None)
-                _check_roll_resend(action, first)
+                rolled = next((e for e in events if e.get("type") == "roll"), None)
+                _check_roll_resend(action, rolled)
             elif done.request is not None and done.request != _request_key(action):
-                raise ApiError(409, "action_id_reused", f"action_id {action['action_id']!r} "
-                               "was already used for another action in this match; a resend "
-                               "must be the same action, a new action needs a new ID")
+                raise reused
             return Outcome([], live.version, resent=True, replayed=events)
-        seat = live.info.seat_of(user_id)
-        if seat is None:
-            raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
         outcome = self._settle_step(s, live)
         if live.match.is_over:
             outcome.error = (ApiError(409, "time_expired", "your reserve ran out: the match "
