@@ -273,3 +273,23 @@ def test_a_huge_unknown_match_id_is_not_echoed_whole(sqlite_url):
         # A short one is quoted whole.
         r = ann.get("/api/matches/mat_nothing")
         assert r.json()["error"]["message"] == "no match 'mat_nothing'"
+
+
+def test_a_socket_cannot_act_after_its_session_signed_out(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa:
+            wa.receive_json()
+            before = ann.state(match_id)
+            roll = {"type": "action", "action": {"action_id": "r1", "type": "roll",
+                                                 **ann.roll_action(before)}}
+            assert ann.post("/api/auth/logout").status_code == 204
+            wa.send_json(roll)
+            error = receive_until(wa, "error")[-1]
+            assert error["action_id"] == "r1"
+            assert error["error"]["code"] == "not_authenticated"
+            assert "signed out" in error["error"]["message"]
+            # Nothing happened: bob (still signed in) sees the match as it was.
+            assert bob.state(match_id)["pending_roll"] == before["pending_roll"]
+            assert bob.state(match_id)["rolls"] == []

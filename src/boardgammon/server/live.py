@@ -140,9 +140,11 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     runtime = ws.app.state.game
     await ws.accept()
 
+    session_token = token or ws.cookies.get(COOKIE)
+
     def lookup() -> int | None:
         with ws.app.state.db.sessions() as session:
-            user = user_for_token(session, token or ws.cookies.get(COOKIE))
+            user = user_for_token(session, session_token)
             return user.id if user else None
 
     user_id = await asyncio.to_thread(lookup)
@@ -159,7 +161,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
             if frame["type"] == "websocket.disconnect":
                 break
             text = frame.get("text") if frame.get("text") is not None else frame.get("bytes")
-            await _handle(runtime, match_id, user_id, connection, text or "")
+            await _handle(runtime, match_id, user_id, session_token, connection, text or "")
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -179,8 +181,8 @@ async def echo_socket(ws: WebSocket) -> None:
             await ws.send_text(await ws.receive_text())
 
 
-async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: Connection,
-                  text: str | bytes) -> None:
+async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str | None,
+                  connection: Connection, text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
     except ApiError as exc:
@@ -193,7 +195,7 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, connection: 
     try:
         if user_id is None:
             raise ApiError(401, "not_authenticated", "sign in to act in a match")
-        outcome = await runtime.act(match_id, user_id, action)
+        outcome = await runtime.act(match_id, user_id, action, token)
     except ApiError as exc:
         connection.send(error_message(action["action_id"], exc))
         return

@@ -24,6 +24,8 @@ from typing import Any
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
+from boardgammon.server.auth import token_user_id
+from boardgammon.server.errors import ApiError
 from boardgammon.server.events import bus_for
 from boardgammon.server.match_service import MatchService, Outcome
 from boardgammon.server.ratelimit import limiter_for
@@ -138,21 +140,31 @@ class Runtime:
                                                   "events": outcome.events})
         return outcome
 
-    async def act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
+    async def act(self, match_id: str, user_id: int, action: dict[str, Any],
+                  token: str | None = None) -> Outcome:
         """A player's action: applied, committed, broadcast; the computer answers after.
+        ``token``: the session a WebSocket signed in with, checked again here (a socket
+        outlives a sign-out); HTTP requests are checked as they arrive.
 
         Raises:
-            ApiError: every refusal (see :meth:`MatchService.act`).
+            ApiError: 401 ``not_authenticated`` (``token`` no longer valid), 429, and every
+                refusal of :meth:`MatchService.act`.
         """
         assert self.service is not None
-        outcome = await self.run(match_id, self._act, match_id, user_id, action)
+        outcome = await self.run(match_id, self._act, match_id, user_id, action, token)
         assert outcome is not None
         self.kick_bot(match_id)
         return outcome
 
-    def _act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
-        # In the worker thread: a limiter in Redis waits for a round trip.
+    def _act(self, match_id: str, user_id: int, action: dict[str, Any],
+             token: str | None) -> Outcome:
+        # In the worker thread: a limiter in Redis waits for a round trip, the token a read.
         assert self.service is not None
+        if token is not None:
+            with self.service.db.read_sessions() as session:
+                if token_user_id(session, token) != user_id:
+                    raise ApiError(401, "not_authenticated", "this connection's session has "
+                                   "ended (signed out): sign in again to act")
         self.action_limit.hit(f"user:{user_id}")
         return self.service.act(match_id, user_id, action)
 
