@@ -425,3 +425,30 @@ def test_action_rate_limit(sqlite_url):
         assert [a.status_code for a in answers] == [400, 400, 429]
         assert code(answers[2]) == "rate_limited" and "Retry-After" in answers[2].headers
         assert ann.roll(match_id).status_code == 200  # the limit is per player
+
+
+def test_oversized_and_unreadable_bodies_are_refused_in_the_api_shape(sqlite_url):
+    """A body over MAX_BODY_BYTES is refused (413) whether its length is declared or it is
+    streamed; JSON nested too deeply to parse is malformed input (422), not a bare 400."""
+    from boardgammon.server.errors import MAX_BODY_BYTES
+
+    json_type = {"content-type": "application/json"}
+    with TestClient(make_app(sqlite_url)) as client:
+        big = b'{"username": "' + b"a" * MAX_BODY_BYTES + b'"}'
+
+        def streamed():
+            for start in range(0, len(big), 8192):
+                yield big[start:start + 8192]
+
+        for r in (client.post("/api/auth/register", content=big, headers=json_type),
+                  client.post("/api/auth/register", content=streamed(), headers=json_type),
+                  client.post("/api/auth/guest", content=big)):
+            assert r.status_code == 413
+            assert r.json()["error"] == {"code": "payload_too_large", "message":
+                                         f"the request body is larger than the "
+                                         f"{MAX_BODY_BYTES} bytes allowed"}
+        r = client.post("/api/auth/register", content=b"[" * (MAX_BODY_BYTES - 1),
+                        headers=json_type)
+        assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+        assert client.get("/api/me").status_code == 401  # nobody was registered
+        assert client.post("/api/auth/guest").status_code == 201

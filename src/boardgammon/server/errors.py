@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boardgammon.server.dice_record import DiceRecordError
 
@@ -24,6 +25,12 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+
+
+MAX_BODY_BYTES = 64 * 1024
+"""Largest request body the server reads (413 beyond): every request body of the API is a
+small JSON object, and without a limit a client could make the server read and parse
+megabytes (a fresh user sent 50 MB)."""
 
 
 MESSAGE_LIMIT = 300
@@ -41,7 +48,7 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
                         status_code=status)
 
 
-_CODES = {404: "not_found", 405: "method_not_allowed"}
+_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
 NOT_FOUND_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Not found · Boardgammon</title></head>
 <body><h1>Not found</h1><p>There is no page at this address.</p>
@@ -49,8 +56,45 @@ NOT_FOUND_PAGE = """<!doctype html>
 """
 
 
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes is refused with 413
+    ``payload_too_large`` in the API's shape, before it is read (by its ``Content-Length``) or
+    as soon as the bytes received pass the limit. (FastAPI's own ``max_body_size`` answers with
+    Starlette's plain-text 413, outside the app's exception handlers.)"""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            response = error_response(413, "payload_too_large", _too_large(self.limit))
+            await response(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+def _too_large(limit: int) -> str:
+    return f"the request body is larger than the {limit} bytes allowed"
+
+
 def install(app: FastAPI) -> None:
-    """Register the error handlers on ``app``."""
+    """Register the error handlers and the body limit on ``app``."""
+    app.add_middleware(BodyLimit)
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -75,6 +119,13 @@ def install(app: FastAPI) -> None:
                 message = f"no such endpoint: {request.method} {path} (see /docs)"
             elif exc.status_code == 405:
                 message = f"{path} does not accept {request.method} (see /docs)"
+            elif exc.status_code == 400:
+                # The body could not be parsed at all (e.g. JSON nested too deeply to read):
+                # malformed input, as a body that is not JSON is.
+                return error_response(422, "invalid_request",
+                                      "the request body could not be read as JSON")
+            elif exc.status_code == 413:
+                message = _too_large(MAX_BODY_BYTES)
             else:
                 message = str(exc.detail)
             response = error_response(exc.status_code,
