@@ -74,3 +74,28 @@ def test_clocks_only_for_active_live_matches_with_a_clock(client):
     live_match(ann, bob, mode="correspondence", days=1)
     for summary in ann.get("/api/matches").json():
         assert summary["clocks"] is None, summary
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/seeks", {"length": True}, "length"),  # was a 1-point match
+    ("/api/seeks", {"length": 5.0}, "length"),
+    ("/api/seeks", {"mode": "correspondence", "days": True}, "days"),
+    ("/api/seeks", {"length": 5, "extra": 1}, "extra"),  # was ignored
+    ("/api/matches/computer", {"level": "easy", "mode": "live"}, "mode"),
+    ("/api/matches/computer", {"level": "easy", "length": True}, "length"),
+])
+def test_request_bodies_are_taken_exactly(client, path, body, field):
+    ann = Player.register(client, "ann")
+    r = ann.post(path, body)
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request"), r.text
+    assert field in r.json()["error"]["message"]
+    assert ann.get("/api/matches").json() == [] and ann.get("/api/lobby").json()["mine"] == []
+
+
+def test_a_resignation_of_true_points_is_refused(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    r = ann.post(f"/api/matches/{match_id}/actions",
+                 {"action_id": "r", "type": "resign", "points": True})
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+    assert ann.state(match_id)["resignation"] is None

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from boardgammon.server.bodies import one_of
 from boardgammon.server.errors import ApiError
 
 ActionId = Annotated[str, Field(min_length=1, max_length=100,
@@ -43,7 +44,7 @@ class ResignAction(_Action):
     """Offer to resign a single (1), gammon (2) or backgammon (3)."""
 
     type: Literal["resign"]
-    points: Literal[1, 2, 3]
+    points: one_of(1, 2, 3)
 
 
 class SimpleAction(_Action):

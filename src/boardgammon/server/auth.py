@@ -21,6 +21,7 @@ from sqlalchemy import bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from boardgammon.server.bodies import RequestBody
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import AuthToken, User
@@ -38,7 +39,7 @@ _DUMMY_HASH = _hasher.hash(secrets.token_hex(16))
 router = APIRouter(tags=["accounts"])
 
 
-class Credentials(BaseModel):
+class Credentials(RequestBody):
     username: str = Field(pattern=USERNAME_PATTERN, description="3–20 of A–Z a–z 0–9 _ -")
     password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 

@@ -17,6 +17,7 @@ from boardgammon.engine.board import Variant
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server.auth import USERNAME_PATTERN, current_user
+from boardgammon.server.bodies import RequestBody, one_of
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import MatchRow, Seek, User
@@ -27,17 +28,17 @@ router = APIRouter(tags=["lobby"])
 
 CORRESPONDENCE_DAYS = (1, 3, 7)
 DEFAULT_DAYS = 3
-Length = Literal[1, 3, 5, 7, 11]
+Length = one_of(1, 3, 5, 7, 11)
 VariantName = Literal["standard", "nackgammon", "hypergammon"]
 
 
-class SeekIn(BaseModel):
+class SeekIn(RequestBody):
     length: Length = DEFAULT_LENGTH
     variant: VariantName = "standard"
     mode: Literal["live", "correspondence"] = "live"
     clock: str | None = Field(None, description="live: a clock preset name (see /api/options);"
                                                 " null for no clock")
-    days: Literal[1, 3, 7] | None = Field(None, description="correspondence: days per move")
+    days: one_of(1, 3, 7) | None = Field(None, description="correspondence: days per move")
     invite: str | None = Field(None, pattern=USERNAME_PATTERN,
                                description="invite this player only")
 
@@ -54,7 +55,7 @@ class SeekOut(BaseModel):
     join_url: str
 
 
-class ComputerIn(BaseModel):
+class ComputerIn(RequestBody):
     level: str = Field(description="a level from /api/options bot_levels")
     length: Length = DEFAULT_LENGTH
     variant: VariantName = "standard"
