@@ -99,3 +99,19 @@ def test_a_resignation_of_true_points_is_refused(client):
                  {"action_id": "r", "type": "resign", "points": True})
     assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
     assert ann.state(match_id)["resignation"] is None
+
+
+def test_a_guest_who_upgrades_plays_on_under_the_new_name(client):
+    ann = Player.register(client, "ann")
+    r = client.post("/api/auth/guest")
+    guest = Player(client, r.json()["user"]["username"], r.json()["token"], r.json()["user"])
+    match_id = live_match(ann, guest)
+    assert ann.state(match_id)["players"][1]["username"] == guest.name  # cached from now on
+    step({0: ann, 1: guest}, match_id)
+    r = guest.post("/api/auth/upgrade", {"username": "gina", "password": "long enough"})
+    assert r.status_code == 200, r.text
+    for player in (ann, guest):
+        assert [p["username"] for p in player.state(match_id)["players"]] == ["ann", "gina"]
+    assert [m["opponent"] for m in ann.get("/api/matches").json()] == ["gina"]
+    state = step({0: ann, 1: guest}, match_id)  # a write goes on with the new name
+    assert state["players"][1]["username"] == "gina"

@@ -39,7 +39,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -83,7 +83,13 @@ not kept at all. Each is a few kilobytes; a match not cached is replayed from it
 # computing its cache key, cost more than executing it on SQLite), as Core statements on the
 # tables: no ORM compilation, identity map or session synchronisation.
 _MATCHES, _LOG, _ROLLS = MatchRow.__table__, MatchLogEntry.__table__, DiceRoll.__table__
-_VERSION = select(_MATCHES.c.version).where(_MATCHES.c.id == bindparam("match_id"))
+# The version, and the seats' names as they are now (a guest who upgrades takes a new name).
+_USERS = User.__table__
+_NAME0, _NAME1 = _USERS.alias("seat0"), _USERS.alias("seat1")
+_VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username)
+            .select_from(_MATCHES.outerjoin(_NAME0, _NAME0.c.id == _MATCHES.c.seat0_id)
+                         .outerjoin(_NAME1, _NAME1.c.id == _MATCHES.c.seat1_id))
+            .where(_MATCHES.c.id == bindparam("match_id")))
 _ROLLS_HEAD = (select(_ROLLS.c.seq, _ROLLS.c.state)
                .where(_ROLLS.c.match_id == bindparam("match_id"))
                .order_by(_ROLLS.c.seq.desc()).limit(1))
@@ -446,9 +452,11 @@ class MatchService:
     def _load(self, s: Session, match_id: str) -> _Live:
         live = self._cache.get(match_id)
         if live is not None:
-            version = s.execute(_VERSION, {"match_id": match_id}).scalar_one_or_none()
-            if version is None:
+            found = s.execute(_VERSION, {"match_id": match_id}).first()
+            if found is None:
                 raise ApiError(404, "not_found", f"no match {match_id!r}")
+            version, *names = found
+            _rename(live, names)
             if version == live.version:
                 return live
         row = s.get(MatchRow, match_id, populate_existing=True)
@@ -779,6 +787,19 @@ def _entropy(text: object) -> bytes:
         raise ApiError(422, "bad_entropy", f"entropy must be exactly 32 hex characters "
                        f"(16 bytes from the device), nothing else; got {shown}")
     return bytes.fromhex(text)
+
+
+def _rename(live: _Live, names: list[str | None]) -> None:
+    """Give the cached match its players' names as the users table has them now (a guest
+    who upgrades to a full account renames themself); the computer keeps its own."""
+    seats = live.info.seats
+    if all(name is None or who.bot or who.username == name
+           for who, name in zip(seats, names, strict=True)):
+        return
+    new = tuple(who if who.bot or name is None else replace(who, username=name)
+                for who, name in zip(seats, names, strict=True))
+    live.info = replace(live.info, seats=new)
+    live.match.players = (new[0].username, new[1].username)
 
 
 def _request_key(action: dict[str, Any]) -> str:
