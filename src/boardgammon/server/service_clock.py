@@ -5,7 +5,9 @@ running, summed over the service's life. Every process writes a heartbeat (wall 
 ``service_clock`` row every :data:`HEARTBEAT_S`; a process that starts and finds the last
 heartbeat older than :data:`DOWN_AFTER_S` knows the whole service was down since then and adds
 the gap to ``downtime``. So a player's reserve and a correspondence deadline are not charged for
-the time the server was down (to within one heartbeat), in every process alike.
+the time the server was down, in every process alike, except for an outage shorter than
+:data:`DOWN_AFTER_S`: a restart within 3 s is charged to the clock that ran (a quicker rule
+would take a process whose heartbeat is merely late, under load, for a dead service).
 
 The wall clock is injected (``wall``) so that tests can move time by hand.
 """
