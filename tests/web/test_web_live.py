@@ -232,3 +232,36 @@ def test_guest_keeps_the_account_then_signs_in_again(browser, live_server):
     page.click('[data-action="signin"]')
     page.wait_for_selector("section.lobby")
     page.context.close()
+
+
+def test_a_signed_out_visitor_watches_a_match(browser, live_server):
+    """The API lets anyone watch; so does the client: /match/{id} signed out shows the board
+    as a spectator (no sign-in form, no controls) and follows the match as it goes on."""
+    import httpx
+
+    tokens = []
+    for name in ("ann", "bob"):
+        r = httpx.post(f"{live_server}/api/auth/register",
+                       json={"username": name, "password": "correct horse battery"})
+        tokens.append({"Authorization": f"Bearer {r.json()['token']}"})
+    seek = httpx.post(f"{live_server}/api/seeks", json={"length": 1}, headers=tokens[0]).json()
+    match_id = httpx.post(f"{live_server}/api/seeks/{seek['id']}/accept",
+                          headers=tokens[1]).json()["match_id"]
+    context = browser.new_context(base_url=live_server)
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(f"{live_server}/match/{match_id}")
+    page.wait_for_selector("svg.board")
+    assert page.locator("form.auth").count() == 0
+    assert page.locator('[data-action="roll"]').count() == 0
+    assert checkers(page, 24) == 2 and checkers(page, 13) == 5
+    # Ann rolls the opening roll; the spectator's page shows it in the dice record.
+    state = httpx.get(f"{live_server}/api/matches/{match_id}", headers=tokens[0]).json()
+    pending = state["pending_roll"]
+    r = httpx.post(f"{live_server}/api/matches/{match_id}/actions", headers=tokens[0],
+                   json={"action_id": "a1", "type": "roll", "roll_id": pending["roll_id"],
+                         "commitment": pending["commitment"], "entropy": "ab" * 16})
+    assert r.status_code == 200, r.text
+    page.wait_for_selector(".dice-log li", state="attached")  # in the closed record panel
+    assert page.locator("form.auth").count() == 0
+    context.close()

@@ -377,14 +377,16 @@ async function route() {
   const join = path.match(/^\/join\/([^/]+)$/);
   const match = path.match(/^\/match\/([^/]+)$/);
   const analysis = path.match(/^\/match\/([^/]+)\/analysis$/);
-  if (!app.user) {
-    authPage(() => route());
-  } else if (join) {
-    joinPage(segment(join[1]));
-  } else if (analysis) {
+  if (analysis) {
+    // Anyone may watch a match and read its analysis, as the API allows; signed out, as a
+    // spectator.
     app.page = new AnalysisPage(app.main, segment(analysis[1]), app.user);
   } else if (match) {
     app.page = new MatchPage(app.main, segment(match[1]), app.user, navigate);
+  } else if (!app.user) {
+    authPage(() => route());
+  } else if (join) {
+    joinPage(segment(join[1]));
   } else {
     app.page = new LobbyPage();
   }
