@@ -56,6 +56,7 @@ from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Action, Match
 from boardgammon.server import dice_record
+from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import DiceRecordError, Roll
 from boardgammon.server.errors import ApiError
@@ -393,14 +394,18 @@ class MatchService:
 
     # Acting ---------------------------------------------------------------------------------
 
-    def act(self, match_id: str, user_id: int, action: dict[str, Any]) -> Outcome:
+    def act(self, match_id: str, user_id: int, action: dict[str, Any],
+            token: str | None = None) -> Outcome:
         """Apply a player's ``action`` (a validated API action dict with ``action_id`` and
         ``type``) and commit it; a resent ``action_id`` returns its first outcome again.
+        ``token``: a session to check again, in the action's own transaction (a WebSocket
+        outlives a sign-out).
 
         Raises:
-            ApiError: 403 not your match, 404 unknown match, and every refusal of the rules.
+            ApiError: 401 ``token`` signed out, 403 not your match, 404 unknown match, and
+                every refusal of the rules.
         """
-        return self._write(match_id, lambda s, live: self._act(s, live, user_id, action))
+        return self._write(match_id, lambda s, live: self._act(s, live, user_id, action, token))
 
     def settle(self, match_id: str) -> Outcome:
         """Claim a flag that is due, reconcile the dice record and the log (see the module
@@ -545,8 +550,12 @@ class MatchService:
             raise Conflict
         live.version = before + len(new)
 
-    def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any]) -> Outcome:
+    def _act(self, s: Session, live: _Live, user_id: int, action: dict[str, Any],
+             token: str | None = None) -> Outcome:
         match_id = live.info.match_id
+        if token is not None and token_user_id(s, token) != user_id:
+            raise ApiError(401, "not_authenticated", "this connection's session has ended "
+                           "(signed out): sign in again to act")
         # Before the log is consulted: someone else learns nothing of this match's action IDs.
         seat = live.info.seat_of(user_id)
         if seat is None:

@@ -24,8 +24,6 @@ from typing import Any
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
-from boardgammon.server.auth import token_user_id
-from boardgammon.server.errors import ApiError
 from boardgammon.server.events import bus_for
 from boardgammon.server.match_service import MatchService, Outcome
 from boardgammon.server.ratelimit import limiter_for
@@ -158,15 +156,10 @@ class Runtime:
 
     def _act(self, match_id: str, user_id: int, action: dict[str, Any],
              token: str | None) -> Outcome:
-        # In the worker thread: a limiter in Redis waits for a round trip, the token a read.
+        # In the worker thread: a limiter in Redis waits for a round trip.
         assert self.service is not None
-        if token is not None:
-            with self.service.db.read_sessions() as session:
-                if token_user_id(session, token) != user_id:
-                    raise ApiError(401, "not_authenticated", "this connection's session has "
-                                   "ended (signed out): sign in again to act")
         self.action_limit.hit(f"user:{user_id}")
-        return self.service.act(match_id, user_id, action)
+        return self.service.act(match_id, user_id, action, token)
 
     def kick_bot(self, match_id: str) -> None:
         """Let the computer play its turns in ``match_id`` (if it plays there) in a task."""
