@@ -105,6 +105,19 @@ def test_login_rate_limit(sqlite_url):
         assert int(answers[3].headers["Retry-After"]) >= 1
 
 
+def test_login_attempts_on_many_names_from_one_address_are_limited(sqlite_url):
+    """One password tried on every account from one address: the per-name buckets never
+    empty, the address's does."""
+    with TestClient(make_app(sqlite_url, address_login_rate=0.01,
+                             address_login_burst=5)) as client:
+        answers = [client.post("/api/auth/login",
+                               json={"username": f"user{n}", "password": "x" * 9})
+                   for n in range(6)]
+        assert [a.status_code for a in answers] == [401] * 5 + [429]
+        assert answers[5].json()["error"]["message"].startswith(
+            "too many sign-in attempts from this address; try again in")
+
+
 def test_options(client):
     options = client.get("/api/options").json()
     assert options["lengths"] == [1, 3, 5, 7, 11] and options["default_length"] == 5

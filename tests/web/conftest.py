@@ -108,7 +108,8 @@ def live_server(tmp_path) -> Iterator[str]:
 
     app = create_app(
         Settings(database_url=f"sqlite:///{tmp_path / 'web.sqlite3'}"),
-        GameConfig(bot_delay_s=0.1, login_rate=1000.0, login_burst=1000),
+        GameConfig(bot_delay_s=0.1, login_rate=1000.0, login_burst=1000,
+                   address_login_rate=1000.0, address_login_burst=1000),
     )
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -155,8 +155,11 @@ def register(body: Credentials, request: Request, response: Response,
 @router.post("/api/auth/login", response_model=SessionAnswer, responses=responses(401, 429))
 def login(body: Credentials, request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
-    """Sign in with a name and password (rate limited per address and name)."""
-    request.app.state.game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
+    """Sign in with a name and password (rate limited per address and name, and per address
+    whatever the names)."""
+    game = request.app.state.game
+    game.address_login_limit.hit(f"login:{_client(request)}")
+    game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
     user = session.execute(
         select(User).where(User.username_key == body.username.lower())
     ).scalar_one_or_none()

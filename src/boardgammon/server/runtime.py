@@ -42,7 +42,10 @@ class GameConfig:
         background: run the heartbeat/flag loop (tests turn it off and call ``tick``).
         tick_s: seconds between checks for flags and deadlines.
         bot_delay_s: pause before each computer action, so people can follow its moves.
-        login_rate, login_burst: sign-in attempts per second and burst, per address and name.
+        login_rate, login_burst: sign-in attempts per second and burst, per address and name
+            (also new accounts and guests per address).
+        address_login_rate, address_login_burst: sign-in attempts per second and burst per
+            address, whatever the names (trying one password on many accounts).
         action_rate, action_burst: match actions per second and burst, per user.
     """
 
@@ -53,6 +56,8 @@ class GameConfig:
     bot_delay_s: float = 0.0
     login_rate: float = 0.2
     login_burst: int = 10
+    address_login_rate: float = 1.0
+    address_login_burst: int = 30
     action_rate: float = 20.0
     action_burst: int = 40
 
@@ -80,6 +85,9 @@ class Runtime:
         self.clock = ServiceClock(config.wall)
         self.login_limit = limiter_for(config.redis_url, config.login_rate, config.login_burst,
                                        "sign-in attempts")
+        self.address_login_limit = limiter_for(config.redis_url, config.address_login_rate,
+                                               config.address_login_burst,
+                                               "sign-in attempts from this address")
         self.action_limit = limiter_for(config.redis_url, config.action_rate,
                                         config.action_burst, "actions")
         self.bus = bus_for(config.redis_url)
