@@ -91,3 +91,44 @@ def test_per_match_locks_do_not_outlive_their_use(client):
     assert len(runtime.service._locks) == 0
     assert len(runtime._locks) == 0 and len(runtime.hub._locks) == 0
     assert all(ann.state(m)["phase"] in ("roll", "play", "opening") for m in matches)
+
+
+def test_the_computer_thinks_outside_the_write(client, monkeypatch):
+    """Deciding holds no database write: on SQLite the write lock is every match's, and a hard
+    decision takes up to a second."""
+    import os
+
+    svc = service(client)
+    ann = Player.register(client, "ann")
+    match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
+    held = []
+    decide = svc._decide
+
+    def watched(live, seat):
+        free = svc._writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
+        if free:
+            svc._writer.release()
+        held.append(not free)
+        return decide(live, seat)
+
+    monkeypatch.setattr(svc, "_decide", watched)
+    for n in range(40):  # drive the match in this thread only: ann's steps, then the computer's
+        state = svc.view(match_id, (0,)).states[0]
+        if state["phase"] == "match_over" or len(held) >= 3:
+            break
+        if state["turn"] == 1:
+            assert svc.bot_step(match_id) is not None
+        elif state["phase"] in ("opening", "roll"):
+            pending = state["pending_roll"]
+            svc.act(match_id, ann.user["id"], {"action_id": f"r{n}", "type": "roll",
+                                               "roll_id": pending["roll_id"],
+                                               "commitment": pending["commitment"],
+                                               "entropy": os.urandom(16).hex()})
+        elif state["phase"] == "play":
+            svc.act(match_id, ann.user["id"], {"action_id": f"p{n}", "type": "play",
+                                               "play": state["legal_plays"][0]["notation"]})
+        else:
+            svc.act(match_id, ann.user["id"], {"action_id": f"a{n}", "type": "accept_resign"}
+                    if state["phase"] == "resign_offered" else
+                    {"action_id": f"t{n}", "type": "take"})
+    assert held and not any(held)

@@ -414,8 +414,25 @@ class MatchService:
 
     def bot_step(self, match_id: str) -> Outcome | None:
         """Let the computer take the one action the match waits for from it, if any; the
-        decision runs here, in the caller's (worker) thread. ``None``: nothing to do."""
-        return self._write(match_id, self._bot_step)
+        decision runs here, in the caller's (worker) thread. ``None``: nothing to do.
+
+        The computer thinks before the write, holding only this match's lock: deciding inside
+        the write held the database's write lock (on SQLite, every match's) for as long as a
+        hard decision takes, and every other match's actions waited behind it."""
+        planned = self._plan_bot(match_id)
+        return self._write(match_id, lambda s, live: self._bot_step(s, live, planned))
+
+    def _plan_bot(self, match_id: str) -> tuple[int, dict[str, Any]] | None:
+        """(version, action): the computer's decision on the cached match, if it is the
+        computer's turn there; ``None`` if not cached or not its turn (the write decides)."""
+        with self.lock(match_id):
+            live = self._cache.get(match_id)
+            if live is None:
+                return None
+            seat = live.info.bot_seat
+            if seat is None or live.match.is_over or live.match.waiting_for != seat:
+                return None
+            return live.version, self._decide(live, seat)
 
     # Machinery ------------------------------------------------------------------------------
 
@@ -741,13 +758,17 @@ class MatchService:
             "audit_url": f"/audit/{live.info.match_id}",
             "analysis_url": f"/match/{live.info.match_id}/analysis"}}
 
-    def _bot_step(self, s: Session, live: _Live) -> Outcome | None:
+    def _bot_step(self, s: Session, live: _Live,
+                  planned: tuple[int, dict[str, Any]] | None = None) -> Outcome | None:
         seat = live.info.bot_seat
+        version = live.version
         outcome = self._settle_step(s, live)
         m = live.match
         if seat is None or m.is_over or m.waiting_for != seat:
             return outcome if outcome.events else None
-        action = self._decide(live, seat)
+        # The plan holds if nothing changed since it was made (else: decide now, rarely).
+        unchanged = planned is not None and planned[0] == version == live.version
+        action = planned[1] if unchanged else self._decide(live, seat)
         outcome.events += self._perform(s, live, seat, action, None, None)
         return outcome
 
