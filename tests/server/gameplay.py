@@ -147,6 +147,21 @@ def play_out(players: dict[int, Player], match_id: str, limit: int = 2000) -> di
     raise AssertionError("the match did not end")
 
 
+REDIS = "redis://127.0.0.1:6379/0"
+"""The Redis server on these machines (tests skip, saying why, where it is absent)."""
+
+
+def redis_or_skip() -> None:
+    """Skip the calling test unless Redis answers at :data:`REDIS`."""
+    import pytest
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
+
+
 # A real server in a subprocess -------------------------------------------------------
 
 

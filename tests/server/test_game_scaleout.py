@@ -7,21 +7,9 @@ import json
 import os
 
 import pytest
-from gameplay import Http, SocketRolls, free_port, serve
+from gameplay import REDIS, Http, SocketRolls, free_port, redis_or_skip, serve
 
 pytestmark = pytest.mark.slow
-
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-def _redis_or_skip() -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
-
 
 def receive_until(ws, kind: str, limit: int = 60) -> list[dict]:
     """Messages up to and including the first of type ``kind``."""
@@ -34,7 +22,7 @@ def receive_until(ws, kind: str, limit: int = 60) -> list[dict]:
 
 
 def test_two_processes_share_a_match(postgres_url, tmp_path):
-    _redis_or_skip()
+    redis_or_skip()
     from websockets.sync.client import connect
 
     env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url,

@@ -1,6 +1,7 @@
 """A rate-limit refusal names the wait in whole seconds, rounded up, as its Retry-After does."""
 
 import pytest
+from gameplay import REDIS, redis_or_skip
 
 from boardgammon.server.ratelimit import RateLimiter
 from boardgammon.server.refusals import RateLimited
@@ -24,18 +25,6 @@ def test_an_empty_bucket_refuses_with_a_wait_of_at_least_a_second():
     limit.hit("ann")
 
 
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-def _redis_or_skip() -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
-
-
 def test_processes_with_redis_share_one_bucket():
     """Two limiters on the same Redis (as two server processes) take from one bucket: a burst
     of 3 is 3 in all, not 3 each; in memory each process would have had its own."""
@@ -43,7 +32,7 @@ def test_processes_with_redis_share_one_bucket():
 
     from boardgammon.server.ratelimit import SharedRateLimiter
 
-    _redis_or_skip()
+    redis_or_skip()
     prefix = f"boardgammon-test:{secrets.token_hex(6)}:"
     first, second = (SharedRateLimiter(0.5, 3, "sign-in attempts", REDIS, prefix)
                      for _ in range(2))
