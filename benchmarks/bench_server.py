@@ -161,11 +161,6 @@ def _collector_paused():
 
 
 async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
-    with _collector_paused():
-        await _measure_runs(port, created, paced)
-
-
-async def _measure_runs(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
     think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
@@ -211,7 +206,8 @@ async def _run(port: int) -> None:
         async with httpx.AsyncClient(base_url=base, timeout=60) as http:
             gate = asyncio.Semaphore(8)  # fresh matches for each run
             created = await asyncio.gather(*(_create_match(http, gate) for _ in range(MATCHES)))
-        await _measure(port, created, paced=run == "live")
+        with _collector_paused():
+            await _measure(port, created, paced=run == "live")
 
 
 def main() -> None:

@@ -290,12 +290,15 @@ _REVEAL = (update(_TABLE)
                    entropy_source=bindparam("entropy_source"), die1=bindparam("die1"),
                    die2=bindparam("die2"), entry_hash=bindparam("entry_hash"),
                    revealed_at=bindparam("revealed_at")))
+# The column that records when a roll entered each later state. Spelled out: "void" -> "void_at"
+# set a plain attribute the ORM never saved, so void rolls had no time.
+_STATE_TIME = {"played": "played_at", "void": "voided_at"}
 _ADVANCE = {
     target: (update(_TABLE)
              .where(_TABLE.c.roll_id == bindparam("b_roll_id"),
                     _TABLE.c.state == bindparam("b_source"))
              .values({"state": target, column: bindparam("at")}))
-    for target, column in (("played", "played_at"), ("void", "voided_at"))
+    for target, column in _STATE_TIME.items()
 }
 
 
@@ -482,11 +485,6 @@ def auto_reveal_roll(session: Session, roll_id: str, *, now: datetime | None = N
     """
     entropy = secrets.token_bytes(ENTROPY_BYTES)
     return _reveal_logged(session, roll_id, None, entropy, "server", now or _now(), commit)
-
-
-# The column that records when a roll entered each later state. Spelled out: "void" -> "void_at"
-# set a plain attribute the ORM never saved, so void rolls had no time.
-_STATE_TIME = {"played": "played_at", "void": "voided_at"}
 
 
 def _advance(session: Session, roll_id: str, source: str, target: str, now: datetime,

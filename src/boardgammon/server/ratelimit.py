@@ -126,10 +126,8 @@ def limiter_for(redis_url: str | None, rate: float, burst: int, what: str
     this process.
 
     Raises:
-        ValueError: ``rate`` ≤ 0 or ``burst`` < 1.
+        ValueError: ``rate`` ≤ 0 or ``burst`` < 1 (as :class:`RateLimiter`).
     """
-    if rate <= 0 or burst < 1:
-        raise ValueError(f"a rate limit needs rate > 0 and burst >= 1, got {rate}, {burst}")
     if redis_url:
         return SharedRateLimiter(rate, burst, what, redis_url)
     return RateLimiter(rate, burst, what)
