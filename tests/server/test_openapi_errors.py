@@ -61,3 +61,10 @@ def test_websocket_routes_are_described_in_the_spec(spec):
     for needle in ("/ws/matches/{match_id}", "/ws/echo", "4404", "1013", "invalid_request",
                    '"type": "ping"', "match_end", "ack"):
         assert needle in text, needle
+
+
+def test_every_route_that_takes_a_body_documents_the_body_limit(spec):
+    posts = [(path, ops["post"]) for path, ops in spec["paths"].items() if "post" in ops]
+    assert len(posts) >= 8
+    for path, op in posts:
+        assert "payload_too_large" in op["responses"]["413"]["description"], path

@@ -37,6 +37,7 @@ _WHEN = {
          "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
          "(the other player used that action_id), action_id_reused (you used it for another "
          "action), already_rolled, own_seek, not_a_guest.",
+    413: "The request body is over 64 KiB (payload_too_large).",
     422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
          "entropy is not exactly 32 hex characters).",
     429: "Too many requests (rate_limited); see Retry-After.",
@@ -45,8 +46,9 @@ _WHEN = {
 
 
 def responses(*statuses: int) -> dict[int | str, dict]:
-    """The OpenAPI ``responses`` of a route that can refuse with ``statuses``."""
-    return {s: {"model": ErrorBody, "description": _WHEN[s]} for s in (*statuses, 422)}
+    """The OpenAPI ``responses`` of a route that can refuse with ``statuses`` (and, as every
+    route can, 413 and 422)."""
+    return {s: {"model": ErrorBody, "description": _WHEN[s]} for s in (*statuses, 413, 422)}
 
 
 class RateLimited(ApiError):
