@@ -1,0 +1,61 @@
+"""numba's compiled code is keyed by the whole package source (stale caches gave wrong values)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import boardgammon
+from boardgammon import _numba_cache
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg"
+    (root / "bots").mkdir(parents=True)
+    (root / "bots" / "encoding.py").write_text("N_INPUTS = 202\n")
+    (root / "bots" / "training.py").write_text("from .encoding import N_INPUTS\n")
+    return root
+
+
+def test_an_edit_of_any_module_changes_the_key(tmp_path):
+    root = _tree(tmp_path)
+    before = _numba_cache.source_key(root)
+    assert before == _numba_cache.source_key(root) and len(before) == 16
+    # The trap: only the callee's file changes, the caller's stays as it was.
+    (root / "bots" / "encoding.py").write_text("N_INPUTS = 209\n")
+    assert _numba_cache.source_key(root) != before
+
+
+def test_configure_uses_a_directory_per_source_and_keeps_the_latest(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    made = []
+    for n in range(_numba_cache.KEEP + 2):
+        (root / "bots" / "encoding.py").write_text(f"N_INPUTS = {n}\n")
+        target = _numba_cache.configure(root)
+        assert target == tmp_path / "cache" / "boardgammon" / "numba" / _numba_cache.source_key(
+            root)
+        assert target.is_dir() and os.environ["NUMBA_CACHE_DIR"] == str(target)
+        os.utime(target, (n + 1e9, n + 1e9))  # distinct ages, oldest first
+        made.append(target)
+    kept = sorted((tmp_path / "cache" / "boardgammon" / "numba").iterdir())
+    assert kept == sorted(made[-_numba_cache.KEEP:])
+
+
+def test_a_users_cache_dir_is_respected(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert _numba_cache.configure(_tree(tmp_path)) is None
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+def test_importing_the_package_points_numba_at_the_keyed_directory(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    code = "import boardgammon.bots.network, numba; print(numba.config.CACHE_DIR)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    key = _numba_cache.source_key(Path(boardgammon.__file__).parent)
+    assert out == str(tmp_path / "boardgammon" / "numba" / key)
