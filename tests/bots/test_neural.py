@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.bots.encoding import N_INPUTS, encode, shots
+from boardgammon.bots.encoding import N_INPUTS, encode, escapes, shots
 from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
 from boardgammon.bots.training import _result, _update, train_games
 from boardgammon.engine import Board
@@ -39,6 +39,12 @@ def test_encoding_of_the_starting_position():
     assert x[198] == 0.0  # contact
     assert x[199] == 0.0  # no blots, no shots
     assert x[200] == pytest.approx(1 / 6) and x[201] == pytest.approx(1 / 6)
+    # Back checkers on the 24-point face the opponent's 6, 8 and mid points 5, 7 and 12 pips
+    # ahead: 36 rolls less those summing to 5, 7 or 12 (4 + 6 + 1 with 6-6), less 5-5, 4-4
+    # (its third step lands 12 pips ahead) and 3-3 (its fourth does) = 22.
+    assert x[202] == x[203] == pytest.approx(22 / 36)
+    assert x[206] == x[207] == pytest.approx(24 / 25)
+    assert x[208] == 0.0
 
 
 def test_encoding_swaps_sides_with_the_perspective():
@@ -48,6 +54,10 @@ def test_encoding_swaps_sides_with_the_perspective():
         assert x[196] == y[197] and x[197] == y[196]
         assert x[198] == y[198] == (0.0 if board.is_contact() else 1.0)
         assert x[200] == y[201] and x[201] == y[200]
+        assert x[202] == y[203] and x[203] == y[202]
+        assert x[204] == y[205] and x[205] == y[204]
+        assert x[206] == y[207] and x[207] == y[206]
+        assert x[208] == y[199] and y[208] == x[199]
 
 
 def test_borne_off_and_bar_units():
@@ -176,3 +186,45 @@ def test_a_deep_evaluation_lets_other_threads_run():
         wakeups += 1
     worker.join()
     assert wakeups >= 20
+
+
+def _escapes_by_walking(board: Board, side: int, point: int) -> int:
+    """Escapes counted by walking each roll's steps over the opponent's points (module
+    docstring's definition), independently of the lookup table."""
+    a = board.array if side == 0 else board.swapped().array
+
+    def is_open(dist: int) -> bool:
+        dest = point - dist
+        return dist > 12 or dest < 0 or a[1, 23 - dest] < 2
+
+    n = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            if d1 == d2:
+                n += all(is_open(k * d1) for k in range(1, 5))
+            else:
+                n += is_open(d1 + d2) and (is_open(d1) or is_open(d2))
+    return n
+
+
+def test_escapes_agree_with_walking_the_rolls():
+    for board in random_positions(150, seed=5):
+        for side in (0, 1):
+            for point in range(25):
+                assert escapes(board.array, side, point) == _escapes_by_walking(board, side,
+                                                                               point)
+
+
+def test_blocking_features_of_a_full_prime():
+    # Our prime from the 4- to the 9-point holds the opponent's checker on its 22-point (our
+    # 3-point) right behind it: no escape, and our containment is complete.
+    board = Board.from_points({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 9: 2, 24: 3},
+                              {22: 1, 6: 4, 8: 4, 13: 4, 2: 2})
+    x = encode(board.array)
+    assert x[203] == 0.0  # the opponent's rearmost checker (its 22-point) cannot get out
+    assert x[204] == 1.0  # we contain the opponent completely
+    assert x[207] == pytest.approx(22 / 25)
+    assert x[202] == pytest.approx(_escapes_by_walking(board, 0, 23) / 36)
+    race = Board.from_points({1: 5, 2: 5, 3: 5}, {1: 5, 2: 5, 3: 5})
+    y = encode(race.array)
+    assert y[198] == 1.0 and y[202] == y[203] == 1.0 and y[204] == y[205] == 0.0

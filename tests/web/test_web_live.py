@@ -251,7 +251,8 @@ def test_a_signed_out_visitor_watches_a_match(browser, live_server):
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
     page.goto(f"{live_server}/match/{match_id}")
-    page.wait_for_selector("svg.board")
+    # the board's frame is drawn before the first state arrives: wait for its points
+    page.wait_for_selector('svg.board .hit[data-point="24"]', state="attached")
     assert page.locator("form.auth").count() == 0
     assert page.locator('[data-action="roll"]').count() == 0
     assert checkers(page, 24) == 2 and checkers(page, 13) == 5

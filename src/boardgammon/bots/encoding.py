@@ -1,4 +1,4 @@
-"""The neural evaluator's input encoding: a raw board in Tesauro's style plus six hand features.
+"""The neural evaluator's input encoding: a raw board in Tesauro's style and 13 hand features.
 
 A position is an ``int8[2, 25]`` array from the view of the player on roll (row 0; row 1 the
 opponent, each side in its own numbering, index 24 the bar; layout of
@@ -26,6 +26,26 @@ slowly from the raw board:
   one-layer net cannot compute from the raw board;
 * 200, 201: each side's longest prime (consecutive points with two or more checkers) / 6 —
   blocking structure, which holds back checkers behind it.
+
+Blocking and escaping (indices 202–208), after the features gnubg's contact net adds to its raw
+inputs (gnubg's ``eval.c``: back escapes, containment, rearmost checker; our own definitions,
+below). An *escape* of a checker is a roll it can play in full by itself (both dice, or the four
+steps of a double) without landing on a point the opponent holds (two or more checkers) within
+the 12 pips in front of it; points beyond 12 pips count as open. A checker behind a full prime has
+none; one with no opposing point in front has all 36. A one-layer net sees a prime only as a sum
+of separate points; how many rolls get through it is an "and/or" over paths, which it cannot
+form, and it decides the prime-versus-prime and holding games TD nets misplay:
+
+* 202, 203: each side's back escapes: escapes of its rearmost checker (the bar counts) / 36;
+  1.0 when it has no checker in contact;
+* 204, 205: each side's containment of the other: 1 − the fewest escapes / 36 of an opposing
+  checker standing on any of the other side's points 15–24 and the bar, whether occupied or not
+  (how well this side's blocks hold checkers still to come round); 0 in a race;
+* 206, 207: each side's rearmost checker: its point / 25 (the bar 25/25, 0 when all are off) —
+  how far the last checker still has to travel, a maximum the raw units do not give;
+* 208: the opponent's shots: the fraction of the 36 rolls with which the opponent, were it on
+  roll, would hit a blot of the player on roll (definition of 199 from the other side) — after
+  this roll it will be, and hit risk decides many plays.
 """
 
 from __future__ import annotations
@@ -34,8 +54,37 @@ import numpy as np
 from numba import njit
 
 N_RAW = 196
-N_INPUTS = 202
+N_INPUTS = 209
 _SIDE = 98
+_WINDOW = 12  # pips in front of a checker inspected for the opponent's points
+
+
+def _escape_table() -> np.ndarray:
+    """``int8[4096]``: escapes (of 36 rolls) for each mask of the 12 points in front of a checker,
+    bit ``i`` set when the point ``i + 1`` pips ahead is held by the opponent."""
+    table = np.zeros(1 << _WINDOW, dtype=np.int8)
+    for mask in range(1 << _WINDOW):
+
+        def is_open(dist: int, mask: int = mask) -> bool:
+            return dist > _WINDOW or not mask >> (dist - 1) & 1
+
+        n = 0
+        for d1 in range(1, 7):
+            for d2 in range(1, 7):
+                if d1 == d2:
+                    ok = all(is_open(k * d1) for k in range(1, 5))
+                else:
+                    ok = is_open(d1 + d2) and (is_open(d1) or is_open(d2))
+                n += ok
+        table[mask] = n
+    return table
+
+
+ESCAPES = _escape_table()
+# The same counts indexed the other way round (bit ``j`` = the point ``12 − j`` pips ahead), the
+# order in which :func:`_held` yields the window: one shift and one mask per checker.
+ESCAPES_BY_SHIFT = np.array([ESCAPES[int(f"{m:012b}"[::-1], 2)] for m in range(1 << _WINDOW)],
+                            dtype=np.int8)
 
 
 @njit(cache=True, inline="always")
@@ -121,6 +170,69 @@ def _prime(b, side):
     return best
 
 
+@njit(cache=True, inline="always")
+def _held(b, side):
+    """Bit ``12 + i`` set when the other side holds ``side``'s own index ``i`` (0–23)."""
+    other = 1 - side
+    bits = 0
+    for i in range(24):
+        if b[other, 23 - i] >= 2:
+            bits |= 1 << (i + _WINDOW)
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _escapes_from(held, point):
+    # bits point … point + 11 of `held` are the indices point − 12 … point − 1 (below 0: off)
+    return ESCAPES_BY_SHIFT[(held >> point) & ((1 << _WINDOW) - 1)]
+
+
+@njit(cache=True)
+def escapes(b, side, point):
+    """Escapes (0–36 rolls, see the module docstring) of a checker of ``side`` on its own index
+    ``point`` (0–23, 24 the bar); whether a checker stands there does not matter."""
+    return _escapes_from(_held(b, side), point)
+
+
+@njit(cache=True)
+def _rearmost(b, side):
+    """The side's highest occupied index (24 the bar), −1 when all its checkers are off."""
+    for i in range(24, -1, -1):
+        if b[side, i] > 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _foremost(b, side):
+    """The side's lowest occupied index on the board (0–23), 24 when none is on the points."""
+    for i in range(24):
+        if b[side, i] > 0:
+            return i
+    return 24
+
+
+@njit(cache=True)
+def _blocking(b, x, contact):
+    """Write the features 202–207 (see the module docstring) into ``x``."""
+    for side in range(2):
+        other = 1 - side
+        back = _rearmost(b, side)
+        x[N_RAW + 10 + side] = (back + 1) / 25.0
+        # in contact when the rearmost checker still has opposing checkers in front of it
+        if contact and back >= 0 and back + _foremost(b, other) >= 24:
+            x[N_RAW + 6 + side] = _escapes_from(_held(b, side), back) / 36.0
+        else:
+            x[N_RAW + 6 + side] = 1.0
+        least = 36
+        held = _held(b, other) if contact else 0
+        for p in range(14, 25 if contact else 14):
+            e = _escapes_from(held, p)
+            if e < least:
+                least = e
+        x[N_RAW + 8 + side] = 1.0 - least / 36.0
+
+
 @njit(cache=True)
 def encode_into(b, checkers, x):
     """Write the encoding of position ``b`` (player on roll's view) into ``x`` (float32[202])."""
@@ -143,10 +255,13 @@ def encode_into(b, checkers, x):
         x[base + 96] = bar / 2.0
         x[base + 97] = (checkers - on_board) / checkers
         x[N_RAW + side] = pips / 100.0
-    x[N_RAW + 2] = 0.0 if _contact(b) else 1.0
+    contact = _contact(b)
+    x[N_RAW + 2] = 0.0 if contact else 1.0
     x[N_RAW + 3] = shots(b)
     x[N_RAW + 4] = _prime(b, 0) / 6.0
     x[N_RAW + 5] = _prime(b, 1) / 6.0
+    _blocking(b, x, contact)
+    x[N_RAW + 12] = shots(b[::-1]) if contact else 0.0
 
 
 def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -34,8 +34,10 @@ from .encoding import N_INPUTS
 from .network import N_OUTPUTS, Network, cubeless_equity, flip_into
 from .training import _result, choose, value0
 
-HARD_CANDIDATES = 5
-HARD_WINDOW = 0.16  # cubeless equity below the 0-ply best beyond which a play is not searched
+# Measured on training/judged.npz (2,000 decisions valued by gnubg 2-ply): 8 within 0.24 lose
+# 0.35 ± 0.31 mp per decision less than 5 within 0.16, for about 1.6 times the time.
+HARD_CANDIDATES = 8
+HARD_WINDOW = 0.24  # cubeless equity below the 0-ply best beyond which a play is not searched
 _CAP = 4096
 
 
@@ -234,7 +236,7 @@ class MediumBot(NeuralBot):
 
 @register("hard")
 class HardBot(NeuralBot):
-    """2-ply search over the best plays at 0-ply (at most five, within 0.16); cube from 1-ply
+    """2-ply search over the best plays at 0-ply (at most eight, within 0.24); cube from 1-ply
     outputs."""
 
     rank_plies = 2
