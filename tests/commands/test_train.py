@@ -36,3 +36,14 @@ def test_a_run_refuses_another_seed(tmp_path):
     result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path),
                                  "--seed", "4", "--no-progress"])
     assert result.exit_code != 0 and "seed 3" in result.output
+
+
+def test_the_exported_copy_resumes_like_the_run(tmp_path):
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path / "a"),
+                                 "--checkpoint-every", "5", "--hidden", "8", "--seed", "3",
+                                 "--export", str(tmp_path / "latest.npz"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "b").mkdir()
+    (tmp_path / "latest.npz").rename(tmp_path / "b" / "state.npz")
+    assert _train(tmp_path / "b", 20)[0] == 20
+    assert np.array_equal(_train(tmp_path / "b", 20)[1], _train(tmp_path / "c", 20, every=20)[1])

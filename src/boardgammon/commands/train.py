@@ -92,7 +92,7 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
             _save_state(state, net, done, seed, settings)
             if export is not None:
                 export.parent.mkdir(parents=True, exist_ok=True)
-                net.save(export, games=done, seed=seed)
+                _save_state(export, net, done, seed, settings)  # a state another run resumes
             entry = {"games": done, "games_per_s": round(window_games / elapsed, 1),
                      "loss": round(window_sq / max(window_plies, 1), 5),
                      "plies_per_game": round(window_plies / window_games, 1),
