@@ -19,34 +19,21 @@ import os
 import time
 
 import numpy as np
+from make_benchmark import sample_positions  # training/ is on the path when run as a script
 from numba import njit
 
 from boardgammon.bots.encoding import N_INPUTS, encode_into
-from boardgammon.bots.network import N_OUTPUTS, Network, cubeless_equity
+from boardgammon.bots.network import N_OUTPUTS, Network
 from boardgammon.bots.neural import Evaluator
 from boardgammon.bots.training import _update
-from boardgammon.engine import Board
 
 CHUNK = 250
 
 
 def sample(net: Network, count: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    found: list[np.ndarray] = []
-    while len(found) < count:
-        board = Board.initial()
-        while not board.is_game_over():
-            if rng.random() < 0.5:
-                found.append(board.array.copy())
-            d1, d2 = (int(d) for d in rng.integers(1, 7, 2))
-            plays = board.legal_plays(d1, d2)
-            if rng.random() < 0.1:
-                play = plays[rng.integers(len(plays))]
-            else:
-                afters = np.stack([p.after.swapped().array for p in plays])
-                play = plays[int(np.argmin(cubeless_equity(net.evaluate(afters))))]
-            board = play.after.swapped()
-    return np.stack(found[:count])
+    """Half the positions of self-play with one play in ten at random."""
+    return sample_positions(net, count, seed, random_share=0.1,
+                            keep=lambda rng, ply: rng.random() < 0.5)
 
 
 def label(weights: str, out: str, positions: int, seed: int) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,18 +30,26 @@ emit([list(gnubg.evaluate(b, ci, ec))[:5] for b in boards])
 """
 
 
-def sample_positions(net: Network, count: int, seed: int) -> np.ndarray:
+def every_third(rng: np.random.Generator, ply: int) -> bool:
+    return ply % 3 == 2
+
+
+def sample_positions(net: Network, count: int, seed: int, random_share: float = 0.2,
+                     keep: Callable[[np.random.Generator, int], bool] = every_third
+                     ) -> np.ndarray:
+    """``count`` positions before the roll, ``int8[count, 2, 25]``, from ``net``'s self-play
+    with a share of plays chosen at random; ``keep(rng, ply)`` picks which ones."""
     rng = np.random.default_rng(seed)
     found: list[np.ndarray] = []
     while len(found) < count:
         board = Board.initial()
         ply = 0
         while not board.is_game_over():
-            if ply % 3 == 2:
+            if keep(rng, ply):
                 found.append(board.array.copy())
             d1, d2 = (int(d) for d in rng.integers(1, 7, 2))
             plays = board.legal_plays(d1, d2)
-            if rng.random() < 0.2:
+            if rng.random() < random_share:
                 play = plays[rng.integers(len(plays))]
             else:
                 afters = np.stack([p.after.swapped().array for p in plays])
