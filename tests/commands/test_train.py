@@ -47,3 +47,23 @@ def test_the_exported_copy_resumes_like_the_run(tmp_path):
     (tmp_path / "latest.npz").rename(tmp_path / "b" / "state.npz")
     assert _train(tmp_path / "b", 20)[0] == 20
     assert np.array_equal(_train(tmp_path / "b", 20)[1], _train(tmp_path / "c", 20, every=20)[1])
+
+
+def _text(output: str) -> str:
+    """The output's words, unwrapped from the error panel."""
+    return " ".join(output.replace("│", " ").split())
+
+
+def test_a_run_refuses_a_damaged_state_and_other_hidden_units(tmp_path):
+    (tmp_path / "state.npz").write_text("junk")
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path),
+                                 "--no-progress"])
+    assert result.exit_code == 2 and "is not a training state" in _text(result.output)
+    (tmp_path / "state.npz").unlink()
+    _train(tmp_path, 5)
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path), "--seed", "3",
+                                 "--hidden", "16", "--no-progress"])
+    assert result.exit_code == 2 and "8 hidden units, not 16" in _text(result.output)
+    result = runner.invoke(app, ["train", "--games", "5", "--out", str(tmp_path), "--seed", "3",
+                                 "--no-progress"])
+    assert result.exit_code == 0 and "already at 5 games" in _text(result.output)

@@ -63,12 +63,22 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
     state = out / "state.npz"
     settings = dict(DEFAULTS, hidden=hidden)
     if state.exists():
-        with np.load(state) as z:
-            done = int(z["games"])
-            if int(z["seed"]) != seed:
-                raise typer.BadParameter(f"{state} is a run with seed {int(z['seed'])}, not {seed}")
-            settings = {k: float(z[k]) for k in DEFAULTS}
-        net = Network.load(state)
+        try:
+            with np.load(state) as z:
+                done = int(z["games"])
+                run_seed = int(z["seed"])
+                settings = {k: float(z[k]) for k in DEFAULTS}
+            net = Network.load(state)
+        except (OSError, ValueError, KeyError) as e:
+            raise typer.BadParameter(f"{state} is not a training state: {e}") from None
+        if run_seed != seed:
+            raise typer.BadParameter(f"{state} is a run with seed {run_seed}, not {seed}")
+        if hidden != DEFAULTS["hidden"] and hidden != net.hidden:
+            raise typer.BadParameter(f"{state} is a run with {net.hidden} hidden units, "
+                                     f"not {hidden}")
+        if done >= games:
+            typer.echo(f"{state} is already at {done} games (asked for {games}): nothing to do")
+            return
     else:
         done = 0
         net = Network.random(hidden, seed)
@@ -108,3 +118,4 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
             window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
     bar.close()
     log.close()
+    typer.echo(f"{out}: {done} games")
