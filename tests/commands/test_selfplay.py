@@ -66,9 +66,17 @@ def test_cli_json_is_reproducible_with_a_seed():
 def test_cli_text_summary():
     result = runner.invoke(app, ["selfplay", "--games", "2", "--seed", "1"])
     assert result.exit_code == 0, result.output
-    assert "2 games (0 matches finished), money play" in result.output
+    assert "2 games, money play" in result.output  # no match count in money play
     assert "white (easy)" in result.output and "black (easy)" in result.output
     assert "points per game (white):" in result.output and "games per second" in result.output
+
+
+def test_cli_text_summary_of_matches_counts_in_singular_and_plural():
+    one = runner.invoke(app, ["selfplay", "--games", "1", "--length", "1", "--seed", "1"])
+    assert one.exit_code == 0, one.output
+    assert "1 game (1 match finished), 1-point matches" in one.output
+    two = runner.invoke(app, ["selfplay", "--games", "2", "--length", "1", "--seed", "1"])
+    assert "2 games (2 matches finished), 1-point matches" in two.output
 
 
 def test_cli_refuses_unknown_levels_and_variants():

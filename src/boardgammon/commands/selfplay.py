@@ -135,8 +135,12 @@ class Summary:
                 "games_per_second": self.games_per_second}
 
     def text(self) -> str:
-        lines = [f"{self.games} games ({self.matches} matches finished), "
-                 f"{'money play' if self.length == 0 else f'{self.length}-point matches'}"]
+        games = f"{self.games} game{'' if self.games == 1 else 's'}"
+        if self.length == 0:
+            lines = [f"{games}, money play"]
+        else:
+            matches = f"{self.matches} match{'' if self.matches == 1 else 'es'}"
+            lines = [f"{games} ({matches} finished), {self.length}-point matches"]
         for seat, name in ((0, f"white ({self.white})"), (1, f"black ({self.black})")):
             lines.append(f"  {name:<16} wins {self.wins[seat]:>6}  gammons "
                          f"{self.gammons[seat]:>5}  backgammons {self.backgammons[seat]:>4}  "
