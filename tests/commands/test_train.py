@@ -67,3 +67,49 @@ def test_a_run_refuses_a_damaged_state_and_other_hidden_units(tmp_path):
     result = runner.invoke(app, ["train", "--games", "5", "--out", str(tmp_path), "--seed", "3",
                                  "--no-progress"])
     assert result.exit_code == 0 and "already at 5 games" in _text(result.output)
+
+
+def test_the_late_floor_starts_at_its_game_and_resumes_exactly(tmp_path):
+    """α's floor switches to --alpha-late at game --anneal-at (a floor of 0.5 lies above the
+    decaying α ≈ 0.1 of a short run, so the switch changes every later update)."""
+    def run(out, games, *extra):
+        result = runner.invoke(app, ["train", "--games", str(games), "--out", str(out),
+                                     "--checkpoint-every", "5", "--hidden", "8", "--seed", "3",
+                                     "--no-progress", *extra])
+        assert result.exit_code == 0, result.output
+        with np.load(out / "state.npz") as z:
+            return z["w1"].copy(), float(z["anneal_at"]), float(z["alpha_late"])
+
+    annealed, at, late = run(tmp_path / "a", 10, "--anneal-at", "5", "--alpha-late", "0.5")
+    assert (at, late) == (5, 0.5)
+    log = [json.loads(line) for line in (tmp_path / "a" / "train.log").read_text().splitlines()]
+    assert [e["alpha"] for e in log] == [0.5, 0.5]  # α of the next game, after games 5 and 10
+    # the same by hand: 5 games at the usual floor, then the state's floor raised to 0.5
+    run(tmp_path / "b", 5)
+    with np.load(tmp_path / "b" / "state.npz") as z:
+        state = dict(z)
+    assert float(state["alpha_min"]) == 0.01 and float(state["anneal_at"]) == 1_600_000
+    state["alpha_min"] = np.float64(0.5)
+    np.savez(tmp_path / "b" / "state.npz", **state)
+    by_hand = run(tmp_path / "b", 10)[0]
+    assert np.array_equal(annealed, by_hand)
+    assert not np.array_equal(annealed, run(tmp_path / "c", 10)[0])
+    # a resumed run keeps its schedule: another one is refused, and so are nonsense values
+    result = runner.invoke(app, ["train", "--games", "15", "--out", str(tmp_path / "a"),
+                                 "--seed", "3", "--anneal-at", "7", "--no-progress"])
+    assert result.exit_code == 2 and "anneal_at 5, not 7" in _text(result.output)
+    result = runner.invoke(app, ["train", "--games", "5", "--out", str(tmp_path / "d"),
+                                 "--alpha-late", "0", "--no-progress"])
+    assert result.exit_code == 2 and "--alpha-late in (0, 1]" in _text(result.output)
+
+
+def test_a_state_from_before_the_late_floor_resumes_with_its_defaults(tmp_path):
+    """States written before anneal_at/alpha_late existed (the tracked checkpoint of
+    1,600,000 games) resume with the defaults."""
+    _train(tmp_path, 5)
+    with np.load(tmp_path / "state.npz") as z:
+        state = {k: z[k] for k in z.files if k not in ("anneal_at", "alpha_late")}
+    np.savez(tmp_path / "state.npz", **state)
+    assert _train(tmp_path, 10)[0] == 10
+    with np.load(tmp_path / "state.npz") as z:
+        assert float(z["anneal_at"]) == 1_600_000 and float(z["alpha_late"]) == 0.003

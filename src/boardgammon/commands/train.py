@@ -23,7 +23,11 @@ from boardgammon.bots.network import Network
 from boardgammon.bots.training import learning_rate, train_games
 from boardgammon.engine import Board
 
-DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01}
+DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01,
+            "anneal_at": 1_600_000.0, "alpha_late": 0.003}
+"""The run's settings, stored in its state: λ; α = ``alpha0`` halving every ``half_life`` games,
+at least ``alpha_min`` before game ``anneal_at`` and at least ``alpha_late`` from it on (a lower
+floor late in the run: less checkpoint-to-checkpoint wander, see docs/neural.md)."""
 
 
 def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -31,6 +35,11 @@ def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
     ``.npz`` with keys ``boards`` and ``outputs``."""
     with np.load(path) as z:
         return z["boards"], z["outputs"]
+
+
+def floor_at(done: int, settings: dict) -> float:
+    """α's floor for game number ``done`` (0-based) of a run with ``settings``."""
+    return settings["alpha_min"] if done < settings["anneal_at"] else settings["alpha_late"]
 
 
 def benchmark_error(net: Network, boards: np.ndarray, outputs: np.ndarray) -> float:
@@ -53,21 +62,29 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
           benchmark: Path | None = typer.Option(None, help="npz of positions with gnubg's "
                                                            "outputs, for the benchmark error"),
           hidden: int = typer.Option(DEFAULTS["hidden"], help="hidden units (new runs only)"),
+          anneal_at: int = typer.Option(int(DEFAULTS["anneal_at"]),
+                                        help="game from which α's floor is --alpha-late "
+                                             "(new runs only)"),
+          alpha_late: float = typer.Option(DEFAULTS["alpha_late"],
+                                           help="α's floor from --anneal-at on (new runs only)"),
           progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present."""
     from tqdm import tqdm
 
     if games <= 0 or checkpoint_every <= 0:
         raise typer.BadParameter("--games and --checkpoint-every must be positive")
+    if anneal_at < 0 or not 0 < alpha_late <= 1:
+        raise typer.BadParameter("--anneal-at must be at least 0 and --alpha-late in (0, 1]")
     out.mkdir(parents=True, exist_ok=True)
     state = out / "state.npz"
-    settings = dict(DEFAULTS, hidden=hidden)
+    settings = dict(DEFAULTS, hidden=hidden, anneal_at=float(anneal_at), alpha_late=alpha_late)
     if state.exists():
         try:
             with np.load(state) as z:
                 done = int(z["games"])
                 run_seed = int(z["seed"])
-                settings = {k: float(z[k]) for k in DEFAULTS}
+                # states written before the late floor existed run on with its defaults
+                settings = {k: float(z[k]) if k in z else v for k, v in DEFAULTS.items()}
             net = Network.load(state)
         except (OSError, ValueError, KeyError) as e:
             raise typer.BadParameter(f"{state} is not a training state: {e}") from None
@@ -76,6 +93,10 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
         if hidden != DEFAULTS["hidden"] and hidden != net.hidden:
             raise typer.BadParameter(f"{state} is a run with {net.hidden} hidden units, "
                                      f"not {hidden}")
+        for name, asked in (("anneal_at", anneal_at), ("alpha_late", alpha_late)):
+            if asked != DEFAULTS[name] and asked != settings[name]:
+                raise typer.BadParameter(f"{state} is a run with {name} {settings[name]:g}, "
+                                         f"not {asked:g}")
         if done >= games:
             typer.echo(f"{state} is already at {done} games (asked for {games}): nothing to do")
             return
@@ -90,8 +111,11 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
     window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
     while done < games:
         n = min(chunk, games - done, checkpoint_every - done % checkpoint_every)
+        if done < settings["anneal_at"]:
+            n = min(n, int(settings["anneal_at"]) - done)  # one floor per call
         plies, sq = train_games(*net.weights, start, 15, seed, done, n, settings["lam"],
-                                settings["alpha0"], settings["half_life"], settings["alpha_min"])
+                                settings["alpha0"], settings["half_life"],
+                                floor_at(done, settings))
         done += n
         window_games += n
         window_plies += plies
@@ -108,7 +132,7 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
                      "plies_per_game": round(window_plies / window_games, 1),
                      "alpha": round(float(learning_rate(done, settings["alpha0"],
                                                         settings["half_life"],
-                                                        settings["alpha_min"])), 5),
+                                                        floor_at(done, settings))), 5),
                      "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
             if bench is not None:
                 entry["benchmark_mse"] = round(benchmark_error(net, *bench), 5)
