@@ -226,6 +226,33 @@ def test_cube_decisions_are_classified_by_their_values(random_analyses):
     assert set(kinds) <= {None, *CUBE_ERRORS}
 
 
+def test_not_doubling_with_a_dead_cube_is_no_decision():
+    """At 1-away (both players 1-away, or the leader owning the cube after the Crawford game)
+    the cube already wins the match: gnubg counts no cube decision there, and neither do we;
+    every other turn where the player on roll may double is one, an actual double always."""
+    skipped = 0
+    for seed in range(8):
+        m = play_random_match(seed, length=3, p_double=0.15)
+        a = analyse_match(m, PipEvaluator())
+        replay = Match(m.length, m.variant, m.players, None, m.jacoby)
+        expected = []
+        for action in m.record:
+            g = replay.game
+            if (action.kind in ("roll", "double") and g.phase.name == "ROLL"
+                    and g.can_double(action.seat)):
+                dead = replay.score[action.seat] + g.cube >= replay.length
+                if action.kind == "double" or not dead:
+                    expected.append((action.game, action.seat, action.kind))
+                else:
+                    skipped += 1
+            replay.apply(action)
+        got = [(c.game, c.seat, "double" if c.action == "double" else "roll")
+               for c in a.cube if c.kind == "double"]
+        assert got == expected
+        assert all(c.score[c.seat] + c.cube < 3 for c in a.cube if c.action == "no double")
+    assert skipped > 20  # the random matches do reach dead cubes
+
+
 def test_deeper_search_revalues_the_best_candidates_and_the_play_made():
     m = play_random_match(7, length=3)
     ev = PipEvaluator()
@@ -259,3 +286,50 @@ def test_analyze_command_text_json_and_errors(tmp_path):
     assert refused.exit_code == 2 and "unexpected text" in refused.output
     missing = runner.invoke(app, ["analyze", str(tmp_path / "none.mat")])
     assert missing.exit_code == 2 and "cannot read" in missing.output
+
+
+def test_analyze_command_refuses_what_is_no_record_with_its_reason(tmp_path):
+    """Found by a fresh user: JSON that is not a record got .mat parser messages, a BOM was
+    refused, ``"actions": null`` gave a Python message, a huge length recursed without end."""
+    runner = CliRunner()
+    m = play_random_match(3, length=3)
+
+    def refused(name: str, content: str | bytes) -> str:
+        path = tmp_path / name
+        (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+        result = runner.invoke(app, ["analyze", str(path)])
+        assert result.exit_code == 2, result.output
+        return " ".join(result.output.split())
+
+    assert "the file is empty" in refused("empty.json", "  \n")
+    assert "not a boardgammon match record" in refused("list.json", "[1, 2, 3]")
+    record = json.loads(m.to_json())
+    assert "actions are not a list: None" in refused(
+        "null.json", json.dumps({**record, "actions": None}))
+    for players in ([1, 2], ["Ann", ""], ["Ann", "Bob\nEve"], ["Ann"]):
+        assert "players are not two names" in refused(
+            "players.json", json.dumps({**record, "players": players}))
+    mat = tmp_path / "m.mat"
+    from boardgammon.formats import write_mat
+    mat.write_text(write_mat(m))
+    huge = mat.read_text().replace(" 3 point match", " 99999999999999999999 point match")
+    assert "up to 64 points" in refused("huge.mat", huge)
+    (tmp_path / "bom.mat").write_bytes(b"\xef\xbb\xbf" + mat.read_bytes())
+    with_bom = runner.invoke(app, ["analyze", str(tmp_path / "bom.mat")])
+    assert with_bom.exit_code == 0, with_bom.output
+    assert f"final score {m.score[0]}-{m.score[1]}" in with_bom.output
+    assert "PR = 500 × mean equity lost (EMG) per unforced decision" in with_bom.output
+
+
+def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
+    m = Match(3, players=("Ann", "Bob"))
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    path = tmp_path / "part.json"
+    path.write_text(m.to_json())
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "3-point match, score 0-0, unfinished" in result.output
+    assert "luck-adjusted result — MWC" in result.output
+    with pytest.raises(ValueError, match="up to 64 points"):
+        analyse_match(Match(65), PipEvaluator())

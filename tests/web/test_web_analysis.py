@@ -240,16 +240,40 @@ def test_position_ids_decoded_as_the_engine_does(page):
     assert decoded == [b.array.tolist() for b in boards]
 
 
-def test_sheet_of_a_match_still_being_played(page):
+def test_sheet_of_a_match_still_being_played_follows_it_to_the_analysis(page):
+    """Opened while the match is played, the sheet says so and keeps asking (it stayed on the
+    message for good, found by a fresh user): once the match is over and analysed, it shows."""
+    stand_in = StandIn(page, pending=1)
+    over = {"playing": True}
+
+    def handle(route, request):
+        if "analysis" in request.url and over["playing"]:
+            return route.fulfill(status=409, content_type="application/json", body=json.dumps(
+                {"error": {"code": "match_not_finished", "message": "playing"}}))
+        return stand_in.handle(route, request)
+
+    page.unroute("**/api/**")
+    page.route("**/api/**", handle)
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.wait_for_selector("section.analysis .waiting")
+    assert page.locator("section.analysis .waiting").inner_text() == (
+        "The match is still being played; it is analysed once it is over.")
+    over["playing"] = False
+    page.wait_for_selector("section.analysis .analysing", timeout=10_000)
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    assert page.locator(".match-pr").inner_text().startswith("Match PR 12.3 (both players")
+
+
+def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
     page.route("**/api/**", lambda route, request: route.fulfill(
-        status=409 if "analysis" in request.url else 200, content_type="application/json",
-        body=json.dumps({"error": {"code": "match_not_finished", "message": "playing"}}
+        status=404 if "analysis" in request.url else 200, content_type="application/json",
+        body=json.dumps({"error": {"code": "not_found", "message": "no match nope"}}
                         if "analysis" in request.url
                         else {"user": {"id": 1, "username": "ann", "guest": False}})))
-    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.goto(f"{page.base}/match/nope/analysis")
     page.wait_for_selector("section.analysis .error")
-    assert page.locator("section.analysis .error").inner_text() == (
-        "The match is still being played; it is analysed once it is over.")
+    assert page.locator("section.analysis .error").inner_text() == "no match nope"
+    assert page.locator("section.analysis a[data-link]").count() == 0
 
 
 @pytest.mark.slow
@@ -318,9 +342,9 @@ def test_real_server_serves_the_sheet_at_its_own_address(browser, live_server):
         " body: JSON.stringify({level: 'easy', length: 1})})).json()).match_id")
     response = page.goto(f"{live_server}/match/{match_id}/analysis")
     assert response.status == 200
-    page.wait_for_selector("section.analysis .error")
-    assert page.locator("section.analysis .error").inner_text() == (
+    page.wait_for_selector("section.analysis .waiting")
+    assert page.locator("section.analysis .waiting").inner_text() == (
         "The match is still being played; it is analysed once it is over.")
     page.reload()
-    page.wait_for_selector("section.analysis .error")
+    page.wait_for_selector("section.analysis .waiting")
     page.context.close()

@@ -14,7 +14,8 @@ each decision with an :class:`~.evaluator.Evaluator`:
   double-take / double-drop values of the position (outputs at ``plies``) decide what was
   right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
   the cube curves of :mod:`boardgammon.analysis.met` for match play). An offered double is
-  judged for the doubler, the answer for the taker.
+  judged for the doubler, the answer for the taker. Not doubling is no decision where the cube
+  is dead (:func:`dead_cube`: the current cube already wins the match for the player on roll).
 * **Luck** of every roll (see :mod:`.luck`).
 
 Units (gnubg's convention for match play, ``mwc2eq`` in gnubg's ``eval.c``): values are
@@ -44,6 +45,8 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
+MAX_LENGTH = 64
+"""The longest match analysed (points): the match equity table's reach, gnubg's ``MAXSCORE``."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -345,11 +348,15 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         progress: called as ``progress(done, total)`` after each record action.
 
     Raises:
-        ValueError: ``plies`` outside what the evaluator offers.
+        ValueError: ``plies`` outside what the evaluator offers; a match longer than
+            :data:`MAX_LENGTH` points.
     """
     evaluator = evaluator or NeuralEvaluator()
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
         raise ValueError(f"--ply is 0 to {evaluator.max_plies} for this evaluator, got {plies!r}")
+    if match.length > MAX_LENGTH:
+        raise ValueError(f"a {match.length}-point match: analysis covers matches up to "
+                         f"{MAX_LENGTH} points")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)
@@ -362,7 +369,8 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         g = replay.game
         seat = action.seat
         where = dict(game=action.game, score=replay.score, cube=g.cube, cube_owner=g.cube_owner)
-        if action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat):
+        if (action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat)
+                and (action.kind == "double" or not dead_cube(replay, seat))):
             decision, outputs = _double(judge, replay, seat, action.kind == "double",
                                         turns.get(action.game, 0), where)
             result.cube.append(decision)
@@ -386,6 +394,14 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         if progress is not None:
             progress(n + 1, len(record))
     return result
+
+
+def dead_cube(match: Match, seat: int) -> bool:
+    """Whether doubling is pointless for ``seat`` in match play: the current cube already wins
+    it the match (score + cube value ≥ match length), so not doubling is no decision (a
+    double still is one). The rule of gnubg's ``GetDPEq``; it covers both players 1-away
+    and the leader holding the cube after the Crawford game."""
+    return match.length > 0 and match.score[seat] + match.game.cube >= match.length
 
 
 def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: dict

@@ -199,8 +199,11 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
     decision."""
     s = summarise(analysis)
     kind = f"{s.length}-point match" if s.length else "money play"
-    lines = [f"{kind}, final score {s.score[0]}-{s.score[1]}, analysed at {s.plies}-ply",
-             f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}", ""]
+    score = (f"final score {s.score[0]}-{s.score[1]}" if s.winner is not None
+             else f"score {s.score[0]}-{s.score[1]}, unfinished")
+    lines = [f"{kind}, {score}, analysed at {s.plies}-ply",
+             f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}",
+             "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG", ""]
     unit = "MWC" if s.length else "points"
     for p in s.players:
         lines += [

@@ -439,6 +439,13 @@ class Match:
         if data.get("version") != RECORD_VERSION:
             raise InvalidRecord(f"record version {data.get('version')!r} is not supported "
                                 f"(this is version {RECORD_VERSION})")
+        players, actions = data.get("players"), data.get("actions")
+        if (not isinstance(players, list) or len(players) != 2
+                or not all(isinstance(n, str) and n.strip() and n.isprintable() for n in players)):
+            raise InvalidRecord(f"the record's players are not two names (one line of text "
+                                f"each): {players!r}"[:300])
+        if not isinstance(actions, list):
+            raise InvalidRecord(f"the record's actions are not a list: {actions!r}"[:300])
         try:
             tc = data.get("time_control")
             match = cls(data["length"], data["variant"], tuple(data["players"]),

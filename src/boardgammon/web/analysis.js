@@ -96,8 +96,8 @@ export class AnalysisPage {
     this.body = h("div", { class: "analysis-body", role: "status", "aria-live": "polite" });
     fill(root, h("section", { class: "analysis", "data-match": matchId },
       h("h1", {}, t("result.analysis")), this.body,
-      h("p", {}, h("a", { href: `/match/${encodeURIComponent(matchId)}`, "data-link": "" },
-        t("analysis.back")))));
+      this.back = h("p", {}, h("a", { href: `/match/${encodeURIComponent(matchId)}`,
+        "data-link": "" }, t("analysis.back")))));
     this.load();
   }
 
@@ -112,8 +112,15 @@ export class AnalysisPage {
       answer = await request("GET", analysisPath(this.matchId));
     } catch (err) {
       if (this.gone) return;
-      const notOver = err instanceof ApiError && err.code === "match_not_finished";
-      fill(this.body, h("p", { class: "error" }, notOver ? t("analysis.notover") : err.message));
+      const code = err instanceof ApiError ? err.code : null;
+      if (code === "match_not_finished") {
+        // Keep asking: once the match ends the worker analyses it and the sheet follows.
+        fill(this.body, h("p", { class: "waiting" }, t("analysis.notover")));
+        this.timer = setTimeout(() => this.load(), POLL_MS);
+        return;
+      }
+      if (code === "not_found") this.back.remove(); // no match to go back to
+      fill(this.body, h("p", { class: "error" }, err.message));
       return;
     }
     if (this.gone) return;
