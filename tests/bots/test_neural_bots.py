@@ -165,6 +165,15 @@ def test_match_cube_actions_at_special_scores():
     # A dead cube for the doubler: a win at this cube already wins the match.
     assert not should_double(good, Context(length=7, my_score=5, opponent_score=0,
                                            cube_value=2, cube_owner=CubeOwner.ME))
+    # The same post-Crawford: the trailer holding a cube that already wins it the match does
+    # not redouble (it did, to 8 and 32, found by a fresh user).
+    for score, cube in (((1, 2), 2), ((0, 2), 4), ((2, 4), 4)):
+        length = 3 if score[1] == 2 else 5
+        assert not should_double(no_gammons(0.3), Context(
+            length=length, my_score=score[0], opponent_score=score[1], cube_value=cube,
+            cube_owner=CubeOwner.ME))
+    assert should_double(no_gammons(0.3), Context(length=5, my_score=1, opponent_score=4,
+                                                  cube_value=2, cube_owner=CubeOwner.ME))
     # 5-away, 5-away: double at 80 %, not at 55 %; take at 30 %, pass at 12 %.
     ctx = Context(length=5)
     assert should_double(good, ctx) and not should_double(no_gammons(0.55), ctx)

@@ -130,10 +130,10 @@ def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool
         take = 2.0 * money_equity(o, CubeOwner.OPPONENT, contact)
         return bool(min(take, 1.0) > hold)
     a, b, _ = _away(context)
-    if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
-        return b == 1 and a > 1
     if a <= c:  # a win at this cube already takes the match: a double only risks more
         return False
+    if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
+        return b == 1
     owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"
     hold = _match_cubeful(o, context, c, owner)
     take = _match_cubeful(o, context, 2 * c, "opponent")
