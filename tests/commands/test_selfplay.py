@@ -182,3 +182,14 @@ def test_save_with_money_play_is_refused_before_playing(tmp_path):
     assert result.exit_code == 2
     assert "money play" in result.output and "--length" in result.output
     assert not target.exists()  # nothing created, no game played
+
+
+def test_cli_refuses_match_lengths_beyond_64_points():
+    """A 500-point match took 15 GB building its match equity table, a million points ended
+    in a RecursionError (found by a fresh user); gnubg stops at 64 too."""
+    result = runner.invoke(app, ["selfplay", "--games", "1", "--length", "65"])
+    assert result.exit_code == 2 and "less than or equal to 64" in " ".join(
+        result.output.replace("│", " ").split())
+    result = runner.invoke(app, ["play", "--length", "1000000"])
+    assert result.exit_code == 2 and "less than or equal to 64" in " ".join(
+        result.output.replace("│", " ").split())

@@ -45,8 +45,6 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-MAX_LENGTH = 64
-"""The longest match analysed (points): the match equity table's reach, gnubg's ``MAXSCORE``."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -348,15 +346,11 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         progress: called as ``progress(done, total)`` after each record action.
 
     Raises:
-        ValueError: ``plies`` outside what the evaluator offers; a match longer than
-            :data:`MAX_LENGTH` points.
+        ValueError: ``plies`` outside what the evaluator offers.
     """
     evaluator = evaluator or NeuralEvaluator()
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
         raise ValueError(f"--ply is 0 to {evaluator.max_plies} for this evaluator, got {plies!r}")
-    if match.length > MAX_LENGTH:
-        raise ValueError(f"a {match.length}-point match: analysis covers matches up to "
-                         f"{MAX_LENGTH} points")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)

@@ -42,7 +42,7 @@ def analyze(
     moves: bool = typer.Option(False, "--moves", help="list every decision"),
 ) -> None:
     """Analyse a match: PR, error rates, blunders, cube errors and luck per player."""
-    from boardgammon.analysis.analysis import MAX_LENGTH, analyse_match
+    from boardgammon.analysis.analysis import analyse_match
     from boardgammon.analysis.report import format_text, to_dict
 
     try:
@@ -53,10 +53,6 @@ def analyze(
     except InvalidRecord as exc:
         typer.echo(f"{file} is not a match record that replays: {exc}", err=True)
         raise typer.Exit(2) from None
-    if match.length > MAX_LENGTH:
-        typer.echo(f"{file}: a {match.length}-point match; analysis covers matches up to "
-                   f"{MAX_LENGTH} points (gnubg's limit too)", err=True)
-        raise typer.Exit(2)
     analysis = analyse_match(match, plies=ply)
     if as_json:
         typer.echo(json.dumps(to_dict(analysis, moves=moves), indent=2))

@@ -28,7 +28,7 @@ import typer
 from boardgammon.bots import Bot, create, levels
 from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Outcome, Phase
-from boardgammon.engine.match import Match
+from boardgammon.engine.match import MAX_LENGTH, Match
 
 from .selfplay import bot_act, context_for, opening
 
@@ -294,7 +294,7 @@ class TerminalGame:
 
 def play(
     bot: str = typer.Option("easy", help="Computer level."),
-    length: int = typer.Option(5, min=1, help="Match length in points."),
+    length: int = typer.Option(5, min=1, max=MAX_LENGTH, help="Match length in points."),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     dice_seed: int | None = typer.Option(None, hidden=True,
                                          help="Seeded dice instead of the CSPRNG (tests)."),

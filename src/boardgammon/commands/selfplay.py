@@ -25,7 +25,7 @@ import typer
 
 from boardgammon.bots import Bot, Context, CubeOwner, create, levels
 from boardgammon.engine.game import Outcome, Phase
-from boardgammon.engine.match import Match
+from boardgammon.engine.match import MAX_LENGTH, Match
 from boardgammon.formats import write_mat
 
 Dice = Callable[[], tuple[int, int]]
@@ -227,7 +227,7 @@ def selfplay(
     white: str = typer.Option("easy", help="Level of the white bot (seat 0)."),
     black: str = typer.Option("easy", help="Level of the black bot (seat 1)."),
     games: int = typer.Option(100, min=1, help="Games to play."),
-    length: int = typer.Option(0, min=0, help="Match length; 0 for money play."),
+    length: int = typer.Option(0, min=0, max=MAX_LENGTH, help="Match length; 0 for money play."),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     seed: int | None = typer.Option(None, help="Seed of the dice and bots (reproducible run)."),
     save: Path | None = typer.Option(None, help="Directory for the records of finished matches."),

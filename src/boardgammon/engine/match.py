@@ -79,6 +79,9 @@ RECORD_VERSION = 1
 OFFERED_LENGTHS = (1, 3, 5, 7, 11)
 """Match lengths offered to players; any length ≥ 1 works, 0 is money play."""
 DEFAULT_LENGTH = 5
+MAX_LENGTH = 64
+"""The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
+equity table (:mod:`boardgammon.analysis.met`), which longer matches would only slow down."""
 
 ACTION_KINDS = ("opening", "roll", "play", "double", "take", "drop", "resign", "accept",
                 "decline", "flag")
@@ -133,7 +136,8 @@ class Match:
     """A match between seats 0 and 1 (see the module docstring for the API and rules).
 
     Args:
-        length: points to win (1, 3, 5, 7, 11 offered; any length ≥ 1), 0 for money play.
+        length: points to win (1, 3, 5, 7, 11 offered; 1 to :data:`MAX_LENGTH`), 0 for money
+            play.
         variant: ``standard``, ``nackgammon`` or ``hypergammon``.
         players: names of seat 0 and seat 1 (used in exports).
         time_control: a :class:`TimeControl`, a preset name (:data:`PRESETS`) or ``None``.
@@ -144,8 +148,8 @@ class Match:
             runs until the first action (the behaviour of records without a start).
 
     Raises:
-        ValueError: negative length, unknown variant or preset, a clock or Jacoby outside
-            money play, a start without a clock.
+        ValueError: a length outside 0–:data:`MAX_LENGTH`, unknown variant or preset, a clock
+            or Jacoby outside money play, a start without a clock.
         ClockError: ``start`` is not a finite number.
     """
 
@@ -153,9 +157,10 @@ class Match:
                  players: tuple[str, str] = ("Player 0", "Player 1"),
                  time_control: TimeControl | str | None = None, jacoby: bool = False,
                  start: float | None = None) -> None:
-        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
-            raise ValueError(f"a match length is a whole number of points >= 1 (0 for money "
-                             f"play), got {length!r}")
+        if (isinstance(length, bool) or not isinstance(length, int)
+                or not 0 <= length <= MAX_LENGTH):
+            raise ValueError(f"a match length is a whole number of points from 1 to "
+                             f"{MAX_LENGTH} (0 for money play), got {length!r}")
         self.length = length
         self.variant = Variant(variant)
         if not isinstance(players, (tuple, list)) or len(players) != 2:

@@ -202,7 +202,10 @@ def read_mat(text: str) -> Match:
     names = (games[0]["score"][0], games[0]["score"][2]) if games else ("Player 0", "Player 1")
     variant = {v: k for k, v in _VARIATION_NAMES.items()}.get(comments.get("Variation", ""),
                                                               Variant.STANDARD)
-    match = Match(length, variant, names)
+    try:
+        match = Match(length, variant, names)
+    except ValueError as exc:
+        raise MatFormatError(str(exc)) from exc
     for number, game in enumerate(games, start=1):
         try:
             _replay_game(match, game)
