@@ -113,3 +113,41 @@ def test_a_state_from_before_the_late_floor_resumes_with_its_defaults(tmp_path):
     assert _train(tmp_path, 10)[0] == 10
     with np.load(tmp_path / "state.npz") as z:
         assert float(z["anneal_at"]) == 1_600_000 and float(z["alpha_late"]) == 0.003
+
+
+def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
+    """Found by a fresh user: an empty state printed only "Aborted.", a truncated one, NaN
+    weights or λ = 5 gave tracebacks, negative games trained; a missing benchmark file, --out
+    naming a file and an --export that cannot be written gave tracebacks (the last one after
+    the training), --hidden -3 a traceback."""
+    run = tmp_path / "run"
+    _train(run, 5)
+    good = (run / "state.npz").read_bytes()
+    with np.load(run / "state.npz") as z:
+        state = dict(z)
+
+    def refused(*args: str) -> str:
+        result = runner.invoke(app, ["train", "--games", "10", "--seed", "3", "--no-progress",
+                                     *args])
+        assert result.exit_code == 2, result.output
+        return _text(result.output)
+
+    damaged = {"empty": b"", "truncated": good[: len(good) // 2]}
+    for name, content in damaged.items():
+        (run / "state.npz").write_bytes(content)
+        assert "is not a training state" in refused("--out", str(run)), name
+    for key, value, why in (("w1", np.full_like(state["w1"], np.nan), "not all finite"),
+                            ("lam", np.float64(5), "lam 5 is outside [0, 1]"),
+                            ("games", np.int64(-100), "games -100 is negative")):
+        np.savez(run / "state.npz", **{**state, key: value})
+        assert why in refused("--out", str(run))
+    (run / "state.npz").write_bytes(good)
+    assert "is not a benchmark file" in refused("--out", str(run), "--benchmark",
+                                                str(tmp_path / "none.npz"))
+    (tmp_path / "file").write_text("x")
+    assert "is a file, not a run directory" in refused("--out", str(tmp_path / "file"))
+    assert "cannot create" in refused("--out", str(tmp_path / "new"), "--export",
+                                      str(tmp_path / "file" / "sub" / "latest.npz"))
+    assert not (tmp_path / "new" / "train.log").exists()
+    assert "greater than or equal to 1" in refused("--out", str(tmp_path / "new"), "--hidden", "-3")
+    assert (run / "state.npz").read_bytes() == good  # nothing refused was written

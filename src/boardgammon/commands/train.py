@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,22 @@ def benchmark_error(net: Network, boards: np.ndarray, outputs: np.ndarray) -> fl
     return float(np.mean((net.evaluate(boards) - outputs) ** 2))
 
 
+def _check_state(done: int, settings: dict, net: Network) -> None:
+    """Refuse a state whose numbers no run writes (``ValueError``): negative games, λ outside
+    [0, 1], a learning rate outside (0, 1], weights that are not finite."""
+    if done < 0:
+        raise ValueError(f"games {done} is negative")
+    if not 0 <= settings["lam"] <= 1:
+        raise ValueError(f"lam {settings['lam']:g} is outside [0, 1]")
+    for key in ("alpha0", "alpha_min", "alpha_late"):
+        if not 0 < settings[key] <= 1:
+            raise ValueError(f"{key} {settings[key]:g} is outside (0, 1]")
+    if not settings["half_life"] > 0 or not settings["anneal_at"] >= 0:
+        raise ValueError("half_life must be positive and anneal_at at least 0")
+    if not all(np.isfinite(w).all() for w in net.weights):
+        raise ValueError("the weights are not all finite")
+
+
 def _save_state(path: Path, net: Network, games: int, seed: int, settings: dict) -> None:
     tmp = path.with_suffix(".tmp.npz")
     net.save(tmp, games=games, seed=seed, **{k: np.float64(v) for k, v in settings.items()})
@@ -61,7 +78,8 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
                                                         "checkpoint (e.g. a tracked file)"),
           benchmark: Path | None = typer.Option(None, help="npz of positions with gnubg's "
                                                            "outputs, for the benchmark error"),
-          hidden: int = typer.Option(DEFAULTS["hidden"], help="hidden units (new runs only)"),
+          hidden: int = typer.Option(DEFAULTS["hidden"], min=1,
+                                     help="hidden units (new runs only)"),
           anneal_at: int = typer.Option(int(DEFAULTS["anneal_at"]),
                                         help="game from which α's floor is --alpha-late "
                                              "(new runs only)"),
@@ -75,7 +93,8 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
         raise typer.BadParameter("--games and --checkpoint-every must be positive")
     if anneal_at < 0 or not 0 < alpha_late <= 1:
         raise typer.BadParameter("--anneal-at must be at least 0 and --alpha-late in (0, 1]")
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} is a file, not a run directory", param_hint="--out")
     state = out / "state.npz"
     settings = dict(DEFAULTS, hidden=hidden, anneal_at=float(anneal_at), alpha_late=alpha_late)
     if state.exists():
@@ -86,8 +105,10 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
                 # states written before the late floor existed run on with its defaults
                 settings = {k: float(z[k]) if k in z else v for k, v in DEFAULTS.items()}
             net = Network.load(state)
-        except (OSError, ValueError, KeyError) as e:
-            raise typer.BadParameter(f"{state} is not a training state: {e}") from None
+            _check_state(done, settings, net)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            raise typer.BadParameter(f"{state} is not a training state: "
+                                     f"{e or type(e).__name__}") from None
         if run_seed != seed:
             raise typer.BadParameter(f"{state} is a run with seed {run_seed}, not {seed}")
         if hidden != DEFAULTS["hidden"] and hidden != net.hidden:
@@ -103,7 +124,18 @@ def train(games: int = typer.Option(1_200_000, help="total self-play games of th
     else:
         done = 0
         net = Network.random(hidden, seed)
-    bench = load_benchmark(benchmark) if benchmark else None
+    try:
+        bench = load_benchmark(benchmark) if benchmark else None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        raise typer.BadParameter(f"{benchmark} is not a benchmark file (an .npz with boards "
+                                 f"and outputs): {e or type(e).__name__}",
+                                 param_hint="--benchmark") from None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if export is not None:
+            export.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise typer.BadParameter(f"cannot create {e.filename}: {e.strerror}") from None
     start = Board.initial().array.copy()
     log = (out / "train.log").open("a")
     bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
