@@ -106,7 +106,8 @@ def test_a_whole_one_point_match_in_a_pty():
                     continue
                 term.send("hint")
                 out = term.read_until_prompt()
-                assert "The computer's ranking of your plays" in out
+                assert ("The computer's ranking of your plays (by match-winning chance at this "
+                        "score; cubeless equity shown)") in out
                 best = HINT_LINE.search(out).group(1)
                 term.send(best)
                 out = term.read_until_prompt()

@@ -276,7 +276,10 @@ class TerminalGame:
         context = context_for(self.match, YOU)
         if game.phase is Phase.PLAY:
             ranking = self.bot.rank_plays(game.board, game.dice, context)
-            self.write("The computer's ranking of your plays (equity, cubeless):")
+            # In a match the ranking is by match-winning chance at this score, which can order
+            # two plays other than their cubeless equities do (a fresh user took it for a bug).
+            by = "match-winning chance at this score" if self.match.length else "equity"
+            self.write(f"The computer's ranking of your plays (by {by}; cubeless equity shown):")
             for i, ranked in enumerate(ranking[:5], start=1):
                 self.write(f"  {i}. {str(ranked.play) or '(no move)':<24} {ranked.equity:+.3f}")
         elif game.phase is Phase.ROLL and not game.cube_enabled:
