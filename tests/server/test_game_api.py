@@ -325,8 +325,10 @@ def test_cube_drop_and_resignation(client, ann, bob):
     assert r.json()["state"]["pending_roll"]["seat"] == state["turn"]  # the same roll waits
     r = doubler.act(match_id, "resign", points=1)
     assert r.json()["state"]["phase"] == "resign_offered"
+    assert r.json()["state"]["resignation"] == {"seat": state["turn"], "points": 1}
     r = taker.act(match_id, "decline_resign")
     assert r.json()["state"]["phase"] == "roll"
+    assert r.json()["state"]["resignation"] is None
     doubler.act(match_id, "resign", points=1)
     r = taker.act(match_id, "accept_resign")
     state = r.json()["state"]
@@ -336,6 +338,19 @@ def test_cube_drop_and_resignation(client, ann, bob):
     assert state["score"][winner] == 2 and state["game_number"] == 2
     assert state["crawford"] is True and state["phase"] == "opening"
     assert [e["type"] for e in r.json()["events"]][:2] == ["resign", "game_end"]
+
+
+def test_a_match_ended_by_resignation_shows_no_offer(client, ann, bob):
+    """The last game's accepted resignation stayed in the state as if still offered (found by
+    a fresh user)."""
+    match_id, players = opened(ann, bob, length=1)
+    state = step(players, match_id)
+    resigner, winner = players[state["turn"]], players[1 - state["turn"]]
+    resigner.act(match_id, "resign", points=1)
+    r = winner.act(match_id, "accept_resign")
+    assert r.json()["state"]["phase"] == "match_over"
+    assert r.json()["state"]["resignation"] is None
+    assert r.json()["state"]["games"][0]["how"] == "resign"
 
 
 def players_seat(players: dict[int, Player], player: Player) -> int:

@@ -202,8 +202,9 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "rolls_from": 0,
         "rolls": (revealed if revealed is not None
                   else [roll_json(r) for r in rolls if r.server_seed is not None]),
-        "resignation": game.resignation and {"seat": game.resignation.seat,
-                                             "points": int(game.resignation.outcome)},
+        # Only the offer on the table: a game ended by resignation says so in "games".
+        "resignation": ({"seat": game.resignation.seat, "points": int(game.resignation.outcome)}
+                        if game.phase is Phase.RESIGN_OFFERED else None),
         "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,
         "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
         else None,
