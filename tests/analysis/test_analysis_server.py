@@ -58,3 +58,43 @@ def test_finished_match_is_analysed_by_the_worker(url):
     checker = [d for d in body["moves"] if d["type"] == "checker"]
     assert len(checker) == sum(1 for a in record.record if a.kind == "play")
     assert all(d["position_id"] and d["play"] is not None for d in checker)
+
+
+def test_an_analysis_of_an_older_version_is_made_again(url):
+    """Rows record the analysis version that made them; after new matches, the worker takes
+    the outdated ones (analyses stored before a fix or new weights), one claim each."""
+    from sqlalchemy import select, update
+
+    from boardgammon.analysis.analysis import ANALYSIS_VERSION
+    from boardgammon.server.analysis_worker import MatchAnalysisRow
+
+    app = make_app(url)
+    with TestClient(app) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        first = live_match(ann, bob, length=1)
+        play_out({0: ann, 1: bob}, first)
+        worker = app.state.analysis
+        worker.evaluator = PipEvaluator()
+        assert worker.step() == first and worker.step() is None
+        db = app.state.db
+        with db.sessions() as s:
+            row = s.get(MatchAnalysisRow, first)
+            assert (row.status, row.version) == ("done", ANALYSIS_VERSION)
+            done = row.result
+            s.execute(update(MatchAnalysisRow).where(MatchAnalysisRow.match_id == first)
+                      .values(version=ANALYSIS_VERSION - 1, result="{}"))
+            s.commit()
+        second = live_match(ann, bob, length=1)
+        play_out({0: ann, 1: bob}, second)
+        assert worker._claim() == second  # new matches first
+        worker._analyse(second)
+        assert worker._claim() == first  # then the outdated one
+        assert ann.get(f"/api/matches/{first}/analysis").json() == {"status": "pending"}
+        assert worker._claim() is None  # claimed once
+        worker._analyse(first)
+        assert worker.step() is None
+        with db.sessions() as s:
+            rows = s.scalars(select(MatchAnalysisRow)).all()
+            assert {(r.match_id, r.status, r.version) for r in rows} == {
+                (first, "done", ANALYSIS_VERSION), (second, "done", ANALYSIS_VERSION)}
+            assert s.get(MatchAnalysisRow, first).result == done

@@ -7,7 +7,10 @@ by inserting its ``pending`` row (the primary key makes the claim unique across 
 processes), analyses it in a worker thread (:func:`boardgammon.analysis.analysis.analyse_match`
 at ``plies``, the neural evaluator) and stores the result as JSON with status ``done`` (or
 ``failed`` with the reason, so that a record that cannot be analysed is not retried forever).
-A claim older than ``stale_s`` whose worker died is taken over.
+A claim older than ``stale_s`` whose worker died is taken over. Each row records the
+:data:`~boardgammon.analysis.analysis.ANALYSIS_VERSION` that made it (migration
+``0006_analysis_version``); once every new match is analysed, the worker analyses matches with
+an older version again, one at a time (the endpoint says ``pending`` meanwhile).
 
 The endpoint's response is documented in ``docs/api.md`` ("Match analysis").
 """
@@ -25,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, or_, select
+from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -42,7 +45,8 @@ router = APIRouter(tags=["analysis"])
 class MatchAnalysisRow(Base):
     """The analysis of one finished match: ``status`` pending, done or failed; ``result`` the
     JSON of :func:`boardgammon.analysis.report.to_dict` with every decision; ``error`` why it
-    failed; ``claimed_t`` wall seconds when a worker took it."""
+    failed; ``claimed_t`` wall seconds when a worker took it; ``version`` the analysis version
+    that made it (or is making it)."""
 
     __tablename__ = "match_analyses"
     __table_args__ = (CheckConstraint("status IN ('pending', 'done', 'failed')",
@@ -55,6 +59,7 @@ class MatchAnalysisRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     claimed_t: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    version: Mapped[int] = mapped_column(SmallInteger, server_default="1")
 
 
 class AnalysisWorker:
@@ -73,28 +78,42 @@ class AnalysisWorker:
         self.evaluator = evaluator
 
     def _claim(self) -> str | None:
-        """Insert a pending row for one finished match without analysis; its ID or None."""
+        """Claim one finished match: first one without analysis (a new pending row), else one
+        whose claim is stale or whose analysis is of an older version (its row turned pending
+        by an update that only one worker can make). Its ID or None."""
+        from boardgammon.analysis.analysis import ANALYSIS_VERSION
+
         db = self.app.state.db
         now = time.time()
         with db.sessions() as s:
-            taken = select(MatchAnalysisRow.match_id).where(or_(
-                MatchAnalysisRow.status != "pending",
-                MatchAnalysisRow.claimed_t > now - self.stale_s))
-            candidates = s.scalars(select(MatchRow.id).where(
-                MatchRow.status == "finished", MatchRow.id.not_in(taken)).limit(5)).all()
-            for match_id in candidates:
-                row = s.get(MatchAnalysisRow, match_id)
+            new = s.scalars(select(MatchRow.id).where(
+                MatchRow.status == "finished",
+                MatchRow.id.not_in(select(MatchAnalysisRow.match_id))).limit(5)).all()
+            for match_id in new:
                 try:
-                    if row is None:
-                        s.add(MatchAnalysisRow(match_id=match_id, status="pending",
-                                               plies=self.plies, claimed_t=now,
-                                               updated_at=datetime.now(UTC)))
-                    else:  # a stale claim
-                        row.claimed_t = now
+                    s.add(MatchAnalysisRow(match_id=match_id, status="pending",
+                                           plies=self.plies, claimed_t=now,
+                                           updated_at=datetime.now(UTC),
+                                           version=ANALYSIS_VERSION))
                     s.commit()
                     return match_id
-                except IntegrityError:
+                except IntegrityError:  # another worker claimed it first
                     s.rollback()
+            redo = s.execute(select(MatchAnalysisRow.match_id, MatchAnalysisRow.claimed_t).where(
+                or_(and_(MatchAnalysisRow.status == "pending",
+                         MatchAnalysisRow.claimed_t <= now - self.stale_s),
+                    and_(MatchAnalysisRow.status != "pending",
+                         MatchAnalysisRow.version < ANALYSIS_VERSION)))
+                .order_by(MatchAnalysisRow.claimed_t).limit(5)).all()
+            for match_id, claimed_t in redo:
+                taken = s.execute(update(MatchAnalysisRow).where(
+                    MatchAnalysisRow.match_id == match_id,
+                    MatchAnalysisRow.claimed_t == claimed_t).values(
+                    status="pending", claimed_t=now, plies=self.plies,
+                    version=ANALYSIS_VERSION, updated_at=datetime.now(UTC)))
+                s.commit()
+                if taken.rowcount == 1:
+                    return match_id
         return None
 
     def _analyse(self, match_id: str) -> None:
