@@ -174,6 +174,17 @@ def test_match_cube_actions_at_special_scores():
             cube_owner=CubeOwner.ME))
     assert should_double(no_gammons(0.3), Context(length=5, my_score=1, opponent_score=4,
                                                   cube_value=2, cube_owner=CubeOwner.ME))
+    # Without gammon chances a near-certain win is never too good to double: at 2-away
+    # 2-away, 3-away 3-away and 2-away 4-away, 99 % and 85 % double (and the opponent drops);
+    # with many gammons it plays on (the MET's typical gammon rate at the ends of the cube
+    # model made gammonless positions look too good; found by a fresh user).
+    for mine, theirs, length in ((1, 1, 3), (2, 2, 5), (3, 1, 5)):
+        ctx = Context(length=length, my_score=mine, opponent_score=theirs)
+        for p in (0.99, 0.85):
+            assert should_double(no_gammons(p), ctx), (mine, theirs, length, p)
+            assert not should_take(no_gammons(1 - p), Context(
+                length=length, my_score=theirs, opponent_score=mine))
+    assert not should_double(np.array([0.9, 0.7, 0.1, 0.0, 0.0]), Context(length=7))
     # 5-away, 5-away: double at 80 %, not at 55 %; take at 30 %, pass at 12 %.
     ctx = Context(length=5)
     assert should_double(good, ctx) and not should_double(no_gammons(0.55), ctx)

@@ -48,7 +48,7 @@ from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 ANALYSIS_VERSION = 2
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
-dead, and the 3,400,000-game network."""
+dead, match cube values from the position's own gammon chances, the 3,400,000-game network."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best

@@ -112,7 +112,6 @@ def _crossing(curve: np.ndarray, level: float) -> float | None:
     return float(np.interp(level, curve, GRID))
 
 
-@cache
 def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
     """MWC of the side ``a`` away against ``b`` away as a function of its winning chance ``p``
     (on :data:`GRID`), for each cube state of a pre-Crawford game.
@@ -121,7 +120,22 @@ def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
         ``{(cube, owner): float64[len(GRID)]}`` with owner ``"me"``, ``"opponent"`` or (cube 1)
         ``"centre"``; efficiency-weighted curves as described in the module docstring.
     """
+    return _cube_model(a, b)[0]
+
+
+def cube_knots(a: int, b: int) -> dict[tuple[int, str], list[tuple[float, float]]]:
+    """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
+    :func:`cube_curves`: the opponent's take point (where we would be cashed: our MWC after
+    losing the cube's points) and our cash point (our MWC after winning them), where the cube
+    is live. A position's own gammon chances give the ends (``p`` = 0 and 1) of the line."""
+    return _cube_model(a, b)[1]
+
+
+@cache
+def _cube_model(a: int, b: int) -> tuple[dict[tuple[int, str], np.ndarray],
+                                          dict[tuple[int, str], list[tuple[float, float]]]]:
     curves: dict[tuple[int, str], np.ndarray] = {}
+    knots: dict[tuple[int, str], list[tuple[float, float]]] = {}
     levels = [1 << k for k in range(7)]
     for cube in reversed(levels):
         lose, win = _ends(a, b, cube)
@@ -139,6 +153,7 @@ def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
                     if t is not None:
                         points.append((t, _after(a, b - cube)))
             curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
+            knots[(cube, owner)] = sorted(points[2:])
     lose, win = _ends(a, b, 1)
     points = [(0.0, lose), (1.0, win)]
     hi = _crossing(curves[(2, "opponent")], _after(a - 1, b))
@@ -149,7 +164,8 @@ def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
         points.append((lo, _after(a, b - 1)))
     dead = _line([(0.0, lose), (1.0, win)])
     curves[(1, "centre")] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
-    return curves
+    knots[(1, "centre")] = sorted(points[2:])
+    return curves, knots
 
 
 @cache

@@ -56,12 +56,16 @@ def _away(context: Context) -> tuple[int, int, bool]:
     return a, b, context.crawford or a == 1 or b == 1
 
 
+def _outcome_mwc(context: Context, cube: int) -> np.ndarray:
+    """MWC ``[6]`` after each outcome of :func:`_outcomes` played at ``cube``."""
+    a, b, post = _away(context)
+    return np.array([met.match_equity(a - k * cube, b, post) for k in (1, 2, 3)]
+                    + [met.match_equity(a, b - k * cube, post) for k in (1, 2, 3)])
+
+
 def _dead_mwc(o: np.ndarray, context: Context, cube: int) -> np.ndarray:
     """Match-winning chance with the game played out at ``cube`` (no further doubling)."""
-    a, b, post = _away(context)
-    values = np.array([met.match_equity(a - k * cube, b, post) for k in (1, 2, 3)]
-                      + [met.match_equity(a, b - k * cube, post) for k in (1, 2, 3)])
-    return _outcomes(o) @ values
+    return _outcomes(o) @ _outcome_mwc(context, cube)
 
 
 def _money_values(o: np.ndarray, gammons: bool) -> tuple[float, float, float]:
@@ -95,15 +99,22 @@ def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
 
 
 def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> float:
-    """Cubeful MWC of a pre-Crawford game at ``cube`` owned by ``owner`` (met curve names)."""
+    """Cubeful MWC of a pre-Crawford game at ``cube`` owned by ``owner`` (met curve names):
+    the live-cube line through the take and cash points of :func:`met.cube_knots`, ending at
+    this position's own MWC when it loses (``p`` = 0) and wins (``p`` = 1), weighted by the cube
+    efficiency against the dead-cube MWC. The ends come from the position's gammon chances, not
+    the MET's typical rate: with the typical rate at the ends, a position without gammon chances
+    looked "too good to double" near certain wins (at 2-away 2-away, 99 % no double)."""
     a, b, _ = _away(context)
-    curve = met.cube_curves(a, b)[(cube, owner)]
     p = float(np.clip(o[0], 0.0, 1.0))
-    lose, win = met._ends(a, b, cube)
-    generic_dead = lose + p * (win - lose)
-    exact_dead = float(_dead_mwc(o, context, cube))
-    return float(np.interp(p, met.GRID, curve)) + (1 - met.CUBE_EFFICIENCY) * (exact_dead
-                                                                              - generic_dead)
+    values = _outcome_mwc(context, cube)
+    probs = _outcomes(o)
+    win = float(probs[:3] @ values[:3] / p) if p > 1e-9 else float(values[0])
+    lose = float(probs[3:] @ values[3:] / (1 - p)) if p < 1 - 1e-9 else float(values[3])
+    xs, ys = zip(*[(0.0, lose), *met.cube_knots(a, b)[(cube, owner)], (1.0, win)], strict=True)
+    live = float(np.interp(p, xs, ys))
+    dead = float(probs @ values)
+    return met.CUBE_EFFICIENCY * live + (1 - met.CUBE_EFFICIENCY) * dead
 
 
 def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
