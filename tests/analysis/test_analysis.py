@@ -312,8 +312,11 @@ def test_analyze_command_refuses_what_is_no_record_with_its_reason(tmp_path):
     mat = tmp_path / "m.mat"
     from boardgammon.formats import write_mat
     mat.write_text(write_mat(m))
-    huge = mat.read_text().replace(" 3 point match", " 99999999999999999999 point match")
+    huge = mat.read_text().replace(" 3 point match", " 99999 point match")
     assert "from 1 to 64 (0 for money play)" in refused("huge.mat", huge)
+    digits = "9" * 5000  # past Python's limit on reading numbers: a traceback before
+    assert "is too large" in refused("digits.mat", mat.read_text().replace(
+        " 3 point match", f" {digits} point match"))
     (tmp_path / "bom.mat").write_bytes(b"\xef\xbb\xbf" + mat.read_bytes())
     with_bom = runner.invoke(app, ["analyze", str(tmp_path / "bom.mat")])
     assert with_bom.exit_code == 0, with_bom.output

@@ -149,5 +149,9 @@ def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
     assert "cannot create" in refused("--out", str(tmp_path / "new"), "--export",
                                       str(tmp_path / "file" / "sub" / "latest.npz"))
     assert not (tmp_path / "new" / "train.log").exists()
+    assert "exists and is not a file" in refused("--out", str(tmp_path / "new"), "--export",
+                                                 str(tmp_path))
+    assert "cannot create" in refused("--out", str(tmp_path / "new"), "--export",
+                                      "/proc/no-such-dir-here/latest.npz")
     assert "greater than or equal to 1" in refused("--out", str(tmp_path / "new"), "--hidden", "-3")
     assert (run / "state.npz").read_bytes() == good  # nothing refused was written

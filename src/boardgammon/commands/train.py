@@ -131,10 +131,15 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
         raise typer.BadParameter(f"{benchmark} is not a benchmark file (an .npz with boards "
                                  f"and outputs): {e or type(e).__name__}",
                                  param_hint="--benchmark") from None
+    if export is not None and export.exists() and not export.is_file():
+        raise typer.BadParameter(f"{export} exists and is not a file", param_hint="--export")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        if export is not None:
+        if export is not None:  # written at every checkpoint: found unwritable now, not then
             export.parent.mkdir(parents=True, exist_ok=True)
+            probe = export.with_suffix(".tmp.npz")
+            probe.write_bytes(b"")
+            probe.unlink()
     except OSError as e:
         raise typer.BadParameter(f"cannot create {e.filename}: {e.strerror}") from None
     start = Board.initial().array.copy()

@@ -160,6 +160,18 @@ _TOKEN = re.compile(
 )
 
 
+def _number(text: str) -> int:
+    """A count from ``.mat`` text; more than nine digits is no match length, score or cube.
+
+    Raises:
+        MatFormatError: too many digits (Python refuses to read numbers of over 4,300 digits,
+            and a length of that many points is no match).
+    """
+    if len(text) > 9:
+        raise MatFormatError(f"the number {text[:12]}… is too large")
+    return int(text)
+
+
 def read_mat(text: str) -> Match:
     """Rebuild a :class:`Match` from ``.mat`` text by replaying every game under the rules.
 
@@ -185,11 +197,12 @@ def read_mat(text: str) -> Match:
         elif line.lstrip().startswith(";"):
             continue
         elif m := _LENGTH.match(line):
-            length = int(m.group(1))
+            length = _number(m.group(1))
         elif m := _GAME.match(line):
             games.append({"line": lineno, "score": None, "tokens": []})
         elif games and games[-1]["score"] is None and (m := _SCORE.match(line)):
-            games[-1]["score"] = (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)))
+            games[-1]["score"] = (m.group(1), _number(m.group(2)), m.group(3),
+                                  _number(m.group(4)))
         elif games:
             games[-1]["tokens"] += _tokens(line, lineno)
         else:
@@ -234,13 +247,13 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
         elif m.group("step"):
             out.append(("step", m.group("step"), column))
         elif m.group("double"):
-            out.append(("double", int(m.group("cube")), column))
+            out.append(("double", _number(m.group("cube")), column))
         elif m.group("take"):
             out.append(("take", None, column))
         elif m.group("drop"):
             out.append(("drop", None, column))
         else:
-            out.append(("wins", int(m.group("points")), column))
+            out.append(("wins", _number(m.group("points")), column))
     if body[pos:].strip():
         raise MatFormatError(f"line {lineno}: cannot read {body[pos:].strip()!r}")
     return out
