@@ -144,6 +144,10 @@ def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
     (run / "state.npz").write_bytes(good)
     assert "is not a benchmark file" in refused("--out", str(run), "--benchmark",
                                                 str(tmp_path / "none.npz"))
+    np.savez(tmp_path / "bad.npz", boards=np.zeros((3, 2, 24), np.int8),
+             outputs=np.zeros((3, 5), np.float32))
+    assert "not (P, 2, 25) and (P, 5)" in refused("--out", str(run), "--benchmark",
+                                                  str(tmp_path / "bad.npz"))
     (tmp_path / "file").write_text("x")
     assert "is a file, not a run directory" in refused("--out", str(tmp_path / "file"))
     assert "cannot create" in refused("--out", str(tmp_path / "new"), "--export",

@@ -34,9 +34,17 @@ floor late in the run: less checkpoint-to-checkpoint wander, see docs/neural.md)
 
 def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Benchmark positions ``int8[P, 2, 25]`` and gnubg's outputs ``float32[P, 5]`` from an
-    ``.npz`` with keys ``boards`` and ``outputs``."""
+    ``.npz`` with keys ``boards`` and ``outputs``.
+
+    Raises:
+        OSError, KeyError, ValueError: unreadable, a key missing, or other shapes.
+    """
     with np.load(path) as z:
-        return z["boards"], z["outputs"]
+        boards, outputs = z["boards"], z["outputs"]
+    if boards.ndim != 3 or boards.shape[1:] != (2, 25) or outputs.shape != (len(boards), 5):
+        raise ValueError(f"boards {boards.shape} and outputs {outputs.shape}, not (P, 2, 25) "
+                         f"and (P, 5)")
+    return boards, outputs
 
 
 def floor_at(done: int, settings: dict) -> float:
