@@ -15,7 +15,8 @@ each decision with an :class:`~.evaluator.Evaluator`:
   right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
   the cube curves of :mod:`boardgammon.analysis.met` for match play). An offered double is
   judged for the doubler, the answer for the taker. Not doubling is no decision where the cube
-  is dead (:func:`dead_cube`: the current cube already wins the match for the player on roll).
+  is dead (:attr:`Context.cube_dead_for_me <boardgammon.bots.base.Context.cube_dead_for_me>`:
+  the current cube already wins the match for the player on roll).
 * **Luck** of every roll (see :mod:`.luck`).
 
 Units (gnubg's convention for match play, ``mwc2eq`` in gnubg's ``eval.c``): values are
@@ -368,7 +369,8 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         seat = action.seat
         where = dict(game=action.game, score=replay.score, cube=g.cube, cube_owner=g.cube_owner)
         if (action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat)
-                and (action.kind == "double" or not dead_cube(replay, seat))):
+                and (action.kind == "double"
+                     or not context_for(replay, seat).cube_dead_for_me)):
             decision, outputs = _double(judge, replay, seat, action.kind == "double",
                                         turns.get(action.game, 0), where)
             result.cube.append(decision)
@@ -392,14 +394,6 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         if progress is not None:
             progress(n + 1, len(record))
     return result
-
-
-def dead_cube(match: Match, seat: int) -> bool:
-    """Whether doubling is pointless for ``seat`` in match play: the current cube already wins
-    it the match (score + cube value ≥ match length), so not doubling is no decision (a
-    double still is one). The rule of gnubg's ``GetDPEq``; it covers both players 1-away
-    and the leader holding the cube after the Crawford game."""
-    return match.length > 0 and match.score[seat] + match.game.cube >= match.length
 
 
 def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: dict

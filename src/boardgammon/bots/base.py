@@ -60,6 +60,14 @@ class Context:
         return (not self.crawford and self.length != 1 and self.cube_value < 64
                 and self.cube_owner in (CubeOwner.CENTRE, CubeOwner.ME))
 
+    @property
+    def cube_dead_for_me(self) -> bool:
+        """Whether doubling is pointless for the bot in match play: a win at the current cube
+        already takes the match (points needed ≤ cube value), so a double only risks more.
+        gnubg's ``GetDPEq`` rule; it covers both sides 1-away and the leader holding the cube
+        after the Crawford game."""
+        return self.length > 0 and self.length - self.my_score <= self.cube_value
+
 
 @dataclass(frozen=True)
 class RankedPlay:

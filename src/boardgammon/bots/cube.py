@@ -169,9 +169,9 @@ def should_double(p_win: float, context: Context, race: bool = False,
     if not context.cube_available_to_me:
         return False
     if context.length:
-        a, b, _ = _needs(context)
-        if a <= context.cube_value:
+        if context.cube_dead_for_me:
             return False
+        _, b, _ = _needs(context)
         if b <= context.cube_value:
             return True
     opp_take = take_point(_opponent_view(context), race)

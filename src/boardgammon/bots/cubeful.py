@@ -140,9 +140,9 @@ def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool
         hold = money_equity(o, context.cube_owner, contact, gammons)
         take = 2.0 * money_equity(o, CubeOwner.OPPONENT, contact)
         return bool(min(take, 1.0) > hold)
-    a, b, _ = _away(context)
-    if a <= c:  # a win at this cube already takes the match: a double only risks more
+    if context.cube_dead_for_me:
         return False
+    a, b, _ = _away(context)
     if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
         return b == 1
     owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"

@@ -47,6 +47,10 @@ def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return boards, outputs
 
 
+_UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
+"""What ``np.load`` and the checks raise for a file that is not the ``.npz`` expected."""
+
+
 def floor_at(done: int, settings: dict) -> float:
     """α's floor for game number ``done`` (0-based) of a run with ``settings``."""
     return settings["alpha_min"] if done < settings["anneal_at"] else settings["alpha_late"]
@@ -115,7 +119,7 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
                 settings = {k: float(z[k]) if k in z else v for k, v in DEFAULTS.items()}
             net = Network.load(state)
             _check_state(done, settings, net)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        except _UNREADABLE as e:
             raise typer.BadParameter(f"{state} is not a training state: "
                                      f"{e or type(e).__name__}") from None
         if run_seed != seed:
@@ -135,7 +139,7 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
         net = Network.random(hidden, seed)
     try:
         bench = load_benchmark(benchmark) if benchmark else None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+    except _UNREADABLE as e:
         raise typer.BadParameter(f"{benchmark} is not a benchmark file (an .npz with boards "
                                  f"and outputs): {e or type(e).__name__}",
                                  param_hint="--benchmark") from None
@@ -170,8 +174,7 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
         if done % checkpoint_every == 0 or done == games:
             elapsed = time.perf_counter() - t0
             _save_state(state, net, done, seed, settings)
-            if export is not None:
-                export.parent.mkdir(parents=True, exist_ok=True)
+            if export is not None:  # its folder was made (and tried) at the start
                 _save_state(export, net, done, seed, settings)  # a state another run resumes
             entry = {"games": done, "games_per_s": round(window_games / elapsed, 1),
                      "loss": round(window_sq / max(window_plies, 1), 5),

@@ -77,7 +77,8 @@ from .plays import Play
 RECORD_VERSION = 1
 
 OFFERED_LENGTHS = (1, 3, 5, 7, 11)
-"""Match lengths offered to players; any length ≥ 1 works, 0 is money play."""
+"""Match lengths offered to players; any length from 1 to :data:`MAX_LENGTH` works, 0 is money
+play."""
 DEFAULT_LENGTH = 5
 MAX_LENGTH = 64
 """The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
