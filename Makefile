@@ -44,6 +44,7 @@ bench-strength: install system-deps
 bench-analysis: install system-deps
 	$(BIN)/python -m benchmarks analysis
 	$(BIN)/python -m benchmarks.analysis_vs_gnubg 3
+	$(BIN)/python -m benchmarks.cube_vs_gnubg 30
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks

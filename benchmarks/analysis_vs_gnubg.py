@@ -61,12 +61,12 @@ emit({"moves": moves, "stats": stats})
 '''
 
 
-def bot_match(seed: int, length: int = 7) -> Match:
-    """A ``length``-point match of the easy bot (seat 0) against the medium bot (seat 1),
-    dice from ``random.Random(seed)``."""
+def bot_match(seed: int, length: int = 7, levels: tuple[str, str] = ("easy", "medium")) -> Match:
+    """A ``length``-point match of the bot ``levels[0]`` (seat 0; default easy) against
+    ``levels[1]`` (seat 1; default medium), dice from ``random.Random(seed)``."""
     rng = random.Random(seed)
-    bots = (create("easy", seed), create("medium", seed + 1))
-    m = Match(length, players=("easy", "medium"))
+    bots = (create(levels[0], seed), create(levels[1], seed + 1))
+    m = Match(length, players=levels)
 
     def dice() -> tuple[int, int]:
         return rng.randint(1, 6), rng.randint(1, 6)
