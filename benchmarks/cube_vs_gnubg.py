@@ -35,8 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from boardgammon.analysis.analysis import analyse_match, cube_values
+from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
+from boardgammon.bots.cubeful import cube_values
 from boardgammon.engine import Board, Match
 from boardgammon.external.gnubg import run_script
 from boardgammon.formats import write_mat

@@ -52,11 +52,25 @@ def random_analyses():
     return out
 
 
-def _money_equity_after(after: Board) -> float:
+def _money_dead_after(after: Board) -> float:
     """The fake's cubeless money equity for the mover of a position right after a play
-    (mover's view, game not over): the opponent is on roll."""
+    (mover's view, game not over; the opponent on roll): what luck is measured in."""
     mine, theirs = after.pip_counts()
     return 1.0 - 2.0 * win_probability(theirs, mine)
+
+
+def _money_equity_after(after: Board) -> float:
+    """The fake's cubeful money equity for the mover of a position right after a play (mover's
+    view, game not over, contact, cube centred), worked by hand: the opponent is on roll with
+    winning chance ``q`` and no gammons, so Janowski's live-cube lines have the take point 0.2
+    and cash point 0.8 (W = L = 1), efficiency 0.68; it doubles when double/take or
+    double/drop (+1) is better than holding, and we get minus its equity."""
+    mine, theirs = after.pip_counts()
+    q = win_probability(theirs, mine)
+    dead = 2.0 * q - 1.0
+    hold = 0.68 * float(np.interp(q, [0, 0.2, 0.8, 1], [-1, -1, 1, 1])) + 0.32 * dead
+    take = 2.0 * (0.68 * float(np.interp(q, [0, 0.2, 1], [-1, -1, 1])) + 0.32 * dead)
+    return -max(hold, min(take, 1.0))
 
 
 def test_every_roll_is_recorded_and_forced_plays_are_no_decision(random_analyses):
@@ -138,7 +152,7 @@ def test_luck_of_all_rolls_averages_to_zero(position_id):
     assert OPENING_WEIGHTS @ opening == pytest.approx(0.0, abs=1e-12)
     # Luck is the best value of the roll minus the average: recompute one roll by hand.
     money = Stakes(Context())
-    best = {d: max(_money_equity_after(p.after) for p in board.legal_plays(*d)) for d in ROLLS}
+    best = {d: max(_money_dead_after(p.after) for p in board.legal_plays(*d)) for d in ROLLS}
     mean = sum(w * best[d] for w, d in zip(ROLL_WEIGHTS, ROLLS, strict=True))
     assert roll_luck(judge, board, (6, 6), money, 0, 5, 0).luck == pytest.approx(
         best[(6, 6)] - mean, abs=1e-9)

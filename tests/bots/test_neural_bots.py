@@ -7,9 +7,13 @@ import random
 import numpy as np
 import pytest
 
+from boardgammon.analysis import met
 from boardgammon.bots import Bot, Context, CubeOwner, RankedPlay, create
 from boardgammon.bots.cubeful import (
+    cube_values,
+    cubeful_play_values,
     money_equity,
+    play_utility,
     resignation,
     should_accept,
     should_double,
@@ -191,6 +195,53 @@ def test_match_cube_actions_at_special_scores():
     assert should_take(no_gammons(0.30), ctx) and not should_take(no_gammons(0.12), ctx)
     # Post-Crawford, the leader takes the trailer's immediate double.
     assert should_take(no_gammons(0.5), Context(length=5, my_score=4, opponent_score=1))
+
+
+def test_cubeful_play_values():
+    # After our play the opponent is on roll: with 95 % (no gammons) it doubles and we drop,
+    # so the position is worth exactly a lost cube to us, not the cubeless -0.9.
+    lost = no_gammons(0.05)[None]
+    assert cubeful_play_values(lost, Context(), np.array([True]))[0] == pytest.approx(-1.0)
+    assert play_utility(lost, Context())[0] == pytest.approx(-0.9)
+    # If we own the cube it cannot double: our value is the Janowski equity with the cube ours.
+    mine = Context(cube_value=2, cube_owner=CubeOwner.ME)
+    assert cubeful_play_values(lost, mine, np.array([True]))[0] == pytest.approx(
+        money_equity(lost[0], CubeOwner.ME))
+    # A match: at 5-away 5-away the opponent with 95 % cashes: our MWC is the MET's after
+    # losing one point.
+    ctx = Context(length=5)
+    assert cubeful_play_values(lost, ctx, np.array([True]))[0] == pytest.approx(
+        met.match_equity(5, 4))
+    # The Crawford game has no cube: the cubeful value is the dead-cube one.
+    crawford = Context(length=5, my_score=2, opponent_score=4, crawford=True)
+    o = np.array([[0.6, 0.2, 0.01, 0.1, 0.0], [0.3, 0.05, 0.0, 0.2, 0.01]])
+    assert cubeful_play_values(o, crawford, np.array([True, True])) == pytest.approx(
+        play_utility(o, crawford))
+    # Gammonless positions are ordered like their winning chances, flat where the opponent
+    # cashes (we cannot lose more than the cube) and where we would cash.
+    ps = np.linspace(0.05, 0.95, 19)
+    values = cubeful_play_values(np.stack([no_gammons(p) for p in ps]), ctx, np.ones(19, bool))
+    assert (np.diff(values) >= 0).all() and (np.diff(values[3:-3]) > 0).all()
+    assert values[0] == values[1] == pytest.approx(met.match_equity(5, 4))
+
+
+def test_cube_values_give_the_same_decisions_as_the_bots():
+    # cube_values is what the analysis judges by; should_double / should_take what the bots
+    # decide by: the same models, so the same verdicts away from the special scores.
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        w = rng.uniform(0.3, 0.98)
+        o = np.array([w, w * rng.uniform(0, 0.4), 0.0, (1 - w) * rng.uniform(0, 0.3), 0.0])
+        length = int(rng.choice([0, 5, 7, 11]))
+        me, opp = (int(rng.integers(0, length - 1)), int(rng.integers(0, length - 1))) \
+            if length else (0, 0)
+        ctx = Context(length=length, my_score=me, opponent_score=opp)
+        nd, dt, dp = cube_values(o, ctx)
+        assert should_double(o, ctx) == (min(dt, dp) > nd), ctx
+        taker = Context(length=length, my_score=opp, opponent_score=me)
+        flipped = np.array([1 - o[0], o[3], o[4], o[1], o[2]])
+        if abs(dt - dp) > 1e-9:
+            assert should_take(flipped, taker) == (dt < dp), ctx
 
 
 def test_resignations():

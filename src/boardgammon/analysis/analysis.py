@@ -24,8 +24,10 @@ match-winning chances (MWC) and are reported as *normalised* equity (EMG, "equiv
 money game"), ``e = (2·mwc − (W + L)) / (W − L)``, with ``W`` and ``L`` the mover's MWC after
 winning and after losing a single game at the current cube; an MWC difference ``d`` is
 ``2·d / (W − L)`` EMG. In money play values are equity per unit of the current cube. Checker
-plays are valued by the MWC of the resulting position with the cube as it stands (dead cube);
-gnubg values them cubefully, which differs mostly near the doubling window.
+plays are valued cubefully, as gnubg does: the resulting position with the opponent on roll
+playing the cube right (:func:`~boardgammon.bots.cubeful.cubeful_play_values`: no double,
+or double answered right, by the cube models above). Luck uses the dead-cube values (the
+cube as it stands), which are cheap enough for every roll's every play.
 
 Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
 0.08, blunder ≥ 0.16 (``arSkillLevel`` in gnubg's ``analysis.c``).
@@ -46,10 +48,12 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
-dead, match cube values from the position's own gammon chances, the 3,400,000-game network."""
+dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
+3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
+checker plays valued cubefully."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -116,9 +120,15 @@ class Stakes:
         w, lose = self._ends()
         return (w - lose) / 2.0
 
-    def value(self, outputs: np.ndarray) -> np.ndarray:
-        """Values ``float64[P]`` of outputs ``[P, 5]`` (the side's view)."""
-        return np.asarray(cubeful.play_utility(outputs, self.context), dtype=np.float64)
+    def value(self, outputs: np.ndarray, afters: np.ndarray | None = None) -> np.ndarray:
+        """Values ``float64[P]`` of positions right after the side's play, from their outputs
+        ``[P, 5]`` (the side's view): cubeful (the opponent on roll then plays the cube
+        right, :func:`~boardgammon.bots.cubeful.cubeful_play_values`) when the positions
+        ``afters`` (``int8[P, 2, 25]``, the side's view) are given, else with the cube dead at
+        its level."""
+        if afters is None:
+            return np.asarray(cubeful.play_utility(outputs, self.context), dtype=np.float64)
+        return cubeful.cubeful_play_values(outputs, self.context, contact(afters))
 
     def emg(self, delta: float) -> float:
         """A value difference in normalised equity (EMG)."""
@@ -132,27 +142,12 @@ class Stakes:
         return (2.0 * float(value) - (w + lose)) / (w - lose)
 
 
-def cube_values(outputs: np.ndarray, context: Context, contact: bool) -> tuple[float, float,
-                                                                                 float]:
-    """(no double, double/take, double/drop) for the side on roll with ``outputs`` (its view)
-    and ``context`` (cube available to it), in the units of :class:`Stakes`: MWC in a match,
-    equity per current cube in money play. The same models the bots decide with
-    (:func:`boardgammon.bots.cubeful.should_double` / ``should_take``)."""
-    c = context.cube_value
-    o = np.asarray(outputs, dtype=np.float64)
-    if not context.length:
-        gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
-        return (cubeful.money_equity(o, context.cube_owner, contact, gammons),
-                2.0 * cubeful.money_equity(o, CubeOwner.OPPONENT, contact), 1.0)
-    a, b = context.length - context.my_score, context.length - context.opponent_score
-    post = context.crawford or a == 1 or b == 1
-    drop = met.match_equity(a - c, b, post)
-    if post or 2 * c >= met.MAX_CUBE:
-        return (float(cubeful._dead_mwc(o, context, c)),
-                float(cubeful._dead_mwc(o, context, 2 * c)), drop)
-    owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"
-    return (cubeful._match_cubeful(o, context, c, owner),
-            cubeful._match_cubeful(o, context, 2 * c, "opponent"), drop)
+def contact(boards: np.ndarray) -> np.ndarray:
+    """Whether each of ``boards`` (``int8[P, 2, 25]``) is a contact position, as
+    :meth:`Board.is_contact <boardgammon.engine.Board.is_contact>`: ``bool[P]``."""
+    idx = np.arange(25)
+    rear = np.where(boards > 0, idx, -1).max(axis=2)  # [P, 2]; -1: no checker left
+    return (rear[:, 0] >= 0) & (rear[:, 1] >= 0) & (rear[:, 0] + rear[:, 1] >= 24)
 
 
 @dataclass(frozen=True)
@@ -309,13 +304,14 @@ class _Judge:
         if len(plays) <= 1:
             return len(plays), (), 0.0, 0.0
         afters = np.stack([p.after.array for p in plays])
-        values = stakes.value(self.after_outputs(afters, 0))
+        values = stakes.value(self.after_outputs(afters, 0), afters)
         depth = np.zeros(len(plays), dtype=int)
         if self.plies:
             order = np.argsort(-values, kind="stable")[:CANDIDATES]
             near = order[values[order] >= values[order[0]] - FILTER * stakes.value_per_emg]
             deep = sorted(set(near.tolist()) | {index})
-            values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies))
+            values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies),
+                                        afters[deep])
             depth[deep] = self.plies
             # Plays searched deeper are compared only with each other: a 0-ply value is not on
             # the same scale, and the best play is among the searched ones by construction.
@@ -402,7 +398,7 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
     board = m.game.board
     stakes = Stakes(context_for(m, seat))
     outputs = judge.pre_roll(board)
-    nd, dt, dp = cube_values(outputs, stakes.context, board.is_contact())
+    nd, dt, dp = cubeful.cube_values(outputs, stakes.context, board.is_contact())
     right = min(dt, dp)
     if doubled:
         loss_value = max(0.0, nd - right)

@@ -1,6 +1,14 @@
-"""Match equity table (MET) and cubeful match-winning chances (MWC), computed by the project.
+"""Match equity table (MET) and cubeful match-winning chances (MWC).
 
-Model (in the spirit of Zadeh's and Keeler & Spencer's continuous cube models, simplified):
+The table: the published **Kazaross-XG2** MET (Neil Kazaross 2011: XG rollouts to 9 points,
+gnubg rollouts to 15, extended to 25 by projecting take points), as distributed with GNU
+Backgammon (``data/Kazaross-XG2.xml``, copied unchanged with its notice, which permits copying
+and distribution). It is the table gnubg and XG use by default, so our MWC, take points and
+analysis are measured on the same scale as theirs. Scores beyond its 25 points come from the
+project's own cube model below, built on the published values.
+
+The cube model (in the spirit of Zadeh's and Keeler & Spencer's continuous cube models,
+simplified), for the cube curves of every cube state and for scores beyond the table:
 
 * A game's winning chance ``p`` moves continuously from the start (``p = ½``) to 0 or 1; a
   game is won as a gammon with probability ``GAMMON_RATE`` (backgammons are ignored).
@@ -17,14 +25,21 @@ Model (in the spirit of Zadeh's and Keeler & Spencer's continuous cube models, s
 * The Crawford game has no cube; post-Crawford the trailer doubles at once and the leader may
   drop when the drop costs nothing (the "free drop").
 
-:func:`match_equity` is the MWC at the start of a game. ``tests/analysis/test_met.py`` compares
-it with the published Kazaross-XG2 table that gnubg ships (XG and gnubg rollouts, Neil Kazaross
-2011), to a few percent. Scores are in points *away* (still needed), as MET tables are written.
+The same model alone (``published=False``) makes a whole table from the gammon rate; it is
+within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/analysis/test_met.py``), which is the
+check that its cube curves are sound. Why the published table is used: on gnubg 2-ply's own
+probabilities, cube decisions by our model with the computed table lost 1.9 millipoints (EMG)
+per doubling decision and 7.0 per take decision as gnubg 2-ply judges them, with the
+published one 1.1 and 2.7 (``python -m benchmarks.cube_vs_gnubg``, 90 matches): near short
+scores a MWC difference of 0.01 is worth 0.05 EMG. Scores are in points *away* (still
+needed), as MET tables are written.
 """
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from functools import cache
+from importlib.resources import files
 
 import numpy as np
 
@@ -32,6 +47,9 @@ GAMMON_RATE = 0.26  # share of games ending in a gammon, typical of rollouts of 
 CUBE_EFFICIENCY = 0.68
 MAX_CUBE = 64
 GRID = np.linspace(0.0, 1.0, 1001)
+PUBLISHED = "Kazaross-XG2"
+PUBLISHED_LENGTH = 25
+"""Scores (points away) the published table covers; beyond, the cube model extends it."""
 
 
 def _check(a: int, b: int) -> None:
@@ -40,27 +58,32 @@ def _check(a: int, b: int) -> None:
 
 
 @cache
-def _post_crawford_trailer(n: int) -> float:
-    """MWC of the trailer ``n`` away against a leader 1 away, post-Crawford, start of game."""
-    if n <= 0:
-        return 1.0
-    if n == 1:
-        return 0.5
-    take = 0.5 * ((1 - GAMMON_RATE) * _post_crawford_trailer(n - 2)
-                  + GAMMON_RATE * _post_crawford_trailer(n - 4))
-    return min(take, _post_crawford_trailer(n - 1))  # the leader drops when that is cheaper
+def published_table() -> tuple[np.ndarray, np.ndarray]:
+    """The Kazaross-XG2 table as shipped: ``(pre, post)`` with ``pre[i, j]`` (float64[25, 25])
+    the MWC of the side ``i + 1`` away against ``j + 1`` away at the start of a pre-Crawford
+    game (row or column 0: the Crawford game), and ``post[i]`` (float64[25]) the MWC of the
+    trailer ``i + 1`` away against a leader 1 away, post-Crawford."""
+    root = ET.fromstring(files(__package__).joinpath(f"data/{PUBLISHED}.xml").read_bytes())
+
+    def values(row: ET.Element) -> list[float]:
+        return [float(me.text or "") for me in row.iter("me")]
+    pre = np.array([values(r) for r in root.iter("pre-crawford-table") for r in r.iter("row")])
+    post = np.array([v for t in root.iter("post-crawford-table") for v in values(t)])
+    return pre, post
 
 
-def match_equity(a: int, b: int, post_crawford: bool = False) -> float:
+def match_equity(a: int, b: int, post_crawford: bool = False, published: bool = True) -> float:
     """MWC (0–1) at the start of a game of the side ``a`` points away against ``b`` away.
 
     Args:
         a, b: points each side still needs; 0 or less means that side has won the match.
         post_crawford: when a side is 1 away, whether the Crawford game has been played (so
             this game is post-Crawford); otherwise it is the Crawford game.
+        published: the Kazaross-XG2 table up to 25 points away, the cube model beyond (the
+            default, used by the bots and the analysis); ``False``: the cube model alone.
 
-    >>> match_equity(1, 1), match_equity(0, 3), match_equity(4, 4)
-    (0.5, 1.0, 0.5)
+    >>> match_equity(1, 1), match_equity(0, 3), match_equity(4, 4), match_equity(1, 2)
+    (0.5, 1.0, 0.5, 0.67736)
 
     Raises:
         TypeError: non-integer scores.
@@ -74,29 +97,54 @@ def match_equity(a: int, b: int, post_crawford: bool = False) -> float:
         return 0.5
     if a == 1 or b == 1:
         if post_crawford:
-            return (1.0 - _post_crawford_trailer(b)) if a == 1 else _post_crawford_trailer(a)
-        return _crawford(a, b)
-    return _pre_crawford(a, b)
+            return ((1.0 - _post_crawford_trailer(b, published)) if a == 1
+                    else _post_crawford_trailer(a, published))
+        return _crawford(a, b, published)
+    return _pre_crawford(a, b, published)
 
 
-def _after(a: int, b: int) -> float:
+def _in_table(a: int, b: int, published: bool) -> bool:
+    return published and max(a, b) <= PUBLISHED_LENGTH
+
+
+@cache
+def _post_crawford_trailer(n: int, published: bool = True) -> float:
+    """MWC of the trailer ``n`` away against a leader 1 away, post-Crawford, start of game."""
+    if n <= 0:
+        return 1.0
+    if n == 1:
+        return 0.5
+    if _in_table(n, 1, published):
+        return float(published_table()[1][n - 1])
+    take = 0.5 * ((1 - GAMMON_RATE) * _post_crawford_trailer(n - 2, published)
+                  + GAMMON_RATE * _post_crawford_trailer(n - 4, published))
+    # the leader drops when that is cheaper
+    return min(take, _post_crawford_trailer(n - 1, published))
+
+
+def _after(a: int, b: int, published: bool = True) -> float:
     """MWC after a pre-Crawford game leaves the sides ``a`` and ``b`` away."""
-    return match_equity(a, b, post_crawford=False)
+    return match_equity(a, b, False, published)
 
 
-def _crawford(a: int, b: int) -> float:
+def _crawford(a: int, b: int, published: bool) -> float:
     """MWC of the Crawford game (no cube) at ``a``-away, ``b``-away (one of them 1)."""
+    if _in_table(a, b, published):
+        return float(published_table()[0][a - 1, b - 1])
+
     def post(x: int, y: int) -> float:
-        return match_equity(x, y, post_crawford=True)
+        return match_equity(x, y, True, published)
     win = (1 - GAMMON_RATE) * post(a - 1, b) + GAMMON_RATE * post(a - 2, b)
     lose = (1 - GAMMON_RATE) * post(a, b - 1) + GAMMON_RATE * post(a, b - 2)
     return 0.5 * win + 0.5 * lose
 
 
-def _ends(a: int, b: int, cube: int, after=_after) -> tuple[float, float]:
+def _ends(a: int, b: int, cube: int, published: bool) -> tuple[float, float]:
     """(MWC if the game is lost, if it is won) at cube value ``cube``, gammons included."""
-    win = (1 - GAMMON_RATE) * after(a - cube, b) + GAMMON_RATE * after(a - 2 * cube, b)
-    lose = (1 - GAMMON_RATE) * after(a, b - cube) + GAMMON_RATE * after(a, b - 2 * cube)
+    win = (1 - GAMMON_RATE) * _after(a - cube, b, published) + GAMMON_RATE * _after(
+        a - 2 * cube, b, published)
+    lose = (1 - GAMMON_RATE) * _after(a, b - cube, published) + GAMMON_RATE * _after(
+        a, b - 2 * cube, published)
     return lose, win
 
 
@@ -112,56 +160,61 @@ def _crossing(curve: np.ndarray, level: float) -> float | None:
     return float(np.interp(level, curve, GRID))
 
 
-def cube_curves(a: int, b: int) -> dict[tuple[int, str], np.ndarray]:
+def cube_curves(a: int, b: int, published: bool = True) -> dict[tuple[int, str], np.ndarray]:
     """MWC of the side ``a`` away against ``b`` away as a function of its winning chance ``p``
-    (on :data:`GRID`), for each cube state of a pre-Crawford game.
+    (on :data:`GRID`), for each cube state of a pre-Crawford game, on the table chosen by
+    ``published`` (see :func:`match_equity`).
 
     Returns:
         ``{(cube, owner): float64[len(GRID)]}`` with owner ``"me"``, ``"opponent"`` or (cube 1)
         ``"centre"``; efficiency-weighted curves as described in the module docstring.
     """
-    return _cube_model(a, b)[0]
+    return _cube_model(a, b, published)[0]
 
 
 def cube_knots(a: int, b: int) -> dict[tuple[int, str], list[tuple[float, float]]]:
     """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
-    :func:`cube_curves`: the opponent's take point (where we would be cashed: our MWC after
-    losing the cube's points) and our cash point (our MWC after winning them), where the cube
-    is live. A position's own gammon chances give the ends (``p`` = 0 and 1) of the line."""
-    return _cube_model(a, b)[1]
+    :func:`cube_curves` (published table): the opponent's take point (where we would be
+    cashed: our MWC after losing the cube's points) and our cash point (our MWC after winning
+    them), where the cube is live. A position's own gammon chances give the ends (``p`` = 0
+    and 1) of the line."""
+    return _cube_model(a, b, True)[1]
 
 
 @cache
-def _cube_model(a: int, b: int) -> tuple[dict[tuple[int, str], np.ndarray],
-                                          dict[tuple[int, str], list[tuple[float, float]]]]:
+def _cube_model(a: int, b: int, published: bool
+                ) -> tuple[dict[tuple[int, str], np.ndarray],
+                           dict[tuple[int, str], list[tuple[float, float]]]]:
+    def after(x: int, y: int) -> float:
+        return _after(x, y, published)
     curves: dict[tuple[int, str], np.ndarray] = {}
     knots: dict[tuple[int, str], list[tuple[float, float]]] = {}
     levels = [1 << k for k in range(7)]
     for cube in reversed(levels):
-        lose, win = _ends(a, b, cube)
+        lose, win = _ends(a, b, cube, published)
         dead = _line([(0.0, lose), (1.0, win)])
         live_cube = cube < MAX_CUBE and not (cube >= a and cube >= b)
         for owner in ("me", "opponent"):
             points = [(0.0, lose), (1.0, win)]
             if live_cube:
                 if owner == "me":
-                    t = _crossing(curves[(2 * cube, "opponent")], _after(a - cube, b))
+                    t = _crossing(curves[(2 * cube, "opponent")], after(a - cube, b))
                     if t is not None:
-                        points.append((t, _after(a - cube, b)))
+                        points.append((t, after(a - cube, b)))
                 else:
-                    t = _crossing(curves[(2 * cube, "me")], _after(a, b - cube))
+                    t = _crossing(curves[(2 * cube, "me")], after(a, b - cube))
                     if t is not None:
-                        points.append((t, _after(a, b - cube)))
+                        points.append((t, after(a, b - cube)))
             curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
             knots[(cube, owner)] = sorted(points[2:])
-    lose, win = _ends(a, b, 1)
+    lose, win = _ends(a, b, 1, published)
     points = [(0.0, lose), (1.0, win)]
-    hi = _crossing(curves[(2, "opponent")], _after(a - 1, b))
-    lo = _crossing(curves[(2, "me")], _after(a, b - 1))
+    hi = _crossing(curves[(2, "opponent")], after(a - 1, b))
+    lo = _crossing(curves[(2, "me")], after(a, b - 1))
     if hi is not None:
-        points.append((hi, _after(a - 1, b)))
+        points.append((hi, after(a - 1, b)))
     if lo is not None and (hi is None or lo < hi):
-        points.append((lo, _after(a, b - 1)))
+        points.append((lo, after(a, b - 1)))
     dead = _line([(0.0, lose), (1.0, win)])
     curves[(1, "centre")] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
     knots[(1, "centre")] = sorted(points[2:])
@@ -169,16 +222,23 @@ def _cube_model(a: int, b: int) -> tuple[dict[tuple[int, str], np.ndarray],
 
 
 @cache
-def _pre_crawford(a: int, b: int) -> float:
+def _pre_crawford(a: int, b: int, published: bool) -> float:
+    if _in_table(a, b, published):
+        return float(published_table()[0][a - 1, b - 1])
     if a > b:
-        return 1.0 - _pre_crawford(b, a)
-    return float(np.interp(0.5, GRID, cube_curves(a, b)[(1, "centre")]))
+        return 1.0 - _pre_crawford(b, a, published)
+    return float(np.interp(0.5, GRID, cube_curves(a, b, published)[(1, "centre")]))
 
 
-def table(length: int) -> np.ndarray:
+def table(length: int, published: bool = True) -> np.ndarray:
     """The pre-Crawford MET ``float64[length, length]``: entry ``[i, j]`` is the MWC of the side
-    ``i + 1`` away against ``j + 1`` away (row/column 0: the Crawford game)."""
+    ``i + 1`` away against ``j + 1`` away (row/column 0: the Crawford game); ``published`` as in
+    :func:`match_equity`.
+
+    Raises:
+        ValueError: ``length`` below 1.
+    """
     if length < 1:
         raise ValueError(f"a match is at least 1 point long, got {length}")
-    return np.array([[match_equity(i + 1, j + 1) for j in range(length)]
+    return np.array([[match_equity(i + 1, j + 1, published=published) for j in range(length)]
                      for i in range(length)])

@@ -17,8 +17,8 @@ Sources:
   as Kleinman's ``K = D² / S`` tables: ``K = 1`` gives 76 %, ``K = 2`` 84 %). Keith's own rule
   adds one seventh to the roller's count instead of the 4 pips; Kleinman's form gives a
   probability, which match play needs.
-* Match equity: the project's table, :func:`boardgammon.analysis.met.match_equity` (a
-  cube-curve model checked against the Kazaross-XG2 table).
+* Match equity: :func:`boardgammon.analysis.met.match_equity` (the published Kazaross-XG2
+  table, extended beyond 25 points by the project's cube model).
 * Take point: the classic take point from three match equities (drop, take and
   win, take and lose): ``(drop - lose) / (win - lose)``. In money play 25 % (a dropped double
   costs 1, a take risks losing 2 to win 2), 22 % in races, where Kleinman's table puts the

@@ -25,6 +25,8 @@ no double``; it takes when taking is worth at least dropping.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from boardgammon.analysis import met
@@ -127,6 +129,69 @@ def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
     if context.jacoby and context.cube_owner is CubeOwner.CENTRE:
         return 2.0 * o[:, 0] - 1.0
     return 2.0 * o[:, 0] - 1.0 + o[:, 1] - o[:, 3] + o[:, 2] - o[:, 4]
+
+
+def hold_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
+    """Cubeful value of the side on roll with outputs ``o`` (its view) if it does not double
+    now, whoever owns the cube: money equity per current cube (Janowski) or MWC (the match
+    cube curves; dead-cube MWC from the Crawford game on)."""
+    if not context.length:
+        gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
+        return money_equity(o, context.cube_owner, contact, gammons)
+    a, b, post = _away(context)
+    if post:
+        return float(_dead_mwc(o, context, context.cube_value))
+    owner = {CubeOwner.CENTRE: "centre", CubeOwner.ME: "me",
+             CubeOwner.OPPONENT: "opponent"}[context.cube_owner]
+    return _match_cubeful(o, context, context.cube_value, owner)
+
+
+def cube_values(o: np.ndarray, context: Context, contact: bool = True
+                ) -> tuple[float, float, float]:
+    """(no double, double/take, double/drop) for the side on roll with outputs ``o`` (its
+    view) and ``context`` (cube available to it): equity per current cube in money play, MWC
+    in a match. The models of :func:`should_double` and :func:`should_take`."""
+    o = np.asarray(o, dtype=np.float64)
+    c = context.cube_value
+    nd = hold_value(o, context, contact)
+    if not context.length:
+        return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, contact), 1.0
+    a, b, post = _away(context)
+    drop = met.match_equity(a - c, b, post)
+    if post or 2 * c >= met.MAX_CUBE:
+        return nd, float(_dead_mwc(o, context, 2 * c)), drop
+    return nd, _match_cubeful(o, context, 2 * c, "opponent"), drop
+
+
+def on_roll_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
+    """Cubeful value of the side on roll, before its roll, playing the cube right: the better
+    of no double and double (answered right) where it may double, else :func:`hold_value`."""
+    if not context.cube_available_to_me or context.cube_dead_for_me:
+        return hold_value(o, context, contact)
+    nd, dt, dp = cube_values(o, context, contact)
+    return max(nd, min(dt, dp))
+
+
+def swapped(context: Context) -> Context:
+    """The same situation from the other side's view."""
+    owner = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME}.get(
+        context.cube_owner, CubeOwner.CENTRE)
+    return replace(context, my_score=context.opponent_score,
+                   opponent_score=context.my_score, cube_owner=owner)
+
+
+def cubeful_play_values(o: np.ndarray, context: Context, contact: np.ndarray) -> np.ndarray:
+    """Cubeful values ``float64[P]`` for the mover of positions right after its play: outputs
+    ``o[P, 5]`` and ``context`` from the mover's view, ``contact[P]`` whether each position is
+    still a contact one. The opponent is then on roll and plays the cube right
+    (:func:`on_roll_value` from its view); the mover's value is 1 − its MWC in a match, minus
+    its equity per current cube in money play. gnubg values plays cubefully the same way
+    (its 0-ply cubeful evaluation, with its own cube model)."""
+    o = np.atleast_2d(np.asarray(o, dtype=np.float64))
+    theirs = np.stack([1.0 - o[:, 0], o[:, 3], o[:, 4], o[:, 1], o[:, 2]], axis=-1)
+    other = swapped(context)
+    v = np.array([on_roll_value(t, other, bool(c)) for t, c in zip(theirs, contact, strict=True)])
+    return 1.0 - v if context.length else -v
 
 
 def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool:
