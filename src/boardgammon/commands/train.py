@@ -158,6 +158,10 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
     log = (out / "train.log").open("a")
     bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
     chunk = 500
+    # Compile (or load numba's cache) with a call of no games, so that the first checkpoint's
+    # games/s counts games only (it read 65 instead of about 450).
+    train_games(*net.weights, start, 15, seed, done, 0, settings["lam"], settings["alpha0"],
+                settings["half_life"], floor_at(done, settings))
     window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
     while done < games:
         n = min(chunk, games - done, checkpoint_every - done % checkpoint_every)
