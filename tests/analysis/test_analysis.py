@@ -348,3 +348,17 @@ def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
     assert result.exit_code == 0, result.output
     assert "3-point match, score 0-0, unfinished" in result.output
     assert "luck-adjusted result — MWC" in result.output
+
+
+def test_a_money_session_reports_points_won_not_unfinished(tmp_path):
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    m.resign(1, 1)
+    m.accept(0)
+    path = tmp_path / "money.json"
+    path.write_text(m.to_json())
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"money play, points won {m.score[0]}-{m.score[1]}," in result.output
+    assert m.score == (1, 0) and "unfinished" not in result.output

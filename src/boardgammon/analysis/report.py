@@ -199,8 +199,12 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
     decision."""
     s = summarise(analysis)
     kind = f"{s.length}-point match" if s.length else "money play"
-    score = (f"final score {s.score[0]}-{s.score[1]}" if s.winner is not None
-             else f"score {s.score[0]}-{s.score[1]}, unfinished")
+    if not s.length:  # a money session has no end: the points each side has won so far
+        score = f"points won {s.score[0]}-{s.score[1]}"
+    elif s.winner is not None:
+        score = f"final score {s.score[0]}-{s.score[1]}"
+    else:
+        score = f"score {s.score[0]}-{s.score[1]}, unfinished"
     lines = [f"{kind}, {score}, analysed at {s.plies}-ply",
              f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}",
              "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG", ""]
