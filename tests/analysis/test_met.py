@@ -25,6 +25,8 @@ def test_boundaries():
     assert met.match_equity(2, 1, post_crawford=True) == 0.48803
     with pytest.raises(TypeError):
         met.match_equity(2.5, 3)
+    with pytest.raises(TypeError):
+        met.match_equity(True, 3)
     with pytest.raises(ValueError):
         met.table(0)
 
@@ -77,3 +79,17 @@ def test_shipped_table_is_gnubgs_and_the_cube_model_close_to_it():
     ref, _ = _kazaross(KAZAROSS.read_text())
     diff = np.abs(met.table(11, published=False) - ref[:11, :11])
     assert diff.max() < 0.025 and diff.mean() < 0.01
+
+
+def test_take_points_follow_the_positions_own_gammons():
+    # The default knots are the table's typical game; with more of our wins gammons the
+    # opponent's take is worse, so we cash (our upper knot) at a lower winning chance; with
+    # more of our losses gammons their cash point (our lower knot) comes at a higher one.
+    typical = met.cube_knots(5, 5)[(1, "centre")]
+    assert met.cube_knots(5, 5, (met.GAMMON_RATE, met.GAMMON_RATE))[(1, "centre")] == typical
+    (lo0, _), (hi0, _) = met.cube_knots(5, 5, (0.0, 0.0))[(1, "centre")]
+    (_, _), (hi1, _) = met.cube_knots(5, 5, (0.5, 0.0))[(1, "centre")]
+    (lo2, _), (_, _) = met.cube_knots(5, 5, (0.0, 0.5))[(1, "centre")]
+    assert hi1 < hi0 - 0.02 and lo2 > lo0 + 0.02
+    # Without gammons at 5-away 5-away the take point is near the money game's 20-25 %.
+    assert 0.17 < lo0 < 0.3 and 0.7 < hi0 < 0.83

@@ -38,7 +38,7 @@ needed), as MET tables are written.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 
 import numpy as np
@@ -53,7 +53,7 @@ PUBLISHED_LENGTH = 25
 
 
 def _check(a: int, b: int) -> None:
-    if not (isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer))):
+    if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b)):
         raise TypeError(f"scores away are integers, got {a!r}, {b!r}")
 
 
@@ -139,12 +139,13 @@ def _crawford(a: int, b: int, published: bool) -> float:
     return 0.5 * win + 0.5 * lose
 
 
-def _ends(a: int, b: int, cube: int, published: bool) -> tuple[float, float]:
-    """(MWC if the game is lost, if it is won) at cube value ``cube``, gammons included."""
-    win = (1 - GAMMON_RATE) * _after(a - cube, b, published) + GAMMON_RATE * _after(
-        a - 2 * cube, b, published)
-    lose = (1 - GAMMON_RATE) * _after(a, b - cube, published) + GAMMON_RATE * _after(
-        a, b - 2 * cube, published)
+def _ends(a: int, b: int, cube: int, published: bool, gammons: tuple[float, float]
+          ) -> tuple[float, float]:
+    """(MWC if the game is lost, if it is won) at cube value ``cube``, gammons included:
+    ``gammons`` = (share of our wins, share of our losses) that are gammons."""
+    gw, gl = gammons
+    win = (1 - gw) * _after(a - cube, b, published) + gw * _after(a - 2 * cube, b, published)
+    lose = (1 - gl) * _after(a, b - cube, published) + gl * _after(a, b - 2 * cube, published)
     return lose, win
 
 
@@ -172,17 +173,29 @@ def cube_curves(a: int, b: int, published: bool = True) -> dict[tuple[int, str],
     return _cube_model(a, b, published)[0]
 
 
-def cube_knots(a: int, b: int) -> dict[tuple[int, str], list[tuple[float, float]]]:
+def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None
+               ) -> dict[tuple[int, str], list[tuple[float, float]]]:
     """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
     :func:`cube_curves` (published table): the opponent's take point (where we would be
     cashed: our MWC after losing the cube's points) and our cash point (our MWC after winning
     them), where the cube is live. A position's own gammon chances give the ends (``p`` = 0
-    and 1) of the line."""
-    return _cube_model(a, b, True)[1]
+    and 1) of the line.
+
+    Args:
+        gammons: the shares of our wins and of our losses that are gammons, for take points
+            of this position's own gammon chances (rounded to 0.02 for caching), as gnubg
+            computes its take points from the position's gammon ratios; default
+            :data:`GAMMON_RATE` for both, the table's typical game.
+    """
+    if gammons is None:
+        return _cube_model(a, b, True)[1]
+    gw, gl = (round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
+    return _cube_model(a, b, True, (gw, gl))[1]
 
 
-@cache
-def _cube_model(a: int, b: int, published: bool
+@lru_cache(maxsize=8192)
+def _cube_model(a: int, b: int, published: bool,
+                gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE)
                 ) -> tuple[dict[tuple[int, str], np.ndarray],
                            dict[tuple[int, str], list[tuple[float, float]]]]:
     def after(x: int, y: int) -> float:
@@ -191,7 +204,7 @@ def _cube_model(a: int, b: int, published: bool
     knots: dict[tuple[int, str], list[tuple[float, float]]] = {}
     levels = [1 << k for k in range(7)]
     for cube in reversed(levels):
-        lose, win = _ends(a, b, cube, published)
+        lose, win = _ends(a, b, cube, published, gammons)
         dead = _line([(0.0, lose), (1.0, win)])
         live_cube = cube < MAX_CUBE and not (cube >= a and cube >= b)
         for owner in ("me", "opponent"):
@@ -207,7 +220,7 @@ def _cube_model(a: int, b: int, published: bool
                         points.append((t, after(a, b - cube)))
             curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
             knots[(cube, owner)] = sorted(points[2:])
-    lose, win = _ends(a, b, 1, published)
+    lose, win = _ends(a, b, 1, published, gammons)
     points = [(0.0, lose), (1.0, win)]
     hi = _crossing(curves[(2, "opponent")], after(a - 1, b))
     lo = _crossing(curves[(2, "me")], after(a, b - 1))

@@ -13,11 +13,11 @@ the live-cube equity is piecewise linear through ``(0, −L)``, ``(TP, −1)`` (
 positions (Janowski's typical value) and 0.80 in races, where the game's value moves more
 smoothly and fewer doubles come too late.
 
-Match play: the same construction in match-winning chances, from the cube curves of
-:mod:`boardgammon.analysis.met` (which carry a generic gammon rate), with the dead-cube part
-replaced by this position's own outcome probabilities. The Crawford game has no cube;
-post-Crawford the trailer doubles at once and the leader takes unless dropping is worth more
-(the free drop); a 1-point match has no cube.
+Match play: the same construction in match-winning chances, from the cube model of
+:mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points)
+and outcome probabilities (the ends of the live-cube line, the dead-cube part). The Crawford
+game has no cube; post-Crawford the trailer doubles at once and the leader takes unless
+dropping is worth more (the free drop); a 1-point match has no cube.
 
 A side doubles when doubling is worth more than holding: ``min(double/take, double/drop) >
 no double``; it takes when taking is worth at least dropping.
@@ -102,9 +102,12 @@ def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
 
 def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> float:
     """Cubeful MWC of a pre-Crawford game at ``cube`` owned by ``owner`` (met curve names):
-    the live-cube line through the take and cash points of :func:`met.cube_knots`, ending at
-    this position's own MWC when it loses (``p`` = 0) and wins (``p`` = 1), weighted by the cube
-    efficiency against the dead-cube MWC. The ends come from the position's gammon chances, not
+    the live-cube line through the take and cash points of :func:`met.cube_knots` for this
+    position's own gammon shares (as gnubg computes take points from the position's gammon
+    ratios: judged by gnubg 2-ply over 90 matches, doubling decisions lost 0.8 mp instead of
+    1.2 with the table's typical 26 %), ending at this position's own MWC when it loses
+    (``p`` = 0) and wins (``p`` = 1), weighted by the cube efficiency against the dead-cube
+    MWC. The ends come from the position's gammon chances, not
     the MET's typical rate: with the typical rate at the ends, a position without gammon chances
     looked "too good to double" near certain wins (at 2-away 2-away, 99 % no double)."""
     a, b, _ = _away(context)
@@ -113,7 +116,10 @@ def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> fl
     probs = _outcomes(o)
     win = float(probs[:3] @ values[:3] / p) if p > 1e-9 else float(values[0])
     lose = float(probs[3:] @ values[3:] / (1 - p)) if p < 1 - 1e-9 else float(values[3])
-    xs, ys = zip(*[(0.0, lose), *met.cube_knots(a, b)[(cube, owner)], (1.0, win)], strict=True)
+    gammons = (float(np.clip(o[1] / p, 0, 1)) if p > 1e-9 else 0.0,
+               float(np.clip(o[3] / (1 - p), 0, 1)) if p < 1 - 1e-9 else 0.0)
+    knots = met.cube_knots(a, b, gammons)[(cube, owner)]
+    xs, ys = zip(*[(0.0, lose), *knots, (1.0, win)], strict=True)
     live = float(np.interp(p, xs, ys))
     dead = float(probs @ values)
     return met.CUBE_EFFICIENCY * live + (1 - met.CUBE_EFFICIENCY) * dead
