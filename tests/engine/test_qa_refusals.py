@@ -105,3 +105,25 @@ def test_validate_refuses_dice_that_are_not_a_pair(dice):
 def test_legal_plays_refuse_a_die_that_is_not_1_to_6(die):
     with pytest.raises(InvalidDice, match="whole number from 1 to 6"):
         Board.initial().legal_plays(die, 3)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("game", True, "'game' is True, not an integer"),
+    ("seat", "0", "'seat' is '0', not an integer"),
+    ("t", "soon", "'t' is 'soon', not a number"),
+    ("dice", [3], r"dice are \[3\], not two integers"),
+    ("dice", [3, True], "not two integers"),
+])
+def test_record_action_fields_of_the_wrong_type_are_named(field, value, message):
+    data = _opened_match().to_dict()
+    data["actions"][0][field] = value
+    with pytest.raises(InvalidRecord, match=message):
+        Match.from_dict(data)
+
+
+@pytest.mark.parametrize("tc", [5, "blitz", [5, 60]])
+def test_record_whose_time_control_is_not_an_object_is_refused(tc):
+    data = json.loads(Match(3, time_control="blitz").to_json())
+    data["time_control"] = tc
+    with pytest.raises(InvalidRecord, match="time_control is .* not an object"):
+        Match.from_dict(data)

@@ -125,7 +125,16 @@ class Action:
             InvalidRecord: unknown kind or fields.
         """
         if not isinstance(d, dict) or d.get("kind") not in ACTION_KINDS:
-            raise InvalidRecord(f"not a record action: {d!r}")
+            raise InvalidRecord(f"not a record action: {d!r}"[:300])
+        for name, kind in (("game", int), ("seat", int), ("value", int), ("t", (int, float))):
+            v = d.get(name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, kind)):
+                what = "a number" if name == "t" else "an integer"
+                raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
+        dice = d.get("dice")
+        if dice is not None and not (isinstance(dice, list) and len(dice) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in dice)):
+            raise InvalidRecord(f"record action dice are {dice!r}, not two integers"[:300])
         try:
             dice = d.get("dice")
             return cls(**{**d, "dice": tuple(dice) if dice is not None else None})
@@ -452,8 +461,11 @@ class Match:
                                 f"each): {players!r}"[:300])
         if not isinstance(actions, list):
             raise InvalidRecord(f"the record's actions are not a list: {actions!r}"[:300])
+        tc = data.get("time_control")
+        if tc is not None and not isinstance(tc, dict):
+            raise InvalidRecord(f"the record's time_control is {tc!r}, not an object with "
+                                f"delay and reserve_per_point (seconds)"[:300])
         try:
-            tc = data.get("time_control")
             match = cls(data["length"], data["variant"], tuple(data["players"]),
                         TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)),
                         data.get("start"))
