@@ -226,7 +226,9 @@ def save_match(match: Match, directory: Path, number: int) -> list[Path]:
 def selfplay(
     white: str = typer.Option("easy", help="Level of the white bot (seat 0)."),
     black: str = typer.Option("easy", help="Level of the black bot (seat 1)."),
-    games: int = typer.Option(100, min=1, help="Games to play."),
+    games: int = typer.Option(100, min=1, help=(
+        "Games to play (not matches: with --length they make up matches, and --save keeps the "
+        "finished ones).")),
     length: int = typer.Option(0, min=0, max=MAX_LENGTH, help="Match length; 0 for money play."),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     seed: int | None = typer.Option(None, help="Seed of the dice and bots (reproducible run)."),
