@@ -9,7 +9,9 @@ the same depth (its ``gnubg.match()`` analysis fields through
 * per player: the checker error rate (millipoints per unforced move) and the number of
   unforced moves, ours beside gnubg's, and the relative difference;
 * the correlation of per-decision equity losses over every unforced checker play;
-* the share of unforced checker plays where both name the same best play.
+* the share of unforced checker plays where both name the same best play;
+* the correlation and mean difference of the luck of every roll (opening rolls aside: ours
+  judges them against the 15 non-double rolls, gnubg against all 36), both at 0-ply.
 
 Targets (issue 9): error rates within 10 % of gnubg's, the same best play in at least 90 % of
 unforced decisions. gnubg values plays cubefully and with its own MET; ours values them with
@@ -39,6 +41,7 @@ GNUBG_ANALYSE = r'''
 plies = os.environ["PLIES"]
 for what in ("chequerplay", "cubedecision"):
     gnubg.command(f"set analysis {what} evaluation plies {plies}")
+gnubg.command("set analysis luckanalysis plies 0")  # ours: always 0-ply
 gnubg.command("import mat " + os.environ["MAT"])
 gnubg.command("analyse match")
 m = gnubg.match(analysis=True, boards=False, statistics=True, verbose=False)
@@ -54,7 +57,7 @@ for g in m["games"]:
                       "best": [list(p) for p in cands[0]["move"]] if cands else None,
                       "loss": (cands[0]["score"] - cands[i]["score"]) if cands and i is not None
                       else None,
-                      "n": len(cands)})
+                      "n": len(cands), "luck": an.get("luck-value")})
 stats = {side: {"unforced": s["moves"]["unforced-moves"], "error": s["moves"]["error-skill"],
                 "luck": s["dice"]["luck"]} for side, s in m["stats"].items()}
 emit({"moves": moves, "stats": stats})
@@ -105,8 +108,9 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
     """Per-decision pairs of the two analyses, matched in the order of play.
 
     Returns:
-        ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "players": {seat: {...}}}``
-        over the unforced checker plays both analysed.
+        ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "players": {seat: {...}},
+        "luck": [(ours, gnubg), ...]}`` over the unforced checker plays both analysed (luck:
+        every roll but the games' opening rolls, EMG).
 
     Raises:
         ValueError: the two analyses do not list the same number of plays.
@@ -122,6 +126,8 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
         b.append(g["loss"])
         best = Play.parse(mine.best[0].play).moves
         same.append(_net((m.source, m.dest) for m in best) == _net(g["best"]))
+    luck = [(r.luck, g["luck"]) for r, g in zip(ours.luck, moves, strict=True)
+            if r.turn > 0 and g["luck"] is not None]
     s = summarise(ours)
     # gnubg's "X" is the .mat file's left column, seat 0.
     players = {seat: {"ours": s.players[seat].checker_error_rate,
@@ -130,12 +136,12 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
                       / max(1, theirs["stats"][side]["unforced"]),
                       "gnubg_unforced": theirs["stats"][side]["unforced"]}
                for seat, side in ((0, "X"), (1, "O"))}
-    return {"ours": a, "gnubg": b, "same_best": same, "players": players}
+    return {"ours": a, "gnubg": b, "same_best": same, "players": players, "luck": luck}
 
 
 def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     """Analyse ``matches`` bot matches both ways and print the comparison; returns totals."""
-    ours_all, gnubg_all, same_all = [], [], []
+    ours_all, gnubg_all, same_all, luck_all = [], [], [], []
     rates: dict[str, list[float]] = {"ours": [], "gnubg": []}
     for k in range(matches):
         m = bot_match(seed + k)
@@ -147,6 +153,7 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
         ours_all += c["ours"]
         gnubg_all += c["gnubg"]
         same_all += c["same_best"]
+        luck_all += c["luck"]
         print(f"match {k + 1}: score {m.score[0]}-{m.score[1]}, {len(c['ours'])} unforced plays "
               f"compared; ours {ours_s:.1f} s, gnubg {gnubg_s:.1f} s")
         for seat, p in c["players"].items():
@@ -164,8 +171,12 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     print(f"{plies}-ply, {len(ours_all)} unforced plays: correlation of equity losses "
           f"{corr:.3f}; same best play {100 * share:.1f} % (target ≥ 90 %); per-player error "
           f"rates within 10 % of gnubg's: {sum(within)}/{len(within)}")
+    lo, lg = np.array(luck_all).T if luck_all else (np.zeros(0), np.zeros(0))
+    luck_corr = float(np.corrcoef(lo, lg)[0, 1]) if len(lo) > 2 else float("nan")
+    print(f"luck of {len(lo)} rolls (0-ply both): correlation {luck_corr:.3f}, mean difference "
+          f"{np.abs(lo - lg).mean() if len(lo) else float('nan'):.3f} EMG")
     return {"correlation": corr, "same_best": share, "within_10pct": sum(within),
-            "players": len(within), "decisions": len(ours_all)}
+            "players": len(within), "decisions": len(ours_all), "luck_correlation": luck_corr}
 
 
 def main() -> None:

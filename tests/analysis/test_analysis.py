@@ -152,7 +152,9 @@ def test_luck_of_all_rolls_averages_to_zero(position_id):
     assert OPENING_WEIGHTS @ opening == pytest.approx(0.0, abs=1e-12)
     # Luck is the best value of the roll minus the average: recompute one roll by hand.
     money = Stakes(Context())
-    best = {d: max(_money_dead_after(p.after) for p in board.legal_plays(*d)) for d in ROLLS}
+    # Each roll's best play by the dead-cube value, then valued cubefully.
+    best = {d: _money_equity_after(max((p.after for p in board.legal_plays(*d)),
+                                       key=_money_dead_after)) for d in ROLLS}
     mean = sum(w * best[d] for w, d in zip(ROLL_WEIGHTS, ROLLS, strict=True))
     assert roll_luck(judge, board, (6, 6), money, 0, 5, 0).luck == pytest.approx(
         best[(6, 6)] - mean, abs=1e-9)

@@ -31,3 +31,8 @@ def test_per_play_losses_follow_gnubgs_analysis():
     assert np.mean((ours < 0.04) == (gnubg < 0.04)) > 0.6
     for p in c["players"].values():
         assert p["ours_unforced"] == p["gnubg_unforced"]
+    # Luck per roll (cubeful, 0-ply, as gnubg's): measured 0.94-0.96 over 7-point matches.
+    luck = np.array(c["luck"])
+    assert len(luck) >= 30
+    assert np.corrcoef(luck[:, 0], luck[:, 1])[0, 1] > 0.85
+    assert np.abs(luck[:, 0] - luck[:, 1]).mean() < 0.06

@@ -26,8 +26,7 @@ winning and after losing a single game at the current cube; an MWC difference ``
 ``2·d / (W − L)`` EMG. In money play values are equity per unit of the current cube. Checker
 plays are valued cubefully, as gnubg does: the resulting position with the opponent on roll
 playing the cube right (:func:`~boardgammon.bots.cubeful.cubeful_play_values`: no double,
-or double answered right, by the cube models above). Luck uses the dead-cube values (the
-cube as it stands), which are cheap enough for every roll's every play.
+or double answered right, by the cube models above). Luck is cubeful too (see :mod:`.luck`).
 
 Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
 0.08, blunder ≥ 0.16 (``arSkillLevel`` in gnubg's ``analysis.c``).
