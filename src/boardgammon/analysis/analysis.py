@@ -52,7 +52,7 @@ ANALYSIS_VERSION = 3
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
 3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
-checker plays valued cubefully."""
+take points from the position's own gammon shares, checker plays and luck valued cubefully."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
