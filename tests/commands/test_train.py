@@ -138,9 +138,16 @@ def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
         assert "is not a training state" in refused("--out", str(run)), name
     for key, value, why in (("w1", np.full_like(state["w1"], np.nan), "not all finite"),
                             ("lam", np.float64(5), "lam 5 is outside [0, 1]"),
-                            ("games", np.int64(-100), "games -100 is negative")):
+                            ("games", np.int64(-100), "games -100 is not between 0 and"),
+                            ("games", np.float64(1e30), "is not between 0 and 10^12"),
+                            ("games", np.array([1, 2]), "is not a training state"),
+                            ("half_life", np.float64(np.inf), "half_life must be positive and"),
+                            ("w2", state["w2"] + 1j, "not all real numbers")):
         np.savez(run / "state.npz", **{**state, key: value})
         assert why in refused("--out", str(run))
+    np.savez(run / "state.npz", **{**state, "w1": state["w1"][:, :0], "b1": state["b1"][:0],
+                                   "w2": state["w2"][:, :0]})
+    assert "no hidden units" in refused("--out", str(run))
     (run / "state.npz").write_bytes(good)
     assert "is not a benchmark file" in refused("--out", str(run), "--benchmark",
                                                 str(tmp_path / "none.npz"))

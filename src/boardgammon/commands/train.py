@@ -47,7 +47,7 @@ def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return boards, outputs
 
 
-_UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
+_UNREADABLE = (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile)
 """What ``np.load`` and the checks raise for a file that is not the ``.npz`` expected."""
 
 
@@ -62,17 +62,20 @@ def benchmark_error(net: Network, boards: np.ndarray, outputs: np.ndarray) -> fl
 
 
 def _check_state(done: int, settings: dict, net: Network) -> None:
-    """Refuse a state whose numbers no run writes (``ValueError``): negative games, λ outside
-    [0, 1], a learning rate outside (0, 1], weights that are not finite."""
-    if done < 0:
-        raise ValueError(f"games {done} is negative")
+    """Refuse a state whose numbers no run writes (``ValueError``): negative or absurd games,
+    λ outside [0, 1], a learning rate outside (0, 1], a half-life that is not a positive finite
+    number, no hidden units, weights that are not finite."""
+    if not 0 <= done <= 10**12:
+        raise ValueError(f"games {done} is not between 0 and 10^12")
     if not 0 <= settings["lam"] <= 1:
         raise ValueError(f"lam {settings['lam']:g} is outside [0, 1]")
     for key in ("alpha0", "alpha_min", "alpha_late"):
         if not 0 < settings[key] <= 1:
             raise ValueError(f"{key} {settings[key]:g} is outside (0, 1]")
-    if not settings["half_life"] > 0 or not settings["anneal_at"] >= 0:
-        raise ValueError("half_life must be positive and anneal_at at least 0")
+    if not 0 < settings["half_life"] < np.inf or not settings["anneal_at"] >= 0:
+        raise ValueError("half_life must be positive and finite, anneal_at at least 0")
+    if net.hidden < 1:
+        raise ValueError("the network has no hidden units")
     if not all(np.isfinite(w).all() for w in net.weights):
         raise ValueError("the weights are not all finite")
 
@@ -117,6 +120,8 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
                 run_seed = int(z["seed"])
                 # states written before the late floor existed run on with its defaults
                 settings = {k: float(z[k]) if k in z else v for k, v in DEFAULTS.items()}
+                if not all(np.isrealobj(z[k]) for k in ("w1", "b1", "w2", "b2")):
+                    raise ValueError("the weights are not all real numbers")
             net = Network.load(state)
             _check_state(done, settings, net)
         except _UNREADABLE as e:
