@@ -364,3 +364,15 @@ def test_a_money_session_reports_points_won_not_unfinished(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"money play, points won {m.score[0]}-{m.score[1]}," in result.output
     assert m.score == (1, 0) and "unfinished" not in result.output
+
+
+def test_json_floats_are_rounded_so_a_drop_reads_one(random_analyses):
+    # Double/drop is +1 EMG for the doubler by construction; unrounded it read
+    # 0.9999999999999997 in the API (found by a fresh user).
+    for _, a in random_analyses:
+        cube = [d for d in rep.to_dict(a)["moves"] if d["type"] == "cube"]
+        assert cube and all(d["dp"] == 1.0 for d in cube)
+        for d in rep.to_dict(a)["moves"]:
+            for v in d.values():
+                if isinstance(v, float):
+                    assert v == round(v, 6)

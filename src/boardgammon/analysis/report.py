@@ -175,7 +175,8 @@ def decisions(analysis: MatchAnalysis) -> list[dict]:
 
 
 def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
-    """The summary (and with ``moves`` every decision) as a JSON-ready dict::
+    """The summary (and with ``moves`` every decision) as a JSON-ready dict, floats rounded
+    to 6 decimals::
 
         {"length", "score", "winner", "plies", "pr", "blunders",
          "players": [{"seat", "name", "pr", "error_rate", ...}, ...],
@@ -187,7 +188,19 @@ def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
            "players": [{**asdict(p), "decisions": p.decisions} for p in s.players]}
     if moves:
         out["moves"] = decisions(analysis)
-    return out
+    return _rounded(out)
+
+
+def _rounded(x):
+    """``x`` with every float rounded to 6 decimals (a millionth of an EMG or of a MWC, far
+    below any reported difference), so that 1 − 3e-16 reads 1.0."""
+    if isinstance(x, float):
+        return round(x, 6)
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_rounded(v) for v in x]
+    return x
 
 
 def _fmt(x: float | None, spec: str = ".1f") -> str:
