@@ -319,6 +319,8 @@ def test_analyze_command_refuses_what_is_no_record_with_its_reason(tmp_path):
 
     assert "the file is empty" in refused("empty.json", "  \n")
     assert "not a boardgammon match record" in refused("list.json", "[1, 2, 3]")
+    for other in ("null", "42", '"a string"', "true"):  # were .mat parser messages
+        assert "not a boardgammon match record" in refused("other.json", other), other
     record = json.loads(m.to_json())
     assert "actions are not a list: None" in refused(
         "null.json", json.dumps({**record, "actions": None}))

@@ -30,6 +30,12 @@ def load_match(path: Path) -> Match:
         raise InvalidRecord("the file is empty")
     if text.lstrip().startswith(("{", "[")):
         return Match.from_json(text)
+    try:  # other JSON (null, a number, a string) is no .mat either: say it is not a record
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = text
+    if data is not text:
+        return Match.from_dict(data)
     from boardgammon.formats import read_mat
 
     return read_mat(text)
