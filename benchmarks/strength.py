@@ -222,6 +222,8 @@ def main() -> None:
                       f"duplicate dice sequences ({2 * len(ppg)} games, "
                       f"{time.perf_counter() - t0:.0f} s)", flush=True)
                 for name, errs in ((level, errors[0]), ("gnubg 0-ply", errors[1])):
+                    if not errs:  # --analysed 0: no error rates asked for
+                        continue
                     mp = [1000 * e for e in errs]
                     print(f"  error rate of {name} judged by gnubg 2-ply: {interval(mp)} "
                           f"millipoints per unforced move ({len(mp)} moves)", flush=True)
