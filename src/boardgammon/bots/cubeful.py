@@ -202,25 +202,18 @@ def cubeful_play_values(o: np.ndarray, context: Context, contact: np.ndarray) ->
 
 def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool:
     """Whether the side on roll with outputs ``o`` doubles (always False when the rules forbid
-    it: Crawford game, 1-point match, cube at 64 or the opponent's)."""
+    it: Crawford game, 1-point match, cube at 64 or the opponent's): when the better of
+    double/take and double/drop of :func:`cube_values` beats no double."""
     if not context.cube_available_to_me:
         return False
-    c = context.cube_value
-    if context.length == 0:
-        gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
-        hold = money_equity(o, context.cube_owner, contact, gammons)
-        take = 2.0 * money_equity(o, CubeOwner.OPPONENT, contact)
-        return bool(min(take, 1.0) > hold)
-    if context.cube_dead_for_me:
-        return False
-    a, b, _ = _away(context)
-    if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
-        return b == 1
-    owner = "centre" if context.cube_owner is CubeOwner.CENTRE else "me"
-    hold = _match_cubeful(o, context, c, owner)
-    take = _match_cubeful(o, context, 2 * c, "opponent")
-    drop = met.match_equity(a - c, b, False)
-    return bool(min(take, drop) > hold)
+    if context.length:
+        if context.cube_dead_for_me:
+            return False
+        a, b, _ = _away(context)
+        if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
+            return b == 1
+    nd, dt, dp = cube_values(o, context, contact)
+    return bool(min(dt, dp) > nd)
 
 
 def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
