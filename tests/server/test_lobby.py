@@ -115,3 +115,31 @@ def test_a_guest_who_upgrades_plays_on_under_the_new_name(client):
     assert [m["opponent"] for m in ann.get("/api/matches").json()] == ["gina"]
     state = step({0: ann, 1: guest}, match_id)  # a write goes on with the new name
     assert state["players"][1]["username"] == "gina"
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"level": "easy", "length": 10**30},
+     "body.length: expected one of 1, 3, 5, 7, 11, got 10000000000000000000…"),
+    ({"level": "easy", "length": 4}, "body.length: expected one of 1, 3, 5, 7, 11, got 4"),
+    ({"level": "easy", "length": "5"}, "body.length: expected a whole number, got '5'"),
+])
+def test_a_match_length_outside_the_choices_names_them(client, body, message):
+    ann = Player.register(client, "ann")
+    r = ann.post("/api/matches/computer", body)
+    assert r.status_code == 422 and r.json()["error"]["message"] == message
+    assert ann.get("/api/matches").json() == []
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ('{"level": "easy",,}', "the request body is not valid JSON: Expecting property name "
+                            "enclosed in double quotes (at character 17)"),
+    ('{"level": "easy"', "the request body is not valid JSON: Expecting ',' delimiter "
+                         "(at character 16)"),
+])
+def test_a_body_that_is_not_json_says_where_it_breaks(client, raw, message):
+    ann = Player.register(client, "ann")
+    r = client.post("/api/matches/computer", content=raw,
+                    headers={**ann.headers, "content-type": "application/json"})
+    assert (r.status_code, r.json()["error"]) == (
+        422, {"code": "invalid_request", "message": message})
+    assert ann.get("/api/matches").json() == []

@@ -23,5 +23,16 @@ def _whole_number(value: Any) -> Any:
 
 
 def one_of(*values: int) -> Any:
-    """The type "one of ``values``", whole numbers only (in the OpenAPI schema: an enum)."""
-    return Annotated[Literal[values], BeforeValidator(_whole_number)]
+    """The type "one of ``values``", whole numbers only (in the OpenAPI schema: an enum). A whole
+    number outside them is refused naming the choices (pydantic's own message for one past
+    2**63 is "Unable to parse input string as an integer")."""
+    choices = ", ".join(map(str, values))
+
+    def check(value: Any) -> Any:
+        value = _whole_number(value)
+        if value is not None and value not in values:
+            shown = str(value) if len(str(value)) <= 20 else f"{str(value)[:20]}…"
+            raise ValueError(f"expected one of {choices}, got {shown}")
+        return value
+
+    return Annotated[Literal[values], BeforeValidator(check)]

@@ -92,6 +92,18 @@ def _too_large(limit: int) -> str:
     return f"the request body is larger than the {limit} bytes allowed"
 
 
+def _problem(error: dict) -> str:
+    """One validation error for people: where, and what. A body that is not JSON says where
+    the parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a
+    validator's message loses pydantic's "Value error, " prefix."""
+    if error["type"] == "json_invalid":
+        at = error["loc"][-1] if len(error["loc"]) > 1 else "?"
+        why = error.get("ctx", {}).get("error", "malformed")
+        return f"the request body is not valid JSON: {why} (at character {at})"
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    return f"{'.'.join(str(p) for p in error['loc'])}: {msg}"
+
+
 def install(app: FastAPI) -> None:
     """Register the error handlers and the body limit on ``app``."""
     app.add_middleware(BodyLimit)
@@ -106,10 +118,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        return error_response(422, "invalid_request", problems)
+        return error_response(422, "invalid_request",
+                              "; ".join(_problem(e) for e in exc.errors()))
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:
