@@ -16,7 +16,7 @@ play at 0-ply, keeps at most the best ``HARD_CANDIDATES`` within ``HARD_WINDOW``
 roll and reply, then our roll and reply).
 
 Cube decisions (:mod:`boardgammon.bots.cubeful`) use the winning and gammon chances of the
-position before the roll: 0-ply for medium, 1-ply for hard.
+position before the roll: 0-ply for medium, 2-ply for hard.
 """
 
 from __future__ import annotations
