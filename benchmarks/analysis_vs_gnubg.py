@@ -64,9 +64,11 @@ emit({"moves": moves, "stats": stats})
 '''
 
 
-def bot_match(seed: int, length: int = 7, levels: tuple[str, str] = ("easy", "medium")) -> Match:
+def bot_match(seed: int, length: int = 7, levels: tuple[str, str] = ("easy", "medium"),
+              games: int = 6) -> Match:
     """A ``length``-point match of the bot ``levels[0]`` (seat 0; default easy) against
-    ``levels[1]`` (seat 1; default medium), dice from ``random.Random(seed)``."""
+    ``levels[1]`` (seat 1; default medium), dice from ``random.Random(seed)``; ``length`` 0:
+    a money session (no Jacoby rule) of ``games`` games."""
     rng = random.Random(seed)
     bots = (create(levels[0], seed), create(levels[1], seed + 1))
     m = Match(length, players=levels)
@@ -74,8 +76,11 @@ def bot_match(seed: int, length: int = 7, levels: tuple[str, str] = ("easy", "me
     def dice() -> tuple[int, int]:
         return rng.randint(1, 6), rng.randint(1, 6)
 
+    def done() -> bool:
+        return m.is_over if length else sum(g.is_over for g in m.games) >= games
+
     resigned: set[int] = set()
-    while not m.is_over:
+    while not done():
         opening(m, dice)
         if m.is_over:
             break

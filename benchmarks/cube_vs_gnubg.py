@@ -1,20 +1,24 @@
 """Cube decisions beside GNU Backgammon's, judged by gnubg 2-ply (a report, not a test).
 
-``python -m benchmarks.cube_vs_gnubg [MATCHES] [--seed S]`` plays ``MATCHES`` bot matches of 3,
-5 and 7 points in turn (easy against medium and medium against hard, alternately, so that
-positions are both lopsided and even), has gnubg analyse every cube decision of both players
-at 0-ply and at 2-ply (``analyse match`` through :func:`boardgammon.external.gnubg.run_script`;
-checker plays at 0-ply, they are not used), and judges at every turn where the player on roll
+``python -m benchmarks.cube_vs_gnubg [MATCHES] [--seed S] [--money]`` plays ``MATCHES`` bot
+matches of 3, 5 and 7 points in turn (with ``--money``: money sessions of ``--games`` games
+each, no Jacoby rule, cube equities per current cube), easy against medium and medium against
+hard, alternately (so that positions are both lopsided and even), has gnubg analyse every
+cube decision of both players at 0-ply and at 2-ply (``analyse match`` through
+:func:`boardgammon.external.gnubg.run_script`; checker plays at 0-ply, they are not used), and
+judges at every turn where the player on roll
 could double (the cube live: see :attr:`Context.cube_dead_for_me
 <boardgammon.bots.base.Context.cube_dead_for_me>`):
 
 * the doubling verdict (double / no double) and the answer the opponent would give (take /
   drop) of each player below, by gnubg 2-ply's cubeful MWC for no double and double/take and
   the MWC of double/drop from gnubg's MET, converted to EMG (gnubg's normalisation: winning a
-  single game at the current cube is +1, losing it −1);
-* players: gnubg 0-ply; our analysis at 0-ply (our network and cube model, the numbers the
-  bots decide by); our cube model given gnubg 2-ply's own cubeless probabilities (the cube
-  model alone, the network's errors taken out).
+  single game at the current cube is +1, losing it −1; in money play gnubg's cubeful equities
+  per current cube are already that, double/drop +1);
+* players: gnubg 0-ply; our analysis at 0-ply (our network and cube model, the numbers
+  medium decides by); our cube model on the network's 2-ply outputs (hard's); our cube model
+  given gnubg 2-ply's own cubeless probabilities (the cube model alone, the network's errors
+  taken out).
 
 Prints, per player, the equity lost per decision (millipoints of EMG) over doubling decisions
 and over take decisions, and the counts of missed doubles, wrong doubles, wrong takes and wrong
@@ -31,6 +35,7 @@ import pickle
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +43,9 @@ import numpy as np
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
 from boardgammon.bots.cubeful import cube_values
+from boardgammon.bots.neural import Evaluator
 from boardgammon.engine import Board, Match
+from boardgammon.engine.game import MAX_CUBE
 from boardgammon.external.gnubg import run_script
 from boardgammon.formats import write_mat
 
@@ -48,6 +55,7 @@ DOUBLE_WINDOW = 0.5  # EMG
 TAKE_WINDOW = 0.5  # EMG
 
 GNUBG_CUBE = r'''
+gnubg.command("set jacoby off")  # money sessions are played without it (matches: no effect)
 out = []
 for path in os.environ["MATS"].split(os.pathsep):
     per_ply = []
@@ -59,12 +67,15 @@ for path in os.environ["MATS"].split(os.pathsep):
         m = gnubg.match(analysis=True, boards=True, statistics=False, verbose=False)
         points = []
         for k, g in enumerate(m["games"]):
+            cube = 1
             for a in g["game"]:
                 an = a.get("analysis", {})
                 if a["action"] in ("move", "double") and "nd-cubeful-eq" in an:
                     points.append({"game": k, "player": a["player"], "board": a.get("board"),
                                    "probs": an["probs"], "nd": an["nd-cubeful-eq"],
-                                   "dt": an["dt-cubeful-eq"]})
+                                   "dt": an["dt-cubeful-eq"], "cube": cube})
+                if a["action"] == "take":
+                    cube *= 2
         per_ply.append(points)
     out.append({"ply0": per_ply[0], "ply2": per_ply[1], "met": gnubg.met()})
 emit(out)
@@ -116,7 +127,10 @@ def points_of(match: Match, gnubg: dict) -> tuple[list[Point], int]:
     """Our analysis of ``match`` beside gnubg's cube decision points, matched in order of play
     by game, player and position; returns the matched points and the number left unmatched."""
     ours = [d for d in analyse_match(match, plies=0).cube if d.kind == "double"]
-    theirs = list(zip(gnubg["ply0"], gnubg["ply2"], strict=True))
+    # Our cube stops at 64 (the rules of this project, and gnubg's in a match); in money play
+    # gnubg's goes on, so its turns with the cube at 64 are none of ours.
+    theirs = [(g0, g2) for g0, g2 in zip(gnubg["ply0"], gnubg["ply2"], strict=True)
+              if g0.get("cube", 1) < MAX_CUBE]
     met = gnubg["met"]
     points, unmatched, j = [], 0, 0
     for d in ours:
@@ -133,16 +147,22 @@ def points_of(match: Match, gnubg: dict) -> tuple[list[Point], int]:
         me, opp = d.score[d.seat], d.score[1 - d.seat]
         owner = (CubeOwner.CENTRE if d.cube_owner is None
                  else CubeOwner.ME if d.cube_owner == d.seat else CubeOwner.OPPONENT)
+        if not match.length:  # money: equities per current cube; drop +1, a single loss −1
+            me = opp = 0
         ctx = Context(length=match.length, my_score=me, opponent_score=opp, cube_value=d.cube,
                       cube_owner=owner)
         a, b = match.length - me, match.length - opp
         post = a == 1 or b == 1
+        if match.length:
+            dp, lose = gnubg_mwc(met, a - d.cube, b, post), gnubg_mwc(met, a, b - d.cube, post)
+        else:
+            dp, lose = 1.0, -1.0
         points.append(Point(
             game=d.game, seat=d.seat, position_id=d.position_id, context=ctx,
             contact=Board.from_position_id(d.position_id).is_contact(),
             probs0=np.array(g0["probs"]), probs2=np.array(g2["probs"]),
             nd0=g0["nd"], dt0=g0["dt"], nd2=g2["nd"], dt2=g2["dt"],
-            dp=gnubg_mwc(met, a - d.cube, b, post), lose=gnubg_mwc(met, a, b - d.cube, post),
+            dp=dp, lose=lose,
             ours=(d.nd, d.dt, d.dp)))
     unmatched += len(theirs) - len(points)
     return points, unmatched
@@ -171,9 +191,24 @@ def judge(points: list[Point], player) -> dict:
     return {"double": double_loss, "take": take_loss, **counts}
 
 
+@cache
+def _evaluator() -> Evaluator:
+    return Evaluator()
+
+
+def ours_at(plies: int):
+    """Our verdicts from the network's outputs at ``plies`` (hard decides the cube at 2)."""
+    def player(p: Point) -> tuple[bool, bool]:
+        board = Board.from_position_id(p.position_id)
+        o = _evaluator().evaluate(board.array[None], board.checkers, plies)[0]
+        return verdicts(*cube_values(o, p.context, p.contact))
+    return player
+
+
 PLAYERS = {
     "gnubg 0-ply": lambda p: verdicts(p.nd0, p.dt0, p.dp),
-    "ours, 0-ply": lambda p: verdicts(*p.ours),
+    "ours, 0-ply (medium; the analysis at 0-ply)": lambda p: verdicts(*p.ours),
+    "ours, 2-ply (hard)": ours_at(2),
     "our cube model on gnubg 2-ply's probabilities":
         lambda p: verdicts(*cube_values(p.probs2, p.context, p.contact)),
 }
@@ -187,15 +222,19 @@ def _mp(xs: list[float]) -> str:
     return f"{a.mean():6.1f} ± {half:4.1f}"
 
 
-def report(matches: int = 12, seed: int = 1, save: Path | None = None) -> dict:
-    """Play and analyse ``matches`` matches, print the comparison; returns per-player results.
-    ``save``: also pickle the matched :class:`Point` list there (for studying the cube model)."""
+def report(matches: int = 12, seed: int = 1, save: Path | None = None, money: bool = False,
+           games: int = 6) -> dict:
+    """Play and analyse ``matches`` matches (``money``: money sessions of ``games`` games),
+    print the comparison; returns per-player results. ``save``: also pickle the matched
+    :class:`Point` list there (for studying the cube model)."""
     t0 = time.perf_counter()
     played = []
     for k in range(matches):
         levels = ("easy", "medium") if k % 2 == 0 else ("medium", "hard")
-        played.append(bot_match(seed + k, length=(3, 5, 7)[k % 3], levels=levels))
-    print(f"{matches} matches played ({time.perf_counter() - t0:.0f} s)", flush=True)
+        length = 0 if money else (3, 5, 7)[k % 3]
+        played.append(bot_match(seed + k, length=length, levels=levels, games=games))
+    what = f"money sessions of {games} games" if money else "matches"
+    print(f"{matches} {what} played ({time.perf_counter() - t0:.0f} s)", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for k, m in enumerate(played):
@@ -232,8 +271,13 @@ def main() -> None:
     parser.add_argument("matches", nargs="?", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--save", type=Path, help="pickle the matched decision points here")
+    parser.add_argument("--money", action="store_true",
+                        help="money sessions instead of matches")
+    parser.add_argument("--games", type=int, default=6, help="games per money session")
     args = parser.parse_args()
-    report(args.matches, args.seed, args.save)
+    if args.matches < 1 or args.games < 1:
+        parser.error("MATCHES and --games are at least 1")
+    report(args.matches, args.seed, args.save, args.money, args.games)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 * gnubg's MET is ours: the MWC our tables give equal the ones gnubg reports.
 * Given gnubg 2-ply's own cubeless probabilities, our cube model (the one the bots and the
   analysis decide by) reaches gnubg 2-ply's doubling and take verdicts in nearly every turn.
+* Money play: given gnubg 0-ply's probabilities, our model gives gnubg 0-ply's cubeful
+  equities exactly.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from benchmarks.analysis_vs_gnubg import bot_match
 from benchmarks.cube_vs_gnubg import GNUBG_CUBE, PLAYERS, gnubg_mwc, judge, points_of
 
 from boardgammon.analysis import met
+from boardgammon.bots.cubeful import cube_values
 from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import write_mat
 
@@ -73,3 +76,29 @@ def test_cube_model_on_gnubg_probabilities_agrees_with_gnubg(analysed):
     # Equity lost per doubling decision, gnubg 2-ply judging: within a few millipoints of
     # gnubg 0-ply's own (measured over 90 matches: 0.6 against 1.1).
     assert np.mean(ours["double"]) < np.mean(gnubg0["double"]) + 0.01
+
+
+def test_money_session_cube_decisions_as_gnubg():
+    """Money play (``--money``): the same turns, gnubg's equities per current cube, and our
+    cube model on gnubg 2-ply's probabilities reaching gnubg 2-ply's doubling verdicts."""
+    session = bot_match(21, length=0, levels=("medium", "easy"), games=4)
+    assert sum(g.is_over for g in session.games) == 4
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.mat"
+        path.write_text(write_mat(session))
+        (theirs,) = run_script(GNUBG_CUBE, env={"MATS": str(path)})
+    points, unmatched = points_of(session, theirs)
+    # This session's last game has the cube at 64, where gnubg's money cube goes on.
+    assert max(x["cube"] for x in theirs["ply0"]) == 64
+    assert unmatched == 0 and len(points) == sum(x["cube"] < 64 for x in theirs["ply0"]) > 20
+    assert {(p.dp, p.lose) for p in points} == {(1.0, -1.0)}
+    # Our money cube model (Janowski) given gnubg 0-ply's cubeless probabilities gives gnubg
+    # 0-ply's own cubeful equities for no double and double/take, to float32 precision, in
+    # contact and in races.
+    assert {p.contact for p in points} == {True, False}
+    for p in points:
+        nd, dt, dp = cube_values(p.probs0, p.context, p.contact)
+        assert (nd, dt, dp) == pytest.approx((p.nd0, p.dt0, 1.0), abs=1e-4), p
+    ours = judge(points, PLAYERS["our cube model on gnubg 2-ply's probabilities"])
+    assert len(ours["double"]) > 5
+    assert ours["missed double"] + ours["wrong double"] <= 0.15 * len(ours["double"])
