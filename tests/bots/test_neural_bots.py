@@ -266,3 +266,22 @@ def test_shipped_network_beats_random_play_clearly():
     won = sum(p > 0 for p in points)
     # 30 games: a random player wins well under 5 % against any trained net.
     assert won >= 13 and np.mean(points) / 2 >= 1.0
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_the_whole_backgammon_offered_is_always_accepted(level):
+    """A fresh user's position: the resigner's 15 checkers in the winner's home board, the
+    winner one checker from home. hard's 2-ply outputs strayed past 0 and 1 by float32
+    rounding (win −2.4e-7), made playing on worth 3.0000012 points and refused the offer of
+    all three; outputs are now clipped to 0–1 at every depth."""
+    board = Board.from_points({23: 15}, {1: 1})  # the resigner on roll
+    bot = create(level, 1)
+    for plies in (0, 1, 2):
+        o = bot.evaluator.evaluate(board.array[None], 15, plies)[0]
+        assert ((0 <= o) & (o <= 1)).all(), (plies, o)
+    assert bot.resign(board, Context()) == 3
+    assert bot.accept_resignation(board, Context(), 3)
+    assert not bot.accept_resignation(board, Context(), 2)
+    # Jacoby, cube centred: gammons do not count, the single offered is all there is.
+    assert bot.resign(board, Context(jacoby=True)) == 1
+    assert bot.accept_resignation(board, Context(jacoby=True), 1)

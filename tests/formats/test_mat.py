@@ -193,3 +193,47 @@ def test_gnubg_imports_our_mat_with_scores_games_and_moves():
                     assert sorted(dice) == sorted(a.dice)
                     unmarked = [(s.source, s.dest) for s in Play.parse(a.play).moves]
                     assert Play(move or []) == Play(unmarked)
+
+
+def _narrow(text: str, width: int) -> str:
+    """``text`` laid out with a left column ``width`` characters wide (gnubg's is 28) and two
+    spaces before the right one, as other programs and hand-written files do."""
+    out = []
+    for line in text.splitlines():
+        if m := re.match(r"^(\s*\d+\))(.*)$", line):
+            rest = line[m.end(1):]
+            left, right = rest[:28].strip(), rest[28:].strip()
+            line = f"{m.group(1):>4} {left:<{width}}  {right}".rstrip()
+        elif line.strip().startswith("Wins") and len(line) - len(line.lstrip()) > 20:
+            line = " " * (7 + width) + line.strip()
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("width", [11, 14, 20])
+def test_narrow_columns_are_read_by_gnubgs_rule(width):
+    """The right column is found as gnubg finds it (a second roll, or the first double space
+    from column 15 on), not at gnubg's own fixed position: a file with narrower columns gives
+    each entry to the same player (a fresh user's file gave every play to the wrong one)."""
+    text = write_mat(play_random_match(3, length=5, p_resign=0.03))
+    narrow = _narrow(text, width)
+    assert narrow != text and "  1)" in narrow
+    assert read_mat(narrow).record == read_mat(text).record
+
+
+def test_a_right_column_opening_in_a_narrow_file():
+    narrow = (" 3 point match\n\n Game 1\n A : 0                B : 0\n"
+              "  1)                  31: 8/5 6/5\n"
+              "  2) 42: 8/4 6/4      51: 13/8 6/5\n")
+    plays = [(a.seat, a.dice) for a in read_mat(narrow).record if a.kind == "play"]
+    assert plays == [(1, (3, 1)), (0, (4, 2)), (1, (5, 1))]
+
+
+@pytest.mark.gnubg
+@needs_gnubg
+def test_gnubg_reads_narrow_columns_as_we_do():
+    text = write_mat(play_random_match(3, length=5, p_resign=0.03))
+    narrow = [_narrow(text, w) for w in (11, 14)]
+    got = run_script(_IMPORT, env={"TEXTS": json.dumps(narrow)})
+    for g in got:
+        assert read_mat(g["text"]).record == read_mat(text).record

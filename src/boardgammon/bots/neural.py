@@ -129,7 +129,10 @@ class Evaluator:
 
     def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
         """Five outputs (player on roll's view) of positions ``int8[P, 2, 25]`` at ``plies``
-        (0, 1 or 2): ``float32[P, 5]``. A finished position is scored as the game's result.
+        (0, 1 or 2): ``float32[P, 5]``, each within 0–1 (averages over rolls stray past the
+        bounds by float32 rounding, e.g. −2e-7: then a certain backgammon was worth 3.0000012
+        points and hard refused a resignation of all three). A finished position is scored as
+        the game's result.
 
         Raises:
             ValueError: ``plies`` outside 0–2 or wrong shape.
@@ -148,7 +151,7 @@ class Evaluator:
             out[live] = evaluate_many(a[live], checkers, plies, *self.network.weights,
                                       bearoff.table(), bearoff.ROLLS,
                                       bearoff.ROLL_WEIGHTS)
-        return out
+        return np.clip(out, 0.0, 1.0, out=out)
 
 
 def _finished(board: np.ndarray, checkers: int) -> np.ndarray:

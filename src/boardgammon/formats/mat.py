@@ -18,8 +18,11 @@ The layout follows GNU Backgammon 1.07's own export, the reference for every det
      ...
                                       Wins 2 points
 
-Seat 0 is the left column, seat 1 the right one. A play is its roll, a colon and the single-die
-steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance is the roll alone.
+Seat 0 is the left column, seat 1 the right one; reading, the right column is found as gnubg's
+importer finds it (a second roll on the line, else the first double space from column 15), so
+files with narrower columns than gnubg's read as they do in gnubg. A play is its roll, a colon
+and the single-die steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance
+is the roll alone.
 Cube actions are `` Doubles => N``, `` Takes``, `` Drops``; each game ends with `` Wins N
 point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
 ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
@@ -229,19 +232,37 @@ def read_mat(text: str) -> Match:
     return match
 
 
+_GAP = re.compile(r" {2,}")
+
+
+def _split(body: str, matches: list[re.Match]) -> int:
+    """Where the right column of a line starts, by gnubg's rule (``import.c``, ``ImportGame``)
+    rather than by a fixed column, so that files with narrower columns than gnubg's own are
+    read as gnubg reads them: with two rolls on the line, at the second; otherwise at the first
+    run of two or more spaces from column 15 on (none: the whole line is the left column)."""
+    rolls = [m.start() for m in matches if m.group("roll")]
+    if len(rolls) >= 2:
+        return rolls[1]
+    text = body.rstrip()
+    gap = _GAP.search(text, 15)
+    return gap.start() if gap else len(text) + 1
+
+
 def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
-    """The entries of one line as (kind, value, column) with column 0 or 1 by position."""
+    """The entries of one line as (kind, value, column) with column 0 (left, seat 0) or 1."""
     body = line
     if m := _NUMBERED.match(line):
         body = " " * m.end() + line[m.end():]
     out: list[tuple[str, object, int]] = []
     pos = 0
-    for m in _TOKEN.finditer(body):
+    matches = list(_TOKEN.finditer(body))
+    split = _split(body, matches)
+    for m in matches:
         gap = body[pos:m.start()]
         if gap.strip():
             raise MatFormatError(f"line {lineno}: cannot read {gap.strip()!r}")
         pos = m.end()
-        column = 1 if m.start() >= _RIGHT_COLUMN - 2 else 0
+        column = 1 if m.start() >= split else 0
         if m.group("roll"):
             out.append(("roll", (int(m.group("roll")[0]), int(m.group("roll")[1])), column))
         elif m.group("step"):
