@@ -75,8 +75,8 @@ class StandIn:
     """The API for one finished match: its state, and its analysis `pending` for the first
     `pending` requests, then ANALYSIS."""
 
-    def __init__(self, page, pending: int):
-        self.pending = pending
+    def __init__(self, page, pending: int, analysis: dict = ANALYSIS):
+        self.pending, self.analysis = pending, analysis
         self.asked = 0
         self.state = make_state(
             Board.from_points({1: 1}, {1: 1}), phase="match_over", score=[1, 0],
@@ -94,7 +94,7 @@ class StandIn:
             body = self.state
         elif path == f"/api/matches/{MATCH_ID}/analysis":
             self.asked += 1
-            body = {"status": "pending"} if self.asked <= self.pending else ANALYSIS
+            body = {"status": "pending"} if self.asked <= self.pending else self.analysis
         else:
             body = {"error": {"code": "not_found", "message": path}}
             return route.fulfill(status=404, content_type="application/json",
@@ -168,8 +168,9 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
 
     # The cube decisions are listed on their own, each with the right action and its error.
     cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")
-    assert cubes == ["Game 1, ann: double — best: double, take (lost 0.000)",
-                     "Game 1, bob: drop — best: take wrong drop (lost 0.345)"]
+    assert cubes == ["Decision 3 · Game 1, ann: double — best: double, take (lost 0.000)",
+                     "Decision 4 · Game 1, bob: drop — best: take wrong drop (lost 0.345)"]
+    assert page.locator(".cube-clear").count() == 0
 
     # The review starts at the first decision: the opening position from ann's side.
     first = review_state(page)
@@ -296,7 +297,8 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
     match_id = page.locator(".match-id").inner_text()
     analysis = page.request.get(f"/api/matches/{match_id}/analysis").json()
     assert analysis["status"] == "done"
-    assert button.inner_text() == f"Match analysis · {analysis['blunders']} blunders"
+    n = analysis["blunders"]
+    assert button.inner_text() == f"Match analysis · {n} blunder{'' if n == 1 else 's'}"
 
     button.click()
     page.wait_for_selector(".analysis-summary", timeout=10_000)
@@ -310,7 +312,9 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
     assert page.locator(".match-pr").inner_text().startswith(f"Match PR {pr} (both players")
     moves = analysis["moves"]
     cubes = [m for m in moves if m["type"] == "cube"]
-    assert page.locator(".cube-decisions li").count() == len(cubes)
+    listed = [m for m in cubes if m["close"] or m["error"]]
+    assert page.locator(".cube-decisions li").count() == len(listed)
+    assert page.locator(".cube-clear").count() == (len(listed) < len(cubes))
     # Step through every decision: each shows its board and, for a play, the alternatives
     # ranked best first with the play made marked.
     for i, m in enumerate(moves):
@@ -348,3 +352,23 @@ def test_real_server_serves_the_sheet_at_its_own_address(browser, live_server):
     page.reload()
     page.wait_for_selector("section.analysis .waiting")
     page.context.close()
+
+
+def test_clear_no_double_turns_are_counted_not_listed(page):
+    """A fresh user's 3-point match listed eleven identical "no double — best: no double (lost
+    0.000)" rows: only the decisions that count are listed, each with its decision number, and
+    the clear turns are counted below them."""
+    clear = {**ANALYSIS["moves"][2], "action": "no double", "best_action": "no double",
+             "close": False, "nd": 0.1, "dt": -0.3}
+    analysis = {**ANALYSIS, "blunders": 1,
+                "moves": [*ANALYSIS["moves"][:2], clear, *ANALYSIS["moves"][2:]]}
+    StandIn(page, pending=0, analysis=analysis)
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    assert page.locator(".match-pr .blunders").inner_text() == "1 blunder"
+    cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")
+    assert [c.split(" · ")[0] for c in cubes] == ["Decision 4", "Decision 5"]
+    assert page.locator(".cube-clear").inner_text() == (
+        "1 more turn where not doubling was clearly right.")
+    page.click('.cube-decisions li[data-decision="4"] button')
+    assert page.locator(".review-counter").inner_text() == "Decision 5 of 5"

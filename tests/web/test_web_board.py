@@ -192,7 +192,7 @@ def test_result_screen(page, output_dir):
     page.wait_for_selector(".verify-list .verdict.failed")
     text = result.inner_text()
     assert "ann wins the match" in text and "Final score 1–0" in text
-    assert "Game 1: ann wins 1 point(s) (single game)" in text
+    assert "Game 1: ann wins 1 point (single game)" in text
     assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
     assert page.locator(".verify-list li").count() == 2
     assert page.locator('.verify-list li[data-roll="rol_a"] .verdict').inner_text() == "✓ verified"
@@ -236,7 +236,7 @@ def test_result_screen_of_a_match_lost_on_time(page):
     result.wait_for()
     text = result.inner_text()
     assert "wins the match on time" in text and "Final score 0–0" in text
-    assert "0 point(s)" not in text
+    assert "0 point" not in text
 
 
 def test_keyboard_only_play_with_visible_focus(page):
@@ -279,6 +279,22 @@ def test_languages(page):
     assert page.evaluate("document.documentElement.lang") == "ja"
     page.reload()
     page.wait_for_selector("text=手を送る")  # the choice is remembered
+
+
+def test_counts_take_the_plural_of_their_language(page):
+    """A fresh user saw "1 blunders": strings that depend on a count have plural forms."""
+    open_match(page, make_state(Board.initial(), dice=(3, 1)))
+    got = page.evaluate(
+        "async () => { const i = await import('/static/i18n.js'); const out = [];"
+        " for (const l of ['en', 'de', 'ja']) { i.setLang(l); for (const n of [0, 1, 2])"
+        " out.push(i.t('analysis.blunders', { n })); }"
+        " i.setLang('en'); out.push(i.t('result.game', { n: 3, name: 'ann', points: 1,"
+        " how: 'single game' }));"
+        " return out; }")
+    assert got == ["0 blunders", "1 blunder", "2 blunders",
+                   "0 grobe Fehler", "1 grober Fehler", "2 grobe Fehler",
+                   "大悪手 0", "大悪手 1", "大悪手 2",
+                   "Game 3: ann wins 1 point (single game)"]
 
 
 def test_phone_width(browser, static_url, output_dir):
@@ -336,7 +352,7 @@ def test_resign_menu(page):
     page.wait_for_function("() => !document.querySelector('.controls button:disabled')")
     assert [(a["type"], a["points"]) for a in stand_in.actions] == [("resign", 2)]
     assert page.locator(".status").inner_text() == (
-        "You offered to resign: 2 point(s). Waiting for the answer.")
+        "You offered to resign: 2 points. Waiting for the answer.")
     assert page.locator(".controls button").count() == 0  # nothing to do but wait
 
 

@@ -189,15 +189,21 @@ export class AnalysisPage {
         row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0)))));
   }
 
+  /** The cube decisions that count (a double, take or drop, a close no-double, any error: the
+   * ones the summary counts), each named by its decision number in the review; the turns
+   * where not doubling was clearly right are only counted. */
   cubeList() {
-    const cubes = this.analysis.moves.map((m, i) => [m, i]).filter(([m]) => m.type === "cube");
-    if (!cubes.length) return h("p", { class: "empty cube-decisions" }, t("analysis.nocube"));
-    return h("ol", { class: "cube-decisions" }, cubes.map(([m, i]) => h("li", { "data-decision": i },
+    const all = this.analysis.moves.map((m, i) => [m, i]).filter(([m]) => m.type === "cube");
+    const cubes = all.filter(([m]) => m.close || m.error);
+    const clear = all.length - cubes.length;
+    const note = clear ? h("p", { class: "cube-clear" }, t("analysis.cubeclear", { n: clear })) : null;
+    if (!cubes.length) return h("div", {}, h("p", { class: "empty cube-decisions" }, t("analysis.nocube")), note);
+    return h("div", {}, h("ol", { class: "cube-decisions" }, cubes.map(([m, i]) => h("li", { "data-decision": i },
       h("button", { type: "button", class: "linkish", onclick: () => this.show(i) },
-        `${this.who(m)}: ${t(`cube.${m.action}`)}`),
+        `${t("analysis.decisionno", { n: i + 1 })} · ${this.who(m)}: ${t(`cube.${m.action}`)}`),
       ` — ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
       m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
-      ` (${t("analysis.loss", { loss: m.loss.toFixed(3) })})`)));
+      ` (${t("analysis.loss", { loss: m.loss.toFixed(3) })})`))), note);
   }
 
   who(m) {

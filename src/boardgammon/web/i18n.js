@@ -73,8 +73,16 @@ const STRINGS = {
     "match.resign.cancel": "Keep playing",
     "match.acceptresign": "Accept",
     "match.declineresign": "Decline",
-    "match.resignoffer": "{name} offers to resign: {points} point(s).",
-    "match.yourresignoffer": "You offered to resign: {points} point(s). Waiting for the answer.",
+    "match.resignoffer": {
+      by: "points",
+      one: "{name} offers to resign: {points} point.",
+      other: "{name} offers to resign: {points} points.",
+    },
+    "match.yourresignoffer": {
+      by: "points",
+      one: "You offered to resign: {points} point. Waiting for the answer.",
+      other: "You offered to resign: {points} points. Waiting for the answer.",
+    },
     "match.doubleoffer": "{name} doubles to {value}.",
     "match.yourdouble": "You doubled to {value}. Waiting for the answer.",
     "match.yourroll": "Your turn: roll.",
@@ -83,7 +91,10 @@ const STRINGS = {
     "match.opening": "Opening roll.",
     "match.dance": "No legal play with {dice}.",
     "match.dance.record": "Record: no legal play",
-    "match.incomplete": "The play is incomplete: move {n} more checker(s).",
+    "match.incomplete": {
+      one: "The play is incomplete: move {n} more checker.",
+      other: "The play is incomplete: move {n} more checkers.",
+    },
     "match.pickchecker": "Tap a checker to move.",
     "match.pickdest": "Tap a lit point to move there.",
     "match.complete": "The play is complete: send it, or undo.",
@@ -123,7 +134,11 @@ const STRINGS = {
     "result.winner": "{name} wins the match",
     "result.score": "Final score {a}–{b}",
     "result.games": "Games",
-    "result.game": "Game {n}: {name} wins {points} point(s) ({how})",
+    "result.game": {
+      by: "points",
+      one: "Game {n}: {name} wins {points} point ({how})",
+      other: "Game {n}: {name} wins {points} points ({how})",
+    },
     "result.gameflag": "Game {n}: {name} wins the match on time (the opponent's clock ran out)",
     "how.single": "single game",
     "how.gammon": "gammon",
@@ -143,7 +158,7 @@ const STRINGS = {
     "result.lobby": "Back to lobby",
     "analysis.pending": "analysing…",
     "analysis.unavailable": "not available",
-    "analysis.blunders": "{n} blunders",
+    "analysis.blunders": { one: "{n} blunder", other: "{n} blunders" },
     "analysis.failed.short": "failed",
     "analysis.failed": "The analysis failed: {error}",
     "analysis.back": "Back to the match",
@@ -166,6 +181,11 @@ const STRINGS = {
     "analysis.black": "black",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "No cube decisions.",
+    "analysis.cubeclear": {
+      one: "{n} more turn where not doubling was clearly right.",
+      other: "{n} more turns where not doubling was clearly right.",
+    },
+    "analysis.decisionno": "Decision {n}",
     "analysis.bestaction": "best: {action}",
     "analysis.loss": "lost {loss}",
     "analysis.who": "Game {game}, {name}",
@@ -273,8 +293,16 @@ const STRINGS = {
     "match.resign.cancel": "Weiterspielen",
     "match.acceptresign": "Annehmen",
     "match.declineresign": "Ablehnen",
-    "match.resignoffer": "{name} bietet Aufgabe an: {points} Punkt(e).",
-    "match.yourresignoffer": "Du hast Aufgabe angeboten: {points} Punkt(e). Warte auf Antwort.",
+    "match.resignoffer": {
+      by: "points",
+      one: "{name} bietet Aufgabe an: {points} Punkt.",
+      other: "{name} bietet Aufgabe an: {points} Punkte.",
+    },
+    "match.yourresignoffer": {
+      by: "points",
+      one: "Du hast Aufgabe angeboten: {points} Punkt. Warte auf Antwort.",
+      other: "Du hast Aufgabe angeboten: {points} Punkte. Warte auf Antwort.",
+    },
     "match.doubleoffer": "{name} doppelt auf {value}.",
     "match.yourdouble": "Du hast auf {value} gedoppelt. Warte auf Antwort.",
     "match.yourroll": "Du bist am Zug: würfle.",
@@ -283,7 +311,10 @@ const STRINGS = {
     "match.opening": "Eröffnungswurf.",
     "match.dance": "Kein legaler Zug mit {dice}.",
     "match.dance.record": "Festhalten: kein legaler Zug",
-    "match.incomplete": "Der Zug ist unvollständig: noch {n} Stein(e) ziehen.",
+    "match.incomplete": {
+      one: "Der Zug ist unvollständig: noch {n} Stein ziehen.",
+      other: "Der Zug ist unvollständig: noch {n} Steine ziehen.",
+    },
     "match.pickchecker": "Tippe auf einen Stein.",
     "match.pickdest": "Tippe auf ein leuchtendes Feld.",
     "match.complete": "Der Zug ist vollständig: senden oder zurücknehmen.",
@@ -323,7 +354,11 @@ const STRINGS = {
     "result.winner": "{name} gewinnt die Partie",
     "result.score": "Endstand {a}–{b}",
     "result.games": "Spiele",
-    "result.game": "Spiel {n}: {name} gewinnt {points} Punkt(e) ({how})",
+    "result.game": {
+      by: "points",
+      one: "Spiel {n}: {name} gewinnt {points} Punkt ({how})",
+      other: "Spiel {n}: {name} gewinnt {points} Punkte ({how})",
+    },
     "result.gameflag": "Spiel {n}: {name} gewinnt die Partie auf Zeit (die Uhr des Gegners ist abgelaufen)",
     "how.single": "einfaches Spiel",
     "how.gammon": "Gammon",
@@ -343,7 +378,7 @@ const STRINGS = {
     "result.lobby": "Zurück zur Lobby",
     "analysis.pending": "wird analysiert…",
     "analysis.unavailable": "nicht verfügbar",
-    "analysis.blunders": "{n} grobe Fehler",
+    "analysis.blunders": { one: "{n} grober Fehler", other: "{n} grobe Fehler" },
     "analysis.failed.short": "fehlgeschlagen",
     "analysis.failed": "Die Analyse ist fehlgeschlagen: {error}",
     "analysis.back": "Zurück zur Partie",
@@ -366,6 +401,11 @@ const STRINGS = {
     "analysis.black": "Schwarz",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "Keine Dopplerentscheidungen.",
+    "analysis.cubeclear": {
+      one: "{n} weiterer Zug, in dem Nicht-Doppeln klar richtig war.",
+      other: "{n} weitere Züge, in denen Nicht-Doppeln klar richtig war.",
+    },
+    "analysis.decisionno": "Entscheidung {n}",
     "analysis.bestaction": "richtig: {action}",
     "analysis.loss": "Verlust {loss}",
     "analysis.who": "Spiel {game}, {name}",
@@ -566,6 +606,8 @@ const STRINGS = {
     "analysis.black": "黒",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "キューブの判断はありません。",
+    "analysis.cubeclear": "ダブルしないのが明らかに正しい手番があと {n} 回。",
+    "analysis.decisionno": "判断 {n}",
     "analysis.bestaction": "最善: {action}",
     "analysis.loss": "損失 {loss}",
     "analysis.who": "第{game}ゲーム、{name}",
@@ -627,9 +669,15 @@ export function setLang(code) {
   document.documentElement.lang = code;
 }
 
-/** The UI string `key` in the current language with {placeholders} filled from `params`. */
+/** The UI string `key` in the current language with {placeholders} filled from `params`. A
+ * string that depends on a count is an object of plural forms (`one`, `other`, … as
+ * `Intl.PluralRules` names them) chosen by `params.n`, or by the parameter its `by` names. */
 export function t(key, params = {}) {
-  const text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  let text = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
+  if (typeof text === "object") {
+    const count = Number(params[text.by ?? "n"]);
+    text = text[new Intl.PluralRules(current).select(count)] ?? text.other;
+  }
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
