@@ -296,6 +296,13 @@ def test_analyze_command_text_json_and_errors(tmp_path):
         1 for x in m.record if x.kind == "play")
     text = runner.invoke(app, ["analyze", str(path), "--moves"])
     assert text.exit_code == 0 and "Match PR" in text.output and "game 1 #1" in text.output
+    # Every roll's luck is listed, forced plays' and dances' too (they count in the totals).
+    rows = [line for line in text.output.splitlines() if line.startswith("game ")]
+    checkers = [d for d in data["moves"] if d["type"] == "checker"]
+    assert any(d["forced"] for d in checkers)
+    lucks = [line.split("luck ")[1] for line in rows if " luck " in line]
+    assert lucks == [f"{d['luck']:+.3f}" + (f" ({d['luck_label']})" if d["luck_label"] else "")
+                     for d in checkers]
     bad = tmp_path / "bad.mat"
     bad.write_text("this is no match\n")
     refused = runner.invoke(app, ["analyze", str(bad)])

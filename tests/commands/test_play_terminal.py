@@ -182,6 +182,8 @@ def test_cube_and_resignation_commands_in_process(variant):
         if prompt.startswith("Enter (or yes)"):
             return "yes"
         if game.phase is Phase.ROLL:
+            # The prompt offers "double" exactly where the rules allow it.
+            assert ("double" in prompt) == game.can_double(0), prompt
             if not state["doubled"] and game.can_double(0):
                 state["doubled"] = True
                 return "double"
@@ -200,6 +202,8 @@ def test_cube_and_resignation_commands_in_process(variant):
     text = "\n".join(lines)
     assert tg.match.is_over
     assert "You double to 2." in text
+    assert "Your turn: roll, double, resign, hint > " in lines
+    assert "Your turn: roll, resign, hint > " in lines  # after doubling: the computer's cube
     assert re.search(r"Computer (takes|drops)\.", text)
     assert "You offer to resign a backgammon." in text
     # Three points (times the cube) are worth more than anything the bot expects: it accepts.

@@ -241,14 +241,17 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             head = f"game {d['game'] + 1} #{d['turn'] + 1:<3} {who:<12}"
             if d["type"] == "checker":
                 roll = f"{d['dice'][0]}{d['dice'][1]}"
+                # Every roll's luck counts, a forced play's and a dance's too.
+                luck = f"luck {d['luck']:+.3f}" + (f" ({d['luck_label']})"
+                                                   if d["luck_label"] else "")
                 if d["forced"]:
-                    lines.append(f"{head} {roll} {d['play'] or '(dance)'}  forced")
+                    lines.append(f"{head} {roll} {d['play'] or '(dance)':<22} forced"
+                                 f"  {luck}")
                     continue
                 best = d["best"][0]
                 mark = f"  {d['skill']}" if d["skill"] else ""
                 lines.append(f"{head} {roll} {d['play']:<22} loss {d['loss']:.3f}{mark}"
-                             f"  best {best['play']} ({best['equity']:+.3f})"
-                             f"  luck {d['luck']:+.3f}")
+                             f"  best {best['play']} ({best['equity']:+.3f})  {luck}")
             else:
                 mark = f"  {d['error']}" if d["error"] else ""
                 lines.append(f"{head} {d['action']:<22} loss {d['loss']:.3f}{mark}  "

@@ -191,7 +191,10 @@ class TerminalGame:
         """Read and carry out one of the player's commands; False to quit."""
         game = self.match.game
         prompts = {
-            Phase.ROLL: "Your turn: roll, double, resign, hint > ",
+            # "double" only where the rules allow it (not in the Crawford game, a 1-point
+            # match, with the cube on the computer's side or at 64).
+            Phase.ROLL: (f"Your turn: roll, {'double, ' if game.can_double(YOU) else ''}"
+                         f"resign, hint > "),
             Phase.PLAY: f"You rolled {game.dice[0]}-{game.dice[1]}. Your play (or hint) > "
             if game.dice else "",
             Phase.DOUBLE_OFFERED: f"The computer doubles to {game.cube * 2}: take or drop? > ",
