@@ -10,8 +10,11 @@ take point is ``TP = (L − ½)/(W + L + ½)`` and the cash point ``CP = (L + 1)
 the live-cube equity is piecewise linear through ``(0, −L)``, ``(TP, −1)`` (opponent can double),
 ``(CP, +1)`` (we can double) and ``(1, W)``; the cubeful equity is
 ``x·live + (1 − x)·dead``, dead = cubeless. The cube efficiency ``x`` is 0.68 in contact
-positions (Janowski's typical value) and 0.80 in races, where the game's value moves more
-smoothly and fewer doubles come too late.
+positions (Janowski's typical value, gnubg's too) and 0.70 in races. gnubg's race value is
+``0.55 + 0.00125 · pips`` kept within 0.6–0.7 (``show cubeefficiency``); judged by gnubg
+2-ply on 81 close race doubling decisions of money sessions (``benchmarks.cube_vs_gnubg
+--money``, gnubg's probabilities), 0.68 and 0.70 lost 3.6 mp each, gnubg's formula 3.8, 0.60
+4.1 and the 0.80 used before 2026-12-01 (night) 9.1.
 
 Match play: the same construction in match-winning chances, from the cube model of
 :mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points)
@@ -34,7 +37,7 @@ from boardgammon.analysis import met
 from .base import Context, CubeOwner
 
 X_CONTACT = 0.68
-X_RACE = 0.80
+X_RACE = 0.70
 RESIGN_TOLERANCE = 0.01  # equity (points per cube) a resignation may give away
 
 
