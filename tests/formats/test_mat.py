@@ -237,3 +237,19 @@ def test_gnubg_reads_narrow_columns_as_we_do():
     got = run_script(_IMPORT, env={"TEXTS": json.dumps(narrow)})
     for g in got:
         assert read_mat(g["text"]).record == read_mat(text).record
+
+
+def test_a_play_or_double_in_the_other_players_column_is_refused():
+    """A fresh user moved a play to the other column: it was read for the player on roll,
+    silently (gnubg warns of an invalid move). A take or drop is the doubled player's in
+    either column, as gnubg reads it."""
+    head = " 3 point match\n\n Game 1\n A : 0                          B : 0\n"
+    opening = "  1) 31: 8/5 6/5                 42: 8/4 6/4\n"
+    with pytest.raises(MatFormatError, match="a roll in the right column, but it is the left"):
+        read_mat(head + opening + "  2)                               63: 24/18 13/10\n")
+    with pytest.raises(MatFormatError, match="a double in the right column"):
+        read_mat(head + opening + "  2)                                Doubles => 2\n")
+    take_left = read_mat(head + opening + "  2)  Doubles => 2                 Takes\n")
+    take_moved = read_mat(head + opening + "  2)  Doubles => 2\n  3)  Takes\n")
+    assert [(a.kind, a.seat) for a in take_moved.record][-2:] == [("double", 0), ("take", 1)]
+    assert take_moved.record == take_left.record

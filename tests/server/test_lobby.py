@@ -143,3 +143,18 @@ def test_a_body_that_is_not_json_says_where_it_breaks(client, raw, message):
     assert (r.status_code, r.json()["error"]) == (
         422, {"code": "invalid_request", "message": message})
     assert ann.get("/api/matches").json() == []
+
+
+def test_action_type_and_empty_body_are_said_in_words(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    before = ann.state(match_id)
+    got = [ann.post(f"/api/matches/{match_id}/actions", body).json()["error"]["message"]
+           for body in ({}, {"action_id": "a1", "type": "bogus"})]
+    assert got[0] == "body: 'type' is required"
+    assert got[1].startswith("body: 'type' 'bogus' is not one of 'roll', 'play'")
+    r = client.post("/api/matches/computer", content="",
+                    headers={**ann.headers, "content-type": "application/json"})
+    assert (r.status_code, r.json()["error"]["message"]) == (
+        422, "the request needs a JSON object as its body")
+    assert ann.state(match_id) == before

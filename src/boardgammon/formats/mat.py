@@ -280,6 +280,15 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
     return out
 
 
+def _check_column(game: dict, what: str, column: int, seat: int | None) -> None:
+    """Refuse an entry written in the other player's column (a fresh user's file had a play
+    moved to the right column: read silently for the player on roll, gnubg warns)."""
+    if column != seat:
+        side = ("left", "right")
+        raise MatFormatError(f"game at line {game['line']}: {what} in the {side[column]} column, "
+                             f"but it is the {side[seat or 0]} column's player to act")
+
+
 def _replay_game(match: Match, game: dict) -> None:
     if match.is_over:
         raise MatFormatError(f"line {game['line']}: a game after the end of the match")
@@ -315,6 +324,7 @@ def _replay_game(match: Match, game: dict) -> None:
                 hi, lo = max(dice), min(dice)
                 match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
             else:
+                _check_column(game, "a roll", column, g.on_roll)
                 match.roll(g.on_roll, *dice)
             # A roll alone is a dance, or, last before a resignation, dice left unplayed.
             resigned_unplayed = (not steps and wins is not None and events[-1][:2] == (kind, value)
@@ -325,8 +335,11 @@ def _replay_game(match: Match, game: dict) -> None:
             if value != g.cube * 2:
                 raise MatFormatError(f"game at line {game['line']}: 'Doubles => {value}' with "
                                      f"the cube at {g.cube}")
+            _check_column(game, "a double", column, g.on_roll)
             match.double(g.on_roll)
         else:
+            # Only the doubled player can answer: a take or drop is read for it in either
+            # column, as gnubg does.
             getattr(match, kind)(g.turn)
     finished = len(match.results) > results_before
     if wins is None:

@@ -94,14 +94,24 @@ def _too_large(limit: int) -> str:
 
 def _problem(error: dict) -> str:
     """One validation error for people: where, and what. A body that is not JSON says where
-    the parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a
-    validator's message loses pydantic's "Value error, " prefix."""
+    the parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a missing
+    body, a missing or unknown action ``type`` are said in words; a validator's message loses
+    pydantic's "Value error, " prefix."""
     if error["type"] == "json_invalid":
         at = error["loc"][-1] if len(error["loc"]) > 1 else "?"
         why = error.get("ctx", {}).get("error", "malformed")
         return f"the request body is not valid JSON: {why} (at character {at})"
+    where = ".".join(str(p) for p in error["loc"])
+    ctx = error.get("ctx", {})
+    if error["type"] == "missing" and tuple(error["loc"]) == ("body",):
+        return "the request needs a JSON object as its body"
+    if error["type"] == "union_tag_not_found":
+        return f"{where}: {ctx.get('discriminator', 'the type')} is required"
+    if error["type"] == "union_tag_invalid":
+        return (f"{where}: {ctx.get('discriminator', 'the type')} {ctx.get('tag')!r} is not one "
+                f"of {ctx.get('expected_tags', '?')}")
     msg = str(error["msg"]).removeprefix("Value error, ")
-    return f"{'.'.join(str(p) for p in error['loc'])}: {msg}"
+    return f"{where}: {msg}"
 
 
 def install(app: FastAPI) -> None:
