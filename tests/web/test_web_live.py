@@ -117,7 +117,8 @@ def check_result(page, winner: str, output_dir, name: str) -> str:
     # A 1-point match: the winner has 1 point or more (a gammon may count 2), the loser none.
     assert re.search(r"Final score (0–[1-3]|[1-3]–0)", text)
     how = "single game|gammon|backgammon|resignation"
-    assert re.search(rf"Game 1: {re.escape(winner)} wins [1-3] point\(s\) \(({how})\)", text)
+    assert re.search(rf"Game 1: {re.escape(winner)} wins (1 point|[23] points) \(({how})\)",
+                     text)
     match_id = page.locator(".match-id").inner_text()
     assert re.fullmatch(r"mat_\w+", match_id)
     assert page.get_attribute(".audit-link", "href") == f"/audit/{match_id}"
