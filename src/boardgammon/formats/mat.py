@@ -280,13 +280,13 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
     return out
 
 
-def _check_column(game: dict, what: str, column: int, seat: int | None) -> None:
+def _check_column(game: dict, what: str, column: int, seat: int) -> None:
     """Refuse an entry written in the other player's column (a fresh user's file had a play
     moved to the right column: read silently for the player on roll, gnubg warns)."""
     if column != seat:
         side = ("left", "right")
         raise MatFormatError(f"game at line {game['line']}: {what} in the {side[column]} column, "
-                             f"but it is the {side[seat or 0]} column's player to act")
+                             f"but it is the {side[seat]} column's player to act")
 
 
 def _replay_game(match: Match, game: dict) -> None:

@@ -97,12 +97,12 @@ def _problem(error: dict) -> str:
     the parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a missing
     body, a missing or unknown action ``type`` are said in words; a validator's message loses
     pydantic's "Value error, " prefix."""
+    ctx = error.get("ctx", {})
     if error["type"] == "json_invalid":
         at = error["loc"][-1] if len(error["loc"]) > 1 else "?"
-        why = error.get("ctx", {}).get("error", "malformed")
-        return f"the request body is not valid JSON: {why} (at character {at})"
+        return (f"the request body is not valid JSON: {ctx.get('error', 'malformed')} "
+                f"(at character {at})")
     where = ".".join(str(p) for p in error["loc"])
-    ctx = error.get("ctx", {})
     if error["type"] == "missing" and tuple(error["loc"]) == ("body",):
         return "the request needs a JSON object as its body"
     if error["type"] == "union_tag_not_found":

@@ -189,12 +189,12 @@ export class AnalysisPage {
         row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0)))));
   }
 
-  /** The cube decisions that count (a double, take or drop, a close no-double, any error: the
-   * ones the summary counts), each named by its decision number in the review; the turns
-   * where not doubling was clearly right are only counted. */
+  /** The cube decisions that count (`close`: a double, take or drop, a close or wrong
+   * no-double; the ones the summary counts), each named by its decision number in the review;
+   * the turns where not doubling was clearly right are only counted. */
   cubeList() {
     const all = this.analysis.moves.map((m, i) => [m, i]).filter(([m]) => m.type === "cube");
-    const cubes = all.filter(([m]) => m.close || m.error);
+    const cubes = all.filter(([m]) => m.close);
     const clear = all.length - cubes.length;
     const note = clear ? h("p", { class: "cube-clear" }, t("analysis.cubeclear", { n: clear })) : null;
     if (!cubes.length) return h("div", {}, h("p", { class: "empty cube-decisions" }, t("analysis.nocube")), note);
