@@ -121,7 +121,10 @@ def test_a_guest_who_upgrades_plays_on_under_the_new_name(client):
     ({"level": "easy", "length": 10**30},
      "body.length: expected one of 1, 3, 5, 7, 11, got 10000000000000000000…"),
     ({"level": "easy", "length": 4}, "body.length: expected one of 1, 3, 5, 7, 11, got 4"),
-    ({"level": "easy", "length": "5"}, "body.length: expected a whole number, got '5'"),
+    ({"level": "easy", "length": "5"}, 'body.length: expected a whole number, got "5"'),
+    # Refused values are quoted as the client wrote them (JSON), not as Python prints them.
+    ({"level": "easy", "length": True}, "body.length: expected a whole number, got true"),
+    ({"level": "easy", "length": [5]}, "body.length: expected a whole number, got [5]"),
 ])
 def test_a_match_length_outside_the_choices_names_them(client, body, message):
     ann = Player.register(client, "ann")
@@ -158,3 +161,17 @@ def test_action_type_and_empty_body_are_said_in_words(client):
     assert (r.status_code, r.json()["error"]["message"]) == (
         422, "the request needs a JSON object as its body")
     assert ann.state(match_id) == before
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/seeks", {"invite": "a b"}, "invite"),
+    ("/api/auth/register", {"username": "x", "password": "long enough"}, "username"),
+])
+def test_a_bad_username_is_refused_in_words(client, path, body, field):
+    ann = Player.register(client, "ann")
+    r = ann.post(path, body)
+    bad = body[field]
+    assert (r.status_code, r.json()["error"]["message"]) == (
+        422, f"body.{field}: a username is 3 to 20 characters, each a letter A-Z or a-z, "
+             f'a digit, _ or -; got "{bad}"')
+    assert ann.get("/api/lobby").json()["mine"] == []

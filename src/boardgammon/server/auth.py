@@ -21,14 +21,13 @@ from sqlalchemy import bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from boardgammon.server.bodies import RequestBody
+from boardgammon.server.bodies import RequestBody, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import AuthToken, User
 from boardgammon.server.refusals import responses
 
 COOKIE = "bg_session"
-USERNAME_PATTERN = r"^[A-Za-z0-9_-]{3,20}$"
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte password is only a DoS
 
@@ -40,7 +39,7 @@ router = APIRouter(tags=["accounts"])
 
 
 class Credentials(RequestBody):
-    username: str = Field(pattern=USERNAME_PATTERN, description="3–20 of A–Z a–z 0–9 _ -")
+    username: Username
     password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 
 

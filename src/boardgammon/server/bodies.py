@@ -1,12 +1,19 @@
 """What every request body the API takes has in common: :class:`RequestBody` (no field the
-endpoint does not know) and :func:`one_of` (a choice of whole numbers that refuses ``true`` and
-``5.0``, which pydantic's ``Literal`` takes as 1 and 5)."""
+endpoint does not know), :func:`one_of` (a choice of whole numbers that refuses ``true`` and
+``5.0``, which pydantic's ``Literal`` takes as 1 and 5) and :data:`Username` (a player's name,
+refused in words rather than by its regular expression). A refused value is quoted as JSON, as
+the client wrote it (``true``, ``"5"``), not as Python would print it."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+USERNAME_PATTERN = r"^[A-Za-z0-9_-]{3,20}$"
+USERNAME_RULE = "3 to 20 characters, each a letter A-Z or a-z, a digit, _ or -"
 
 
 class RequestBody(BaseModel):
@@ -16,10 +23,33 @@ class RequestBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def shown(value: Any, limit: int = 20) -> str:
+    """``value`` as the client sent it (JSON), cut to ``limit`` characters with ``…``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON: say it as Python would
+        text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
 def _whole_number(value: Any) -> Any:
     if isinstance(value, bool) or (not isinstance(value, int) and value is not None):
-        raise ValueError(f"expected a whole number, got {value!r}")
+        raise ValueError(f"expected a whole number, got {shown(value)}")
     return value
+
+
+def _username(value: Any) -> Any:
+    if isinstance(value, str) and not re.fullmatch(USERNAME_PATTERN, value):
+        raise ValueError(f"a username is {USERNAME_RULE}; got {shown(value, 30)}")
+    return value
+
+
+# Field before the validator: the schema keeps the pattern, and the validator (outermost) runs
+# first, so the pattern's own message is never shown.
+Username = Annotated[str, Field(pattern=USERNAME_PATTERN, description=USERNAME_RULE),
+                     BeforeValidator(_username)]
+"""A player's name (:data:`USERNAME_PATTERN`); one that does not match is refused saying the
+rule in words. Anything but a string gets pydantic's "Input should be a valid string"."""
 
 
 def one_of(*values: int) -> Any:
@@ -31,8 +61,7 @@ def one_of(*values: int) -> Any:
     def check(value: Any) -> Any:
         value = _whole_number(value)
         if value is not None and value not in values:
-            shown = str(value) if len(str(value)) <= 20 else f"{str(value)[:20]}…"
-            raise ValueError(f"expected one of {choices}, got {shown}")
+            raise ValueError(f"expected one of {choices}, got {shown(value)}")
         return value
 
     return Annotated[Literal[values], BeforeValidator(check)]

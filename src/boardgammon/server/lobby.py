@@ -16,8 +16,8 @@ from boardgammon.bots import levels
 from boardgammon.engine.board import Variant
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
-from boardgammon.server.auth import USERNAME_PATTERN, current_user
-from boardgammon.server.bodies import RequestBody, one_of
+from boardgammon.server.auth import current_user
+from boardgammon.server.bodies import RequestBody, Username, one_of
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import MatchRow, Seek, User
@@ -39,8 +39,7 @@ class SeekIn(RequestBody):
     clock: str | None = Field(None, description="live: a clock preset name (see /api/options);"
                                                 " null for no clock")
     days: one_of(1, 3, 7) | None = Field(None, description="correspondence: days per move")
-    invite: str | None = Field(None, pattern=USERNAME_PATTERN,
-                               description="invite this player only")
+    invite: Username | None = Field(None, description="invite this player only")
 
 
 class SeekOut(BaseModel):
