@@ -120,7 +120,7 @@ def _declined(m: Match, action) -> bool:
     ("no match here", "unexpected text"),
     (" 3 point match\n Game 1\n  1) 31: 8/5 6/5\n", "no score line"),
     (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 33: 24/21 24/21\n", "cannot be a double"),
-    (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 31: 8/2\n", "game 1"),
+    (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 31: 8/2\n", r"^line 4 \(game 1\): "),
     (" 3 point match\n Game 1\n A : 0   B : 1\n", "score line"),
     (" 3 point match\n Game 1\n A : 0   B : 0\n  1) 31: 8/5 6/5 hello\n", "cannot read"),
 ])
@@ -249,7 +249,21 @@ def test_a_play_or_double_in_the_other_players_column_is_refused():
         read_mat(head + opening + "  2)                               63: 24/18 13/10\n")
     with pytest.raises(MatFormatError, match="a double in the right column"):
         read_mat(head + opening + "  2)                                Doubles => 2\n")
+    # A tab is no column gap (gnubg's rule needs two spaces): the double after it is read in
+    # the left column and refused, naming its own line.
+    with pytest.raises(MatFormatError, match=r"^line 7 \(game 1\): a double in the left"):
+        read_mat(head + opening + "  2) 64: 24/18 13/9\n  3)\tDoubles => 2\n")
     take_left = read_mat(head + opening + "  2)  Doubles => 2                 Takes\n")
     take_moved = read_mat(head + opening + "  2)  Doubles => 2\n  3)  Takes\n")
     assert [(a.kind, a.seat) for a in take_moved.record][-2:] == [("double", 0), ("take", 1)]
     assert take_moved.record == take_left.record
+
+
+def test_an_illegal_entry_names_its_own_line():
+    """Not the game's first line: a fresh user's error pointed at line 3 of a long game."""
+    text = write_mat(play_random_match(5, length=3))
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  4)"))
+    lines[at] = "  4) 66: 25/19 25/19 25/19 25/19"  # no checker on the bar
+    with pytest.raises(MatFormatError, match=rf"^line {at + 1} \(game 1\): "):
+        read_mat("\n".join(lines))

@@ -223,12 +223,8 @@ def read_mat(text: str) -> Match:
     except ValueError as exc:
         raise MatFormatError(str(exc)) from exc
     for number, game in enumerate(games, start=1):
-        try:
-            _replay_game(match, game)
-        except MatFormatError:
-            raise
-        except EngineError as exc:
-            raise MatFormatError(f"game {number} (line {game['line']}): {exc}") from exc
+        game["number"] = number
+        _replay_game(match, game)
     return match
 
 
@@ -248,12 +244,13 @@ def _split(body: str, matches: list[re.Match]) -> int:
     return gap.start() if gap else len(text) + 1
 
 
-def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
-    """The entries of one line as (kind, value, column) with column 0 (left, seat 0) or 1."""
+def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
+    """The entries of one line as (kind, value, column, lineno) with column 0 (left, seat 0)
+    or 1."""
     body = line
     if m := _NUMBERED.match(line):
         body = " " * m.end() + line[m.end():]
-    out: list[tuple[str, object, int]] = []
+    out: list[tuple[str, object, int, int]] = []
     pos = 0
     matches = list(_TOKEN.finditer(body))
     split = _split(body, matches)
@@ -264,32 +261,39 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int]]:
         pos = m.end()
         column = 1 if m.start() >= split else 0
         if m.group("roll"):
-            out.append(("roll", (int(m.group("roll")[0]), int(m.group("roll")[1])), column))
+            out.append(("roll", (int(m.group("roll")[0]), int(m.group("roll")[1])), column, lineno))
         elif m.group("step"):
-            out.append(("step", m.group("step"), column))
+            out.append(("step", m.group("step"), column, lineno))
         elif m.group("double"):
-            out.append(("double", _number(m.group("cube")), column))
+            out.append(("double", _number(m.group("cube")), column, lineno))
         elif m.group("take"):
-            out.append(("take", None, column))
+            out.append(("take", None, column, lineno))
         elif m.group("drop"):
-            out.append(("drop", None, column))
+            out.append(("drop", None, column, lineno))
         else:
-            out.append(("wins", _number(m.group("points")), column))
+            out.append(("wins", _number(m.group("points")), column, lineno))
     if body[pos:].strip():
         raise MatFormatError(f"line {lineno}: cannot read {body[pos:].strip()!r}")
     return out
 
 
-def _check_column(game: dict, what: str, column: int, seat: int) -> None:
+def _at(game: dict, lineno: int) -> str:
+    """Where an entry is, for a message: its own line and its game."""
+    return f"line {lineno} (game {game['number']})"
+
+
+def _check_column(game: dict, what: str, column: int, seat: int, lineno: int) -> None:
     """Refuse an entry written in the other player's column (a fresh user's file had a play
     moved to the right column: read silently for the player on roll, gnubg warns)."""
     if column != seat:
         side = ("left", "right")
-        raise MatFormatError(f"game at line {game['line']}: {what} in the {side[column]} column, "
+        raise MatFormatError(f"{_at(game, lineno)}: {what} in the {side[column]} column, "
                              f"but it is the {side[seat]} column's player to act")
 
 
 def _replay_game(match: Match, game: dict) -> None:
+    """Replay one game's entries on ``match``; every refusal names the line of the entry
+    that breaks (an :class:`EngineError` becomes a :class:`MatFormatError` saying where)."""
     if match.is_over:
         raise MatFormatError(f"line {game['line']}: a game after the end of the match")
     if game["score"] is not None and (game["score"][1], game["score"][3]) != match.score:
@@ -298,63 +302,79 @@ def _replay_game(match: Match, game: dict) -> None:
                              f"{match.score[0]}-{match.score[1]}")
     results_before = len(match.results)
     plays: list[tuple[tuple[int, int], list[str], int]] = []
-    wins: tuple[int, int] | None = None
-    events: list[tuple[str, object, int]] = []
-    for kind, value, column in game["tokens"]:
+    wins: tuple[int, int, int] | None = None
+    events: list[tuple[str, object, int, int]] = []
+    for kind, value, column, lineno in game["tokens"]:
         if kind == "step":
             if not plays or events[-1][0] != "play":
-                raise MatFormatError(f"game at line {game['line']}: a move {value!r} without "
-                                     f"a roll")
+                raise MatFormatError(f"{_at(game, lineno)}: a move {value!r} without a roll")
             plays[-1][1].append(str(value))
         elif kind == "roll":
             plays.append((value, [], column))
-            events.append(("play", len(plays) - 1, column))
+            events.append(("play", len(plays) - 1, column, lineno))
         elif kind == "wins":
-            wins = (column, int(value))
+            wins = (column, int(value), lineno)
         else:
-            events.append((kind, value, column))
-    for kind, value, column in events:
-        g = match.game
-        if kind == "play":
-            dice, steps, column = plays[value]
-            if g.phase is Phase.OPENING:
-                if dice[0] == dice[1]:
-                    raise MatFormatError(f"game at line {game['line']}: the opening roll "
-                                         f"cannot be a double ({dice[0]}{dice[1]})")
-                hi, lo = max(dice), min(dice)
-                match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
-            else:
-                _check_column(game, "a roll", column, g.on_roll)
-                match.roll(g.on_roll, *dice)
-            # A roll alone is a dance, or, last before a resignation, dice left unplayed.
-            resigned_unplayed = (not steps and wins is not None and events[-1][:2] == (kind, value)
-                                 and not match.game.legal_plays()[0].is_dance)
-            if not resigned_unplayed:
-                match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
-        elif kind == "double":
-            if value != g.cube * 2:
-                raise MatFormatError(f"game at line {game['line']}: 'Doubles => {value}' with "
-                                     f"the cube at {g.cube}")
-            _check_column(game, "a double", column, g.on_roll)
-            match.double(g.on_roll)
-        else:
-            # Only the doubled player can answer: a take or drop is read for it in either
-            # column, as gnubg does.
-            getattr(match, kind)(g.turn)
+            events.append((kind, value, column, lineno))
+    for kind, value, column, lineno in events:
+        try:
+            _replay_event(match, game, events, plays, wins, (kind, value, column, lineno))
+        except MatFormatError:
+            raise
+        except EngineError as exc:
+            raise MatFormatError(f"{_at(game, lineno)}: {exc}") from exc
     finished = len(match.results) > results_before
     if wins is None:
         if finished:
             raise MatFormatError(f"game at line {game['line']}: ended without a 'Wins' line")
         return
-    winner, points = wins
-    if not finished:
-        g = match.game
-        if points % g.cube or not 1 <= points // g.cube <= 3:
-            raise MatFormatError(f"game at line {game['line']}: {points} points is no "
-                                 f"resignation with the cube at {g.cube}")
-        match.resign(1 - winner, points // g.cube)
-        match.accept(winner)
+    winner, points, lineno = wins
+    try:
+        if not finished:
+            g = match.game
+            if points % g.cube or not 1 <= points // g.cube <= 3:
+                raise MatFormatError(f"{_at(game, lineno)}: {points} points is no "
+                                     f"resignation with the cube at {g.cube}")
+            match.resign(1 - winner, points // g.cube)
+            match.accept(winner)
+    except MatFormatError:
+        raise
+    except EngineError as exc:
+        raise MatFormatError(f"{_at(game, lineno)}: {exc}") from exc
     result = match.results[-1]
     if (result.winner, result.points) != (winner, points):
-        raise MatFormatError(f"game at line {game['line']}: 'Wins {points}' for seat {winner}, "
+        raise MatFormatError(f"{_at(game, lineno)}: 'Wins {points}' for seat {winner}, "
                              f"but the game gives seat {result.winner} {result.points}")
+
+
+def _replay_event(match: Match, game: dict, events: list, plays: list,
+                  wins: tuple[int, int, int] | None, event: tuple[str, object, int, int]) -> None:
+    """Apply one roll-and-play, double, take or drop to ``match``."""
+    kind, value, column, lineno = event
+    g = match.game
+    if kind == "play":
+        dice, steps, column = plays[value]
+        if g.phase is Phase.OPENING:
+            if dice[0] == dice[1]:
+                raise MatFormatError(f"{_at(game, lineno)}: the opening roll cannot be a "
+                                     f"double ({dice[0]}{dice[1]})")
+            hi, lo = max(dice), min(dice)
+            match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
+        else:
+            _check_column(game, "a roll", column, g.on_roll, lineno)
+            match.roll(g.on_roll, *dice)
+        # A roll alone is a dance, or, last before a resignation, dice left unplayed.
+        resigned_unplayed = (not steps and wins is not None and events[-1] == event
+                             and not match.game.legal_plays()[0].is_dance)
+        if not resigned_unplayed:
+            match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
+    elif kind == "double":
+        if value != g.cube * 2:
+            raise MatFormatError(f"{_at(game, lineno)}: 'Doubles => {value}' with the cube "
+                                 f"at {g.cube}")
+        _check_column(game, "a double", column, g.on_roll, lineno)
+        match.double(g.on_roll)
+    else:
+        # Only the doubled player can answer: a take or drop is read for it in either
+        # column, as gnubg does.
+        getattr(match, kind)(g.turn)
