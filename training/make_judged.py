@@ -113,6 +113,8 @@ def score(weights: list[str], levels: list[str], with_gnubg: bool, dump: str | N
             bot = MediumBot(seed=1, network=net) if level == "medium" else HardBot(seed=1,
                                                                                   network=net)
             choosers.append((f"{level}/{name}", bot))
+    if dump:
+        Path(dump).mkdir(parents=True, exist_ok=True)  # before the minutes of scoring
     worker = GnubgWorker() if with_gnubg else None
     if worker:
         choosers.append(("gnubg 0-ply", GnubgPlayer(worker, 0)))
