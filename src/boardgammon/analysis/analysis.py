@@ -47,14 +47,15 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
 3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
 take points from the position's own gammon shares, checker plays and luck valued cubefully;
 4 money-play cube efficiency 0.70 in races instead of 0.80
-(:data:`boardgammon.bots.cubeful.X_RACE`)."""
+(:data:`boardgammon.bots.cubeful.X_RACE`); 5 post-Crawford games valued with the trailer's
+cube live (was dead: missed doubles there cost two to three times gnubg's)."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best

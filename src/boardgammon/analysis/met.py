@@ -22,8 +22,11 @@ simplified), for the cube curves of every cube state and for scores beyond the t
   0.68 is the value usually quoted for contact positions).
 * The take point of a double to ``2c`` is where the taker's curve at ``2c`` (cube owned by the
   taker) equals the MWC of dropping; curves are computed from the highest cube level down.
-* The Crawford game has no cube; post-Crawford the trailer doubles at once and the leader may
-  drop when the drop costs nothing (the "free drop").
+* The Crawford game has no cube. Post-Crawford games use the same curves with the outcomes
+  valued on the post-Crawford table: the leader's doubles never gain (a win already takes the
+  match), the trailer's cube is live, and the leader drops where the drop costs no more than
+  the take (the "free drop"). The trailer's cube matters even where it doubles at once: not
+  doubling now still keeps the cube for the next roll, as gnubg values it.
 
 The same model alone (``published=False``) makes a whole table from the gammon rate; it is
 within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/analysis/test_met.py``), which is the
@@ -122,9 +125,11 @@ def _post_crawford_trailer(n: int, published: bool = True) -> float:
     return min(take, _post_crawford_trailer(n - 1, published))
 
 
-def _after(a: int, b: int, published: bool = True) -> float:
-    """MWC after a pre-Crawford game leaves the sides ``a`` and ``b`` away."""
-    return match_equity(a, b, False, published)
+def _after(a: int, b: int, published: bool = True, post: bool = False) -> float:
+    """MWC after a game leaves the sides ``a`` and ``b`` away: a pre-Crawford game
+    (``post`` False: a side reaching 1 away plays the Crawford game next) or a post-Crawford
+    one (``post`` True)."""
+    return match_equity(a, b, post, published)
 
 
 def _crawford(a: int, b: int, published: bool) -> float:
@@ -139,13 +144,16 @@ def _crawford(a: int, b: int, published: bool) -> float:
     return 0.5 * win + 0.5 * lose
 
 
-def _ends(a: int, b: int, cube: int, published: bool, gammons: tuple[float, float]
-          ) -> tuple[float, float]:
+def _ends(a: int, b: int, cube: int, published: bool, gammons: tuple[float, float],
+          post: bool = False) -> tuple[float, float]:
     """(MWC if the game is lost, if it is won) at cube value ``cube``, gammons included:
-    ``gammons`` = (share of our wins, share of our losses) that are gammons."""
+    ``gammons`` = (share of our wins, share of our losses) that are gammons; ``post``: a
+    post-Crawford game."""
     gw, gl = gammons
-    win = (1 - gw) * _after(a - cube, b, published) + gw * _after(a - 2 * cube, b, published)
-    lose = (1 - gl) * _after(a, b - cube, published) + gl * _after(a, b - 2 * cube, published)
+    win = ((1 - gw) * _after(a - cube, b, published, post)
+           + gw * _after(a - 2 * cube, b, published, post))
+    lose = ((1 - gl) * _after(a, b - cube, published, post)
+            + gl * _after(a, b - 2 * cube, published, post))
     return lose, win
 
 
@@ -173,8 +181,8 @@ def cube_curves(a: int, b: int, published: bool = True) -> dict[tuple[int, str],
     return _cube_model(a, b, published)[0]
 
 
-def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None
-               ) -> dict[tuple[int, str], list[tuple[float, float]]]:
+def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
+               post_crawford: bool = False) -> dict[tuple[int, str], list[tuple[float, float]]]:
     """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
     :func:`cube_curves` (published table): the opponent's take point (where we would be
     cashed: our MWC after losing the cube's points) and our cash point (our MWC after winning
@@ -186,25 +194,28 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None
             of this position's own gammon chances (rounded to 0.02 for caching), as gnubg
             computes its take points from the position's gammon ratios; default
             :data:`GAMMON_RATE` for both, the table's typical game.
+        post_crawford: a post-Crawford game (one side 1 away): the outcomes are valued on the
+            post-Crawford table. The same construction then gives the trailer's cube: the
+            leader's take point is where dropping (the "free drop") is worth what taking is,
+            and the leader's own doubles never gain (its cash point would be a match win).
     """
-    if gammons is None:
-        return _cube_model(a, b, True)[1]
-    gw, gl = (round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
-    return _cube_model(a, b, True, (gw, gl))[1]
+    gw, gl = (GAMMON_RATE, GAMMON_RATE) if gammons is None else (
+        round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
+    return _cube_model(a, b, True, (gw, gl), post_crawford)[1]
 
 
 @lru_cache(maxsize=8192)
 def _cube_model(a: int, b: int, published: bool,
-                gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE)
+                gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE), post: bool = False
                 ) -> tuple[dict[tuple[int, str], np.ndarray],
                            dict[tuple[int, str], list[tuple[float, float]]]]:
     def after(x: int, y: int) -> float:
-        return _after(x, y, published)
+        return _after(x, y, published, post)
     curves: dict[tuple[int, str], np.ndarray] = {}
     knots: dict[tuple[int, str], list[tuple[float, float]]] = {}
     levels = [1 << k for k in range(7)]
     for cube in reversed(levels):
-        lose, win = _ends(a, b, cube, published, gammons)
+        lose, win = _ends(a, b, cube, published, gammons, post)
         dead = _line([(0.0, lose), (1.0, win)])
         live_cube = cube < MAX_CUBE and not (cube >= a and cube >= b)
         for owner in ("me", "opponent"):
@@ -220,7 +231,7 @@ def _cube_model(a: int, b: int, published: bool,
                         points.append((t, after(a, b - cube)))
             curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
             knots[(cube, owner)] = sorted(points[2:])
-    lose, win = _ends(a, b, 1, published, gammons)
+    lose, win = _ends(a, b, 1, published, gammons, post)
     points = [(0.0, lose), (1.0, win)]
     hi = _crossing(curves[(2, "opponent")], after(a - 1, b))
     lo = _crossing(curves[(2, "me")], after(a, b - 1))

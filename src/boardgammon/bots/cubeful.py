@@ -19,8 +19,9 @@ positions (Janowski's typical value, gnubg's too) and 0.70 in races. gnubg's rac
 Match play: the same construction in match-winning chances, from the cube model of
 :mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points)
 and outcome probabilities (the ends of the live-cube line, the dead-cube part). The Crawford
-game has no cube; post-Crawford the trailer doubles at once and the leader takes unless
-dropping is worth more (the free drop); a 1-point match has no cube.
+game has no cube; post-Crawford the same curves on the post-Crawford table (the trailer's cube
+live, the leader's doubles of no use, the free drop); a 1-point match has no cube. The bots'
+trailer doubles at once post-Crawford, as gnubg's does.
 
 A side doubles when doubling is worth more than holding: ``min(double/take, double/drop) >
 no double``; it takes when taking is worth at least dropping.
@@ -104,7 +105,8 @@ def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
 
 
 def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> float:
-    """Cubeful MWC of a pre-Crawford game at ``cube`` owned by ``owner`` (met curve names):
+    """Cubeful MWC of a game with a cube (pre- or post-Crawford, not the Crawford game) at
+    ``cube`` owned by ``owner`` (met curve names):
     the live-cube line through the take and cash points of :func:`met.cube_knots` for this
     position's own gammon shares (as gnubg computes take points from the position's gammon
     ratios: judged by gnubg 2-ply over 90 matches, doubling decisions lost 0.8 mp instead of
@@ -113,7 +115,7 @@ def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> fl
     MWC. The ends come from the position's gammon chances, not
     the MET's typical rate: with the typical rate at the ends, a position without gammon chances
     looked "too good to double" near certain wins (at 2-away 2-away, 99 % no double)."""
-    a, b, _ = _away(context)
+    a, b, post = _away(context)
     p = float(np.clip(o[0], 0.0, 1.0))
     values = _outcome_mwc(context, cube)
     probs = _outcomes(o)
@@ -121,7 +123,7 @@ def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> fl
     lose = float(probs[3:] @ values[3:] / (1 - p)) if p < 1 - 1e-9 else float(values[3])
     gammons = (float(np.clip(o[1] / p, 0, 1)) if p > 1e-9 else 0.0,
                float(np.clip(o[3] / (1 - p), 0, 1)) if p < 1 - 1e-9 else 0.0)
-    knots = met.cube_knots(a, b, gammons)[(cube, owner)]
+    knots = met.cube_knots(a, b, gammons, post_crawford=post)[(cube, owner)]
     xs, ys = zip(*[(0.0, lose), *knots, (1.0, win)], strict=True)
     live = float(np.interp(p, xs, ys))
     dead = float(probs @ values)
@@ -143,12 +145,14 @@ def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
 def hold_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
     """Cubeful value of the side on roll with outputs ``o`` (its view) if it does not double
     now, whoever owns the cube: money equity per current cube (Janowski) or MWC (the match
-    cube curves; dead-cube MWC from the Crawford game on)."""
+    cube curves; dead-cube MWC in the Crawford game only). Post-Crawford the trailer's cube
+    stays live: holding it now is worth more than the game played out at the current cube,
+    as gnubg values it (a fresh user's match: a trailer who waited a roll at 2-away/1-away was
+    charged 0.68 EMG, gnubg 0-ply 0.22, when no double was valued with the cube dead)."""
     if not context.length:
         gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
         return money_equity(o, context.cube_owner, contact, gammons)
-    a, b, post = _away(context)
-    if post:
+    if context.crawford or context.length == 1:
         return float(_dead_mwc(o, context, context.cube_value))
     owner = {CubeOwner.CENTRE: "centre", CubeOwner.ME: "me",
              CubeOwner.OPPONENT: "opponent"}[context.cube_owner]
@@ -167,7 +171,7 @@ def cube_values(o: np.ndarray, context: Context, contact: bool = True
         return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, contact), 1.0
     a, b, post = _away(context)
     drop = met.match_equity(a - c, b, post)
-    if post or 2 * c >= met.MAX_CUBE:
+    if 2 * c >= met.MAX_CUBE:
         return nd, float(_dead_mwc(o, context, 2 * c)), drop
     return nd, _match_cubeful(o, context, 2 * c, "opponent"), drop
 
@@ -227,7 +231,7 @@ def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
         return bool(2.0 * money_equity(o, CubeOwner.ME, contact) >= -1.0)
     a, b, post = _away(context)
     drop = met.match_equity(a, b - c, post)
-    if a == 1 or b == 1 or 2 * c >= 64:
+    if 2 * c >= met.MAX_CUBE:
         take = float(_dead_mwc(o, context, 2 * c))
     else:
         take = _match_cubeful(o, context, 2 * c, "me")
