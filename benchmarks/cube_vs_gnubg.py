@@ -42,7 +42,7 @@ import numpy as np
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
-from boardgammon.bots.cubeful import cube_values
+from boardgammon.bots.cubeful import cube_efficiency, cube_values
 from boardgammon.bots.neural import Evaluator
 from boardgammon.engine import Board, Match
 from boardgammon.engine.game import MAX_CUBE
@@ -196,12 +196,19 @@ def _evaluator() -> Evaluator:
     return Evaluator()
 
 
+def efficiency(p: Point) -> float:
+    """The cube efficiency of the turn's position (the doubler on roll), as ours and gnubg's
+    cube models use it."""
+    return float(cube_efficiency(Board.from_position_id(p.position_id).array,
+                                 p.context.variant))
+
+
 def ours_at(plies: int):
     """Our verdicts from the network's outputs at ``plies`` (hard decides the cube at 2)."""
     def player(p: Point) -> tuple[bool, bool]:
         board = Board.from_position_id(p.position_id)
         o = _evaluator().evaluate(board.array[None], board.checkers, plies)[0]
-        return verdicts(*cube_values(o, p.context, p.contact))
+        return verdicts(*cube_values(o, p.context, efficiency(p)))
     return player
 
 
@@ -210,7 +217,7 @@ PLAYERS = {
     "ours, 0-ply (medium; the analysis at 0-ply)": lambda p: verdicts(*p.ours),
     "ours, 2-ply (hard)": ours_at(2),
     "our cube model on gnubg 2-ply's probabilities":
-        lambda p: verdicts(*cube_values(p.probs2, p.context, p.contact)),
+        lambda p: verdicts(*cube_values(p.probs2, p.context, efficiency(p))),
 }
 
 

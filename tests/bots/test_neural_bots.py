@@ -10,6 +10,7 @@ import pytest
 from boardgammon.analysis import met
 from boardgammon.bots import Bot, Context, CubeOwner, RankedPlay, create
 from boardgammon.bots.cubeful import (
+    cube_efficiency,
     cube_values,
     cubeful_play_values,
     money_equity,
@@ -153,7 +154,7 @@ def test_money_cube_actions_follow_janowski():
     # Too good: 90 % with two thirds of the wins gammons plays on for the gammon.
     assert not should_double(np.array([0.9, 0.6, 0.0, 0.0, 0.0]), Context())
     # Live cube: 20 % take point, 80 % cash point (W = L = 1, Janowski's formulas).
-    assert money_equity(no_gammons(0.8), CubeOwner.ME, contact=True) == pytest.approx(
+    assert money_equity(no_gammons(0.8), CubeOwner.ME, x=0.68) == pytest.approx(
         0.68 * 1.0 + 0.32 * 0.6)
 
 
@@ -197,30 +198,52 @@ def test_match_cube_actions_at_special_scores():
     assert should_take(no_gammons(0.5), Context(length=5, my_score=4, opponent_score=1))
 
 
+def _contact(n: int) -> np.ndarray:
+    """``n`` copies of the initial position (contact: cube efficiency 0.68)."""
+    return np.stack([Board.initial().array] * n)
+
+
+def test_cube_efficiency_is_gnubgs():
+    """gnubg's ``show cubeefficiency``: 0.68 with contact, 0.6 when both sides are home,
+    0.55 + 0.00125 per pip of the side on roll within 0.6-0.7 in other races."""
+    home = np.zeros((2, 25), np.int8)
+    home[:, :6] = [3, 3, 3, 2, 2, 2]  # 15 checkers each on points 1-6, 48 pips: home
+    race = home.copy()
+    race[0, :6], race[0, 11] = 0, 15  # ours 15 on the 12-point: 180 pips
+    short = home.copy()
+    short[0, 5], short[0, 6] = 1, 1  # one of ours from the 6- to the 7-point: 49 pips
+    boards = np.stack([Board.initial().array, home, race, short, race[::-1]])
+    # race[::-1]: the side on roll (48 pips, home) against ours still out: the race formula.
+    assert cube_efficiency(boards) == pytest.approx(
+        [0.68, 0.6, 0.7, 0.55 + 0.00125 * 49, 0.55 + 0.00125 * 48])
+    assert float(cube_efficiency(Board.initial().array)) == 0.68
+    assert float(cube_efficiency(Board.initial().array, "hypergammon")) == 0.6
+
+
 def test_cubeful_play_values():
     # After our play the opponent is on roll: with 95 % (no gammons) it doubles and we drop,
     # so the position is worth exactly a lost cube to us, not the cubeless -0.9.
     lost = no_gammons(0.05)[None]
-    assert cubeful_play_values(lost, Context(), np.array([True]))[0] == pytest.approx(-1.0)
+    assert cubeful_play_values(lost, Context(), _contact(1))[0] == pytest.approx(-1.0)
     assert play_utility(lost, Context())[0] == pytest.approx(-0.9)
     # If we own the cube it cannot double: our value is the Janowski equity with the cube ours.
     mine = Context(cube_value=2, cube_owner=CubeOwner.ME)
-    assert cubeful_play_values(lost, mine, np.array([True]))[0] == pytest.approx(
+    assert cubeful_play_values(lost, mine, _contact(1))[0] == pytest.approx(
         money_equity(lost[0], CubeOwner.ME))
     # A match: at 5-away 5-away the opponent with 95 % cashes: our MWC is the MET's after
     # losing one point.
     ctx = Context(length=5)
-    assert cubeful_play_values(lost, ctx, np.array([True]))[0] == pytest.approx(
+    assert cubeful_play_values(lost, ctx, _contact(1))[0] == pytest.approx(
         met.match_equity(5, 4))
     # The Crawford game has no cube: the cubeful value is the dead-cube one.
     crawford = Context(length=5, my_score=2, opponent_score=4, crawford=True)
     o = np.array([[0.6, 0.2, 0.01, 0.1, 0.0], [0.3, 0.05, 0.0, 0.2, 0.01]])
-    assert cubeful_play_values(o, crawford, np.array([True, True])) == pytest.approx(
+    assert cubeful_play_values(o, crawford, _contact(2)) == pytest.approx(
         play_utility(o, crawford))
     # Gammonless positions are ordered like their winning chances, flat where the opponent
     # cashes (we cannot lose more than the cube) and where we would cash.
     ps = np.linspace(0.05, 0.95, 19)
-    values = cubeful_play_values(np.stack([no_gammons(p) for p in ps]), ctx, np.ones(19, bool))
+    values = cubeful_play_values(np.stack([no_gammons(p) for p in ps]), ctx, _contact(19))
     assert (np.diff(values) >= 0).all() and (np.diff(values[3:-3]) > 0).all()
     assert values[0] == values[1] == pytest.approx(met.match_equity(5, 4))
 

@@ -47,15 +47,16 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 6
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
 3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
 take points from the position's own gammon shares, checker plays and luck valued cubefully;
-4 money-play cube efficiency 0.70 in races instead of 0.80
-(:data:`boardgammon.bots.cubeful.X_RACE`); 5 post-Crawford games valued with the trailer's
-cube live (was dead: missed doubles there cost two to three times gnubg's)."""
+4 money-play cube efficiency 0.70 in races instead of 0.80; 5 post-Crawford games valued
+with the trailer's cube live (was dead: missed doubles there cost two to three times gnubg's);
+6 gnubg's cube efficiency by position, money and match
+(:func:`boardgammon.bots.cubeful.cube_efficiency`)."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -130,7 +131,7 @@ class Stakes:
         its level."""
         if afters is None:
             return np.asarray(cubeful.play_utility(outputs, self.context), dtype=np.float64)
-        return cubeful.cubeful_play_values(outputs, self.context, contact(afters))
+        return cubeful.cubeful_play_values(outputs, self.context, afters)
 
     def emg(self, delta: float) -> float:
         """A value difference in normalised equity (EMG)."""
@@ -142,14 +143,6 @@ class Stakes:
             return float(value)
         w, lose = self._ends()
         return (2.0 * float(value) - (w + lose)) / (w - lose)
-
-
-def contact(boards: np.ndarray) -> np.ndarray:
-    """Whether each of ``boards`` (``int8[P, 2, 25]``) is a contact position, as
-    :meth:`Board.is_contact <boardgammon.engine.Board.is_contact>`: ``bool[P]``."""
-    idx = np.arange(25)
-    rear = np.where(boards > 0, idx, -1).max(axis=2)  # [P, 2]; -1: no checker left
-    return (rear[:, 0] >= 0) & (rear[:, 1] >= 0) & (rear[:, 0] + rear[:, 1] >= 24)
 
 
 @dataclass(frozen=True)
@@ -400,7 +393,9 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
     board = m.game.board
     stakes = Stakes(context_for(m, seat))
     outputs = judge.pre_roll(board)
-    nd, dt, dp = cubeful.cube_values(outputs, stakes.context, board.is_contact())
+    nd, dt, dp = cubeful.cube_values(outputs, stakes.context,
+                                     float(cubeful.cube_efficiency(board.array,
+                                                                   stakes.context.variant)))
     right = min(dt, dp)
     if doubled:
         loss_value = max(0.0, nd - right)

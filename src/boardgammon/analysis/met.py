@@ -182,7 +182,8 @@ def cube_curves(a: int, b: int, published: bool = True) -> dict[tuple[int, str],
 
 
 def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
-               post_crawford: bool = False) -> dict[tuple[int, str], list[tuple[float, float]]]:
+               post_crawford: bool = False, efficiency: float = CUBE_EFFICIENCY
+               ) -> dict[tuple[int, str], list[tuple[float, float]]]:
     """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
     :func:`cube_curves` (published table): the opponent's take point (where we would be
     cashed: our MWC after losing the cube's points) and our cash point (our MWC after winning
@@ -198,19 +199,24 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
             post-Crawford table. The same construction then gives the trailer's cube: the
             leader's take point is where dropping (the "free drop") is worth what taking is,
             and the leader's own doubles never gain (its cash point would be a match win).
+        efficiency: the cube efficiency of the curves at the higher cube levels (whose
+            crossings are the take points), the position's own as gnubg uses it
+            (:func:`boardgammon.bots.cubeful.cube_efficiency`).
     """
     gw, gl = (GAMMON_RATE, GAMMON_RATE) if gammons is None else (
         round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
-    return _cube_model(a, b, True, (gw, gl), post_crawford)[1]
+    return _cube_model(a, b, True, (gw, gl), post_crawford, float(efficiency))[1]
 
 
 @lru_cache(maxsize=8192)
 def _cube_model(a: int, b: int, published: bool,
-                gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE), post: bool = False
-                ) -> tuple[dict[tuple[int, str], np.ndarray],
+                gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE), post: bool = False,
+                x: float = CUBE_EFFICIENCY) -> tuple[dict[tuple[int, str], np.ndarray],
                            dict[tuple[int, str], list[tuple[float, float]]]]:
-    def after(x: int, y: int) -> float:
-        return _after(x, y, published, post)
+    """Cube curves and knots (see :func:`cube_curves`, :func:`cube_knots`); ``x`` the cube
+    efficiency."""
+    def after(mine: int, theirs: int) -> float:
+        return _after(mine, theirs, published, post)
     curves: dict[tuple[int, str], np.ndarray] = {}
     knots: dict[tuple[int, str], list[tuple[float, float]]] = {}
     levels = [1 << k for k in range(7)]
@@ -229,7 +235,7 @@ def _cube_model(a: int, b: int, published: bool,
                     t = _crossing(curves[(2 * cube, "me")], after(a, b - cube))
                     if t is not None:
                         points.append((t, after(a, b - cube)))
-            curves[(cube, owner)] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
+            curves[(cube, owner)] = x * _line(points) + (1 - x) * dead
             knots[(cube, owner)] = sorted(points[2:])
     lose, win = _ends(a, b, 1, published, gammons, post)
     points = [(0.0, lose), (1.0, win)]
@@ -240,7 +246,7 @@ def _cube_model(a: int, b: int, published: bool,
     if lo is not None and (hi is None or lo < hi):
         points.append((lo, after(a, b - 1)))
     dead = _line([(0.0, lose), (1.0, win)])
-    curves[(1, "centre")] = CUBE_EFFICIENCY * _line(points) + (1 - CUBE_EFFICIENCY) * dead
+    curves[(1, "centre")] = x * _line(points) + (1 - x) * dead
     knots[(1, "centre")] = sorted(points[2:])
     return curves, knots
 

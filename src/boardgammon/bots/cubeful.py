@@ -9,16 +9,19 @@ the average values of a win and of a loss (gammons and backgammons included), th
 take point is ``TP = (L − ½)/(W + L + ½)`` and the cash point ``CP = (L + 1)/(W + L + ½)``;
 the live-cube equity is piecewise linear through ``(0, −L)``, ``(TP, −1)`` (opponent can double),
 ``(CP, +1)`` (we can double) and ``(1, W)``; the cubeful equity is
-``x·live + (1 − x)·dead``, dead = cubeless. The cube efficiency ``x`` is 0.68 in contact
-positions (Janowski's typical value, gnubg's too) and 0.70 in races. gnubg's race value is
-``0.55 + 0.00125 · pips`` kept within 0.6–0.7 (``show cubeefficiency``); judged by gnubg
-2-ply on 81 close race doubling decisions of money sessions (``benchmarks.cube_vs_gnubg
---money``, gnubg's probabilities), 0.68 and 0.70 lost 3.6 mp each, gnubg's formula 3.8, 0.60
-4.1 and the 0.80 used before 2026-12-01 (night) 9.1.
+``x·live + (1 − x)·dead``, dead = cubeless. The cube efficiency ``x`` is gnubg's
+(:func:`cube_efficiency`): 0.68 in contact positions (Janowski's typical value), 0.6 once both
+sides are in their home boards, ``0.55 + 0.00125 · pips`` of the side on roll, within 0.6–0.7,
+in other races. With it, given gnubg 0-ply's cubeless probabilities, our cubeful equities are
+gnubg 0-ply's own, money and match, contact and race (tested). Judged by gnubg 2-ply on 81
+close race doubling decisions of money sessions (``benchmarks.cube_vs_gnubg --money``, gnubg's
+probabilities), a single race value lost 3.6 mp per decision at 0.68 or 0.70 against 3.8 with
+the formula (within noise), 4.1 at 0.60 and 9.1 at the 0.80 used before 2026-12-01 (night).
 
 Match play: the same construction in match-winning chances, from the cube model of
-:mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points)
-and outcome probabilities (the ends of the live-cube line, the dead-cube part). The Crawford
+:mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points),
+outcome probabilities (the ends of the live-cube line, the dead-cube part) and cube
+efficiency. The Crawford
 game has no cube; post-Crawford the same curves on the post-Crawford table (the trailer's cube
 live, the leader's doubles of no use, the free drop); a 1-point match has no cube. The bots'
 trailer doubles at once post-Crawford, as gnubg's does.
@@ -38,8 +41,35 @@ from boardgammon.analysis import met
 from .base import Context, CubeOwner
 
 X_CONTACT = 0.68
-X_RACE = 0.70
+X_BEAROFF = 0.60
+RACE_EFFICIENCY = (0.55, 0.00125, 0.60, 0.70)
+"""gnubg's race cube efficiency: ``0.55 + 0.00125 · pips``, kept within 0.60–0.70."""
 RESIGN_TOLERANCE = 0.01  # equity (points per cube) a resignation may give away
+
+
+def is_contact(boards: np.ndarray) -> np.ndarray:
+    """Whether each of ``boards`` (``int8[..., 2, 25]``) is a contact position, as
+    :meth:`Board.is_contact <boardgammon.engine.Board.is_contact>`: ``bool[...]``."""
+    boards = np.asarray(boards)
+    rear = np.where(boards > 0, np.arange(25), -1).max(axis=-1)  # [..., 2]; -1: none left
+    return (rear[..., 0] >= 0) & (rear[..., 1] >= 0) & (rear[..., 0] + rear[..., 1] >= 24)
+
+
+def cube_efficiency(boards: np.ndarray, variant: str = "standard") -> np.ndarray:
+    """Janowski's cube efficiency ``x`` of positions ``boards`` (``int8[..., 2, 25]``, the
+    side on roll in row 0) as gnubg sets it (``eval.c``, ``EvalEfficiency``; ``show
+    cubeefficiency``): :data:`X_CONTACT` with contact, :data:`X_BEAROFF` once both sides have
+    every checker in their home boards (gnubg's bear-off classes) and in every Hypergammon
+    position, else ``0.55 + 0.00125 ·`` the on-roll side's pip count, within 0.60–0.70.
+    Returns ``float64[...]``."""
+    boards = np.asarray(boards)
+    if variant == "hypergammon":
+        return np.full(boards.shape[:-2], X_BEAROFF)
+    base, per_pip, low, high = RACE_EFFICIENCY
+    pips = boards[..., 0, :] @ np.arange(1, 26)
+    race = np.clip(base + per_pip * pips, low, high)
+    home = (boards[..., :, 6:] == 0).all(axis=(-2, -1))
+    return np.where(is_contact(boards), X_CONTACT, np.where(home, X_BEAROFF, race))
 
 
 def _outcomes(o: np.ndarray) -> np.ndarray:
@@ -84,11 +114,11 @@ def _money_values(o: np.ndarray, gammons: bool) -> tuple[float, float, float]:
     return w, win, loss
 
 
-def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
+def money_equity(o: np.ndarray, owner: CubeOwner, x: float = X_CONTACT,
                  gammons: bool = True) -> float:
     """Janowski's cubeful money equity per unit cube (module docstring) of outputs ``o``
-    with the cube owned by ``owner`` (decider's view). ``gammons=False``: the Jacoby rule
-    with the cube centred."""
+    with the cube owned by ``owner`` (decider's view), cube efficiency ``x``
+    (:func:`cube_efficiency`). ``gammons=False``: the Jacoby rule with the cube centred."""
     w, win, loss = _money_values(o, gammons)
     tp = (loss - 0.5) / (win + loss + 0.5)
     cp = (loss + 1.0) / (win + loss + 0.5)
@@ -100,11 +130,11 @@ def money_equity(o: np.ndarray, owner: CubeOwner, contact: bool = True,
     xs, ys = zip(*sorted(points), strict=True)
     live = float(np.interp(w, xs, ys))
     dead = w * (win + loss) - loss
-    x = X_CONTACT if contact else X_RACE
     return x * live + (1.0 - x) * dead
 
 
-def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> float:
+def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str,
+                   x: float = X_CONTACT) -> float:
     """Cubeful MWC of a game with a cube (pre- or post-Crawford, not the Crawford game) at
     ``cube`` owned by ``owner`` (met curve names):
     the live-cube line through the take and cash points of :func:`met.cube_knots` for this
@@ -123,11 +153,11 @@ def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str) -> fl
     lose = float(probs[3:] @ values[3:] / (1 - p)) if p < 1 - 1e-9 else float(values[3])
     gammons = (float(np.clip(o[1] / p, 0, 1)) if p > 1e-9 else 0.0,
                float(np.clip(o[3] / (1 - p), 0, 1)) if p < 1 - 1e-9 else 0.0)
-    knots = met.cube_knots(a, b, gammons, post_crawford=post)[(cube, owner)]
+    knots = met.cube_knots(a, b, gammons, post_crawford=post, efficiency=x)[(cube, owner)]
     xs, ys = zip(*[(0.0, lose), *knots, (1.0, win)], strict=True)
     live = float(np.interp(p, xs, ys))
     dead = float(probs @ values)
-    return met.CUBE_EFFICIENCY * live + (1 - met.CUBE_EFFICIENCY) * dead
+    return x * live + (1 - x) * dead
 
 
 def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
@@ -142,7 +172,7 @@ def play_utility(o: np.ndarray, context: Context) -> np.ndarray:
     return 2.0 * o[:, 0] - 1.0 + o[:, 1] - o[:, 3] + o[:, 2] - o[:, 4]
 
 
-def hold_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
+def hold_value(o: np.ndarray, context: Context, x: float = X_CONTACT) -> float:
     """Cubeful value of the side on roll with outputs ``o`` (its view) if it does not double
     now, whoever owns the cube: money equity per current cube (Janowski) or MWC (the match
     cube curves; dead-cube MWC in the Crawford game only). Post-Crawford the trailer's cube
@@ -151,37 +181,37 @@ def hold_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
     charged 0.68 EMG, gnubg 0-ply 0.22, when no double was valued with the cube dead)."""
     if not context.length:
         gammons = not (context.jacoby and context.cube_owner is CubeOwner.CENTRE)
-        return money_equity(o, context.cube_owner, contact, gammons)
+        return money_equity(o, context.cube_owner, x, gammons)
     if context.crawford or context.length == 1:
         return float(_dead_mwc(o, context, context.cube_value))
     owner = {CubeOwner.CENTRE: "centre", CubeOwner.ME: "me",
              CubeOwner.OPPONENT: "opponent"}[context.cube_owner]
-    return _match_cubeful(o, context, context.cube_value, owner)
+    return _match_cubeful(o, context, context.cube_value, owner, x)
 
 
-def cube_values(o: np.ndarray, context: Context, contact: bool = True
+def cube_values(o: np.ndarray, context: Context, x: float = X_CONTACT
                 ) -> tuple[float, float, float]:
     """(no double, double/take, double/drop) for the side on roll with outputs ``o`` (its
     view) and ``context`` (cube available to it): equity per current cube in money play, MWC
     in a match. The models of :func:`should_double` and :func:`should_take`."""
     o = np.asarray(o, dtype=np.float64)
     c = context.cube_value
-    nd = hold_value(o, context, contact)
+    nd = hold_value(o, context, x)
     if not context.length:
-        return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, contact), 1.0
+        return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, x), 1.0
     a, b, post = _away(context)
     drop = met.match_equity(a - c, b, post)
     if 2 * c >= met.MAX_CUBE:
         return nd, float(_dead_mwc(o, context, 2 * c)), drop
-    return nd, _match_cubeful(o, context, 2 * c, "opponent"), drop
+    return nd, _match_cubeful(o, context, 2 * c, "opponent", x), drop
 
 
-def on_roll_value(o: np.ndarray, context: Context, contact: bool = True) -> float:
+def on_roll_value(o: np.ndarray, context: Context, x: float = X_CONTACT) -> float:
     """Cubeful value of the side on roll, before its roll, playing the cube right: the better
     of no double and double (answered right) where it may double, else :func:`hold_value`."""
     if not context.cube_available_to_me or context.cube_dead_for_me:
-        return hold_value(o, context, contact)
-    nd, dt, dp = cube_values(o, context, contact)
+        return hold_value(o, context, x)
+    nd, dt, dp = cube_values(o, context, x)
     return max(nd, min(dt, dp))
 
 
@@ -193,21 +223,23 @@ def swapped(context: Context) -> Context:
                    opponent_score=context.my_score, cube_owner=owner)
 
 
-def cubeful_play_values(o: np.ndarray, context: Context, contact: np.ndarray) -> np.ndarray:
+def cubeful_play_values(o: np.ndarray, context: Context, afters: np.ndarray) -> np.ndarray:
     """Cubeful values ``float64[P]`` for the mover of positions right after its play: outputs
-    ``o[P, 5]`` and ``context`` from the mover's view, ``contact[P]`` whether each position is
-    still a contact one. The opponent is then on roll and plays the cube right
+    ``o[P, 5]`` and ``context`` from the mover's view, ``afters`` the positions
+    (``int8[P, 2, 25]``, the mover's view; their cube efficiency is taken with the opponent on
+    roll). The opponent is then on roll and plays the cube right
     (:func:`on_roll_value` from its view); the mover's value is 1 − its MWC in a match, minus
     its equity per current cube in money play. gnubg values plays cubefully the same way
     (its 0-ply cubeful evaluation, with its own cube model)."""
     o = np.atleast_2d(np.asarray(o, dtype=np.float64))
     theirs = np.stack([1.0 - o[:, 0], o[:, 3], o[:, 4], o[:, 1], o[:, 2]], axis=-1)
     other = swapped(context)
-    v = np.array([on_roll_value(t, other, bool(c)) for t, c in zip(theirs, contact, strict=True)])
+    xs = np.atleast_1d(cube_efficiency(np.asarray(afters)[:, ::-1], context.variant))
+    v = np.array([on_roll_value(t, other, float(x)) for t, x in zip(theirs, xs, strict=True)])
     return 1.0 - v if context.length else -v
 
 
-def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool:
+def should_double(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
     """Whether the side on roll with outputs ``o`` doubles (always False when the rules forbid
     it: Crawford game, 1-point match, cube at 64 or the opponent's): when the better of
     double/take and double/drop of :func:`cube_values` beats no double."""
@@ -219,22 +251,23 @@ def should_double(o: np.ndarray, context: Context, contact: bool = True) -> bool
         a, b, _ = _away(context)
         if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
             return b == 1
-    nd, dt, dp = cube_values(o, context, contact)
+    nd, dt, dp = cube_values(o, context, x)
     return bool(min(dt, dp) > nd)
 
 
-def should_take(o: np.ndarray, context: Context, contact: bool = True) -> bool:
+def should_take(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
     """Whether the side being doubled (outputs ``o`` and ``context`` from its view, cube value
-    before the double) takes."""
+    before the double) takes; ``x`` the cube efficiency of the position (the doubler on
+    roll)."""
     c = context.cube_value
     if context.length == 0:
-        return bool(2.0 * money_equity(o, CubeOwner.ME, contact) >= -1.0)
+        return bool(2.0 * money_equity(o, CubeOwner.ME, x) >= -1.0)
     a, b, post = _away(context)
     drop = met.match_equity(a, b - c, post)
     if 2 * c >= met.MAX_CUBE:
         take = float(_dead_mwc(o, context, 2 * c))
     else:
-        take = _match_cubeful(o, context, 2 * c, "me")
+        take = _match_cubeful(o, context, 2 * c, "me", x)
     return bool(take >= drop)
 
 

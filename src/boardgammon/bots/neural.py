@@ -209,11 +209,13 @@ class NeuralBot(Bot):
         """Double iff the cubeful gain of doubling beats holding (see :mod:`cubeful`)."""
         if not context.cube_available_to_me:
             return False
-        return cubeful.should_double(self.outputs(board), context, board.is_contact())
+        return cubeful.should_double(self.outputs(board), context,
+                                     float(cubeful.cube_efficiency(board.array, context.variant)))
 
     def take(self, board: Board, context: Context) -> bool:
         """Take iff taking is worth at least dropping (``board``: the doubler on roll)."""
-        return cubeful.should_take(_flip(self.outputs(board)), context, board.is_contact())
+        return cubeful.should_take(_flip(self.outputs(board)), context,
+                                   float(cubeful.cube_efficiency(board.array, context.variant)))
 
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """Accept iff ``points`` (times the cube) are worth at least playing on
