@@ -87,6 +87,9 @@ def test_every_roll_is_recorded_and_forced_plays_are_no_decision(random_analyses
         for p in s.players:
             assert p.unforced == sum(1 for c in a.checker if c.seat == p.seat and c.legal > 1)
             assert p.forced == sum(1 for c in a.checker if c.seat == p.seat and c.legal <= 1)
+            dances = sum(1 for c in a.checker if c.seat == p.seat and c.play == "")
+            assert p.dances == dances <= p.forced
+            assert f"forced {p.forced} ({dances} dance" in rep.format_text(a)
 
 
 def test_best_play_loses_nothing_and_losses_are_the_gap_to_the_best(random_analyses):

@@ -164,7 +164,7 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert rows["Luck (EMG)"] == ["+0.321", "−0.287"]
     assert rows["Luck (MWC)"] == ["+10.4 %", "−9.0 %"]
     assert rows["Luck-adjusted result (MWC)"] == ["+39.6 %", "+59.0 %"]
-    assert rows["Doubtful / errors / blunders"] == ["0 / 0 / 0", "0 / 0 / 2"]
+    assert rows["Doubtful / errors / blunders (plays and cube)"] == ["0 / 0 / 0", "0 / 0 / 2"]
 
     # The cube decisions are listed on their own, each with the right action and its error.
     cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")

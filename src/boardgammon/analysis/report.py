@@ -36,7 +36,8 @@ class PlayerSummary:
     """One player's figures (see the module docstring for the definitions).
 
     Attributes:
-        unforced, forced: checker plays with more than one legal play / with one or none.
+        unforced, forced: checker plays with more than one legal play / with one or none;
+        dances: of the forced, the rolls with no legal play at all.
         cube_decisions: cube decisions that count; checker_loss, cube_loss: EMG lost in each.
         pr, error_rate, checker_error_rate: ``None`` when there is no decision.
         skill: counts of ``doubtful``, ``error``, ``blunder`` (checker and cube together).
@@ -51,6 +52,7 @@ class PlayerSummary:
     name: str
     unforced: int
     forced: int
+    dances: int
     cube_decisions: int
     checker_loss: float
     cube_loss: float
@@ -99,7 +101,7 @@ def pr(losses: list[float]) -> float | None:
 def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
     plays = _unforced(analysis, seat)
     cubes = _counted_cube(analysis, seat)
-    forced = sum(1 for c in analysis.checker if c.forced and c.seat == seat)
+    forced = [c for c in analysis.checker if c.forced and c.seat == seat]
     checker_loss = sum(c.loss for c in plays)
     cube_loss = sum(c.loss for c in cubes)
     losses = [c.loss for c in plays] + [c.loss for c in cubes]
@@ -115,7 +117,8 @@ def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
     result = _result(analysis, seat)
     labels = Counter(r.label for r in rolls if r.label)
     return PlayerSummary(
-        seat=seat, name=analysis.players[seat], unforced=len(plays), forced=forced,
+        seat=seat, name=analysis.players[seat], unforced=len(plays), forced=len(forced),
+        dances=sum(1 for c in forced if not c.play),
         cube_decisions=len(cubes), checker_loss=checker_loss, cube_loss=cube_loss,
         pr=pr(losses),
         error_rate=ERROR_RATE_FACTOR * sum(losses) / len(losses) if losses else None,
@@ -203,6 +206,10 @@ def _rounded(x):
     return x
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "—" if x is None else format(x, spec)
 
@@ -228,9 +235,9 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             f"  PR {_fmt(p.pr)}   error rate {_fmt(p.error_rate)} mEMG/decision   "
             f"checker {_fmt(p.checker_error_rate)} mEMG/move",
             f"  decisions {p.decisions} ({p.unforced} checker, {p.cube_decisions} cube), "
-            f"forced {p.forced}",
+            f"forced {p.forced} ({_plural(p.dances, 'dance')}; not counted)",
             f"  doubtful {p.skill['doubtful']}  errors {p.skill['error']}  "
-            f"blunders {p.skill['blunder']}",
+            f"blunders {p.skill['blunder']} (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
             f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}); "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
