@@ -90,7 +90,7 @@ def test_record_with_an_illegal_play_is_an_invalid_record():
     data = _opened_match().to_dict()
     data["actions"].append({"kind": "play", "game": 0, "seat": 0, "dice": [3, 1],
                             "play": "24/18"})
-    with pytest.raises(InvalidRecord, match="does not replay: 24/18 is not a legal play"):
+    with pytest.raises(InvalidRecord, match=r"^action \d+ \(play\): 24/18 is not a legal play"):
         Match.from_dict(data)
 
 

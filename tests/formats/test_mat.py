@@ -267,3 +267,38 @@ def test_an_illegal_entry_names_its_own_line():
     lines[at] = "  4) 66: 25/19 25/19 25/19 25/19"  # no checker on the bar
     with pytest.raises(MatFormatError, match=rf"^line {at + 1} \(game 1\): "):
         read_mat("\n".join(lines))
+
+
+_HEAD = " 3 point match\n\n Game 1\n A : 0                          B : 0\n"
+_OPENING = "  1) 31: 8/5 6/5                 42: 8/4 6/4\n"
+
+
+@pytest.mark.parametrize(("tail", "message"), [
+    # A file cut short after a roll (was "no move is incomplete: both dice can be played").
+    ("  2) 63:\n", r"^line 6 \(game 1\): the roll 63 has no play written, but it can be "
+                   r"played \(is the file cut short\?\)$"),
+    # Moves after a drop (were read into the game after it: "no blot to hit").
+    ("  2)  Doubles => 2                 Drops\n  3) 63: 24/18 13/10\n",
+     r"^line 7 \(game 1\): the game is over by the drop, but the record goes on$"),
+    ("  2)  Doubles => 2                 Takes\n      Wins 1 point\n",
+     r"'Wins 1 point' is no resignation with the cube at 2$"),
+])
+def test_a_broken_game_is_refused_saying_what_is_wrong(tail, message):
+    with pytest.raises(MatFormatError, match=message):
+        read_mat(_HEAD + _OPENING + tail)
+
+
+@pytest.mark.parametrize("name", ["HyperGammon (1)", "HyperGammon (2)", "Foo"])
+def test_a_variation_not_played_here_is_refused(name):
+    """gnubg writes 1- and 2-checker Hypergammon too; they were read as standard."""
+    with pytest.raises(MatFormatError, match=rf"^Variation '{re.escape(name)}' is not played"):
+        read_mat(f'; [Variation "{name}"]\n' + _HEAD + _OPENING)
+    assert read_mat('; [Variation "Backgammon"]\n' + _HEAD + _OPENING).variant.value == \
+        "standard"
+
+
+def test_unreadable_text_is_quoted_short():
+    noise = "\x00\x01binary" * 40
+    with pytest.raises(MatFormatError) as info:
+        read_mat(noise)
+    assert len(str(info.value)) < 100 and str(info.value).endswith("…")

@@ -469,20 +469,26 @@ class Match:
             match = cls(data["length"], data["variant"], tuple(data["players"]),
                         TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)),
                         data.get("start"))
-            for i, raw in enumerate(data["actions"]):
-                action = Action.from_dict(raw)
-                if action.game != match._index:
-                    raise InvalidRecord(f"action {i} belongs to game {action.game}, but the "
-                                        f"match is in game {match._index}")
-                match.apply(action)
         except InvalidRecord:
             raise
         except (KeyError, TypeError, ValueError, EngineError) as exc:
             raise InvalidRecord(f"the record does not replay: {exc}") from exc
+        for i, raw in enumerate(data["actions"]):
+            try:
+                action = Action.from_dict(raw)
+                if action.game != match._index:
+                    raise InvalidRecord(f"it belongs to game {action.game}, but the match is "
+                                        f"in game {match._index}")
+                match.apply(action)
+            except (KeyError, TypeError, ValueError, EngineError) as exc:
+                # Which action breaks, for someone editing the file by hand.
+                kind = raw.get("kind") if isinstance(raw, dict) else None
+                what = f"action {i}" + (f" ({kind})" if isinstance(kind, str) else "")
+                raise InvalidRecord(f"{what[:60]}: {exc}") from exc
         if list(match.score) != data.get("score") or match.winner != data.get("winner"):
-            raise InvalidRecord(f"the replay ends at score {match.score} (winner "
-                                f"{match.winner}), the record says {data.get('score')} (winner "
-                                f"{data.get('winner')})")
+            raise InvalidRecord(f"the replay ends at {_score_text(match.score, match.winner)}, "
+                                f"the record says "
+                                f"{_score_text(data.get('score'), data.get('winner'))}"[:300])
         return match
 
     @classmethod
@@ -525,6 +531,25 @@ class Match:
                 raise InvalidRecord("a flag action needs its time")
             if self.claim_flag(t) != s:
                 raise InvalidRecord(f"the flag fell for seat {1 - s}, not seat {s}")
+
+
+def _score_text(score: Any, winner: Any) -> str:
+    """A score and winner for a message: ``3-1, won by seat 0`` (as stored when malformed)."""
+    if isinstance(score, (list, tuple)) and len(score) == 2:
+        text = f"{score[0]}-{score[1]}"
+    else:
+        text = f"score {json.dumps(score) if _jsonable(score) else score!r}"
+    if winner is None:
+        return f"{text}, no winner"
+    return f"{text}, won by seat {winner}" if winner in (0, 1) else f"{text}, winner {winner!r}"
+
+
+def _jsonable(x: Any) -> bool:
+    try:
+        json.dumps(x)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _roll_text(dice) -> str:

@@ -210,14 +210,13 @@ def read_mat(text: str) -> Match:
             games[-1]["tokens"] += _tokens(line, lineno)
         else:
             raise MatFormatError(f"line {lineno}: unexpected text before the first game: "
-                                 f"{line.strip()!r}")
+                                 f"{_quoted(line.strip())}")
     if length is None:
         raise MatFormatError("no 'N point match' line")
     if games and games[0]["score"] is None:
         raise MatFormatError(f"line {games[0]['line']}: the first game has no score line")
     names = (games[0]["score"][0], games[0]["score"][2]) if games else ("Player 0", "Player 1")
-    variant = {v: k for k, v in _VARIATION_NAMES.items()}.get(comments.get("Variation", ""),
-                                                              Variant.STANDARD)
+    variant = _variant(comments.get("Variation"))
     try:
         match = Match(length, variant, names)
     except ValueError as exc:
@@ -226,6 +225,29 @@ def read_mat(text: str) -> Match:
         game["number"] = number
         _replay_game(match, game)
     return match
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a message, the quote cut to ``limit`` characters (a binary file is
+    one long unreadable line, and its escapes lengthen it)."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else f"{quoted[:limit]}…"
+
+
+def _variant(name: str | None) -> Variant:
+    """The variant a ``Variation`` comment names (none: standard), as gnubg writes them;
+    one not played here (e.g. gnubg's "HyperGammon (1)") is refused rather than read as
+    standard backgammon."""
+    if name is None:
+        return Variant.STANDARD
+    known = {v.lower(): k for k, v in _VARIATION_NAMES.items()}
+    known.update({"standard": Variant.STANDARD, "backgammon": Variant.STANDARD})
+    try:
+        return known[name.strip().lower()]
+    except KeyError:
+        choices = ", ".join(repr(v) for v in _VARIATION_NAMES.values())
+        raise MatFormatError(f"Variation {name[:40]!r} is not played here (standard, "
+                             f"{choices})") from None
 
 
 _GAP = re.compile(r" {2,}")
@@ -257,7 +279,7 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
     for m in matches:
         gap = body[pos:m.start()]
         if gap.strip():
-            raise MatFormatError(f"line {lineno}: cannot read {gap.strip()!r}")
+            raise MatFormatError(f"line {lineno}: cannot read {_quoted(gap.strip())}")
         pos = m.end()
         column = 1 if m.start() >= split else 0
         if m.group("roll"):
@@ -273,7 +295,7 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
         else:
             out.append(("wins", _number(m.group("points")), column, lineno))
     if body[pos:].strip():
-        raise MatFormatError(f"line {lineno}: cannot read {body[pos:].strip()!r}")
+        raise MatFormatError(f"line {lineno}: cannot read {_quoted(body[pos:].strip())}")
     return out
 
 
@@ -317,6 +339,11 @@ def _replay_game(match: Match, game: dict) -> None:
         else:
             events.append((kind, value, column, lineno))
     for kind, value, column, lineno in events:
+        if len(match.results) > results_before:
+            how = {"drop": "by the drop", "resign": "by a resignation",
+                   "bear_off": "(borne off)"}[match.results[-1].reason.value]
+            raise MatFormatError(f"{_at(game, lineno)}: the game is over {how}, but the "
+                                 f"record goes on")
         try:
             _replay_event(match, game, events, plays, wins, (kind, value, column, lineno))
         except MatFormatError:
@@ -333,8 +360,9 @@ def _replay_game(match: Match, game: dict) -> None:
         if not finished:
             g = match.game
             if points % g.cube or not 1 <= points // g.cube <= 3:
-                raise MatFormatError(f"{_at(game, lineno)}: {points} points is no "
-                                     f"resignation with the cube at {g.cube}")
+                raise MatFormatError(f"{_at(game, lineno)}: 'Wins {points} point"
+                                     f"{'' if points == 1 else 's'}' is no resignation with "
+                                     f"the cube at {g.cube}")
             match.resign(1 - winner, points // g.cube)
             match.accept(winner)
     except MatFormatError:
@@ -364,8 +392,11 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
             _check_column(game, "a roll", column, g.on_roll, lineno)
             match.roll(g.on_roll, *dice)
         # A roll alone is a dance, or, last before a resignation, dice left unplayed.
-        resigned_unplayed = (not steps and wins is not None and events[-1] == event
-                             and not match.game.legal_plays()[0].is_dance)
+        dance = match.game.legal_plays()[0].is_dance
+        resigned_unplayed = not steps and wins is not None and events[-1] == event and not dance
+        if not steps and not dance and not resigned_unplayed:
+            raise MatFormatError(f"{_at(game, lineno)}: the roll {dice[0]}{dice[1]} has no play "
+                                 f"written, but it can be played (is the file cut short?)")
         if not resigned_unplayed:
             match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
     elif kind == "double":
