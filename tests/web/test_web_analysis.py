@@ -212,8 +212,17 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     page.screenshot(path=str(output_dir / "analysis-sheet.png"), full_page=True)
 
     # A cube decision in the list opens it in the review.
-    page.click('.cube-decisions li[data-decision="2"] button')
+    page.click('.cube-decisions li[data-decision="2"] a')
     assert review_state(page)["counter"] == "Decision 3 of 4"
+
+    # On a phone the list's text wraps as text: each link starts on its number's line (a
+    # fresh user saw every number on a line of its own, the link a centred box below it).
+    page.set_viewport_size({"width": 360, "height": 740})
+    tops = page.eval_on_selector_all(".cube-decisions li", """ls => ls.map((l) => [
+        l.getBoundingClientRect().top, l.querySelector('a').getClientRects()[0].top,
+        l.getBoundingClientRect().height])""")
+    for li_top, link_top, height in tops:
+        assert abs(link_top - li_top) < 4 and height > 30  # wrapped, on the number's line
 
 
 def test_position_ids_decoded_as_the_engine_does(page):
@@ -370,5 +379,5 @@ def test_clear_no_double_turns_are_counted_not_listed(page):
     assert [c.split(" · ")[0] for c in cubes] == ["Decision 4", "Decision 5"]
     assert page.locator(".cube-clear").inner_text() == (
         "1 more turn where not doubling was clearly right.")
-    page.click('.cube-decisions li[data-decision="4"] button')
+    page.click('.cube-decisions li[data-decision="4"] a')
     assert page.locator(".review-counter").inner_text() == "Decision 5 of 5"

@@ -199,7 +199,9 @@ export class AnalysisPage {
     const note = clear ? h("p", { class: "cube-clear" }, t("analysis.cubeclear", { n: clear })) : null;
     if (!cubes.length) return h("div", {}, h("p", { class: "empty cube-decisions" }, t("analysis.nocube")), note);
     return h("div", {}, h("ol", { class: "cube-decisions" }, cubes.map(([m, i]) => h("li", { "data-decision": i },
-      h("button", { type: "button", class: "linkish", onclick: () => this.show(i) },
+      // A link, not a button: its text wraps with the line on a narrow screen (a button is a
+      // box of its own, which put each list number on a line by itself).
+      h("a", { href: `#decision-${i + 1}`, class: "linkish", onclick: (e) => { e.preventDefault(); this.show(i); } },
         `${t("analysis.decisionno", { n: i + 1 })} · ${this.who(m)}: ${t(`cube.${m.action}`)}`),
       ` — ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
       m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
