@@ -306,6 +306,12 @@ def test_analyze_command_text_json_and_errors(tmp_path):
     lucks = [line.split("luck ")[1] for line in rows if " luck " in line]
     assert lucks == [f"{d['luck']:+.3f}" + (f" ({d['luck_label']})" if d["luck_label"] else "")
                      for d in checkers]
+    # Cube turns: the decisions that count are listed; the clear no-doubles only counted.
+    cubes = [d for d in data["moves"] if d["type"] == "cube"]
+    listed = [line for line in rows if " ND " in line]
+    assert len(listed) == sum(d["close"] for d in cubes)
+    clear = len(cubes) - len(listed)
+    assert clear > 0 and f"({clear} turn" in text.output
     bad = tmp_path / "bad.mat"
     bad.write_text("this is no match\n")
     refused = runner.invoke(app, ["analyze", str(bad)])

@@ -216,7 +216,8 @@ def _fmt(x: float | None, spec: str = ".1f") -> str:
 
 def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
     """A readable report: one block per player, the match PR, and with ``moves`` one line per
-    decision."""
+    decision (the turns where not doubling was clearly right are counted at the end, not
+    listed: they are no decision)."""
     s = summarise(analysis)
     kind = f"{s.length}-point match" if s.length else "money play"
     if not s.length:  # a money session has no end: the points each side has won so far
@@ -243,7 +244,11 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
             f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}", ""]
     if moves:
+        clear = 0
         for d in decisions(analysis):
+            if d["type"] == "cube" and not d["close"]:
+                clear += 1  # not doubling was clearly right: not a decision, not listed
+                continue
             who = analysis.players[d["seat"]]
             head = f"game {d['game'] + 1} #{d['turn'] + 1:<3} {who:<12}"
             if d["type"] == "checker":
@@ -264,4 +269,7 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
                 lines.append(f"{head} {d['action']:<22} loss {d['loss']:.3f}{mark}  "
                              f"ND {d['nd']:+.3f} D/T {d['dt']:+.3f} D/P {d['dp']:+.3f} "
                              f"-> {d['best_action']}")
+        if clear:
+            lines.append(f"({_plural(clear, 'turn')} where not doubling was clearly right "
+                         f"not listed; --json has them)")
     return "\n".join(lines).rstrip() + "\n"
