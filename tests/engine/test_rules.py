@@ -277,6 +277,7 @@ def test_opening_play_counts_match_gnubg(roll, count):
         ("8/5(2)", [(8, 5, False), (8, 5, False)]),
         ("13/7*/5", [(13, 7, True), (7, 5, False)]),
         ("24/20(2) 13/9(2)", [(24, 20, False)] * 2 + [(13, 9, False)] * 2),
+        ("9/7*(4)", [(9, 7, True)] * 4),
     ],
 )
 def test_standard_notation_parses_and_prints(text, moves):
@@ -291,6 +292,12 @@ def test_notation_examples_appear_in_legal_sets():
     assert "8/5(2) 6/3(2)" in notations(Board.initial(), 3, 3)
     assert "6/off" in " ".join(notations(Board.from_points({6: 1, 2: 1}, {6: 2}), 6, 1))
     assert "13/7*/5" in notations(Board.from_points({13: 1}, {18: 1}), 6, 2)
+    # A repeated journey whose first checker hits is written as gnubg writes it (was
+    # "9/7* 9/7(3)", a fresh user's report), and reads back as the same play.
+    board = Board.from_points({9: 4}, {18: 1})
+    assert "9/7*(4)" in notations(board, 2, 2)
+    assert "bar/22*(2) 6/3(2)" in notations(Board.from_points({25: 2, 6: 5}, {3: 1}), 3, 3)
+    assert board.validate("9/7*(4)", (2, 2)).notation() == "9/7*(4)"
 
 
 def test_notation_is_forgiving_about_case_order_and_spacing():

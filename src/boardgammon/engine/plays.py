@@ -289,6 +289,10 @@ def _write_notation(moves: tuple[Move, ...]) -> str:
             if hit or last:
                 parts.append(_point_text(p) + ("*" if hit else ""))
         texts.append("/".join(parts))
+    # The same journey repeated is written once with its count; when the first of them hits
+    # on arrival, the hit marks the whole group, as gnubg writes it: 9/7*(4), bar/22*(2).
+    hitting = {t[:-1]: t for t in texts if t.endswith("*")}
+    texts = [hitting.get(t, t) for t in texts]
     counts = Counter(texts)
     out, done = [], set()
     for t in texts:
