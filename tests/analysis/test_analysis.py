@@ -394,3 +394,18 @@ def test_json_floats_are_rounded_so_a_drop_reads_one(random_analyses):
             for v in d.values():
                 if isinstance(v, float):
                     assert v == round(v, 6)
+
+
+def test_moves_listing_lines_up_long_names(random_analyses):
+    """The roll column starts at one place for both players however long a name is (a name
+    past 12 characters pushed its rows out of line)."""
+    import copy
+    import re
+
+    a = copy.copy(random_analyses[1][1])
+    a.players = ("Annabelle-Josephine", "Bo")
+    rows = [line for line in rep.format_text(a, moves=True).splitlines()
+            if line.startswith("game ")]
+    starts = {re.match(r"^game \d+ #\d+\s+(Annabelle-Josephine|Bo)\s+\S", line).end() - 1
+              for line in rows}
+    assert len(rows) > 10 and len(starts) == 1

@@ -245,12 +245,13 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}", ""]
     if moves:
         clear = 0
+        width = max(12, *(len(n) for n in analysis.players))  # names line up however long
         for d in decisions(analysis):
             if d["type"] == "cube" and not d["close"]:
                 clear += 1  # not doubling was clearly right: not a decision, not listed
                 continue
             who = analysis.players[d["seat"]]
-            head = f"game {d['game'] + 1} #{d['turn'] + 1:<3} {who:<12}"
+            head = f"game {d['game'] + 1} #{d['turn'] + 1:<3} {who:<{width}}"
             if d["type"] == "checker":
                 roll = f"{d['dice'][0]}{d['dice'][1]}"
                 # Every roll's luck counts, a forced play's and a dance's too.
