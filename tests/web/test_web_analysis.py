@@ -165,6 +165,10 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert rows["Luck (MWC)"] == ["+10.4 %", "−9.0 %"]
     assert rows["Luck-adjusted result (MWC)"] == ["+39.6 %", "+59.0 %"]
     assert rows["Doubtful / errors / blunders (plays and cube)"] == ["0 / 0 / 0", "0 / 0 / 2"]
+    # What the luck-adjusted result is, and why it can pass ±100 % (a fresh user read it as a
+    # bug).
+    assert page.locator(".analysis-note").inner_text().startswith(
+        "Luck-adjusted result: the result (+50 % won, −50 % lost) minus the player's luck")
 
     # The cube decisions are listed on their own, each with the right action and its error.
     cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")

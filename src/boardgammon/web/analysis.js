@@ -161,6 +161,7 @@ export class AnalysisPage {
       h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
         h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders }))),
       this.summaryTable(),
+      h("p", { class: "analysis-note" }, t("analysis.adjustednote")),
       h("h2", {}, t("analysis.cube")),
       this.cubeList(),
       h("h2", {}, t("analysis.review")),

@@ -181,6 +181,7 @@ const STRINGS = {
     "analysis.black": "black",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "No cube decisions.",
+    "analysis.adjustednote": "Luck-adjusted result: the result (+50 % won, −50 % lost) minus the player's luck net of the opponent's; it passes ±100 % when the luckier player lost.",
     "analysis.cubeclear": {
       one: "{n} more turn where not doubling was clearly right.",
       other: "{n} more turns where not doubling was clearly right.",
@@ -401,6 +402,7 @@ const STRINGS = {
     "analysis.black": "Schwarz",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "Keine Dopplerentscheidungen.",
+    "analysis.adjustednote": "Glücksbereinigtes Ergebnis: das Ergebnis (+50 % gewonnen, −50 % verloren) minus das Glück des Spielers abzüglich des Glücks des Gegners; es geht über ±100 % hinaus, wenn der Glücklichere verloren hat.",
     "analysis.cubeclear": {
       one: "{n} weiterer Zug, in dem Nicht-Doppeln klar richtig war.",
       other: "{n} weitere Züge, in denen Nicht-Doppeln klar richtig war.",
@@ -606,6 +608,7 @@ const STRINGS = {
     "analysis.black": "黒",
     "analysis.skillcounts": "{doubtful} / {error} / {blunder}",
     "analysis.nocube": "キューブの判断はありません。",
+    "analysis.adjustednote": "運を補正した結果: 結果 (勝ち +50 %、負け −50 %) から、自分の運と相手の運の差を引いた値です。運の良かった側が負けると ±100 % を超えます。",
     "analysis.cubeclear": "ダブルしないのが明らかに正しい手番があと {n} 回。",
     "analysis.decisionno": "判断 {n}",
     "analysis.bestaction": "最善: {action}",
