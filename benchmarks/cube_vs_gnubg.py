@@ -82,6 +82,18 @@ emit(out)
 '''
 
 
+def gnubg_cube(matches: list[Match], timeout: float = 600) -> list[dict]:
+    """gnubg's cube analysis of each of ``matches`` (:data:`GNUBG_CUBE`, through ``.mat``
+    files), in order: ``{"ply0": [...], "ply2": [...], "met": ...}`` per match."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for k, m in enumerate(matches):
+            path = Path(tmp) / f"m{k}.mat"
+            path.write_text(write_mat(m))
+            paths.append(str(path))
+        return run_script(GNUBG_CUBE, env={"MATS": os.pathsep.join(paths)}, timeout=timeout)
+
+
 @dataclass(frozen=True)
 class Point:
     """One turn where the player on roll (``seat``) could double, with gnubg's values (MWC of
@@ -242,16 +254,9 @@ def report(matches: int = 12, seed: int = 1, save: Path | None = None, money: bo
         played.append(bot_match(seed + k, length=length, levels=levels, games=games))
     what = f"money sessions of {games} games" if money else "matches"
     print(f"{matches} {what} played ({time.perf_counter() - t0:.0f} s)", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for k, m in enumerate(played):
-            path = Path(tmp) / f"m{k}.mat"
-            path.write_text(write_mat(m))
-            paths.append(str(path))
-        t0 = time.perf_counter()
-        theirs = run_script(GNUBG_CUBE, env={"MATS": os.pathsep.join(paths)}, timeout=3600)
-        print(f"gnubg analysed them at 0 and 2 plies ({time.perf_counter() - t0:.0f} s)",
-              flush=True)
+    t0 = time.perf_counter()
+    theirs = gnubg_cube(played, timeout=3600)
+    print(f"gnubg analysed them at 0 and 2 plies ({time.perf_counter() - t0:.0f} s)", flush=True)
     points, unmatched = [], 0
     for m, g in zip(played, theirs, strict=True):
         p, u = points_of(m, g)

@@ -11,18 +11,15 @@
 
 from __future__ import annotations
 
-import os
 import random
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 from benchmarks.analysis_vs_gnubg import bot_match
 from benchmarks.cube_vs_gnubg import (
-    GNUBG_CUBE,
     PLAYERS,
     efficiency,
+    gnubg_cube,
     gnubg_mwc,
     judge,
     points_of,
@@ -33,8 +30,7 @@ from boardgammon.bots import Context, create
 from boardgammon.bots.cubeful import cube_values
 from boardgammon.commands.selfplay import bot_act, opening
 from boardgammon.engine import Match
-from boardgammon.external.gnubg import gnubg_path, run_script
-from boardgammon.formats import write_mat
+from boardgammon.external.gnubg import gnubg_path
 
 pytestmark = [pytest.mark.gnubg,
               pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) absent")]
@@ -43,13 +39,7 @@ pytestmark = [pytest.mark.gnubg,
 @pytest.fixture(scope="module")
 def analysed():
     matches = [bot_match(11, length=5), bot_match(12, length=3, levels=("medium", "easy"))]
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for k, m in enumerate(matches):
-            paths.append(Path(tmp) / f"m{k}.mat")
-            paths[-1].write_text(write_mat(m))
-        theirs = run_script(GNUBG_CUBE, env={"MATS": os.pathsep.join(map(str, paths))})
-    return matches, theirs
+    return matches, gnubg_cube(matches)
 
 
 def test_same_cube_decision_turns_as_gnubg(analysed):
@@ -94,10 +84,7 @@ def test_money_session_cube_decisions_as_gnubg():
     cube model on gnubg 2-ply's probabilities reaching gnubg 2-ply's doubling verdicts."""
     session = bot_match(21, length=0, levels=("medium", "easy"), games=4)
     assert sum(g.is_over for g in session.games) == 4
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "s.mat"
-        path.write_text(write_mat(session))
-        (theirs,) = run_script(GNUBG_CUBE, env={"MATS": str(path)})
+    (theirs,) = gnubg_cube([session])
     points, unmatched = points_of(session, theirs)
     # This session's last game has the cube at 64, where gnubg's money cube goes on.
     assert max(x["cube"] for x in theirs["ply0"]) == 64
@@ -143,12 +130,7 @@ def test_post_crawford_cube_as_gnubg():
     with 0.68 they were up to 0.05 EMG apart)."""
     matches = [_holding_match(seed) for seed in (3, 6, 8, 14)]
     assert all(len(m.results) == 3 for m in matches)  # 2-0, the Crawford game, post-Crawford
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for k, m in enumerate(matches):
-            paths.append(Path(tmp) / f"m{k}.mat")
-            paths[-1].write_text(write_mat(m))
-        theirs = run_script(GNUBG_CUBE, env={"MATS": os.pathsep.join(map(str, paths))})
+    theirs = gnubg_cube(matches)
     post = []
     for m, g in zip(matches, theirs, strict=True):
         points, unmatched = points_of(m, g)
