@@ -21,10 +21,9 @@ the formula (within noise), 4.1 at 0.60 and 9.1 at the 0.80 used before 2026-12-
 Match play: the same construction in match-winning chances, from the cube model of
 :mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points),
 outcome probabilities (the ends of the live-cube line, the dead-cube part) and cube
-efficiency. The Crawford
-game has no cube; post-Crawford the same curves on the post-Crawford table (the trailer's cube
-live, the leader's doubles of no use, the free drop); a 1-point match has no cube. The bots'
-trailer doubles at once post-Crawford, as gnubg's does.
+efficiency. The Crawford game has no cube; post-Crawford the same curves on the post-Crawford
+table (the trailer's cube live, the leader's doubles of no use, the free drop); a 1-point
+match has no cube. The bots' trailer doubles at once post-Crawford, as gnubg's does.
 
 A side doubles when doubling is worth more than holding: ``min(double/take, double/drop) >
 no double``; it takes when taking is worth at least dropping.
