@@ -160,9 +160,16 @@ def test_money_cube_actions_follow_janowski():
 
 def test_match_cube_actions_at_special_scores():
     good = no_gammons(0.8)
-    # Post-Crawford: the trailer doubles at once, the leader never.
-    assert should_double(no_gammons(0.3), Context(length=5, my_score=1, opponent_score=4))
+    # Post-Crawford: the trailer doubles at once, the leader never; too good to double (a
+    # near-certain gammon at 2-away and 4-away, as gnubg says), the trailer plays on.
+    for p in (0.05, 0.3, 0.5, 0.8):
+        for mine in (1, 3):
+            assert should_double(no_gammons(p), Context(length=5, my_score=mine,
+                                                        opponent_score=4)), (p, mine)
     assert not should_double(good, Context(length=5, my_score=4, opponent_score=1))
+    gammon = np.array([0.995, 0.95, 0.05, 0.0, 0.0])
+    for mine in (1, 3):
+        assert not should_double(gammon, Context(length=5, my_score=mine, opponent_score=4))
     # Crawford game and 1-point match: no cube.
     assert not should_double(good, Context(length=5, my_score=1, opponent_score=4,
                                            crawford=True))

@@ -244,12 +244,11 @@ def should_double(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool
     double/take and double/drop of :func:`cube_values` beats no double."""
     if not context.cube_available_to_me:
         return False
-    if context.length:
-        if context.cube_dead_for_me:
-            return False
-        a, b, _ = _away(context)
-        if a == 1 or b == 1:  # post-Crawford: only the trailer has anything to gain
-            return b == 1
+    if context.length and context.cube_dead_for_me:
+        return False  # the leader after the Crawford game among them
+    # Post-Crawford the trailer's no double is valued with its cube live, so the same rule
+    # doubles at once unless too good (it doubled even then: a fresh user's near-certain
+    # gammon at 2-away, gnubg: too good, no double 2.58 EMG against double/drop 1.0).
     nd, dt, dp = cube_values(o, context, x)
     return bool(min(dt, dp) > nd)
 
