@@ -315,3 +315,21 @@ def test_the_whole_backgammon_offered_is_always_accepted(level):
     # Jacoby, cube centred: gammons do not count, the single offered is all there is.
     assert bot.resign(board, Context(jacoby=True)) == 1
     assert bot.accept_resignation(board, Context(jacoby=True), 1)
+
+
+def test_medium_plays_what_the_zero_ply_analysis_calls_best_in_a_match():
+    """In match play the bots rank plays cubefully, as the analysis values them (the opponent
+    then plays the cube right): medium's every play in a 5-point match loses nothing by the
+    0-ply analysis, the same network. Ranked with the cube dead, as until 2026-12-02, its plays
+    lost 0.2-1.1 mp each by our own analysis, and a fresh user's position (5-point, 1-3,
+    2LYBBgcWb4MBGA, 41) had hard play 7/6 7/3 where gnubg and our analysis prefer 23/22 6/2."""
+    from benchmarks.analysis_vs_gnubg import bot_match
+
+    from boardgammon.analysis.analysis import analyse_match
+
+    m = bot_match(3, length=5, levels=("medium", "medium"))
+    plays = [c for c in analyse_match(m, plies=0).checker if not c.forced]
+    assert len(plays) > 50 and max(c.loss for c in plays) == 0.0
+    ranked = create("hard", 1).rank_plays(Board.from_position_id("2LYBBgcWb4MBGA"), (4, 1),
+                                          Context(length=5, my_score=1, opponent_score=3))
+    assert ranked[0].play.notation() == "23/22 6/2"

@@ -186,12 +186,21 @@ class NeuralBot(Bot):
                    context: Context) -> list[RankedPlay]:
         """Every legal play of ``dice``, best first for the mover; ``equity`` is the cubeless
         equity of the resulting position for the mover (ties keep generation order). In match
-        play, plays are ordered by match-winning chance with the cube as it stands."""
+        play, plays are ordered by cubeful match-winning chance, the opponent then playing the
+        cube right (:func:`cubeful.cubeful_play_values`, as the analysis values them and as
+        gnubg plays); in money play by cubeless equity (gammons not counted under the Jacoby
+        rule with the cube centred)."""
         plays = board.legal_plays(*dice)
         after = np.stack([p.after.swapped().array for p in plays])
         theirs = self.evaluator.evaluate(after, board.checkers, 0)
         mine = _flip(theirs)
-        order = np.argsort(-cubeful.play_utility(mine, context), kind="stable")
+
+        def utility(rows: np.ndarray) -> np.ndarray:
+            if context.length:  # the resulting positions in the mover's view: rows swapped
+                return cubeful.cubeful_play_values(mine[rows], context, after[rows, ::-1])
+            return cubeful.play_utility(mine[rows], context)
+
+        order = np.argsort(-utility(np.arange(len(plays))), kind="stable")
         if self.candidates and len(plays) > 1:
             # gnubg-style move filter: only plays close to the best at 0-ply are searched.
             eq = np.atleast_1d(cubeless_equity(mine))
@@ -200,7 +209,7 @@ class NeuralBot(Bot):
             mine[top] = _flip(self.evaluator.evaluate(after[top], board.checkers,
                                                       self.rank_plies))
             # The searched plays rank above the rest, whose 0-ply values are not comparable.
-            deep = top[np.argsort(-cubeful.play_utility(mine[top], context), kind="stable")]
+            deep = top[np.argsort(-utility(top), kind="stable")]
             order = np.concatenate([deep, order[~np.isin(order, top)]])
         equities = cubeless_equity(mine)
         return [RankedPlay(plays[i], float(np.atleast_1d(equities)[i])) for i in order]
