@@ -88,6 +88,8 @@ def test_a_whole_one_point_match_in_a_pty():
     try:
         out = term.read_until_prompt()
         assert "A 1-point match against the computer (easy)" in out
+        # The compiled code is made ready before the first move, with a word first.
+        assert out.index("Getting the computer ready…") < out.index("A 1-point match")
         for _ in range(400):
             if term.proc.poll() is not None or re.search(r"wins? the match", out):
                 break

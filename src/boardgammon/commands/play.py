@@ -26,6 +26,7 @@ from collections.abc import Callable
 import typer
 
 from boardgammon.bots import Bot, create, levels
+from boardgammon.bots.warm import warm_up
 from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
@@ -320,6 +321,11 @@ def play(
         bot_seed = dice_seed
     game = TerminalGame(create(bot, bot_seed), length, variant,
                         dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)))
+    # Compiled code loads (or, the first time after installing, compiles: up to a minute
+    # here) before the first move, with a word, rather than as a silent wait at the computer's
+    # first move (a fresh user waited 36 s for hard's).
+    game.write("Getting the computer ready…")
+    warm_up()
     game.write(f"A {length}-point match against the computer ({bot}). Type help for the "
                f"commands.")
     raise typer.Exit(game.run())
