@@ -333,3 +333,26 @@ def test_medium_plays_what_the_zero_ply_analysis_calls_best_in_a_match():
     ranked = create("hard", 1).rank_plays(Board.from_position_id("2LYBBgcWb4MBGA"), (4, 1),
                                           Context(length=5, my_score=1, opponent_score=3))
     assert ranked[0].play.notation() == "23/22 6/2"
+
+
+def test_hypergammon_has_its_own_network_that_sees_its_gammons():
+    """Hypergammon positions are valued by a network trained on Hypergammon self-play. The
+    15-checker network saw almost no gammons there (a fresh user's: 0.00-0.06 in
+    ACCAggoAAAAAAA, where 400 playouts end 86 % in gammons), so medium doubled it (too good)
+    and accepted a 1-point resignation of a near-certain gammon."""
+    from boardgammon.bots.neural import shipped_network
+
+    board = Board.from_position_id("ACCAggoAAAAAAA", checkers=3)
+    new = Evaluator().evaluate(board.array[None], 3)[0]
+    old = Evaluator(hypergammon=shipped_network()).evaluate(board.array[None], 3)[0]
+    assert new[0] > 0.85 and new[1] > 0.6 and old[1] < 0.1
+    ctx = Context(variant="hypergammon")
+    for level in ("medium", "hard"):
+        bot = create(level, 1)
+        assert not bot.double(board, ctx)
+        resigner = Board.from_position_id("BQAAAABUAAAAAA", checkers=3)
+        assert not bot.accept_resignation(resigner, ctx, 1)
+    # 15-checker positions keep the standard network.
+    start = Board.initial()
+    assert np.array_equal(Evaluator().evaluate(start.array[None]),
+                          Evaluator(hypergammon=shipped_network()).evaluate(start.array[None]))

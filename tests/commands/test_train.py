@@ -166,3 +166,26 @@ def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
                                       "/proc/no-such-dir-here/latest.npz")
     assert "greater than or equal to 1" in refused("--out", str(tmp_path / "new"), "--hidden", "-3")
     assert (run / "state.npz").read_bytes() == good  # nothing refused was written
+
+
+def test_a_hypergammon_run_plays_three_checker_games_and_keeps_its_variant(tmp_path):
+    """``--variant hypergammon`` trains on Hypergammon self-play (the shipped Hypergammon
+    network's run): games of 3 checkers a side, much shorter than standard ones; the state
+    remembers it, so resuming as another variant is refused, and a standard state resumes as
+    standard (states from before the option have no variant: 15 checkers)."""
+    args = ["train", "--games", "40", "--checkpoint-every", "20", "--hidden", "8", "--seed", "3",
+            "--no-progress"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "h"), "--variant", "hypergammon"])
+    assert result.exit_code == 0, result.output
+    with np.load(tmp_path / "h" / "state.npz") as z:
+        assert int(z["games"]) == 40 and float(z["checkers"]) == 3
+    hyper = [json.loads(line) for line in (tmp_path / "h" / "train.log").read_text().splitlines()]
+    _train(tmp_path / "s", 40, every=20)
+    standard = [json.loads(line)
+                for line in (tmp_path / "s" / "train.log").read_text().splitlines()]
+    assert max(e["plies_per_game"] for e in hyper) < min(e["plies_per_game"] for e in standard)
+    refused = runner.invoke(app, [*args[:2], "60", *args[3:], "--out", str(tmp_path / "h")])
+    assert refused.exit_code != 0 and "3-checker games, not standard" in refused.output
+    for bad in (["--variant", "tavla"], ["--variant", "hypergammon", "--benchmark", "x.npz"]):
+        result = runner.invoke(app, [*args, "--out", str(tmp_path / "x"), *bad])
+        assert result.exit_code != 0 and "variant" in result.output.lower()

@@ -25,6 +25,9 @@ from .encoding import N_INPUTS, as_positions, encode_into
 N_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(N_OUTPUTS)
 DEFAULT_WEIGHTS = "neural.npz"
+SHIPPED_WEIGHTS = {"standard": DEFAULT_WEIGHTS, "hypergammon": "hypergammon.npz"}
+"""The shipped weights by game: 15-checker games (standard and Nackgammon) and Hypergammon's
+3-checker games, each trained by its own self-play (``boardgammon train [--variant]``)."""
 
 
 @njit(cache=True, fastmath=True)
@@ -124,15 +127,17 @@ class Network:
                    rng.uniform(-0.1, 0.1, (N_OUTPUTS, hidden)), np.zeros(N_OUTPUTS))
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> Network:
+    def load(cls, path: str | Path | None = None, game: str = "standard") -> Network:
         """Load weights from an ``.npz`` file (keys ``w1 b1 w2 b2``); ``None`` loads the weights
-        shipped with the package.
+        shipped with the package for ``game`` (``standard``: 15-checker games, or
+        ``hypergammon``; :data:`SHIPPED_WEIGHTS`).
 
         Raises:
-            FileNotFoundError: no such file; KeyError: a weight array is missing.
+            FileNotFoundError: no such file; KeyError: a weight array is missing or ``game``
+                unknown.
         """
         if path is None:
-            ref = resources.files("boardgammon.bots") / "weights" / DEFAULT_WEIGHTS
+            ref = resources.files("boardgammon.bots") / "weights" / SHIPPED_WEIGHTS[game]
             with resources.as_file(ref) as p, np.load(p) as z:
                 return cls(z["w1"], z["b1"], z["w2"], z["b2"])
         with np.load(path) as z:

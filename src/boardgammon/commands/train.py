@@ -26,10 +26,12 @@ from boardgammon.bots.training import learning_rate, train_games
 from boardgammon.engine import Board
 
 DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01,
-            "anneal_at": 1_600_000.0, "alpha_late": 0.003}
+            "anneal_at": 1_600_000.0, "alpha_late": 0.003, "checkers": 15.0}
 """The run's settings, stored in its state: λ; α = ``alpha0`` halving every ``half_life`` games,
 at least ``alpha_min`` before game ``anneal_at`` and at least ``alpha_late`` from it on (a lower
-floor late in the run: less checkpoint-to-checkpoint wander, see docs/neural.md)."""
+floor late in the run: less checkpoint-to-checkpoint wander, see docs/neural.md); ``checkers``
+per side, 15 (standard games) or 3 (Hypergammon)."""
+VARIANT_CHECKERS = {"standard": 15, "hypergammon": 3}
 
 
 def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +78,8 @@ def _check_state(done: int, settings: dict, net: Network) -> None:
         raise ValueError("half_life must be positive and finite, anneal_at at least 0")
     if net.hidden < 1:
         raise ValueError("the network has no hidden units")
+    if settings["checkers"] not in VARIANT_CHECKERS.values():
+        raise ValueError(f"checkers {settings['checkers']:g} is neither 15 nor 3")
     if not all(np.isfinite(w).all() for w in net.weights):
         raise ValueError("the weights are not all finite")
 
@@ -101,9 +105,19 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
                                              "(new runs only)"),
           alpha_late: float = typer.Option(DEFAULTS["alpha_late"],
                                            help="α's floor from --anneal-at on (new runs only)"),
+          variant: str = typer.Option("standard", help="standard (15 checkers; Nackgammon "
+                                                       "uses it too) or hypergammon (new runs "
+                                                       "only)"),
           progress: bool = typer.Option(True, help="show a progress bar")) -> None:
     """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present."""
     from tqdm import tqdm
+
+    if variant not in VARIANT_CHECKERS:
+        raise typer.BadParameter(f"--variant is standard or hypergammon, not {variant!r}")
+    checkers = VARIANT_CHECKERS[variant]
+    if benchmark is not None and checkers != 15:
+        raise typer.BadParameter("the benchmark positions are 15-checker ones: no --benchmark "
+                                 "with --variant hypergammon", param_hint="--benchmark")
 
     if games <= 0 or checkpoint_every <= 0:
         raise typer.BadParameter("--games and --checkpoint-every must be positive")
@@ -112,7 +126,8 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file, not a run directory", param_hint="--out")
     state = out / "state.npz"
-    settings = dict(DEFAULTS, hidden=hidden, anneal_at=float(anneal_at), alpha_late=alpha_late)
+    settings = dict(DEFAULTS, hidden=hidden, anneal_at=float(anneal_at), alpha_late=alpha_late,
+                    checkers=float(checkers))
     if state.exists():
         try:
             with np.load(state) as z:
@@ -136,6 +151,9 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
             if asked != DEFAULTS[name] and asked != settings[name]:
                 raise typer.BadParameter(f"{state} is a run with {name} {settings[name]:g}, "
                                          f"not {asked:g}")
+        if settings["checkers"] != checkers:
+            raise typer.BadParameter(f"{state} is a run of {int(settings['checkers'])}-checker "
+                                     f"games, not {variant}")
         if done >= games:
             typer.echo(f"{state} is already at {done} games (asked for {games}): nothing to do")
             return
@@ -159,20 +177,20 @@ def train(games: int = typer.Option(3_400_000, help="total self-play games of th
             probe.unlink()
     except OSError as e:
         raise typer.BadParameter(f"cannot create {e.filename}: {e.strerror}") from None
-    start = Board.initial().array.copy()
+    start = Board.initial(variant).array.copy()
     log = (out / "train.log").open("a")
     bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
     chunk = 500
     # Compile (or load numba's cache) with a call of no games, so that the first checkpoint's
     # games/s counts games only (it read 65 instead of about 450).
-    train_games(*net.weights, start, 15, seed, done, 0, settings["lam"], settings["alpha0"],
+    train_games(*net.weights, start, checkers, seed, done, 0, settings["lam"], settings["alpha0"],
                 settings["half_life"], floor_at(done, settings))
     window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
     while done < games:
         n = min(chunk, games - done, checkpoint_every - done % checkpoint_every)
         if done < settings["anneal_at"]:
             n = min(n, int(settings["anneal_at"]) - done)  # one floor per call
-        plies, sq = train_games(*net.weights, start, 15, seed, done, n, settings["lam"],
+        plies, sq = train_games(*net.weights, start, checkers, seed, done, n, settings["lam"],
                                 settings["alpha0"], settings["half_life"],
                                 floor_at(done, settings))
         done += n
