@@ -47,7 +47,7 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 8
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
@@ -56,7 +56,8 @@ take points from the position's own gammon shares, checker plays and luck valued
 4 money-play cube efficiency 0.70 in races instead of 0.80; 5 post-Crawford games valued
 with the trailer's cube live (was dead: missed doubles there cost two to three times gnubg's);
 6 gnubg's cube efficiency by position, money and match
-(:func:`boardgammon.bots.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network."""
+(:func:`boardgammon.bots.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
+8 the 7,025,000-game network."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best

@@ -1,7 +1,8 @@
 """``boardgammon train``: TD(λ) self-play training of the neural evaluator, resumable.
 
-``boardgammon train`` reproduces the shipped weights (3,400,000 games, seed 1, the defaults below;
-α's floor drops from 0.01 to 0.003 at game 1,600,000).
+``boardgammon train`` reproduces the shipped weights (7,025,000 games, seed 1, the defaults below;
+α's floor drops from 0.01 to 0.003 at game 1,600,000); ``boardgammon train --variant hypergammon
+--games 300000`` the shipped Hypergammon weights.
 The run directory holds ``state.npz`` (weights, games done, settings), rewritten atomically every
 ``--checkpoint-every`` games, and ``train.log`` (one JSON line per checkpoint: games, games/s,
 training loss, and the mean squared error against gnubg's evaluations of the benchmark positions
@@ -90,7 +91,7 @@ def _save_state(path: Path, net: Network, games: int, seed: int, settings: dict)
     os.replace(tmp, path)
 
 
-def train(games: int = typer.Option(3_400_000, help="total self-play games of the run"),
+def train(games: int = typer.Option(7_025_000, help="total self-play games of the run"),
           seed: int = typer.Option(1, help="seeds the initial weights and every game's dice"),
           out: Path = typer.Option(Path("checkpoints/train"), help="run directory"),
           checkpoint_every: int = typer.Option(5_000, help="games between checkpoints"),
