@@ -26,7 +26,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from boardgammon.engine import Board, movegen
+from boardgammon.engine import Board, Variant, movegen
 
 from . import bearoff, cubeful
 from .base import Bot, Context, RankedPlay, register
@@ -154,7 +154,7 @@ class Evaluator:
         for i in np.nonzero(~live)[0]:
             out[i] = _finished(a[i], checkers)
         if live.any():
-            net = self.hypergammon if checkers == 3 else self.network
+            net = self.hypergammon if checkers == Variant.HYPERGAMMON.checkers else self.network
             out[live] = evaluate_many(a[live], checkers, plies, *net.weights,
                                       bearoff.table(), bearoff.ROLLS,
                                       bearoff.ROLL_WEIGHTS)

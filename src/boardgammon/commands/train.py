@@ -24,7 +24,7 @@ import typer
 
 from boardgammon.bots.network import Network
 from boardgammon.bots.training import learning_rate, train_games
-from boardgammon.engine import Board
+from boardgammon.engine import Board, Variant
 
 DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01,
             "anneal_at": 1_600_000.0, "alpha_late": 0.003, "checkers": 15.0}
@@ -32,7 +32,8 @@ DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "a
 at least ``alpha_min`` before game ``anneal_at`` and at least ``alpha_late`` from it on (a lower
 floor late in the run: less checkpoint-to-checkpoint wander, see docs/neural.md); ``checkers``
 per side, 15 (standard games) or 3 (Hypergammon)."""
-VARIANT_CHECKERS = {"standard": 15, "hypergammon": 3}
+TRAINED_VARIANTS = (Variant.STANDARD, Variant.HYPERGAMMON)
+"""The games a network is trained for (Nackgammon uses the standard one)."""
 
 
 def load_benchmark(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +80,7 @@ def _check_state(done: int, settings: dict, net: Network) -> None:
         raise ValueError("half_life must be positive and finite, anneal_at at least 0")
     if net.hidden < 1:
         raise ValueError("the network has no hidden units")
-    if settings["checkers"] not in VARIANT_CHECKERS.values():
+    if settings["checkers"] not in {v.checkers for v in TRAINED_VARIANTS}:
         raise ValueError(f"checkers {settings['checkers']:g} is neither 15 nor 3")
     if not all(np.isfinite(w).all() for w in net.weights):
         raise ValueError("the weights are not all finite")
@@ -113,9 +114,9 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
     """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present."""
     from tqdm import tqdm
 
-    if variant not in VARIANT_CHECKERS:
+    if variant not in TRAINED_VARIANTS:
         raise typer.BadParameter(f"--variant is standard or hypergammon, not {variant!r}")
-    checkers = VARIANT_CHECKERS[variant]
+    checkers = Variant(variant).checkers
     if benchmark is not None and checkers != 15:
         raise typer.BadParameter("the benchmark positions are 15-checker ones: no --benchmark "
                                  "with --variant hypergammon", param_hint="--benchmark")

@@ -538,18 +538,10 @@ def _score_text(score: Any, winner: Any) -> str:
     if isinstance(score, (list, tuple)) and len(score) == 2:
         text = f"{score[0]}-{score[1]}"
     else:
-        text = f"score {json.dumps(score) if _jsonable(score) else score!r}"
+        text = f"score {json.dumps(score, default=repr)}"
     if winner is None:
         return f"{text}, no winner"
     return f"{text}, won by seat {winner}" if winner in (0, 1) else f"{text}, winner {winner!r}"
-
-
-def _jsonable(x: Any) -> bool:
-    try:
-        json.dumps(x)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def _roll_text(dice) -> str:

@@ -35,6 +35,8 @@ not yet played and a pending offer are not written.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from boardgammon.engine import InvalidRecord, Match, Phase, Variant
@@ -304,6 +306,18 @@ def _at(game: dict, lineno: int) -> str:
     return f"line {lineno} (game {game['number']})"
 
 
+@contextmanager
+def _located(game: dict, lineno: int) -> Iterator[None]:
+    """The engine's refusals inside as :class:`MatFormatError` naming the entry's line (ours
+    pass unchanged: :class:`MatFormatError` is itself an :class:`EngineError`)."""
+    try:
+        yield
+    except MatFormatError:
+        raise
+    except EngineError as exc:
+        raise MatFormatError(f"{_at(game, lineno)}: {exc}") from exc
+
+
 def _check_column(game: dict, what: str, column: int, seat: int, lineno: int) -> None:
     """Refuse an entry written in the other player's column (a fresh user's file had a play
     moved to the right column: read silently for the player on roll, gnubg warns)."""
@@ -344,31 +358,23 @@ def _replay_game(match: Match, game: dict) -> None:
                    "bear_off": "(borne off)"}[match.results[-1].reason.value]
             raise MatFormatError(f"{_at(game, lineno)}: the game is over {how}, but the "
                                  f"record goes on")
-        try:
+        with _located(game, lineno):
             _replay_event(match, game, events, plays, wins, (kind, value, column, lineno))
-        except MatFormatError:
-            raise
-        except EngineError as exc:
-            raise MatFormatError(f"{_at(game, lineno)}: {exc}") from exc
     finished = len(match.results) > results_before
     if wins is None:
         if finished:
             raise MatFormatError(f"game at line {game['line']}: ended without a 'Wins' line")
         return
     winner, points, lineno = wins
-    try:
-        if not finished:
-            g = match.game
-            if points % g.cube or not 1 <= points // g.cube <= 3:
-                raise MatFormatError(f"{_at(game, lineno)}: 'Wins {points} point"
-                                     f"{'' if points == 1 else 's'}' is no resignation with "
-                                     f"the cube at {g.cube}")
+    if not finished:
+        g = match.game
+        if points % g.cube or not 1 <= points // g.cube <= 3:
+            raise MatFormatError(f"{_at(game, lineno)}: 'Wins {points} point"
+                                 f"{'' if points == 1 else 's'}' is no resignation with "
+                                 f"the cube at {g.cube}")
+        with _located(game, lineno):
             match.resign(1 - winner, points // g.cube)
             match.accept(winner)
-    except MatFormatError:
-        raise
-    except EngineError as exc:
-        raise MatFormatError(f"{_at(game, lineno)}: {exc}") from exc
     result = match.results[-1]
     if (result.winner, result.points) != (winner, points):
         raise MatFormatError(f"{_at(game, lineno)}: 'Wins {points}' for seat {winner}, "
