@@ -9,13 +9,16 @@ the same depth (its ``gnubg.match()`` analysis fields through
 * per player: the checker error rate (millipoints per unforced move) and the number of
   unforced moves, ours beside gnubg's, and the relative difference;
 * the correlation of per-decision equity losses over every unforced checker play;
-* the share of unforced checker plays where both name the same best play;
+* the share of unforced checker plays where both name the same best play, overall and by how
+  far gnubg's best play leads its second (:data:`MARGINS`);
 * the correlation and mean difference of the luck of every roll (opening rolls aside: ours
-  judges them against the 15 non-double rolls, gnubg against all 36), both at 0-ply.
+  judges them against the 15 non-double rolls, gnubg against all 36), both at 0-ply;
+* at ``--ply`` above 0, a yardstick: how often gnubg's own 0-ply analysis names the best play
+  of its analysis at that depth, on the same plays (two analyses of one engine, one net).
 
 Targets (issue 9): error rates within 10 % of gnubg's, the same best play in at least 90 % of
-unforced decisions. gnubg values plays cubefully and with its own MET; ours values them with
-the cube dead at the current level and the project's MET (see :mod:`boardgammon.analysis`).
+unforced decisions. Both value checker plays cubefully at the match score, gnubg with its
+default MET (Kazaross-XG2), ours with the same published table (:mod:`boardgammon.analysis.met`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ for g in m["games"]:
         moves.append({"player": a["player"], "move": [list(p) for p in a.get("move", ())],
                       "best": [list(p) for p in cands[0]["move"]] if cands else None,
                       "loss": (cands[0]["score"] - cands[i]["score"]) if cands and i is not None
+                      else None,
+                      "margin": (cands[0]["score"] - cands[1]["score"]) if len(cands) > 1
                       else None,
                       "n": len(cands), "luck": an.get("luck-value")})
 stats = {side: {"unforced": s["moves"]["unforced-moves"], "error": s["moves"]["error-skill"],
@@ -113,9 +118,10 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
     """Per-decision pairs of the two analyses, matched in the order of play.
 
     Returns:
-        ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "players": {seat: {...}},
-        "luck": [(ours, gnubg), ...]}`` over the unforced checker plays both analysed (luck:
-        every roll but the games' opening rolls, EMG).
+        ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "margins": [...],
+        "players": {seat: {...}}, "luck": [(ours, gnubg), ...]}`` over the unforced checker
+        plays both analysed (``margins``: gnubg's equity between its best and second-best
+        play, EMG; luck: every roll but the games' opening rolls, EMG).
 
     Raises:
         ValueError: the two analyses do not list the same number of plays.
@@ -123,12 +129,13 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
     moves = theirs["moves"]
     if len(moves) != len(ours.checker):
         raise ValueError(f"gnubg lists {len(moves)} plays, ours {len(ours.checker)}")
-    a, b, same = [], [], []
+    a, b, same, margins = [], [], [], []
     for mine, g in zip(ours.checker, moves, strict=True):
         if mine.forced or g["loss"] is None or g["n"] < 2:
             continue
         a.append(mine.loss)
         b.append(g["loss"])
+        margins.append(g["margin"])
         best = Play.parse(mine.best[0].play).moves
         same.append(_net((m.source, m.dest) for m in best) == _net(g["best"]))
     luck = [(r.luck, g["luck"]) for r, g in zip(ours.luck, moves, strict=True)
@@ -141,13 +148,47 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
                       / max(1, theirs["stats"][side]["unforced"]),
                       "gnubg_unforced": theirs["stats"][side]["unforced"]}
                for seat, side in ((0, "X"), (1, "O"))}
-    return {"ours": a, "gnubg": b, "same_best": same, "players": players, "luck": luck}
+    return {"ours": a, "gnubg": b, "same_best": same, "margins": margins, "players": players,
+            "luck": luck}
+
+
+MARGINS = ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, float("inf")))
+"""Bands of gnubg's lead of its best play over its second (EMG) for the agreement split: two
+engines differ most where the best play is barely best."""
+
+
+def gnubg_same_best(shallow: dict, deep: dict) -> list[tuple[bool, float]]:
+    """For each unforced play analysed by both of gnubg's runs of one match (``shallow`` and
+    ``deep``, from :func:`gnubg_analysis`): whether they name the same best play, and the
+    deep run's lead of its best play over its second (EMG).
+
+    Raises:
+        ValueError: the two runs do not list the same number of plays.
+    """
+    if len(shallow["moves"]) != len(deep["moves"]):
+        raise ValueError(f"gnubg's runs list {len(shallow['moves'])} and "
+                         f"{len(deep['moves'])} plays")
+    return [(_net(a["best"]) == _net(b["best"]), b["margin"])
+            for a, b in zip(shallow["moves"], deep["moves"], strict=True)
+            if a["best"] and b["best"] and a["n"] >= 2 and b["n"] >= 2]
+
+
+def _by_margin(pairs: list[tuple[bool, float]]) -> str:
+    """The share of ``(same, margin)`` pairs that agree in each band of :data:`MARGINS`."""
+    parts = []
+    for lo, hi in MARGINS:
+        pick = [same for same, m in pairs if lo <= m < hi]
+        if pick:
+            parts.append(f"{lo:.2f}-{hi:.2f}: {100 * sum(pick) / len(pick):.1f} % of "
+                         f"{len(pick)}")
+    return "; ".join(parts)
 
 
 def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     """Analyse ``matches`` bot matches both ways and print the comparison; returns totals."""
-    ours_all, gnubg_all, same_all, luck_all = [], [], [], []
+    ours_all, gnubg_all, same_all, luck_all, margin_all = [], [], [], [], []
     rates: dict[str, list[float]] = {"ours": [], "gnubg": []}
+    own: list[tuple[bool, float]] = []  # gnubg 0-ply's best play against gnubg's at ``plies``
     for k in range(matches):
         m = bot_match(seed + k)
         t = time.perf_counter()
@@ -155,9 +196,13 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
         ours_s = time.perf_counter() - t
         theirs, gnubg_s = gnubg_analysis(m, plies)
         c = compare(ours, theirs)
+        if plies:
+            shallow, _ = gnubg_analysis(m, 0)
+            own += gnubg_same_best(shallow, theirs)
         ours_all += c["ours"]
         gnubg_all += c["gnubg"]
         same_all += c["same_best"]
+        margin_all += c["margins"]
         luck_all += c["luck"]
         print(f"match {k + 1}: score {m.score[0]}-{m.score[1]}, {len(c['ours'])} unforced plays "
               f"compared; ours {ours_s:.1f} s, gnubg {gnubg_s:.1f} s")
@@ -176,11 +221,18 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     print(f"{plies}-ply, {len(ours_all)} unforced plays: correlation of equity losses "
           f"{corr:.3f}; same best play {100 * share:.1f} % (target ≥ 90 %); per-player error "
           f"rates within 10 % of gnubg's: {sum(within)}/{len(within)}")
+    print(f"  by gnubg's lead of its best play over its second (EMG): "
+          f"{_by_margin(list(zip(same_all, margin_all, strict=True)))}")
+    if own:
+        print(f"yardstick: gnubg 0-ply names gnubg {plies}-ply's best play in "
+              f"{100 * sum(s for s, _ in own) / len(own):.1f} % of {len(own)} unforced plays; "
+              f"by lead {_by_margin(own)}")
     lo, lg = np.array(luck_all).T if luck_all else (np.zeros(0), np.zeros(0))
     luck_corr = float(np.corrcoef(lo, lg)[0, 1]) if len(lo) > 2 else float("nan")
     print(f"luck of {len(lo)} rolls (0-ply both): correlation {luck_corr:.3f}, mean difference "
           f"{np.abs(lo - lg).mean() if len(lo) else float('nan'):.3f} EMG")
     return {"correlation": corr, "same_best": share, "within_10pct": sum(within),
+            "gnubg_own_same_best": sum(s for s, _ in own) / len(own) if own else None,
             "players": len(within), "decisions": len(ours_all), "luck_correlation": luck_corr}
 
 

@@ -8,7 +8,10 @@ Reports, each with a 95 % interval (normal approximation over dice sequences):
 * error rate per unforced move (more than one legal play) as judged by gnubg 2-ply, in
   millipoints of cubeless equity (gnubg's convention), for the level and for gnubg 0-ply in the
   same games (the first ``--analysed`` dice sequences);
-* medium against easy and hard against medium, the same duplicate way.
+* medium against easy and hard against medium, the same duplicate way;
+* with ``--reference N``, gnubg N-ply against gnubg 0-ply, the same duplicate way: what a
+  deeper search is worth over a net of gnubg's quality (the yardstick for how far hard can
+  lead gnubg 0-ply).
 
 Targets (issue 8): hard ≥ −0.05 points per game against gnubg 0-ply and an error rate no worse
 than gnubg 0-ply's; medium within 0.15 points per game of gnubg 0-ply; each level ≥ 0.3 points
@@ -16,6 +19,7 @@ per game stronger than the one below.
 
     python -m benchmarks.strength [--games 1000] [--analysed 100] [--pairs 1000]
         [--levels medium hard] [--no-gnubg] [--pairings medium-easy hard-medium]
+        [--reference 2]
 """
 
 from __future__ import annotations
@@ -202,11 +206,14 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1000, help="dice sequences per gnubg pairing")
     ap.add_argument("--analysed", type=int, default=100, help="sequences judged by gnubg 2-ply")
     ap.add_argument("--pairs", type=int, default=1000, help="sequences per level pairing")
-    ap.add_argument("--levels", nargs="+", default=["medium", "hard"])
+    ap.add_argument("--levels", nargs="*", default=["medium", "hard"],
+                    help="levels to play against gnubg 0-ply (none: skip)")
     ap.add_argument("--no-gnubg", action="store_true")
     ap.add_argument("--pairings", nargs="*", default=["medium-easy", "hard-medium"],
                     help="level pairings to play (none: skip)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--reference", type=int, metavar="PLIES",
+                    help="also play gnubg at PLIES against gnubg 0-ply (--games sequences)")
     args = ap.parse_args()
 
     if not args.no_gnubg:
@@ -227,6 +234,13 @@ def main() -> None:
                     mp = [1000 * e for e in errs]
                     print(f"  error rate of {name} judged by gnubg 2-ply: {interval(mp)} "
                           f"millipoints per unforced move ({len(mp)} moves)", flush=True)
+            if args.reference is not None:
+                t0 = time.perf_counter()
+                ppg = duplicate(GnubgPlayer(worker, args.reference), gnubg0, args.games,
+                                args.seed + 2)
+                print(f"gnubg {args.reference}-ply vs gnubg 0-ply: {interval(ppg)} points/game "
+                      f"over {len(ppg)} duplicate dice sequences "
+                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
         finally:
             worker.close()
     for pairing in args.pairings:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchmarks.analysis_vs_gnubg import bot_match, compare, gnubg_analysis
+from benchmarks.analysis_vs_gnubg import bot_match, compare, gnubg_analysis, gnubg_same_best
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.external.gnubg import gnubg_path
@@ -27,6 +27,12 @@ def test_per_play_losses_follow_gnubgs_analysis():
     ours, gnubg = np.array(c["ours"]), np.array(c["gnubg"])
     assert np.corrcoef(ours, gnubg)[0, 1] > 0.4
     assert np.mean(c["same_best"]) > 0.35
+    # gnubg's lead of its best play over its second, one per compared play.
+    margins = np.array(c["margins"])
+    assert len(margins) == len(ours) and margins.min() >= 0
+    # Where gnubg's best play leads by a tenth of a point (some plays), ours names it too.
+    assert (margins >= 0.1).sum() >= 3
+    assert all(np.array(c["same_best"])[margins >= 0.1])
     # The two engines agree on which plays cost nothing much more often than not.
     assert np.mean((ours < 0.04) == (gnubg < 0.04)) > 0.6
     for p in c["players"].values():
@@ -36,3 +42,23 @@ def test_per_play_losses_follow_gnubgs_analysis():
     assert len(luck) >= 30
     assert np.corrcoef(luck[:, 0], luck[:, 1])[0, 1] > 0.85
     assert np.abs(luck[:, 0] - luck[:, 1]).mean() < 0.06
+
+
+def test_gnubg_yardstick_compares_its_own_two_depths():
+    m = bot_match(3, length=3)
+    shallow, _ = gnubg_analysis(m, 0)
+    deep, _ = gnubg_analysis(m, 1)
+    unforced = sum(1 for g in shallow["moves"] if g["best"] and g["n"] >= 2)
+    itself = gnubg_same_best(shallow, shallow)
+    assert [same for same, _ in itself] == [True] * unforced
+    assert all(margin >= 0 for _, margin in itself)
+    pairs = gnubg_same_best(shallow, deep)
+    assert len(pairs) == unforced >= 20
+    # One engine at 0 and 1 ply: most best plays agree, not all (their orderings differ).
+    same = np.array([s for s, _ in pairs])
+    assert 0.6 < same.mean() < 1.0
+    # Where 1-ply's best play leads by a tenth of a point, 0-ply names it too.
+    clear = [s for s, margin in pairs if margin >= 0.1]
+    assert clear and all(clear)
+    with pytest.raises(ValueError, match="gnubg's runs list"):
+        gnubg_same_best(shallow, {"moves": deep["moves"][:-1]})
