@@ -20,6 +20,7 @@ from boardgammon.analysis import met  # noqa: E402
 from boardgammon.analysis import report as rep  # noqa: E402
 from boardgammon.analysis.analysis import (  # noqa: E402
     CUBE_ERRORS,
+    SHOWN,
     CheckerDecision,
     CubeDecision,
     MatchAnalysis,
@@ -409,3 +410,28 @@ def test_moves_listing_lines_up_long_names(random_analyses):
     starts = {re.match(r"^game \d+ #\d+\s+(Annabelle-Josephine|Bo)\s+\S", line).end() - 1
               for line in rows}
     assert len(rows) > 10 and len(starts) == 1
+
+
+def test_deeper_analysis_fills_the_alternatives_in_their_zero_ply_order():
+    # The plays searched deeper come first, best first; the rest of the list is the best of
+    # the other plays by their 0-ply values, best first (a fresh user's 2-ply review showed
+    # them in generation order instead: 0.052 before 0.134, the 3rd-5th best 0-ply missing).
+    m = play_random_match(7, length=3)
+    deep = analyse_match(m, PipEvaluator(), plies=2)
+    flat = analyse_match(m, PipEvaluator(), plies=0)
+    filled = 0
+    for d, f in zip(deep.checker, flat.checker, strict=True):
+        if d.forced:
+            continue
+        depths = [b.plies for b in d.best]
+        assert depths == sorted(depths, reverse=True)
+        for plies in (0, 2):
+            equities = [b.equity for b in d.best if b.plies == plies]
+            assert equities == sorted(equities, reverse=True)
+        # The fake values a play alike at every depth, so where the play made is among the
+        # 0-ply list's best, both lists name the same plays.
+        top = [b.play for b in f.best[:SHOWN]]
+        if d.play in top:
+            assert sorted(b.play for b in d.best[:SHOWN]) == sorted(top)
+            filled += 0 in depths
+    assert filled >= 5  # decisions whose list has 0-ply plays after the deep ones (8 here)

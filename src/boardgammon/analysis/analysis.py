@@ -47,7 +47,7 @@ from boardgammon.engine import Board, Match, Phase
 from . import luck as luck_mod
 from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
 
-ANALYSIS_VERSION = 8
+ANALYSIS_VERSION = 9
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
@@ -57,7 +57,8 @@ take points from the position's own gammon shares, checker plays and luck valued
 with the trailer's cube live (was dead: missed doubles there cost two to three times gnubg's);
 6 gnubg's cube efficiency by position, money and match
 (:func:`boardgammon.bots.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
-8 the 7,025,000-game network."""
+8 the 7,025,000-game network; 9 at depths above 0 the alternatives after the plays searched
+deeper are the next best by their 0-ply values (were in generation order)."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -309,12 +310,11 @@ class _Judge:
             values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies),
                                         afters[deep])
             depth[deep] = self.plies
-            # Plays searched deeper are compared only with each other: a 0-ply value is not on
-            # the same scale, and the best play is among the searched ones by construction.
-            rank_key = np.where(depth == self.plies, values, -np.inf)
-        else:
-            rank_key = values
-        order = np.argsort(-rank_key, kind="stable")
+        # Plays searched deeper come first, compared only with each other (a 0-ply value is not
+        # on the same scale, and the best play is among the searched ones by construction);
+        # the others follow in their 0-ply order, so the review's alternatives are the next
+        # best plays. np.lexsort is stable and sorts by its last key first.
+        order = np.lexsort((-values, -depth))
         best = int(order[0])
         loss_value = max(0.0, float(values[best] - values[index]))
         shown = [int(i) for i in order[:SHOWN]]
