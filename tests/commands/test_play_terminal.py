@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import random
@@ -68,9 +69,9 @@ class Terminal:
 
 
 @pytest.mark.slow
-def test_a_whole_one_point_match_in_a_pty():
+def test_a_whole_one_point_match_in_a_pty(tmp_path):
     term = Terminal([sys.executable, "-m", "boardgammon.cli", "play", "--bot", "easy",
-                     "--length", "1", "--dice-seed", "7"])
+                     "--length", "1", "--dice-seed", "7", "--save", str(tmp_path)])
     seen = set()
 
     def probe(key: str, *lines_and_patterns: str) -> str | None:
@@ -143,6 +144,11 @@ def test_a_whole_one_point_match_in_a_pty():
     # The board is drawn from the player's side with pip counts, bar and borne-off checkers.
     assert " 13 14 15 16 17 18" in transcript and " 12 11 10  9  8  7" in transcript
     assert "on the bar: O" in transcript and "borne off" in transcript
+    # --save: the finished match's record, which replays to the same result.
+    assert f"Saved the match: {tmp_path / 'match-0001.json'} and match-0001.mat" in transcript
+    saved = Match.from_json((tmp_path / "match-0001.json").read_text())
+    assert saved.is_over and sorted(saved.score) == [0, 1]
+    assert "1 point match" in (tmp_path / "match-0001.mat").read_text()
 
 
 def test_render_numbers_points_from_the_players_side():
@@ -213,3 +219,34 @@ def test_cube_and_resignation_commands_in_process(variant):
     assert re.search(r"The computer wins \d+ points \(a resigned backgammon\)", text)
     if variant == "hypergammon":
         assert "borne off 0" in text and "You (O): pips 69" in text
+
+
+def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    (tmp_path / "match-0007.json").write_text("{}")  # numbered after what is there
+    runner = CliRunner()
+    args = ["play", "--bot", "easy", "--length", "3", "--dice-seed", "5", "--save", str(tmp_path)]
+    result = runner.invoke(app, args, input="8/3 6/3\nyes\nroll\nquit\n")
+    assert result.exit_code == 1, result.output
+    json_path, mat_path = tmp_path / "match-0008.json", tmp_path / "match-0008.mat"
+    assert f"Saved the match (unfinished): {json_path} and match-0008.mat" in result.output
+    saved = Match.from_json(json_path.read_text())
+    assert not saved.is_over and saved.length == 3
+    assert any(a.kind == "play" for a in saved.record)
+    for path in (json_path, mat_path):
+        analysed = runner.invoke(app, ["analyze", str(path), "--json"])
+        assert analysed.exit_code == 0, analysed.output
+        assert json.loads(analysed.output)["length"] == 3
+    # Nothing played: nothing written.
+    empty = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
+                                str(tmp_path / "none")], input="quit\n")
+    assert empty.exit_code == 1 and "Nothing was played: no record saved." in empty.output
+    assert not list((tmp_path / "none").glob("match-*"))
+    # A --save that cannot be a directory is refused before the match starts.
+    (tmp_path / "file").write_text("")
+    bad = runner.invoke(app, ["play", "--save", str(tmp_path / "file")], input="quit\n")
+    assert bad.exit_code == 2 and "cannot write to" in bad.output
+    assert "A 5-point match" not in bad.output

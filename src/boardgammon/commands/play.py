@@ -12,6 +12,10 @@ numbered as you play them. Commands at the prompt (also listed by ``help``):
 * ``hint``: the computer's ranking of your plays (or its view of the cube before you roll);
 * ``board``, ``help``, ``quit``.
 
+``--save DIR`` writes the match's record when it ends or you quit, as ``match-NNNN.json`` and
+``match-NNNN.mat`` numbered after those already there (as ``selfplay --save`` does), so that
+``boardgammon analyze`` or gnubg's ``import mat`` can review your play.
+
 Dice come from the operating system's CSPRNG (:mod:`secrets`): games against the computer on
 your own device are not part of Boardgammon's online dice record. ``--dice-seed`` (hidden, for
 tests) replaces them with a seeded generator.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 
 import typer
 
@@ -31,7 +36,7 @@ from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
 
-from .selfplay import bot_act, context_for, opening
+from .selfplay import bot_act, context_for, opening, prepare_save, save_match
 
 YOU, BOT = 0, 1
 _OUTCOMES = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
@@ -305,6 +310,9 @@ def play(
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     dice_seed: int | None = typer.Option(None, hidden=True,
                                          help="Seeded dice instead of the CSPRNG (tests)."),
+    save: Path | None = typer.Option(None, help=(
+        "Directory for the match's record, written when it ends or you quit (match-NNNN.json "
+        "and .mat, for boardgammon analyze or gnubg).")),
 ) -> None:
     """A match against the computer in the terminal."""
     known = levels()
@@ -313,6 +321,13 @@ def play(
     if variant not in ("standard", "nackgammon", "hypergammon"):
         raise typer.BadParameter(f"unknown variant {variant!r}; use standard, nackgammon or "
                                  f"hypergammon")
+    number = 0
+    if save is not None:
+        try:
+            number = prepare_save(save)
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot write to {save}: {exc.strerror or exc}",
+                                     param_hint="--save") from exc
     if dice_seed is None:
         rng: random.Random = secrets.SystemRandom()
         bot_seed = secrets.randbits(63)
@@ -328,4 +343,16 @@ def play(
     warm_up()
     game.write(f"A {length}-point match against the computer ({bot}). Type help for the "
                f"commands.")
-    raise typer.Exit(game.run())
+    code = game.run()
+    if save is not None and not any(a.kind == "play" for a in game.match.record):
+        game.write("Nothing was played: no record saved.")
+    elif save is not None:
+        try:
+            record, mat = save_match(game.match, save, number + 1)
+        except OSError as exc:
+            game.write(f"Could not save the match in {save}: {exc.strerror or exc}")
+            raise typer.Exit(1) from exc
+        state = "" if game.match.is_over else " (unfinished)"
+        game.write(f"Saved the match{state}: {record} and {mat.name}; review it with "
+                   f"boardgammon analyze {mat}")
+    raise typer.Exit(code)
