@@ -300,6 +300,10 @@ def test_analyze_command_text_json_and_errors(tmp_path):
         1 for x in m.record if x.kind == "play")
     text = runner.invoke(app, ["analyze", str(path), "--moves"])
     assert text.exit_code == 0 and "Match PR" in text.output and "game 1 #1" in text.output
+    assert ", analysed at 0-ply\n" in text.output
+    deeper = runner.invoke(app, ["analyze", str(path), "--ply", "1"])
+    assert deeper.exit_code == 0, deeper.output
+    assert ", analysed at 1-ply, luck at 0-ply\n" in deeper.output  # luck is always 0-ply
     # Every roll's luck is listed, forced plays' and dances' too (they count in the totals).
     rows = [line for line in text.output.splitlines() if line.startswith("game ")]
     checkers = [d for d in data["moves"] if d["type"] == "checker"]

@@ -226,7 +226,8 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
         score = f"final score {s.score[0]}-{s.score[1]}"
     else:
         score = f"score {s.score[0]}-{s.score[1]}, unfinished"
-    lines = [f"{kind}, {score}, analysed at {s.plies}-ply",
+    depth = f"analysed at {s.plies}-ply" + (", luck at 0-ply" if s.plies else "")
+    lines = [f"{kind}, {score}, {depth}",
              f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}",
              "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG", ""]
     unit = "MWC" if s.length else "points"
