@@ -213,6 +213,13 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     # ann's side after bob's 24/14: the take's position is the doubler's (ann's) view.
     assert [checkers(page, p) for p in (6, 8, 5)] == [4, 2, 2]
     assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
+    # The keyboard steps through the review as the buttons do; it stops at either end.
+    for key, counter in (("Home", 1), ("ArrowLeft", 1), ("ArrowRight", 2), ("End", 4),
+                         ("ArrowRight", 4), ("ArrowLeft", 3)):
+        page.keyboard.press(key)
+        assert review_state(page)["counter"] == f"Decision {counter} of 4", key
+    assert review_state(page)["played"] == "double (cube at 1) · best: double, take · lost 0.000"
+    assert page.get_attribute('[data-action="prev"]', "aria-keyshortcuts") == "ArrowLeft"
     page.screenshot(path=str(output_dir / "analysis-sheet.png"), full_page=True)
 
     # A cube decision in the list opens it in the review.

@@ -103,7 +103,20 @@ export class AnalysisPage {
 
   destroy() {
     clearTimeout(this.timer);
+    if (this.keys) document.removeEventListener("keydown", this.keys);
     this.gone = true;
+  }
+
+  /** Arrow keys step through the review (Home and End: the first and last decision), as on
+   * analysis boards elsewhere; not while typing in a field or with a modifier held. */
+  onKey(e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.target && e.target.closest && e.target.closest("input, textarea, select, [contenteditable]")) return;
+    const last = this.analysis.moves.length - 1;
+    const to = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: last }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.show(to);
   }
 
   async load() {
@@ -152,8 +165,10 @@ export class AnalysisPage {
     this.review = h("div", { class: "review-detail" });
     this.counter = h("span", { class: "review-counter" });
     const step = (by) => () => this.show(this.index + by);
-    this.prev = h("button", { type: "button", "data-action": "prev", onclick: step(-1) }, "◀ " + t("analysis.prev"));
-    this.next = h("button", { type: "button", "data-action": "next", onclick: step(1) }, t("analysis.next") + " ▶");
+    this.prev = h("button", { type: "button", "data-action": "prev", onclick: step(-1),
+      "aria-keyshortcuts": "ArrowLeft", title: "←" }, "◀ " + t("analysis.prev"));
+    this.next = h("button", { type: "button", "data-action": "next", onclick: step(1),
+      "aria-keyshortcuts": "ArrowRight", title: "→" }, t("analysis.next") + " ▶");
     fill(this.body,
       h("p", { class: "analysis-match" }, t("analysis.match", {
         a: a.players[0].name, b: a.players[1].name, sa: a.score[0], sb: a.score[1],
@@ -169,7 +184,10 @@ export class AnalysisPage {
         h("div", { class: "review-nav" }, this.prev, this.counter, this.next),
         h("div", { class: "board-wrap" }, this.svg), this.review]
         : h("p", { class: "empty" }, t("analysis.nomoves")));
-    if (a.moves.length) this.show(0);
+    if (a.moves.length) {
+      this.show(0);
+      if (!this.keys) document.addEventListener("keydown", (this.keys = (e) => this.onKey(e)));
+    }
   }
 
   summaryTable() {
