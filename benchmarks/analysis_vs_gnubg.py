@@ -10,7 +10,8 @@ the same depth (its ``gnubg.match()`` analysis fields through
   unforced moves, ours beside gnubg's, and the relative difference;
 * the correlation of per-decision equity losses over every unforced checker play;
 * the share of unforced checker plays where both name the same best play, overall and by how
-  far gnubg's best play leads its second (:data:`MARGINS`);
+  far gnubg's best play leads its second (:data:`MARGINS`), and how often our best play is
+  within 0.01 or 0.02 EMG of gnubg's by gnubg's own values (:data:`NEAR`);
 * the correlation and mean difference of the luck of every roll (opening rolls aside: ours
   judges them against the 15 non-double rolls, gnubg against all 36), both at 0-ply;
 * at ``--ply`` above 0, a yardstick: how often gnubg's own 0-ply analysis names the best play
@@ -62,7 +63,8 @@ for g in m["games"]:
                       else None,
                       "margin": (cands[0]["score"] - cands[1]["score"]) if len(cands) > 1
                       else None,
-                      "n": len(cands), "luck": an.get("luck-value")})
+                      "n": len(cands), "luck": an.get("luck-value"),
+                      "scores": [[[list(p) for p in c["move"]], c["score"]] for c in cands]})
 stats = {side: {"unforced": s["moves"]["unforced-moves"], "error": s["moves"]["error-skill"],
                 "luck": s["dice"]["luck"]} for side, s in m["stats"].items()}
 emit({"moves": moves, "stats": stats})
@@ -114,6 +116,17 @@ def _net(pairs) -> Counter:
     return Counter({k: v for k, v in delta.items() if v})
 
 
+def gnubg_loss(move: dict, play: Counter) -> float:
+    """EMG that gnubg's analysis ``move`` (an entry of :func:`gnubg_analysis`'s ``moves``)
+    says ``play`` (a net movement, :func:`_net`) loses against its best play; ``inf`` where the
+    play is not among the plays gnubg lists. Values of plays gnubg searched less deep are
+    compared as they stand, as gnubg's own error figures do."""
+    for pairs, score in move["scores"]:
+        if _net(pairs) == play:
+            return move["scores"][0][1] - score
+    return float("inf")
+
+
 def compare(ours: MatchAnalysis, theirs: dict) -> dict:
     """Per-decision pairs of the two analyses, matched in the order of play.
 
@@ -121,7 +134,8 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
         ``{"ours": [...], "gnubg": [...], "same_best": [bool, ...], "margins": [...],
         "players": {seat: {...}}, "luck": [(ours, gnubg), ...]}`` over the unforced checker
         plays both analysed (``margins``: gnubg's equity between its best and second-best
-        play, EMG; luck: every roll but the games' opening rolls, EMG).
+        play; ``best_loss``: what gnubg's analysis says our best play loses against its own
+        best, :func:`gnubg_loss`; luck: every roll but the games' opening rolls; all EMG).
 
     Raises:
         ValueError: the two analyses do not list the same number of plays.
@@ -129,15 +143,16 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
     moves = theirs["moves"]
     if len(moves) != len(ours.checker):
         raise ValueError(f"gnubg lists {len(moves)} plays, ours {len(ours.checker)}")
-    a, b, same, margins = [], [], [], []
+    a, b, same, margins, their_loss = [], [], [], [], []
     for mine, g in zip(ours.checker, moves, strict=True):
         if mine.forced or g["loss"] is None or g["n"] < 2:
             continue
         a.append(mine.loss)
         b.append(g["loss"])
         margins.append(g["margin"])
-        best = Play.parse(mine.best[0].play).moves
-        same.append(_net((m.source, m.dest) for m in best) == _net(g["best"]))
+        best = _net((m.source, m.dest) for m in Play.parse(mine.best[0].play).moves)
+        same.append(best == _net(g["best"]))
+        their_loss.append(gnubg_loss(g, best))
     luck = [(r.luck, g["luck"]) for r, g in zip(ours.luck, moves, strict=True)
             if r.turn > 0 and g["luck"] is not None]
     s = summarise(ours)
@@ -148,19 +163,22 @@ def compare(ours: MatchAnalysis, theirs: dict) -> dict:
                       / max(1, theirs["stats"][side]["unforced"]),
                       "gnubg_unforced": theirs["stats"][side]["unforced"]}
                for seat, side in ((0, "X"), (1, "O"))}
-    return {"ours": a, "gnubg": b, "same_best": same, "margins": margins, "players": players,
-            "luck": luck}
+    return {"ours": a, "gnubg": b, "same_best": same, "margins": margins,
+            "best_loss": their_loss, "players": players, "luck": luck}
 
 
 MARGINS = ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, float("inf")))
 """Bands of gnubg's lead of its best play over its second (EMG) for the agreement split: two
 engines differ most where the best play is barely best."""
+NEAR = (0.01, 0.02)
+"""EMG: the report also gives how often the best play named loses at most this by gnubg."""
 
 
-def gnubg_same_best(shallow: dict, deep: dict) -> list[tuple[bool, float]]:
+def gnubg_same_best(shallow: dict, deep: dict) -> list[tuple[bool, float, float]]:
     """For each unforced play analysed by both of gnubg's runs of one match (``shallow`` and
-    ``deep``, from :func:`gnubg_analysis`): whether they name the same best play, and the
-    deep run's lead of its best play over its second (EMG).
+    ``deep``, from :func:`gnubg_analysis`): whether they name the same best play, the deep
+    run's lead of its best play over its second, and what the deep run says the shallow run's
+    best play loses (:func:`gnubg_loss`), both EMG.
 
     Raises:
         ValueError: the two runs do not list the same number of plays.
@@ -168,27 +186,33 @@ def gnubg_same_best(shallow: dict, deep: dict) -> list[tuple[bool, float]]:
     if len(shallow["moves"]) != len(deep["moves"]):
         raise ValueError(f"gnubg's runs list {len(shallow['moves'])} and "
                          f"{len(deep['moves'])} plays")
-    return [(_net(a["best"]) == _net(b["best"]), b["margin"])
+    return [(_net(a["best"]) == _net(b["best"]), b["margin"], gnubg_loss(b, _net(a["best"])))
             for a, b in zip(shallow["moves"], deep["moves"], strict=True)
             if a["best"] and b["best"] and a["n"] >= 2 and b["n"] >= 2]
 
 
-def _by_margin(pairs: list[tuple[bool, float]]) -> str:
-    """The share of ``(same, margin)`` pairs that agree in each band of :data:`MARGINS`."""
+def _by_margin(rows: list[tuple[bool, float, float]]) -> str:
+    """The share of ``(same, margin, loss)`` rows that agree in each band of :data:`MARGINS`."""
     parts = []
     for lo, hi in MARGINS:
-        pick = [same for same, m in pairs if lo <= m < hi]
+        pick = [row[0] for row in rows if lo <= row[1] < hi]
         if pick:
             parts.append(f"{lo:.2f}-{hi:.2f}: {100 * sum(pick) / len(pick):.1f} % of "
                          f"{len(pick)}")
     return "; ".join(parts)
 
 
+def _near(rows: list[tuple[bool, float, float]]) -> str:
+    """The shares of rows whose best play loses at most each of :data:`NEAR` by gnubg."""
+    return ", ".join(f"{100 * sum(r[2] <= near + 1e-9 for r in rows) / len(rows):.1f} % within "
+                     f"{near}" for near in NEAR)
+
+
 def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     """Analyse ``matches`` bot matches both ways and print the comparison; returns totals."""
-    ours_all, gnubg_all, same_all, luck_all, margin_all = [], [], [], [], []
+    ours_all, gnubg_all, same_all, luck_all, margin_all, loss_all = [], [], [], [], [], []
     rates: dict[str, list[float]] = {"ours": [], "gnubg": []}
-    own: list[tuple[bool, float]] = []  # gnubg 0-ply's best play against gnubg's at ``plies``
+    own: list[tuple[bool, float, float]] = []  # gnubg 0-ply's best against gnubg at ``plies``
     for k in range(matches):
         m = bot_match(seed + k)
         t = time.perf_counter()
@@ -203,6 +227,7 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
         gnubg_all += c["gnubg"]
         same_all += c["same_best"]
         margin_all += c["margins"]
+        loss_all += c["best_loss"]
         luck_all += c["luck"]
         print(f"match {k + 1}: score {m.score[0]}-{m.score[1]}, {len(c['ours'])} unforced plays "
               f"compared; ours {ours_s:.1f} s, gnubg {gnubg_s:.1f} s")
@@ -221,18 +246,21 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
     print(f"{plies}-ply, {len(ours_all)} unforced plays: correlation of equity losses "
           f"{corr:.3f}; same best play {100 * share:.1f} % (target ≥ 90 %); per-player error "
           f"rates within 10 % of gnubg's: {sum(within)}/{len(within)}")
-    print(f"  by gnubg's lead of its best play over its second (EMG): "
-          f"{_by_margin(list(zip(same_all, margin_all, strict=True)))}")
+    rows = list(zip(same_all, margin_all, loss_all, strict=True))
+    print(f"  by gnubg's lead of its best play over its second (EMG): {_by_margin(rows)}")
+    if rows:
+        print(f"  our best play loses by gnubg's {plies}-ply values: {_near(rows)}")
     if own:
         print(f"yardstick: gnubg 0-ply names gnubg {plies}-ply's best play in "
-              f"{100 * sum(s for s, _ in own) / len(own):.1f} % of {len(own)} unforced plays; "
-              f"by lead {_by_margin(own)}")
+              f"{100 * sum(r[0] for r in own) / len(own):.1f} % of {len(own)} unforced plays; "
+              f"by lead {_by_margin(own)}; its best play loses by gnubg's {plies}-ply values: "
+              f"{_near(own)}")
     lo, lg = np.array(luck_all).T if luck_all else (np.zeros(0), np.zeros(0))
     luck_corr = float(np.corrcoef(lo, lg)[0, 1]) if len(lo) > 2 else float("nan")
     print(f"luck of {len(lo)} rolls (0-ply both): correlation {luck_corr:.3f}, mean difference "
           f"{np.abs(lo - lg).mean() if len(lo) else float('nan'):.3f} EMG")
     return {"correlation": corr, "same_best": share, "within_10pct": sum(within),
-            "gnubg_own_same_best": sum(s for s, _ in own) / len(own) if own else None,
+            "gnubg_own_same_best": sum(r[0] for r in own) / len(own) if own else None,
             "players": len(within), "decisions": len(ours_all), "luck_correlation": luck_corr}
 
 

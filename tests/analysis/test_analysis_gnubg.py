@@ -33,6 +33,10 @@ def test_per_play_losses_follow_gnubgs_analysis():
     # Where gnubg's best play leads by a tenth of a point (some plays), ours names it too.
     assert (margins >= 0.1).sum() >= 3
     assert all(np.array(c["same_best"])[margins >= 0.1])
+    # What gnubg says our best play loses: nothing where both name it, more where they differ.
+    lost = np.array(c["best_loss"])
+    assert len(lost) == len(ours) and (lost[np.array(c["same_best"])] == 0).all()
+    assert (lost[~np.array(c["same_best"])] > 0).mean() > 0.8
     # The two engines agree on which plays cost nothing much more often than not.
     assert np.mean((ours < 0.04) == (gnubg < 0.04)) > 0.6
     for p in c["players"].values():
@@ -50,15 +54,19 @@ def test_gnubg_yardstick_compares_its_own_two_depths():
     deep, _ = gnubg_analysis(m, 1)
     unforced = sum(1 for g in shallow["moves"] if g["best"] and g["n"] >= 2)
     itself = gnubg_same_best(shallow, shallow)
-    assert [same for same, _ in itself] == [True] * unforced
-    assert all(margin >= 0 for _, margin in itself)
-    pairs = gnubg_same_best(shallow, deep)
-    assert len(pairs) == unforced >= 20
+    assert [same for same, _, _ in itself] == [True] * unforced
+    assert all(margin >= 0 and loss == 0 for _, margin, loss in itself)
+    rows = gnubg_same_best(shallow, deep)
+    assert len(rows) == unforced >= 20
     # One engine at 0 and 1 ply: most best plays agree, not all (their orderings differ).
-    same = np.array([s for s, _ in pairs])
+    same = np.array([s for s, _, _ in rows])
     assert 0.6 < same.mean() < 1.0
     # Where 1-ply's best play leads by a tenth of a point, 0-ply names it too.
-    clear = [s for s, margin in pairs if margin >= 0.1]
+    clear = [s for s, margin, _ in rows if margin >= 0.1]
     assert clear and all(clear)
+    # What 1-ply says 0-ply's best play loses: nothing where they agree, else mostly more.
+    assert all(loss == 0 for s, _, loss in rows if s)
+    assert all(0 <= loss < float("inf") for _, _, loss in rows)
+    assert np.mean([loss > 0 for s, _, loss in rows if not s]) > 0.8
     with pytest.raises(ValueError, match="gnubg's runs list"):
         gnubg_same_best(shallow, {"moves": deep["moves"][:-1]})
