@@ -286,6 +286,16 @@ def test_resignations():
     assert should_accept(np.array([1.0, 1.0, 0.0, 0.0, 0.0]), Context(), 2)
     with pytest.raises(ValueError, match="1, 2 or 3"):
         should_accept(lost, Context(), 4)
+    # In a match no more than the opponent needs: a gammon offered in a 1-point match (a
+    # fresh user's) or where a single at the cube ends the match is only a single's worth.
+    backgammoned = np.array([0.0, 0.0, 0.0, 1.0, 1.0])
+    assert resignation(backgammoned, Context()) == 3
+    assert resignation(gammoned, Context(length=1)) == 1
+    assert resignation(backgammoned, Context(length=1)) == 1
+    assert resignation(gammoned, Context(length=5, my_score=3, opponent_score=3)) == 2
+    assert resignation(backgammoned, Context(length=5, opponent_score=3)) == 2
+    assert resignation(backgammoned, Context(length=5, opponent_score=1, cube_value=2)) == 2
+    assert resignation(backgammoned, Context(length=7, opponent_score=0, cube_value=2)) == 3
 
 
 def test_shipped_network_beats_random_play_clearly():

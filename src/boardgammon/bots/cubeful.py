@@ -290,7 +290,9 @@ def resignation(o: np.ndarray, context: Context) -> int | None:
 
     Only when the game is lost beyond doubt: the cheapest offer the opponent should accept
     (worth at least its cubeless equity of playing on) that gives away at most
-    ``RESIGN_TOLERANCE`` points per cube.
+    ``RESIGN_TOLERANCE`` points per cube. In a match, no more points than the opponent needs
+    to win it: in a 1-point match, or once a single at this cube ends the match, a gammon or
+    backgammon counts for no more than a single, and so is never offered.
     """
     if o[0] > 1e-3:
         return None
@@ -299,5 +301,8 @@ def resignation(o: np.ndarray, context: Context) -> int | None:
                                           cube_owner=context.cube_owner))[0])
     for points in (1, 2, 3):
         if points >= loss - RESIGN_TOLERANCE and points <= loss + RESIGN_TOLERANCE:
+            if context.length:
+                needed = context.length - context.opponent_score
+                points = min(points, -(-needed // context.cube_value))  # ceil(needed / cube)
             return points
     return None
