@@ -245,6 +245,12 @@ def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
                                 str(tmp_path / "none")], input="quit\n")
     assert empty.exit_code == 1 and "Nothing was played: no record saved." in empty.output
     assert not list((tmp_path / "none").glob("match-*"))
+    # A match resigned at the opening roll is a finished match: saved.
+    resigned = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
+                                   str(tmp_path / "resigned")], input="resign\n")
+    assert resigned.exit_code == 0, resigned.output
+    assert "The computer wins the match 0-1." in resigned.output
+    assert Match.from_json((tmp_path / "resigned" / "match-0001.json").read_text()).is_over
     # A --save that cannot be a directory is refused before the match starts.
     (tmp_path / "file").write_text("")
     bad = runner.invoke(app, ["play", "--save", str(tmp_path / "file")], input="quit\n")

@@ -164,6 +164,42 @@ def test_cli_save_to_a_file_or_impossible_directory_is_refused_before_playing(tm
     assert taken.read_text() == "keep me"
 
 
+@pytest.fixture
+def unwritable(tmp_path):
+    """A folder that refuses new files: read-only for a user, immutable (``chattr +i``) for
+    root, who may write into read-only folders."""
+    import os
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        yield folder
+        folder.chmod(0o700)
+        return
+    if shutil.which("chattr") is None or subprocess.run(
+            ["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root where chattr +i is not available: no folder refuses files")
+    yield folder
+    subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_cli_save_into_a_folder_that_refuses_files_is_refused_before_playing(unwritable):
+    # It was accepted, the games played, then a traceback on writing the first record (a
+    # fresh user's; the terminal game lost the match the same way).
+    result = runner.invoke(app, ["selfplay", "--games", "1", "--length", "1", "--seed", "1",
+                                 "--save", str(unwritable)])
+    assert result.exit_code == 2, result.output
+    assert "cannot save into" in result.output and "games per second" not in result.output
+    played = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5",
+                                 "--save", str(unwritable)], input="quit\n")
+    assert played.exit_code == 2 and "cannot write to" in played.output
+    assert "A 1-point match" not in played.output
+    assert list(unwritable.iterdir()) == []
+
+
 def test_cli_save_twice_into_one_directory_keeps_the_first_records(tmp_path):
     args = ["selfplay", "--games", "2", "--length", "1", "--save", str(tmp_path), "--json"]
     first = json.loads(runner.invoke(app, [*args, "--seed", "1"]).output)

@@ -344,7 +344,7 @@ def play(
     game.write(f"A {length}-point match against the computer ({bot}). Type help for the "
                f"commands.")
     code = game.run()
-    if save is not None and not any(a.kind == "play" for a in game.match.record):
+    if save is not None and all(a.kind in ("opening", "roll") for a in game.match.record):
         game.write("Nothing was played: no record saved.")
     elif save is not None:
         try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -200,13 +201,19 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
 
 
 def prepare_save(directory: Path) -> int:
-    """Create ``directory`` if needed and return the highest ``match-NNNN`` number already in
-    it (0 if none), so that a new run numbers its records after the ones there, never over them.
+    """Create ``directory`` if needed, check that a file can be written there, and return the
+    highest ``match-NNNN`` number already in it (0 if none), so that a new run numbers its
+    records after the ones there, never over them.
 
     Raises:
-        OSError: the directory cannot be created (a file of that name, no permission).
+        OSError: the directory cannot be created or written to (a file of that name, no
+            permission, a read-only or immutable folder).
     """
     directory.mkdir(parents=True, exist_ok=True)
+    # Written and removed now, so that a folder refusing files is found before the games
+    # are played, not when their records are written (a fresh user lost a match that way).
+    with tempfile.NamedTemporaryFile(dir=directory, prefix=".boardgammon-probe-"):
+        pass
     numbers = [int(p.stem[6:]) for p in directory.glob("match-*.*")
                if p.stem[6:].isdigit() and p.stem[6:].isascii()]
     return max(numbers, default=0)
@@ -265,7 +272,12 @@ def selfplay(
     def on_match(match: Match) -> None:
         finished[0] += 1
         if save is not None:
-            saved.extend(save_match(match, save, finished[0]))
+            try:
+                saved.extend(save_match(match, save, finished[0]))
+            except OSError as error:
+                typer.echo(f"cannot save match {finished[0]} into {str(save)!r}: "
+                           f"{error.strerror or error}; stopped", err=True)
+                raise typer.Exit(1) from None
 
     with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
         summary = run(white_bot, black_bot, games, length, rng, variant,
