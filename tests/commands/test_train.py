@@ -184,8 +184,44 @@ def test_a_hypergammon_run_plays_three_checker_games_and_keeps_its_variant(tmp_p
     standard = [json.loads(line)
                 for line in (tmp_path / "s" / "train.log").read_text().splitlines()]
     assert max(e["plies_per_game"] for e in hyper) < min(e["plies_per_game"] for e in standard)
-    refused = runner.invoke(app, [*args[:2], "60", *args[3:], "--out", str(tmp_path / "h")])
+    refused = runner.invoke(app, [*args[:2], "60", *args[3:], "--out", str(tmp_path / "h"),
+                                  "--variant", "standard"])
     assert refused.exit_code != 0 and "3-checker games, not standard" in refused.output
+    # Without --variant (or --hidden, --seed) a resumed run keeps its own (a fresh user had
+    # to repeat --variant hypergammon although the help said "new runs only").
+    resumed = runner.invoke(app, ["train", "--games", "60", "--checkpoint-every", "20",
+                                  "--no-progress", "--out", str(tmp_path / "h")])
+    assert resumed.exit_code == 0, resumed.output
+    with np.load(tmp_path / "h" / "state.npz") as z:
+        assert int(z["games"]) == 60 and float(z["checkers"]) == 3 and z["w1"].shape[1] == 8
     for bad in (["--variant", "tavla"], ["--variant", "hypergammon", "--benchmark", "x.npz"]):
         result = runner.invoke(app, [*args, "--out", str(tmp_path / "x"), *bad])
         assert result.exit_code != 0 and "variant" in result.output.lower()
+
+
+def test_an_option_given_at_its_default_is_still_checked_on_resume(tmp_path):
+    # A fresh user's: --hidden 128 or the default floor asked of a run with other settings
+    # was accepted silently (only values other than the defaults were compared).
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path),
+                                 "--checkpoint-every", "5", "--hidden", "8", "--anneal-at", "5",
+                                 "--alpha-late", "0.5", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    for option, value, says in (("--hidden", "128", "8 hidden units, not 128"),
+                                ("--anneal-at", "1600000", "anneal_at 5, not 1.6e+06"),
+                                ("--alpha-late", "0.003", "alpha_late 0.5, not 0.003")):
+        refused = runner.invoke(app, ["train", "--games", "15", "--out", str(tmp_path),
+                                      option, value, "--no-progress"])
+        assert refused.exit_code == 2 and says in _text(refused.output), (option, refused.output)
+    # Asking for what the run has is no conflict: the new run's seed was the default, 1.
+    same = runner.invoke(app, ["train", "--games", "15", "--out", str(tmp_path), "--seed", "1",
+                               "--hidden", "8", "--checkpoint-every", "5", "--no-progress"])
+    assert same.exit_code == 0, same.output
+
+
+def test_a_bad_export_leaves_no_run_folder(tmp_path):
+    out = tmp_path / "run"
+    (tmp_path / "blocker").write_text("")
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(out), "--export",
+                                 str(tmp_path / "blocker" / "x.npz"), "--no-progress"])
+    assert result.exit_code == 2 and "cannot create" in _text(result.output)
+    assert not out.exists()

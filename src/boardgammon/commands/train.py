@@ -93,43 +93,46 @@ def _save_state(path: Path, net: Network, games: int, seed: int, settings: dict)
 
 
 def train(games: int = typer.Option(7_025_000, help="total self-play games of the run"),
-          seed: int = typer.Option(1, help="seeds the initial weights and every game's dice"),
+          seed: int | None = typer.Option(None, help="seeds the initial weights and every "
+                                                     "game's dice [new runs: 1; a resumed run "
+                                                     "keeps its own]"),
           out: Path = typer.Option(Path("checkpoints/train"), help="run directory"),
           checkpoint_every: int = typer.Option(5_000, help="games between checkpoints"),
           export: Path | None = typer.Option(None, help="also copy the weights here at each "
                                                         "checkpoint (e.g. a tracked file)"),
           benchmark: Path | None = typer.Option(None, help="npz of positions with gnubg's "
                                                            "outputs, for the benchmark error"),
-          hidden: int = typer.Option(DEFAULTS["hidden"], min=1,
-                                     help="hidden units (new runs only)"),
-          anneal_at: int = typer.Option(int(DEFAULTS["anneal_at"]),
-                                        help="game from which α's floor is --alpha-late "
-                                             "(new runs only)"),
-          alpha_late: float = typer.Option(DEFAULTS["alpha_late"],
-                                           help="α's floor from --anneal-at on (new runs only)"),
-          variant: str = typer.Option("standard", help="standard (15 checkers; Nackgammon "
-                                                       "uses it too) or hypergammon (new runs "
-                                                       "only)"),
+          hidden: int | None = typer.Option(None, min=1, help=(
+              f"hidden units [new runs: {DEFAULTS['hidden']}; a resumed run keeps its own]")),
+          anneal_at: int | None = typer.Option(None, help=(
+              f"game from which α's floor is --alpha-late [new runs: "
+              f"{int(DEFAULTS['anneal_at'])}; a resumed run keeps its own]")),
+          alpha_late: float | None = typer.Option(None, help=(
+              f"α's floor from --anneal-at on [new runs: {DEFAULTS['alpha_late']}; a resumed "
+              f"run keeps its own]")),
+          variant: str | None = typer.Option(None, help=(
+              "standard (15 checkers; Nackgammon uses it too) or hypergammon [new runs: "
+              "standard; a resumed run keeps its own]")),
           progress: bool = typer.Option(True, help="show a progress bar")) -> None:
-    """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present."""
+    """Train the evaluator by TD(λ) self-play, resuming from OUT/state.npz if present.
+
+    A resumed run keeps the seed and settings stored in its state; an option given that
+    differs from them is refused (so is one that a new run would take by default).
+    """
     from tqdm import tqdm
 
-    if variant not in TRAINED_VARIANTS:
+    if variant is not None and variant not in TRAINED_VARIANTS:
         raise typer.BadParameter(f"--variant is standard or hypergammon, not {variant!r}")
-    checkers = Variant(variant).checkers
-    if benchmark is not None and checkers != 15:
-        raise typer.BadParameter("the benchmark positions are 15-checker ones: no --benchmark "
-                                 "with --variant hypergammon", param_hint="--benchmark")
-
     if games <= 0 or checkpoint_every <= 0:
         raise typer.BadParameter("--games and --checkpoint-every must be positive")
-    if anneal_at < 0 or not 0 < alpha_late <= 1:
+    if (anneal_at is not None and anneal_at < 0) or (alpha_late is not None
+                                                     and not 0 < alpha_late <= 1):
         raise typer.BadParameter("--anneal-at must be at least 0 and --alpha-late in (0, 1]")
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file, not a run directory", param_hint="--out")
     state = out / "state.npz"
-    settings = dict(DEFAULTS, hidden=hidden, anneal_at=float(anneal_at), alpha_late=alpha_late,
-                    checkers=float(checkers))
+    asked = {"hidden": hidden, "anneal_at": anneal_at, "alpha_late": alpha_late,
+             "checkers": None if variant is None else Variant(variant).checkers}
     if state.exists():
         try:
             with np.load(state) as z:
@@ -144,24 +147,33 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
         except _UNREADABLE as e:
             raise typer.BadParameter(f"{state} is not a training state: "
                                      f"{e or type(e).__name__}") from None
-        if run_seed != seed:
+        if seed is not None and run_seed != seed:
             raise typer.BadParameter(f"{state} is a run with seed {run_seed}, not {seed}")
-        if hidden != DEFAULTS["hidden"] and hidden != net.hidden:
+        seed = run_seed
+        settings["hidden"] = float(net.hidden)
+        if hidden is not None and hidden != net.hidden:
             raise typer.BadParameter(f"{state} is a run with {net.hidden} hidden units, "
                                      f"not {hidden}")
-        for name, asked in (("anneal_at", anneal_at), ("alpha_late", alpha_late)):
-            if asked != DEFAULTS[name] and asked != settings[name]:
+        for name in ("anneal_at", "alpha_late"):
+            if asked[name] is not None and asked[name] != settings[name]:
                 raise typer.BadParameter(f"{state} is a run with {name} {settings[name]:g}, "
-                                         f"not {asked:g}")
-        if settings["checkers"] != checkers:
+                                         f"not {asked[name]:g}")
+        if asked["checkers"] is not None and settings["checkers"] != asked["checkers"]:
             raise typer.BadParameter(f"{state} is a run of {int(settings['checkers'])}-checker "
                                      f"games, not {variant}")
         if done >= games:
             typer.echo(f"{state} is already at {done} games (asked for {games}): nothing to do")
             return
     else:
+        seed = 1 if seed is None else seed
+        settings = dict(DEFAULTS, **{k: float(v) for k, v in asked.items() if v is not None})
         done = 0
-        net = Network.random(hidden, seed)
+        net = Network.random(int(settings["hidden"]), seed)
+    checkers = int(settings["checkers"])
+    variant = Variant.HYPERGAMMON if checkers == 3 else Variant.STANDARD
+    if benchmark is not None and checkers != 15:
+        raise typer.BadParameter("the benchmark positions are 15-checker ones: no --benchmark "
+                                 "with --variant hypergammon", param_hint="--benchmark")
     try:
         bench = load_benchmark(benchmark) if benchmark else None
     except _UNREADABLE as e:
@@ -171,12 +183,13 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
     if export is not None and export.exists() and not export.is_file():
         raise typer.BadParameter(f"{export} exists and is not a file", param_hint="--export")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        # The export is tried first, so that a bad --export leaves no empty run folder behind.
         if export is not None:  # written at every checkpoint: found unwritable now, not then
             export.parent.mkdir(parents=True, exist_ok=True)
             probe = export.with_suffix(".tmp.npz")
             probe.write_bytes(b"")
             probe.unlink()
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise typer.BadParameter(f"cannot create {e.filename}: {e.strerror}") from None
     start = Board.initial(variant).array.copy()
