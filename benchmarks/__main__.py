@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import pkgutil
 import sys
@@ -11,6 +12,15 @@ from pathlib import Path
 def main(argv: list[str]) -> int:
     here = Path(__file__).parent
     names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Run the speed benchmarks, each beside its reference measured in the same "
+                    "run (all of them without NAME: minutes). The reports against gnubg are "
+                    "modules of their own: benchmarks.strength, benchmarks.analysis_vs_gnubg, "
+                    "benchmarks.cube_vs_gnubg (each with --help).",
+        epilog="known: " + ", ".join(n.removeprefix("bench_") for n in names))
+    parser.add_argument("name", nargs="*", metavar="NAME", help="benchmarks to run, e.g. movegen")
+    argv = parser.parse_args(argv).name
     wanted = [n if n.startswith("bench_") else f"bench_{n}" for n in argv] or names
     unknown = sorted(set(wanted) - set(names))
     if unknown:

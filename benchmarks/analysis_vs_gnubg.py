@@ -266,10 +266,14 @@ def report(matches: int = 3, plies: int = 0, seed: int = 1) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("matches", nargs="?", type=int, default=3)
-    parser.add_argument("--ply", type=int, default=0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("matches", nargs="?", type=int, default=3,
+                        help="7-point matches of easy against medium to analyse both ways")
+    parser.add_argument("--ply", type=int, default=0, choices=(0, 1, 2),
+                        help="analysis depth of both engines")
+    parser.add_argument("--seed", type=int, default=1, help="seeds the first match")
     args = parser.parse_args()
+    if args.matches < 1:
+        parser.error("MATCHES is at least 1")
     report(args.matches, args.ply, args.seed)
 
 

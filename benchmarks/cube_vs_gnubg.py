@@ -280,15 +280,23 @@ def report(matches: int = 12, seed: int = 1, save: Path | None = None, money: bo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("matches", nargs="?", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--save", type=Path, help="pickle the matched decision points here")
+    parser.add_argument("matches", nargs="?", type=int, default=12,
+                        help="bot matches (or, with --money, sessions) to play and judge")
+    parser.add_argument("--seed", type=int, default=1, help="seeds the bots and the dice")
+    parser.add_argument("--save", type=Path,
+                        help="pickle the matched decision points to this file")
     parser.add_argument("--money", action="store_true",
                         help="money sessions instead of matches")
-    parser.add_argument("--games", type=int, default=6, help="games per money session")
+    parser.add_argument("--games", type=int, default=6,
+                        help="games per money session (with --money only)")
     args = parser.parse_args()
     if args.matches < 1 or args.games < 1:
         parser.error("MATCHES and --games are at least 1")
+    if args.games != 6 and not args.money:
+        parser.error("--games is the length of a money session: give --money too")
+    if args.save is not None and (args.save.is_dir() or not args.save.parent.is_dir()):
+        # Found now, not after the games and gnubg's analyses (it crashed at the very end).
+        parser.error(f"--save {args.save}: a file in an existing folder is needed")
     report(args.matches, args.seed, args.save, args.money, args.games)
 
 

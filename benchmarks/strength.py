@@ -1,6 +1,7 @@
 """Playing strength of the neural levels, judged by gnubg (``make bench-strength``; hours, not CI).
 
-Reports, each with a 95 % interval (normal approximation over dice sequences):
+Reports, each with a 95 % interval (normal approximation over dice sequences; error rates as a
+ratio over the judged sequences, :func:`ratio_interval`):
 
 * each level against gnubg 0-ply in cubeless money games (Jacoby off, gammons and backgammons
   count), every dice sequence played twice with the sides swapped (duplicate dice): points
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from boardgammon.bots import Bot, Context, create
+from boardgammon.bots import Bot, Context, create, levels
 from boardgammon.engine import Board, Play
 from boardgammon.external.gnubg import gnubg_path
 
@@ -178,27 +179,52 @@ def duplicate(a: Chooser, b: Chooser, games: int, seed: int,
     for g in range(games):
         dice = dice_sequence(seed * 1_000_003 + g)
         j = judge if g < analysed else None
+        if isinstance(j, ErrorJudge):
+            j.begin()
         first = play_game((a, b), dice, j)
         second = play_game((b, a), dice, j, swapped=True)
         out.append((first - second) / 2)
     return out
 
 
-def error_judge(worker: GnubgWorker, errors: tuple[list[float], list[float]]) -> Judge:
-    """Records, per side (0: the level, 1: gnubg), gnubg 2-ply's equity loss of each unforced
-    play."""
+class ErrorJudge:
+    """A :data:`Judge` that records, per side (0: the level, 1: gnubg) and per dice sequence,
+    gnubg 2-ply's equity loss of each unforced play (more than one legal play):
+    ``losses[side][k]`` lists the losses of the k-th judged sequence (both of its games);
+    :func:`duplicate` calls :meth:`begin` before each judged sequence."""
 
-    def judge(side: int, board: Board, roll: tuple[int, int], play: Play) -> None:
-        hints = worker.ask("hint", board, roll, 2)
+    def __init__(self, worker: GnubgWorker) -> None:
+        self.worker = worker
+        self.losses: tuple[list[list[float]], list[list[float]]] = ([], [])
+
+    def begin(self) -> None:
+        for side in self.losses:
+            side.append([])
+
+    def __call__(self, side: int, board: Board, roll: tuple[int, int], play: Play) -> None:
+        hints = self.worker.ask("hint", board, roll, 2)
         if len(hints) < 2:
             return
         best = hints[0][1]
         for pairs, eq in hints:
             if np.array_equal(_after(board, pairs), play.after.array):
-                errors[side].append(best - eq)
+                self.losses[side][-1].append(best - eq)
                 return
 
-    return judge
+
+def ratio_interval(groups: list[list[float]]) -> str:
+    """Mean of all values in ``groups`` with a 95 % interval over the groups (dice
+    sequences), not over single values: the plays of one game are not independent of each
+    other. The ratio estimator's delta-method variance: ``r = Σt/Σn``,
+    ``SE = sqrt(Σ(t_i − r·n_i)² / (k(k − 1))) / mean(n)`` over the k groups of n_i values
+    summing to t_i (Cochran, *Sampling Techniques*, 1977, §6.4)."""
+    t = np.array([sum(g) for g in groups], dtype=float)
+    n = np.array([len(g) for g in groups], dtype=float)
+    k, r = len(groups), t.sum() / n.sum()
+    if k < 2:
+        return f"{r:+.3f} ± nan"
+    se = np.sqrt(((t - r * n) ** 2).sum() / (k * (k - 1))) / n.mean()
+    return f"{r:+.3f} ± {1.96 * se:.3f}"
 
 
 def main() -> None:
@@ -215,32 +241,47 @@ def main() -> None:
     ap.add_argument("--reference", type=int, metavar="PLIES",
                     help="also play gnubg at PLIES against gnubg 0-ply (--games sequences)")
     args = ap.parse_args()
+    # Checked now: a bad name used to fail only when its pairing came, maybe hours in.
+    known = levels()
+    for level in args.levels:
+        if level not in known:
+            ap.error(f"unknown level {level!r} in --levels; known: {', '.join(known)}")
+    for pairing in args.pairings:
+        parts = pairing.split("-")
+        if len(parts) != 2 or not all(p in known for p in parts):
+            ap.error(f"--pairings takes UPPER-LOWER of known levels ({', '.join(known)}), "
+                     f"e.g. hard-medium; not {pairing!r}")
+    if min(args.games, args.pairs) < 1 or args.analysed < 0:
+        ap.error("--games and --pairs are at least 1, --analysed at least 0")
+    if args.reference is not None and args.reference < 1:
+        ap.error("--reference is a depth of 1 ply or more (gnubg N-ply against gnubg 0-ply)")
 
     if not args.no_gnubg:
         worker = GnubgWorker()
         try:
             gnubg0 = GnubgPlayer(worker, 0)
             for level in args.levels:
-                errors: tuple[list[float], list[float]] = ([], [])
+                judge = ErrorJudge(worker)
                 t0 = time.perf_counter()
                 ppg = duplicate(create(level, seed=1), gnubg0, args.games, args.seed,
-                                error_judge(worker, errors), args.analysed)
+                                judge, args.analysed)
                 print(f"{level} vs gnubg 0-ply: {interval(ppg)} points/game over {len(ppg)} "
                       f"duplicate dice sequences ({2 * len(ppg)} games, "
                       f"{time.perf_counter() - t0:.0f} s)", flush=True)
-                for name, errs in ((level, errors[0]), ("gnubg 0-ply", errors[1])):
+                for name, errs in ((level, judge.losses[0]), ("gnubg 0-ply", judge.losses[1])):
                     if not errs:  # --analysed 0: no error rates asked for
                         continue
-                    mp = [1000 * e for e in errs]
-                    print(f"  error rate of {name} judged by gnubg 2-ply: {interval(mp)} "
-                          f"millipoints per unforced move ({len(mp)} moves)", flush=True)
+                    mp = [[1000 * e for e in seq] for seq in errs]
+                    print(f"  error rate of {name} judged by gnubg 2-ply: {ratio_interval(mp)} "
+                          f"millipoints per unforced move ({sum(map(len, mp))} moves in "
+                          f"{len(mp)} dice sequences; the interval over sequences)", flush=True)
             if args.reference is not None:
                 t0 = time.perf_counter()
                 ppg = duplicate(GnubgPlayer(worker, args.reference), gnubg0, args.games,
                                 args.seed + 2)
                 print(f"gnubg {args.reference}-ply vs gnubg 0-ply: {interval(ppg)} points/game "
-                      f"over {len(ppg)} duplicate dice sequences "
-                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+                      f"over {len(ppg)} duplicate dice sequences ({2 * len(ppg)} games, "
+                      f"{time.perf_counter() - t0:.0f} s)", flush=True)
         finally:
             worker.close()
     for pairing in args.pairings:

@@ -1,0 +1,53 @@
+"""The benchmark reports' command lines refuse bad arguments before any work (a fresh user's:
+a bad --pairings failed with a traceback after the gnubg part, maybe hours in), and the error
+rates' intervals are taken over dice sequences."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benchmarks.strength import ratio_interval
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["benchmarks.strength", "--levels", "bogus"], "unknown level 'bogus'"),
+    (["benchmarks.strength", "--levels", "--pairings", "medium"], "UPPER-LOWER"),
+    (["benchmarks.strength", "--pairings", "medium-bogus"], "not 'medium-bogus'"),
+    (["benchmarks.strength", "--pairs", "0"], "at least 1"),
+    (["benchmarks.strength", "--reference", "-1"], "1 ply or more"),
+    (["benchmarks.analysis_vs_gnubg", "1", "--ply", "5"], "invalid choice: 5"),
+    (["benchmarks.analysis_vs_gnubg", "0"], "MATCHES is at least 1"),
+    (["benchmarks.cube_vs_gnubg", "1", "--save", "."], "a file in an existing folder"),
+    (["benchmarks.cube_vs_gnubg", "1", "--games", "3"], "give --money too"),
+    (["benchmarks", "nosuch"], "unknown benchmark(s): bench_nosuch"),
+])
+def test_bad_arguments_are_refused_at_once(args, says):
+    result = _run(*args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert says in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_speed_benchmarks_list_themselves():
+    result = _run("benchmarks", "--help")
+    assert result.returncode == 0
+    assert "known: analysis, dice, easy, movegen, neural, server, stats" in result.stdout
+
+
+def test_ratio_interval_is_over_the_groups():
+    # Two sequences: losses 1, 1 and 4 → mean 2; t = (2, 4), n = (2, 1), r = 2:
+    # residuals (2 - 4, 4 - 2) = (-2, 2), SE = sqrt(8 / 2) / 1.5 = 4 / 3.
+    assert ratio_interval([[1.0, 1.0], [4.0]]) == f"+2.000 ± {1.96 * 4 / 3:.3f}"
+    # Equal rates in every sequence: no spread between sequences, whatever the values' own.
+    assert ratio_interval([[0.0, 2.0], [1.0, 1.0], [2.0, 0.0]]) == "+1.000 ± 0.000"
+    assert ratio_interval([[3.0]]) == "+3.000 ± nan"  # one sequence: no interval
