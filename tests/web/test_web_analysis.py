@@ -220,6 +220,23 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
         assert review_state(page)["counter"] == f"Decision {counter} of 4", key
     assert review_state(page)["played"] == "double (cube at 1) · best: double, take · lost 0.000"
     assert page.get_attribute('[data-action="prev"]', "aria-keyshortcuts") == "ArrowLeft"
+    # The address names the decision shown; a reload or a change of language keeps it (a
+    # fresh user's: the language selector sent the review back to decision 1).
+    assert page.url.endswith(f"/match/{MATCH_ID}/analysis#decision-3")
+    page.select_option("#lang", "de")
+    page.wait_for_selector(".review-counter")
+    assert review_state(page)["counter"] == "Entscheidung 3 von 4"
+    page.select_option("#lang", "en")
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis#decision-2")
+    page.wait_for_selector(".review-counter")
+    assert review_state(page)["counter"] == "Decision 2 of 4"
+    # A button disabled under the keyboard's focus hands the focus to the other one.
+    page.focus('[data-action="next"]')
+    page.keyboard.press("End")
+    focused = page.evaluate("document.activeElement.dataset.action")
+    assert focused == "prev" and page.is_disabled('[data-action="next"]')
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.dataset.action") == "next"
     page.screenshot(path=str(output_dir / "analysis-sheet.png"), full_page=True)
 
     # A cube decision in the list opens it in the review.

@@ -185,7 +185,10 @@ export class AnalysisPage {
         h("div", { class: "board-wrap" }, this.svg), this.review]
         : h("p", { class: "empty" }, t("analysis.nomoves")));
     if (a.moves.length) {
-      this.show(0);
+      // The address names the decision shown (#decision-N), so a link, a reload or a change
+      // of language opens the review where it was.
+      const at = /^#decision-(\d+)$/.exec(location.hash);
+      this.show(at ? Number(at[1]) - 1 : 0);
       if (!this.keys) document.addEventListener("keydown", (this.keys = (e) => this.onKey(e)));
     }
   }
@@ -238,8 +241,17 @@ export class AnalysisPage {
     const m = moves[this.index];
     this.counter.textContent = t("analysis.counter", { n: this.index + 1, total: moves.length });
     this.counter.dataset.index = this.index;
+    const focused = document.activeElement;
     this.prev.disabled = this.index === 0;
     this.next.disabled = this.index === moves.length - 1;
+    // A button disabled under the keyboard's focus would drop it to the page: the other
+    // button takes it.
+    if (focused === this.prev && this.prev.disabled) this.next.focus();
+    if (focused === this.next && this.next.disabled) this.prev.focus();
+    const here = `#decision-${this.index + 1}`;
+    if (location.hash !== here && (this.index > 0 || location.hash)) {
+      history.replaceState(history.state, "", here);
+    }
     // The ID is from the view of the player on roll: the decider, or for a take the doubler.
     const onRoll = m.type === "cube" && m.kind === "take" ? 1 - m.seat : m.seat;
     const [own, other] = decodePositionId(m.position_id).map((r) => boardPoints(r, this.checkers));
