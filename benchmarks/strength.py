@@ -173,14 +173,13 @@ def interval(values: list[float]) -> str:
 
 
 def duplicate(a: Chooser, b: Chooser, games: int, seed: int,
-              judge: Judge | None = None, analysed: int = 0) -> list[float]:
-    """Points per game for ``a``, one value per dice sequence (mean of the two colours)."""
+              judges: Callable[[], Judge] | None = None, analysed: int = 0) -> list[float]:
+    """Points per game for ``a``, one value per dice sequence (mean of the two colours);
+    ``judges()`` gives the judge of each of the first ``analysed`` sequences (both games)."""
     out = []
     for g in range(games):
         dice = dice_sequence(seed * 1_000_003 + g)
-        j = judge if g < analysed else None
-        if isinstance(j, ErrorJudge):
-            j.begin()
+        j = judges() if judges is not None and g < analysed else None
         first = play_game((a, b), dice, j)
         second = play_game((b, a), dice, j, swapped=True)
         out.append((first - second) / 2)
@@ -188,28 +187,31 @@ def duplicate(a: Chooser, b: Chooser, games: int, seed: int,
 
 
 class ErrorJudge:
-    """A :data:`Judge` that records, per side (0: the level, 1: gnubg) and per dice sequence,
-    gnubg 2-ply's equity loss of each unforced play (more than one legal play):
-    ``losses[side][k]`` lists the losses of the k-th judged sequence (both of its games);
-    :func:`duplicate` calls :meth:`begin` before each judged sequence."""
+    """Records, per side (0: the level, 1: gnubg) and per dice sequence, gnubg 2-ply's equity
+    loss of each unforced play (more than one legal play): ``losses[side][k]`` lists the
+    losses of the k-th judged sequence (both of its games). Called, it gives the
+    :data:`Judge` of the next sequence (:func:`duplicate`'s ``judges``)."""
 
     def __init__(self, worker: GnubgWorker) -> None:
         self.worker = worker
         self.losses: tuple[list[list[float]], list[list[float]]] = ([], [])
 
-    def begin(self) -> None:
-        for side in self.losses:
-            side.append([])
+    def __call__(self) -> Judge:
+        sequence: tuple[list[float], list[float]] = ([], [])
+        for side, kept in zip(self.losses, sequence, strict=True):
+            side.append(kept)
 
-    def __call__(self, side: int, board: Board, roll: tuple[int, int], play: Play) -> None:
-        hints = self.worker.ask("hint", board, roll, 2)
-        if len(hints) < 2:
-            return
-        best = hints[0][1]
-        for pairs, eq in hints:
-            if np.array_equal(_after(board, pairs), play.after.array):
-                self.losses[side][-1].append(best - eq)
+        def judge(side: int, board: Board, roll: tuple[int, int], play: Play) -> None:
+            hints = self.worker.ask("hint", board, roll, 2)
+            if len(hints) < 2:
                 return
+            best = hints[0][1]
+            for pairs, eq in hints:
+                if np.array_equal(_after(board, pairs), play.after.array):
+                    sequence[side].append(best - eq)
+                    return
+
+        return judge
 
 
 def ratio_interval(groups: list[list[float]]) -> str:
