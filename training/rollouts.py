@@ -1,0 +1,297 @@
+"""Rollout-labelled positions: the training data of a stronger evaluator (see docs/neural.md).
+
+Positions come from the shipped network's self-play with one play in five chosen at random
+(:func:`make_benchmark.sample_positions`: every third position before the roll, game-over
+excluded, contact and race alike), deduplicated within and across shards. Each is rolled out by
+OUR network at 0-ply (never by gnubg: gnubg judges, it does not teach):
+
+* ``trials`` games from the position, the first roll stratified over the 36 outcomes (trial
+  ``i`` starts with outcome ``i mod 36``), later rolls from numba's generator seeded by the
+  position and the trial, so a position's label depends only on the seed and its number;
+* every play chosen greedily at 0-ply (:func:`boardgammon.bots.training.choose`, bear-off
+  database included);
+* variance reduction as gnubg's rollouts do it: at each ply the best play of all 21 rolls is
+  found and valued at 0-ply; the roll's luck, the chosen roll's value minus the 21 rolls'
+  average, is subtracted from the game's result. Luck has mean zero whatever the network's
+  errors, so the estimate stays unbiased, and most of the dice's noise cancels;
+* a game stops when it ends (its result), when it reaches a race valued exactly by the one-sided
+  bear-off database (both sides bearing off, a checker off each), or at ``--truncate`` plies
+  (0: never) with the network's 0-ply value there.
+
+The labels are the five cubeless outputs (win, win gammon, win backgammon, lose gammon, lose
+backgammon) from the view of the player on roll, averaged over the trials, with their standard
+errors (standard deviation over trials / √trials).
+
+    python training/rollouts.py generate --out training/data/rollouts --seed S
+        [--positions N] [--trials 144] [--truncate 0] [--shard 200]
+
+Output: shards ``OUT-SEED-NNNN.npz`` (``boards int8[n, 2, 25]``, ``outputs float32[n, 5]``,
+``stderr float32[n, 5]``, ``trials``, ``truncate``, ``seed``, ``shard``, ``weights_sha256``),
+each written to a temporary file and renamed, and one line per shard in ``OUT-log.jsonl``
+(positions, race positions, seconds, positions/s, the load average beside it, time). An
+unfinished shard is saved every 20 positions as ``OUT-SEED-NNNN.partial.npz`` (not data to
+commit: it is replaced by the shard). A run resumes where the last one stopped and produces the
+same shards as an uninterrupted one; it refuses to continue shards made with other settings or
+weights. Without ``--positions`` it runs until stopped.
+
+Labels are unbiased estimates and are not clipped: a rare output may fall a little outside
+0–1 (e.g. a backgammon chance of −0.003); a trainer clips or weighs them as it sees fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from make_benchmark import sample_positions  # training/ is on the path when run as a script
+from numba import njit
+
+from boardgammon.bots import bearoff
+from boardgammon.bots.cubeful import is_contact
+from boardgammon.bots.encoding import N_INPUTS
+from boardgammon.bots.network import N_OUTPUTS, Network, flip_into
+from boardgammon.bots.training import choose
+from boardgammon.engine import movegen
+
+MAX_PLIES = 2048  # far above real games; a longer one is valued at 0-ply where it stands
+_CAP = 4096
+PARTIAL = 20  # positions labelled between saves of an unfinished shard
+WEIGHTS = Path(__file__).resolve().parents[1] / "src/boardgammon/bots/weights/neural.npz"
+
+
+def _roll_index() -> np.ndarray:
+    """``int64[7, 7]``: the row of :data:`bearoff.ROLLS` of each ordered roll ``(d1, d2)``."""
+    idx = np.full((7, 7), -1, dtype=np.int64)
+    for r, (a, b) in enumerate(bearoff.ROLLS):
+        idx[a, b] = idx[b, a] = r
+    return idx
+
+
+ROLL_INDEX = _roll_index()
+
+
+@njit(cache=True)
+def _to_root(o, side, out):
+    """Outputs ``o`` of the side ``side`` plies from the root (0: the root's player) in the
+    root's view."""
+    if side == 0:
+        out[:] = o
+    else:
+        flip_into(o, out)
+
+
+@njit(cache=True)
+def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index, trials,
+            truncate, seed, plain, adjusted):
+    """Roll out ``board`` (player on roll's view, game not over) ``trials`` times at 0-ply.
+
+    Writes each trial's result (root player's view) into ``plain[trials, 5]`` and the same
+    result less the luck of every roll into ``adjusted[trials, 5]``. ``db``: the bear-off
+    database or an empty array; ``rolls``/``roll_weights``: the 21 rolls and their chances,
+    ``roll_index[d1, d2]`` the row of a roll; ``truncate``: plies after which a game is valued
+    at 0-ply (0: never); trial ``i`` draws its dice after the first from seed ``seed + i``.
+    """
+    bufs = movegen.make_buffers(_CAP)
+    nh = b1.shape[0]
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
+    mine = np.empty(N_OUTPUTS, dtype=np.float32)
+    cand = np.empty((2, 25), dtype=np.int8)
+    nr = rolls.shape[0]
+    chosen = np.empty((nr, 2, 25), dtype=np.int8)
+    value = np.empty((nr, N_OUTPUTS), dtype=np.float32)  # root's view
+    terminal = np.empty(nr, dtype=np.bool_)
+    mean = np.empty(N_OUTPUTS, dtype=np.float64)
+    luck = np.empty(N_OUTPUTS, dtype=np.float64)
+    result = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty((2, 25), dtype=np.int8)
+    for trial in range(trials):
+        np.random.seed(seed + trial)
+        cur[:] = board
+        luck[:] = 0.0
+        side = 0
+        t = 0
+        while True:
+            if t == 0:
+                k = trial % 36
+                d1, d2 = k // 6 + 1, k % 6 + 1
+            else:
+                d1 = np.random.randint(1, 7)
+                d2 = np.random.randint(1, 7)
+            mean[:] = 0.0
+            for r in range(nr):
+                end = choose(cur, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, db, bufs,
+                             x, h, o, best_o, cand, chosen[r])
+                if end:
+                    mine[:] = best_o
+                else:
+                    flip_into(best_o, mine)
+                _to_root(mine, side, value[r])
+                terminal[r] = end
+                for j in range(N_OUTPUTS):
+                    mean[j] += roll_weights[r] * value[r, j]
+            r = roll_index[d1, d2]
+            for j in range(N_OUTPUTS):
+                luck[j] += value[r, j] - mean[j]
+            result[:] = value[r]
+            t += 1
+            if terminal[r] or t == truncate or t >= MAX_PLIES:
+                break
+            cur[:] = chosen[r]
+            side ^= 1
+            if db.shape[0] > 0 and bearoff.lookup_into(cur, checkers, db, o):
+                break  # value[r] is already the exact value
+        for j in range(N_OUTPUTS):
+            plain[trial, j] = result[j]
+            adjusted[trial, j] = result[j] - luck[j]
+
+
+def weights_sha256(path: Path) -> str:
+    """The weights file's SHA-256 (hex), stored in each shard: labels of other weights differ."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def label(net: Network, boards: np.ndarray, trials: int, truncate: int, seeds: np.ndarray,
+          db: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rollout outputs of ``boards`` (player on roll's view): ``(outputs, stderr,
+    plain_outputs, plain_stderr)``, each ``float32[P, 5]``, luck-adjusted and plain from the
+    same trials; position ``i``'s dice come from ``seeds[i]``. ``db``: the bear-off database
+    (default), or an empty array to roll bear-offs out too."""
+    if db is None:
+        db = bearoff.table()
+    p = len(boards)
+    out = np.empty((4, p, N_OUTPUTS), dtype=np.float32)
+    plain = np.empty((trials, N_OUTPUTS), dtype=np.float64)
+    adjusted = np.empty((trials, N_OUTPUTS), dtype=np.float64)
+    for i in range(p):
+        rollout(np.ascontiguousarray(boards[i], dtype=np.int8), 15, *net.weights, db,
+                bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, trials, truncate,
+                int(seeds[i]), plain, adjusted)
+        for row, a in ((0, adjusted), (2, plain)):
+            out[row, i] = a.mean(axis=0)
+            out[row + 1, i] = a.std(axis=0, ddof=1) / np.sqrt(trials) if trials > 1 else 0.0
+    return out[0], out[1], out[2], out[3]
+
+
+def position_seeds(seed: int, shard: int, n: int) -> np.ndarray:
+    """Dice seeds of the ``n`` positions of shard ``shard`` (each trial adds its number; numba
+    seeds are 32-bit)."""
+    return np.random.default_rng([seed, shard, 1]).integers(0, 2**31 - 2**16, n)
+
+
+def shard_positions(net: Network, seed: int, shard: int, n: int, seen: set[bytes]) -> np.ndarray:
+    """``n`` positions of shard ``shard`` not in ``seen`` (which they are added to)."""
+    found: list[np.ndarray] = []
+    batch = 0
+    while len(found) < n:
+        for b in sample_positions(net, n, int(np.random.default_rng([seed, shard, 0, batch])
+                                              .integers(2**63))):
+            key = b.tobytes()
+            if key not in seen and len(found) < n:
+                seen.add(key)
+                found.append(b)
+        batch += 1
+    return np.stack(found)
+
+
+def _shard_path(out: str, seed: int, shard: int) -> Path:
+    return Path(f"{out}-{seed}-{shard:04d}.npz")
+
+
+def generate(out: str, seed: int, positions: int | None, trials: int, truncate: int,
+             shard_size: int, weights: Path = WEIGHTS) -> None:
+    net = Network.load(weights)
+    sha = weights_sha256(weights)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    seen: set[bytes] = set()
+    shard = 0
+    done = 0
+    while (path := _shard_path(out, seed, shard)).exists():
+        with np.load(path) as z:
+            got = (int(z["trials"]), int(z["truncate"]), str(z["weights_sha256"]))
+            if got != (trials, truncate, sha):
+                raise SystemExit(f"{path} was made with trials, truncate, weights {got}, not "
+                                 f"{(trials, truncate, sha)}: choose another --out or --seed")
+            seen.update(b.tobytes() for b in z["boards"])
+            done += len(z["boards"])
+        shard += 1
+    if shard:
+        print(f"resuming after {shard} shards ({done} positions)", flush=True)
+    print("compiling the rollout kernel (a minute the first time)…", flush=True)
+    while positions is None or done < positions:
+        n = shard_size if positions is None else min(shard_size, positions - done)
+        t0 = time.perf_counter()
+        boards = shard_positions(net, seed, shard, n, seen)
+        seeds = position_seeds(seed, shard, n)
+        path = _shard_path(out, seed, shard)
+        partial = path.with_suffix(".partial.npz")
+        outputs = np.empty((0, N_OUTPUTS), dtype=np.float32)
+        stderr = outputs
+        if partial.exists():  # a shard interrupted part-way: keep what it had labelled
+            with np.load(partial) as z:
+                if np.array_equal(z["boards"], boards) and int(z["trials"]) == trials \
+                        and int(z["truncate"]) == truncate and str(z["weights_sha256"]) == sha:
+                    outputs, stderr = z["outputs"], z["stderr"]
+        resumed = len(outputs)
+        while len(outputs) < n:
+            lo = len(outputs)
+            o, e, _, _ = label(net, boards[lo:lo + PARTIAL], trials, truncate,
+                               seeds[lo:lo + PARTIAL])
+            outputs, stderr = np.concatenate([outputs, o]), np.concatenate([stderr, e])
+            _save(partial if len(outputs) < n else path, boards=boards, outputs=outputs,
+                  stderr=stderr, trials=trials, truncate=truncate, seed=seed, shard=shard,
+                  weights_sha256=sha)
+        partial.unlink(missing_ok=True)
+        seconds = time.perf_counter() - t0
+        race = int((~is_contact(boards)).sum())
+        line = {"shard": path.name, "positions": n, "race": race, "trials": trials,
+                "truncate": truncate, "seconds": round(seconds, 1),
+                "positions_per_s": round((n - resumed) / seconds, 3),
+                "load_average": round(os.getloadavg()[0], 2),
+                "mean_stderr_equity": round(float(_equity_stderr(stderr).mean()), 4),
+                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+        with open(f"{out}-log.jsonl", "a") as f:
+            f.write(json.dumps(line) + "\n")
+        print(json.dumps(line), flush=True)
+        done += n
+        shard += 1
+
+
+def _save(path: Path, **arrays) -> None:
+    """``np.savez_compressed`` to a temporary file renamed over ``path``: a reader (or a
+    resumed run) sees the old file or the new one, never half of one."""
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _equity_stderr(stderr: np.ndarray) -> np.ndarray:
+    """A rough standard error of the cubeless equity (outputs' errors as if independent)."""
+    weight = np.array([2.0, 1.0, 1.0, 1.0, 1.0])
+    return np.sqrt(((stderr * weight) ** 2).sum(axis=1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--out", required=True, help="path prefix of the shards and the log")
+    g.add_argument("--seed", type=int, required=True)
+    g.add_argument("--positions", type=int, default=None, help="total (default: no end)")
+    g.add_argument("--trials", type=int, default=144)
+    g.add_argument("--truncate", type=int, default=0, help="plies (0: play games out)")
+    g.add_argument("--shard", type=int, default=200, help="positions per shard")
+    args = ap.parse_args()
+    generate(args.out, args.seed, args.positions, args.trials, args.truncate, args.shard)
+
+
+if __name__ == "__main__":
+    main()
