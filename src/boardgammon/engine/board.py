@@ -70,10 +70,16 @@ _SETUPS: dict[Variant, dict[int, int]] = {
 class _PerThread(threading.local):
     """One move generator per thread: a :class:`Generator` owns scratch buffers that one call
     fills and reads back, so two threads sharing one (the server's worker threads, an
-    analysis running beside a match) would overwrite each other's results."""
+    analysis running beside a match) would overwrite each other's results. Made at a thread's
+    first play rather than at import, so that importing the engine compiles and loads nothing."""
 
-    def __init__(self) -> None:
-        self.generator = Generator()
+    _generator: Generator | None = None
+
+    @property
+    def generator(self) -> Generator:
+        if self._generator is None:
+            self._generator = Generator()
+        return self._generator
 
 
 _PER_THREAD = _PerThread()
