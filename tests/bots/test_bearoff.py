@@ -10,7 +10,7 @@ import pytest
 
 from boardgammon.bots import bearoff
 from boardgammon.engine import Board
-from boardgammon.external.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg import gnubg_path, run_script
 
 
 @cache

@@ -13,8 +13,8 @@ from boardgammon.bots import create
 from boardgammon.cli import app
 from boardgammon.commands.selfplay import run
 from boardgammon.engine.match import Match
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import write_mat
+from tests.helpers.gnubg import gnubg_path, run_script
 
 runner = CliRunner()
 

@@ -14,12 +14,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from fixtures.gnubg_reference import ROLLS, gnubg_play_sets, load
 
 from boardgammon.engine import Board
 from boardgammon.engine.ids import decode_position_id, encode_position_ids
 from boardgammon.engine.movegen import generate_batch
-from boardgammon.external.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg_reference import ROLLS, gnubg_play_sets, load
 
 REFERENCE = load()
 

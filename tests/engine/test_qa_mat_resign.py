@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from boardgammon.engine import Match
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import read_mat, write_mat
+from tests.helpers.gnubg import gnubg_path, run_script
 
 
 def _resigned_after_opening(die0: int, die1: int, resigner: int) -> Match:

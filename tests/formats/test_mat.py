@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
 from boardgammon.engine import Match, Play
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import MatFormatError, read_mat, write_mat
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
-from random_match import play_random_match  # noqa: E402
+from tests.helpers.gnubg import gnubg_path, run_script
+from tests.helpers.random_match import play_random_match
 
 needs_gnubg = pytest.mark.skipif(gnubg_path() is None,
                                  reason="gnubg (Debian package) is not installed")
