@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.helpers.gnubg import GnubgError, gnubg_path
+from tests.helpers.gnubg import gnubg_path
 
 PYTHON = sys.executable
 PROMPT_WAIT = 600.0  # seconds: a cold compile on a busy 2-core machine took 3.5 min
@@ -97,9 +97,8 @@ def _steps(match: Path) -> list[tuple[str, Callable[[dict[str, str]], float]]]:
 def _references() -> list[tuple[str, float]]:
     env = dict(os.environ)
     found = [("python -c pass", min(_timed_run([PYTHON, "-c", "pass"], env) for _ in range(3)))]
-    try:
-        gnubg = str(gnubg_path())
-    except GnubgError:
+    gnubg = gnubg_path()
+    if gnubg is None:
         return found
     found.append(("gnubg -t, start and quit",
                   min(_timed_run([gnubg, "-t", "-q"], env, stdin="quit\n") for _ in range(3))))
@@ -109,18 +108,19 @@ def _references() -> list[tuple[str, float]]:
 def main() -> None:
     references = _references()
     for name, seconds in references:
-        print(f"reference: {name:<30} {seconds:7.2f} s")
+        print(f"reference: {name:<26} {seconds:6.2f} s")
     base_name, base = references[-1]
-    print(f"{'step (a fresh process each)':<38} {'cold s':>8} {'warm s':>8} "
-          f"{'warm / ' + base_name:>30}")
+    print(f"ratios against the last reference ({base_name})")
+    print(f"{'step (a fresh process each)':<38} {'cold s':>7} {'warm s':>7} {'cold x':>7} "
+          f"{'warm x':>7}")
     with tempfile.TemporaryDirectory() as tmp:
         match = _saved_match(Path(tmp) / "match")
         for k, (name, step) in enumerate(_steps(match)):
             env = _env(Path(tmp) / f"cache-{k}")
             cold = step(env)
             warm = step(env)
-            print(f"{name:<38} {cold:8.2f} {warm:8.2f} {warm / base:30.1f}", flush=True)
-
+            print(f"{name:<38} {cold:7.2f} {warm:7.2f} {cold / base:7.1f} {warm / base:7.1f}",
+                  flush=True)
 
 if __name__ == "__main__":
     main()

@@ -80,7 +80,8 @@ def cache_dir() -> str:
     """The directory numba's cache of this process is in (after :func:`njit` first ran)."""
     import numba
 
-    return str(numba.config.CACHE_DIR or "beside each module (__pycache__)")
+    # numba sets its configuration's attributes at run time: mypy does not see CACHE_DIR.
+    return str(getattr(numba.config, "CACHE_DIR", "") or "beside each module (__pycache__)")
 
 
 def _prepare() -> None:

@@ -30,10 +30,8 @@ from boardgammon.bots import Context, create
 from boardgammon.bots.cubeful import cube_values
 from boardgammon.commands.selfplay import bot_act, opening
 from boardgammon.engine import Match
-from tests.helpers.gnubg import gnubg_path
 
-pytestmark = [pytest.mark.gnubg,
-              pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) absent")]
+pytestmark = pytest.mark.gnubg
 
 
 @pytest.fixture(scope="module")
