@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,14 @@ def test_a_first_compile_says_so_once_and_a_cached_run_says_nothing(tmp_path):
     assert first.count("boardgammon: compiling native code for this version, once") == 1
     assert "boardgammon warm" in first
     assert _fresh(tmp_path, code).stderr == ""
+
+
+def test_every_compiled_module_takes_njit_from_the_keyed_cache():
+    # numba's own njit would cache beside the module, keyed by that file alone: the stale code
+    # this module exists to prevent.
+    root = Path(boardgammon.__file__).parent
+    own = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py"))
+           if p.name != "_numba_cache.py"
+           and re.search(r"^\s*from numba import .*\bn?jit\b|\bnumba\.n?jit\b",
+                         p.read_text(encoding="utf-8"), re.MULTILINE)]
+    assert own == [], "use `from boardgammon._numba_cache import njit` in " + ", ".join(own)
