@@ -17,7 +17,8 @@ from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
 from boardgammon.commands.warm import warm as warm_command
 
-# The first module of each optional dependency set (pyproject's extras) a command may import.
+# The top-level module of each optional dependency a command may import: the extra (in
+# pyproject.toml) that installs it.
 EXTRAS = {"fastapi": "server", "uvicorn": "server", "sqlalchemy": "server", "alembic": "server",
           "pydantic": "server", "argon2": "server", "jinja2": "server", "redis": "server",
           "psycopg": "postgres", "matplotlib": "plots"}
