@@ -4,7 +4,7 @@
 between the easy and the medium bot (the easy bot plays the 2nd or 3rd best play, so there are
 real errors to find), writes each as ``.mat``, has gnubg ``import mat`` / ``analyse match`` at
 the same depth (its ``gnubg.match()`` analysis fields through
-:func:`boardgammon.external.gnubg.run_script`), analyses it with ours, and prints:
+:func:`tests.helpers.gnubg.run_script`), analyses it with ours, and prints:
 
 * per player: the checker error rate (millipoints per unforced move) and the number of
   unforced moves, ours beside gnubg's, and the relative difference;
@@ -38,8 +38,8 @@ from boardgammon.analysis.report import summarise
 from boardgammon.bots import create
 from boardgammon.commands.selfplay import bot_act, opening
 from boardgammon.engine import Match, Play
-from boardgammon.external.gnubg import run_script
 from boardgammon.formats import write_mat
+from tests.helpers.gnubg import run_script
 
 GNUBG_ANALYSE = r'''
 plies = os.environ["PLIES"]

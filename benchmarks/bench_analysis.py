@@ -13,7 +13,7 @@ import time
 from benchmarks.analysis_vs_gnubg import bot_match, gnubg_analysis
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.analysis.evaluator import NeuralEvaluator
-from boardgammon.external.gnubg import gnubg_path
+from tests.helpers.gnubg import gnubg_path
 
 SEED = 7
 TARGETS = {0: 5.0, 2: 60.0}

@@ -16,19 +16,16 @@ machine) and in wall-clock time; the ratio uses wall-clock time on both sides.
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from boardgammon.engine.board import random_play_positions
 from boardgammon.engine.movegen import generate_batch
-from boardgammon.external.gnubg import GnubgError, gnubg_path
+from tests.helpers.gnubg import GnubgError, gnubg_path
 
 # gnubg is driven exactly as for the differential test's reference: one listing script.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engine" / "fixtures"))
-from gnubg_reference import ROLLS, gnubg_listing  # noqa: E402
+from tests.helpers.gnubg_reference import ROLLS, gnubg_listing
+from tests.helpers.positions import random_play_positions
 
 POSITIONS = 2000
 GNUBG_POSITIONS = 15  # x 21 rolls: about 4 s of gnubg

@@ -24,7 +24,7 @@ from boardgammon.bots.network import Network, evaluate_boards
 from boardgammon.bots.neural import shipped_network
 from boardgammon.bots.training import train_games
 from boardgammon.engine import Board
-from boardgammon.external.gnubg import gnubg_path
+from tests.helpers.gnubg import gnubg_path
 
 
 def sample_positions(n: int, seed: int) -> list[Board]:

@@ -5,7 +5,7 @@ matches of 3, 5 and 7 points in turn (with ``--money``: money sessions of ``--ga
 each, no Jacoby rule, cube equities per current cube), easy against medium and medium against
 hard, alternately (so that positions are both lopsided and even), has gnubg analyse every
 cube decision of both players at 0-ply and at 2-ply (``analyse match`` through
-:func:`boardgammon.external.gnubg.run_script`; checker plays at 0-ply, they are not used), and
+:func:`tests.helpers.gnubg.run_script`; checker plays at 0-ply, they are not used), and
 judges at every turn where the player on roll
 could double (the cube live: see :attr:`Context.cube_dead_for_me
 <boardgammon.bots.base.Context.cube_dead_for_me>`):
@@ -46,8 +46,8 @@ from boardgammon.bots.cubeful import cube_efficiency, cube_values
 from boardgammon.bots.neural import Evaluator
 from boardgammon.engine import Board, Match
 from boardgammon.engine.game import MAX_CUBE
-from boardgammon.external.gnubg import run_script
 from boardgammon.formats import write_mat
+from tests.helpers.gnubg import run_script
 
 from .analysis_vs_gnubg import bot_match
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from boardgammon.bots import Bot, Context, create, levels
 from boardgammon.engine import Board, Play
-from boardgammon.external.gnubg import gnubg_path
+from tests.helpers.gnubg import gnubg_path
 
 MAX_PLIES = 2000
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from benchmarks.strength import ratio_interval
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import boardgammon
 from boardgammon import _numba_cache
@@ -59,3 +62,47 @@ def test_importing_the_package_points_numba_at_the_keyed_directory(tmp_path):
                          check=True).stdout.strip()
     key = _numba_cache.source_key(Path(boardgammon.__file__).parent)
     assert out == str(tmp_path / "boardgammon" / "numba" / key)
+
+
+def _fresh(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter whose user's cache is empty (under ``tmp_path``)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True)
+
+
+def test_importing_the_package_does_nothing_else(tmp_path):
+    code = ("import os, sys, boardgammon; "
+            "print(os.environ.get('NUMBA_CACHE_DIR'), 'numba' in sys.modules)")
+    assert _fresh(tmp_path, code).stdout.split() == ["None", "False"]
+    assert not (tmp_path / "cache").exists()
+
+
+def test_importing_the_engine_compiles_and_loads_nothing(tmp_path):
+    code = ("from numba.core.dispatcher import Dispatcher; "
+            "from boardgammon.engine import movegen; "
+            "print(sum(len(f.signatures) for f in vars(movegen).values() "
+            "if isinstance(f, Dispatcher)))")
+    done = _fresh(tmp_path, code)
+    assert done.stdout.strip() == "0" and done.stderr == ""
+
+
+@pytest.mark.slow
+def test_a_first_compile_says_so_once_and_a_cached_run_says_nothing(tmp_path):
+    code = "from boardgammon.engine import Board; Board.initial().legal_plays(6, 5)"
+    first = _fresh(tmp_path, code).stderr
+    assert first.count("boardgammon: compiling native code for this version, once") == 1
+    assert "boardgammon warm" in first
+    assert _fresh(tmp_path, code).stderr == ""
+
+
+def test_every_compiled_module_takes_njit_from_the_keyed_cache():
+    # numba's own njit would cache beside the module, keyed by that file alone: the stale code
+    # this module exists to prevent.
+    root = Path(boardgammon.__file__).parent
+    own = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py"))
+           if p.name != "_numba_cache.py"
+           and re.search(r"^\s*from numba import .*\bn?jit\b|\bnumba\.n?jit\b",
+                         p.read_text(encoding="utf-8"), re.MULTILINE)]
+    assert own == [], "use `from boardgammon._numba_cache import njit` in " + ", ".join(own)

@@ -7,8 +7,8 @@ appending in chunks so that an interrupted run resumes. ``fit`` moves the networ
 towards those targets by the squared-error gradient of the TD trainer
 (:func:`boardgammon.bots.training._update`), in shuffled passes.
 
-    python training/distill.py label WEIGHTS.npz OUT.npz [--positions 50000] [--seed 1]
-    python training/distill.py fit WEIGHTS.npz DATA.npz [DATA.npz …] --out NEW.npz
+    python -m training.distill label WEIGHTS.npz OUT.npz [--positions 50000] [--seed 1]
+    python -m training.distill fit WEIGHTS.npz DATA.npz [DATA.npz …] --out NEW.npz
         [--epochs 3] [--alpha 0.01]
 """
 
@@ -19,13 +19,13 @@ import os
 import time
 
 import numpy as np
-from make_benchmark import sample_positions  # training/ is on the path when run as a script
 from numba import njit
 
 from boardgammon.bots.encoding import N_INPUTS, encode_into
 from boardgammon.bots.network import N_OUTPUTS, Network
 from boardgammon.bots.neural import Evaluator
 from boardgammon.bots.training import _update
+from training.make_benchmark import sample_positions
 
 CHUNK = 250
 

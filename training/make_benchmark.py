@@ -6,7 +6,7 @@ uniformly at random (so the set is not only the network's own style), taking eve
 position before the roll, race and contact alike, game-over positions excluded. gnubg evaluates
 each (cubeless, 0-ply) from the view of the player on roll.
 
-    python training/make_benchmark.py WEIGHTS.npz [--positions 1000] [--seed 5]
+    python -m training.make_benchmark WEIGHTS.npz [--positions 1000] [--seed 5]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 
 from boardgammon.bots.network import Network, cubeless_equity
 from boardgammon.engine import Board
-from boardgammon.external.gnubg import run_script
+from tests.helpers.gnubg import run_script
 
 _EVAL = """
 boards = json.load(open(os.environ["BOARDS_FILE"]))

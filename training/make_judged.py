@@ -11,8 +11,8 @@ error rate is the mean over decisions in millipoints (gnubg's convention), as in
 ``make bench-strength``, but on one fixed set of positions for every player, so that two networks
 are compared on the same decisions (a paired difference with its own interval).
 
-    python training/make_judged.py build [--decisions 1500] [--seed 11]
-    python training/make_judged.py score [--weights A.npz B.npz …] [--levels medium hard]
+    python -m training.make_judged build [--decisions 1500] [--seed 11]
+    python -m training.make_judged score [--weights A.npz B.npz …] [--levels medium hard]
         [--gnubg]
 """
 
@@ -26,19 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.strength import (  # noqa: E402
+from benchmarks.strength import (
     GnubgPlayer,
     GnubgWorker,
     _after,
     dice_sequence,
 )
-
-from boardgammon.bots import Context  # noqa: E402
-from boardgammon.bots.network import Network  # noqa: E402
-from boardgammon.bots.neural import HardBot, MediumBot  # noqa: E402
-from boardgammon.engine import Board  # noqa: E402
+from boardgammon.bots import Context
+from boardgammon.bots.network import Network
+from boardgammon.bots.neural import HardBot, MediumBot
+from boardgammon.engine import Board
 
 PATH = Path(__file__).resolve().parent / "judged.npz"
 

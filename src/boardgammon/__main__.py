@@ -1,5 +1,5 @@
 """``python -m boardgammon``: the same commands as the ``boardgammon`` console script."""
 
-from boardgammon.cli import app
+from boardgammon.cli import main
 
-app(prog_name="boardgammon")
+main()

@@ -11,6 +11,13 @@ clean cache.
 The directory is ``$NUMBA_CACHE_DIR`` when the user sets it (then keyed by nothing: their
 choice), else ``$XDG_CACHE_HOME/boardgammon/numba/<key>`` (default ``~/.cache``); only the
 :data:`KEEP` most recently used keys are kept.
+
+Nothing happens at ``import boardgammon``: every compiled module takes its decorator from here
+(``from boardgammon._numba_cache import njit``), and the first such decorator to run (when the
+first compiled module is imported) hashes the source and points numba at the directory. When a
+process must compile rather than load from that cache (the first run after an install or an
+edit: up to a minute on a small machine), it says so once on stderr; ``boardgammon warm``
+compiles everything ahead (``make install`` runs it).
 """
 
 from __future__ import annotations
@@ -19,9 +26,15 @@ import hashlib
 import os
 import shutil
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 KEEP = 4
+
+_PREPARED = False
+_PREPARING = threading.Lock()
 
 
 def source_key(root: Path) -> str:
@@ -61,3 +74,55 @@ def configure(root: Path | None = None) -> Path | None:
     if "numba" in sys.modules:  # imported before us: its configuration is already read
         sys.modules["numba"].config.CACHE_DIR = str(target)
     return target
+
+
+def cache_dir() -> str:
+    """The directory numba's cache of this process is in (after :func:`njit` first ran)."""
+    import numba
+
+    # numba sets its configuration's attributes at run time: mypy does not see CACHE_DIR.
+    return str(getattr(numba.config, "CACHE_DIR", "") or "beside each module (__pycache__)")
+
+
+def _prepare() -> None:
+    """Once per process: :func:`configure`, and a word on stderr at the first compilation."""
+    global _PREPARED
+    with _PREPARING:
+        if _PREPARED:
+            return
+        configure()
+        from numba.core import event
+
+        class CompileNotice(event.Listener):  # type: ignore[misc]
+            """Calls :func:`_say_compiling` at the first compilation of the process."""
+
+            said = False
+
+            def on_start(self, event: object) -> None:
+                if not self.said:
+                    self.said = True
+                    _say_compiling()
+
+            def on_end(self, event: object) -> None:
+                pass
+
+        event.register("numba:compile", CompileNotice())
+        _PREPARED = True
+
+
+def njit(*args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """``numba.njit`` with the cache pointed at this source's directory: use it in place of
+    numba's own in every compiled module of the package."""
+    _prepare()
+    import numba
+
+    return numba.njit(*args, **kwargs)
+
+
+def _say_compiling() -> None:
+    """The word on the real stderr (not a command's captured output) that compiling started."""
+    stream = sys.__stderr__
+    if stream is not None:
+        print(f"boardgammon: compiling native code for this version, once (up to a minute; "
+              f"cached in {cache_dir()}; `boardgammon warm` does this ahead)…",
+              file=stream, flush=True)

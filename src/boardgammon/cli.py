@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from boardgammon.commands import audit as audit_commands
@@ -13,6 +15,13 @@ from boardgammon.commands.plays import plays as plays_command
 from boardgammon.commands.selfplay import selfplay as selfplay_command
 from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
+from boardgammon.commands.warm import warm as warm_command
+
+# The top-level module of each optional dependency a command may import: the extra (in
+# pyproject.toml) that installs it.
+EXTRAS = {"fastapi": "server", "uvicorn": "server", "sqlalchemy": "server", "alembic": "server",
+          "pydantic": "server", "argon2": "server", "jinja2": "server", "redis": "server",
+          "psycopg": "postgres", "matplotlib": "plots"}
 
 app = typer.Typer(
     name="boardgammon",
@@ -38,13 +47,22 @@ app.add_typer(audit_commands.app, name="audit")
 app.command(name="selfplay")(selfplay_command)
 app.command(name="analyze")(analyze_command)
 app.command(name="play")(play_command)
+app.command(name="warm")(warm_command)
 # Unknown "options" are arguments here, so a negative die (-1) reaches the dice check.
 app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 
 
 def main() -> None:
-    """Entry point of the ``boardgammon`` console script."""
-    app()
+    """Entry point of the ``boardgammon`` console script (and ``python -m boardgammon``): a
+    command whose optional dependencies are not installed says which extra to install."""
+    try:
+        app(prog_name="boardgammon")
+    except ModuleNotFoundError as exc:
+        extra = EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        sys.exit(f"boardgammon: this command needs the optional dependencies '{extra}' "
+                 f"({exc.name} is not installed): pip install 'boardgammon[{extra}]'")
 
 
 if __name__ == "__main__":

@@ -4,21 +4,14 @@ equity losses, normalisation at match score, luck sums, PR and the cube error cl
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
-sys.path.insert(0, str(Path(__file__).parent))
-from fake import PipEvaluator, win_probability  # noqa: E402
-from random_match import play_random_match  # noqa: E402
-
-from boardgammon.analysis import met  # noqa: E402
-from boardgammon.analysis import report as rep  # noqa: E402
-from boardgammon.analysis.analysis import (  # noqa: E402
+from boardgammon.analysis import met
+from boardgammon.analysis import report as rep
+from boardgammon.analysis.analysis import (
     CUBE_ERRORS,
     SHOWN,
     CheckerDecision,
@@ -29,7 +22,7 @@ from boardgammon.analysis.analysis import (  # noqa: E402
     analyse_match,
     skill,
 )
-from boardgammon.analysis.luck import (  # noqa: E402
+from boardgammon.analysis.luck import (
     OPENING_ROLLS,
     OPENING_WEIGHTS,
     ROLL_WEIGHTS,
@@ -38,9 +31,11 @@ from boardgammon.analysis.luck import (  # noqa: E402
     label,
     roll_luck,
 )
-from boardgammon.bots.base import Context  # noqa: E402
-from boardgammon.cli import app  # noqa: E402
-from boardgammon.engine import Board, Match  # noqa: E402
+from boardgammon.bots.base import Context
+from boardgammon.cli import app
+from boardgammon.engine import Board, Match
+from tests.helpers.fake import PipEvaluator, win_probability
+from tests.helpers.random_match import play_random_match
 
 
 @pytest.fixture(scope="module")

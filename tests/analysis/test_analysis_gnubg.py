@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from benchmarks.analysis_vs_gnubg import bot_match, compare, gnubg_analysis, gnubg_same_best
-
 from boardgammon.analysis.analysis import analyse_match
-from boardgammon.external.gnubg import gnubg_path
 
-pytestmark = [pytest.mark.gnubg,
-              pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) absent")]
+pytestmark = pytest.mark.gnubg
 
 
 def test_per_play_losses_follow_gnubgs_analysis():

@@ -5,20 +5,16 @@ against the library run on the same record."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-sys.path.insert(0, str(Path(__file__).parent))
-from fake import PipEvaluator  # noqa: E402
-from gameplay import Player, live_match, make_app, play_out  # noqa: E402
-
-from boardgammon.analysis.analysis import analyse_match  # noqa: E402
-from boardgammon.analysis.report import to_dict  # noqa: E402
-from boardgammon.engine import Match  # noqa: E402
+from boardgammon.analysis.analysis import analyse_match
+from boardgammon.analysis.report import to_dict
+from boardgammon.engine import Match
+from tests.helpers.fake import PipEvaluator
+from tests.server.gameplay import Player, live_match, make_app, play_out
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

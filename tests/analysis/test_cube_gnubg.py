@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 import pytest
+
 from benchmarks.analysis_vs_gnubg import bot_match
 from benchmarks.cube_vs_gnubg import (
     PLAYERS,
@@ -24,16 +25,13 @@ from benchmarks.cube_vs_gnubg import (
     judge,
     points_of,
 )
-
 from boardgammon.analysis import met
 from boardgammon.bots import Context, create
 from boardgammon.bots.cubeful import cube_values
 from boardgammon.commands.selfplay import bot_act, opening
 from boardgammon.engine import Match
-from boardgammon.external.gnubg import gnubg_path
 
-pytestmark = [pytest.mark.gnubg,
-              pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) absent")]
+pytestmark = pytest.mark.gnubg
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 
 from boardgammon.bots import bearoff
 from boardgammon.engine import Board
-from boardgammon.external.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg import run_script
 
 
 @cache
@@ -71,7 +71,6 @@ emit([gnubg.evaluate(b, ci, ec)[0] for b in boards])
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 def test_win_chances_agree_with_gnubg_two_sided_database(tmp_path):
     # Small races that gnubg's exact two-sided database covers (up to 6 checkers each).
     rng = np.random.default_rng(3)

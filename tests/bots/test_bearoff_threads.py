@@ -2,20 +2,37 @@
 analysis worker all evaluate positions): computed once, and its cache file written whole."""
 
 import threading
-import time
 
 import numpy as np
 
 from boardgammon.bots import bearoff
 
 
+class CountingLock:
+    """The table's lock, counting the threads that have asked for it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.asked = threading.Semaphore(0)
+
+    def __enter__(self) -> None:
+        self.asked.release()
+        self.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
 def test_table_is_computed_once_when_threads_race(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     calls = []
+    lock = CountingLock()
+    monkeypatch.setattr(bearoff, "_TABLE_LOCK", lock)
 
     def slow_compute() -> np.ndarray:
         calls.append(threading.get_ident())
-        time.sleep(0.3)  # long enough for every thread to arrive while the first computes
+        for _ in range(6):  # every thread has arrived at the lock while the first computes
+            assert lock.asked.acquire(timeout=60)
         return np.full((bearoff.N_POSITIONS, bearoff.MAX_ROLLS), len(calls), dtype=np.float32)
 
     monkeypatch.setattr(bearoff, "compute", slow_compute)

@@ -334,7 +334,6 @@ def test_medium_plays_what_the_zero_ply_analysis_calls_best_in_a_match():
     lost 0.2-1.1 mp each by our own analysis, and a fresh user's position (5-point, 1-3,
     2LYBBgcWb4MBGA, 41) had hard play 7/6 7/3 where gnubg and our analysis prefer 23/22 6/2."""
     from benchmarks.analysis_vs_gnubg import bot_match
-
     from boardgammon.analysis.analysis import analyse_match
 
     m = bot_match(3, length=5, levels=("medium", "medium"))

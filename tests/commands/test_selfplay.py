@@ -13,8 +13,8 @@ from boardgammon.bots import create
 from boardgammon.cli import app
 from boardgammon.commands.selfplay import run
 from boardgammon.engine.match import Match
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import write_mat
+from tests.helpers.gnubg import run_script
 
 runner = CliRunner()
 
@@ -112,7 +112,6 @@ emit({"length": m["match-info"]["match-length"],
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 def test_a_selfplay_match_imports_into_gnubg():
     matches: list[Match] = []
     run(create("easy", 11), create("easy", 12), games=20, length=5, rng=random.Random(13),

@@ -14,12 +14,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from fixtures.gnubg_reference import ROLLS, gnubg_play_sets, load
 
 from boardgammon.engine import Board
 from boardgammon.engine.ids import decode_position_id, encode_position_ids
 from boardgammon.engine.movegen import generate_batch
-from boardgammon.external.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg import run_script
+from tests.helpers.gnubg_reference import ROLLS, gnubg_play_sets, load
 
 REFERENCE = load()
 
@@ -77,7 +77,6 @@ def test_legal_plays_api_agrees_with_the_reference_sample():
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 def test_live_gnubg_agrees_on_a_random_sample():
     sample = random.Random().sample(REFERENCE, 30)  # a new sample each run
     pids = [row["position_id"] for row in sample]
@@ -87,7 +86,6 @@ def test_live_gnubg_agrees_on_a_random_sample():
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 def test_position_id_coding_matches_gnubg():
     sample = random.Random().sample(REFERENCE, 200)
     boards = [Board.from_position_id(row["position_id"]) for row in sample]

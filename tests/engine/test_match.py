@@ -6,7 +6,6 @@ import json
 import pickle
 
 import pytest
-from random_match import play_random_match
 
 from boardgammon.engine import (
     ClockError,
@@ -18,6 +17,7 @@ from boardgammon.engine import (
     NotYourTurn,
     TimeExpired,
 )
+from tests.helpers.random_match import play_random_match
 
 
 def win_by_drop(m: Match, winner: int) -> None:

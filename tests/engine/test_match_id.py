@@ -7,7 +7,6 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from random_match import play_random_match
 
 from boardgammon.engine import InvalidPosition, Match
 from boardgammon.engine.ids import (
@@ -17,7 +16,8 @@ from boardgammon.engine.ids import (
     decode_match_id,
     encode_match_id,
 )
-from boardgammon.external.gnubg import gnubg_path, run_script
+from tests.helpers.gnubg import run_script
+from tests.helpers.random_match import play_random_match
 
 # (gnubg's Match ID, the state set up in gnubg 1.07 with human players to get it)
 VECTORS = [
@@ -125,7 +125,6 @@ emit(out)
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 @pytest.mark.parametrize("seed", [1, 3])
 def test_match_ids_agree_with_gnubg_through_whole_matches(seed):
     # gnubg refuses a double by a player whose cube already wins the match, which the rules

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures.gnubg_reference import load
 from typer.testing import CliRunner
 
 from boardgammon.cli import app
 from boardgammon.engine import Board, Play
+from tests.helpers.gnubg_reference import load
 
 runner = CliRunner()
 START = "4HPwATDgc/ABMA"

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardgammon.engine import Board, Play
-from boardgammon.engine.board import random_play_positions
 from boardgammon.engine.ids import decode_position_id, encode_position_id
 from boardgammon.engine.movegen import generate_batch
+from tests.helpers.positions import random_play_positions
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from boardgammon.engine import Match
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import read_mat, write_mat
+from tests.helpers.gnubg import run_script
 
 
 def _resigned_after_opening(die0: int, die1: int, resigner: int) -> Match:
@@ -52,7 +52,6 @@ def test_unplayed_roll_before_a_resignation_round_trips(match, roll_line):
 
 
 @pytest.mark.gnubg
-@pytest.mark.skipif(gnubg_path() is None, reason="gnubg (Debian package) is not installed")
 def test_gnubg_reads_the_unplayed_roll_and_the_resignation():
     texts = [write_mat(m) for m, _ in CASES]
     got = run_script(r'''

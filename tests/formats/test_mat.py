@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
 from boardgammon.engine import Match, Play
-from boardgammon.external.gnubg import gnubg_path, run_script
 from boardgammon.formats import MatFormatError, read_mat, write_mat
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
-from random_match import play_random_match  # noqa: E402
-
-needs_gnubg = pytest.mark.skipif(gnubg_path() is None,
-                                 reason="gnubg (Debian package) is not installed")
+from tests.helpers.gnubg import run_script
+from tests.helpers.random_match import play_random_match
 
 # The start of a match gnubg 1.07 played against itself and exported (`export match mat`):
 # opening won by the right column, a dance (66:), a double and a drop in the left column.
@@ -166,7 +159,6 @@ def _canonical(text: str, comments: bool = True) -> list[str]:
 
 
 @pytest.mark.gnubg
-@needs_gnubg
 def test_gnubg_imports_our_mat_with_scores_games_and_moves():
     matches = [play_random_match(seed, length=(3, 5, 7)[seed % 3],
                                  variant=("standard", "nackgammon", "hypergammon")[seed % 3],
@@ -230,7 +222,6 @@ def test_a_right_column_opening_in_a_narrow_file():
 
 
 @pytest.mark.gnubg
-@needs_gnubg
 def test_gnubg_reads_narrow_columns_as_we_do():
     text = write_mat(play_random_match(3, length=5, p_resign=0.03))
     narrow = [_narrow(text, w) for w in (11, 14)]

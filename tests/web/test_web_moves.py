@@ -12,7 +12,7 @@ import pytest
 from webstate import api_points, mirror
 
 from boardgammon.engine import Board
-from boardgammon.engine.board import random_play_positions
+from tests.helpers.positions import random_play_positions
 
 pytestmark = pytest.mark.browser
 

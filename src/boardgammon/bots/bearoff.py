@@ -26,8 +26,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from boardgammon._numba_cache import njit
 from boardgammon.engine import movegen
 
 POINTS = 6

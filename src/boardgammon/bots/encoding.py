@@ -51,7 +51,8 @@ form, and it decides the prime-versus-prime and holding games TD nets misplay:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from boardgammon._numba_cache import njit
 
 N_RAW = 196
 N_INPUTS = 209

@@ -18,7 +18,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+
+from boardgammon._numba_cache import njit
 
 from .encoding import N_INPUTS, as_positions, encode_into
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit
 
+from boardgammon._numba_cache import njit
 from boardgammon.engine import Board, Variant, movegen
 
 from . import bearoff, cubeful

@@ -25,8 +25,8 @@ checkpoint continues exactly as if it had never stopped.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from boardgammon._numba_cache import njit
 from boardgammon.engine import movegen
 
 from . import bearoff

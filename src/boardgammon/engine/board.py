@@ -70,10 +70,16 @@ _SETUPS: dict[Variant, dict[int, int]] = {
 class _PerThread(threading.local):
     """One move generator per thread: a :class:`Generator` owns scratch buffers that one call
     fills and reads back, so two threads sharing one (the server's worker threads, an
-    analysis running beside a match) would overwrite each other's results."""
+    analysis running beside a match) would overwrite each other's results. Made at a thread's
+    first play rather than at import, so that importing the engine compiles and loads nothing."""
 
-    def __init__(self) -> None:
-        self.generator = Generator()
+    _generator: Generator | None = None
+
+    @property
+    def generator(self) -> Generator:
+        if self._generator is None:
+            self._generator = Generator()
+        return self._generator
 
 
 _PER_THREAD = _PerThread()
@@ -381,36 +387,4 @@ class Board:
         return "\n".join(lines)
 
 
-def random_play_positions(rng: np.random.Generator, count: int,
-                          variant: Variant | str = Variant.STANDARD) -> list[Board]:
-    """Positions reached by random play: a corpus for tests and benchmarks.
-
-    Games start from ``variant``'s setup; each turn rolls two dice with ``rng`` and picks one of
-    the legal plays uniformly; a finished game is followed by a new one. The engine has no
-    randomness of its own, so the same ``rng`` state always gives the same corpus.
-
-    Args:
-        rng: the source of randomness, e.g. ``numpy.random.default_rng(seed)``.
-        count: how many positions to return.
-        variant: the setup games start from.
-
-    Returns:
-        ``count`` boards, each from the view of the player on roll, before the roll, in the
-        order they occurred (repeats possible, no finished games).
-    """
-    start = Board.initial(variant)
-    a = start.array.copy()
-    out: list[Board] = []
-    while len(out) < count:
-        out.append(Board(a, start.checkers))
-        d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-        boards, _, _, _, keep, _ = _PER_THREAD.generator.run(a, d1, d2)
-        after = boards[rng.choice(np.nonzero(keep)[0])]
-        a = after[::-1].copy()
-        if a[1].sum() == 0:  # the mover bore off the last checker
-            a = start.array.copy()
-    return out
-
-
-__all__ = ["BAR", "OFF", "Board", "Variant", "Move", "Play", "parse_moves",
-           "random_play_positions"]
+__all__ = ["BAR", "OFF", "Board", "Variant", "Move", "Play", "parse_moves"]

@@ -36,7 +36,8 @@ generation stamp, so the table never needs clearing between calls.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from boardgammon._numba_cache import njit
 
 BAR = 24  # array index of the bar
 MAX_MOVES = 4

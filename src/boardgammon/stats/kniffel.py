@@ -47,7 +47,7 @@ def _partitions(total: int, most: int, parts: int) -> list[Partition]:
         return [()]
     if parts == 0:
         return []
-    out = []
+    out: list[tuple[int, ...]] = []
     for first in range(min(total, most), 0, -1):
         out.extend((first, *rest) for rest in _partitions(total - first, first, parts - 1))
     return out

@@ -77,9 +77,9 @@ class DiceRecord:
         cls,
         die1: Sequence[int] | np.ndarray,
         die2: Sequence[int] | np.ndarray,
-        match_id: Sequence[object] | None = None,
-        seat: Sequence[object] | None = None,
-        entropy_source: Sequence[object] | None = None,
+        match_id: Sequence[object] | np.ndarray | None = None,
+        seat: Sequence[object] | np.ndarray | None = None,
+        entropy_source: Sequence[object] | np.ndarray | None = None,
         order: Sequence[float] | np.ndarray | None = None,
     ) -> DiceRecord:
         """Validate and order the columns of a record.
@@ -120,6 +120,7 @@ class DiceRecord:
             match = match_id.astype(np.int64, copy=False)
         else:
             match = Categories.encode(match_id).codes
+        index: np.ndarray | slice
         if order is not None:
             index = np.lexsort([np.asarray(order, dtype=float), match])
         elif (match[1:] >= match[:-1]).all():
@@ -260,7 +261,7 @@ def read_csv(
         return values if keep is None else values[keep]
 
     d1, d2 = dice["die1"], dice["die2"]
-    if keep is not None:
+    if keep is not None and order is not None:  # set together, from revealed_at
         d1, d2, order = d1[keep], d2[keep], order[keep]
     return DiceRecord.from_columns(
         d1,

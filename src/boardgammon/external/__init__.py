@@ -1,1 +1,0 @@
-"""Bridges to external programs (GNU Backgammon), used as references by tests and benchmarks."""

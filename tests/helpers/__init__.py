@@ -1,0 +1,10 @@
+"""What several test folders, the benchmarks and the training scripts share, kept out of the
+package: the GNU Backgammon bridge (:mod:`.gnubg`) and its legal-play reference
+(:mod:`.gnubg_reference`), corpora of positions (:mod:`.positions`) and of whole matches
+(:mod:`.random_match`) from random play, and a pip-count evaluator with hand-checkable values
+(:mod:`.fake`).
+
+``tests.helpers`` imports from the repository root: pytest puts it on the path
+(``pythonpath`` in pyproject.toml), ``python -m benchmarks`` and ``python -m training.…`` run
+from there.
+"""
