@@ -20,13 +20,12 @@ from enum import StrEnum
 
 import numpy as np
 
+from .constants import BAR, BAR_INDEX, OFF, POINTS, ROW_LENGTH
 from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
 from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
-
-BAR = 25
-OFF = 0
+from .rules import is_contact
 
 
 def check_dice(d1: object, d2: object) -> tuple[int, int]:
@@ -112,7 +111,7 @@ class Board:
 
     def __init__(self, array: Sequence[Sequence[int]] | np.ndarray, checkers: int = 15) -> None:
         raw = np.asarray(array)
-        if raw.shape != (2, 25):
+        if raw.shape != (2, ROW_LENGTH):
             raise InvalidPosition(f"a position has shape (2, 25), got {raw.shape}")
         if raw.dtype.kind not in "iub":
             raise InvalidPosition(f"checker counts are integers, got {raw.dtype}")
@@ -179,10 +178,10 @@ class Board:
         Raises:
             InvalidPosition: a point outside 1–25 or an impossible position.
         """
-        a = np.zeros((2, 25), dtype=np.int8)
+        a = np.zeros((2, ROW_LENGTH), dtype=np.int8)
         for side, spec in ((0, mine), (1, theirs)):
             for point, n in spec.items():
-                if not 1 <= point <= 25:
+                if not 1 <= point <= BAR:
                     raise InvalidPosition(f"point {point} is outside 1-24 (25 = bar)")
                 a[side, point - 1] = n
         return cls(a, checkers)
@@ -222,19 +221,14 @@ class Board:
 
     def pip_counts(self) -> tuple[int, int]:
         """Pip counts (player on roll, opponent): the pips each needs to bear everything off."""
-        w = np.arange(1, 26)
+        w = np.arange(1, ROW_LENGTH + 1)
         return int(self._a[0] @ w), int(self._a[1] @ w)
 
     def is_contact(self) -> bool:
         """Whether the sides can still hit each other (some checker of one is behind one of the
-        other); a position without contact is a race."""
-        mine = np.nonzero(self._a[0])[0]
-        theirs = np.nonzero(self._a[1])[0]
-        if len(mine) == 0 or len(theirs) == 0:
-            return False
-        # The mover's rearmost checker (highest index) against the opponent's rearmost, in
-        # the mover's numbering the opponent's index j is point 24 - j.
-        return int(mine.max()) + int(theirs.max()) >= 24
+        other); a position without contact is a race (the rule of
+        :func:`~boardgammon.engine.rules.is_contact`)."""
+        return bool(is_contact(self._a))
 
     def is_game_over(self) -> bool:
         """Whether either side has borne off every checker."""
@@ -304,8 +298,8 @@ class Board:
             if m.dest != OFF:
                 target[0, m.dest - 1] += 1
                 if m.hit:
-                    target[1, 24 - m.dest] -= 1
-                    target[1, 24] += 1
+                    target[1, POINTS - m.dest] -= 1
+                    target[1, BAR_INDEX] += 1
         boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
         legal = np.nonzero(keep)[0]
         paths = legal[(boards[legal] == target).all(axis=(1, 2))]
@@ -351,7 +345,7 @@ class Board:
 
         def cell(point: int, row: int) -> str:
             mine = int(self._a[0, point - 1])
-            theirs = int(self._a[1, 24 - point])
+            theirs = int(self._a[1, POINTS - point])
             n, ch = (mine, "O") if mine else (theirs, "X")
             if n == 0:
                 return " ." if row == 0 else "  "
@@ -372,7 +366,8 @@ class Board:
         lines = [" " + "".join(f"{p:>3}" for p in top[:6]) + "     "
                  + "".join(f"{p:>3}" for p in top[6:])]
         lines += half(top, range(5))
-        lines.append(f" |{'':12} |BAR|{'':12} |  bar: O {self._a[0, 24]}  X {self._a[1, 24]}")
+        bar = self._a[:, BAR_INDEX]
+        lines.append(f" |{'':12} |BAR|{'':12} |  bar: O {bar[0]}  X {bar[1]}")
         lines += half(bottom, range(4, -1, -1))
         lines.append(" " + "".join(f"{p:>3}" for p in bottom[:6]) + "     "
                      + "".join(f"{p:>3}" for p in bottom[6:]))
