@@ -42,10 +42,11 @@ import numpy as np
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
-from boardgammon.bots.cubeful import cube_efficiency, cube_values
 from boardgammon.bots.neural import Evaluator
+from boardgammon.cube.cubeful import cube_values
+from boardgammon.cube.efficiency import cube_efficiency
 from boardgammon.engine import Board, Match
-from boardgammon.engine.game import MAX_CUBE
+from boardgammon.engine.constants import MAX_CUBE
 from boardgammon.external.gnubg import run_script
 from boardgammon.formats import write_mat
 

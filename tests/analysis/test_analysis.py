@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake import PipEvaluator, win_probability  # noqa: E402
 from random_match import play_random_match  # noqa: E402
 
-from boardgammon.analysis import met  # noqa: E402
 from boardgammon.analysis import report as rep  # noqa: E402
 from boardgammon.analysis.analysis import (  # noqa: E402
     CUBE_ERRORS,
@@ -38,8 +37,8 @@ from boardgammon.analysis.luck import (  # noqa: E402
     label,
     roll_luck,
 )
-from boardgammon.bots.base import Context  # noqa: E402
 from boardgammon.cli import app  # noqa: E402
+from boardgammon.cube import Context, met  # noqa: E402
 from boardgammon.engine import Board, Match  # noqa: E402
 
 

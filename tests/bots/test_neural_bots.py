@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.analysis import met
 from boardgammon.bots import Bot, Context, CubeOwner, RankedPlay, create
-from boardgammon.bots.cubeful import (
-    cube_efficiency,
+from boardgammon.bots.neural import Evaluator
+from boardgammon.cube import met
+from boardgammon.cube.cubeful import (
     cube_values,
     cubeful_play_values,
     money_equity,
@@ -20,7 +20,7 @@ from boardgammon.bots.cubeful import (
     should_double,
     should_take,
 )
-from boardgammon.bots.neural import Evaluator
+from boardgammon.cube.efficiency import cube_efficiency
 from boardgammon.engine import Board
 
 from .test_neural import random_positions

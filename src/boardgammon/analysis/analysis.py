@@ -12,10 +12,10 @@ each decision with an :class:`~.evaluator.Evaluator`:
   recorded but is no decision.
 * **Cube decisions.** Before each roll where the player on roll may double, the no-double /
   double-take / double-drop values of the position (outputs at ``plies``) decide what was
-  right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
-  the cube curves of :mod:`boardgammon.analysis.met` for match play). An offered double is
+  right, with the cubeful models of :mod:`boardgammon.cube.cubeful` (Janowski for money play,
+  the cube curves of :mod:`boardgammon.cube.met` for match play). An offered double is
   judged for the doubler, the answer for the taker. Not doubling is no decision where the cube
-  is dead (:attr:`Context.cube_dead_for_me <boardgammon.bots.base.Context.cube_dead_for_me>`:
+  is dead (:attr:`Context.cube_dead_for_me <boardgammon.cube.Context.cube_dead_for_me>`:
   the current cube already wins the match for the player on roll).
 * **Luck** of every roll (see :mod:`.luck`).
 
@@ -25,7 +25,7 @@ money game"), ``e = (2·mwc − (W + L)) / (W − L)``, with ``W`` and ``L`` the
 winning and after losing a single game at the current cube; an MWC difference ``d`` is
 ``2·d / (W − L)`` EMG. In money play values are equity per unit of the current cube. Checker
 plays are valued cubefully, as gnubg does: the resulting position with the opponent on roll
-playing the cube right (:func:`~boardgammon.bots.cubeful.cubeful_play_values`: no double,
+playing the cube right (:func:`~boardgammon.cube.cubeful.cubeful_play_values`: no double,
 or double answered right, by the cube models above). Luck is cubeful too (see :mod:`.luck`).
 
 Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
@@ -39,9 +39,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from boardgammon.analysis import met
-from boardgammon.bots import cubeful
-from boardgammon.bots.base import Context, CubeOwner
+from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
 
 from . import luck as luck_mod
@@ -51,12 +49,13 @@ ANALYSIS_VERSION = 9
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
-3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
-take points from the position's own gammon shares, checker plays and luck valued cubefully;
+3 the published Kazaross-XG2 match equity table (:mod:`boardgammon.cube.met`) instead of the
+computed one, take points from the position's own gammon shares, checker plays and luck valued
+cubefully;
 4 money-play cube efficiency 0.70 in races instead of 0.80; 5 post-Crawford games valued
 with the trailer's cube live (was dead: missed doubles there cost two to three times gnubg's);
 6 gnubg's cube efficiency by position, money and match
-(:func:`boardgammon.bots.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
+(:func:`boardgammon.cube.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
 8 the 7,025,000-game network; 9 at depths above 0 the alternatives after the plays searched
 deeper are the next best by their 0-ply values (were in generation order)."""
 CANDIDATES = 5
@@ -81,17 +80,6 @@ def skill(loss: float) -> str | None:
     if loss >= DOUBTFUL:
         return "doubtful"
     return None
-
-
-def context_for(match: Match, seat: int) -> Context:
-    """The decision :class:`~boardgammon.bots.base.Context` of ``seat`` in the current game."""
-    g = match.game
-    owner = (CubeOwner.CENTRE if g.cube_owner is None
-             else CubeOwner.ME if g.cube_owner == seat else CubeOwner.OPPONENT)
-    return Context(length=match.length, my_score=match.score[seat],
-                   opponent_score=match.score[1 - seat], crawford=g.crawford,
-                   cube_value=g.cube, cube_owner=owner, variant=match.variant.value,
-                   jacoby=match.jacoby)
 
 
 @dataclass(frozen=True)
@@ -128,7 +116,7 @@ class Stakes:
     def value(self, outputs: np.ndarray, afters: np.ndarray | None = None) -> np.ndarray:
         """Values ``float64[P]`` of positions right after the side's play, from their outputs
         ``[P, 5]`` (the side's view): cubeful (the opponent on roll then plays the cube
-        right, :func:`~boardgammon.bots.cubeful.cubeful_play_values`) when the positions
+        right, :func:`~boardgammon.cube.cubeful.cubeful_play_values`) when the positions
         ``afters`` (``int8[P, 2, 25]``, the side's view) are given, else with the cube dead at
         its level."""
         if afters is None:

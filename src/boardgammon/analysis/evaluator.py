@@ -15,6 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
+from boardgammon.engine.rules import game_values
+
 
 class Evaluator(Protocol):
     """Outcome probabilities of positions at a depth.
@@ -56,14 +58,13 @@ def terminal_outputs(after: np.ndarray, checkers: int) -> np.ndarray | None:
     """The exact outputs of a position right after a play, from the *mover's* view (row 0 the
     mover, ``int8[2, 25]``), if the mover has just borne off the last checker; else ``None``.
 
-    A win is a gammon when the loser has borne off nothing, a backgammon when the loser also
-    still has a checker on the bar or in the winner's home board (the loser's points 19–24).
+    Gammon and backgammon as :func:`boardgammon.engine.rules.game_values` scores them.
     """
     if after[0].sum() != 0:
         return None
+    value = int(game_values(after[1], checkers))
     o = np.zeros(5, dtype=np.float64)
     o[0] = 1.0
-    if after[1].sum() == checkers:
-        o[1] = 1.0
-        o[2] = 1.0 if after[1, 18:25].any() else 0.0
+    o[1] = 1.0 if value >= 2 else 0.0
+    o[2] = 1.0 if value == 3 else 0.0
     return o

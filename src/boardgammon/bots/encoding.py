@@ -53,6 +53,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardgammon.engine.rules import is_contact_kernel
+
 N_RAW = 196
 N_INPUTS = 209
 _SIDE = 98
@@ -85,20 +87,6 @@ ESCAPES = _escape_table()
 # order in which :func:`_held` yields the window: one shift and one mask per checker.
 ESCAPES_BY_SHIFT = np.array([ESCAPES[int(f"{m:012b}"[::-1], 2)] for m in range(1 << _WINDOW)],
                             dtype=np.int8)
-
-
-@njit(cache=True, inline="always")
-def _contact(b):
-    ra = -1
-    rb = -1
-    for i in range(25):
-        if b[0, i] > 0:
-            ra = i
-        if b[1, i] > 0:
-            rb = i
-    if ra < 0 or rb < 0:
-        return False
-    return ra + rb >= 24
 
 
 @njit(cache=True, inline="always")
@@ -255,7 +243,7 @@ def encode_into(b, checkers, x):
         x[base + 96] = bar / 2.0
         x[base + 97] = (checkers - on_board) / checkers
         x[N_RAW + side] = pips / 100.0
-    contact = _contact(b)
+    contact = is_contact_kernel(b)
     x[N_RAW + 2] = 0.0 if contact else 1.0
     x[N_RAW + 3] = shots(b)
     x[N_RAW + 4] = _prime(b, 0) / 6.0

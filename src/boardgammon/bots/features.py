@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boardgammon.engine.rules import is_contact
+
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
     "five_point", "bar_point", "outfield_points", "anchor", "advanced_anchor", "prime",
@@ -282,8 +284,7 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    contact = my_rear + their_rear_q > 25
-    trapped = np.where(contact & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
+    trapped = np.where(is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]

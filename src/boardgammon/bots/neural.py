@@ -15,7 +15,7 @@ play at 0-ply, keeps at most the best ``HARD_CANDIDATES`` within ``HARD_WINDOW``
 (gnubg's move filter does the same) and values those at 2-ply (gnubg's "2-ply": the opponent's
 roll and reply, then our roll and reply).
 
-Cube decisions (:mod:`boardgammon.bots.cubeful`) use the winning and gammon chances of the
+Cube decisions (:mod:`boardgammon.cube.cubeful`) use the winning and gammon chances of the
 position before the roll: 0-ply for medium, 2-ply for hard.
 """
 
@@ -26,10 +26,11 @@ from functools import cache
 import numpy as np
 from numba import njit
 
+from boardgammon.cube import Context, cubeful
 from boardgammon.engine import Board, Variant, movegen
 
-from . import bearoff, cubeful
-from .base import Bot, Context, RankedPlay, register
+from . import bearoff
+from .base import Bot, RankedPlay, register
 from .encoding import N_INPUTS
 from .network import N_OUTPUTS, Network, cubeless_equity, flip_into
 from .training import _result, choose, value0

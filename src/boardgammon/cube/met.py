@@ -29,7 +29,7 @@ simplified), for the cube curves of every cube state and for scores beyond the t
   doubling now still keeps the cube for the next roll, as gnubg values it.
 
 The same model alone (``published=False``) makes a whole table from the gammon rate; it is
-within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/analysis/test_met.py``), which is the
+within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/cube/test_met.py``), which is the
 check that its cube curves are sound. Why the published table is used: on gnubg 2-ply's own
 probabilities, cube decisions by our model with the computed table lost 1.9 millipoints (EMG)
 per doubling decision and 7.0 per take decision as gnubg 2-ply judges them, with the
@@ -46,9 +46,10 @@ from importlib.resources import files
 
 import numpy as np
 
+from boardgammon.engine.constants import MAX_CUBE
+
 GAMMON_RATE = 0.26  # share of games ending in a gammon, typical of rollouts of openings
 CUBE_EFFICIENCY = 0.68
-MAX_CUBE = 64
 GRID = np.linspace(0.0, 1.0, 1001)
 PUBLISHED = "Kazaross-XG2"
 PUBLISHED_LENGTH = 25
@@ -201,7 +202,7 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
             and the leader's own doubles never gain (its cash point would be a match win).
         efficiency: the cube efficiency of the curves at the higher cube levels (whose
             crossings are the take points), the position's own as gnubg uses it
-            (:func:`boardgammon.bots.cubeful.cube_efficiency`).
+            (:func:`boardgammon.cube.efficiency.cube_efficiency`).
     """
     gw, gl = (GAMMON_RATE, GAMMON_RATE) if gammons is None else (
         round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
