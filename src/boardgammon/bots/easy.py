@@ -62,6 +62,7 @@ from scipy.special import ndtr, ndtri
 
 from boardgammon.cube import Context, heuristic
 from boardgammon.engine import Board, Play
+from boardgammon.engine.constants import BACKGAMMON_INDICES, HOME_POINTS, ROW_LENGTH
 from boardgammon.engine.rules import game_values, is_contact
 
 from .base import Bot, RankedPlay, register
@@ -155,11 +156,11 @@ def gammon_share(board: Board, p_win: float) -> float:
     if board.borne_off(1) > 0 or p_win <= 0:
         return 0.0
     if board.is_contact():
-        back = int(a[1, 18:25].sum())
+        back = int(a[1, BACKGAMMON_INDICES].sum())
         return min(0.6, 0.1 + 0.1 * back) * p_win
-    outside = np.arange(1, 26) - 6
+    outside = np.arange(1, ROW_LENGTH + 1) - HOME_POINTS
     save_pips = float((a[1] * np.maximum(outside, 0)).sum()) + 1.0
-    winner_rolls = max(float(a[0] @ np.arange(1, 26)) / _AVERAGE_ROLL, a[0].sum() / 2.0)
+    winner_rolls = max(float(a[0] @ np.arange(1, ROW_LENGTH + 1)) / _AVERAGE_ROLL, a[0].sum() / 2.0)
     loser_rolls = save_pips / _AVERAGE_ROLL
     return min(1.0, float(ndtr(loser_rolls - winner_rolls)) / p_win)
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardgammon.engine.constants import BAR_INDEX
 from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
@@ -119,7 +120,7 @@ def _hits_with(b, d1, d2, on_bar):
             else:
                 if dist == d1 or dist == d2:
                     return True
-                if dist == d1 + d2 and (not on_bar or b[0, 24] == 1):
+                if dist == d1 + d2 and (not on_bar or b[0, BAR_INDEX] == 1):
                     if _open_for_mover(b, s - d1) or _open_for_mover(b, s - d2):
                         return True
     return False
@@ -135,7 +136,7 @@ def shots(b):
             break
     if not has_blot:
         return 0.0
-    on_bar = b[0, 24] > 0
+    on_bar = b[0, BAR_INDEX] > 0
     n = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
@@ -237,7 +238,7 @@ def encode_into(b, checkers, x):
             x[k + 1] = 1.0 if n >= 2 else 0.0
             x[k + 2] = 1.0 if n >= 3 else 0.0
             x[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
-        bar = b[side, 24]
+        bar = b[side, BAR_INDEX]
         on_board += bar
         pips += bar * 25
         x[base + 96] = bar / 2.0

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boardgammon.engine.constants import BAR_INDEX, ROW_LENGTH
 from boardgammon.engine.rules import is_contact
 
 NAMES: tuple[str, ...] = (
@@ -66,7 +67,7 @@ NAMES: tuple[str, ...] = (
 SHOT_FEATURES: tuple[str, ...] = ("shots", "hit_loss", "hit_exposure")
 INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
 
-_PIP_WEIGHTS = np.arange(1, 26, dtype=np.int64)
+_PIP_WEIGHTS = np.arange(1, ROW_LENGTH + 1, dtype=np.int64)
 
 # --- Rolls and the ways each roll moves one checker ------------------------------------------
 #
@@ -176,7 +177,7 @@ def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     blocked[:, 1:25] = mine_rev >= 2
     sources = np.zeros((n, 26), bool)
     sources[:, 1:26] = theirs > 0
-    on_bar = theirs[:, 24] > 0
+    on_bar = theirs[:, BAR_INDEX] > 0
     sources[on_bar, 1:25] = False
     reach = _reach(sources, blocked, blots)          # [N, 21, 26]
     weights = ROLL_WEIGHTS[None, :]
@@ -303,6 +304,6 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
     out[:, INDEX["trapped"]] = trapped
     out[:, INDEX["borne_off"]] = checkers - mine.sum(axis=1)
-    out[:, INDEX["on_bar_vs_board"]] = mine[:, 24] * their_home
+    out[:, INDEX["on_bar_vs_board"]] = mine[:, BAR_INDEX] * their_home
     out[:, INDEX["racing_lead"]] = pips[:, 1] - pips[:, 0]
     return out
