@@ -42,7 +42,7 @@ import numpy as np
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
-from boardgammon.bots.neural import Evaluator
+from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.cube.cubeful import cube_values
 from boardgammon.cube.efficiency import cube_efficiency
 from boardgammon.engine import Board, Match
@@ -205,8 +205,8 @@ def judge(points: list[Point], player) -> dict:
 
 
 @cache
-def _evaluator() -> Evaluator:
-    return Evaluator()
+def _evaluator() -> NetworkEvaluator:
+    return NetworkEvaluator()
 
 
 def efficiency(p: Point) -> float:

@@ -39,11 +39,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
 
 from . import luck as luck_mod
-from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
+from .errors import UnavailableDepth
+from .evaluator import Evaluator, terminal_outputs
 
 ANALYSIS_VERSION = 9
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
@@ -326,16 +328,17 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     Args:
         match: the match; its record is replayed from the start (resignations, clocks and
             flags are not analysed).
-        evaluator: the model (default: :class:`~.evaluator.NeuralEvaluator`).
+        evaluator: the model (default: :class:`~boardgammon.bots.neural.NetworkEvaluator`).
         plies: search depth, 0 up to ``evaluator.max_plies``.
         progress: called as ``progress(done, total)`` after each record action.
 
     Raises:
-        ValueError: ``plies`` outside what the evaluator offers.
+        UnavailableDepth: (a ``ValueError``) ``plies`` outside what the evaluator offers.
     """
-    evaluator = evaluator or NeuralEvaluator()
+    evaluator = evaluator or NetworkEvaluator()
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
-        raise ValueError(f"--ply is 0 to {evaluator.max_plies} for this evaluator, got {plies!r}")
+        raise UnavailableDepth(f"the search depth is 0 to {evaluator.max_plies} plies for this "
+                               f"evaluator, got {plies!r}")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)

@@ -1,9 +1,10 @@
-"""The evaluator interface the analysis is written against, and the production one.
+"""The evaluator interface the analysis is written against.
 
 The analysis needs one thing from a model: the five outcome probabilities of positions, from
 the view of the player on roll before the roll, at a search depth. Keeping that interface this
 small lets the tests drive the whole analysis with a deterministic evaluator whose values are
-known exactly, and the benchmarks with the neural network.
+known exactly, and the benchmarks with the neural network
+(:class:`boardgammon.bots.neural.NetworkEvaluator`, the default).
 
 Outputs follow gnubg's convention (:mod:`boardgammon.bots.network`): ``(win, win gammon, win
 backgammon, lose gammon, lose backgammon)``, gammons including backgammons.
@@ -31,27 +32,6 @@ class Evaluator(Protocol):
 
     def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
         ...
-
-
-class NeuralEvaluator:
-    """The shipped neural network (:class:`boardgammon.bots.neural.Evaluator`): 0-ply is the
-    network on the position, n-ply averages the 21 rolls of the position after the roller's best
-    0-ply play valued at (n − 1)-ply, as gnubg counts plies; up to 2 plies.
-
-    Args:
-        network: weights (default: the network shipped with the package).
-    """
-
-    max_plies = 2
-
-    def __init__(self, network=None) -> None:
-        from boardgammon.bots.neural import Evaluator as _Neural
-
-        self._inner = _Neural(network)
-
-    def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
-        """See :class:`Evaluator`."""
-        return self._inner.evaluate(boards, checkers, plies)
 
 
 def terminal_outputs(after: np.ndarray, checkers: int) -> np.ndarray | None:

@@ -119,8 +119,10 @@ def shipped_network(game: str = "standard") -> Network:
     return Network.load(game=game)
 
 
-class Evaluator:
-    """Outputs of positions at a given search depth.
+class NetworkEvaluator:
+    """Outputs of positions at a given search depth, by the networks: an
+    :class:`~boardgammon.analysis.evaluator.Evaluator` for the analysis, and the medium and hard
+    levels' model.
 
     Args:
         network: the weights for 15-checker positions (default: the shipped network).
@@ -133,6 +135,9 @@ class Evaluator:
                  hypergammon: Network | None = None) -> None:
         self.network = network or shipped_network()
         self.hypergammon = hypergammon or shipped_network("hypergammon")
+
+    max_plies = 2
+    """The deepest search :meth:`evaluate` offers."""
 
     def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
         """Five outputs (player on roll's view) of positions ``int8[P, 2, 25]`` at ``plies``
@@ -185,7 +190,7 @@ class NeuralBot(Bot):
     def __init__(self, seed: int | None = None, network: Network | None = None,
                  hypergammon: Network | None = None) -> None:
         super().__init__(seed)
-        self.evaluator = Evaluator(network, hypergammon)
+        self.evaluator = NetworkEvaluator(network, hypergammon)
 
     def outputs(self, board: Board) -> np.ndarray:
         """Five outputs of ``board`` (player on roll's view) at the level's cube depth."""
