@@ -290,7 +290,7 @@ class _Judge:
         index = names.index(made)
         if len(plays) <= 1:
             return len(plays), (), 0.0, 0.0
-        afters = np.stack([p.after.array for p in plays])
+        afters = np.stack([p.board_after.array for p in plays])
         values = stakes.value(self.after_outputs(afters, 0), afters)
         depth = np.zeros(len(plays), dtype=int)
         if self.plies:

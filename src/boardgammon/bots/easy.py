@@ -182,7 +182,7 @@ class EasyBot(Bot):
         """Every legal play, best first by the model's cubeless equity (ties keep the
         generator's order). A roll with no legal play gives the one empty play."""
         plays = board.legal_plays(*dice)
-        eq = equities(np.stack([p.after.array for p in plays]), board.checkers)
+        eq = equities(np.stack([p.board_after.array for p in plays]), board.checkers)
         order = np.argsort(-eq, kind="stable")
         return [RankedPlay(plays[i], float(eq[i])) for i in order]
 

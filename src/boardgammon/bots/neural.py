@@ -205,7 +205,7 @@ class NeuralBot(Bot):
         gnubg plays); in money play by cubeless equity (gammons not counted under the Jacoby
         rule with the cube centred)."""
         plays = board.legal_plays(*dice)
-        after = np.stack([p.after.swapped().array for p in plays])
+        after = np.stack([p.board_after.swapped().array for p in plays])
         theirs = self.evaluator.evaluate(after, board.checkers, 0)
         mine = _flip(theirs)
 

@@ -35,10 +35,12 @@ def check_dice(d1: object, d2: object) -> tuple[int, int]:
     Raises:
         InvalidDice: otherwise.
     """
+    dice = []
     for d in (d1, d2):
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
             raise InvalidDice(f"a die shows a whole number from 1 to 6, got {d!r}")
-    return int(d1), int(d2)
+        dice.append(int(d))
+    return dice[0], dice[1]
 
 
 class Variant(StrEnum):
@@ -268,7 +270,7 @@ class Board:
             InvalidNotation: text that is not standard notation.
             IllegalPlay: not a legal play of ``dice`` here; the message says why.
         """
-        return self.validate(play, dice).after
+        return self.validate(play, dice).board_after
 
     def validate(self, play: Play | str, dice: tuple[int, int]) -> Play:
         """Check a submitted play against the legal set and return the legal :class:`Play`.

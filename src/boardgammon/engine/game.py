@@ -309,18 +309,17 @@ class Game:
             IllegalPlay: not a legal play of the dice; the message says why.
             MatchOver, WrongPhase (not rolled yet), NotYourTurn.
         """
-        self._expect(seat, (Phase.PLAY,), "play")
+        seat = self._expect(seat, (Phase.PLAY,), "play")  # the player on roll
         assert self.dice is not None
         legal = self.board.validate(play, self.dice)
-        after = legal.after
-        assert after is not None
+        after = legal.board_after
         self.dice = None
         if after.borne_off(0) == after.checkers:
             self.board = after
-            self._finish(self.on_roll, _outcome_of(after), EndReason.BEAR_OFF)
+            self._finish(seat, _outcome_of(after), EndReason.BEAR_OFF)
         else:
             self.board = after.swapped()
-            self.on_roll = 1 - self.on_roll
+            self.on_roll = 1 - seat
             self.phase = Phase.ROLL
         return legal
 

@@ -63,6 +63,19 @@ class Play:
         self.after = after
         self._key = _identity(self.moves)
 
+    @property
+    def board_after(self) -> Board:
+        """The resulting position (mover's view) of a play from ``Board.legal_plays`` or
+        ``Board.validate``.
+
+        Raises:
+            ValueError: the resulting position is unknown (a play parsed from text and not yet
+                validated against a position).
+        """
+        if self.after is None:
+            raise ValueError(f"{self} has no known resulting position: validate it first")
+        return self.after
+
     @classmethod
     def _from_kernel(cls, moves, n: int, after: Board | None) -> Play:
         """A play from the generator's ``int[4, 3]`` move rows (source, dest, hit), the first
