@@ -16,6 +16,7 @@ from boardgammon.engine.rules import (
     game_values,
     is_contact,
     is_contact_kernel,
+    pip_counts,
 )
 
 
@@ -107,3 +108,12 @@ def test_the_game_doubles_exactly_when_the_rule_allows(crawford, cube_enabled, c
         assert why is DoubleRefusal.CRAWFORD
     elif cube == MAX_CUBE and cube_enabled and owner == 0:
         assert why is DoubleRefusal.AT_MAX
+
+
+def test_pip_counts_are_the_pips_to_bear_off(positions):
+    batch = pip_counts(positions)
+    assert batch.shape == (len(positions), 2)
+    for k, a in enumerate(positions[:500]):
+        by_checker = [sum((i + 1) * int(a[side, i]) for i in range(ROW_LENGTH))
+                      for side in (0, 1)]
+        assert batch[k].tolist() == by_checker == pip_counts(a).tolist()

@@ -63,7 +63,7 @@ from scipy.special import ndtr, ndtri
 from boardgammon.cube import Context, heuristic
 from boardgammon.engine import Board, Play
 from boardgammon.engine.constants import BACKGAMMON_INDICES, HOME_POINTS, ROW_LENGTH
-from boardgammon.engine.rules import game_values, is_contact
+from boardgammon.engine.rules import game_values, is_contact, pip_counts
 
 from .base import Bot, RankedPlay, register
 from .features import INDEX, NAMES, features
@@ -160,7 +160,7 @@ def gammon_share(board: Board, p_win: float) -> float:
         return min(0.6, 0.1 + 0.1 * back) * p_win
     outside = np.arange(1, ROW_LENGTH + 1) - HOME_POINTS
     save_pips = float((a[1] * np.maximum(outside, 0)).sum()) + 1.0
-    winner_rolls = max(float(a[0] @ np.arange(1, ROW_LENGTH + 1)) / _AVERAGE_ROLL, a[0].sum() / 2.0)
+    winner_rolls = max(float(pip_counts(a)[0]) / _AVERAGE_ROLL, a[0].sum() / 2.0)
     loser_rolls = save_pips / _AVERAGE_ROLL
     return min(1.0, float(ndtr(loser_rolls - winner_rolls)) / p_win)
 

@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgammon.engine.constants import BAR_INDEX, ROW_LENGTH
-from boardgammon.engine.rules import is_contact
+from boardgammon.engine import rules
+from boardgammon.engine.constants import BAR_INDEX
 
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
@@ -66,8 +66,6 @@ NAMES: tuple[str, ...] = (
 )
 SHOT_FEATURES: tuple[str, ...] = ("shots", "hit_loss", "hit_exposure")
 INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
-
-_PIP_WEIGHTS = np.arange(1, ROW_LENGTH + 1, dtype=np.int64)
 
 # --- Rolls and the ways each roll moves one checker ------------------------------------------
 #
@@ -248,9 +246,9 @@ def _longest_run(made: np.ndarray, allowed: np.ndarray) -> np.ndarray:
 
 
 def pip_counts(arrays: np.ndarray) -> np.ndarray:
-    """``int[N, 2]`` pip counts of row 0 and row 1 (each in its own numbering, bar = 25)."""
-    a = _as_batch(arrays)
-    return a @ _PIP_WEIGHTS
+    """``int[N, 2]`` pip counts of row 0 and row 1 (:func:`boardgammon.engine.rules.pip_counts`)
+    of ``int8[N, 2, 25]`` positions, or ``[1, 2]`` of one ``[2, 25]``."""
+    return rules.pip_counts(_as_batch(arrays))
 
 
 def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.ndarray:
@@ -285,7 +283,7 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    trapped = np.where(is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
+    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgammon.engine.constants import HOME_POINTS, ROW_LENGTH
-from boardgammon.engine.rules import is_contact
+from boardgammon.engine.constants import HOME_POINTS
+from boardgammon.engine.rules import is_contact, pip_counts
 
 X_CONTACT = 0.68
 X_BEAROFF = 0.60
@@ -31,7 +31,7 @@ def cube_efficiency(boards: np.ndarray, variant: str = "standard") -> np.ndarray
     if variant == "hypergammon":
         return np.full(boards.shape[:-2], X_BEAROFF)
     base, per_pip, low, high = RACE_EFFICIENCY
-    pips = boards[..., 0, :] @ np.arange(1, ROW_LENGTH + 1)
+    pips = pip_counts(boards)[..., 0]
     race = np.clip(base + per_pip * pips, low, high)
     home = (boards[..., :, HOME_POINTS:] == 0).all(axis=(-2, -1))
     return np.where(is_contact(boards), X_CONTACT, np.where(home, X_BEAROFF, race))

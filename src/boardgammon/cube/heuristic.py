@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from boardgammon.engine.constants import ROW_LENGTH
+from boardgammon.engine.rules import pip_counts
 
 from .context import Context, CubeOwner
 from .met import match_equity
@@ -43,9 +43,6 @@ RACE_MONEY_TAKE_POINT = 0.22
 # giving up ownership of the cube costs more.
 DOUBLE_WINDOW = {(False, CubeOwner.CENTRE): 0.10, (False, CubeOwner.ME): 0.07,
                  (True, CubeOwner.CENTRE): 0.09, (True, CubeOwner.ME): 0.06}
-
-_PIPS = np.arange(1, ROW_LENGTH + 1, dtype=np.int64)
-
 
 def keith_counts(arrays: np.ndarray) -> np.ndarray:
     """Keith-adjusted pip counts, without the roller's one-seventh (see the module docstring).
@@ -64,7 +61,7 @@ def keith_counts(arrays: np.ndarray) -> np.ndarray:
     a = np.asarray(arrays, dtype=np.int64)
     if a.ndim == 2:
         a = a[None]
-    pips = a @ _PIPS
+    pips = pip_counts(a)
     waste = (2 * np.maximum(a[..., 0] - 1, 0) + np.maximum(a[..., 1] - 1, 0)
              + np.maximum(a[..., 2] - 3, 0) + (a[..., 3:6] == 0).sum(axis=-1))
     return pips + waste

@@ -25,7 +25,7 @@ from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
 from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
-from .rules import is_contact
+from .rules import is_contact, pip_counts
 
 
 def check_dice(d1: object, d2: object) -> tuple[int, int]:
@@ -223,8 +223,8 @@ class Board:
 
     def pip_counts(self) -> tuple[int, int]:
         """Pip counts (player on roll, opponent): the pips each needs to bear everything off."""
-        w = np.arange(1, ROW_LENGTH + 1)
-        return int(self._a[0] @ w), int(self._a[1] @ w)
+        mine, theirs = pip_counts(self._a).tolist()
+        return mine, theirs
 
     def is_contact(self) -> bool:
         """Whether the sides can still hit each other (some checker of one is behind one of the

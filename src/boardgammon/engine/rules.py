@@ -1,8 +1,8 @@
-"""The rules that the rest of the package asks about a position: contact, the value of a finished
-game, and whether the cube may be turned. Each rule is written here once, in the versions its
-callers need side by side: numpy over any number of positions (``[..., 2, 25]`` arrays, one
-position included), and a numba kernel of one position for the compiled hot paths (the move
-generator, the encoding, self-play training). ``tests/engine/test_rule_versions.py`` checks that the
+"""The rules that the rest of the package asks about a position: pip counts, contact, the value of
+a finished game, and whether the cube may be turned. Each rule is written here once, in the
+versions its callers need side by side: numpy over any number of positions (``[..., 2, 25]``
+arrays, one position included), and a numba kernel of one position for the compiled hot paths
+(the encoding, self-play training). ``tests/engine/test_rule_versions.py`` checks that the
 versions agree.
 
 Arrays follow the layout of :mod:`boardgammon.engine.constants` (row 0 the player on roll, each
@@ -19,6 +19,19 @@ from numba import njit
 from .constants import BACKGAMMON_INDICES, MAX_CUBE, POINTS, ROW_LENGTH
 
 _BACKGAMMON_FROM = BACKGAMMON_INDICES.start
+_PIPS_TO_GO = np.arange(1, ROW_LENGTH + 1, dtype=np.int64)  # point p (index p - 1), bar 25
+
+
+# Pip counts ---------------------------------------------------------------------------------------
+
+
+def pip_counts(boards: np.ndarray) -> np.ndarray:
+    """The pip count of each side of ``boards`` (``int[..., 2, 25]``): the pips it needs to bear
+    every checker off (a checker on point ``p`` needs ``p``, one on the bar 25).
+
+    Returns ``int64[..., 2]``: row 0's count, row 1's.
+    """
+    return np.asarray(boards, dtype=np.int64) @ _PIPS_TO_GO
 
 
 # Contact ----------------------------------------------------------------------------------------
@@ -129,4 +142,4 @@ def double_refusal(*, cube_enabled: bool, crawford: bool, cube: int,
 
 
 __all__ = ["DoubleRefusal", "double_refusal", "game_value_kernel", "game_values", "is_contact",
-           "is_contact_kernel"]
+           "is_contact_kernel", "pip_counts"]
