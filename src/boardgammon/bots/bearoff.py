@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from boardgammon.engine import movegen
+from boardgammon.engine import constants, movegen
 from boardgammon.engine.constants import HOME_POINTS
 
 MAX_CHECKERS = 15
@@ -37,8 +37,8 @@ N_POSITIONS = 54264  # C(21, 6)
 _VERSION = 1
 
 # The 21 distinct rolls and their probabilities (1/36 for doubles, 2/36 otherwise).
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+ROLLS = np.array(constants.ROLLS, dtype=np.int64)
+ROLL_WEIGHTS = np.array(constants.ROLL_PROBABILITIES)
 
 
 @njit(cache=True)

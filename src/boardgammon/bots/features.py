@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardgammon.engine import rules
-from boardgammon.engine.constants import BAR_INDEX
+from boardgammon.engine import constants, rules
+from boardgammon.engine.constants import BAR_INDEX, ROLLS
 
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
@@ -69,9 +69,9 @@ INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
 
 # --- Rolls and the ways each roll moves one checker ------------------------------------------
 #
-# The 21 distinct rolls, with weight 2 for a non-double (two orders of 36) and 1 for a double.
-ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-ROLL_WEIGHTS = np.array([1 if a == b else 2 for a, b in ROLLS], dtype=np.int64)
+# The 21 distinct rolls (engine.constants.ROLLS), each counted in throws of 36: 2 for a
+# non-double (two orders), 1 for a double.
+ROLL_WAYS = np.array(constants.ROLL_WAYS, dtype=np.int64)
 
 
 def _ways() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -178,12 +178,12 @@ def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     on_bar = theirs[:, BAR_INDEX] > 0
     sources[on_bar, 1:25] = False
     reach = _reach(sources, blocked, blots)          # [N, 21, 26]
-    weights = ROLL_WEIGHTS[None, :]
+    weights = ROLL_WAYS[None, :]
     shots = (reach.any(axis=2) * weights).sum(axis=1)
     # A blot on row 1's point q is row 0's point 25 - q: hit, it loses 25 - (25 - q) = q pips.
     loss = (reach * _TARGETS[None, None, :]).max(axis=2)
     hit_loss = (loss * weights).sum(axis=1) / 36.0
-    per_q = (reach * ROLL_WEIGHTS[None, :, None]).sum(axis=1)    # [N, 26], row 1's numbering
+    per_q = (reach * ROLL_WAYS[None, :, None]).sum(axis=1)    # [N, 26], row 1's numbering
     per_point = per_q[:, 24:0:-1]                    # row 0's point p = row 1's 25 - p
     return shots, hit_loss, per_point
 
@@ -230,7 +230,7 @@ def escapes(arrays: np.ndarray) -> np.ndarray:
     rows = np.arange(n)[:, None]
     ok = targets[rows, land] & open_[rows[:, :, None], mids].all(axis=2)
     by_roll = np.logical_or.reduceat(ok, _ROLL_STARTS, axis=1)
-    count = (by_roll * ROLL_WEIGHTS[None, :]).sum(axis=1)
+    count = (by_roll * ROLL_WAYS[None, :]).sum(axis=1)
     return np.where(any_block, count, 36)
 
 

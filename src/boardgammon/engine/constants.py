@@ -35,5 +35,12 @@ winner's home board (the loser's points 19–24) and the bar."""
 MAX_CUBE = 64
 """The cube goes no higher: a side may not double a cube of 64."""
 
+ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+"""The 21 distinct rolls of two dice, the smaller die first."""
+ROLL_WAYS: tuple[int, ...] = tuple(1 if a == b else 2 for a, b in ROLLS)
+"""Of the 36 equally likely throws, how many give each of :data:`ROLLS`: 1 a double, else 2."""
+ROLL_PROBABILITIES: tuple[float, ...] = tuple(ways / 36.0 for ways in ROLL_WAYS)
+"""The probability of each of :data:`ROLLS`."""
+
 __all__ = ["BACKGAMMON_INDICES", "BAR", "BAR_INDEX", "HOME_INDICES", "HOME_POINTS", "MAX_CUBE",
-           "OFF", "POINTS", "ROW_LENGTH"]
+           "OFF", "POINTS", "ROLLS", "ROLL_PROBABILITIES", "ROLL_WAYS", "ROW_LENGTH"]
