@@ -8,6 +8,7 @@ inside functions and under ``TYPE_CHECKING``), so a lazy import cannot hide a cy
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,6 +112,12 @@ def test_lower_packages_import_only_what_lies_below():
     wrong = {package: sorted(graph.get(package, set()) - allowed)
              for package, allowed in LAYERS.items() if graph.get(package, set()) - allowed}
     assert wrong == {}
+
+
+def test_the_engine_needs_numpy_and_numba_only():
+    outside = {module[0] for path in (ROOT / "engine").rglob("*.py") for module in _imports(path)
+               if module[0] and module[0] not in sys.stdlib_module_names}
+    assert outside <= {"numpy", "numba", "boardgammon"}
 
 
 def test_find_cycle_finds_one():
