@@ -8,7 +8,7 @@ cube decision of both players at 0-ply and at 2-ply (``analyse match`` through
 :func:`boardgammon.external.gnubg.run_script`; checker plays at 0-ply, they are not used), and
 judges at every turn where the player on roll
 could double (the cube live: see :attr:`Context.cube_dead_for_me
-<boardgammon.bots.base.Context.cube_dead_for_me>`):
+<boardgammon.cube.Context.cube_dead_for_me>`):
 
 * the doubling verdict (double / no double) and the answer the opponent would give (take /
   drop) of each player below, by gnubg 2-ply's cubeful MWC for no double and double/take and
