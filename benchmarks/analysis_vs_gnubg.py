@@ -19,7 +19,7 @@ the same depth (its ``gnubg.match()`` analysis fields through
 
 Targets (issue 9): error rates within 10 % of gnubg's, the same best play in at least 90 % of
 unforced decisions. Both value checker plays cubefully at the match score, gnubg with its
-default MET (Kazaross-XG2), ours with the same published table (:mod:`boardgammon.analysis.met`).
+default MET (Kazaross-XG2), ours with the same published table (:mod:`boardgammon.cube.met`).
 """
 
 from __future__ import annotations

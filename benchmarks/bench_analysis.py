@@ -12,7 +12,7 @@ import time
 
 from benchmarks.analysis_vs_gnubg import bot_match, gnubg_analysis
 from boardgammon.analysis.analysis import analyse_match
-from boardgammon.analysis.evaluator import NeuralEvaluator
+from boardgammon.bots.neural import NetworkEvaluator
 from tests.helpers.gnubg import gnubg_path
 
 SEED = 7
@@ -21,7 +21,7 @@ TARGETS = {0: 5.0, 2: 60.0}
 
 def main() -> None:
     match = bot_match(SEED)
-    evaluator = NeuralEvaluator()
+    evaluator = NetworkEvaluator()
     analyse_match(bot_match(SEED + 100, length=1), evaluator, 2)  # warm-up: compile, load
     decisions = sum(1 for a in match.record if a.kind == "play")
     print(f"7-point match, score {match.score[0]}-{match.score[1]}, {decisions} plays")

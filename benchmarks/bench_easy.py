@@ -18,9 +18,9 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from boardgammon.bots import Bot, Context, RankedPlay, create
-from boardgammon.bots import cube as cube_module
 from boardgammon.bots import easy as easy_module
 from boardgammon.commands.selfplay import run
+from boardgammon.cube import heuristic as cube_module
 from boardgammon.engine import Board
 
 GAMES = 40

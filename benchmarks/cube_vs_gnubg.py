@@ -8,7 +8,7 @@ cube decision of both players at 0-ply and at 2-ply (``analyse match`` through
 :func:`tests.helpers.gnubg.run_script`; checker plays at 0-ply, they are not used), and
 judges at every turn where the player on roll
 could double (the cube live: see :attr:`Context.cube_dead_for_me
-<boardgammon.bots.base.Context.cube_dead_for_me>`):
+<boardgammon.cube.Context.cube_dead_for_me>`):
 
 * the doubling verdict (double / no double) and the answer the opponent would give (take /
   drop) of each player below, by gnubg 2-ply's cubeful MWC for no double and double/take and
@@ -42,10 +42,11 @@ import numpy as np
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.bots import Context, CubeOwner
-from boardgammon.bots.cubeful import cube_efficiency, cube_values
-from boardgammon.bots.neural import Evaluator
+from boardgammon.bots.neural import NetworkEvaluator
+from boardgammon.cube.cubeful import cube_values
+from boardgammon.cube.efficiency import cube_efficiency
 from boardgammon.engine import Board, Match
-from boardgammon.engine.game import MAX_CUBE
+from boardgammon.engine.constants import MAX_CUBE
 from boardgammon.formats import write_mat
 from tests.helpers.gnubg import run_script
 
@@ -204,8 +205,8 @@ def judge(points: list[Point], player) -> dict:
 
 
 @cache
-def _evaluator() -> Evaluator:
-    return Evaluator()
+def _evaluator() -> NetworkEvaluator:
+    return NetworkEvaluator()
 
 
 def efficiency(p: Point) -> float:

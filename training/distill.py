@@ -1,7 +1,7 @@
 """Refine a self-play network on its own 2-ply values (an experiment; see docs/neural.md).
 
 ``label`` samples positions from the network's self-play (one play in ten at random), values
-each at 2-ply with the same network (:class:`boardgammon.bots.neural.Evaluator`, bear-off
+each at 2-ply with the same network (:class:`boardgammon.bots.neural.NetworkEvaluator`, bear-off
 database included) and saves ``boards`` and ``targets`` (five outputs, player on roll's view),
 appending in chunks so that an interrupted run resumes. ``fit`` moves the network's 0-ply outputs
 towards those targets by the squared-error gradient of the TD trainer
@@ -23,7 +23,7 @@ from numba import njit
 
 from boardgammon.bots.encoding import N_INPUTS, encode_into
 from boardgammon.bots.network import N_OUTPUTS, Network
-from boardgammon.bots.neural import Evaluator
+from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.bots.training import _update
 from training.make_benchmark import sample_positions
 
@@ -44,7 +44,7 @@ def label(weights: str, out: str, positions: int, seed: int) -> None:
         with np.load(out) as z:
             if np.array_equal(z["boards"], boards):
                 targets = z["targets"]
-    ev = Evaluator(net)
+    ev = NetworkEvaluator(net)
     t0 = time.perf_counter()
     done0 = len(targets)
     while len(targets) < positions:

@@ -22,7 +22,7 @@ The labels are the five cubeless outputs (win, win gammon, win backgammon, lose 
 backgammon) from the view of the player on roll, averaged over the trials, with their standard
 errors (standard deviation over trials / √trials).
 
-    python training/rollouts.py generate --out training/data/rollouts --seed S
+    python -m training.rollouts generate --out training/data/rollouts --seed S
         [--positions N] [--trials 144] [--truncate 0] [--shard 200]
 
 Output: shards ``OUT-SEED-NNNN.npz`` (``boards int8[n, 2, 25]``, ``outputs float32[n, 5]``,
@@ -49,15 +49,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-from make_benchmark import sample_positions  # training/ is on the path when run as a script
-from numba import njit
 
+from boardgammon._numba_cache import njit
 from boardgammon.bots import bearoff
-from boardgammon.bots.cubeful import is_contact
 from boardgammon.bots.encoding import N_INPUTS
 from boardgammon.bots.network import N_OUTPUTS, Network, flip_into
 from boardgammon.bots.training import choose
 from boardgammon.engine import movegen
+from boardgammon.engine.rules import is_contact
+from training.make_benchmark import sample_positions
 
 MAX_PLIES = 2048  # far above real games; a longer one is valued at 0-ply where it stands
 _CAP = 4096

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boardgammon.analysis import met
 from boardgammon.analysis import report as rep
 from boardgammon.analysis.analysis import (
     CUBE_ERRORS,
@@ -31,8 +30,8 @@ from boardgammon.analysis.luck import (
     label,
     roll_luck,
 )
-from boardgammon.bots.base import Context
 from boardgammon.cli import app
+from boardgammon.cube import Context, met
 from boardgammon.engine import Board, Match
 from tests.helpers.fake import PipEvaluator, win_probability
 from tests.helpers.random_match import play_random_match

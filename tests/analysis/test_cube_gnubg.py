@@ -25,10 +25,10 @@ from benchmarks.cube_vs_gnubg import (
     judge,
     points_of,
 )
-from boardgammon.analysis import met
 from boardgammon.bots import Context, create
-from boardgammon.bots.cubeful import cube_values
 from boardgammon.commands.selfplay import bot_act, opening
+from boardgammon.cube import met
+from boardgammon.cube.cubeful import cube_values
 from boardgammon.engine import Match
 
 pytestmark = pytest.mark.gnubg

@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from boardgammon.analysis.met import match_equity
 from boardgammon.bots import Context, CubeOwner, create
-from boardgammon.bots.cube import (
+from boardgammon.cube.heuristic import (
     keith_counts,
     race_estimate,
     race_win_probability,
@@ -17,6 +16,7 @@ from boardgammon.bots.cube import (
     should_take,
     take_point,
 )
+from boardgammon.cube.met import match_equity
 from boardgammon.engine import Board
 
 from .test_easy import random_positions

@@ -166,9 +166,9 @@ def test_a_deep_evaluation_lets_other_threads_run():
     import threading
     import time
 
-    from boardgammon.bots.neural import Evaluator
+    from boardgammon.bots.neural import NetworkEvaluator
 
-    evaluator = Evaluator()
+    evaluator = NetworkEvaluator()
     boards = np.stack([p.after.swapped().array for p in Board.initial().legal_plays(3, 1)][:5])
     evaluator.evaluate(boards[:1], plies=2)  # compiled before the measurement
     finished = threading.Event()

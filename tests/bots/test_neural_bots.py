@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.analysis import met
 from boardgammon.bots import Bot, Context, CubeOwner, RankedPlay, create
-from boardgammon.bots.cubeful import (
-    cube_efficiency,
+from boardgammon.bots.neural import NetworkEvaluator
+from boardgammon.cube import met
+from boardgammon.cube.cubeful import (
     cube_values,
     cubeful_play_values,
     money_equity,
@@ -20,7 +20,7 @@ from boardgammon.bots.cubeful import (
     should_double,
     should_take,
 )
-from boardgammon.bots.neural import Evaluator
+from boardgammon.cube.efficiency import cube_efficiency
 from boardgammon.engine import Board
 
 from .test_neural import random_positions
@@ -104,13 +104,13 @@ def test_hard_ranks_a_finishing_play_first():
 def test_evaluator_uses_the_exact_bear_off_database():
     board = Board.from_points({6: 1}, {6: 1})  # one checker each on the 6-point
     for plies in (0, 1, 2):
-        o = Evaluator().evaluate(board.array[None], plies=plies)[0]
+        o = NetworkEvaluator().evaluate(board.array[None], plies=plies)[0]
         assert o[0] == pytest.approx(0.8125, abs=1e-6) and o[1:].tolist() == [0, 0, 0, 0]
 
 
 def test_evaluator_scores_finished_games():
     won = Board.from_points({}, {1: 15})  # the player on roll has borne off everything
-    o = Evaluator().evaluate(np.stack([won.array, won.swapped().array]))
+    o = NetworkEvaluator().evaluate(np.stack([won.array, won.swapped().array]))
     assert o[0].tolist() == [1, 1, 0, 0, 0] and o[1].tolist() == [0, 0, 0, 1, 0]
 
 
@@ -352,8 +352,8 @@ def test_hypergammon_has_its_own_network_that_sees_its_gammons():
     from boardgammon.bots.neural import shipped_network
 
     board = Board.from_position_id("ACCAggoAAAAAAA", checkers=3)
-    new = Evaluator().evaluate(board.array[None], 3)[0]
-    old = Evaluator(hypergammon=shipped_network()).evaluate(board.array[None], 3)[0]
+    new = NetworkEvaluator().evaluate(board.array[None], 3)[0]
+    old = NetworkEvaluator(hypergammon=shipped_network()).evaluate(board.array[None], 3)[0]
     assert new[0] > 0.85 and new[1] > 0.6 and old[1] < 0.1
     ctx = Context(variant="hypergammon")
     for level in ("medium", "hard"):
@@ -363,5 +363,5 @@ def test_hypergammon_has_its_own_network_that_sees_its_gammons():
         assert not bot.accept_resignation(resigner, ctx, 1)
     # 15-checker positions keep the standard network.
     start = Board.initial()
-    assert np.array_equal(Evaluator().evaluate(start.array[None]),
-                          Evaluator(hypergammon=shipped_network()).evaluate(start.array[None]))
+    assert np.array_equal(NetworkEvaluator().evaluate(start.array[None]),
+                          NetworkEvaluator(hypergammon=shipped_network()).evaluate(start.array[None]))

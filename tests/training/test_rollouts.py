@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "training"))
-import rollouts  # noqa: E402
-
-from boardgammon.bots import bearoff  # noqa: E402
-from boardgammon.bots.network import Network  # noqa: E402
-from boardgammon.engine import Board  # noqa: E402
+from boardgammon.bots import bearoff
+from boardgammon.bots.network import Network
+from boardgammon.engine import Board
+from training import rollouts
 
 
 @pytest.fixture(scope="module")

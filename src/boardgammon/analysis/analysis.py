@@ -12,10 +12,10 @@ each decision with an :class:`~.evaluator.Evaluator`:
   recorded but is no decision.
 * **Cube decisions.** Before each roll where the player on roll may double, the no-double /
   double-take / double-drop values of the position (outputs at ``plies``) decide what was
-  right, with the cubeful models of :mod:`boardgammon.bots.cubeful` (Janowski for money play,
-  the cube curves of :mod:`boardgammon.analysis.met` for match play). An offered double is
+  right, with the cubeful models of :mod:`boardgammon.cube.cubeful` (Janowski for money play,
+  the cube curves of :mod:`boardgammon.cube.met` for match play). An offered double is
   judged for the doubler, the answer for the taker. Not doubling is no decision where the cube
-  is dead (:attr:`Context.cube_dead_for_me <boardgammon.bots.base.Context.cube_dead_for_me>`:
+  is dead (:attr:`Context.cube_dead_for_me <boardgammon.cube.Context.cube_dead_for_me>`:
   the current cube already wins the match for the player on roll).
 * **Luck** of every roll (see :mod:`.luck`).
 
@@ -25,7 +25,7 @@ money game"), ``e = (2·mwc − (W + L)) / (W − L)``, with ``W`` and ``L`` the
 winning and after losing a single game at the current cube; an MWC difference ``d`` is
 ``2·d / (W − L)`` EMG. In money play values are equity per unit of the current cube. Checker
 plays are valued cubefully, as gnubg does: the resulting position with the opponent on roll
-playing the cube right (:func:`~boardgammon.bots.cubeful.cubeful_play_values`: no double,
+playing the cube right (:func:`~boardgammon.cube.cubeful.cubeful_play_values`: no double,
 or double answered right, by the cube models above). Luck is cubeful too (see :mod:`.luck`).
 
 Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
@@ -39,24 +39,25 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from boardgammon.analysis import met
-from boardgammon.bots import cubeful
-from boardgammon.bots.base import Context, CubeOwner
+from boardgammon.bots.neural import NetworkEvaluator
+from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
 
 from . import luck as luck_mod
-from .evaluator import Evaluator, NeuralEvaluator, terminal_outputs
+from .errors import UnavailableDepth
+from .evaluator import Evaluator, terminal_outputs
 
 ANALYSIS_VERSION = 9
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
-3 the published Kazaross-XG2 match equity table (:mod:`.met`) instead of the computed one,
-take points from the position's own gammon shares, checker plays and luck valued cubefully;
+3 the published Kazaross-XG2 match equity table (:mod:`boardgammon.cube.met`) instead of the
+computed one, take points from the position's own gammon shares, checker plays and luck valued
+cubefully;
 4 money-play cube efficiency 0.70 in races instead of 0.80; 5 post-Crawford games valued
 with the trailer's cube live (was dead: missed doubles there cost two to three times gnubg's);
 6 gnubg's cube efficiency by position, money and match
-(:func:`boardgammon.bots.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
+(:func:`boardgammon.cube.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
 8 the 7,025,000-game network; 9 at depths above 0 the alternatives after the plays searched
 deeper are the next best by their 0-ply values (were in generation order)."""
 CANDIDATES = 5
@@ -81,17 +82,6 @@ def skill(loss: float) -> str | None:
     if loss >= DOUBTFUL:
         return "doubtful"
     return None
-
-
-def context_for(match: Match, seat: int) -> Context:
-    """The decision :class:`~boardgammon.bots.base.Context` of ``seat`` in the current game."""
-    g = match.game
-    owner = (CubeOwner.CENTRE if g.cube_owner is None
-             else CubeOwner.ME if g.cube_owner == seat else CubeOwner.OPPONENT)
-    return Context(length=match.length, my_score=match.score[seat],
-                   opponent_score=match.score[1 - seat], crawford=g.crawford,
-                   cube_value=g.cube, cube_owner=owner, variant=match.variant.value,
-                   jacoby=match.jacoby)
 
 
 @dataclass(frozen=True)
@@ -128,7 +118,7 @@ class Stakes:
     def value(self, outputs: np.ndarray, afters: np.ndarray | None = None) -> np.ndarray:
         """Values ``float64[P]`` of positions right after the side's play, from their outputs
         ``[P, 5]`` (the side's view): cubeful (the opponent on roll then plays the cube
-        right, :func:`~boardgammon.bots.cubeful.cubeful_play_values`) when the positions
+        right, :func:`~boardgammon.cube.cubeful.cubeful_play_values`) when the positions
         ``afters`` (``int8[P, 2, 25]``, the side's view) are given, else with the cube dead at
         its level."""
         if afters is None:
@@ -300,7 +290,7 @@ class _Judge:
         index = names.index(made)
         if len(plays) <= 1:
             return len(plays), (), 0.0, 0.0
-        afters = np.stack([p.after.array for p in plays])
+        afters = np.stack([p.board_after.array for p in plays])
         values = stakes.value(self.after_outputs(afters, 0), afters)
         depth = np.zeros(len(plays), dtype=int)
         if self.plies:
@@ -338,16 +328,17 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     Args:
         match: the match; its record is replayed from the start (resignations, clocks and
             flags are not analysed).
-        evaluator: the model (default: :class:`~.evaluator.NeuralEvaluator`).
+        evaluator: the model (default: :class:`~boardgammon.bots.neural.NetworkEvaluator`).
         plies: search depth, 0 up to ``evaluator.max_plies``.
         progress: called as ``progress(done, total)`` after each record action.
 
     Raises:
-        ValueError: ``plies`` outside what the evaluator offers.
+        UnavailableDepth: (a ``ValueError``) ``plies`` outside what the evaluator offers.
     """
-    evaluator = evaluator or NeuralEvaluator()
+    evaluator = evaluator or NetworkEvaluator()
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
-        raise ValueError(f"--ply is 0 to {evaluator.max_plies} for this evaluator, got {plies!r}")
+        raise UnavailableDepth(f"the search depth is 0 to {evaluator.max_plies} plies for this "
+                               f"evaluator, got {plies!r}")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)

@@ -1,9 +1,10 @@
-"""The evaluator interface the analysis is written against, and the production one.
+"""The evaluator interface the analysis is written against.
 
 The analysis needs one thing from a model: the five outcome probabilities of positions, from
 the view of the player on roll before the roll, at a search depth. Keeping that interface this
 small lets the tests drive the whole analysis with a deterministic evaluator whose values are
-known exactly, and the benchmarks with the neural network.
+known exactly, and the benchmarks with the neural network
+(:class:`boardgammon.bots.neural.NetworkEvaluator`, the default).
 
 Outputs follow gnubg's convention (:mod:`boardgammon.bots.network`): ``(win, win gammon, win
 backgammon, lose gammon, lose backgammon)``, gammons including backgammons.
@@ -14,6 +15,8 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+
+from boardgammon.engine.rules import game_values
 
 
 class Evaluator(Protocol):
@@ -31,39 +34,17 @@ class Evaluator(Protocol):
         ...
 
 
-class NeuralEvaluator:
-    """The shipped neural network (:class:`boardgammon.bots.neural.Evaluator`): 0-ply is the
-    network on the position, n-ply averages the 21 rolls of the position after the roller's best
-    0-ply play valued at (n − 1)-ply, as gnubg counts plies; up to 2 plies.
-
-    Args:
-        network: weights (default: the network shipped with the package).
-    """
-
-    max_plies = 2
-
-    def __init__(self, network=None) -> None:
-        from boardgammon.bots.neural import Evaluator as _Neural
-
-        self._inner = _Neural(network)
-
-    def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
-        """See :class:`Evaluator`."""
-        return self._inner.evaluate(boards, checkers, plies)
-
-
 def terminal_outputs(after: np.ndarray, checkers: int) -> np.ndarray | None:
     """The exact outputs of a position right after a play, from the *mover's* view (row 0 the
     mover, ``int8[2, 25]``), if the mover has just borne off the last checker; else ``None``.
 
-    A win is a gammon when the loser has borne off nothing, a backgammon when the loser also
-    still has a checker on the bar or in the winner's home board (the loser's points 19–24).
+    Gammon and backgammon as :func:`boardgammon.engine.rules.game_values` scores them.
     """
     if after[0].sum() != 0:
         return None
+    value = int(game_values(after[1], checkers))
     o = np.zeros(5, dtype=np.float64)
     o[0] = 1.0
-    if after[1].sum() == checkers:
-        o[1] = 1.0
-        o[2] = 1.0 if after[1, 18:25].any() else 0.0
+    o[1] = 1.0 if value >= 2 else 0.0
+    o[2] = 1.0 if value == 3 else 0.0
     return o

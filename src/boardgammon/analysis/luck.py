@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from boardgammon.engine import Board, movegen
+from boardgammon.engine import Board, constants, movegen
 
 if TYPE_CHECKING:
     from .analysis import Stakes, _Judge
 
 VERY_LUCKY, LUCKY, UNLUCKY, VERY_UNLUCKY = 0.6, 0.3, -0.3, -0.6
 
-ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+ROLLS = list(constants.ROLLS)
 """The 21 distinct rolls, lower die first."""
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+ROLL_WEIGHTS = np.array(constants.ROLL_PROBABILITIES)
 OPENING_ROLLS = [(a, b) for a, b in ROLLS if a != b]
 OPENING_WEIGHTS = np.full(len(OPENING_ROLLS), 1.0 / len(OPENING_ROLLS))
 

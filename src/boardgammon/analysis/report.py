@@ -105,7 +105,7 @@ def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
     checker_loss = sum(c.loss for c in plays)
     cube_loss = sum(c.loss for c in cubes)
     losses = [c.loss for c in plays] + [c.loss for c in cubes]
-    skills = Counter(d.skill for d in [*plays, *cubes] if d.skill)
+    skills = Counter([c.skill for c in plays if c.skill] + [c.skill for c in cubes if c.skill])
     errors = Counter(c.error for c in cubes if c.error)
     rolls = [r for r in analysis.luck if r.seat == seat]
     own = sum(r.luck for r in rolls)
@@ -172,8 +172,8 @@ def decisions(analysis: MatchAnalysis) -> list[dict]:
         r = luck.get((c.game, c.turn))
         d.update(luck=r.luck if r else None, luck_label=r.label if r else None)
         items.append(((c.game, c.turn, 1), d))
-    for c in analysis.cube:
-        items.append(((c.game, c.turn, 0), _cube_dict(c)))
+    for k in analysis.cube:
+        items.append(((k.game, k.turn, 0), _cube_dict(k)))
     return [d for _, d in sorted(items, key=lambda x: x[0])]
 
 

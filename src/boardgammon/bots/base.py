@@ -5,7 +5,8 @@ resignation decision in match context. All methods are synchronous; the server r
 levels in a worker so that no decision blocks its event loop.
 
 Perspective: every method takes the position from the view of the player on roll (as
-:class:`~boardgammon.engine.Board` always is) and a :class:`Context` from the view of the *bot*.
+:class:`~boardgammon.engine.Board` always is) and a :class:`~boardgammon.cube.Context` from the
+view of the *bot*.
 For :meth:`Bot.take` the player on roll is the doubler, so ``board`` is the doubler's view.
 
 Levels register themselves with :func:`register` and are created with :func:`create`, with a
@@ -17,56 +18,9 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 
+from boardgammon.cube.context import Context
 from boardgammon.engine import Board, Play
-
-
-class CubeOwner(StrEnum):
-    """Who owns the cube, from the bot's view."""
-
-    CENTRE = "centre"
-    ME = "me"
-    OPPONENT = "opponent"
-
-
-@dataclass(frozen=True)
-class Context:
-    """Match context of a decision, from the bot's view.
-
-    Attributes:
-        length: match length in points; 0 means a money game (unlimited, cube free).
-        my_score, opponent_score: points already won in this match.
-        crawford: this game is the Crawford game (no doubling).
-        cube_value: 1, 2, 4 … 64.
-        cube_owner: centred, owned by the bot, or owned by the opponent.
-        variant: ``standard``, ``nackgammon`` or ``hypergammon``.
-        jacoby: money games only: gammons count only once the cube has been turned.
-    """
-
-    length: int = 0
-    my_score: int = 0
-    opponent_score: int = 0
-    crawford: bool = False
-    cube_value: int = 1
-    cube_owner: CubeOwner = CubeOwner.CENTRE
-    variant: str = "standard"
-    jacoby: bool = False
-
-    @property
-    def cube_available_to_me(self) -> bool:
-        """Whether the rules let the bot double now: not the Crawford game, not a 1-point
-        match, cube centred or the bot's, and below 64."""
-        return (not self.crawford and self.length != 1 and self.cube_value < 64
-                and self.cube_owner in (CubeOwner.CENTRE, CubeOwner.ME))
-
-    @property
-    def cube_dead_for_me(self) -> bool:
-        """Whether doubling is pointless for the bot in match play: a win at the current cube
-        already takes the match (points needed ≤ cube value), so a double only risks more.
-        gnubg's ``GetDPEq`` rule; it covers both sides 1-away and the leader holding the cube
-        after the Crawford game."""
-        return self.length > 0 and self.length - self.my_score <= self.cube_value
 
 
 @dataclass(frozen=True)

@@ -28,17 +28,17 @@ from pathlib import Path
 import numpy as np
 
 from boardgammon._numba_cache import njit
-from boardgammon.engine import movegen
+from boardgammon.engine import constants, movegen
+from boardgammon.engine.constants import HOME_POINTS
 
-POINTS = 6
 MAX_CHECKERS = 15
 MAX_ROLLS = 32  # far above the most rolls any position needs (15 on the 6-point: under 30)
 N_POSITIONS = 54264  # C(21, 6)
 _VERSION = 1
 
 # The 21 distinct rolls and their probabilities (1/36 for doubles, 2/36 otherwise).
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+ROLLS = np.array(constants.ROLLS, dtype=np.int64)
+ROLL_WEIGHTS = np.array(constants.ROLL_PROBABILITIES)
 
 
 @njit(cache=True)
@@ -57,7 +57,7 @@ def index(counts):
     all), by the combinatorial number system on the partial sums."""
     r = 0
     s = 0
-    for k in range(POINTS):
+    for k in range(HOME_POINTS):
         s += counts[k]
         r += _binom(s + k, k + 1)
     return r
@@ -66,8 +66,8 @@ def index(counts):
 def positions() -> np.ndarray:
     """All home-board positions ``int8[54264, 6]`` in index order."""
     # Choosing the six partial-sum "bars" among 21 slots enumerates every position once.
-    out = np.zeros((N_POSITIONS, POINTS), dtype=np.int8)
-    for bars in itertools.combinations(range(MAX_CHECKERS + POINTS), POINTS):
+    out = np.zeros((N_POSITIONS, HOME_POINTS), dtype=np.int8)
+    for bars in itertools.combinations(range(MAX_CHECKERS + HOME_POINTS), HOME_POINTS):
         c = np.diff(np.array((-1,) + bars)) - 1
         out[index(c.astype(np.int64))] = c
     return out
@@ -83,10 +83,10 @@ def _compute(pos, order, rolls, weights):
     res, _, out_n, out_d = out
     board = np.zeros((2, 25), dtype=np.int8)
     cand = np.zeros((2, 25), dtype=np.int8)
-    child = np.zeros(POINTS, dtype=np.int64)
+    child = np.zeros(HOME_POINTS, dtype=np.int64)
     for i in order:
         total = 0
-        for k in range(POINTS):
+        for k in range(HOME_POINTS):
             board[0, k] = pos[i, k]
             total += pos[i, k]
         if total == 0:
@@ -103,7 +103,7 @@ def _compute(pos, order, rolls, weights):
                 if not keep[k]:
                     continue
                 movegen.unpack(res, k, cand)
-                for q in range(POINTS):
+                for q in range(HOME_POINTS):
                     child[q] = cand[0, q]
                 j = index(child)
                 if mean[j] < best_mean:
@@ -120,7 +120,7 @@ def compute() -> np.ndarray:
     """Compute the database: ``float32[54264, 32]``, row ``index(counts)``, column ``n``: the
     probability that the position needs exactly ``n`` rolls (the side rolling first)."""
     pos = positions()
-    pips = pos.astype(np.int64) @ np.arange(1, POINTS + 1)
+    pips = pos.astype(np.int64) @ np.arange(1, HOME_POINTS + 1)
     order = np.argsort(pips, kind="stable")  # every play lowers the pip count
     return _compute(pos, order, ROLLS, ROLL_WEIGHTS).astype(np.float32)
 
@@ -174,13 +174,13 @@ def win_probability_of(dist_roller, dist_other):
 def lookup_into(board, checkers, db, o):
     """If ``board`` (player on roll's view) is a race of two bear-offs with a checker off each,
     write its exact outputs ``(p, 0, 0, 0, 0)`` into ``o`` and return True; else False."""
-    counts = np.zeros((2, POINTS), dtype=np.int64)
+    counts = np.zeros((2, HOME_POINTS), dtype=np.int64)
     for s in range(2):
         n = 0
         for i in range(25):
             if board[s, i] == 0:
                 continue
-            if i >= POINTS:
+            if i >= HOME_POINTS:
                 return False
             counts[s, i] = board[s, i]
             n += board[s, i]
@@ -199,7 +199,7 @@ def distribution(counts: tuple[int, ...] | list[int]) -> np.ndarray:
         ValueError: not six counts, negative, or more than 15 checkers.
     """
     c = np.asarray(counts, dtype=np.int64)
-    if c.shape != (POINTS,) or (c < 0).any() or c.sum() > MAX_CHECKERS:
+    if c.shape != (HOME_POINTS,) or (c < 0).any() or c.sum() > MAX_CHECKERS:
         raise ValueError(f"a home board is six counts, 0-15 checkers in all, got {counts!r}")
     return table()[index(c)]
 

@@ -5,7 +5,7 @@
 into the mover's game-winning chance:
 
 * a finished game is worth its points (1, 2 or 3);
-* a race (no contact) uses the race formula of :mod:`boardgammon.bots.cube` (Keith-adjusted
+* a race (no contact) uses the race formula of :mod:`boardgammon.cube.heuristic` (Keith-adjusted
   counts in Kleinman's normal approximation), the opponent being on roll;
 * a contact position counts everything in *pips*: the racing lead, minus 4 pips for the
   opponent being on roll, plus the positional terms below (each worth so many pips of race)
@@ -47,7 +47,7 @@ model's best choices agree with the standard opening plays (3-1 8/5 6/5, 4-2 8/4
 the 2nd or 3rd best (at random); the best only when it is the only play, either of the two
 when there are two. The choice is random but reproducible from the bot's seed.
 
-**Cube and resignations.** Through :mod:`boardgammon.bots.cube`, with the race formula in races
+**Cube and resignations.** Through :mod:`boardgammon.cube.heuristic`, with the race formula in races
 and this model's estimate (calibrated, see ``CONTACT_SPREAD``) in contact. The bot offers to
 resign only in races (where the estimate is reliable), when resigning for a single, gammon or
 backgammon is within half a percent of the game's swing of what playing on is worth.
@@ -60,10 +60,12 @@ import random
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from boardgammon.cube import Context, heuristic
 from boardgammon.engine import Board, Play
+from boardgammon.engine.constants import BACKGAMMON_INDICES, HOME_POINTS, ROW_LENGTH
+from boardgammon.engine.rules import game_values, is_contact, pip_counts
 
-from . import cube
-from .base import Bot, Context, RankedPlay, register
+from .base import Bot, RankedPlay, register
 from .features import INDEX, NAMES, features
 
 WEIGHTS: dict[str, float] = {
@@ -113,19 +115,10 @@ def win_probability(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
     s = np.maximum(mine + theirs - _ON_ROLL_PIPS, 1.0)
     contact_p = ndtr((theirs - mine - _ON_ROLL_PIPS + positional(feats)
                      - positional(theirs_feats)) / np.sqrt(2.0 * s))
-    keith = cube.keith_counts(a)
-    race_p = 1.0 - cube.race_win_probability(keith[:, 1], keith[:, 0])
-    p = np.where(_contact(a), contact_p, race_p)
+    keith = heuristic.keith_counts(a)
+    race_p = 1.0 - heuristic.race_win_probability(keith[:, 1], keith[:, 0])
+    p = np.where(is_contact(a), contact_p, race_p)
     return np.where(mine == 0, 1.0, p)
-
-
-def _contact(a: np.ndarray) -> np.ndarray:
-    """``bool[N]``: some checker of one side is behind one of the other (not a race)."""
-    mine = a[:, 0] > 0
-    theirs = a[:, 1] > 0
-    my_rear = np.where(mine.any(axis=1), 24 - np.argmax(mine[:, ::-1], axis=1), -1)
-    their_rear = np.where(theirs.any(axis=1), 24 - np.argmax(theirs[:, ::-1], axis=1), -1)
-    return (my_rear >= 0) & (their_rear >= 0) & (my_rear + their_rear >= 24)
 
 
 def equities(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
@@ -136,10 +129,7 @@ def equities(arrays: np.ndarray, checkers: int = 15) -> np.ndarray:
         a = a[None]
     p = win_probability(a, checkers)
     done = a[:, 0].sum(axis=1) == 0
-    loser_off = a[:, 1].sum(axis=1) < checkers
-    loser_back = a[:, 1, 18:25].any(axis=1)
-    points = np.where(loser_off, 1.0, np.where(loser_back, 3.0, 2.0))
-    return np.where(done, points, 2.0 * p - 1.0)
+    return np.where(done, game_values(a[:, 1], checkers), 2.0 * p - 1.0)
 
 
 def on_roll_probability(board: Board) -> float:
@@ -148,7 +138,7 @@ def on_roll_probability(board: Board) -> float:
     normal deviate divided by ``CONTACT_SPREAD`` so that it is a usable probability for the
     cube (ranking plays needs only its order, the cube needs its level)."""
     if not board.is_contact():
-        return cube.race_estimate(board.array)
+        return heuristic.race_estimate(board.array)
     p = 1.0 - float(win_probability(board.swapped().array, board.checkers)[0])
     return float(ndtr(ndtri(min(max(p, 1e-12), 1.0 - 1e-12)) / CONTACT_SPREAD))
 
@@ -166,11 +156,11 @@ def gammon_share(board: Board, p_win: float) -> float:
     if board.borne_off(1) > 0 or p_win <= 0:
         return 0.0
     if board.is_contact():
-        back = int(a[1, 18:25].sum())
+        back = int(a[1, BACKGAMMON_INDICES].sum())
         return min(0.6, 0.1 + 0.1 * back) * p_win
-    outside = np.arange(1, 26) - 6
+    outside = np.arange(1, ROW_LENGTH + 1) - HOME_POINTS
     save_pips = float((a[1] * np.maximum(outside, 0)).sum()) + 1.0
-    winner_rolls = max(float(a[0] @ np.arange(1, 26)) / _AVERAGE_ROLL, a[0].sum() / 2.0)
+    winner_rolls = max(float(pip_counts(a)[0]) / _AVERAGE_ROLL, a[0].sum() / 2.0)
     loser_rolls = save_pips / _AVERAGE_ROLL
     return min(1.0, float(ndtr(loser_rolls - winner_rolls)) / p_win)
 
@@ -192,7 +182,7 @@ class EasyBot(Bot):
         """Every legal play, best first by the model's cubeless equity (ties keep the
         generator's order). A roll with no legal play gives the one empty play."""
         plays = board.legal_plays(*dice)
-        eq = equities(np.stack([p.after.array for p in plays]), board.checkers)
+        eq = equities(np.stack([p.board_after.array for p in plays]), board.checkers)
         order = np.argsort(-eq, kind="stable")
         return [RankedPlay(plays[i], float(eq[i])) for i in order]
 
@@ -205,19 +195,19 @@ class EasyBot(Bot):
         if not context.cube_available_to_me:
             return False
         p = on_roll_probability(board)
-        return cube.should_double(p, context, race=not board.is_contact(),
+        return heuristic.should_double(p, context, race=not board.is_contact(),
                                   gammon=gammon_share(board, p))
 
     def take(self, board: Board, context: Context) -> bool:
         p = 1.0 - on_roll_probability(board)
-        return cube.should_take(p, context, race=not board.is_contact())
+        return heuristic.should_take(p, context, race=not board.is_contact())
 
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """``board``: the resigner's view. Accepts when the offer is worth at least playing on
-        by this model (:func:`boardgammon.bots.cube.should_accept_resignation`)."""
+        by this model (:func:`boardgammon.cube.heuristic.should_accept_resignation`)."""
         mine = board.swapped()
         p = 1.0 - on_roll_probability(board)
-        return cube.should_accept_resignation(p, gammon_share(mine, p), context, points)
+        return heuristic.should_accept_resignation(p, gammon_share(mine, p), context, points)
 
     def resign(self, board: Board, context: Context) -> int | None:
         """In a race only: the resignation (single, gammon, backgammon) within half a percent
@@ -225,13 +215,14 @@ class EasyBot(Bot):
         the bot nothing and the opponent should accept it; ``None`` when there is none."""
         if board.is_contact():
             return None
-        p = cube.race_estimate(board.array)
+        p = heuristic.race_estimate(board.array)
         lost_gammons = gammon_share(board.swapped(), 1.0 - p)
-        keep = cube.playing_on_value(p, 0.0, context, lost_gammons)
+        keep = heuristic.playing_on_value(p, 0.0, context, lost_gammons)
         v = context.cube_value
-        swing = cube.outcome_value(context, v) - cube.outcome_value(context, -v)
+        swing = heuristic.outcome_value(context, v) - heuristic.outcome_value(context, -v)
         for points in (1, 2, 3):
-            if abs(cube.outcome_value(context, -points * v) - keep) <= _RESIGN_TOLERANCE * swing:
+            loss = heuristic.outcome_value(context, -points * v)
+            if abs(loss - keep) <= _RESIGN_TOLERANCE * swing:
                 return points
         return None
 

@@ -53,6 +53,8 @@ from __future__ import annotations
 import numpy as np
 
 from boardgammon._numba_cache import njit
+from boardgammon.engine.constants import BAR_INDEX
+from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
 N_INPUTS = 209
@@ -89,20 +91,6 @@ ESCAPES_BY_SHIFT = np.array([ESCAPES[int(f"{m:012b}"[::-1], 2)] for m in range(1
 
 
 @njit(cache=True, inline="always")
-def _contact(b):
-    ra = -1
-    rb = -1
-    for i in range(25):
-        if b[0, i] > 0:
-            ra = i
-        if b[1, i] > 0:
-            rb = i
-    if ra < 0 or rb < 0:
-        return False
-    return ra + rb >= 24
-
-
-@njit(cache=True, inline="always")
 def _open_for_mover(b, idx):
     """Whether the player on roll may land on its own index ``idx`` (0–23)."""
     return b[1, 23 - idx] < 2
@@ -132,7 +120,7 @@ def _hits_with(b, d1, d2, on_bar):
             else:
                 if dist == d1 or dist == d2:
                     return True
-                if dist == d1 + d2 and (not on_bar or b[0, 24] == 1):
+                if dist == d1 + d2 and (not on_bar or b[0, BAR_INDEX] == 1):
                     if _open_for_mover(b, s - d1) or _open_for_mover(b, s - d2):
                         return True
     return False
@@ -148,7 +136,7 @@ def shots(b):
             break
     if not has_blot:
         return 0.0
-    on_bar = b[0, 24] > 0
+    on_bar = b[0, BAR_INDEX] > 0
     n = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
@@ -250,13 +238,13 @@ def encode_into(b, checkers, x):
             x[k + 1] = 1.0 if n >= 2 else 0.0
             x[k + 2] = 1.0 if n >= 3 else 0.0
             x[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
-        bar = b[side, 24]
+        bar = b[side, BAR_INDEX]
         on_board += bar
         pips += bar * 25
         x[base + 96] = bar / 2.0
         x[base + 97] = (checkers - on_board) / checkers
         x[N_RAW + side] = pips / 100.0
-    contact = _contact(b)
+    contact = is_contact_kernel(b)
     x[N_RAW + 2] = 0.0 if contact else 1.0
     x[N_RAW + 3] = shots(b)
     x[N_RAW + 4] = _prime(b, 0) / 6.0

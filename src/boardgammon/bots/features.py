@@ -56,6 +56,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from boardgammon.engine import constants, rules
+from boardgammon.engine.constants import BAR_INDEX, ROLLS
+
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
     "five_point", "bar_point", "outfield_points", "anchor", "advanced_anchor", "prime",
@@ -64,13 +67,11 @@ NAMES: tuple[str, ...] = (
 SHOT_FEATURES: tuple[str, ...] = ("shots", "hit_loss", "hit_exposure")
 INDEX: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
 
-_PIP_WEIGHTS = np.arange(1, 26, dtype=np.int64)
-
 # --- Rolls and the ways each roll moves one checker ------------------------------------------
 #
-# The 21 distinct rolls, with weight 2 for a non-double (two orders of 36) and 1 for a double.
-ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-ROLL_WEIGHTS = np.array([1 if a == b else 2 for a, b in ROLLS], dtype=np.int64)
+# The 21 distinct rolls (engine.constants.ROLLS), each counted in throws of 36: 2 for a
+# non-double (two orders), 1 for a double.
+ROLL_WAYS = np.array(constants.ROLL_WAYS, dtype=np.int64)
 
 
 def _ways() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,15 +175,15 @@ def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     blocked[:, 1:25] = mine_rev >= 2
     sources = np.zeros((n, 26), bool)
     sources[:, 1:26] = theirs > 0
-    on_bar = theirs[:, 24] > 0
+    on_bar = theirs[:, BAR_INDEX] > 0
     sources[on_bar, 1:25] = False
     reach = _reach(sources, blocked, blots)          # [N, 21, 26]
-    weights = ROLL_WEIGHTS[None, :]
+    weights = ROLL_WAYS[None, :]
     shots = (reach.any(axis=2) * weights).sum(axis=1)
     # A blot on row 1's point q is row 0's point 25 - q: hit, it loses 25 - (25 - q) = q pips.
     loss = (reach * _TARGETS[None, None, :]).max(axis=2)
     hit_loss = (loss * weights).sum(axis=1) / 36.0
-    per_q = (reach * ROLL_WEIGHTS[None, :, None]).sum(axis=1)    # [N, 26], row 1's numbering
+    per_q = (reach * ROLL_WAYS[None, :, None]).sum(axis=1)    # [N, 26], row 1's numbering
     per_point = per_q[:, 24:0:-1]                    # row 0's point p = row 1's 25 - p
     return shots, hit_loss, per_point
 
@@ -229,7 +230,7 @@ def escapes(arrays: np.ndarray) -> np.ndarray:
     rows = np.arange(n)[:, None]
     ok = targets[rows, land] & open_[rows[:, :, None], mids].all(axis=2)
     by_roll = np.logical_or.reduceat(ok, _ROLL_STARTS, axis=1)
-    count = (by_roll * ROLL_WEIGHTS[None, :]).sum(axis=1)
+    count = (by_roll * ROLL_WAYS[None, :]).sum(axis=1)
     return np.where(any_block, count, 36)
 
 
@@ -245,9 +246,9 @@ def _longest_run(made: np.ndarray, allowed: np.ndarray) -> np.ndarray:
 
 
 def pip_counts(arrays: np.ndarray) -> np.ndarray:
-    """``int[N, 2]`` pip counts of row 0 and row 1 (each in its own numbering, bar = 25)."""
-    a = _as_batch(arrays)
-    return a @ _PIP_WEIGHTS
+    """``int[N, 2]`` pip counts of row 0 and row 1 (:func:`boardgammon.engine.rules.pip_counts`)
+    of ``int8[N, 2, 25]`` positions, or ``[1, 2]`` of one ``[2, 25]``."""
+    return rules.pip_counts(_as_batch(arrays))
 
 
 def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.ndarray:
@@ -282,8 +283,7 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    contact = my_rear + their_rear_q > 25
-    trapped = np.where(contact & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
+    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]
@@ -302,6 +302,6 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
     out[:, INDEX["trapped"]] = trapped
     out[:, INDEX["borne_off"]] = checkers - mine.sum(axis=1)
-    out[:, INDEX["on_bar_vs_board"]] = mine[:, 24] * their_home
+    out[:, INDEX["on_bar_vs_board"]] = mine[:, BAR_INDEX] * their_home
     out[:, INDEX["racing_lead"]] = pips[:, 1] - pips[:, 0]
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -144,8 +145,9 @@ class Network:
         with np.load(path) as z:
             return cls(z["w1"], z["b1"], z["w2"], z["b2"])
 
-    def save(self, path: str | Path, **extra: np.ndarray | int | float | str) -> None:
-        """Write the weights (and any ``extra`` metadata arrays) to an ``.npz`` file."""
+    def save(self, path: str | Path, **extra: Any) -> None:
+        """Write the weights (and any ``extra`` metadata: arrays, numbers, strings) to an
+        ``.npz`` file."""
         np.savez(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2, **extra)
 
     def evaluate(self, boards: np.ndarray, checkers: int = 15) -> np.ndarray:

@@ -15,7 +15,7 @@ play at 0-ply, keeps at most the best ``HARD_CANDIDATES`` within ``HARD_WINDOW``
 (gnubg's move filter does the same) and values those at 2-ply (gnubg's "2-ply": the opponent's
 roll and reply, then our roll and reply).
 
-Cube decisions (:mod:`boardgammon.bots.cubeful`) use the winning and gammon chances of the
+Cube decisions (:mod:`boardgammon.cube.cubeful`) use the winning and gammon chances of the
 position before the roll: 0-ply for medium, 2-ply for hard.
 """
 
@@ -26,10 +26,11 @@ from functools import cache
 import numpy as np
 
 from boardgammon._numba_cache import njit
+from boardgammon.cube import Context, cubeful
 from boardgammon.engine import Board, Variant, movegen
 
-from . import bearoff, cubeful
-from .base import Bot, Context, RankedPlay, register
+from . import bearoff
+from .base import Bot, RankedPlay, register
 from .encoding import N_INPUTS
 from .network import N_OUTPUTS, Network, cubeless_equity, flip_into
 from .training import _result, choose, value0
@@ -118,8 +119,10 @@ def shipped_network(game: str = "standard") -> Network:
     return Network.load(game=game)
 
 
-class Evaluator:
-    """Outputs of positions at a given search depth.
+class NetworkEvaluator:
+    """Outputs of positions at a given search depth, by the networks: an
+    :class:`~boardgammon.analysis.evaluator.Evaluator` for the analysis, and the medium and hard
+    levels' model.
 
     Args:
         network: the weights for 15-checker positions (default: the shipped network).
@@ -132,6 +135,9 @@ class Evaluator:
                  hypergammon: Network | None = None) -> None:
         self.network = network or shipped_network()
         self.hypergammon = hypergammon or shipped_network("hypergammon")
+
+    max_plies = 2
+    """The deepest search :meth:`evaluate` offers."""
 
     def evaluate(self, boards: np.ndarray, checkers: int = 15, plies: int = 0) -> np.ndarray:
         """Five outputs (player on roll's view) of positions ``int8[P, 2, 25]`` at ``plies``
@@ -184,7 +190,7 @@ class NeuralBot(Bot):
     def __init__(self, seed: int | None = None, network: Network | None = None,
                  hypergammon: Network | None = None) -> None:
         super().__init__(seed)
-        self.evaluator = Evaluator(network, hypergammon)
+        self.evaluator = NetworkEvaluator(network, hypergammon)
 
     def outputs(self, board: Board) -> np.ndarray:
         """Five outputs of ``board`` (player on roll's view) at the level's cube depth."""
@@ -199,7 +205,7 @@ class NeuralBot(Bot):
         gnubg plays); in money play by cubeless equity (gammons not counted under the Jacoby
         rule with the cube centred)."""
         plays = board.legal_plays(*dice)
-        after = np.stack([p.after.swapped().array for p in plays])
+        after = np.stack([p.board_after.swapped().array for p in plays])
         theirs = self.evaluator.evaluate(after, board.checkers, 0)
         mine = _flip(theirs)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from boardgammon._numba_cache import njit
 from boardgammon.engine import movegen
+from boardgammon.engine.rules import game_value_kernel
 
 from . import bearoff
 from .encoding import N_INPUTS, encode_into
@@ -49,18 +50,13 @@ def learning_rate(game, alpha0, half_life, alpha_min):
 def _result(final, checkers, out):
     """Outputs of a finished game from the winner's view; ``final`` is the last position from
     the loser's view (the loser "on roll")."""
-    on_board = 0
-    deep = 0
-    for i in range(25):
-        on_board += final[0, i]
-        if i >= 18:
-            deep += final[0, i]  # the loser's checkers on the bar or in the winner's home board
+    value = game_value_kernel(final[0], checkers)
     out[:] = 0.0
     out[0] = 1.0
-    if on_board == checkers:
+    if value >= 2:
         out[1] = 1.0
-        if deep > 0:
-            out[2] = 1.0
+    if value == 3:
+        out[2] = 1.0
 
 
 @njit(cache=True)

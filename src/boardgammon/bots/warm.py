@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-from boardgammon.bots.base import Context, CubeOwner, create, levels
+from boardgammon.bots.base import create, levels
+from boardgammon.cube import Context, CubeOwner
 from boardgammon.engine import movegen
 from boardgammon.engine.board import Board
 

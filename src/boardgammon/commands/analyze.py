@@ -49,6 +49,7 @@ def analyze(
 ) -> None:
     """Analyse a match: PR, error rates, blunders, cube errors and luck per player."""
     from boardgammon.analysis.analysis import analyse_match
+    from boardgammon.analysis.errors import UnavailableDepth
     from boardgammon.analysis.report import format_text, to_dict
 
     try:
@@ -59,7 +60,11 @@ def analyze(
     except InvalidRecord as exc:
         typer.echo(f"{file} is not a match record that replays: {exc}", err=True)
         raise typer.Exit(2) from None
-    analysis = analyse_match(match, plies=ply)
+    try:
+        analysis = analyse_match(match, plies=ply)
+    except UnavailableDepth as exc:
+        typer.echo(f"--ply: {exc}", err=True)
+        raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(to_dict(analysis, moves=moves), indent=2))
     else:

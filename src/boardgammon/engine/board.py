@@ -20,13 +20,12 @@ from enum import StrEnum
 
 import numpy as np
 
+from .constants import BAR, BAR_INDEX, OFF, POINTS, ROW_LENGTH
 from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
 from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
-
-BAR = 25
-OFF = 0
+from .rules import is_contact, pip_counts
 
 
 def check_dice(d1: object, d2: object) -> tuple[int, int]:
@@ -36,10 +35,12 @@ def check_dice(d1: object, d2: object) -> tuple[int, int]:
     Raises:
         InvalidDice: otherwise.
     """
+    dice = []
     for d in (d1, d2):
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
             raise InvalidDice(f"a die shows a whole number from 1 to 6, got {d!r}")
-    return int(d1), int(d2)
+        dice.append(int(d))
+    return dice[0], dice[1]
 
 
 class Variant(StrEnum):
@@ -118,7 +119,7 @@ class Board:
 
     def __init__(self, array: Sequence[Sequence[int]] | np.ndarray, checkers: int = 15) -> None:
         raw = np.asarray(array)
-        if raw.shape != (2, 25):
+        if raw.shape != (2, ROW_LENGTH):
             raise InvalidPosition(f"a position has shape (2, 25), got {raw.shape}")
         if raw.dtype.kind not in "iub":
             raise InvalidPosition(f"checker counts are integers, got {raw.dtype}")
@@ -185,10 +186,10 @@ class Board:
         Raises:
             InvalidPosition: a point outside 1–25 or an impossible position.
         """
-        a = np.zeros((2, 25), dtype=np.int8)
+        a = np.zeros((2, ROW_LENGTH), dtype=np.int8)
         for side, spec in ((0, mine), (1, theirs)):
             for point, n in spec.items():
-                if not 1 <= point <= 25:
+                if not 1 <= point <= BAR:
                     raise InvalidPosition(f"point {point} is outside 1-24 (25 = bar)")
                 a[side, point - 1] = n
         return cls(a, checkers)
@@ -228,19 +229,14 @@ class Board:
 
     def pip_counts(self) -> tuple[int, int]:
         """Pip counts (player on roll, opponent): the pips each needs to bear everything off."""
-        w = np.arange(1, 26)
-        return int(self._a[0] @ w), int(self._a[1] @ w)
+        mine, theirs = pip_counts(self._a).tolist()
+        return mine, theirs
 
     def is_contact(self) -> bool:
         """Whether the sides can still hit each other (some checker of one is behind one of the
-        other); a position without contact is a race."""
-        mine = np.nonzero(self._a[0])[0]
-        theirs = np.nonzero(self._a[1])[0]
-        if len(mine) == 0 or len(theirs) == 0:
-            return False
-        # The mover's rearmost checker (highest index) against the opponent's rearmost, in
-        # the mover's numbering the opponent's index j is point 24 - j.
-        return int(mine.max()) + int(theirs.max()) >= 24
+        other); a position without contact is a race (the rule of
+        :func:`~boardgammon.engine.rules.is_contact`)."""
+        return bool(is_contact(self._a))
 
     def is_game_over(self) -> bool:
         """Whether either side has borne off every checker."""
@@ -280,7 +276,7 @@ class Board:
             InvalidNotation: text that is not standard notation.
             IllegalPlay: not a legal play of ``dice`` here; the message says why.
         """
-        return self.validate(play, dice).after
+        return self.validate(play, dice).board_after
 
     def validate(self, play: Play | str, dice: tuple[int, int]) -> Play:
         """Check a submitted play against the legal set and return the legal :class:`Play`.
@@ -310,8 +306,8 @@ class Board:
             if m.dest != OFF:
                 target[0, m.dest - 1] += 1
                 if m.hit:
-                    target[1, 24 - m.dest] -= 1
-                    target[1, 24] += 1
+                    target[1, POINTS - m.dest] -= 1
+                    target[1, BAR_INDEX] += 1
         boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
         legal = np.nonzero(keep)[0]
         paths = legal[(boards[legal] == target).all(axis=(1, 2))]
@@ -357,7 +353,7 @@ class Board:
 
         def cell(point: int, row: int) -> str:
             mine = int(self._a[0, point - 1])
-            theirs = int(self._a[1, 24 - point])
+            theirs = int(self._a[1, POINTS - point])
             n, ch = (mine, "O") if mine else (theirs, "X")
             if n == 0:
                 return " ." if row == 0 else "  "
@@ -378,7 +374,8 @@ class Board:
         lines = [" " + "".join(f"{p:>3}" for p in top[:6]) + "     "
                  + "".join(f"{p:>3}" for p in top[6:])]
         lines += half(top, range(5))
-        lines.append(f" |{'':12} |BAR|{'':12} |  bar: O {self._a[0, 24]}  X {self._a[1, 24]}")
+        bar = self._a[:, BAR_INDEX]
+        lines.append(f" |{'':12} |BAR|{'':12} |  bar: O {bar[0]}  X {bar[1]}")
         lines += half(bottom, range(4, -1, -1))
         lines.append(" " + "".join(f"{p:>3}" for p in bottom[:6]) + "     "
                      + "".join(f"{p:>3}" for p in bottom[6:]))

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
 from .board import Board, Variant, check_dice
+from .constants import MAX_CUBE
 from .errors import (
     CubeUnavailable,
     IllegalAction,
@@ -45,8 +46,9 @@ from .errors import (
     WrongPhase,
 )
 from .plays import Play
+from .rules import DoubleRefusal, double_refusal, game_values
 
-MAX_CUBE = 64
+_CUBE_VALUES = tuple(1 << k for k in range(MAX_CUBE.bit_length()))  # 1, 2, 4 … MAX_CUBE
 
 
 class Phase(StrEnum):
@@ -172,7 +174,7 @@ class Game:
                 cube above 1.
         """
         on_roll = _check_seat(on_roll)
-        if cube not in (1, 2, 4, 8, 16, 32, 64) or (cube > 1) != (cube_owner is not None):
+        if cube not in _CUBE_VALUES or (cube > 1) != (cube_owner is not None):
             raise IllegalAction(f"a cube of {cube} owned by {cube_owner} is impossible: the "
                                 f"cube is 1 while centred, 2-64 once owned")
         game = cls(Variant.HYPERGAMMON if board.checkers == 3 else Variant.STANDARD,
@@ -246,13 +248,16 @@ class Game:
 
     def _check_double(self, seat: object) -> int:
         seat = self._expect(seat, (Phase.ROLL,), "double")
-        if not self.cube_enabled:
-            why = "the Crawford game" if self.crawford else "a 1-point match"
-            raise CubeUnavailable(f"no doubling in {why}")
-        if self.cube_owner is not None and self.cube_owner != seat:
+        why = double_refusal(cube_enabled=self.cube_enabled, crawford=self.crawford,
+                             cube=self.cube, owned_by_opponent=self.cube_owner not in (None, seat))
+        if why is DoubleRefusal.CRAWFORD:
+            raise CubeUnavailable("no doubling in the Crawford game")
+        if why is DoubleRefusal.ONE_POINT_MATCH:
+            raise CubeUnavailable("no doubling in a 1-point match")
+        if why is DoubleRefusal.OWNED_BY_OPPONENT:
             raise CubeUnavailable(f"seat {seat} cannot double: seat {self.cube_owner} owns the "
                                   f"cube")
-        if self.cube >= MAX_CUBE:
+        if why is DoubleRefusal.AT_MAX:
             raise CubeUnavailable(f"the cube is at {self.cube}, it goes no higher than "
                                   f"{MAX_CUBE}")
         return seat
@@ -304,18 +309,17 @@ class Game:
             IllegalPlay: not a legal play of the dice; the message says why.
             MatchOver, WrongPhase (not rolled yet), NotYourTurn.
         """
-        self._expect(seat, (Phase.PLAY,), "play")
+        seat = self._expect(seat, (Phase.PLAY,), "play")  # the player on roll
         assert self.dice is not None
         legal = self.board.validate(play, self.dice)
-        after = legal.after
-        assert after is not None
+        after = legal.board_after
         self.dice = None
         if after.borne_off(0) == after.checkers:
             self.board = after
-            self._finish(self.on_roll, _outcome_of(after), EndReason.BEAR_OFF)
+            self._finish(seat, _outcome_of(after), EndReason.BEAR_OFF)
         else:
             self.board = after.swapped()
-            self.on_roll = 1 - self.on_roll
+            self.on_roll = 1 - seat
             self.phase = Phase.ROLL
         return legal
 
@@ -401,16 +405,9 @@ class Game:
 
 
 def _outcome_of(after: Board) -> Outcome:
-    """Single, gammon or backgammon for the mover who just bore off in ``after`` (mover's view).
-
-    The loser's checkers are in the loser's numbering: the winner's home board (points 1–6 of
-    the winner) is the loser's 19–24, index 18–23, and index 24 is the bar.
-    """
-    if after.borne_off(1) > 0:
-        return Outcome.SINGLE
-    if after.array[1, 18:25].any():
-        return Outcome.BACKGAMMON
-    return Outcome.GAMMON
+    """Single, gammon or backgammon for the mover who just bore off in ``after`` (mover's view):
+    the rule of :func:`~boardgammon.engine.rules.game_values` on the loser's row."""
+    return Outcome(int(game_values(after.array[1], after.checkers)))
 
 
 _PHASE_TEXT = {

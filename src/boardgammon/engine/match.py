@@ -82,7 +82,7 @@ play."""
 DEFAULT_LENGTH = 5
 MAX_LENGTH = 64
 """The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
-equity table (:mod:`boardgammon.analysis.met`), which longer matches would only slow down."""
+equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
 
 ACTION_KINDS = ("opening", "roll", "play", "double", "take", "drop", "resign", "accept",
                 "decline", "flag")

@@ -3,9 +3,10 @@
 This module is the single source of truth for which plays are legal. Everything else (``Board``,
 the bots, the ``plays`` command, the benchmark) calls these kernels.
 
-Array layout (shared with :mod:`boardgammon.engine.board`): a position is an ``int8`` array of
-shape ``(2, 25)``; row 0 is the player on roll, row 1 the opponent, each in its own numbering:
-index ``i`` (0–23) holds the checkers on point ``i + 1``, index 24 the checkers on the bar.
+Array layout (:mod:`boardgammon.engine.constants`, shared with :mod:`boardgammon.engine.board`):
+a position is an ``int8`` array of shape ``(2, 25)``; row 0 is the player on roll, row 1 the
+opponent, each in its own numbering: index ``i`` (0–23) holds the checkers on point ``i + 1``,
+index 24 (``BAR_INDEX``) the checkers on the bar.
 Borne-off checkers are not stored (they are the side's total minus what is on the board). The
 mover's index ``i`` is the opponent's index ``23 - i``.
 
@@ -39,7 +40,8 @@ import numpy as np
 
 from boardgammon._numba_cache import njit
 
-BAR = 24  # array index of the bar
+from .constants import BAR_INDEX, HOME_POINTS, ROW_LENGTH
+
 MAX_MOVES = 4
 _OPP = 32  # byte offset of the opponent's places in a work board
 _WORDS = 8  # a work board is 64 bytes
@@ -62,7 +64,7 @@ def _can_move(w, outside, src, die):
     if dst == -1:
         return True
     # A die larger than needed bears off only from the highest occupied point.
-    for i in range(src + 1, 6):
+    for i in range(src + 1, HOME_POINTS):
         if w[i] > 0:
             return False
     return True
@@ -78,7 +80,7 @@ def _apply(w, src, dst):
     opp = _OPP + 23 - dst
     if w[opp] == 1:
         w[opp] = 0
-        w[_OPP + BAR] += 1
+        w[_OPP + BAR_INDEX] += 1
         return 1
     return 0
 
@@ -92,7 +94,7 @@ def _undo(w, src, dst, hit):
     w[dst] -= 1
     if hit:
         w[_OPP + 23 - dst] = 1
-        w[_OPP + BAR] -= 1
+        w[_OPP + BAR_INDEX] -= 1
 
 
 @njit(cache=True, inline="always")  # called at every leaf: inlining saved ~20%
@@ -143,7 +145,7 @@ def _search(dice, ndice, partial, work, out, dedup, count, best):
     """
     w64, outside, next_src, moved, moves, _ = work
     w = w64.view(np.int8)
-    next_src[0] = BAR
+    next_src[0] = BAR_INDEX
     moved[0] = False
     die_first = 0
     depth = 0
@@ -151,7 +153,7 @@ def _search(dice, ndice, partial, work, out, dedup, count, best):
         if depth < ndice:
             die = dice[depth]
             # With a checker on the bar, only the bar may move.
-            low = BAR if w[BAR] > 0 else 0
+            low = BAR_INDEX if w[BAR_INDEX] > 0 else 0
             src = next_src[depth]
             while src >= low and (w[src] == 0 or not _can_move(w, outside[depth], src, die)):
                 src -= 1
@@ -162,10 +164,11 @@ def _search(dice, ndice, partial, work, out, dedup, count, best):
                 moves[depth, 0] = src + 1
                 moves[depth, 1] = max(dst + 1, 0)
                 moves[depth, 2] = _apply(w, src, dst)
-                outside[depth + 1] = outside[depth] - (1 if src >= 6 and 0 <= dst < 6 else 0)
+                entered_home = src >= HOME_POINTS and 0 <= dst < HOME_POINTS
+                outside[depth + 1] = outside[depth] - (1 if entered_home else 0)
                 if depth == 0:
                     die_first = die
-                next_src[depth + 1] = src if ndice == 4 else BAR
+                next_src[depth + 1] = src if ndice == 4 else BAR_INDEX
                 moved[depth + 1] = False
                 depth += 1
                 continue
@@ -213,10 +216,10 @@ def generate(board, d1, d2, partial, work, out, dedup):
         gen[0] = 1
     w = w64.view(np.int8)
     n_out = 0
-    for i in range(25):
+    for i in range(ROW_LENGTH):
         w[i] = board[0, i]
         w[_OPP + i] = board[1, i]
-        if i >= 6:
+        if i >= HOME_POINTS:
             n_out += board[0, i]
     outside[0] = n_out
     moves[:, :] = 0
@@ -238,7 +241,7 @@ def unpack(res, k, board):
     """Write stored state ``k`` of ``res`` (work boards ``uint64[N, 8]``) into ``board``
     (``int8[2, 25]``)."""
     w = res[k].view(np.int8)
-    for i in range(25):
+    for i in range(ROW_LENGTH):
         board[0, i] = w[i]
         board[1, i] = w[_OPP + i]
 

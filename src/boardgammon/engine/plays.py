@@ -22,13 +22,11 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
+from .constants import BAR, BAR_INDEX, HOME_POINTS, OFF, POINTS, ROW_LENGTH
 from .errors import IllegalPlay, InvalidNotation
 
 if TYPE_CHECKING:
     from .board import Board
-
-BAR = 25
-OFF = 0
 
 _TOKEN = re.compile(r"^(bar|\d{1,2})((?:/(?:off|\d{1,2})\*?)+)(?:\((\d)\))?$", re.IGNORECASE)
 _STEP = re.compile(r"/(off|\d{1,2})(\*?)", re.IGNORECASE)
@@ -64,6 +62,19 @@ class Play:
                            for m in moves)
         self.after = after
         self._key = _identity(self.moves)
+
+    @property
+    def board_after(self) -> Board:
+        """The resulting position (mover's view) of a play from ``Board.legal_plays`` or
+        ``Board.validate``.
+
+        Raises:
+            ValueError: the resulting position is unknown (a play parsed from text and not yet
+                validated against a position).
+        """
+        if self.after is None:
+            raise ValueError(f"{self} has no known resulting position: validate it first")
+        return self.after
 
     @classmethod
     def _from_kernel(cls, moves, n: int, after: Board | None) -> Play:
@@ -107,7 +118,7 @@ class Play:
                 dest = OFF if dest_text.lower() == "off" else int(dest_text)
                 if dest_text.lower() == "off" and i != len(steps) - 1:
                     raise InvalidNotation(f"{token!r}: nothing can move on after bearing off")
-                if dest != OFF and not 1 <= dest <= 24:
+                if dest != OFF and not 1 <= dest <= POINTS:
                     raise InvalidNotation(f"{token!r}: point {dest} is not on the board (1-24)")
                 if dest >= here:
                     raise InvalidNotation(f"{token!r}: checkers move from higher to lower "
@@ -140,7 +151,7 @@ class Play:
         theirs = board.array[1]
         moves = []
         for m in self.moves:
-            blot = m.dest != OFF and theirs[24 - m.dest] == 1
+            blot = m.dest != OFF and theirs[POINTS - m.dest] == 1
             if m.hit and not blot:
                 raise IllegalPlay(f"there is no blot to hit on the {m.dest}-point")
             moves.append(Move(m.source, m.dest, m.hit or blot))
@@ -221,12 +232,12 @@ def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
         d1, d2: the roll.
     """
     mine, theirs = board[0], board[1]
-    short = [i for i in range(25) if after[0, i] < 0]
+    short = [i for i in range(ROW_LENGTH) if after[0, i] < 0]
     if short:
-        where = "on the bar" if short[-1] == 24 else f"on the {short[-1] + 1}-point"
+        where = "on the bar" if short[-1] == BAR_INDEX else f"on the {short[-1] + 1}-point"
         return f"there is no checker of yours {where} to move"
-    if mine[24] and any(m.source != BAR for m in play.moves) \
-            and sum(m.source == BAR for m in play.moves) < mine[24]:
+    if mine[BAR_INDEX] and any(m.source != BAR for m in play.moves) \
+            and sum(m.source == BAR for m in play.moves) < mine[BAR_INDEX]:
         return "checkers on the bar must enter before any other move"
     most = 4 if d1 == d2 else 2
     if len(play.moves) > most:
@@ -237,9 +248,10 @@ def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
             ways = ", ".join(map(str, steps[:-1])) + f" or {steps[-1]}"
             return (f"{_point_text(m.source)}/{m.dest} moves {m.source - m.dest} pips: "
                     f"{d1}-{d2} moves {ways}")
-        if m.dest != OFF and theirs[24 - m.dest] >= 2:
-            return f"the {m.dest}-point is held by the opponent ({theirs[24 - m.dest]} checkers)"
-    if any(m.dest == OFF for m in play.moves) and after[0, 6:].any():
+        held = theirs[POINTS - m.dest] if m.dest != OFF else 0
+        if held >= 2:
+            return f"the {m.dest}-point is held by the opponent ({held} checkers)"
+    if any(m.dest == OFF for m in play.moves) and after[0, HOME_POINTS:].any():
         return "bearing off needs all your checkers in the home board"
     return None
 

@@ -118,14 +118,14 @@ class AnalysisWorker:
 
     def _analyse(self, match_id: str) -> None:
         from boardgammon.analysis.analysis import analyse_match
-        from boardgammon.analysis.evaluator import NeuralEvaluator
         from boardgammon.analysis.report import to_dict
+        from boardgammon.bots.neural import NetworkEvaluator
 
         status, result, error = "done", None, None
         try:
             _, match = self.app.state.game.service.match_copy(match_id)
             if self.evaluator is None:
-                self.evaluator = NeuralEvaluator()
+                self.evaluator = NetworkEvaluator()
             analysis = analyse_match(match, self.evaluator, self.plies)
             result = json.dumps(to_dict(analysis, moves=True))
         except Exception as exc:  # any failure is stored, so the match is not retried forever

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boardgammon.analysis import met
+from boardgammon.cube import met
 
 KAZAROSS = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 

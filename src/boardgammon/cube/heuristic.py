@@ -2,7 +2,7 @@
 equities, and the double / take / resignation rules built on them.
 
 Every decision here takes a game-winning chance (0-1, cubeless, for the side deciding) from
-the caller's own model and a :class:`~boardgammon.bots.base.Context` from the deciding side's
+the caller's own model and a :class:`~boardgammon.cube.Context` from the deciding side's
 view, so any level can reuse it with a better estimate.
 
 Sources:
@@ -17,7 +17,7 @@ Sources:
   as Kleinman's ``K = D² / S`` tables: ``K = 1`` gives 76 %, ``K = 2`` 84 %). Keith's own rule
   adds one seventh to the roller's count instead of the 4 pips; Kleinman's form gives a
   probability, which match play needs.
-* Match equity: :func:`boardgammon.analysis.met.match_equity` (the published Kazaross-XG2
+* Match equity: :func:`boardgammon.cube.met.match_equity` (the published Kazaross-XG2
   table, extended beyond 25 points by the project's cube model).
 * Take point: the classic take point from three match equities (drop, take and
   win, take and lose): ``(drop - lose) / (win - lose)``. In money play 25 % (a dropped double
@@ -30,9 +30,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from boardgammon.analysis.met import match_equity
+from boardgammon.engine.rules import pip_counts
 
-from .base import Context, CubeOwner
+from .context import Context, CubeOwner
+from .met import match_equity
 
 MONEY_TAKE_POINT = 0.25
 RACE_MONEY_TAKE_POINT = 0.22
@@ -42,9 +43,6 @@ RACE_MONEY_TAKE_POINT = 0.22
 # giving up ownership of the cube costs more.
 DOUBLE_WINDOW = {(False, CubeOwner.CENTRE): 0.10, (False, CubeOwner.ME): 0.07,
                  (True, CubeOwner.CENTRE): 0.09, (True, CubeOwner.ME): 0.06}
-
-_PIPS = np.arange(1, 26, dtype=np.int64)
-
 
 def keith_counts(arrays: np.ndarray) -> np.ndarray:
     """Keith-adjusted pip counts, without the roller's one-seventh (see the module docstring).
@@ -63,7 +61,7 @@ def keith_counts(arrays: np.ndarray) -> np.ndarray:
     a = np.asarray(arrays, dtype=np.int64)
     if a.ndim == 2:
         a = a[None]
-    pips = a @ _PIPS
+    pips = pip_counts(a)
     waste = (2 * np.maximum(a[..., 0] - 1, 0) + np.maximum(a[..., 1] - 1, 0)
              + np.maximum(a[..., 2] - 3, 0) + (a[..., 3:6] == 0).sum(axis=-1))
     return pips + waste

@@ -1,7 +1,7 @@
 """Cube and resignation decisions from five cubeless outputs, for money and match play.
 
 Inputs are the network's outputs ``(win, win gammon, win backgammon, lose gammon, lose
-backgammon)`` from the deciding side's view and a :class:`~boardgammon.bots.base.Context` from
+backgammon)`` from the deciding side's view and a :class:`~boardgammon.cube.Context` from
 the same view.
 
 Money play: Janowski's cubeful equity ("Take-points in money games", 1993). With ``W`` and ``L``
@@ -10,16 +10,17 @@ take point is ``TP = (L − ½)/(W + L + ½)`` and the cash point ``CP = (L + 1)
 the live-cube equity is piecewise linear through ``(0, −L)``, ``(TP, −1)`` (opponent can double),
 ``(CP, +1)`` (we can double) and ``(1, W)``; the cubeful equity is
 ``x·live + (1 − x)·dead``, dead = cubeless. The cube efficiency ``x`` is gnubg's
-(:func:`cube_efficiency`): 0.68 in contact positions (Janowski's typical value), 0.6 once both
-sides are in their home boards, ``0.55 + 0.00125 · pips`` of the side on roll, within 0.6–0.7,
-in other races. With it, given gnubg 0-ply's cubeless probabilities, our cubeful equities are
-gnubg 0-ply's own, money and match, contact and race (tested). Judged by gnubg 2-ply on 81
-close race doubling decisions of money sessions (``benchmarks.cube_vs_gnubg --money``, gnubg's
-probabilities), a single race value lost 3.6 mp per decision at 0.68 or 0.70 against 3.8 with
-the formula (within noise), 4.1 at 0.60 and 9.1 at the 0.80 used before 2026-12-01 (night).
+(:func:`~boardgammon.cube.efficiency.cube_efficiency`): 0.68 in contact positions (Janowski's
+typical value), 0.6 once both sides are in their home boards, ``0.55 + 0.00125 · pips`` of the
+side on roll, within 0.6–0.7, in other races. With it, given gnubg 0-ply's cubeless
+probabilities, our cubeful equities are gnubg 0-ply's own, money and match, contact and race
+(tested). Judged by gnubg 2-ply on 81 close race doubling decisions of money sessions
+(``benchmarks.cube_vs_gnubg --money``, gnubg's probabilities), a single race value lost 3.6 mp
+per decision at 0.68 or 0.70 against 3.8 with the formula (within noise), 4.1 at 0.60 and 9.1
+at the 0.80 used before 2026-12-01 (night).
 
 Match play: the same construction in match-winning chances, from the cube model of
-:mod:`boardgammon.analysis.met` with this position's own gammon shares (take and cash points),
+:mod:`boardgammon.cube.met` with this position's own gammon shares (take and cash points),
 outcome probabilities (the ends of the live-cube line, the dead-cube part) and cube
 efficiency. The Crawford game has no cube; post-Crawford the same curves on the post-Crawford
 table (the trailer's cube live, the leader's doubles of no use, the free drop); a 1-point
@@ -35,40 +36,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from boardgammon.analysis import met
+from boardgammon.engine.constants import MAX_CUBE
 
-from .base import Context, CubeOwner
+from . import met
+from .context import Context, CubeOwner
+from .efficiency import X_CONTACT, cube_efficiency
 
-X_CONTACT = 0.68
-X_BEAROFF = 0.60
-RACE_EFFICIENCY = (0.55, 0.00125, 0.60, 0.70)
-"""gnubg's race cube efficiency: ``0.55 + 0.00125 · pips``, kept within 0.60–0.70."""
 RESIGN_TOLERANCE = 0.01  # equity (points per cube) a resignation may give away
-
-
-def is_contact(boards: np.ndarray) -> np.ndarray:
-    """Whether each of ``boards`` (``int8[..., 2, 25]``) is a contact position, as
-    :meth:`Board.is_contact <boardgammon.engine.Board.is_contact>`: ``bool[...]``."""
-    boards = np.asarray(boards)
-    rear = np.where(boards > 0, np.arange(25), -1).max(axis=-1)  # [..., 2]; -1: none left
-    return (rear[..., 0] >= 0) & (rear[..., 1] >= 0) & (rear[..., 0] + rear[..., 1] >= 24)
-
-
-def cube_efficiency(boards: np.ndarray, variant: str = "standard") -> np.ndarray:
-    """Janowski's cube efficiency ``x`` of positions ``boards`` (``int8[..., 2, 25]``, the
-    side on roll in row 0) as gnubg sets it (``eval.c``, ``EvalEfficiency``; ``show
-    cubeefficiency``): :data:`X_CONTACT` with contact, :data:`X_BEAROFF` once both sides have
-    every checker in their home boards (gnubg's bear-off classes) and in every Hypergammon
-    position, else ``0.55 + 0.00125 ·`` the on-roll side's pip count, within 0.60–0.70.
-    Returns ``float64[...]``."""
-    boards = np.asarray(boards)
-    if variant == "hypergammon":
-        return np.full(boards.shape[:-2], X_BEAROFF)
-    base, per_pip, low, high = RACE_EFFICIENCY
-    pips = boards[..., 0, :] @ np.arange(1, 26)
-    race = np.clip(base + per_pip * pips, low, high)
-    home = (boards[..., :, 6:] == 0).all(axis=(-2, -1))
-    return np.where(is_contact(boards), X_CONTACT, np.where(home, X_BEAROFF, race))
 
 
 def _outcomes(o: np.ndarray) -> np.ndarray:
@@ -200,7 +174,7 @@ def cube_values(o: np.ndarray, context: Context, x: float = X_CONTACT
         return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, x), 1.0
     a, b, post = _away(context)
     drop = met.match_equity(a - c, b, post)
-    if 2 * c >= met.MAX_CUBE:
+    if 2 * c >= MAX_CUBE:
         return nd, float(_dead_mwc(o, context, 2 * c)), drop
     return nd, _match_cubeful(o, context, 2 * c, "opponent", x), drop
 
@@ -262,7 +236,7 @@ def should_take(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
         return bool(2.0 * money_equity(o, CubeOwner.ME, x) >= -1.0)
     a, b, post = _away(context)
     drop = met.match_equity(a, b - c, post)
-    if 2 * c >= met.MAX_CUBE:
+    if 2 * c >= MAX_CUBE:
         take = float(_dead_mwc(o, context, 2 * c))
     else:
         take = _match_cubeful(o, context, 2 * c, "me", x)

@@ -18,7 +18,7 @@ simplified), for the cube curves of every cube state and for scores beyond the t
   game (``p = 1``) — Janowski's "live cube" lines, drawn in MWC instead of money equity.
 * Cubes are not perfectly efficient (a real game jumps past take points): the curve used at
   every cube level is ``x · live + (1 − x) · dead`` with the dead-cube line
-  ``L + p·(W − L)``, ``x = CUBE_EFFICIENCY`` (Janowski, "Take-points in money games", 1993;
+  ``L + p·(W − L)``, ``x`` = :data:`~boardgammon.cube.efficiency.X_CONTACT` (Janowski, 1993;
   0.68 is the value usually quoted for contact positions).
 * The take point of a double to ``2c`` is where the taker's curve at ``2c`` (cube owned by the
   taker) equals the MWC of dropping; curves are computed from the highest cube level down.
@@ -29,7 +29,7 @@ simplified), for the cube curves of every cube state and for scores beyond the t
   doubling now still keeps the cube for the next roll, as gnubg values it.
 
 The same model alone (``published=False``) makes a whole table from the gammon rate; it is
-within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/analysis/test_met.py``), which is the
+within 0.02 of Kazaross-XG2 over 11 × 11 scores (``tests/cube/test_met.py``), which is the
 check that its cube curves are sound. Why the published table is used: on gnubg 2-ply's own
 probabilities, cube decisions by our model with the computed table lost 1.9 millipoints (EMG)
 per doubling decision and 7.0 per take decision as gnubg 2-ply judges them, with the
@@ -46,9 +46,11 @@ from importlib.resources import files
 
 import numpy as np
 
+from boardgammon.engine.constants import MAX_CUBE
+
+from .efficiency import X_CONTACT
+
 GAMMON_RATE = 0.26  # share of games ending in a gammon, typical of rollouts of openings
-CUBE_EFFICIENCY = 0.68
-MAX_CUBE = 64
 GRID = np.linspace(0.0, 1.0, 1001)
 PUBLISHED = "Kazaross-XG2"
 PUBLISHED_LENGTH = 25
@@ -182,7 +184,7 @@ def cube_curves(a: int, b: int, published: bool = True) -> dict[tuple[int, str],
 
 
 def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
-               post_crawford: bool = False, efficiency: float = CUBE_EFFICIENCY
+               post_crawford: bool = False, efficiency: float = X_CONTACT
                ) -> dict[tuple[int, str], list[tuple[float, float]]]:
     """The inner points ``(p, MWC)`` of the live-cube line of each cube state of
     :func:`cube_curves` (published table): the opponent's take point (where we would be
@@ -201,7 +203,7 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
             and the leader's own doubles never gain (its cash point would be a match win).
         efficiency: the cube efficiency of the curves at the higher cube levels (whose
             crossings are the take points), the position's own as gnubg uses it
-            (:func:`boardgammon.bots.cubeful.cube_efficiency`).
+            (:func:`boardgammon.cube.efficiency.cube_efficiency`).
     """
     gw, gl = (GAMMON_RATE, GAMMON_RATE) if gammons is None else (
         round(min(max(float(g), 0.0), 1.0) * 50) / 50 for g in gammons)
@@ -211,7 +213,7 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
 @lru_cache(maxsize=8192)
 def _cube_model(a: int, b: int, published: bool,
                 gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE), post: bool = False,
-                x: float = CUBE_EFFICIENCY) -> tuple[dict[tuple[int, str], np.ndarray],
+                x: float = X_CONTACT) -> tuple[dict[tuple[int, str], np.ndarray],
                            dict[tuple[int, str], list[tuple[float, float]]]]:
     """Cube curves and knots (see :func:`cube_curves`, :func:`cube_knots`); ``x`` the cube
     efficiency."""
