@@ -66,7 +66,7 @@ def doubles(
         "p_you_more_by_margin": odds.p_you_more_by_margin,
         "p_opponent_run_of_3_within_games": odds.p_opponent_run_of_3_within_games,
     }
-    if odds.p_run_of_k is not None:
+    if odds.p_run_of_k is not None and run is not None:
         probabilities["p_run_of_k"] = odds.p_run_of_k
     if as_json:
         out = {
@@ -88,7 +88,7 @@ def doubles(
         ("a run of 2 doubles in a row", _pct(odds.p_run_of_2)),
         ("a run of 3 doubles in a row", _pct(odds.p_run_of_3)),
     ]
-    if odds.p_run_of_k is not None:
+    if odds.p_run_of_k is not None and run is not None:
         rows.append((f"a run of {_count(run, 'double')} in a row", _pct(odds.p_run_of_k)))
     rows += [
         (f"opponent rolls ≥ {_count(margin, 'double')} more than you",

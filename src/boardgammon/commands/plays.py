@@ -65,9 +65,10 @@ def _board(position_id: object) -> np.ndarray:
     return board.array
 
 
-def list_plays(requests: Sequence[tuple[str, tuple[int, int]]],
+def list_plays(requests: Sequence[tuple[str, object]],
                labels: Sequence[str] | None = None) -> Iterator[dict]:
-    """The answer object of each ``(position_id, (d1, d2))`` request, in order.
+    """The answer object of each ``(position_id, (d1, d2))`` request, in order; the dice as
+    given (checked here, so a request may carry text from a command line).
 
     Args:
         requests: the positions and rolls.
