@@ -39,7 +39,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,7 +48,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from boardgammon.bots import Bot, create
-from boardgammon.commands.selfplay import context_for
+from boardgammon.bots.turn import RollDice, decide
 from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import ENTROPY_BYTES, GENESIS
 from boardgammon.engine.clock import PRESETS, TimeControl
@@ -773,33 +773,16 @@ class MatchService:
         return outcome
 
     def _decide(self, live: _Live, seat: int) -> dict[str, Any]:
-        """The computer's next action as an API action dict (``auto`` roll: server entropy)."""
-        info, m = live.info, live.match
+        """The computer's next action (:func:`boardgammon.bots.turn.decide`) as an API action
+        dict; its roll is an ``auto`` roll (server entropy)."""
+        info = live.info
         bot = self._bots.get(info.match_id)
         if bot is None:
             bot = self._bots[info.match_id] = create(info.seats[seat].bot, info.bot_seed)
-        game, context = m.game, context_for(m, seat)
-        roll = {"type": "roll", "auto": True}
-        if game.phase is Phase.OPENING:
-            return roll
-        if game.phase is Phase.ROLL:
-            offered = any(a.kind == "resign" and a.seat == seat and a.game == len(m.games) - 1
-                          for a in m.record)
-            points = None if offered else bot.resign(game.board, context)
-            if points:
-                return {"type": "resign", "points": int(points)}
-            if game.can_double(seat) and bot.double(game.board, context):
-                return {"type": "double"}
-            return roll
-        if game.phase is Phase.PLAY:
-            assert game.dice is not None
-            return {"type": "play", "play": str(bot.choose_play(game.board, game.dice, context))}
-        if game.phase is Phase.DOUBLE_OFFERED:
-            return {"type": "take" if bot.take(game.board, context) else "drop"}
-        offer = game.resignation
-        assert offer is not None
-        accept = bot.accept_resignation(game.board_for(offer.seat), context, int(offer.outcome))
-        return {"type": "accept_resign" if accept else "decline_resign"}
+        decision = decide(live.match, seat, bot)
+        if isinstance(decision, RollDice):
+            return {"type": "roll", "auto": True}
+        return {"type": decision.kind, **asdict(decision)}
 
 
 _ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
