@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, live_match, make_app, play_out, step
 
-from boardgammon.server.match_service import _MatchCache
+from boardgammon.server.match_repository import MatchCache
 
 
 @pytest.fixture
@@ -26,13 +26,13 @@ def test_a_finished_match_leaves_the_cache(client):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob)
     step({0: ann, 1: bob}, match_id)
-    assert match_id in service(client)._cache
+    assert match_id in service(client).matches.cache
     final = play_out({0: ann, 1: bob}, match_id)
-    assert match_id not in service(client)._cache
+    assert match_id not in service(client).matches.cache
     again = ann.state(match_id)
     assert again["result"] == final["result"] and again["games"] == final["games"]
     assert again["rolls"] == final["rolls"]
-    assert match_id not in service(client)._cache  # read again: replayed, not kept
+    assert match_id not in service(client).matches.cache  # read again: replayed, not kept
 
 
 def test_a_finished_match_against_the_computer_drops_its_bot(client):
@@ -50,14 +50,15 @@ def test_a_finished_match_against_the_computer_drops_its_bot(client):
         else:
             time.sleep(0.01)
     assert state["phase"] == "match_over"
-    assert match_id not in service(client)._cache and match_id not in service(client)._bots
+    svc = service(client)
+    assert match_id not in svc.matches.cache and match_id not in svc._bots
 
 
 def test_the_cache_is_bounded_least_recently_used_out_first(client):
-    service(client)._cache = _MatchCache(2)
+    service(client).matches.cache = MatchCache(2)
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     ids = [live_match(ann, bob) for _ in range(3)]
-    cache = service(client)._cache
+    cache = service(client).matches.cache
     assert len(cache) == 2 and ids[0] not in cache and ids[1] in cache and ids[2] in cache
     pending = ann.state(ids[2])["pending_roll"]
     ann.state(ids[1])  # now ids[2] is the least recently used
@@ -72,7 +73,7 @@ def test_the_cache_is_bounded_least_recently_used_out_first(client):
 
 def test_cache_size_must_be_positive():
     with pytest.raises(ValueError, match="at least 1"):
-        _MatchCache(0)
+        MatchCache(0)
 
 
 def test_per_match_locks_do_not_outlive_their_use(client):
@@ -88,8 +89,8 @@ def test_per_match_locks_do_not_outlive_their_use(client):
     runtime = client.app.state.game
     # Nobody holds or waits for a lock now: the tables keep none (they kept one per match
     # ever touched, for the life of the process).
-    assert len(runtime.service._locks) == 0
-    assert len(runtime._locks) == 0 and len(runtime.hub._locks) == 0
+    assert runtime.service.locks is runtime.locks is runtime.hub.locks
+    assert len(runtime.locks) == 0
     assert all(ann.state(m)["phase"] in ("roll", "play", "opening") for m in matches)
 
 
@@ -105,9 +106,10 @@ def test_the_computer_thinks_outside_the_write(client, monkeypatch):
     decide = svc._decide
 
     def watched(live, seat):
-        free = svc._writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
+        writer = svc.matches.writing()
+        free = writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
         if free:
-            svc._writer.release()
+            writer.release()
         held.append(not free)
         return decide(live, seat)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +19,7 @@ from starlette.websockets import WebSocketDisconnect
 from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
 from boardgammon.server.auth import COOKIE, user_for_token
 from boardgammon.server.errors import ApiError, capped
+from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
 
 router = APIRouter(tags=["live"])
@@ -70,14 +70,10 @@ class Hub:
     one already delivered to it, whatever the timing of a join and a broadcast.
     """
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(self, service: MatchService, locks: MatchLocks) -> None:
         self.service = service
+        self.locks = locks
         self.connections: dict[str, set[Connection]] = {}
-        # Weak: a match's lock lives while someone holds or waits for it, then goes.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    def _lock(self, match_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(match_id, asyncio.Lock())
 
     async def join(self, match_id: str, user_id: int | None, ws: WebSocket) -> Connection:
         """Register a connection and queue its first ``state``.
@@ -85,7 +81,7 @@ class Hub:
         Raises:
             ApiError: 404 unknown match.
         """
-        async with self._lock(match_id):
+        async with self.locks.delivery(match_id):
             # Registered before the state is read, so that no event committed after that read
             # can miss this connection (delivery waits for this lock, so it comes after the
             # first state; without the lock it would still reach the connection).
@@ -105,7 +101,7 @@ class Hub:
 
     async def deliver(self, match_id: str, message: dict[str, Any]) -> None:
         """Send a committed batch of events, then each connection's fresh state."""
-        async with self._lock(match_id):
+        async with self.locks.delivery(match_id):
             connections = self.connections.get(match_id)
             if not connections:
                 return

@@ -16,7 +16,6 @@ import gc
 import logging
 import os
 import time
-import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,8 @@ from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
 from boardgammon.server.events import bus_for
-from boardgammon.server.match_service import MatchService, Outcome
+from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_service import MatchService, StepResult
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 
@@ -93,8 +93,7 @@ class Runtime:
         self.bus = bus_for(config.redis_url)
         self.service: MatchService | None = None
         self.hub: Any = None
-        # Weak: a match's lock lives while someone holds or waits for it, then goes.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
 
@@ -106,8 +105,8 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        self.service = MatchService(db, self.clock)
-        self.hub = Hub(self.service)
+        self.service = MatchService(db, self.clock, self.locks)
+        self.hub = Hub(self.service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
         if credited:
@@ -133,12 +132,11 @@ class Runtime:
             task.cancel()
         await self.bus.stop()
 
-    async def run(self, match_id: str, fn: Callable[..., Outcome | None], *args: Any
-                  ) -> Outcome | None:
+    async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any
+                  ) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order."""
-        lock = self._locks.setdefault(match_id, asyncio.Lock())
-        async with lock:
+        async with self.locks.calls(match_id):
             outcome = await asyncio.to_thread(fn, *args)
             if outcome is not None and outcome.events:
                 await self.bus.publish(match_id, {"version": outcome.version,
@@ -147,7 +145,7 @@ class Runtime:
         return outcome
 
     async def act(self, match_id: str, user_id: int, action: dict[str, Any],
-                  token: str | None = None) -> Outcome:
+                  token: str | None = None) -> StepResult:
         """A player's action: applied, committed, broadcast; the computer answers after.
         ``token``: the session a WebSocket signed in with, checked again here (a socket
         outlives a sign-out); HTTP requests are checked as they arrive.
@@ -163,7 +161,7 @@ class Runtime:
         return outcome
 
     def _act(self, match_id: str, user_id: int, action: dict[str, Any],
-             token: str | None) -> Outcome:
+             token: str | None) -> StepResult:
         # In the worker thread: a limiter in Redis waits for a round trip.
         assert self.service is not None
         self.action_limit.hit(f"user:{user_id}")
@@ -205,7 +203,7 @@ class Runtime:
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
         # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
         # for the lock to go.
-        with self.service.writing(), self.service.db.sessions() as session:
+        with self.service.matches.writing(), self.service.db.sessions() as session:
             self.clock.beat(session)
 
     async def loop(self) -> None:
