@@ -8,8 +8,12 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, live_match, make_app, play_out, step
+from pydantic import TypeAdapter
 
+from boardgammon.server.actions import ClientAction
 from boardgammon.server.match_repository import MatchCache
+
+action = TypeAdapter(ClientAction).validate_python
 
 
 @pytest.fixture
@@ -122,15 +126,15 @@ def test_the_computer_thinks_outside_the_write(client, monkeypatch):
             assert svc.bot_step(match_id) is not None
         elif state["phase"] in ("opening", "roll"):
             pending = state["pending_roll"]
-            svc.act(match_id, ann.user["id"], {"action_id": f"r{n}", "type": "roll",
-                                               "roll_id": pending["roll_id"],
-                                               "commitment": pending["commitment"],
-                                               "entropy": os.urandom(16).hex()})
+            svc.act(match_id, ann.user["id"], action({"action_id": f"r{n}", "type": "roll",
+                                                      "roll_id": pending["roll_id"],
+                                                      "commitment": pending["commitment"],
+                                                      "entropy": os.urandom(16).hex()}))
         elif state["phase"] == "play":
-            svc.act(match_id, ann.user["id"], {"action_id": f"p{n}", "type": "play",
-                                               "play": state["legal_plays"][0]["notation"]})
+            svc.act(match_id, ann.user["id"], action({"action_id": f"p{n}", "type": "play",
+                                                      "play": state["legal_plays"][0]["notation"]}))
         else:
-            svc.act(match_id, ann.user["id"], {"action_id": f"a{n}", "type": "accept_resign"}
-                    if state["phase"] == "resign_offered" else
-                    {"action_id": f"t{n}", "type": "take"})
+            svc.act(match_id, ann.user["id"], action(
+                {"action_id": f"a{n}", "type": "accept_resign"}
+                if state["phase"] == "resign_offered" else {"action_id": f"t{n}", "type": "take"}))
     assert held and not any(held)

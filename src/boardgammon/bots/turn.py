@@ -22,7 +22,7 @@ from .base import Bot, Context, CubeOwner
 class RollDice:
     """Roll the dice (an opening roll too)."""
 
-    kind: ClassVar[str] = "roll"
+    type: ClassVar[str] = "roll"
 
 
 @dataclass(frozen=True)
@@ -30,28 +30,28 @@ class MakePlay:
     """Play the rolled dice: ``play`` in standard notation (``""`` for a dance)."""
 
     play: str
-    kind: ClassVar[str] = "play"
+    type: ClassVar[str] = "play"
 
 
 @dataclass(frozen=True)
 class Double:
     """Offer to double before rolling."""
 
-    kind: ClassVar[str] = "double"
+    type: ClassVar[str] = "double"
 
 
 @dataclass(frozen=True)
 class Take:
     """Take the opponent's double."""
 
-    kind: ClassVar[str] = "take"
+    type: ClassVar[str] = "take"
 
 
 @dataclass(frozen=True)
 class Drop:
     """Drop the opponent's double (lose the game at the cube's value)."""
 
-    kind: ClassVar[str] = "drop"
+    type: ClassVar[str] = "drop"
 
 
 @dataclass(frozen=True)
@@ -59,25 +59,25 @@ class Resign:
     """Offer to resign ``points`` (1 single, 2 gammon, 3 backgammon; times the cube)."""
 
     points: int
-    kind: ClassVar[str] = "resign"
+    type: ClassVar[str] = "resign"
 
 
 @dataclass(frozen=True)
 class AcceptResign:
     """Accept the opponent's offer to resign."""
 
-    kind: ClassVar[str] = "accept_resign"
+    type: ClassVar[str] = "accept_resign"
 
 
 @dataclass(frozen=True)
 class DeclineResign:
     """Decline the opponent's offer to resign."""
 
-    kind: ClassVar[str] = "decline_resign"
+    type: ClassVar[str] = "decline_resign"
 
 
 Decision = RollDice | MakePlay | Double | Take | Drop | Resign | AcceptResign | DeclineResign
-"""One action of the computer; ``kind`` is the API's action ``type`` (``docs/api.md``) and the
+"""One action of the computer; ``type`` is the API's action ``type`` (``docs/api.md``) and the
 fields carry the API's names."""
 
 

@@ -20,7 +20,7 @@ ActionId = Annotated[str, Field(min_length=1, max_length=100,
 
 
 class _Action(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
     action_id: ActionId
 
 
@@ -47,20 +47,46 @@ class ResignAction(_Action):
     points: one_of(1, 2, 3)
 
 
-class SimpleAction(_Action):
-    """Cube and resignation answers, which carry no fields."""
+class DoubleAction(_Action):
+    """Offer to double before rolling."""
 
-    type: Literal["double", "take", "drop", "accept_resign", "decline_resign"]
+    type: Literal["double"]
 
 
-Action = Annotated[RollAction | PlayAction | ResignAction | SimpleAction,
-                   Field(discriminator="type")]
+class TakeAction(_Action):
+    """Take the double offered."""
+
+    type: Literal["take"]
+
+
+class DropAction(_Action):
+    """Drop the double offered (lose the game at the cube's value)."""
+
+    type: Literal["drop"]
+
+
+class AcceptResignAction(_Action):
+    """Accept the resignation offered."""
+
+    type: Literal["accept_resign"]
+
+
+class DeclineResignAction(_Action):
+    """Decline the resignation offered."""
+
+    type: Literal["decline_resign"]
+
+
+ClientAction = Annotated[RollAction | PlayAction | ResignAction | DoubleAction | TakeAction
+                         | DropAction | AcceptResignAction | DeclineResignAction,
+                         Field(discriminator="type")]
+"""A player's action, one frozen model per ``type``; it reaches the service as it is."""
 
 
 class ActionMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: Literal["action"]
-    action: Action
+    action: ClientAction
 
 
 class PingMessage(BaseModel):

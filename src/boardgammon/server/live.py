@@ -187,18 +187,18 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
     if not isinstance(message, ActionMessage):
         connection.send({"type": "pong"})
         return
-    action = message.action.model_dump()
+    action = message.action
     try:
         if user_id is None:
             raise ApiError(401, "not_authenticated", "sign in to act in a match")
         outcome = await runtime.act(match_id, user_id, action, token)
     except ApiError as exc:
-        connection.send(error_message(action["action_id"], exc))
+        connection.send(error_message(action.action_id, exc))
         return
     if outcome.error is not None:
-        connection.send(error_message(action["action_id"], outcome.error))
+        connection.send(error_message(action.action_id, outcome.error))
         return
-    connection.send({"type": "ack", "action_id": action["action_id"]})
+    connection.send({"type": "ack", "action_id": action.action_id})
     if outcome.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
         connection.send_state(state)

@@ -2,7 +2,7 @@
 process's cache of replayed matches. The only module with SQL for matches.
 
 Every accepted action is appended to ``match_log`` (the engine's record, one row per
-:class:`~boardgammon.engine.match.Action`) and committed before anyone is told; a match is
+:mod:`~boardgammon.engine.record` entry) and committed before anyone is told; a match is
 rebuilt by replaying its log. Each process caches replayed matches (at most
 :data:`CACHE_SIZE`, least recently used out first; finished matches leave it) and catches up
 from the log when another process has written (``matches.version`` = log length, read at the
@@ -34,7 +34,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from boardgammon.engine.clock import PRESETS, TimeControl
-from boardgammon.engine.match import Action, Match
+from boardgammon.engine.match import Match
+from boardgammon.engine.record import action_from_dict
 from boardgammon.server import dice_record
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
@@ -302,7 +303,7 @@ class MatchRepository:
                 .order_by(MatchLogEntry.seq)
             ).all()
             for seq, text in entries:
-                cached.match.apply(Action.from_dict(json.loads(text)))
+                cached.match.apply(action_from_dict(json.loads(text)))
                 cached.version = seq + 1
         self.cache.put(match_id, cached)
         return cached

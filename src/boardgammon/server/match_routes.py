@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from boardgammon.formats.mat import write_mat
-from boardgammon.server.actions import Action
+from boardgammon.server.actions import ClientAction
 from boardgammon.server.auth import current_user, optional_user
 from boardgammon.server.game_models import User
 from boardgammon.server.refusals import responses
@@ -28,12 +28,12 @@ async def match_state(match_id: str, request: Request,
 
 @router.post("/api/matches/{match_id}/actions",
              responses=responses(400, 401, 403, 404, 409, 429, 503))
-async def act(match_id: str, action: Action, request: Request,
+async def act(match_id: str, action: ClientAction, request: Request,
               user: User = Depends(current_user)) -> dict:
     """Apply an action (idempotent by ``action_id``); answers ``{"state", "events"}`` once the
     action is committed and broadcast."""
     runtime = request.app.state.game
-    outcome = await runtime.act(match_id, user.id, action.model_dump())
+    outcome = await runtime.act(match_id, user.id, action)
     if outcome.error is not None:
         raise outcome.error
     state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id,

@@ -26,20 +26,42 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
 from boardgammon.bots import Bot, create
-from boardgammon.bots.turn import RollDice, decide
+from boardgammon.bots.turn import (
+    AcceptResign,
+    Decision,
+    DeclineResign,
+    Double,
+    Drop,
+    MakePlay,
+    Resign,
+    RollDice,
+    Take,
+    decide,
+)
 from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import ENTROPY_BYTES, GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
 from boardgammon.server import dice_record
+from boardgammon.server.actions import (
+    AcceptResignAction,
+    ClientAction,
+    DeclineResignAction,
+    DoubleAction,
+    DropAction,
+    PlayAction,
+    ResignAction,
+    RollAction,
+    TakeAction,
+)
 from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import DiceRecordError, Roll
@@ -73,6 +95,10 @@ from boardgammon.server.service_clock import ServiceClock
 
 
 R = TypeVar("R")
+
+AnyAction = ClientAction | Decision
+"""An action the service applies: a player's, or the computer's (which has no ``action_id``
+and rolls with the server's entropy)."""
 
 
 @dataclass
@@ -236,12 +262,11 @@ class MatchService:
 
     # Acting ---------------------------------------------------------------------------------
 
-    def act(self, match_id: str, user_id: int, action: dict[str, Any],
+    def act(self, match_id: str, user_id: int, action: ClientAction,
             token: str | None = None) -> StepResult:
-        """Apply a player's ``action`` (a validated API action dict with ``action_id`` and
-        ``type``) and commit it; a resent ``action_id`` returns its first result again.
-        ``token``: a session to check again, in the action's own transaction (a WebSocket
-        outlives a sign-out).
+        """Apply a player's ``action`` and commit it; a resent ``action_id`` returns its first
+        result again. ``token``: a session to check again, in the action's own transaction (a
+        WebSocket outlives a sign-out).
 
         Raises:
             ApiError: 401 ``token`` signed out, 403 not your match, 404 unknown match, and
@@ -265,7 +290,7 @@ class MatchService:
         planned = self._plan_bot(match_id)
         return self._write(match_id, lambda s, cached: self._bot_step(s, cached, planned))
 
-    def _plan_bot(self, match_id: str) -> tuple[int, dict[str, Any]] | None:
+    def _plan_bot(self, match_id: str) -> tuple[int, Decision] | None:
         """(version, action): the computer's decision on the cached match, if it is the
         computer's turn there; ``None`` if not cached or not its turn (the write decides)."""
         with self.locks.thread(match_id):
@@ -296,8 +321,7 @@ class MatchService:
         last = max((a.t for a in cached.match.record if a.t is not None), default=0.0)
         return max(self.clock.now(), last)
 
-
-    def _act(self, s: Session, cached: CachedMatch, user_id: int, action: dict[str, Any],
+    def _act(self, s: Session, cached: CachedMatch, user_id: int, action: ClientAction,
              token: str | None = None) -> StepResult:
         match_id = cached.info.match_id
         if token is not None and token_user_id(s, token) != user_id:
@@ -307,19 +331,19 @@ class MatchService:
         seat = cached.info.seat_of(user_id)
         if seat is None:
             raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
-        done = self.matches.logged(s, match_id, action["action_id"])
+        done = self.matches.logged(s, match_id, action.action_id)
         if done is not None:
             if done.user_id != user_id:
                 raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
                                "other player; choose a unique one")
             events = json.loads(done.events)
-            reused = ApiError(409, "action_id_reused", f"action_id {action['action_id']!r} "
+            reused = ApiError(409, "action_id_reused", f"action_id {action.action_id!r} "
                               "was already used for another action in this match; a resend "
                               "must be the same action, a new action needs a new ID")
             first = json.loads(done.request) if done.request is not None else None
-            if first is not None and first.get("type") != action["type"]:
+            if first is not None and first.get("type") != action.type:
                 raise reused
-            if action["type"] == "roll":
+            if isinstance(action, RollAction):
                 rolled = next((e for e in events if e.get("type") == "roll"), None)
                 _check_roll_resend(action, rolled)
             elif done.request is not None and done.request != _request_key(action):
@@ -331,13 +355,14 @@ class MatchService:
                                       "is lost on time") if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
             return outcome
-        if action["type"] == "roll" and self._rolled_already(s, cached, seat, action):
+        if isinstance(action, RollAction) and self._rolled_already(s, cached, seat, action):
             outcome.resent = True
             return outcome
-        outcome.events += self._perform(s, cached, seat, action, action["action_id"], user_id)
+        outcome.events += self._perform(s, cached, seat, action, action.action_id, user_id)
         return outcome
 
-    def _rolled_already(self, s: Session, cached: CachedMatch, seat: int, action: dict) -> bool:
+    def _rolled_already(self, s: Session, cached: CachedMatch, seat: int, action: RollAction
+                        ) -> bool:
         """A roll action for a roll this seat already revealed (e.g. the answer was lost and
         the device sent it again under a new ``action_id``): true for the exact resend (same
         commitment and entropy), which is answered as such.
@@ -347,63 +372,74 @@ class MatchService:
                 entropy (a second roll of dice already rolled).
         """
         roll = next((r for r in self.matches.rolls(s, cached)
-                     if r.roll_id == action.get("roll_id")), None)
+                     if r.roll_id == action.roll_id), None)
         if roll is None or roll.seat != seat or roll.server_seed is None:
             return False
         _check_roll_resend(action, roll_json(roll))
         return True
 
-    def _perform(self, s: Session, cached: CachedMatch, seat: int, action: dict[str, Any],
+    def _perform(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction,
                  action_id: str | None, user_id: int | None) -> list[dict]:
-        """Apply one action of ``seat``, persist it, settle; the events, in order."""
+        """Apply one action of ``seat``, persist it, settle; the events, in order. The
+        client's actions come with their ``action_id`` and ``user_id``; the computer's with
+        neither."""
         m = cached.match
         before, results, was_over = cached.version, len(m.results), m.is_over
         events = self._apply(s, cached, seat, action)
         for result in games_json(m)[results:]:
             events.append({"type": "game_end", "game": result})
-        self.matches.persist(s, cached, before, action_id, user_id, events,
-                      _request_key(action) if action_id is not None else None)
+        request = None if isinstance(action, Decision) else _request_key(action)
+        self.matches.persist(s, cached, before, action_id, user_id, events, request)
         after = self._settle_step(s, cached, void_pending=len(m.results) > results)
         events += after.events
         if m.is_over and not was_over and not any(e["type"] == "match_end" for e in events):
             events.append(self._match_end(s, cached))
         return events
 
-    def _apply(self, s: Session, cached: CachedMatch, seat: int, action: dict[str, Any]
+    def _apply(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction
                ) -> list[dict]:
-        m, kind = cached.match, action["type"]
+        m = cached.match
         game = m.game
         now = self._now(cached)
+        offer = game.resignation
+        offered = int(offer.outcome) if offer else None
         try:
-            if kind == "roll":
-                events = [self._roll(s, cached, seat, action, now)]
-            elif kind == "play":
-                legal = m.play(seat, action["play"], now=now)
-                after = legal.after.swapped().position_id if legal.after else None
-                events = [{"type": "play", "seat": seat, "play": str(legal),
-                           "position_id": after}]
-            elif kind in ("double", "take", "drop"):
-                value = game.cube * 2 if kind != "drop" else game.cube
-                getattr(m, kind)(seat, now=now)
-                events = [{"type": "cube", "seat": seat, "action": kind, "value": value}]
-            elif kind == "resign":
-                m.resign(seat, action["points"], now=now)
-                events = [{"type": "resign", "seat": seat, "action": "offer",
-                           "points": action["points"]}]
-            else:
-                offer = game.resignation
-                getattr(m, "accept" if kind == "accept_resign" else "decline")(seat, now=now)
-                events = [{"type": "resign", "seat": seat, "action": kind.split("_")[0],
-                           "points": int(offer.outcome) if offer else None}]
+            match action:
+                case RollAction() | RollDice():
+                    events = [self._roll(s, cached, seat, action, now)]
+                case PlayAction(play=play) | MakePlay(play=play):
+                    legal = m.play(seat, play, now=now)
+                    after = legal.after.swapped().position_id if legal.after else None
+                    events = [{"type": "play", "seat": seat, "play": str(legal),
+                               "position_id": after}]
+                case DoubleAction() | Double():
+                    events = [_cube(seat, "double", game.cube * 2)]
+                    m.double(seat, now=now)
+                case TakeAction() | Take():
+                    events = [_cube(seat, "take", game.cube * 2)]
+                    m.take(seat, now=now)
+                case DropAction() | Drop():
+                    events = [_cube(seat, "drop", game.cube)]
+                    m.drop(seat, now=now)
+                case ResignAction(points=points) | Resign(points=points):
+                    m.resign(seat, points, now=now)
+                    events = [_resign(seat, "offer", points)]
+                case AcceptResignAction() | AcceptResign():
+                    m.accept(seat, now=now)
+                    events = [_resign(seat, "accept", offered)]
+                case DeclineResignAction() | DeclineResign():
+                    m.decline(seat, now=now)
+                    events = [_resign(seat, "decline", offered)]
         except EngineError as exc:
             raise from_engine(exc) from exc
         if m.clock is not None and cached.info.mode == "live":
             events.append({"type": "clock", "clocks": clocks_json(m, now, self.clock.to_wall)})
         return events
 
-    def _roll(self, s: Session, cached: CachedMatch, seat: int, action: dict, now: float) -> dict:
-        """Reveal the pending roll (the roller's entropy, or the server's for ``auto``) and
-        apply it to the match; returns the ``roll`` event."""
+    def _roll(self, s: Session, cached: CachedMatch, seat: int, action: RollAction | RollDice,
+              now: float) -> dict:
+        """Reveal the pending roll (the roller's entropy, or the server's for the computer)
+        and apply it to the match; returns the ``roll`` event."""
         game = cached.match.game
         pending = pending_roll(self.matches.rolls(s, cached))
         if pending is None:
@@ -415,15 +451,15 @@ class MatchService:
             raise ApiError(400, "wrong_phase", f"cannot roll now: the game is in phase "
                            f"{game.phase.value}")
         try:
-            if action.get("auto"):
+            if isinstance(action, RollDice):
                 roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
             else:
-                if action["roll_id"] != pending.roll_id:
-                    raise ApiError(400, "roll_mismatch", f"roll {action['roll_id']!r} "
+                if action.roll_id != pending.roll_id:
+                    raise ApiError(400, "roll_mismatch", f"roll {action.roll_id!r} "
                                    f"is not the pending roll {pending.roll_id}")
-                entropy = _entropy(action["entropy"])
+                entropy = _entropy(action.entropy)
                 roll = cached.track(dice_record.reveal_roll(
-                    s, pending.roll_id, action["commitment"], entropy, commit=False))
+                    s, pending.roll_id, action.commitment, entropy, commit=False))
         except DiceRecordError as exc:
             raise ApiError(exc.status, exc.code, str(exc)) from exc
         return self._apply_roll(cached, roll, now)
@@ -490,7 +526,7 @@ class MatchService:
             "analysis_url": f"/match/{cached.info.match_id}/analysis"}}
 
     def _bot_step(self, s: Session, cached: CachedMatch,
-                  planned: tuple[int, dict[str, Any]] | None = None) -> StepResult | None:
+                  planned: tuple[int, Decision] | None = None) -> StepResult | None:
         seat = cached.info.bot_seat
         version = cached.version
         outcome = self._settle_step(s, cached)
@@ -499,21 +535,18 @@ class MatchService:
             return outcome if outcome.events else None
         # The plan holds if nothing changed since it was made (else: decide now, rarely).
         unchanged = planned is not None and planned[0] == version == cached.version
-        action = planned[1] if unchanged else self._decide(cached, seat)
-        outcome.events += self._perform(s, cached, seat, action, None, None)
+        decision = planned[1] if unchanged else self._decide(cached, seat)
+        outcome.events += self._perform(s, cached, seat, decision, None, None)
         return outcome
 
-    def _decide(self, cached: CachedMatch, seat: int) -> dict[str, Any]:
-        """The computer's next action (:func:`boardgammon.bots.turn.decide`) as an API action
-        dict; its roll is an ``auto`` roll (server entropy)."""
+    def _decide(self, cached: CachedMatch, seat: int) -> Decision:
+        """The computer's next action (:func:`boardgammon.bots.turn.decide`); it rolls with
+        the server's entropy."""
         info = cached.info
         bot = self._bots.get(info.match_id)
         if bot is None:
             bot = self._bots[info.match_id] = create(info.seats[seat].bot, info.bot_seed)
-        decision = decide(cached.match, seat, bot)
-        if isinstance(decision, RollDice):
-            return {"type": "roll", "auto": True}
-        return {"type": decision.kind, **asdict(decision)}
+        return decide(cached.match, seat, bot)
 
 
 _ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
@@ -533,13 +566,21 @@ def _entropy(text: object) -> bytes:
     return bytes.fromhex(text)
 
 
-def _request_key(action: dict[str, Any]) -> str:
+def _cube(seat: int, action: str, value: int) -> dict[str, Any]:
+    return {"type": "cube", "seat": seat, "action": action, "value": value}
+
+
+def _resign(seat: int, action: str, points: int | None) -> dict[str, Any]:
+    return {"type": "resign", "seat": seat, "action": action, "points": points}
+
+
+def _request_key(action: ClientAction) -> str:
     """A client's action as canonical JSON (sorted keys), to tell a resend from another action
     sent under the same ``action_id``."""
-    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+    return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
 
 
-def _check_roll_resend(action: dict[str, Any], rolled: dict[str, Any] | None) -> None:
+def _check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> None:
     """Refuse a roll action sent again for dice already rolled unless it is the same action:
     same roll, the commitment as issued and the same entropy (``rolled``: the roll as
     :func:`roll_json` gives it, ``None`` if the earlier action was no roll).
@@ -547,12 +588,11 @@ def _check_roll_resend(action: dict[str, Any], rolled: dict[str, Any] | None) ->
     Raises:
         ApiError: 409 ``already_rolled``.
     """
-    entropy = action.get("entropy")
-    same = (rolled is not None and not action.get("auto")
-            and action.get("roll_id") == rolled["roll_id"]
-            and action.get("commitment") == rolled["commitment"]
-            and isinstance(entropy, str) and rolled["client_entropy"] is not None
-            and entropy.lower() == rolled["client_entropy"])
+    same = (rolled is not None
+            and action.roll_id == rolled["roll_id"]
+            and action.commitment == rolled["commitment"]
+            and rolled["client_entropy"] is not None
+            and action.entropy.lower() == rolled["client_entropy"])
     if not same:
         raise ApiError(409, "already_rolled", "these dice are already rolled; only the same "
                        "roll action (same roll_id, commitment and entropy) may be sent again")

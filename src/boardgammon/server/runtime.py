@@ -23,6 +23,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
+from boardgammon.server.actions import ClientAction
 from boardgammon.server.events import bus_for
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
@@ -144,7 +145,7 @@ class Runtime:
                                                   "events": outcome.events})
         return outcome
 
-    async def act(self, match_id: str, user_id: int, action: dict[str, Any],
+    async def act(self, match_id: str, user_id: int, action: ClientAction,
                   token: str | None = None) -> StepResult:
         """A player's action: applied, committed, broadcast; the computer answers after.
         ``token``: the session a WebSocket signed in with, checked again here (a socket
@@ -160,7 +161,7 @@ class Runtime:
         self.kick_bot(match_id)
         return outcome
 
-    def _act(self, match_id: str, user_id: int, action: dict[str, Any],
+    def _act(self, match_id: str, user_id: int, action: ClientAction,
              token: str | None) -> StepResult:
         # In the worker thread: a limiter in Redis waits for a round trip.
         assert self.service is not None
