@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from boardgammon.server.bodies import one_of
-from boardgammon.server.errors import ApiError
+from boardgammon.server.refusals import Invalid
 
 ActionId = Annotated[str, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
@@ -104,21 +104,21 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage:
     """Parse one WebSocket frame from a client.
 
     Raises:
-        ApiError: 422 ``invalid_request`` for anything that is not a valid message (not JSON,
+        Invalid: ``invalid_request`` for anything that is not a valid message (not JSON,
             too long, unknown type, missing or extra fields), with the reason.
     """
     if len(text) > MAX_FRAME:
-        raise ApiError(422, "invalid_request", f"a message is at most {MAX_FRAME} bytes")
+        raise Invalid(f"a message is at most {MAX_FRAME} bytes")
     try:
         data: Any = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise ApiError(422, "invalid_request", f"not JSON: {exc}") from None
+        raise Invalid(f"not JSON: {exc}") from None
     try:
         return _client_message.validate_python(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
                              for e in exc.errors()[:5])
-        raise ApiError(422, "invalid_request", problems) from None
+        raise Invalid(problems) from None
 
 
 def action_id_of(text: str | bytes) -> str | None:

@@ -32,10 +32,10 @@ from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, and_,
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from boardgammon.server.errors import ApiError
+from boardgammon.server.errors import responses
 from boardgammon.server.game_models import MatchRow
 from boardgammon.server.models import Base, UTCDateTime
-from boardgammon.server.refusals import responses
+from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
 
 log = logging.getLogger("boardgammon.server.analysis")
 
@@ -188,15 +188,15 @@ def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
     then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).
 
     Raises:
-        ApiError: 404 ``not_found`` (no such match), 409 ``match_not_finished``.
+        NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
     """
     with request.app.state.db.sessions() as s:
         match = s.get(MatchRow, match_id)
         if match is None:
-            raise ApiError(404, "not_found", f"no match {match_id!r}")
+            raise NotFound(f"no match {match_id!r}")
         if match.status != "finished":
-            raise ApiError(409, "match_not_finished",
-                           "the match is still being played; it is analysed once it is over")
+            raise StateConflict("the match is still being played; it is analysed once it is "
+                                "over", ErrorCode.MATCH_NOT_FINISHED)
         row = s.get(MatchAnalysisRow, match_id)
     if row is None or row.status == "pending":
         return {"status": "pending"}

@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session
 
 from boardgammon.server.bodies import RequestBody, Username
 from boardgammon.server.db import get_session
-from boardgammon.server.errors import ApiError
+from boardgammon.server.errors import responses
 from boardgammon.server.game_models import AuthToken, User
-from boardgammon.server.refusals import responses
+from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
 
 COOKIE = "bg_session"
 MIN_PASSWORD = 8
@@ -110,11 +110,11 @@ def current_user(user: User | None = Depends(optional_user)) -> User:
     """FastAPI dependency: the signed-in user.
 
     Raises:
-        ApiError: 401 ``not_authenticated``.
+        NotSignedIn: ``not_authenticated``.
     """
     if user is None:
-        raise ApiError(401, "not_authenticated", "sign in first (session cookie or bearer "
-                                                 "token missing, unknown or revoked)")
+        raise NotSignedIn("sign in first (session cookie or bearer token missing, unknown or "
+                          "revoked)")
     return user
 
 
@@ -129,7 +129,8 @@ def _open_session(session: Session, user: User, request: Request, response: Resp
 
 
 def _taken(username: str) -> None:
-    raise ApiError(409, "username_taken", f"the name {username!r} is taken; choose another")
+    raise StateConflict(f"the name {username!r} is taken; choose another",
+                        ErrorCode.USERNAME_TAKEN)
 
 
 @router.post("/api/auth/register", status_code=201, response_model=SessionAnswer,
@@ -169,7 +170,7 @@ def login(body: Credentials, request: Request, response: Response,
     except (VerificationError, InvalidHashError):
         ok = False
     if not ok:
-        raise ApiError(401, "bad_credentials", "unknown name or wrong password")
+        raise NotSignedIn("unknown name or wrong password", ErrorCode.BAD_CREDENTIALS)
     token = _open_session(session, user, request, response)
     return SessionAnswer(user=user_out(user), token=token)
 
@@ -201,7 +202,7 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
 
     Refused with 409 ``not_a_guest`` for an account that already has a password."""
     if not user.guest:
-        raise ApiError(409, "not_a_guest", f"{user.username} is already a full account")
+        raise StateConflict(f"{user.username} is already a full account", ErrorCode.NOT_A_GUEST)
     user.username, user.username_key = body.username, body.username.lower()
     user.password_hash, user.guest = _hasher.hash(body.password), False
     try:

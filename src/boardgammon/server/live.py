@@ -18,18 +18,14 @@ from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
 from boardgammon.server.auth import COOKIE, user_for_token
-from boardgammon.server.errors import ApiError, capped
+from boardgammon.server.errors import ws_error
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
+from boardgammon.server.refusals import NotSignedIn, Refusal
 
 router = APIRouter(tags=["live"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
-
-
-def error_message(action_id: str | None, error: ApiError) -> dict[str, Any]:
-    return {"type": "error", "action_id": action_id,
-            "error": {"code": error.code, "message": capped(error.message)}}
 
 
 @dataclass(eq=False)
@@ -79,7 +75,7 @@ class Hub:
         """Register a connection and queue its first ``state``.
 
         Raises:
-            ApiError: 404 unknown match.
+            NotFound: unknown match.
         """
         async with self.locks.delivery(match_id):
             # Registered before the state is read, so that no event committed after that read
@@ -146,8 +142,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     user_id = await asyncio.to_thread(lookup)
     try:
         connection = await runtime.hub.join(match_id, user_id, ws)
-    except ApiError as exc:
-        await ws.send_json(error_message(None, exc))
+    except Refusal as exc:
+        await ws.send_json(ws_error(None, exc))
         await ws.close(code=4404)
         return
     writer = asyncio.create_task(connection.writer())
@@ -181,8 +177,8 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
                   connection: Connection, text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
-    except ApiError as exc:
-        connection.send(error_message(action_id_of(text), exc))
+    except Refusal as exc:
+        connection.send(ws_error(action_id_of(text), exc))
         return
     if not isinstance(message, ActionMessage):
         connection.send({"type": "pong"})
@@ -190,13 +186,13 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
     action = message.action
     try:
         if user_id is None:
-            raise ApiError(401, "not_authenticated", "sign in to act in a match")
+            raise NotSignedIn("sign in to act in a match")
         outcome = await runtime.act(match_id, user_id, action, token)
-    except ApiError as exc:
-        connection.send(error_message(action.action_id, exc))
+    except Refusal as exc:
+        connection.send(ws_error(action.action_id, exc))
         return
     if outcome.error is not None:
-        connection.send(error_message(action.action_id, outcome.error))
+        connection.send(ws_error(action.action_id, outcome.error))
         return
     connection.send({"type": "ack", "action_id": action.action_id})
     if outcome.resent:

@@ -39,11 +39,11 @@ from boardgammon.engine.record import action_from_dict
 from boardgammon.server import dice_record
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.errors import ApiError
 from boardgammon.server.game_models import MatchLogEntry, MatchRow, User
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_state import MatchInfo, Seat, roll_json
 from boardgammon.server.models import DiceRoll
+from boardgammon.server.refusals import NotFound, Unavailable
 
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
@@ -219,7 +219,7 @@ class MatchRepository:
         when it matches ``snapshot``. The caller holds the match's thread lock.
 
         Raises:
-            ApiError: 404 ``not_found``.
+            NotFound: ``not_found``.
         """
         cached = self.cache.get(match_id)
         if cached is None or snapshot is None or cached.snapshot != snapshot:
@@ -244,7 +244,7 @@ class MatchRepository:
         result and the match after it.
 
         Raises:
-            ApiError: 404 ``not_found``; 503 ``busy`` when every attempt lost a race.
+            NotFound: ``not_found``; Unavailable: ``busy`` when every attempt lost a race.
         """
         with self.locks.thread(match_id), self._writer:
             for _ in range(WRITE_ATTEMPTS):
@@ -270,26 +270,26 @@ class MatchRepository:
                     if cached.match.is_over:
                         self.cache.pop(match_id)  # a finished match leaves the cache
                     return result, cached
-            raise ApiError(503, "busy", f"match {match_id} is being changed elsewhere; retry")
+            raise Unavailable(f"match {match_id} is being changed elsewhere; retry")
 
     def load(self, s: Session, match_id: str) -> CachedMatch:
         """The match replayed up to the log's end, from the cache where it is current.
 
         Raises:
-            ApiError: 404 ``not_found``.
+            NotFound: ``not_found``.
         """
         cached = self.cache.get(match_id)
         if cached is not None:
             found = s.execute(_VERSION, {"match_id": match_id}).first()
             if found is None:
-                raise ApiError(404, "not_found", f"no match {match_id!r}")
+                raise NotFound(f"no match {match_id!r}")
             version, *names = found
             _rename(cached, names)
             if version == cached.version:
                 return cached
         row = s.get(MatchRow, match_id, populate_existing=True)
         if row is None:
-            raise ApiError(404, "not_found", f"no match {match_id!r}")
+            raise NotFound(f"no match {match_id!r}")
         if cached is None or cached.version > row.version:
             info = _info(s, row)
             cached = CachedMatch(info, Match(row.length, row.variant,

@@ -64,8 +64,7 @@ from boardgammon.server.actions import (
 )
 from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
-from boardgammon.server.dice_record import DiceRecordError, Roll
-from boardgammon.server.errors import ApiError
+from boardgammon.server.dice_record import Roll
 from boardgammon.server.game_models import MatchRow
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_repository import (
@@ -84,7 +83,16 @@ from boardgammon.server.match_state import (
     pending_roll,
     roll_json,
 )
-from boardgammon.server.refusals import from_engine
+from boardgammon.server.refusals import (
+    ErrorCode,
+    Illegal,
+    Invalid,
+    NotAllowed,
+    NotSignedIn,
+    Refusal,
+    StateConflict,
+    from_engine,
+)
 from boardgammon.server.service_clock import ServiceClock
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
@@ -111,7 +119,7 @@ class StepResult:
 
     events: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0
-    error: ApiError | None = None
+    error: Refusal | None = None
     resent: bool = False
     snapshot: Snapshot | None = None
     replayed: list[dict[str, Any]] = field(default_factory=list)
@@ -154,7 +162,7 @@ class MatchService:
         """Create a match, commit it and its first opening-roll commitment; returns its ID.
 
         Raises:
-            ApiError: 422 ``invalid_request`` for settings the engine refuses.
+            Invalid: ``invalid_request`` for settings the engine refuses.
         """
         tc = time_control(mode, clock, days)
         # With a clock the opening roll is on it from the start (a player who never rolls it
@@ -163,7 +171,7 @@ class MatchService:
         try:
             m = Match(length, variant, (seats[0].username, seats[1].username), tc, start=start)
         except (ValueError, KeyError) as exc:
-            raise ApiError(422, "invalid_request", str(exc)) from exc
+            raise Invalid(str(exc)) from exc
         match_id = new_match_id()
         now = datetime.now(UTC)
         bot_seat = next((s for s, who in enumerate(seats) if who.bot), None)
@@ -186,7 +194,7 @@ class MatchService:
         database is not read.
 
         Raises:
-            ApiError: 404 ``not_found``.
+            NotFound: ``not_found``.
         """
         with self.locks.thread(match_id):
             return self._view(self.matches.read(match_id, snapshot), viewers)
@@ -230,7 +238,7 @@ class MatchService:
         without a clock.
 
         Raises:
-            ApiError: 404 ``not_found``.
+            NotFound: ``not_found``.
         """
         with self.locks.thread(match_id), self.db.read_sessions() as s:
             cached = self.matches.load(s, match_id)
@@ -240,7 +248,7 @@ class MatchService:
         """The match's facts and a fresh replay of its record (for exports).
 
         Raises:
-            ApiError: 404 ``not_found``.
+            NotFound: ``not_found``.
         """
         with self.locks.thread(match_id), self.db.sessions() as s:
             cached = self.matches.load(s, match_id)
@@ -269,7 +277,8 @@ class MatchService:
         WebSocket outlives a sign-out).
 
         Raises:
-            ApiError: 401 ``token`` signed out, 403 not your match, 404 unknown match, and
+            NotSignedIn: ``token`` signed out; NotAllowed: not your match; NotFound: unknown
+                match; and
                 every refusal of the rules.
         """
         return self._write(match_id, lambda s, cached: self._act(s, cached, user_id, action,
@@ -325,21 +334,22 @@ class MatchService:
              token: str | None = None) -> StepResult:
         match_id = cached.info.match_id
         if token is not None and token_user_id(s, token) != user_id:
-            raise ApiError(401, "not_authenticated", "this connection's session has ended "
-                           "(signed out): sign in again to act")
+            raise NotSignedIn("this connection's session has ended (signed out): sign in "
+                              "again to act")
         # Before the log is consulted: someone else learns nothing of this match's action IDs.
         seat = cached.info.seat_of(user_id)
         if seat is None:
-            raise ApiError(403, "not_your_match", f"you do not play in match {match_id}")
+            raise NotAllowed(f"you do not play in match {match_id}")
         done = self.matches.logged(s, match_id, action.action_id)
         if done is not None:
             if done.user_id != user_id:
-                raise ApiError(409, "duplicate_action_id", "that action_id was used by the "
-                               "other player; choose a unique one")
+                raise StateConflict("that action_id was used by the other player; choose a "
+                                    "unique one", ErrorCode.DUPLICATE_ACTION_ID)
             events = json.loads(done.events)
-            reused = ApiError(409, "action_id_reused", f"action_id {action.action_id!r} "
-                              "was already used for another action in this match; a resend "
-                              "must be the same action, a new action needs a new ID")
+            reused = StateConflict(f"action_id {action.action_id!r} was already used for "
+                                   "another action in this match; a resend must be the same "
+                                   "action, a new action needs a new ID",
+                                   ErrorCode.ACTION_ID_REUSED)
             first = json.loads(done.request) if done.request is not None else None
             if first is not None and first.get("type") != action.type:
                 raise reused
@@ -351,8 +361,9 @@ class MatchService:
             return StepResult([], cached.version, resent=True, replayed=events)
         outcome = self._settle_step(s, cached)
         if cached.match.is_over:
-            outcome.error = (ApiError(409, "time_expired", "your reserve ran out: the match "
-                                      "is lost on time") if cached.match.flagged == seat else
+            outcome.error = (StateConflict("your reserve ran out: the match is lost on time",
+                                           ErrorCode.TIME_EXPIRED)
+                             if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
             return outcome
         if isinstance(action, RollAction) and self._rolled_already(s, cached, seat, action):
@@ -368,7 +379,7 @@ class MatchService:
         commitment and entropy), which is answered as such.
 
         Raises:
-            ApiError: 409 ``already_rolled``: the same roll with another commitment or
+            StateConflict: ``already_rolled``: the same roll with another commitment or
                 entropy (a second roll of dice already rolled).
         """
         roll = next((r for r in self.matches.rolls(s, cached)
@@ -443,25 +454,24 @@ class MatchService:
         game = cached.match.game
         pending = pending_roll(self.matches.rolls(s, cached))
         if pending is None:
-            raise ApiError(400, "wrong_phase", "no roll is pending: the dice are rolled "
-                           "(play them) or the turn has not started")
+            raise Illegal("no roll is pending: the dice are rolled (play them) or the turn "
+                          "has not started", ErrorCode.WRONG_PHASE)
         if pending.seat != seat:
-            raise ApiError(409, "not_your_turn", f"the pending roll is seat {pending.seat}'s")
+            raise StateConflict(f"the pending roll is seat {pending.seat}'s")
         if game.phase not in (Phase.OPENING, Phase.ROLL):
-            raise ApiError(400, "wrong_phase", f"cannot roll now: the game is in phase "
-                           f"{game.phase.value}")
-        try:
-            if isinstance(action, RollDice):
-                roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
-            else:
-                if action.roll_id != pending.roll_id:
-                    raise ApiError(400, "roll_mismatch", f"roll {action.roll_id!r} "
-                                   f"is not the pending roll {pending.roll_id}")
-                entropy = _entropy(action.entropy)
-                roll = cached.track(dice_record.reveal_roll(
-                    s, pending.roll_id, action.commitment, entropy, commit=False))
-        except DiceRecordError as exc:
-            raise ApiError(exc.status, exc.code, str(exc)) from exc
+            raise Illegal(f"cannot roll now: the game is in phase {game.phase.value}",
+                          ErrorCode.WRONG_PHASE)
+        # The dice record's refusals (a wrong commitment, a roll no longer pending) go out as
+        # they are.
+        if isinstance(action, RollDice):
+            roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
+        else:
+            if action.roll_id != pending.roll_id:
+                raise Illegal(f"roll {action.roll_id!r} is not the pending roll "
+                              f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
+            entropy = _entropy(action.entropy)
+            roll = cached.track(dice_record.reveal_roll(
+                s, pending.roll_id, action.commitment, entropy, commit=False))
         return self._apply_roll(cached, roll, now)
 
     def _apply_roll(self, cached: CachedMatch, roll: Roll, now: float) -> dict:
@@ -557,12 +567,12 @@ def _entropy(text: object) -> bytes:
     spaces, no ``0x``; ``bytes.fromhex`` alone would accept whitespace between digits).
 
     Raises:
-        ApiError: 422 ``bad_entropy``.
+        Invalid: ``bad_entropy``.
     """
     if not isinstance(text, str) or not _ENTROPY.fullmatch(text):
         shown = repr(text)[:60]
-        raise ApiError(422, "bad_entropy", f"entropy must be exactly 32 hex characters "
-                       f"(16 bytes from the device), nothing else; got {shown}")
+        raise Invalid(f"entropy must be exactly 32 hex characters (16 bytes from the device), "
+                      f"nothing else; got {shown}", ErrorCode.BAD_ENTROPY)
     return bytes.fromhex(text)
 
 
@@ -586,7 +596,7 @@ def _check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> Non
     :func:`roll_json` gives it, ``None`` if the earlier action was no roll).
 
     Raises:
-        ApiError: 409 ``already_rolled``.
+        StateConflict: ``already_rolled``.
     """
     same = (rolled is not None
             and action.roll_id == rolled["roll_id"]
@@ -594,8 +604,9 @@ def _check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> Non
             and rolled["client_entropy"] is not None
             and action.entropy.lower() == rolled["client_entropy"])
     if not same:
-        raise ApiError(409, "already_rolled", "these dice are already rolled; only the same "
-                       "roll action (same roll_id, commitment and entropy) may be sent again")
+        raise StateConflict("these dice are already rolled; only the same roll action (same "
+                            "roll_id, commitment and entropy) may be sent again",
+                            ErrorCode.ALREADY_ROLLED)
 
 
 def _match_over(match: Match) -> EngineError:

@@ -152,7 +152,7 @@ class Runtime:
         outlives a sign-out); HTTP requests are checked as they arrive.
 
         Raises:
-            ApiError: 401 ``not_authenticated`` (``token`` no longer valid), 429, and every
+            NotSignedIn: ``token`` no longer valid; RateLimited; and every
                 refusal of :meth:`MatchService.act`.
         """
         assert self.service is not None
@@ -226,10 +226,9 @@ class Runtime:
 def install(app: FastAPI, config: GameConfig | None = None) -> None:
     """Add the game server's routers and error handlers to ``app`` and its runtime on
     ``app.state.game``."""
-    from boardgammon.server import auth, live, lobby, match_routes, refusals
+    from boardgammon.server import auth, live, lobby, match_routes
 
     app.state.game = Runtime(config or GameConfig.from_env())
-    refusals.install(app)
     for module in (auth, lobby, match_routes, live):
         app.include_router(module.router)
 
