@@ -66,7 +66,7 @@ def test_an_analysis_of_an_older_version_is_made_again(url):
     from sqlalchemy import select, update
 
     from boardgammon.analysis.analysis import ANALYSIS_VERSION
-    from boardgammon.server.analysis_worker import MatchAnalysisRow
+    from boardgammon.server.tables import MatchAnalysisRow
 
     app = make_app(url)
     with TestClient(app) as client:

@@ -14,8 +14,8 @@ from sqlalchemy import update
 from boardgammon.dice import new_match_id, verify
 from boardgammon.server import dice_record as record
 from boardgammon.server.app import create_app
-from boardgammon.server.models import DiceRoll
 from boardgammon.server.settings import Settings
+from boardgammon.server.tables import DiceRoll
 
 ENTROPY = bytes(range(0xA0, 0xB0))
 

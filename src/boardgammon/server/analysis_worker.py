@@ -1,5 +1,5 @@
 """Match analysis on the server: a background worker that analyses every finished match, its
-table (``match_analyses``, migration ``0003_match_analysis``) and
+table (``match_analyses`` in :mod:`.tables`, migration ``0003_match_analysis``) and
 ``GET /api/matches/{match_id}/analysis``.
 
 The worker looks for finished matches without an analysis every ``poll_s`` seconds, claims one
@@ -28,38 +28,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, and_, or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, mapped_column
 
 from boardgammon.server.errors import responses
-from boardgammon.server.game_models import MatchRow
-from boardgammon.server.models import Base, UTCDateTime
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
+from boardgammon.server.tables import MatchAnalysisRow, MatchRow
 
 log = logging.getLogger("boardgammon.server.analysis")
 
 router = APIRouter(tags=["analysis"])
-
-
-class MatchAnalysisRow(Base):
-    """The analysis of one finished match: ``status`` pending, done or failed; ``result`` the
-    JSON of :func:`boardgammon.analysis.report.to_dict` with every decision; ``error`` why it
-    failed; ``claimed_t`` wall seconds when a worker took it; ``version`` the analysis version
-    that made it (or is making it)."""
-
-    __tablename__ = "match_analyses"
-    __table_args__ = (CheckConstraint("status IN ('pending', 'done', 'failed')",
-                                      name="ck_match_analyses_status"),)
-
-    match_id: Mapped[str] = mapped_column(String(68), primary_key=True)
-    status: Mapped[str] = mapped_column(String(10), index=True)
-    plies: Mapped[int] = mapped_column(SmallInteger)
-    result: Mapped[str | None] = mapped_column(Text)
-    error: Mapped[str | None] = mapped_column(Text)
-    claimed_t: Mapped[float] = mapped_column(Float)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    version: Mapped[int] = mapped_column(SmallInteger, server_default="1")
 
 
 class AnalysisWorker:

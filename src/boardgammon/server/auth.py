@@ -24,8 +24,8 @@ from sqlalchemy.orm import Session
 from boardgammon.server.bodies import RequestBody, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
-from boardgammon.server.game_models import AuthToken, User
 from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
+from boardgammon.server.tables import AuthToken, User
 
 COOKIE = "bg_session"
 MIN_PASSWORD = 8

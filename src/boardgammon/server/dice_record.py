@@ -70,7 +70,6 @@ from boardgammon.dice.verify import (
     entry_hash,
     verify_document,
 )
-from boardgammon.server.models import DiceNonceCounter, DiceRoll
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -80,6 +79,7 @@ from boardgammon.server.refusals import (
     StateConflict,
     Unavailable,
 )
+from boardgammon.server.tables import DiceNonceCounter, DiceRoll
 
 log = logging.getLogger("boardgammon.dice")
 

@@ -20,9 +20,9 @@ from boardgammon.server.auth import current_user
 from boardgammon.server.bodies import RequestBody, Username, one_of
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
-from boardgammon.server.game_models import MatchRow, Seek, User
 from boardgammon.server.match_state import Seat, iso
 from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
+from boardgammon.server.tables import MatchRow, Seek, User
 
 router = APIRouter(tags=["lobby"])
 

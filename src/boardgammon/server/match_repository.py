@@ -39,11 +39,10 @@ from boardgammon.engine.record import action_from_dict
 from boardgammon.server import dice_record
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.game_models import MatchLogEntry, MatchRow, User
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_state import MatchInfo, Seat, roll_json
-from boardgammon.server.models import DiceRoll
 from boardgammon.server.refusals import NotFound, Unavailable
+from boardgammon.server.tables import DiceRoll, MatchLogEntry, MatchRow, User
 
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5

@@ -13,7 +13,7 @@ from boardgammon.formats.mat import write_mat
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.auth import current_user, optional_user
 from boardgammon.server.errors import responses
-from boardgammon.server.game_models import User
+from boardgammon.server.tables import User
 
 router = APIRouter(tags=["matches"])
 

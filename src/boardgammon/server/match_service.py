@@ -65,7 +65,6 @@ from boardgammon.server.actions import (
 from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.game_models import MatchRow
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_repository import (
     CACHE_SIZE,
@@ -94,6 +93,7 @@ from boardgammon.server.refusals import (
     from_engine,
 )
 from boardgammon.server.service_clock import ServiceClock
+from boardgammon.server.tables import MatchRow
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
 # match's lock (:meth:`MatchLocks.thread`), legal-play generation keeps its scratch buffers per
