@@ -14,7 +14,8 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
 
     m.game                      # the current Game: board (view of game.on_roll), phase, dice,
                                 # cube, cube_owner, turn, legal_plays(), board_for(seat)
-    m.score, m.is_over, m.winner, m.crawford, m.post_crawford, m.results, m.match_id
+    m.score, m.is_over, m.winner, m.crawford, m.post_crawford, m.results
+    m.match_id_gnubg            # gnubg's Match ID of the current state
     m.record                    # tuple of record entries (boardgammon.engine.record), in
                                 # order: every roll, play, cube action, resignation and flag
     m.to_json() / Match.from_json(text)   # persistence: from_json replays every action
@@ -214,8 +215,8 @@ class Match:
         return "match_over" if self.is_over else self.game.phase.value
 
     @property
-    def match_id(self) -> str:
-        """gnubg's Match ID of the current state (see :mod:`boardgammon.engine.ids`)."""
+    def match_id_gnubg(self) -> str:
+        """gnubg's Match ID of the current state (not a server's ``mat_…`` match ID) (see :mod:`boardgammon.engine.ids`)."""
         g = self.game
         if g.phase is Phase.OPENING:
             state = GAME_NONE

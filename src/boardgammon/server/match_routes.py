@@ -1,5 +1,5 @@
 """A match over HTTP (``docs/api.md`` §A match): its state, actions, and the ``.mat`` and JSON
-downloads. Live events are in :mod:`.live`."""
+downloads. Live events are in :mod:`.websocket`."""
 
 from __future__ import annotations
 

@@ -194,7 +194,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "dice": list(game.dice) if game.dice else None,
         "board": {"points": [points(game.board_for(s)) for s in (0, 1)]},
         "position_id": game.board.position_id,
-        "match_id_gnubg": match.match_id,
+        "match_id_gnubg": match.match_id_gnubg,
         "pip_counts": list(game.board_for(0).pip_counts()),
         "legal_plays": [],
         "pending_roll": pending and {"roll_id": pending.roll_id, "seat": pending.seat,

@@ -99,7 +99,7 @@ class Runtime:
         self._last_beat = 0.0
 
     async def start(self, db: Any) -> None:
-        from boardgammon.server.live import Hub
+        from boardgammon.server.websocket import Hub
 
         # Before any connection: compiling the computer players on the first computer move
         # held the GIL for some 15 s after an install and froze every match meanwhile.
@@ -226,10 +226,10 @@ class Runtime:
 def install(app: FastAPI, config: GameConfig | None = None) -> None:
     """Add the game server's routers and error handlers to ``app`` and its runtime on
     ``app.state.game``."""
-    from boardgammon.server import auth, live, lobby, match_routes
+    from boardgammon.server import auth, lobby, match_routes, websocket
 
     app.state.game = Runtime(config or GameConfig.from_env())
-    for module in (auth, lobby, match_routes, live):
+    for module in (auth, lobby, match_routes, websocket):
         app.include_router(module.router)
 
 

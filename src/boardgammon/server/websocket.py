@@ -1,4 +1,4 @@
-"""Live play: the WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
+"""The WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
 the events of its match followed by a fresh ``state`` from its seat (``docs/api.md``
 §WebSocket).
 
