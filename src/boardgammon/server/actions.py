@@ -8,12 +8,14 @@ request for server entropy).
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from boardgammon.dice.verify import ENTROPY_BYTES
 from boardgammon.server.bodies import one_of
-from boardgammon.server.refusals import Invalid
+from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 ActionId = Annotated[str, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
@@ -128,3 +130,46 @@ def action_id_of(text: str | bytes) -> str | None:
     except Exception:  # any shape at all may arrive here
         return None
     return value if isinstance(value, str) and len(value) <= 100 else None
+
+
+_ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
+
+
+def entropy_bytes(text: object) -> bytes:
+    """The 16 bytes of a roll's ``entropy``: exactly 32 hex characters, nothing else (no
+    spaces, no ``0x``; ``bytes.fromhex`` alone would accept whitespace between digits).
+
+    Raises:
+        Invalid: ``bad_entropy``.
+    """
+    if not isinstance(text, str) or not _ENTROPY.fullmatch(text):
+        shown = repr(text)[:60]
+        raise Invalid(f"entropy must be exactly 32 hex characters (16 bytes from the device), "
+                      f"nothing else; got {shown}", ErrorCode.BAD_ENTROPY)
+    return bytes.fromhex(text)
+
+
+def request_key(action: ClientAction) -> str:
+    """A client's action as canonical JSON (sorted keys), to tell a resend from another action
+    sent under the same ``action_id``."""
+    return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
+
+
+def check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> None:
+    """Refuse a roll action sent again for dice already rolled unless it is the same action:
+    same roll, the commitment as issued and the same entropy (``rolled``: the roll as
+    :func:`~boardgammon.server.match_state.roll_json` gives it, ``None`` if the earlier action
+    was no roll).
+
+    Raises:
+        StateConflict: ``already_rolled``.
+    """
+    same = (rolled is not None
+            and action.roll_id == rolled["roll_id"]
+            and action.commitment == rolled["commitment"]
+            and rolled["client_entropy"] is not None
+            and action.entropy.lower() == rolled["client_entropy"])
+    if not same:
+        raise StateConflict("these dice are already rolled; only the same roll action (same "
+                            "roll_id, commitment and entropy) may be sent again",
+                            ErrorCode.ALREADY_ROLLED)

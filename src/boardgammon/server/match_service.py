@@ -24,7 +24,6 @@ The computer's decisions come from :func:`boardgammon.bots.turn.decide`.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -46,7 +45,7 @@ from boardgammon.bots.turn import (
     decide,
 )
 from boardgammon.dice.ids import new_match_id
-from boardgammon.dice.verify import ENTROPY_BYTES, GENESIS
+from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
@@ -61,11 +60,27 @@ from boardgammon.server.actions import (
     ResignAction,
     RollAction,
     TakeAction,
+    check_roll_resend,
+    entropy_bytes,
+    request_key,
 )
 from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
 from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_events import (
+    Event,
+    MatchEndEvent,
+    RollEvent,
+    clock_event,
+    commitment_event,
+    cube_event,
+    game_end_event,
+    match_end_event,
+    play_event,
+    resign_event,
+    roll_event,
+)
 from boardgammon.server.match_repository import (
     CACHE_SIZE,
     CachedMatch,
@@ -117,12 +132,12 @@ class StepResult:
     resent action, ``replayed`` holds its first result's events, for its sender only: they
     happened before and are not broadcast again."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     version: int = 0
     error: Refusal | None = None
     resent: bool = False
     snapshot: Snapshot | None = None
-    replayed: list[dict[str, Any]] = field(default_factory=list)
+    replayed: list[Event] = field(default_factory=list)
 
 
 @dataclass
@@ -355,8 +370,8 @@ class MatchService:
                 raise reused
             if isinstance(action, RollAction):
                 rolled = next((e for e in events if e.get("type") == "roll"), None)
-                _check_roll_resend(action, rolled)
-            elif done.request is not None and done.request != _request_key(action):
+                check_roll_resend(action, rolled)
+            elif done.request is not None and done.request != request_key(action):
                 raise reused
             return StepResult([], cached.version, resent=True, replayed=events)
         outcome = self._settle_step(s, cached)
@@ -386,11 +401,11 @@ class MatchService:
                      if r.roll_id == action.roll_id), None)
         if roll is None or roll.seat != seat or roll.server_seed is None:
             return False
-        _check_roll_resend(action, roll_json(roll))
+        check_roll_resend(action, roll_json(roll))
         return True
 
     def _perform(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction,
-                 action_id: str | None, user_id: int | None) -> list[dict]:
+                 action_id: str | None, user_id: int | None) -> list[Event]:
         """Apply one action of ``seat``, persist it, settle; the events, in order. The
         client's actions come with their ``action_id`` and ``user_id``; the computer's with
         neither."""
@@ -398,8 +413,8 @@ class MatchService:
         before, results, was_over = cached.version, len(m.results), m.is_over
         events = self._apply(s, cached, seat, action)
         for result in games_json(m)[results:]:
-            events.append({"type": "game_end", "game": result})
-        request = None if isinstance(action, Decision) else _request_key(action)
+            events.append(game_end_event(result))
+        request = None if isinstance(action, Decision) else request_key(action)
         self.matches.persist(s, cached, before, action_id, user_id, events, request)
         after = self._settle_step(s, cached, void_pending=len(m.results) > results)
         events += after.events
@@ -408,7 +423,7 @@ class MatchService:
         return events
 
     def _apply(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction
-               ) -> list[dict]:
+               ) -> list[Event]:
         m = cached.match
         game = m.game
         now = self._now(cached)
@@ -421,34 +436,33 @@ class MatchService:
                 case PlayAction(play=play) | MakePlay(play=play):
                     legal = m.play(seat, play, now=now)
                     after = legal.after.swapped().position_id if legal.after else None
-                    events = [{"type": "play", "seat": seat, "play": str(legal),
-                               "position_id": after}]
+                    events = [play_event(seat, str(legal), after)]
                 case DoubleAction() | Double():
-                    events = [_cube(seat, "double", game.cube * 2)]
+                    events = [cube_event(seat, "double", game.cube * 2)]
                     m.double(seat, now=now)
                 case TakeAction() | Take():
-                    events = [_cube(seat, "take", game.cube * 2)]
+                    events = [cube_event(seat, "take", game.cube * 2)]
                     m.take(seat, now=now)
                 case DropAction() | Drop():
-                    events = [_cube(seat, "drop", game.cube)]
+                    events = [cube_event(seat, "drop", game.cube)]
                     m.drop(seat, now=now)
                 case ResignAction(points=points) | Resign(points=points):
                     m.resign(seat, points, now=now)
-                    events = [_resign(seat, "offer", points)]
+                    events = [resign_event(seat, "offer", points)]
                 case AcceptResignAction() | AcceptResign():
                     m.accept(seat, now=now)
-                    events = [_resign(seat, "accept", offered)]
+                    events = [resign_event(seat, "accept", offered)]
                 case DeclineResignAction() | DeclineResign():
                     m.decline(seat, now=now)
-                    events = [_resign(seat, "decline", offered)]
+                    events = [resign_event(seat, "decline", offered)]
         except EngineError as exc:
             raise from_engine(exc) from exc
         if m.clock is not None and cached.info.mode == "live":
-            events.append({"type": "clock", "clocks": clocks_json(m, now, self.clock.to_wall)})
+            events.append(clock_event(clocks_json(m, now, self.clock.to_wall)))
         return events
 
     def _roll(self, s: Session, cached: CachedMatch, seat: int, action: RollAction | RollDice,
-              now: float) -> dict:
+              now: float) -> RollEvent:
         """Reveal the pending roll (the roller's entropy, or the server's for the computer)
         and apply it to the match; returns the ``roll`` event."""
         game = cached.match.game
@@ -469,24 +483,24 @@ class MatchService:
             if action.roll_id != pending.roll_id:
                 raise Illegal(f"roll {action.roll_id!r} is not the pending roll "
                               f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
-            entropy = _entropy(action.entropy)
+            entropy = entropy_bytes(action.entropy)
             roll = cached.track(dice_record.reveal_roll(
                 s, pending.roll_id, action.commitment, entropy, commit=False))
         return self._apply_roll(cached, roll, now)
 
-    def _apply_roll(self, cached: CachedMatch, roll: Roll, now: float) -> dict:
+    def _apply_roll(self, cached: CachedMatch, roll: Roll, now: float) -> RollEvent:
         m = cached.match
         assert roll.dice is not None
         if m.game.phase is Phase.OPENING:
             m.roll_opening(*roll.dice, now=now)
         else:
             m.roll(roll.seat, *roll.dice, now=now)
-        return {"type": "roll", **roll_json(roll)}
+        return roll_event(roll)
 
     def _settle_step(self, s: Session, cached: CachedMatch, void_pending: bool = False
                      ) -> StepResult:
         m, match_id = cached.match, cached.info.match_id
-        events: list[dict] = []
+        events: list[Event] = []
         was_over = m.is_over
         now = self._now(cached)
         clock = m.clock
@@ -494,10 +508,9 @@ class MatchService:
                 and clock.flagged(clock.running, now):
             before = cached.version
             m.claim_flag(now)
-            events = [{"type": "game_end", "game": games_json(m)[-1]}]
+            events = [game_end_event(games_json(m)[-1])]
             if cached.info.mode == "live":
-                events.insert(0, {"type": "clock",
-                                  "clocks": clocks_json(m, now, self.clock.to_wall)})
+                events.insert(0, clock_event(clocks_json(m, now, self.clock.to_wall)))
             self.matches.persist(s, cached, before, None, None, events)
         rolls = self.matches.rolls(s, cached)
         revealed = [r for r in rolls if r.server_seed is not None]
@@ -519,21 +532,17 @@ class MatchService:
                 last = cached.track(dice_record.void_roll(s, last.roll_id, commit=False))
             if need is not None and (last is None or last.state in ("played", "void")):
                 roll = cached.track(dice_record.commit_roll(s, match_id, need, commit=False))
-                events.append({"type": "commitment", "seat": roll.seat, "roll_id": roll.roll_id,
-                               "nonce": roll.nonce, "commitment": roll.commitment})
+                events.append(commitment_event(roll))
         except (dice_record.RollPending, dice_record.WrongRollState):
             pass  # another process settled this match at the same moment
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))
         return StepResult(events, cached.version)
 
-    def _match_end(self, s: Session, cached: CachedMatch) -> dict:
-        m = cached.match
-        return {"type": "match_end", "result": {
-            "winner": m.winner, "score": list(m.score),
-            "chain_head": dice_record.chain_head(s, cached.info.match_id),
-            "audit_url": f"/audit/{cached.info.match_id}",
-            "analysis_url": f"/match/{cached.info.match_id}/analysis"}}
+    def _match_end(self, s: Session, cached: CachedMatch) -> MatchEndEvent:
+        match_id = cached.info.match_id
+        return match_end_event(cached.match.winner, cached.match.score,
+                               dice_record.chain_head(s, match_id), match_id)
 
     def _bot_step(self, s: Session, cached: CachedMatch,
                   planned: tuple[int, Decision] | None = None) -> StepResult | None:
@@ -557,56 +566,6 @@ class MatchService:
         if bot is None:
             bot = self._bots[info.match_id] = create(info.seats[seat].bot, info.bot_seed)
         return decide(cached.match, seat, bot)
-
-
-_ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
-
-
-def _entropy(text: object) -> bytes:
-    """The 16 bytes of a roll's ``entropy``: exactly 32 hex characters, nothing else (no
-    spaces, no ``0x``; ``bytes.fromhex`` alone would accept whitespace between digits).
-
-    Raises:
-        Invalid: ``bad_entropy``.
-    """
-    if not isinstance(text, str) or not _ENTROPY.fullmatch(text):
-        shown = repr(text)[:60]
-        raise Invalid(f"entropy must be exactly 32 hex characters (16 bytes from the device), "
-                      f"nothing else; got {shown}", ErrorCode.BAD_ENTROPY)
-    return bytes.fromhex(text)
-
-
-def _cube(seat: int, action: str, value: int) -> dict[str, Any]:
-    return {"type": "cube", "seat": seat, "action": action, "value": value}
-
-
-def _resign(seat: int, action: str, points: int | None) -> dict[str, Any]:
-    return {"type": "resign", "seat": seat, "action": action, "points": points}
-
-
-def _request_key(action: ClientAction) -> str:
-    """A client's action as canonical JSON (sorted keys), to tell a resend from another action
-    sent under the same ``action_id``."""
-    return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
-
-
-def _check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> None:
-    """Refuse a roll action sent again for dice already rolled unless it is the same action:
-    same roll, the commitment as issued and the same entropy (``rolled``: the roll as
-    :func:`roll_json` gives it, ``None`` if the earlier action was no roll).
-
-    Raises:
-        StateConflict: ``already_rolled``.
-    """
-    same = (rolled is not None
-            and action.roll_id == rolled["roll_id"]
-            and action.commitment == rolled["commitment"]
-            and rolled["client_entropy"] is not None
-            and action.entropy.lower() == rolled["client_entropy"])
-    if not same:
-        raise StateConflict("these dice are already rolled; only the same roll action (same "
-                            "roll_id, commitment and entropy) may be sent again",
-                            ErrorCode.ALREADY_ROLLED)
 
 
 def _match_over(match: Match) -> EngineError:
