@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from boardgammon import __version__
-from boardgammon.server import analysis_worker, errors, runtime, webapp
+from boardgammon.server import analysis_worker, errors, runtime, webapp, websocket
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
 from boardgammon.server.settings import Settings
@@ -34,7 +34,8 @@ as in HTTP: the same codes, e.g. `not_your_turn`, `illegal_play`, `bad_entropy`,
 Close codes: 4404 (no such match; an `error` frame with `not_found` comes first), 1013 (the
 client reads too slowly; reconnect and resume from the fresh `state`).
 
-**`/ws/echo`**: sends every text frame back; the load benchmark's reference.
+**`/ws/echo`** (only with `BOARDGAMMON_ECHO_SOCKET=1`): sends every text frame back; the load
+benchmark's reference.
 """
 
 
@@ -59,6 +60,8 @@ def create_app(settings: Settings | None = None,
     errors.install(app)
     app.include_router(audit.router)
     runtime.install(app, game)
+    if settings.echo_socket:
+        app.include_router(websocket.echo_router)
     analysis_worker.install(app)
     webapp.install(app)
     return app

@@ -24,6 +24,7 @@ from boardgammon.server.match_service import MatchService
 from boardgammon.server.refusals import NotSignedIn, Refusal
 
 router = APIRouter(tags=["live"])
+echo_router = APIRouter(tags=["benchmark"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
 
@@ -163,7 +164,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
             await writer
 
 
-@router.websocket("/ws/echo")
+@echo_router.websocket("/ws/echo")
 async def echo_socket(ws: WebSocket) -> None:
     """Sends every text frame back unchanged: the reference the load benchmark
     (``benchmarks/bench_server.py``) measures match actions against."""
