@@ -19,6 +19,7 @@ from gameplay import Player, live_match, make_app, play_out  # noqa: E402
 from boardgammon.analysis.analysis import analyse_match  # noqa: E402
 from boardgammon.analysis.report import to_dict  # noqa: E402
 from boardgammon.engine import Match  # noqa: E402
+from boardgammon.server.services import services
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -46,7 +47,7 @@ def test_finished_match_is_analysed_by_the_worker(url):
         assert ann.get("/api/matches/nosuchmatch/analysis").status_code == 404
         play_out({0: ann, 1: bob}, match_id)
         assert ann.get(f"/api/matches/{match_id}/analysis").json() == {"status": "pending"}
-        worker = app.state.analysis
+        worker = services(app).analysis
         worker.evaluator = PipEvaluator()
         assert worker.step() == match_id
         assert worker.step() is None  # nothing left to analyse
@@ -73,10 +74,10 @@ def test_an_analysis_of_an_older_version_is_made_again(url):
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         first = live_match(ann, bob, length=1)
         play_out({0: ann, 1: bob}, first)
-        worker = app.state.analysis
+        worker = services(app).analysis
         worker.evaluator = PipEvaluator()
         assert worker.step() == first and worker.step() is None
-        db = app.state.db
+        db = services(app).db
         with db.sessions() as s:
             row = s.get(MatchAnalysisRow, first)
             assert (row.status, row.version) == ("done", ANALYSIS_VERSION)

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app, step
 
 from boardgammon.engine.match import Match
+from boardgammon.server.services import services
 
 
 @pytest.fixture
@@ -96,7 +97,7 @@ def test_a_client_action_id_cannot_block_a_flag(sqlite_url):
         assert r.status_code == 200, r.text
         mover = r.json()["state"]["turn"]
         wall.advance(40.0)
-        client.portal.call(client.app.state.game.tick)
+        client.portal.call(services(client.app).game.tick)
         state = ann.state(match_id)
         assert state["phase"] == "match_over", state["phase"]
         assert state["result"]["winner"] == 1 - mover

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from boardgammon.server.actions import ActionMessage, PingMessage, parse_client_message
 from boardgammon.server.errors import http_status
 from boardgammon.server.refusals import Refusal
+from boardgammon.server.services import services
 
 
 def receive_until(ws, kind: str, limit: int = 50) -> list[dict]:
@@ -155,7 +156,7 @@ def test_parser_accepts_every_simple_action(kind, action_id):
 
 
 def tick(client) -> None:
-    client.portal.call(client.app.state.game.tick)
+    client.portal.call(services(client.app).game.tick)
 
 
 def test_live_clock_delay_reserve_and_flag(sqlite_url):

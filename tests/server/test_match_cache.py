@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.match_repository import MatchCache
+from boardgammon.server.services import services
 
 action = TypeAdapter(ClientAction).validate_python
 
@@ -23,7 +24,7 @@ def client(sqlite_url):
 
 
 def service(client):
-    return client.app.state.game.service
+    return services(client.app).game.service
 
 
 def test_a_finished_match_leaves_the_cache(client):
@@ -90,7 +91,7 @@ def test_per_match_locks_do_not_outlive_their_use(client):
         for _ in range(4):
             step(players, match_id)
     gc.collect()
-    runtime = client.app.state.game
+    runtime = services(client.app).game
     # Nobody holds or waits for a lock now: the tables keep none (they kept one per match
     # ever touched, for the life of the process).
     assert runtime.service.locks is runtime.locks is runtime.hub.locks

@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
+from boardgammon.server.services import services
 from boardgammon.server.tables import MatchAnalysisRow, MatchRow
 
 log = logging.getLogger("boardgammon.server.analysis")
@@ -61,7 +62,7 @@ class AnalysisWorker:
         by an update that only one worker can make). Its ID or None."""
         from boardgammon.analysis.analysis import ANALYSIS_VERSION
 
-        db = self.app.state.db
+        db = services(self.app).db
         now = time.time()
         with db.sessions() as s:
             new = s.scalars(select(MatchRow.id).where(
@@ -101,7 +102,7 @@ class AnalysisWorker:
 
         status, result, error = "done", None, None
         try:
-            _, match = self.app.state.game.service.match_copy(match_id)
+            _, match = services(self.app).game.service.match_copy(match_id)
             if self.evaluator is None:
                 self.evaluator = NeuralEvaluator()
             analysis = analyse_match(match, self.evaluator, self.plies)
@@ -109,7 +110,7 @@ class AnalysisWorker:
         except Exception as exc:  # any failure is stored, so the match is not retried forever
             log.exception("analysis of %s failed", match_id)
             status, error = "failed", f"{type(exc).__name__}: {exc}"
-        with self.app.state.db.sessions() as s:
+        with services(self.app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
             row.status, row.result, row.error = status, result, error
             row.updated_at = datetime.now(UTC)
@@ -135,22 +136,21 @@ class AnalysisWorker:
                 await asyncio.sleep(self.poll_s)
 
 
-def install(app: FastAPI) -> None:
-    """Add the analysis endpoint and the worker (``app.state.analysis``) to ``app``. The depth
-    comes from ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
-    app.state.analysis = AnalysisWorker(app, plies=int(os.environ.get(
-        "BOARDGAMMON_ANALYSIS_PLIES", "0")))
+def install(app: FastAPI) -> AnalysisWorker:
+    """Add the analysis endpoint to ``app``; returns its worker. The depth comes from
+    ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
     app.include_router(router)
+    return AnalysisWorker(app, plies=int(os.environ.get("BOARDGAMMON_ANALYSIS_PLIES", "0")))
 
 
 @contextlib.asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
     """Run the worker's loop while the app runs (not when the game server's background loop is
     off, as in tests, which call :meth:`AnalysisWorker.step`)."""
-    game = getattr(app.state, "game", None)
+    parts = services(app)
     task = None
-    if game is None or game.config.background:
-        task = asyncio.create_task(app.state.analysis.loop())
+    if parts.game.config.background:
+        task = asyncio.create_task(parts.analysis.loop())
     try:
         yield
     finally:
@@ -168,7 +168,7 @@ def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
     Raises:
         NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
     """
-    with request.app.state.db.sessions() as s:
+    with services(request.app).db.sessions() as s:
         match = s.get(MatchRow, match_id)
         if match is None:
             raise NotFound(f"no match {match_id!r}")

@@ -25,6 +25,7 @@ from boardgammon.server.bodies import RequestBody, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
+from boardgammon.server.services import services
 from boardgammon.server.tables import AuthToken, User
 
 COOKIE = "bg_session"
@@ -138,7 +139,7 @@ def _taken(username: str) -> None:
 def register(body: Credentials, request: Request, response: Response,
              session: Session = Depends(get_session)) -> SessionAnswer:
     """Create an account and sign in."""
-    request.app.state.game.login_limit.hit(f"register:{_client(request)}")
+    services(request.app).game.login_limit.hit(f"register:{_client(request)}")
     user = User(username=body.username, username_key=body.username.lower(),
                 password_hash=_hasher.hash(body.password), guest=False,
                 created_at=datetime.now(UTC))
@@ -157,7 +158,7 @@ def login(body: Credentials, request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
     """Sign in with a name and password (rate limited per address and name, and per address
     whatever the names)."""
-    game = request.app.state.game
+    game = services(request.app).game
     game.address_login_limit.hit(f"login:{_client(request)}")
     game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
     user = session.execute(
@@ -180,7 +181,7 @@ def login(body: Credentials, request: Request, response: Response,
 def guest(request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
     """Play as a guest: an account with a generated name (``guest-…``) and no password."""
-    request.app.state.game.login_limit.hit(f"guest:{_client(request)}")
+    services(request.app).game.login_limit.hit(f"guest:{_client(request)}")
     while True:
         name = f"guest-{secrets.token_hex(4)}"
         user = User(username=name, username_key=name, password_hash=None, guest=True,

@@ -22,6 +22,7 @@ from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat, iso
 from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
+from boardgammon.server.services import services
 from boardgammon.server.tables import MatchRow, Seek, User
 
 router = APIRouter(tags=["lobby"])
@@ -140,8 +141,8 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
         .order_by(MatchRow.updated_at.desc())
     ).scalars().all()
     names = _names(session, {r.seat0_id for r in rows} | {r.seat1_id for r in rows})
-    to_wall = request.app.state.game.clock.to_wall
-    service = request.app.state.game.service
+    to_wall = services(request.app).game.clock.to_wall
+    service = services(request.app).game.service
     out = []
     for r in rows:
         seat = 0 if r.seat0_id == user.id else 1
@@ -227,7 +228,7 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
     if taken != 1:
         raise NotFound(f"seek {seek_id!r} was just taken")
     owner = session.get(User, seek.owner_id)
-    service = request.app.state.game.service
+    service = services(request.app).game.service
     match_id = service.create(
         session, (Seat(owner.id, owner.username), Seat(user.id, user.username)), seek.length,
         seek.variant, seek.mode, seek.clock, seek.days)
@@ -257,7 +258,7 @@ def play_computer(body: ComputerIn, request: Request, user: User = Depends(curre
     """A live match against the computer at ``level`` (you are seat 0; no clock)."""
     if body.level not in levels():
         raise Invalid(f"unknown bot level {body.level!r}; levels: {', '.join(levels())}")
-    service = request.app.state.game.service
+    service = services(request.app).game.service
     match_id = service.create(session, (Seat(user.id, user.username),
                                         Seat(None, f"Computer ({body.level})", body.level)),
                               body.length, body.variant, "live", None, None,

@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
@@ -29,6 +29,10 @@ from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
+from boardgammon.server.services import services
+
+if TYPE_CHECKING:
+    from boardgammon.server.websocket import Hub
 
 log = logging.getLogger("boardgammon.server")
 
@@ -79,7 +83,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 
 class Runtime:
-    """One process's game server (on ``app.state.game``)."""
+    """One process's game server (``services(app).game``)."""
 
     def __init__(self, config: GameConfig) -> None:
         self.config = config
@@ -93,7 +97,7 @@ class Runtime:
                                         config.action_burst, "actions")
         self.bus = bus_for(config.redis_url)
         self.service: MatchService | None = None
-        self.hub: Any = None
+        self.hub: Hub | None = None
         self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
@@ -223,21 +227,21 @@ class Runtime:
             await asyncio.sleep(self.config.tick_s)
 
 
-def install(app: FastAPI, config: GameConfig | None = None) -> None:
-    """Add the game server's routers and error handlers to ``app`` and its runtime on
-    ``app.state.game``."""
+def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
+    """Add the game server's routers to ``app``; returns its runtime."""
     from boardgammon.server import auth, lobby, match_routes, websocket
 
-    app.state.game = Runtime(config or GameConfig.from_env())
     for module in (auth, lobby, match_routes, websocket):
         app.include_router(module.router)
+    return Runtime(config or GameConfig.from_env())
 
 
 @contextlib.asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
-    """Start the runtime on ``app.state.db`` and stop it afterwards."""
-    runtime: Runtime = app.state.game
-    await runtime.start(app.state.db)
+    """Start the app's runtime on its database and stop it afterwards."""
+    parts = services(app)
+    runtime = parts.game
+    await runtime.start(parts.db)
     loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
     try:
         yield

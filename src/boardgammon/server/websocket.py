@@ -22,6 +22,7 @@ from boardgammon.server.errors import ws_error
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
 from boardgammon.server.refusals import NotSignedIn, Refusal
+from boardgammon.server.services import services
 
 router = APIRouter(tags=["live"])
 echo_router = APIRouter(tags=["benchmark"])
@@ -130,13 +131,13 @@ def _snapshot(raw: Any) -> Any:
 async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -> None:
     """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie
     or ``?token=``; anyone else watches as a spectator and cannot act."""
-    runtime = ws.app.state.game
+    runtime = services(ws.app).game
     await ws.accept()
 
     session_token = token or ws.cookies.get(COOKIE)
 
     def lookup() -> int | None:
-        with ws.app.state.db.sessions() as session:
+        with services(ws.app).db.sessions() as session:
             user = user_for_token(session, session_token)
             return user.id if user else None
 
