@@ -40,6 +40,10 @@ A :class:`Roll` carries ``server_seed`` only once revealed, so it is safe to ser
 a seed.
 
 On SQLite every transaction takes the write lock (see :mod:`.db`); keep sessions short.
+
+Why one module of some 620 lines: every step of the protocol (commit, reveal, play, void) and
+every read (a roll, a match's rolls, the chain head, the audit document) share the row format,
+the entry hash of the chain and the row locks; apart, each would need the others' internals.
 """
 
 from __future__ import annotations

@@ -19,6 +19,13 @@ Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties includ
 roll's two dice are seat 0's die and seat 1's die.
 
 The computer's decisions come from :func:`boardgammon.bots.turn.decide`.
+
+Why one module of some 570 lines: every write step here (a player's action, a settle, the
+computer's step) runs inside one repository transaction and ends with the same reconciliation
+of the dice record and the log (:meth:`MatchService._settle_step`); the reads beside them
+build views of the same cached match under the same lock. Storage is in
+:mod:`.match_repository`, events in :mod:`.match_events`, the client actions' own checks in
+:mod:`.actions`.
 """
 
 from __future__ import annotations
