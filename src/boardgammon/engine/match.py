@@ -216,7 +216,8 @@ class Match:
 
     @property
     def match_id_gnubg(self) -> str:
-        """gnubg's Match ID of the current state (not a server's ``mat_…`` match ID) (see :mod:`boardgammon.engine.ids`)."""
+        """gnubg's Match ID of the current state (see :mod:`boardgammon.engine.ids`), not a
+        server's ``mat_…`` match ID."""
         g = self.game
         if g.phase is Phase.OPENING:
             state = GAME_NONE
@@ -260,9 +261,12 @@ class Match:
     def play(self, seat: int, play: Play | str, now: float | None = None) -> Play:
         """``seat`` plays the rolled dice (see :meth:`Game.play`); returns the legal play."""
         dice = self.game.dice
-        return self._act(seat, now, lambda: self.game.play(seat, play),
-                         lambda legal: Played(game=self._index, seat=seat, dice=dice,
-                                              play=str(legal), t=now))
+
+        def entry(legal: Play) -> Played:
+            assert dice is not None  # the game accepted a play: the dice were rolled
+            return Played(game=self._index, seat=seat, dice=dice, play=str(legal), t=now)
+
+        return self._act(seat, now, lambda: self.game.play(seat, play), entry)
 
     def double(self, seat: int, now: float | None = None) -> None:
         """``seat`` offers to double (see :meth:`Game.double`)."""

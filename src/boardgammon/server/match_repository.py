@@ -23,7 +23,7 @@ import contextlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -40,6 +40,7 @@ from boardgammon.server import dice_record
 from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
 from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_events import Event
 from boardgammon.server.match_state import MatchInfo, Seat, roll_json
 from boardgammon.server.refusals import NotFound, Unavailable
 from boardgammon.server.tables import DiceRoll, MatchLogEntry, MatchRow, User
@@ -326,7 +327,8 @@ class MatchRepository:
         return s.execute(_LOGGED, {"match_id": match_id, "action_id": action_id}).first()
 
     def persist(self, s: Session, cached: CachedMatch, before: int, action_id: str | None,
-                user_id: int | None, events: list[dict], request: str | None = None) -> None:
+                user_id: int | None, events: Sequence[Event], request: str | None = None
+                ) -> None:
         """Append the match's new record actions to the log and update the summary, checking
         that no one else wrote since ``before`` (:class:`Conflict` if someone did); the
         caller's :meth:`write` commits. ``action_id``, ``user_id`` and ``request`` (the

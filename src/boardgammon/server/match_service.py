@@ -436,6 +436,7 @@ class MatchService:
         now = self._now(cached)
         offer = game.resignation
         offered = int(offer.outcome) if offer else None
+        events: list[Event]
         try:
             match action:
                 case RollAction() | RollDice():

@@ -142,8 +142,10 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
             return user.id if user else None
 
     user_id = await asyncio.to_thread(lookup)
+    hub = runtime.hub
+    assert hub is not None  # made when the app starts, before it takes connections
     try:
-        connection = await runtime.hub.join(match_id, user_id, ws)
+        connection = await hub.join(match_id, user_id, ws)
     except Refusal as exc:
         await ws.send_json(ws_error(None, exc))
         await ws.close(code=4404)
@@ -159,7 +161,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        runtime.hub.leave(match_id, connection)
+        hub.leave(match_id, connection)
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
