@@ -3,11 +3,9 @@ matches, while every view stays what the match log says."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, live_match, make_app, play_out, step
+from gameplay import Player, computer_waits, live_match, make_app, play_out, step
 from pydantic import TypeAdapter
 
 from boardgammon.server.actions import ClientAction
@@ -43,17 +41,15 @@ def test_a_finished_match_leaves_the_cache(client):
 def test_a_finished_match_against_the_computer_drops_its_bot(client):
     ann = Player.register(client, "ann")
     match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
-    deadline = time.monotonic() + 120  # the computer plays in the background: wait on time,
-    while time.monotonic() < deadline:  # not on a count of polls (a busy machine made 500 too few)
-        state = ann.state(match_id)
-        if state["phase"] == "match_over":
-            break
-        if state["turn"] == 0 and state["phase"] == "resign_offered":  # the bot may resign
-            assert ann.act(match_id, "accept_resign").status_code == 200
-        elif state["turn"] == 0:
-            step({0: ann}, match_id)
-        else:
-            time.sleep(0.01)
+    with computer_waits(ann, match_id) as wait:  # the computer plays in the background
+        while True:
+            state = wait()
+            if state["phase"] == "match_over":
+                break
+            if state["phase"] == "resign_offered":  # the bot may resign
+                assert ann.act(match_id, "accept_resign").status_code == 200
+            else:
+                step({0: ann}, match_id)
     assert state["phase"] == "match_over"
     svc = service(client)
     assert match_id not in svc.matches.cache and match_id not in svc._bots
