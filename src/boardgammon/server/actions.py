@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -155,7 +156,7 @@ def request_key(action: ClientAction) -> str:
     return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
 
 
-def check_roll_resend(action: RollAction, rolled: dict[str, Any] | None) -> None:
+def check_roll_resend(action: RollAction, rolled: Mapping[str, Any] | None) -> None:
     """Refuse a roll action sent again for dice already rolled unless it is the same action:
     same roll, the commitment as issued and the same entropy (``rolled``: the roll as
     :func:`~boardgammon.server.match_state.roll_json` gives it, ``None`` if the earlier action

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict, cast
 
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.match_state import roll_json
+from boardgammon.server.match_state import Clocks, GameEntry, roll_json
 
 
 class CommitmentEvent(TypedDict):
@@ -70,14 +70,14 @@ class ClockEvent(TypedDict):
     """The live clock after an action (as ``state.clocks``)."""
 
     type: Literal["clock"]
-    clocks: dict[str, Any] | None
+    clocks: Clocks | None
 
 
 class GameEndEvent(TypedDict):
     """A game ended (as a ``state.games`` entry)."""
 
     type: Literal["game_end"]
-    game: dict[str, Any]
+    game: GameEntry
 
 
 class MatchEndEvent(TypedDict):
@@ -113,11 +113,11 @@ def resign_event(seat: int, action: Literal["offer", "accept", "decline"],
     return {"type": "resign", "seat": seat, "action": action, "points": points}
 
 
-def clock_event(clocks: dict[str, Any] | None) -> ClockEvent:
+def clock_event(clocks: Clocks | None) -> ClockEvent:
     return {"type": "clock", "clocks": clocks}
 
 
-def game_end_event(game: dict[str, Any]) -> GameEndEvent:
+def game_end_event(game: GameEntry) -> GameEndEvent:
     return {"type": "game_end", "game": game}
 
 

@@ -41,7 +41,7 @@ from boardgammon.server.db import Database
 from boardgammon.server.dice_record import Roll
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import Event
-from boardgammon.server.match_state import MatchInfo, Seat, roll_json
+from boardgammon.server.match_state import MatchInfo, RollEntry, Seat, roll_json
 from boardgammon.server.refusals import NotFound, Unavailable
 from boardgammon.server.tables import DiceRoll, MatchLogEntry, MatchRow, User
 
@@ -108,14 +108,14 @@ class CachedMatch:
     writing: bool = False  # inside a write transaction whose dice record is tracked here
     # The state's rolls[] entry of each revealed roll, by roll ID: a revealed roll's entry
     # never changes, so each is built once instead of once per roll per view.
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    entries: dict[str, RollEntry] = field(default_factory=dict)
 
     @property
     def snapshot(self) -> Snapshot:
         """What this cached match is current with (see :data:`Snapshot`)."""
         return self.version, self.rolls_head
 
-    def revealed(self) -> list[dict[str, Any]]:
+    def revealed(self) -> list[RollEntry]:
         """``state.rolls``: the entry of every revealed roll, in record order."""
         entries = self.entries
         return [entries.get(r.roll_id) or entries.setdefault(r.roll_id, roll_json(r))

@@ -34,7 +34,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -96,7 +96,9 @@ from boardgammon.server.match_repository import (
     time_control,
 )
 from boardgammon.server.match_state import (
+    Clocks,
     MatchInfo,
+    MatchState,
     Seat,
     build_states,
     clocks_json,
@@ -154,7 +156,7 @@ class View:
 
     info: MatchInfo
     version: int
-    states: dict[int | None, dict[str, Any]]
+    states: dict[int | None, MatchState]
 
 
 
@@ -246,7 +248,7 @@ class MatchService:
         return View(cached.info, cached.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,
-                 snapshot: Snapshot | None = None) -> dict[str, Any]:
+                 snapshot: Snapshot | None = None) -> MatchState:
         """The state from ``user_id``'s seat (a spectator's if not a player)."""
         with self.locks.thread(match_id):
             cached = self.matches.cache.get(match_id)
@@ -254,7 +256,7 @@ class MatchService:
             view = self.view(match_id, seats, snapshot)
             return view.states[view.info.seat_of(user_id)]
 
-    def clocks(self, match_id: str) -> dict[str, Any] | None:
+    def clocks(self, match_id: str) -> Clocks | None:
         """The match's clock now, as ``state.clocks`` shows it (each seat's remaining reserve
         in seconds, the running seat, the delay left, ``as_of`` in wall seconds); ``None``
         without a clock.
@@ -561,8 +563,10 @@ class MatchService:
         if seat is None or m.is_over or m.waiting_for != seat:
             return outcome if outcome.events else None
         # The plan holds if nothing changed since it was made (else: decide now, rarely).
-        unchanged = planned is not None and planned[0] == version == cached.version
-        decision = planned[1] if unchanged else self._decide(cached, seat)
+        if planned is not None and planned[0] == version == cached.version:
+            decision = planned[1]
+        else:
+            decision = self._decide(cached, seat)
         outcome.events += self._perform(s, cached, seat, decision, None, None)
         return outcome
 
@@ -572,7 +576,9 @@ class MatchService:
         info = cached.info
         bot = self._bots.get(info.match_id)
         if bot is None:
-            bot = self._bots[info.match_id] = create(info.seats[seat].bot, info.bot_seed)
+            level = info.seats[seat].bot
+            assert level is not None  # only the computer's seat is decided here
+            bot = self._bots[info.match_id] = create(level, info.bot_seed)
         return decide(cached.match, seat, bot)
 
 

@@ -21,6 +21,7 @@ from boardgammon.server.auth import COOKIE, user_for_token
 from boardgammon.server.errors import ws_error
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
+from boardgammon.server.match_state import MatchState
 from boardgammon.server.refusals import NotSignedIn, Refusal
 from boardgammon.server.services import services
 
@@ -44,7 +45,7 @@ class Connection:
         """Queue ``message``; raises :class:`asyncio.QueueFull` for a client too far behind."""
         self.queue.put_nowait(message)
 
-    def send_state(self, state: dict[str, Any]) -> None:
+    def send_state(self, state: MatchState) -> None:
         """Queue a ``state`` whose ``rolls`` holds only the revealed rolls this connection has
         not been sent yet, from index ``rolls_from`` of the record (``docs/api.md``
         §WebSocket): every state repeating the whole record made each action's messages grow
