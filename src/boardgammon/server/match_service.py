@@ -20,7 +20,7 @@ roll's two dice are seat 0's die and seat 1's die.
 
 The computer's decisions come from :func:`boardgammon.bots.turn.decide`.
 
-Why one module of some 570 lines: every write step here (a player's action, a settle, the
+Why one module of some 590 lines: every write step here (a player's action, a settle, the
 computer's step) runs inside one repository transaction and ends with the same reconciliation
 of the dice record and the log (:meth:`MatchService._settle_step`); the reads beside them
 build views of the same cached match under the same lock. Storage is in
