@@ -32,6 +32,7 @@ from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
 
 if TYPE_CHECKING:
+    from boardgammon.server.db import Database
     from boardgammon.server.websocket import Hub
 
 log = logging.getLogger("boardgammon.server")
@@ -102,7 +103,7 @@ class Runtime:
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
 
-    async def start(self, db: Any) -> None:
+    async def start(self, db: Database) -> None:
         from boardgammon.server.websocket import Hub
 
         # Before any connection: compiling the computer players on the first computer move
