@@ -24,7 +24,7 @@ from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
 from boardgammon.server.actions import ClientAction
-from boardgammon.server.events import bus_for
+from boardgammon.server.bus import bus_for
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
 from boardgammon.server.ratelimit import limiter_for
