@@ -12,20 +12,13 @@ over, and voided when the game ends before it is rolled. The dice record's calls
 write's transaction (``commit=False``); :meth:`MatchService._settle_step` still brings the
 record and the match log into agreement after every action and after a restart (a roll revealed
 but not yet in the log is applied, a finished roll is marked played, a missing commitment is
-made), which matters for records written before writes were single transactions; it is
-idempotent.
+made; :mod:`.match_dice`), which matters for records written before writes were single
+transactions; it is idempotent.
 
 Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties included): the
 roll's two dice are seat 0's die and seat 1's die.
 
 The computer's decisions come from :func:`boardgammon.bots.turn.decide`.
-
-Why one module of some 590 lines: every write step here (a player's action, a settle, the
-computer's step) runs inside one repository transaction and ends with the same reconciliation
-of the dice record and the log (:meth:`MatchService._settle_step`); the reads beside them
-build views of the same cached match under the same lock. Storage is in
-:mod:`.match_repository`, events in :mod:`.match_events`, the client actions' own checks in
-:mod:`.actions`.
 """
 
 from __future__ import annotations
@@ -54,9 +47,8 @@ from boardgammon.bots.turn import (
 from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
-from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
-from boardgammon.server import dice_record
+from boardgammon.server import dice_record, match_dice
 from boardgammon.server.actions import (
     AcceptResignAction,
     ClientAction,
@@ -68,25 +60,20 @@ from boardgammon.server.actions import (
     RollAction,
     TakeAction,
     check_roll_resend,
-    entropy_bytes,
     request_key,
 )
 from boardgammon.server.auth import token_user_id
 from boardgammon.server.db import Database
-from boardgammon.server.dice_record import Roll
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import (
     Event,
     MatchEndEvent,
-    RollEvent,
     clock_event,
-    commitment_event,
     cube_event,
     game_end_event,
     match_end_event,
     play_event,
     resign_event,
-    roll_event,
 )
 from boardgammon.server.match_repository import (
     CACHE_SIZE,
@@ -103,12 +90,9 @@ from boardgammon.server.match_state import (
     build_states,
     clocks_json,
     games_json,
-    pending_roll,
-    roll_json,
 )
 from boardgammon.server.refusals import (
     ErrorCode,
-    Illegal,
     Invalid,
     NotAllowed,
     NotSignedIn,
@@ -390,28 +374,12 @@ class MatchService:
                              if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
             return outcome
-        if isinstance(action, RollAction) and self._rolled_already(s, cached, seat, action):
+        if isinstance(action, RollAction) and match_dice.rolled_already(
+                self.matches.rolls(s, cached), seat, action):
             outcome.resent = True
             return outcome
         outcome.events += self._perform(s, cached, seat, action, action.action_id, user_id)
         return outcome
-
-    def _rolled_already(self, s: Session, cached: CachedMatch, seat: int, action: RollAction
-                        ) -> bool:
-        """A roll action for a roll this seat already revealed (e.g. the answer was lost and
-        the device sent it again under a new ``action_id``): true for the exact resend (same
-        commitment and entropy), which is answered as such.
-
-        Raises:
-            StateConflict: ``already_rolled``: the same roll with another commitment or
-                entropy (a second roll of dice already rolled).
-        """
-        roll = next((r for r in self.matches.rolls(s, cached)
-                     if r.roll_id == action.roll_id), None)
-        if roll is None or roll.seat != seat or roll.server_seed is None:
-            return False
-        check_roll_resend(action, roll_json(roll))
-        return True
 
     def _perform(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction,
                  action_id: str | None, user_id: int | None) -> list[Event]:
@@ -442,7 +410,8 @@ class MatchService:
         try:
             match action:
                 case RollAction() | RollDice():
-                    events = [self._roll(s, cached, seat, action, now)]
+                    events = [match_dice.reveal(s, cached, self.matches.rolls(s, cached), seat,
+                                                action, now)]
                 case PlayAction(play=play) | MakePlay(play=play):
                     legal = m.play(seat, play, now=now)
                     after = legal.after.swapped().position_id if legal.after else None
@@ -471,45 +440,9 @@ class MatchService:
             events.append(clock_event(clocks_json(m, now, self.clock.to_wall)))
         return events
 
-    def _roll(self, s: Session, cached: CachedMatch, seat: int, action: RollAction | RollDice,
-              now: float) -> RollEvent:
-        """Reveal the pending roll (the roller's entropy, or the server's for the computer)
-        and apply it to the match; returns the ``roll`` event."""
-        game = cached.match.game
-        pending = pending_roll(self.matches.rolls(s, cached))
-        if pending is None:
-            raise Illegal("no roll is pending: the dice are rolled (play them) or the turn "
-                          "has not started", ErrorCode.WRONG_PHASE)
-        if pending.seat != seat:
-            raise StateConflict(f"the pending roll is seat {pending.seat}'s")
-        if game.phase not in (Phase.OPENING, Phase.ROLL):
-            raise Illegal(f"cannot roll now: the game is in phase {game.phase.value}",
-                          ErrorCode.WRONG_PHASE)
-        # The dice record's refusals (a wrong commitment, a roll no longer pending) go out as
-        # they are.
-        if isinstance(action, RollDice):
-            roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
-        else:
-            if action.roll_id != pending.roll_id:
-                raise Illegal(f"roll {action.roll_id!r} is not the pending roll "
-                              f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
-            entropy = entropy_bytes(action.entropy)
-            roll = cached.track(dice_record.reveal_roll(
-                s, pending.roll_id, action.commitment, entropy, commit=False))
-        return self._apply_roll(cached, roll, now)
-
-    def _apply_roll(self, cached: CachedMatch, roll: Roll, now: float) -> RollEvent:
-        m = cached.match
-        assert roll.dice is not None
-        if m.game.phase is Phase.OPENING:
-            m.roll_opening(*roll.dice, now=now)
-        else:
-            m.roll(roll.seat, *roll.dice, now=now)
-        return roll_event(roll)
-
     def _settle_step(self, s: Session, cached: CachedMatch, void_pending: bool = False
                      ) -> StepResult:
-        m, match_id = cached.match, cached.info.match_id
+        m = cached.match
         events: list[Event] = []
         was_over = m.is_over
         now = self._now(cached)
@@ -528,23 +461,10 @@ class MatchService:
         if len(revealed) > applied and not m.is_over:
             # The server stopped between revealing a roll and logging it: log it now.
             before = cached.version
-            event = self._apply_roll(cached, revealed[applied], now)
+            event = match_dice.apply_roll(cached, revealed[applied], now)
             self.matches.persist(s, cached, before, None, None, [event])
             events.append(event)
-        last = rolls[-1] if rolls else None
-        try:
-            if last is not None and last.state == "revealed" and (
-                    m.is_over or m.game.phase is not Phase.PLAY):
-                last = cached.track(dice_record.mark_played(s, last.roll_id, commit=False))
-            need = m.waiting_for if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
-            if last is not None and last.state == "committed" and (
-                    void_pending or m.is_over or (need is not None and last.seat != need)):
-                last = cached.track(dice_record.void_roll(s, last.roll_id, commit=False))
-            if need is not None and (last is None or last.state in ("played", "void")):
-                roll = cached.track(dice_record.commit_roll(s, match_id, need, commit=False))
-                events.append(commitment_event(roll))
-        except (dice_record.RollPending, dice_record.WrongRollState):
-            pass  # another process settled this match at the same moment
+        events += match_dice.advance(s, cached, rolls, void_pending)
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))
         return StepResult(events, cached.version)
