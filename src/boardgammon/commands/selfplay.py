@@ -164,8 +164,10 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         game = match.game
         while not game.is_over:
             seat = game.turn
+            assert seat is not None  # a game under way waits for a seat
             bot_act(match, seat, bots[seat], dice)
         result = game.result
+        assert result is not None
         summary.games += 1
         summary.wins[result.winner] += 1
         summary.points[result.winner] += result.points
@@ -177,6 +179,7 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         if on_game:
             on_game()
         if match.is_over:
+            assert match.winner is not None
             summary.matches += 1
             summary.match_wins[match.winner] += 1
             if on_match:

@@ -390,7 +390,8 @@ def _rename(cached: CachedMatch, names: list[str | None]) -> None:
     if all(name is None or who.bot or who.username == name
            for who, name in zip(seats, names, strict=True)):
         return
-    new = tuple(who if who.bot or name is None else replace(who, username=name)
-                for who, name in zip(seats, names, strict=True))
+    first, second = (who if who.bot or name is None else replace(who, username=name)
+                     for who, name in zip(seats, names, strict=True))
+    new = (first, second)
     cached.info = replace(cached.info, seats=new)
     cached.match.players = (new[0].username, new[1].username)

@@ -248,7 +248,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
                   "analysis_url": f"/match/{info.match_id}/analysis",
                   **(result_extra or {})}
     cube_available = (not match.is_over and game.phase is Phase.ROLL
-                      and game.can_double(game.on_roll))
+                      and game.on_roll is not None and game.can_double(game.on_roll))
     return {
         "match_id": info.match_id,
         "length": info.length,
@@ -278,8 +278,9 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "rolls": (revealed if revealed is not None
                   else [roll_json(r) for r in rolls if r.server_seed is not None]),
         # Only the offer on the table: a game ended by resignation says so in "games".
-        "resignation": ({"seat": game.resignation.seat, "points": int(game.resignation.outcome)}
-                        if game.phase is Phase.RESIGN_OFFERED else None),
+        "resignation": ({"seat": offer.seat, "points": int(offer.outcome)}
+                        if (offer := game.resignation) is not None
+                        and game.phase is Phase.RESIGN_OFFERED else None),
         "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,
         "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
         else None,

@@ -97,11 +97,33 @@ class Runtime:
         self.action_limit = limiter_for(config.redis_url, config.action_rate,
                                         config.action_burst, "actions")
         self.bus = bus_for(config.redis_url)
-        self.service: MatchService | None = None
-        self.hub: Hub | None = None
+        self._service: MatchService | None = None
+        self._hub: Hub | None = None
         self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
+
+    @property
+    def service(self) -> MatchService:
+        """The match service (made when the runtime starts).
+
+        Raises:
+            RuntimeError: the runtime has not started.
+        """
+        if self._service is None:
+            raise RuntimeError("the game server has not started")
+        return self._service
+
+    @property
+    def hub(self) -> Hub:
+        """The WebSocket hub (made when the runtime starts).
+
+        Raises:
+            RuntimeError: the runtime has not started.
+        """
+        if self._hub is None:
+            raise RuntimeError("the game server has not started")
+        return self._hub
 
     async def start(self, db: Database) -> None:
         from boardgammon.server.websocket import Hub
@@ -111,8 +133,8 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        self.service = MatchService(db, self.clock, self.locks)
-        self.hub = Hub(self.service, self.locks)
+        self._service = MatchService(db, self.clock, self.locks)
+        self._hub = Hub(self._service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
         if credited:
@@ -160,7 +182,6 @@ class Runtime:
             NotSignedIn: ``token`` no longer valid; RateLimited; and every
                 refusal of :meth:`MatchService.act`.
         """
-        assert self.service is not None
         outcome = await self.run(match_id, self._act, match_id, user_id, action, token)
         assert outcome is not None
         self.kick_bot(match_id)
@@ -169,19 +190,16 @@ class Runtime:
     def _act(self, match_id: str, user_id: int, action: ClientAction,
              token: str | None) -> StepResult:
         # In the worker thread: a limiter in Redis waits for a round trip.
-        assert self.service is not None
         self.action_limit.hit(f"user:{user_id}")
         return self.service.act(match_id, user_id, action, token)
 
     def kick_bot(self, match_id: str) -> None:
         """Let the computer play its turns in ``match_id`` (if it plays there) in a task."""
-        assert self.service is not None
         task = self._bots.get(match_id)
         if (task is None or task.done()) and self.service.has_bot(match_id):
             self._bots[match_id] = asyncio.create_task(self._drive_bot(match_id))
 
     async def _drive_bot(self, match_id: str) -> None:
-        assert self.service is not None
         while True:
             if self.config.bot_delay_s:
                 await asyncio.sleep(self.config.bot_delay_s)
@@ -196,7 +214,6 @@ class Runtime:
     async def tick(self) -> None:
         """One round of the background task: heartbeat, then claim every flag that is due
         (live reserves and correspondence deadlines)."""
-        assert self.service is not None
         wall = self.clock.wall()
         if wall - self._last_beat >= HEARTBEAT_S:
             self._last_beat = wall
@@ -205,7 +222,6 @@ class Runtime:
             await self.run(match_id, self.service.settle, match_id)
 
     def _beat(self) -> None:
-        assert self.service is not None
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
         # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
         # for the lock to go.
@@ -215,7 +231,6 @@ class Runtime:
     async def loop(self) -> None:
         """The background task: :meth:`tick` every ``tick_s`` and, on SQLite, a checkpoint of
         the database's WAL every :data:`CHECKPOINT_S` (see :mod:`.db`)."""
-        assert self.service is not None
         last_checkpoint = time.monotonic()
         while True:
             try:

@@ -144,7 +144,6 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
 
     user_id = await asyncio.to_thread(lookup)
     hub = runtime.hub
-    assert hub is not None  # made when the app starts, before it takes connections
     try:
         connection = await hub.join(match_id, user_id, ws)
     except Refusal as exc:
