@@ -86,13 +86,12 @@ def bot_match(seed: int, length: int = 7, levels: tuple[str, str] = ("easy", "me
     def done() -> bool:
         return m.is_over if length else sum(g.is_over for g in m.games) >= games
 
-    resigned: set[int] = set()
     while not done():
         opening(m, dice)
         if m.is_over:
             break
         seat = m.game.turn
-        bot_act(m, seat, bots[seat], dice, resigned)
+        bot_act(m, seat, bots[seat], dice)
     return m
 
 

@@ -217,7 +217,7 @@ def main() -> None:
                                   f"sqlite:///{folder}/bench.sqlite3")
         print(f"database: {database.split('://')[0]}")
         env = {**os.environ, "BOARDGAMMON_DATABASE_URL": database,
-               "BOARDGAMMON_LOGIN_BURST": str(4 * MATCHES)}
+               "BOARDGAMMON_LOGIN_BURST": str(4 * MATCHES), "BOARDGAMMON_ECHO_SOCKET": "1"}
         env.pop("BOARDGAMMON_REDIS_URL", None)
         server = subprocess.Popen(
             [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.analysis.report import to_dict
 from boardgammon.engine import Match
+from boardgammon.server.services import services
 from tests.helpers.fake import PipEvaluator
 from tests.server.gameplay import Player, live_match, make_app, play_out
 
@@ -42,7 +43,7 @@ def test_finished_match_is_analysed_by_the_worker(url):
         assert ann.get("/api/matches/nosuchmatch/analysis").status_code == 404
         play_out({0: ann, 1: bob}, match_id)
         assert ann.get(f"/api/matches/{match_id}/analysis").json() == {"status": "pending"}
-        worker = app.state.analysis
+        worker = services(app).analysis
         worker.evaluator = PipEvaluator()
         assert worker.step() == match_id
         assert worker.step() is None  # nothing left to analyse
@@ -62,17 +63,17 @@ def test_an_analysis_of_an_older_version_is_made_again(url):
     from sqlalchemy import select, update
 
     from boardgammon.analysis.analysis import ANALYSIS_VERSION
-    from boardgammon.server.analysis_worker import MatchAnalysisRow
+    from boardgammon.server.tables import MatchAnalysisRow
 
     app = make_app(url)
     with TestClient(app) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         first = live_match(ann, bob, length=1)
         play_out({0: ann, 1: bob}, first)
-        worker = app.state.analysis
+        worker = services(app).analysis
         worker.evaluator = PipEvaluator()
         assert worker.step() == first and worker.step() is None
-        db = app.state.db
+        db = services(app).db
         with db.sessions() as s:
             row = s.get(MatchAnalysisRow, first)
             assert (row.status, row.version) == ("done", ANALYSIS_VERSION)

@@ -111,12 +111,12 @@ def _holding_match(seed: int) -> Match:
             return super().double(board, context)
 
     rng = random.Random(seed)
-    bots, m, resigned = (Holds(seed), Holds(seed + 1)), Match(3), set()
+    bots, m = (Holds(seed), Holds(seed + 1)), Match(3)
     while not m.is_over:
         opening(m, lambda: (rng.randint(1, 6), rng.randint(1, 6)))
         if not m.is_over:
             bot_act(m, m.game.turn, bots[m.game.turn],
-                    lambda: (rng.randint(1, 6), rng.randint(1, 6)), resigned)
+                    lambda: (rng.randint(1, 6), rng.randint(1, 6)))
     return m
 
 

@@ -14,8 +14,9 @@ from sqlalchemy import update
 from boardgammon.dice import new_match_id, verify
 from boardgammon.server import dice_record as record
 from boardgammon.server.app import create_app
-from boardgammon.server.models import DiceRoll
+from boardgammon.server.services import services
 from boardgammon.server.settings import Settings
+from boardgammon.server.tables import DiceRoll
 
 ENTROPY = bytes(range(0xA0, 0xB0))
 
@@ -29,7 +30,7 @@ def client(tmp_path):
 
 def played_match(client: TestClient, rolls: int = 3) -> tuple[str, list[record.Roll]]:
     match_id, played = new_match_id(), []
-    with client.app.state.db.sessions() as session:
+    with services(client.app).db.sessions() as session:
         for i in range(rolls):
             roll = record.commit_roll(session, match_id, i % 2)
             record.reveal_roll(session, roll.roll_id, roll.commitment, ENTROPY)
@@ -38,7 +39,7 @@ def played_match(client: TestClient, rolls: int = 3) -> tuple[str, list[record.R
 
 
 def corrupt(client: TestClient, roll_id: str, **values) -> None:
-    with client.app.state.db.sessions() as session:
+    with services(client.app).db.sessions() as session:
         session.execute(update(DiceRoll).where(DiceRoll.roll_id == roll_id).values(**values))
         session.commit()
 
@@ -83,7 +84,7 @@ def test_the_stored_seed_of_a_pending_roll_never_reaches_the_audit(client, store
     # The audit now reads the stored text of each row: the seed must still stay out until the
     # roll is revealed, whatever the column holds.
     match_id, _ = played_match(client, rolls=1)
-    with client.app.state.db.sessions() as session:
+    with services(client.app).db.sessions() as session:
         pending = record.commit_roll(session, match_id, 1)
     corrupt(client, pending.roll_id, server_seed=stored)
     answer = client.get(f"/api/audit/{match_id}")
@@ -96,11 +97,11 @@ def test_the_stored_seed_of_a_pending_roll_never_reaches_the_audit(client, store
 def test_a_void_roll_records_when_it_was_voided(client):
     # void_roll set row.void_at (no such column) instead of voided_at: the time was never saved.
     match_id, _ = played_match(client, rolls=1)
-    with client.app.state.db.sessions() as session:
+    with services(client.app).db.sessions() as session:
         pending = record.commit_roll(session, match_id, 1)
         voided = record.void_roll(session, pending.roll_id)
     assert voided.voided_at is not None and voided.played_at is None
-    with client.app.state.db.sessions() as session:
+    with services(client.app).db.sessions() as session:
         stored = session.get(DiceRoll, pending.roll_id)
         assert stored.voided_at == voided.voided_at
     entry = client.get(f"/api/audit/{match_id}").json()["rolls"][-1]

@@ -55,10 +55,10 @@ def test_dice_are_stored_higher_first_as_gnubg_does():
 def test_match_reports_gnubg_ids_for_its_states():
     m = Match(5)
     m.roll_opening(3, 1)
-    assert m.match_id == "MIGlAAAAAAAE"
+    assert m.match_id_gnubg == "MIGlAAAAAAAE"
     m.play(0, "8/5 6/5")
     m.double(1)
-    assert m.match_id == "cBGgAAAAAAAE"
+    assert m.match_id_gnubg == "cBGgAAAAAAAE"
 
 
 @pytest.mark.parametrize("bad", ["", "cAmvAAAAAAA", "cAmvAAAAAAA!", 12, "cAmvAAAAAAAEE"])
@@ -137,7 +137,7 @@ def test_match_ids_agree_with_gnubg_through_whole_matches(seed):
         replay.apply(action)
         # After a game ends gnubg still shows the finished game; ours shows the next one.
         ended = len(replay.results) > games
-        ours.append(None if ended else [replay.match_id, replay.game.board.position_id])
+        ours.append(None if ended else [replay.match_id_gnubg, replay.game.board.position_id])
     assert any(a.kind == "double" for a in m.record) and any(a.kind == "resign" for a in m.record)
     theirs = run_script(_REPLAY, setup=True, env={
         "STEPS": json.dumps([a.to_dict() for a in m.record]), "LENGTH": str(m.length)})

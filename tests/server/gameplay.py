@@ -3,12 +3,14 @@ and act over HTTP, and a driver that plays a match to its end with legal plays."
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +111,29 @@ class SocketRolls:
                 self.rolls = self.rolls[:state["rolls_from"]] + state["rolls"]
                 last = {**state, "rolls": self.rolls, "rolls_from": 0}
         return last
+
+
+@contextlib.contextmanager
+def computer_waits(player: Player, match_id: str) -> Iterator[Callable[[], dict]]:
+    """For ``player`` at seat 0 against the computer: yields ``wait()``, which returns the
+    player's state (over HTTP, complete) once the match waits for the player or is over. It
+    wakes on the states the match's WebSocket sends after each change, not on a clock; a state
+    read off the socket may be older than the match, so the HTTP state decides."""
+
+    def done(state: dict) -> bool:
+        return state["turn"] == 0 or state["phase"] == "match_over"
+
+    path = f"/ws/matches/{match_id}?token={player.token}"
+    with player.client.websocket_connect(path) as socket:
+        def wait() -> dict:
+            state = player.state(match_id)
+            while not done(state):
+                message = socket.receive_json()
+                if message["type"] == "state" and done(message["state"]):
+                    state = player.state(match_id)
+            return state
+
+        yield wait
 
 
 def live_match(owner: Player, guest: Player, **seek) -> str:

@@ -4,13 +4,12 @@ entries (the computer's actions, a claimed flag)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, Wall, live_match, make_app, step
+from gameplay import Player, Wall, computer_waits, live_match, make_app, step
 
 from boardgammon.engine.match import Match
+from boardgammon.server.services import services
 
 
 @pytest.fixture
@@ -72,16 +71,16 @@ def test_a_client_action_id_cannot_block_the_computer(client):
         r = ann.act(match_id, "play", action_id="bot:2",
                     play=state["legal_plays"][0]["notation"])
         assert r.status_code == 200, r.text
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json()).record
-        if any(a.seat == 1 for a in record):  # the computer rolled or played
-            break
-        state = ann.state(match_id)
-        assert state["phase"] != "match_over"
-        if state["turn"] == 0:  # e.g. an opening tie that ann won on the computer's re-roll
+    with computer_waits(ann, match_id) as wait:
+        while True:
+            state = wait()
+            record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json()
+                                     ).record
+            if any(a.seat == 1 for a in record):  # the computer rolled or played
+                break
+            assert state["phase"] != "match_over"
+            # e.g. an opening tie that ann won on the computer's re-roll
             step({0: ann}, match_id)
-        time.sleep(0.05)
     assert any(a.seat == 1 for a in record), record
 
 
@@ -96,7 +95,7 @@ def test_a_client_action_id_cannot_block_a_flag(sqlite_url):
         assert r.status_code == 200, r.text
         mover = r.json()["state"]["turn"]
         wall.advance(40.0)
-        client.portal.call(client.app.state.game.tick)
+        client.portal.call(services(client.app).game.tick)
         state = ann.state(match_id)
         assert state["phase"] == "match_over", state["phase"]
         assert state["result"]["winner"] == 1 - mover

@@ -20,8 +20,9 @@ from sqlalchemy import update
 from boardgammon.dice import new_match_id, verify
 from boardgammon.server import dice_record as record
 from boardgammon.server.app import create_app
-from boardgammon.server.models import DiceRoll
+from boardgammon.server.services import services
 from boardgammon.server.settings import Settings
+from boardgammon.server.tables import DiceRoll
 
 ENTROPY = bytes(range(0xA0, 0xB0))
 
@@ -43,7 +44,7 @@ def client_for():
 
 
 def sessions(client: TestClient):
-    return client.app.state.db.sessions()
+    return services(client.app).db.sessions()
 
 
 def seed_match(client: TestClient) -> tuple[str, list[record.Roll]]:

@@ -20,7 +20,7 @@ from boardgammon.dice import derive_dice, new_match_id
 from boardgammon.dice.verify import GENESIS, entry_hash
 from boardgammon.server import dice_record as record
 from boardgammon.server.db import MIGRATIONS, open_database
-from boardgammon.server.models import DiceRoll
+from boardgammon.server.tables import DiceRoll
 
 ENTROPY = bytes(range(0xA0, 0xB0))
 

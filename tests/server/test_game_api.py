@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import PASSWORD, Player, live_match, make_app, play_out, step
+from gameplay import PASSWORD, Player, computer_waits, live_match, make_app, play_out, step
 
 from boardgammon.dice import derive_dice
 from boardgammon.engine.board import Board
@@ -391,27 +390,25 @@ def test_against_the_computer(client, ann):
     match_id = r.json()["match_id"]
     state = ann.state(match_id)
     assert state["players"][1] == {"seat": 1, "username": "Computer (easy)", "bot": "easy"}
-    for _ in range(400):
-        if state["phase"] == "match_over":
-            break
-        deadline = time.monotonic() + 30
-        while state["turn"] == 1 and time.monotonic() < deadline:  # the computer's move
-            time.sleep(0.02)
+    with computer_waits(ann, match_id) as wait:
+        for _ in range(400):
+            if state["phase"] == "match_over":
+                break
+            state = wait()  # the computer's move
+            if state["phase"] == "match_over":
+                break
+            assert state["turn"] == 0, state
+            if state["phase"] in ("opening", "roll"):
+                r = ann.act(match_id, "roll", **ann.roll_action(state))
+            elif state["phase"] == "double_offered":
+                r = ann.act(match_id, "take")
+            elif state["phase"] == "resign_offered":  # the easy bot resigns lost gammons
+                r = ann.act(match_id, "accept_resign")
+            else:
+                assert state["phase"] == "play", state
+                r = ann.act(match_id, "play", play=state["legal_plays"][0]["notation"])
+            assert r.status_code == 200, r.text
             state = ann.state(match_id)
-        if state["phase"] == "match_over":
-            break
-        assert state["turn"] == 0, state
-        if state["phase"] in ("opening", "roll"):
-            r = ann.act(match_id, "roll", **ann.roll_action(state))
-        elif state["phase"] == "double_offered":
-            r = ann.act(match_id, "take")
-        elif state["phase"] == "resign_offered":  # the easy bot resigns lost gammons
-            r = ann.act(match_id, "accept_resign")
-        else:
-            assert state["phase"] == "play", state
-            r = ann.act(match_id, "play", play=state["legal_plays"][0]["notation"])
-        assert r.status_code == 200, r.text
-        state = ann.state(match_id)
     assert state["phase"] == "match_over"
     sources = {(r["seat"], r["entropy_source"]) for r in state["rolls"]}
     assert (0, "client") in sources and (1, "server") in sources

@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardgammon.server.actions import ActionMessage, PingMessage, parse_client_message
-from boardgammon.server.errors import ApiError
+from boardgammon.server.errors import http_status
+from boardgammon.server.refusals import Refusal
+from boardgammon.server.services import services
 
 
 def receive_until(ws, kind: str, limit: int = 50) -> list[dict]:
@@ -139,8 +141,8 @@ def test_parser_never_fails_unexpectedly(frame):
     """Any frame parses to a message or is refused with 422 invalid_request."""
     try:
         message = parse_client_message(frame)
-    except ApiError as exc:
-        assert (exc.status, exc.code) == (422, "invalid_request") and exc.message
+    except Refusal as exc:
+        assert (http_status(exc), exc.code) == (422, "invalid_request") and exc.message
     else:
         assert isinstance(message, ActionMessage | PingMessage)
 
@@ -154,7 +156,7 @@ def test_parser_accepts_every_simple_action(kind, action_id):
 
 
 def tick(client) -> None:
-    client.portal.call(client.app.state.game.tick)
+    client.portal.call(services(client.app).game.tick)
 
 
 def test_live_clock_delay_reserve_and_flag(sqlite_url):

@@ -3,13 +3,16 @@ matches, while every view stays what the match log says."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, live_match, make_app, play_out, step
+from gameplay import Player, computer_waits, live_match, make_app, play_out, step
+from pydantic import TypeAdapter
 
-from boardgammon.server.match_service import _MatchCache
+from boardgammon.server.actions import ClientAction
+from boardgammon.server.match_repository import MatchCache
+from boardgammon.server.services import services
+
+action = TypeAdapter(ClientAction).validate_python
 
 
 @pytest.fixture
@@ -19,45 +22,44 @@ def client(sqlite_url):
 
 
 def service(client):
-    return client.app.state.game.service
+    return services(client.app).game.service
 
 
 def test_a_finished_match_leaves_the_cache(client):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob)
     step({0: ann, 1: bob}, match_id)
-    assert match_id in service(client)._cache
+    assert match_id in service(client).matches.cache
     final = play_out({0: ann, 1: bob}, match_id)
-    assert match_id not in service(client)._cache
+    assert match_id not in service(client).matches.cache
     again = ann.state(match_id)
     assert again["result"] == final["result"] and again["games"] == final["games"]
     assert again["rolls"] == final["rolls"]
-    assert match_id not in service(client)._cache  # read again: replayed, not kept
+    assert match_id not in service(client).matches.cache  # read again: replayed, not kept
 
 
 def test_a_finished_match_against_the_computer_drops_its_bot(client):
     ann = Player.register(client, "ann")
     match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
-    deadline = time.monotonic() + 120  # the computer plays in the background: wait on time,
-    while time.monotonic() < deadline:  # not on a count of polls (a busy machine made 500 too few)
-        state = ann.state(match_id)
-        if state["phase"] == "match_over":
-            break
-        if state["turn"] == 0 and state["phase"] == "resign_offered":  # the bot may resign
-            assert ann.act(match_id, "accept_resign").status_code == 200
-        elif state["turn"] == 0:
-            step({0: ann}, match_id)
-        else:
-            time.sleep(0.01)
+    with computer_waits(ann, match_id) as wait:  # the computer plays in the background
+        while True:
+            state = wait()
+            if state["phase"] == "match_over":
+                break
+            if state["phase"] == "resign_offered":  # the bot may resign
+                assert ann.act(match_id, "accept_resign").status_code == 200
+            else:
+                step({0: ann}, match_id)
     assert state["phase"] == "match_over"
-    assert match_id not in service(client)._cache and match_id not in service(client)._bots
+    svc = service(client)
+    assert match_id not in svc.matches.cache and match_id not in svc._bots
 
 
 def test_the_cache_is_bounded_least_recently_used_out_first(client):
-    service(client)._cache = _MatchCache(2)
+    service(client).matches.cache = MatchCache(2)
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     ids = [live_match(ann, bob) for _ in range(3)]
-    cache = service(client)._cache
+    cache = service(client).matches.cache
     assert len(cache) == 2 and ids[0] not in cache and ids[1] in cache and ids[2] in cache
     pending = ann.state(ids[2])["pending_roll"]
     ann.state(ids[1])  # now ids[2] is the least recently used
@@ -72,7 +74,7 @@ def test_the_cache_is_bounded_least_recently_used_out_first(client):
 
 def test_cache_size_must_be_positive():
     with pytest.raises(ValueError, match="at least 1"):
-        _MatchCache(0)
+        MatchCache(0)
 
 
 def test_per_match_locks_do_not_outlive_their_use(client):
@@ -85,11 +87,11 @@ def test_per_match_locks_do_not_outlive_their_use(client):
         for _ in range(4):
             step(players, match_id)
     gc.collect()
-    runtime = client.app.state.game
+    runtime = services(client.app).game
     # Nobody holds or waits for a lock now: the tables keep none (they kept one per match
     # ever touched, for the life of the process).
-    assert len(runtime.service._locks) == 0
-    assert len(runtime._locks) == 0 and len(runtime.hub._locks) == 0
+    assert runtime.service.locks is runtime.locks is runtime.hub.locks
+    assert len(runtime.locks) == 0
     assert all(ann.state(m)["phase"] in ("roll", "play", "opening") for m in matches)
 
 
@@ -105,9 +107,10 @@ def test_the_computer_thinks_outside_the_write(client, monkeypatch):
     decide = svc._decide
 
     def watched(live, seat):
-        free = svc._writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
+        writer = svc.matches.writing()
+        free = writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
         if free:
-            svc._writer.release()
+            writer.release()
         held.append(not free)
         return decide(live, seat)
 
@@ -120,15 +123,15 @@ def test_the_computer_thinks_outside_the_write(client, monkeypatch):
             assert svc.bot_step(match_id) is not None
         elif state["phase"] in ("opening", "roll"):
             pending = state["pending_roll"]
-            svc.act(match_id, ann.user["id"], {"action_id": f"r{n}", "type": "roll",
-                                               "roll_id": pending["roll_id"],
-                                               "commitment": pending["commitment"],
-                                               "entropy": os.urandom(16).hex()})
+            svc.act(match_id, ann.user["id"], action({"action_id": f"r{n}", "type": "roll",
+                                                      "roll_id": pending["roll_id"],
+                                                      "commitment": pending["commitment"],
+                                                      "entropy": os.urandom(16).hex()}))
         elif state["phase"] == "play":
-            svc.act(match_id, ann.user["id"], {"action_id": f"p{n}", "type": "play",
-                                               "play": state["legal_plays"][0]["notation"]})
+            svc.act(match_id, ann.user["id"], action({"action_id": f"p{n}", "type": "play",
+                                                      "play": state["legal_plays"][0]["notation"]}))
         else:
-            svc.act(match_id, ann.user["id"], {"action_id": f"a{n}", "type": "accept_resign"}
-                    if state["phase"] == "resign_offered" else
-                    {"action_id": f"t{n}", "type": "take"})
+            svc.act(match_id, ann.user["id"], action(
+                {"action_id": f"a{n}", "type": "accept_resign"}
+                if state["phase"] == "resign_offered" else {"action_id": f"t{n}", "type": "take"}))
     assert held and not any(held)

@@ -180,9 +180,7 @@ def finished_state():
     rolls[1]["dice"] = [6, 6] if rolls[1]["dice"] != [6, 6] else [5, 5]  # a forged record
     return make_state(
         board, phase="match_over", score=[1, 0], rolls=rolls,
-        games=[{"game_number": 1, "winner": 0, "points": 1, "how": "single"}],
-        result={"winner": 0, "score": [1, 0], "chain_head": "ab" * 32,
-                "audit_url": f"/audit/{MATCH_ID}", "analysis_url": f"/analysis/{MATCH_ID}"})
+        games=[{"game_number": 1, "winner": 0, "points": 1, "how": "single"}])
 
 
 def test_result_screen(page, output_dir):
@@ -199,7 +197,7 @@ def test_result_screen(page, output_dir):
     assert page.locator('.verify-list li[data-roll="rol_b"] .verdict').inner_text() == "⚠ FAILED"
     assert page.locator(".match-id").inner_text() == MATCH_ID
     assert page.get_attribute(".audit-link", "href") == f"/audit/{MATCH_ID}"
-    assert page.get_attribute(".analysis-link", "href") == f"/analysis/{MATCH_ID}"
+    assert page.get_attribute(".analysis-link", "href") == f"/match/{MATCH_ID}/analysis"
     for kind in ("mat", "json"):
         href = page.get_attribute(f'a[download$=".{kind}"]', "href")
         assert href == f"/api/matches/{MATCH_ID}/export.{kind}"

@@ -1,12 +1,13 @@
-"""API `state` documents (docs/api.md) built from the rules engine, for browser tests that
-stand in for the server."""
+"""API `state` documents built by the server's own state builder, for browser tests that stand
+in for the server."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from boardgammon.dice.verify import commitment, derive_dice
-from boardgammon.engine import Board
+from boardgammon.engine import Board, Game, Match
+from boardgammon.server.match_state import MatchInfo, Seat, build_state
 
 MATCH_ID = "mat_WEBTEST0001"
 
@@ -22,11 +23,6 @@ def mirror(points: list[int]) -> list[int]:
     return [points[0], *reversed(points[1:25]), points[25]]
 
 
-def legal_plays(board: Board, dice: tuple[int, int]) -> list[dict[str, Any]]:
-    return [{"notation": str(p), "moves": [[m.source, m.dest] for m in p.moves],
-             "position_id": p.after.swapped().position_id} for p in board.legal_plays(*dice)]
-
-
 def revealed_roll(roll_id: str, seat: int, nonce: int, seed: bytes, entropy: bytes,
                   source: str = "client", dice: list[int] | None = None) -> dict[str, Any]:
     """A `rolls[]` entry whose dice follow from the recipe (unless `dice` overrides them)."""
@@ -39,26 +35,27 @@ def revealed_roll(roll_id: str, seat: int, nonce: int, seed: bytes, entropy: byt
 
 def make_state(board: Board, *, on_roll: int = 0, you: int | None = 0, phase: str = "play",
                dice: tuple[int, int] | None = None, **extra: Any) -> dict[str, Any]:
-    """A state with `board` seen from seat `on_roll`; legal plays when `you` are to play."""
-    rows = [api_points(board.array[0]), api_points(board.array[1])]
-    if on_roll == 1:
-        rows.reverse()
-    pips = board.pip_counts()
-    state = {
-        "match_id": MATCH_ID, "length": 1, "variant": "standard", "mode": "live",
-        "players": [{"seat": 0, "username": "ann", "bot": None},
-                    {"seat": 1, "username": "bob", "bot": None}],
-        "you": you, "score": [0, 0], "crawford": False, "post_crawford": False,
-        "game_number": 1, "cube": {"value": 1, "owner": None, "available": False},
-        "turn": on_roll, "on_roll": on_roll, "phase": phase,
-        "dice": list(dice) if dice else None,
-        "board": {"points": rows}, "position_id": board.position_id,
-        "pip_counts": list(pips) if on_roll == 0 else [pips[1], pips[0]],
-        "legal_plays": legal_plays(board, dice) if phase == "play" and you == on_roll else [],
-        "pending_roll": None, "rolls": [], "resignation": None,
-        "clocks": {"delay": 12.0, "reserve": [120.0, 95.5], "running": on_roll,
-                   "delay_left": 12.0, "as_of": 0.0},
-        "deadline": None, "games": [], "result": None,
-    }
+    """The server's own state (:func:`boardgammon.server.match_state.build_state`) of a live
+    1-point match between ann (seat 0) and bob (seat 1) at ``board`` seen from seat
+    ``on_roll``, from ``you``'s seat: rolling (``phase="roll"``), playing ``dice``
+    (``"play"``), or won by ann on bob's resignation (``"match_over"``, chain head ``ab…``).
+    Any other ``phase`` is set over a rolling state, and ``extra`` fields over everything (a
+    stand-in clock unless ``clocks`` is given)."""
+    match = Match(1, players=("ann", "bob"))
+    match.games[-1] = Game.from_position(board, on_roll, cube_enabled=False)
+    if phase == "play":
+        assert dice is not None
+        match.roll(on_roll, *dice)
+    elif phase == "match_over":
+        match.resign(1, 1)
+        match.accept(0)
+    info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None,
+                     None)
+    state = dict(build_state(info, match, [], you, 0.0, lambda t: t,
+                             {"chain_head": "ab" * 32}))
+    if phase not in ("play", "roll", "match_over"):
+        state["phase"] = phase
+    state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": on_roll,
+                       "delay_left": 12.0, "as_of": 0.0}
     state.update(extra)
     return state

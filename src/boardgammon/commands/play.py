@@ -32,11 +32,12 @@ import typer
 
 from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.warm import warm_up
+from boardgammon.cube import context_for
 from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
 
-from .selfplay import bot_act, context_for, opening, prepare_save, save_match
+from .selfplay import bot_act, opening, prepare_save, save_match
 
 YOU, BOT = 0, 1
 _OUTCOMES = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
@@ -128,7 +129,6 @@ class TerminalGame:
         self.dice = dice
         self.read = read
         self.write = write
-        self.resigned: set[int] = set()
         self._games_seen = 0
 
     def show(self) -> None:
@@ -175,7 +175,7 @@ class TerminalGame:
         game = self.match.game
         was_playing = game.phase is Phase.PLAY
         index = len(self.match.games)
-        said = bot_act(self.match, BOT, self.bot, self.dice, self.resigned)
+        said = bot_act(self.match, BOT, self.bot, self.dice)
         self.write(f"Computer {said}.")
         self._after_action(index, show=was_playing)
 

@@ -9,7 +9,8 @@ money play, which has no finished matches), numbered after any ``match-NNNN`` re
 in ``DIR``. Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's entropy when
 absent); the bots are seeded from it too, so a seed reproduces a run.
 
-This module also holds the bot side of any match (:func:`bot_act`), shared with ``play``.
+The bots' side of a match is :func:`bot_act`, shared with ``play``: it applies the decision of
+:func:`boardgammon.bots.turn.decide`, as the game server does.
 """
 
 from __future__ import annotations
@@ -24,7 +25,18 @@ from pathlib import Path
 
 import typer
 
-from boardgammon.bots import Bot, Context, CubeOwner, create, levels
+from boardgammon.bots import Bot, create, levels
+from boardgammon.bots.turn import (
+    AcceptResign,
+    DeclineResign,
+    Double,
+    Drop,
+    MakePlay,
+    Resign,
+    RollDice,
+    Take,
+    decide,
+)
 from boardgammon.engine.game import Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
 from boardgammon.formats import write_mat
@@ -32,28 +44,14 @@ from boardgammon.formats import write_mat
 Dice = Callable[[], tuple[int, int]]
 
 
-def context_for(match: Match, seat: int) -> Context:
-    """The bot :class:`~boardgammon.bots.Context` of ``seat`` in the match's current game."""
-    game = match.game
-    if game.cube_owner is None:
-        owner = CubeOwner.CENTRE
-    else:
-        owner = CubeOwner.ME if game.cube_owner == seat else CubeOwner.OPPONENT
-    return Context(length=match.length, my_score=match.score[seat],
-                   opponent_score=match.score[1 - seat], crawford=match.crawford,
-                   cube_value=game.cube, cube_owner=owner, variant=match.variant.value,
-                   jacoby=match.jacoby)
-
-
-def bot_act(match: Match, seat: int, bot: Bot, dice: Dice, resigned: set[int]) -> str:
-    """Let ``bot`` at ``seat`` take the one action the match waits for from it, and say what it
-    did in words (e.g. ``"doubles to 2"``, ``"plays 8/5 6/5"``).
+def bot_act(match: Match, seat: int, bot: Bot, dice: Dice) -> str:
+    """Let ``bot`` at ``seat`` take the one action the match waits for from it
+    (:func:`boardgammon.bots.turn.decide`), and say what it did in words (e.g. ``"doubles to
+    2"``, ``"plays 8/5 6/5"``).
 
     Args:
         match: a match whose current game waits for ``seat`` (``match.game.turn == seat``).
         dice: rolls the dice when the bot rolls.
-        resigned: indices of games in which this bot's resignation was declined; it offers
-            none again there (and this call adds to it when it offers one).
 
     Raises:
         ValueError: it is not ``seat``'s turn.
@@ -61,42 +59,32 @@ def bot_act(match: Match, seat: int, bot: Bot, dice: Dice, resigned: set[int]) -
     game = match.game
     if game.turn != seat:
         raise ValueError(f"the match waits for seat {game.turn}, not seat {seat}")
-    context = context_for(match, seat)
-    index = len(match.games) - 1
-    if game.phase is Phase.ROLL:
-        if index not in resigned:
-            points = bot.resign(game.board, context)
-            if points:
-                resigned.add(index)
-                match.resign(seat, points)
-                return f"offers to resign {Outcome(points).name.lower()}"
-        if game.can_double(seat) and bot.double(game.board, context):
+    match decide(match, seat, bot):
+        case Resign(points):
+            match.resign(seat, points)
+            return f"offers to resign {Outcome(points).name.lower()}"
+        case Double():
             match.double(seat)
             return f"doubles to {game.cube * 2}"
-        d1, d2 = dice()
-        match.roll(seat, d1, d2)
-        return f"rolls {d1}-{d2}"
-    if game.phase is Phase.PLAY:
-        assert game.dice is not None
-        dice_played = game.dice
-        play = bot.choose_play(game.board, dice_played, context)
-        legal = match.play(seat, play)
-        return f"plays {legal}" if not legal.is_dance else "cannot move"
-    if game.phase is Phase.DOUBLE_OFFERED:
-        if bot.take(game.board, context):
+        case RollDice():
+            d1, d2 = dice()
+            match.roll(seat, d1, d2)
+            return f"rolls {d1}-{d2}"
+        case MakePlay(play):
+            legal = match.play(seat, play)
+            return f"plays {legal}" if not legal.is_dance else "cannot move"
+        case Take():
             match.take(seat)
             return "takes"
-        match.drop(seat)
-        return "drops"
-    if game.phase is Phase.RESIGN_OFFERED:
-        assert game.resignation is not None
-        offer = game.resignation
-        if bot.accept_resignation(game.board_for(offer.seat), context, int(offer.outcome)):
+        case Drop():
+            match.drop(seat)
+            return "drops"
+        case AcceptResign():
             match.accept(seat)
             return "accepts the resignation"
-        match.decline(seat)
-        return "declines the resignation"
-    raise ValueError(f"nothing for a bot to do in phase {game.phase.value}")
+        case DeclineResign():
+            match.decline(seat)
+            return "declines the resignation"
 
 
 def opening(match: Match, dice: Dice) -> None:
@@ -171,14 +159,15 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
     summary = Summary(white.name, black.name, length)
     start = time.perf_counter()
     match = Match(length, variant, players=(f"white-{white.name}", f"black-{black.name}"))
-    resigned: list[set[int]] = [set(), set()]
     while summary.games < games:
         opening(match, dice)
         game = match.game
         while not game.is_over:
             seat = game.turn
-            bot_act(match, seat, bots[seat], dice, resigned[seat])
+            assert seat is not None  # a game under way waits for a seat
+            bot_act(match, seat, bots[seat], dice)
         result = game.result
+        assert result is not None
         summary.games += 1
         summary.wins[result.winner] += 1
         summary.points[result.winner] += result.points
@@ -190,12 +179,12 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         if on_game:
             on_game()
         if match.is_over:
+            assert match.winner is not None
             summary.matches += 1
             summary.match_wins[match.winner] += 1
             if on_match:
                 on_match(match)
             match = Match(length, variant, players=match.players)
-            resigned = [set(), set()]
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -35,7 +35,7 @@ def read_database(
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from boardgammon.server.db import create_db_engine
-    from boardgammon.server.models import DiceRoll
+    from boardgammon.server.tables import DiceRoll
 
     try:
         parsed = make_url(url)

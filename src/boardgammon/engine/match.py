@@ -14,11 +14,12 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
 
     m.game                      # the current Game: board (view of game.on_roll), phase, dice,
                                 # cube, cube_owner, turn, legal_plays(), board_for(seat)
-    m.score, m.is_over, m.winner, m.crawford, m.post_crawford, m.results, m.match_id
-    m.record                    # tuple of Action, in order: every roll, play, cube action,
-                                # resignation and flag
+    m.score, m.is_over, m.winner, m.crawford, m.post_crawford, m.results
+    m.match_id_gnubg            # gnubg's Match ID of the current state
+    m.record                    # tuple of record entries (boardgammon.engine.record), in
+                                # order: every roll, play, cube action, resignation and flag
     m.to_json() / Match.from_json(text)   # persistence: from_json replays every action
-    m.apply(action)             # replay one record Action
+    m.apply(action)             # replay one record entry
     m.deadline()                # when the running clock flags (None without a clock)
     boardgammon.formats.write_mat(m) / read_mat(text)   # Jellyfish .mat text, as gnubg
     Game(...) / Game.from_position(board, on_roll, cube=…, cube_owner=…)   # one game alone
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 from .board import Variant
@@ -73,6 +74,20 @@ from .ids import (
     encode_match_id,
 )
 from .plays import Play
+from .record import (
+    Accepted,
+    Action,
+    Declined,
+    Doubled,
+    Dropped,
+    Flagged,
+    OpeningRolled,
+    Played,
+    Resigned,
+    Rolled,
+    Took,
+    action_from_dict,
+)
 
 RECORD_VERSION = 1
 
@@ -83,64 +98,6 @@ DEFAULT_LENGTH = 5
 MAX_LENGTH = 64
 """The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
 equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
-
-ACTION_KINDS = ("opening", "roll", "play", "double", "take", "drop", "resign", "accept",
-                "decline", "flag")
-
-
-@dataclass(frozen=True)
-class Action:
-    """One entry of the match record.
-
-    Attributes:
-        kind: one of :data:`ACTION_KINDS`.
-        game: index of the game in the match (0-based).
-        seat: the acting seat (for ``flag``: the seat whose reserve ran out; ``None`` for the
-            opening roll, which belongs to both).
-        dice: ``opening``: (seat 0's die, seat 1's die), ties included; ``roll`` and ``play``:
-            the dice rolled / played.
-        play: ``play``: standard notation of the legal play (``""`` for a dance).
-        value: ``double``: the cube value offered; ``resign``: 1, 2 or 3.
-        t: seconds (the caller's time scale) when the match has a clock, else ``None``.
-    """
-
-    kind: str
-    game: int
-    seat: int | None = None
-    dice: tuple[int, int] | None = None
-    play: str | None = None
-    value: int | None = None
-    t: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict without the fields that are ``None``."""
-        return {k: (list(v) if isinstance(v, tuple) else v)
-                for k, v in asdict(self).items() if v is not None}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Action:
-        """The inverse of :meth:`to_dict`.
-
-        Raises:
-            InvalidRecord: unknown kind or fields.
-        """
-        if not isinstance(d, dict) or d.get("kind") not in ACTION_KINDS:
-            raise InvalidRecord(f"not a record action: {d!r}"[:300])
-        for name, kind in (("game", int), ("seat", int), ("value", int), ("t", (int, float))):
-            v = d.get(name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, kind)):
-                what = "a number" if name == "t" else "an integer"
-                raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
-        dice = d.get("dice")
-        if dice is not None and not (isinstance(dice, list) and len(dice) == 2 and all(
-                isinstance(x, int) and not isinstance(x, bool) for x in dice)):
-            raise InvalidRecord(f"record action dice are {dice!r}, not two integers"[:300])
-        try:
-            dice = d.get("dice")
-            return cls(**{**d, "dice": tuple(dice) if dice is not None else None})
-        except TypeError as exc:
-            raise InvalidRecord(f"bad record action {d!r}: {exc}") from exc
-
 
 class Match:
     """A match between seats 0 and 1 (see the module docstring for the API and rules).
@@ -239,7 +196,7 @@ class Match:
 
     @property
     def record(self) -> tuple[Action, ...]:
-        """Every action in order (see :class:`Action`)."""
+        """Every action in order (see :mod:`boardgammon.engine.record`)."""
         return tuple(self._record)
 
     @property
@@ -258,8 +215,9 @@ class Match:
         return "match_over" if self.is_over else self.game.phase.value
 
     @property
-    def match_id(self) -> str:
-        """gnubg's Match ID of the current state (see :mod:`boardgammon.engine.ids`)."""
+    def match_id_gnubg(self) -> str:
+        """gnubg's Match ID of the current state (see :mod:`boardgammon.engine.ids`), not a
+        server's ``mat_…`` match ID."""
         g = self.game
         if g.phase is Phase.OPENING:
             state = GAME_NONE
@@ -293,50 +251,53 @@ class Match:
             InvalidDice, WrongPhase (game already started), MatchOver, ClockError.
         """
         self._act(None, now, lambda: self.game.roll_opening(die0, die1),
-                  lambda _: Action("opening", self._index, dice=(int(die0), int(die1)), t=now))
+                  lambda _: OpeningRolled(game=self._index, dice=(int(die0), int(die1)), t=now))
 
     def roll(self, seat: int, d1: int, d2: int, now: float | None = None) -> None:
         """``seat`` rolls ``d1``-``d2`` (see :meth:`Game.roll`)."""
         self._act(seat, now, lambda: self.game.roll(seat, d1, d2),
-                  lambda _: Action("roll", self._index, seat, dice=(int(d1), int(d2)), t=now))
+                  lambda _: Rolled(game=self._index, seat=seat, dice=(int(d1), int(d2)), t=now))
 
     def play(self, seat: int, play: Play | str, now: float | None = None) -> Play:
         """``seat`` plays the rolled dice (see :meth:`Game.play`); returns the legal play."""
         dice = self.game.dice
-        return self._act(seat, now, lambda: self.game.play(seat, play),
-                         lambda legal: Action("play", self._index, seat, dice=dice,
-                                              play=str(legal), t=now))
+
+        def entry(legal: Play) -> Played:
+            assert dice is not None  # the game accepted a play: the dice were rolled
+            return Played(game=self._index, seat=seat, dice=dice, play=str(legal), t=now)
+
+        return self._act(seat, now, lambda: self.game.play(seat, play), entry)
 
     def double(self, seat: int, now: float | None = None) -> None:
         """``seat`` offers to double (see :meth:`Game.double`)."""
         value = self.game.cube * 2
         self._act(seat, now, lambda: self.game.double(seat),
-                  lambda _: Action("double", self._index, seat, value=value, t=now))
+                  lambda _: Doubled(game=self._index, seat=seat, value=value, t=now))
 
     def take(self, seat: int, now: float | None = None) -> None:
         """``seat`` takes the double (see :meth:`Game.take`)."""
         self._act(seat, now, lambda: self.game.take(seat),
-                  lambda _: Action("take", self._index, seat, t=now))
+                  lambda _: Took(game=self._index, seat=seat, t=now))
 
     def drop(self, seat: int, now: float | None = None) -> None:
         """``seat`` drops the double (see :meth:`Game.drop`)."""
         self._act(seat, now, lambda: self.game.drop(seat),
-                  lambda _: Action("drop", self._index, seat, t=now))
+                  lambda _: Dropped(game=self._index, seat=seat, t=now))
 
     def resign(self, seat: int, outcome: Outcome | int, now: float | None = None) -> None:
         """``seat`` offers to resign 1 (single), 2 (gammon) or 3 (backgammon) × cube."""
         self._act(seat, now, lambda: self.game.resign(seat, outcome),
-                  lambda _: Action("resign", self._index, seat, value=int(outcome), t=now))
+                  lambda _: Resigned(game=self._index, seat=seat, points=int(outcome), t=now))
 
     def accept(self, seat: int, now: float | None = None) -> None:
         """``seat`` accepts the opponent's resignation (see :meth:`Game.accept`)."""
         self._act(seat, now, lambda: self.game.accept(seat),
-                  lambda _: Action("accept", self._index, seat, t=now))
+                  lambda _: Accepted(game=self._index, seat=seat, t=now))
 
     def decline(self, seat: int, now: float | None = None) -> None:
         """``seat`` declines the opponent's resignation (see :meth:`Game.decline`)."""
         self._act(seat, now, lambda: self.game.decline(seat),
-                  lambda _: Action("decline", self._index, seat, t=now))
+                  lambda _: Declined(game=self._index, seat=seat, t=now))
 
     def claim_flag(self, now: float) -> int:
         """Record that the running clock's reserve has run out at ``now``: that seat loses the
@@ -356,7 +317,7 @@ class Match:
             raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of reserve "
                                 f"left at {now} s; no flag")
         clock.stop(seat, now)
-        self._record.append(Action("flag", self._index, seat, t=float(now)))
+        self._record.append(Flagged(game=self._index, seat=seat, t=float(now)))
         self.flagged = seat
         self.winner = 1 - seat
         return seat
@@ -475,7 +436,7 @@ class Match:
             raise InvalidRecord(f"the record does not replay: {exc}") from exc
         for i, raw in enumerate(data["actions"]):
             try:
-                action = Action.from_dict(raw)
+                action = action_from_dict(raw)
                 if action.game != match._index:
                     raise InvalidRecord(f"it belongs to game {action.game}, but the match is "
                                         f"in game {match._index}")
@@ -501,36 +462,39 @@ class Match:
         return cls.from_dict(data)
 
     def apply(self, action: Action) -> None:
-        """Apply one record :class:`Action` (replay); raises as the matching method would."""
-        k, s, t = action.kind, action.seat, action.t
-        if k == "opening":
-            self.roll_opening(*_dice(action), now=t)
-        elif k == "roll":
-            self.roll(s, *_dice(action), now=t)
-        elif k == "play":
-            if action.play is None:
-                raise InvalidRecord("a play action needs its play")
-            # The record states the dice and the cube value; a record that disagrees with the
-            # game it replays was altered, so it must not replay silently.
-            rolled = self.game.dice
-            if action.dice is not None and rolled is not None and tuple(action.dice) != rolled:
-                raise InvalidRecord(f"the play names the roll {_roll_text(action.dice)}, but "
-                                    f"the dice rolled are {_roll_text(rolled)}")
-            self.play(s, action.play, now=t)
-        elif k == "double":
-            if action.value is not None and action.value != self.game.cube * 2:
-                raise InvalidRecord(f"the double names a cube of {action.value}, but doubling "
-                                    f"now turns the cube to {self.game.cube * 2}")
-            self.double(s, now=t)
-        elif k in ("take", "drop", "accept", "decline"):
-            getattr(self, k)(s, now=t)
-        elif k == "resign":
-            self.resign(s, action.value, now=t)
-        else:
-            if t is None:
-                raise InvalidRecord("a flag action needs its time")
-            if self.claim_flag(t) != s:
-                raise InvalidRecord(f"the flag fell for seat {1 - s}, not seat {s}")
+        """Apply one record entry (replay); raises as the matching method would."""
+        t = action.t
+        match action:
+            case OpeningRolled(dice=dice):
+                self.roll_opening(*dice, now=t)
+            case Rolled(seat=seat, dice=dice):
+                self.roll(seat, *dice, now=t)
+            case Played(seat=seat, dice=dice, play=play):
+                # The record states the dice and the cube value; a record that disagrees with
+                # the game it replays was altered, so it must not replay silently.
+                rolled = self.game.dice
+                if rolled is not None and dice != rolled:
+                    raise InvalidRecord(f"the play names the roll {_roll_text(dice)}, but "
+                                        f"the dice rolled are {_roll_text(rolled)}")
+                self.play(seat, play, now=t)
+            case Doubled(seat=seat, value=value):
+                if value != self.game.cube * 2:
+                    raise InvalidRecord(f"the double names a cube of {value}, but doubling "
+                                        f"now turns the cube to {self.game.cube * 2}")
+                self.double(seat, now=t)
+            case Took(seat=seat):
+                self.take(seat, now=t)
+            case Dropped(seat=seat):
+                self.drop(seat, now=t)
+            case Resigned(seat=seat, points=points):
+                self.resign(seat, points, now=t)
+            case Accepted(seat=seat):
+                self.accept(seat, now=t)
+            case Declined(seat=seat):
+                self.decline(seat, now=t)
+            case Flagged(seat=seat, t=when):
+                if self.claim_flag(when) != seat:
+                    raise InvalidRecord(f"the flag fell for seat {1 - seat}, not seat {seat}")
 
 
 def _score_text(score: Any, winner: Any) -> str:
@@ -544,11 +508,5 @@ def _score_text(score: Any, winner: Any) -> str:
     return f"{text}, won by seat {winner}" if winner in (0, 1) else f"{text}, winner {winner!r}"
 
 
-def _roll_text(dice) -> str:
+def _roll_text(dice: tuple[int, int]) -> str:
     return "-".join(str(d) for d in dice)
-
-
-def _dice(action: Action) -> tuple[int, int]:
-    if action.dice is None or len(action.dice) != 2:
-        raise InvalidRecord(f"a {action.kind} action needs two dice, got {action.dice!r}")
-    return action.dice[0], action.dice[1]

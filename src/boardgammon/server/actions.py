@@ -8,19 +8,22 @@ request for server entropy).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from boardgammon.dice.verify import ENTROPY_BYTES
 from boardgammon.server.bodies import one_of
-from boardgammon.server.errors import ApiError
+from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 ActionId = Annotated[str, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
 
 
 class _Action(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
     action_id: ActionId
 
 
@@ -47,20 +50,46 @@ class ResignAction(_Action):
     points: one_of(1, 2, 3)
 
 
-class SimpleAction(_Action):
-    """Cube and resignation answers, which carry no fields."""
+class DoubleAction(_Action):
+    """Offer to double before rolling."""
 
-    type: Literal["double", "take", "drop", "accept_resign", "decline_resign"]
+    type: Literal["double"]
 
 
-Action = Annotated[RollAction | PlayAction | ResignAction | SimpleAction,
-                   Field(discriminator="type")]
+class TakeAction(_Action):
+    """Take the double offered."""
+
+    type: Literal["take"]
+
+
+class DropAction(_Action):
+    """Drop the double offered (lose the game at the cube's value)."""
+
+    type: Literal["drop"]
+
+
+class AcceptResignAction(_Action):
+    """Accept the resignation offered."""
+
+    type: Literal["accept_resign"]
+
+
+class DeclineResignAction(_Action):
+    """Decline the resignation offered."""
+
+    type: Literal["decline_resign"]
+
+
+ClientAction = Annotated[RollAction | PlayAction | ResignAction | DoubleAction | TakeAction
+                         | DropAction | AcceptResignAction | DeclineResignAction,
+                         Field(discriminator="type")]
+"""A player's action, one frozen model per ``type``; it reaches the service as it is."""
 
 
 class ActionMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: Literal["action"]
-    action: Action
+    action: ClientAction
 
 
 class PingMessage(BaseModel):
@@ -78,21 +107,21 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage:
     """Parse one WebSocket frame from a client.
 
     Raises:
-        ApiError: 422 ``invalid_request`` for anything that is not a valid message (not JSON,
+        Invalid: ``invalid_request`` for anything that is not a valid message (not JSON,
             too long, unknown type, missing or extra fields), with the reason.
     """
     if len(text) > MAX_FRAME:
-        raise ApiError(422, "invalid_request", f"a message is at most {MAX_FRAME} bytes")
+        raise Invalid(f"a message is at most {MAX_FRAME} bytes")
     try:
         data: Any = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise ApiError(422, "invalid_request", f"not JSON: {exc}") from None
+        raise Invalid(f"not JSON: {exc}") from None
     try:
         return _client_message.validate_python(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
                              for e in exc.errors()[:5])
-        raise ApiError(422, "invalid_request", problems) from None
+        raise Invalid(problems) from None
 
 
 def action_id_of(text: str | bytes) -> str | None:
@@ -102,3 +131,46 @@ def action_id_of(text: str | bytes) -> str | None:
     except Exception:  # any shape at all may arrive here
         return None
     return value if isinstance(value, str) and len(value) <= 100 else None
+
+
+_ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
+
+
+def entropy_bytes(text: object) -> bytes:
+    """The 16 bytes of a roll's ``entropy``: exactly 32 hex characters, nothing else (no
+    spaces, no ``0x``; ``bytes.fromhex`` alone would accept whitespace between digits).
+
+    Raises:
+        Invalid: ``bad_entropy``.
+    """
+    if not isinstance(text, str) or not _ENTROPY.fullmatch(text):
+        shown = repr(text)[:60]
+        raise Invalid(f"entropy must be exactly 32 hex characters (16 bytes from the device), "
+                      f"nothing else; got {shown}", ErrorCode.BAD_ENTROPY)
+    return bytes.fromhex(text)
+
+
+def request_key(action: ClientAction) -> str:
+    """A client's action as canonical JSON (sorted keys), to tell a resend from another action
+    sent under the same ``action_id``."""
+    return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
+
+
+def check_roll_resend(action: RollAction, rolled: Mapping[str, Any] | None) -> None:
+    """Refuse a roll action sent again for dice already rolled unless it is the same action:
+    same roll, the commitment as issued and the same entropy (``rolled``: the roll as
+    :func:`~boardgammon.server.match_state.roll_json` gives it, ``None`` if the earlier action
+    was no roll).
+
+    Raises:
+        StateConflict: ``already_rolled``.
+    """
+    same = (rolled is not None
+            and action.roll_id == rolled["roll_id"]
+            and action.commitment == rolled["commitment"]
+            and rolled["client_entropy"] is not None
+            and action.entropy.lower() == rolled["client_entropy"])
+    if not same:
+        raise StateConflict("these dice are already rolled; only the same roll action (same "
+                            "roll_id, commitment and entropy) may be sent again",
+                            ErrorCode.ALREADY_ROLLED)

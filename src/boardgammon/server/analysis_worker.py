@@ -1,5 +1,5 @@
 """Match analysis on the server: a background worker that analyses every finished match, its
-table (``match_analyses``, migration ``0003_match_analysis``) and
+table (``match_analyses`` in :mod:`.tables`, migration ``0003_match_analysis``) and
 ``GET /api/matches/{match_id}/analysis``.
 
 The worker looks for finished matches without an analysis every ``poll_s`` seconds, claims one
@@ -28,38 +28,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from sqlalchemy import CheckConstraint, Float, SmallInteger, String, Text, and_, or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, mapped_column
 
-from boardgammon.server.errors import ApiError
-from boardgammon.server.game_models import MatchRow
-from boardgammon.server.models import Base, UTCDateTime
-from boardgammon.server.refusals import responses
+from boardgammon.server.errors import responses
+from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
+from boardgammon.server.services import services
+from boardgammon.server.tables import MatchAnalysisRow, MatchRow
 
 log = logging.getLogger("boardgammon.server.analysis")
 
 router = APIRouter(tags=["analysis"])
-
-
-class MatchAnalysisRow(Base):
-    """The analysis of one finished match: ``status`` pending, done or failed; ``result`` the
-    JSON of :func:`boardgammon.analysis.report.to_dict` with every decision; ``error`` why it
-    failed; ``claimed_t`` wall seconds when a worker took it; ``version`` the analysis version
-    that made it (or is making it)."""
-
-    __tablename__ = "match_analyses"
-    __table_args__ = (CheckConstraint("status IN ('pending', 'done', 'failed')",
-                                      name="ck_match_analyses_status"),)
-
-    match_id: Mapped[str] = mapped_column(String(68), primary_key=True)
-    status: Mapped[str] = mapped_column(String(10), index=True)
-    plies: Mapped[int] = mapped_column(SmallInteger)
-    result: Mapped[str | None] = mapped_column(Text)
-    error: Mapped[str | None] = mapped_column(Text)
-    claimed_t: Mapped[float] = mapped_column(Float)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    version: Mapped[int] = mapped_column(SmallInteger, server_default="1")
 
 
 class AnalysisWorker:
@@ -83,7 +62,7 @@ class AnalysisWorker:
         by an update that only one worker can make). Its ID or None."""
         from boardgammon.analysis.analysis import ANALYSIS_VERSION
 
-        db = self.app.state.db
+        db = services(self.app).db
         now = time.time()
         with db.sessions() as s:
             new = s.scalars(select(MatchRow.id).where(
@@ -123,7 +102,7 @@ class AnalysisWorker:
 
         status, result, error = "done", None, None
         try:
-            _, match = self.app.state.game.service.match_copy(match_id)
+            _, match = services(self.app).game.service.match_copy(match_id)
             if self.evaluator is None:
                 self.evaluator = NetworkEvaluator()
             analysis = analyse_match(match, self.evaluator, self.plies)
@@ -131,7 +110,7 @@ class AnalysisWorker:
         except Exception as exc:  # any failure is stored, so the match is not retried forever
             log.exception("analysis of %s failed", match_id)
             status, error = "failed", f"{type(exc).__name__}: {exc}"
-        with self.app.state.db.sessions() as s:
+        with services(self.app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
             row.status, row.result, row.error = status, result, error
             row.updated_at = datetime.now(UTC)
@@ -157,22 +136,21 @@ class AnalysisWorker:
                 await asyncio.sleep(self.poll_s)
 
 
-def install(app: FastAPI) -> None:
-    """Add the analysis endpoint and the worker (``app.state.analysis``) to ``app``. The depth
-    comes from ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
-    app.state.analysis = AnalysisWorker(app, plies=int(os.environ.get(
-        "BOARDGAMMON_ANALYSIS_PLIES", "0")))
+def install(app: FastAPI) -> AnalysisWorker:
+    """Add the analysis endpoint to ``app``; returns its worker. The depth comes from
+    ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
     app.include_router(router)
+    return AnalysisWorker(app, plies=int(os.environ.get("BOARDGAMMON_ANALYSIS_PLIES", "0")))
 
 
 @contextlib.asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
     """Run the worker's loop while the app runs (not when the game server's background loop is
     off, as in tests, which call :meth:`AnalysisWorker.step`)."""
-    game = getattr(app.state, "game", None)
+    parts = services(app)
     task = None
-    if game is None or game.config.background:
-        task = asyncio.create_task(app.state.analysis.loop())
+    if parts.game.config.background:
+        task = asyncio.create_task(parts.analysis.loop())
     try:
         yield
     finally:
@@ -188,15 +166,15 @@ def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
     then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).
 
     Raises:
-        ApiError: 404 ``not_found`` (no such match), 409 ``match_not_finished``.
+        NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
     """
-    with request.app.state.db.sessions() as s:
+    with services(request.app).db.sessions() as s:
         match = s.get(MatchRow, match_id)
         if match is None:
-            raise ApiError(404, "not_found", f"no match {match_id!r}")
+            raise NotFound(f"no match {match_id!r}")
         if match.status != "finished":
-            raise ApiError(409, "match_not_finished",
-                           "the match is still being played; it is analysed once it is over")
+            raise StateConflict("the match is still being played; it is analysed once it is "
+                                "over", ErrorCode.MATCH_NOT_FINISHED)
         row = s.get(MatchAnalysisRow, match_id)
     if row is None or row.status == "pending":
         return {"status": "pending"}

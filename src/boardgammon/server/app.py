@@ -2,8 +2,9 @@
 
 ``create_app(settings)`` wires the routers (one per concern, under :mod:`.routes`), the error
 handlers and the database: at start-up it opens the database named by the settings, applies
-every Alembic migration and keeps the :class:`~.db.Database` on ``app.state.db``; routes get a
-session per request through :func:`.db.get_session`.
+every Alembic migration; the app's parts (settings, game server, analysis worker, database)
+are in :func:`.services.services`; routes get a session per request through
+:func:`.db.get_session`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from boardgammon import __version__
-from boardgammon.server import analysis_worker, errors, runtime, webapp
+from boardgammon.server import analysis_worker, errors, runtime, webapp, websocket
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
+from boardgammon.server.services import Services
 from boardgammon.server.settings import Settings
 
 WEBSOCKETS_DESCRIPTION = """\
@@ -34,7 +36,8 @@ as in HTTP: the same codes, e.g. `not_your_turn`, `illegal_play`, `bad_entropy`,
 Close codes: 4404 (no such match; an `error` frame with `not_found` comes first), 1013 (the
 client reads too slowly; reconnect and resume from the fresh `state`).
 
-**`/ws/echo`**: sends every text frame back; the load benchmark's reference.
+**`/ws/echo`** (only with `BOARDGAMMON_ECHO_SOCKET=1`): sends every text frame back; the load
+benchmark's reference.
 """
 
 
@@ -46,19 +49,21 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.db = open_database(settings.database_url)
+        parts.opened = open_database(settings.database_url)
         try:
             async with runtime.running(app), analysis_worker.running(app):
                 yield
         finally:
-            app.state.db.dispose()
+            parts.opened.dispose()
 
     app = FastAPI(title="Boardgammon", version=__version__, lifespan=lifespan,
                   description=WEBSOCKETS_DESCRIPTION)
-    app.state.settings = settings
     errors.install(app)
     app.include_router(audit.router)
-    runtime.install(app, game)
-    analysis_worker.install(app)
+    game_server = runtime.install(app, game)
+    if settings.echo_socket:
+        app.include_router(websocket.echo_router)
+    parts = Services(settings, game_server, analysis_worker.install(app))
+    app.state.services = parts
     webapp.install(app)
     return app

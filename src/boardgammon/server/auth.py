@@ -23,9 +23,10 @@ from sqlalchemy.orm import Session
 
 from boardgammon.server.bodies import RequestBody, Username
 from boardgammon.server.db import get_session
-from boardgammon.server.errors import ApiError
-from boardgammon.server.game_models import AuthToken, User
-from boardgammon.server.refusals import responses
+from boardgammon.server.errors import responses
+from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
+from boardgammon.server.services import services
+from boardgammon.server.tables import AuthToken, User
 
 COOKIE = "bg_session"
 MIN_PASSWORD = 8
@@ -110,11 +111,11 @@ def current_user(user: User | None = Depends(optional_user)) -> User:
     """FastAPI dependency: the signed-in user.
 
     Raises:
-        ApiError: 401 ``not_authenticated``.
+        NotSignedIn: ``not_authenticated``.
     """
     if user is None:
-        raise ApiError(401, "not_authenticated", "sign in first (session cookie or bearer "
-                                                 "token missing, unknown or revoked)")
+        raise NotSignedIn("sign in first (session cookie or bearer token missing, unknown or "
+                          "revoked)")
     return user
 
 
@@ -129,7 +130,8 @@ def _open_session(session: Session, user: User, request: Request, response: Resp
 
 
 def _taken(username: str) -> None:
-    raise ApiError(409, "username_taken", f"the name {username!r} is taken; choose another")
+    raise StateConflict(f"the name {username!r} is taken; choose another",
+                        ErrorCode.USERNAME_TAKEN)
 
 
 @router.post("/api/auth/register", status_code=201, response_model=SessionAnswer,
@@ -137,7 +139,7 @@ def _taken(username: str) -> None:
 def register(body: Credentials, request: Request, response: Response,
              session: Session = Depends(get_session)) -> SessionAnswer:
     """Create an account and sign in."""
-    request.app.state.game.login_limit.hit(f"register:{_client(request)}")
+    services(request.app).game.login_limit.hit(f"register:{_client(request)}")
     user = User(username=body.username, username_key=body.username.lower(),
                 password_hash=_hasher.hash(body.password), guest=False,
                 created_at=datetime.now(UTC))
@@ -156,7 +158,7 @@ def login(body: Credentials, request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
     """Sign in with a name and password (rate limited per address and name, and per address
     whatever the names)."""
-    game = request.app.state.game
+    game = services(request.app).game
     game.address_login_limit.hit(f"login:{_client(request)}")
     game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
     user = session.execute(
@@ -169,7 +171,7 @@ def login(body: Credentials, request: Request, response: Response,
     except (VerificationError, InvalidHashError):
         ok = False
     if not ok:
-        raise ApiError(401, "bad_credentials", "unknown name or wrong password")
+        raise NotSignedIn("unknown name or wrong password", ErrorCode.BAD_CREDENTIALS)
     token = _open_session(session, user, request, response)
     return SessionAnswer(user=user_out(user), token=token)
 
@@ -179,7 +181,7 @@ def login(body: Credentials, request: Request, response: Response,
 def guest(request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
     """Play as a guest: an account with a generated name (``guest-…``) and no password."""
-    request.app.state.game.login_limit.hit(f"guest:{_client(request)}")
+    services(request.app).game.login_limit.hit(f"guest:{_client(request)}")
     while True:
         name = f"guest-{secrets.token_hex(4)}"
         user = User(username=name, username_key=name, password_hash=None, guest=True,
@@ -201,7 +203,7 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
 
     Refused with 409 ``not_a_guest`` for an account that already has a password."""
     if not user.guest:
-        raise ApiError(409, "not_a_guest", f"{user.username} is already a full account")
+        raise StateConflict(f"{user.username} is already a full account", ErrorCode.NOT_A_GUEST)
     user.username, user.username_key = body.username, body.username.lower()
     user.password_hash, user.guest = _hasher.hash(body.password), False
     try:

@@ -1,8 +1,8 @@
 """Database engine, sessions and migrations (SQLAlchemy 2 + Alembic).
 
 :func:`open_database` builds the engine for a URL, applies every Alembic migration and returns a
-:class:`Database`; the app keeps one on ``app.state.db`` and routes get a session per request
-from :func:`get_session`.
+:class:`Database`; the app keeps one in its services (:mod:`.services`) and routes get a
+session per request from :func:`get_session`.
 
 SQLite is set up for durability and for writers in several threads or processes: WAL journal,
 ``synchronous=NORMAL``, a 30 s busy timeout, and every transaction of :attr:`Database.sessions`
@@ -147,5 +147,7 @@ def open_database(url: str) -> Database:
 
 def get_session(request: Request) -> Iterator[Session]:
     """FastAPI dependency: a session for one request, closed (rolled back if open) afterwards."""
-    with request.app.state.db.sessions() as session:
+    from boardgammon.server.services import services
+
+    with services(request.app).db.sessions() as session:
         yield session

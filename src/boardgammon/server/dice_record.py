@@ -34,11 +34,16 @@ the result screen when the match ends), ``audit_document(session, match_id)`` (t
 ``GET /api/audit/{match_id}``, verdicts recomputed).
 
 A :class:`Roll` carries ``server_seed`` only once revealed, so it is safe to serialise with
-:meth:`Roll.to_json` anywhere. Errors are :class:`DiceRecordError` subclasses carrying the HTTP
-``status`` and error ``code`` of ``docs/api.md``. Logs go to ``boardgammon.dice`` and never hold
+:meth:`Roll.to_json` anywhere. Errors are :class:`DiceRecordError` subclasses, each a
+:class:`~boardgammon.server.refusals.Refusal` of its kind with the ``code`` of ``docs/api.md``
+(the edge gives the status). Logs go to ``boardgammon.dice`` and never hold
 a seed.
 
 On SQLite every transaction takes the write lock (see :mod:`.db`); keep sessions short.
+
+Why one module of some 620 lines: every step of the protocol (commit, reveal, play, void) and
+every read (a roll, a match's rolls, the chain head, the audit document) share the row format,
+the entry hash of the chain and the row locks; apart, each would need the others' internals.
 """
 
 from __future__ import annotations
@@ -69,7 +74,16 @@ from boardgammon.dice.verify import (
     entry_hash,
     verify_document,
 )
-from boardgammon.server.models import DiceNonceCounter, DiceRoll
+from boardgammon.server.refusals import (
+    ErrorCode,
+    Illegal,
+    Invalid,
+    NotFound,
+    Refusal,
+    StateConflict,
+    Unavailable,
+)
+from boardgammon.server.tables import DiceNonceCounter, DiceRoll
 
 log = logging.getLogger("boardgammon.dice")
 
@@ -78,57 +92,46 @@ COMMIT_ATTEMPTS = 5  # retries after a lost race for the match's next place (or 
 T = TypeVar("T")
 
 
-class DiceRecordError(Exception):
-    """Base of the dice record's refusals; ``status`` and ``code`` as in ``docs/api.md``."""
-
-    status = 400
-    code = "invalid_request"
+class DiceRecordError(Refusal):
+    """Base of the dice record's refusals (each also of its kind, for the edge's status)."""
 
 
-class InvalidRollRequest(DiceRecordError):
+class InvalidRollRequest(DiceRecordError, Invalid):
     """A malformed match ID or seat."""
 
-    status = 422
 
-
-class RollNotFound(DiceRecordError):
+class RollNotFound(DiceRecordError, NotFound):
     """No roll with that ID, or no record for that match."""
 
-    status = 404
-    code = "not_found"
 
-
-class CommitmentMismatch(DiceRecordError):
+class CommitmentMismatch(DiceRecordError, Illegal):
     """The reveal request carried a commitment other than the one issued for the roll."""
 
-    code = "commitment_mismatch"
+    code = ErrorCode.COMMITMENT_MISMATCH
 
 
-class BadEntropy(DiceRecordError):
+class BadEntropy(DiceRecordError, Illegal):
     """Client entropy missing or not exactly 16 bytes."""
 
-    code = "bad_entropy"
+    code = ErrorCode.BAD_ENTROPY
 
 
-class RollPending(DiceRecordError):
+class RollPending(DiceRecordError, StateConflict):
     """The match's newest roll is committed and not yet revealed or voided."""
 
-    status = 409
-    code = "roll_pending"
+    code = ErrorCode.ROLL_PENDING
 
 
-class WrongRollState(DiceRecordError):
+class WrongRollState(DiceRecordError, StateConflict):
     """The roll is not in a state that allows the step (e.g. playing an unrevealed roll)."""
 
-    status = 409
-    code = "wrong_phase"
+    code = ErrorCode.WRONG_PHASE
 
 
-class RecordUnavailable(DiceRecordError):
+class RecordUnavailable(DiceRecordError, Unavailable):
     """The record could not take the roll after :data:`COMMIT_ATTEMPTS` tries."""
 
-    status = 503
-    code = "record_unavailable"
+    code = ErrorCode.RECORD_UNAVAILABLE
 
 
 @dataclass(frozen=True)

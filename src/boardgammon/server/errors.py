@@ -1,7 +1,9 @@
-"""The API's error shape (``docs/api.md``): every refusal is a 4xx/5xx with
+"""Refusals at the edge (``docs/api.md`` §Errors): the one mapping of a
+:class:`~boardgammon.server.refusals.Refusal` to an HTTP status (:func:`http_status`) and to a
+WebSocket ``error`` frame (:func:`ws_error`). Every refusal over HTTP is a 4xx/5xx with
 ``{"error": {"code": "<machine_code>", "message": "<for people>"}}``.
 
-:func:`install` registers handlers for :class:`ApiError`, the dice record's refusals, request
+:func:`install` registers handlers for refusals (a 429 with ``Retry-After``), request
 validation errors and the router's own refusals (no such route 404, wrong method 405): under
 ``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere a
 404 is a small HTML page for people. Unexpected exceptions keep FastAPI's bare 500 (no detail
@@ -10,21 +12,43 @@ leaves the server).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from boardgammon.server.dice_record import DiceRecordError
+from boardgammon.server.refusals import (
+    ErrorCode,
+    Illegal,
+    Invalid,
+    NotAllowed,
+    NotFound,
+    NotSignedIn,
+    RateLimited,
+    Refusal,
+    StateConflict,
+    Unavailable,
+)
+
+HTTP_STATUS: dict[type[Refusal], int] = {
+    Illegal: 400, NotSignedIn: 401, NotAllowed: 403, NotFound: 404, StateConflict: 409,
+    Invalid: 422, RateLimited: 429, Unavailable: 503, Refusal: 400}
+"""The HTTP status of each kind of refusal (the nearest kind in its class's ancestry)."""
 
 
-class ApiError(Exception):
-    """A refusal a route raises: HTTP ``status``, machine ``code``, ``message`` for people."""
+def http_status(refusal: Refusal) -> int:
+    """The HTTP status that answers ``refusal``."""
+    return next(HTTP_STATUS[kind] for kind in type(refusal).__mro__ if kind in HTTP_STATUS)
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+
+def ws_error(action_id: str | None, refusal: Refusal) -> dict[str, Any]:
+    """The WebSocket ``error`` frame that answers ``refusal`` (of the action ``action_id``)."""
+    return {"type": "error", "action_id": action_id,
+            "error": {"code": refusal.code, "message": capped(refusal.message)}}
 
 
 MAX_BODY_BYTES = 64 * 1024
@@ -48,7 +72,8 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
                         status_code=status)
 
 
-_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
+          413: ErrorCode.PAYLOAD_TOO_LARGE}
 NOT_FOUND_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Not found · Boardgammon</title></head>
 <body><h1>Not found</h1><p>There is no page at this address.</p>
@@ -88,6 +113,42 @@ class BodyLimit:
         await self.app(scope, counted, send)
 
 
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every refusal: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+_WHEN = {
+    400: "The action breaks the rules: illegal_play (the message gives the reason), "
+         "cube_unavailable, wrong_phase, illegal_action, commitment_mismatch (not the "
+         "commitment issued), roll_mismatch (not the pending roll's roll_id).",
+    401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
+    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek.",
+    404: "Unknown match, seek or user (not_found).",
+    409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
+         "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
+         "(the other player used that action_id), action_id_reused (you used it for another "
+         "action), already_rolled, own_seek, not_a_guest.",
+    413: "The request body is over 64 KiB (payload_too_large).",
+    422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
+         "entropy is not exactly 32 hex characters).",
+    429: "Too many requests (rate_limited); see Retry-After.",
+    503: "The match is being changed by another server process (busy); retry.",
+}
+
+
+def responses(*statuses: int) -> dict[int | str, dict]:
+    """The OpenAPI ``responses`` of a route that can refuse with ``statuses`` (and, as every
+    route can, 413 and 422)."""
+    return {s: {"model": ErrorBody, "description": _WHEN[s]} for s in (*statuses, 413, 422)}
+
+
 def _too_large(limit: int) -> str:
     return f"the request body is larger than the {limit} bytes allowed"
 
@@ -118,13 +179,12 @@ def install(app: FastAPI) -> None:
     """Register the error handlers and the body limit on ``app``."""
     app.add_middleware(BodyLimit)
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message)
-
-    @app.exception_handler(DiceRecordError)
-    async def _dice_error(_request: Request, exc: DiceRecordError) -> JSONResponse:
-        return error_response(exc.status, exc.code, str(exc))
+    @app.exception_handler(Refusal)
+    async def _refusal(_request: Request, exc: Refusal) -> JSONResponse:
+        response = error_response(http_status(exc), exc.code, exc.message)
+        if isinstance(exc, RateLimited):
+            response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -149,7 +209,7 @@ def install(app: FastAPI) -> None:
             else:
                 message = str(exc.detail)
             response = error_response(exc.status_code,
-                                      _CODES.get(exc.status_code, "http_error"), message)
+                                      _CODES.get(exc.status_code, ErrorCode.HTTP_ERROR), message)
             response.headers.update(exc.headers or {})  # e.g. Allow on a 405
             return response
         if exc.status_code == 404:

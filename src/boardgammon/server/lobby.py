@@ -19,10 +19,11 @@ from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server.auth import current_user
 from boardgammon.server.bodies import RequestBody, Username, one_of
 from boardgammon.server.db import get_session
-from boardgammon.server.errors import ApiError
-from boardgammon.server.game_models import MatchRow, Seek, User
+from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat, iso
-from boardgammon.server.refusals import responses
+from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
+from boardgammon.server.services import services
+from boardgammon.server.tables import MatchRow, Seek, User
 
 router = APIRouter(tags=["lobby"])
 
@@ -140,8 +141,8 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
         .order_by(MatchRow.updated_at.desc())
     ).scalars().all()
     names = _names(session, {r.seat0_id for r in rows} | {r.seat1_id for r in rows})
-    to_wall = request.app.state.game.clock.to_wall
-    service = request.app.state.game.service
+    to_wall = services(request.app).game.clock.to_wall
+    service = services(request.app).game.service
     out = []
     for r in rows:
         seat = 0 if r.seat0_id == user.id else 1
@@ -186,20 +187,20 @@ def create_seek(body: SeekIn, user: User = Depends(current_user),
     """Post an open seek, or invite one player (``invite``); share ``join_url`` as a link."""
     if body.mode == "live":
         if body.days is not None:
-            raise ApiError(422, "invalid_request", "days are for correspondence matches")
+            raise Invalid("days are for correspondence matches")
         if body.clock is not None and body.clock not in PRESETS:
-            raise ApiError(422, "invalid_request", f"unknown clock preset {body.clock!r}; "
-                           f"presets: {', '.join(PRESETS)}")
+            raise Invalid(f"unknown clock preset {body.clock!r}; presets: "
+                          f"{', '.join(PRESETS)}")
     elif body.clock is not None:
-        raise ApiError(422, "invalid_request", "a correspondence match has no clock preset")
+        raise Invalid("a correspondence match has no clock preset")
     invitee = None
     if body.invite is not None:
         invitee = session.execute(select(User).where(User.username_key == body.invite.lower())
                                   ).scalar_one_or_none()
         if invitee is None:
-            raise ApiError(404, "not_found", f"no player named {body.invite!r}")
+            raise NotFound(f"no player named {body.invite!r}")
         if invitee.id == user.id:
-            raise ApiError(422, "invalid_request", "you cannot invite yourself")
+            raise Invalid("you cannot invite yourself")
     seek = Seek(id=f"sek_{secrets.token_hex(10)}", owner_id=user.id, length=body.length,
                 variant=body.variant, mode=body.mode, clock=body.clock,
                 days=(body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None,
@@ -217,17 +218,17 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
     """Accept a seek or an invitation: the match starts (the seek's owner is seat 0)."""
     seek = session.get(Seek, seek_id)
     if seek is None or seek.state != "open":
-        raise ApiError(404, "not_found", f"no open seek {seek_id!r}")
+        raise NotFound(f"no open seek {seek_id!r}")
     if seek.owner_id == user.id:
-        raise ApiError(409, "own_seek", "you cannot accept your own seek")
+        raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
-        raise ApiError(403, "not_invited", "this invitation is for another player")
+        raise NotAllowed("this invitation is for another player", ErrorCode.NOT_INVITED)
     taken = session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
                             .values(state="accepted")).rowcount
     if taken != 1:
-        raise ApiError(404, "not_found", f"seek {seek_id!r} was just taken")
+        raise NotFound(f"seek {seek_id!r} was just taken")
     owner = session.get(User, seek.owner_id)
-    service = request.app.state.game.service
+    service = services(request.app).game.service
     match_id = service.create(
         session, (Seat(owner.id, owner.username), Seat(user.id, user.username)), seek.length,
         seek.variant, seek.mode, seek.clock, seek.days)
@@ -242,9 +243,9 @@ def cancel_seek(seek_id: str, user: User = Depends(current_user),
     """Withdraw your own open seek or invitation."""
     seek = session.get(Seek, seek_id)
     if seek is None or seek.state != "open":
-        raise ApiError(404, "not_found", f"no open seek {seek_id!r}")
+        raise NotFound(f"no open seek {seek_id!r}")
     if seek.owner_id != user.id:
-        raise ApiError(403, "not_your_seek", "only its owner can withdraw a seek")
+        raise NotAllowed("only its owner can withdraw a seek", ErrorCode.NOT_YOUR_SEEK)
     seek.state = "cancelled"
     session.commit()
     return Response(status_code=204)
@@ -256,9 +257,8 @@ def play_computer(body: ComputerIn, request: Request, user: User = Depends(curre
                   session: Session = Depends(get_session)) -> MatchCreated:
     """A live match against the computer at ``level`` (you are seat 0; no clock)."""
     if body.level not in levels():
-        raise ApiError(422, "invalid_request", f"unknown bot level {body.level!r}; levels: "
-                       f"{', '.join(levels())}")
-    service = request.app.state.game.service
+        raise Invalid(f"unknown bot level {body.level!r}; levels: {', '.join(levels())}")
+    service = services(request.app).game.service
     match_id = service.create(session, (Seat(user.id, user.username),
                                         Seat(None, f"Computer ({body.level})", body.level)),
                               body.length, body.variant, "live", None, None,

@@ -1,5 +1,5 @@
 """A match over HTTP (``docs/api.md`` §A match): its state, actions, and the ``.mat`` and JSON
-downloads. Live events are in :mod:`.live`."""
+downloads. Live events are in :mod:`.websocket`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from boardgammon.formats.mat import write_mat
-from boardgammon.server.actions import Action
+from boardgammon.server.actions import ClientAction
 from boardgammon.server.auth import current_user, optional_user
-from boardgammon.server.game_models import User
-from boardgammon.server.refusals import responses
+from boardgammon.server.errors import responses
+from boardgammon.server.services import services
+from boardgammon.server.tables import User
 
 router = APIRouter(tags=["matches"])
 
@@ -22,18 +23,18 @@ router = APIRouter(tags=["matches"])
 async def match_state(match_id: str, request: Request,
                       user: User | None = Depends(optional_user)) -> dict:
     """The match's ``state`` from your seat (a spectator's view if you do not play in it)."""
-    return await asyncio.to_thread(request.app.state.game.service.view_for, match_id,
+    return await asyncio.to_thread(services(request.app).game.service.view_for, match_id,
                                    user.id if user else None)
 
 
 @router.post("/api/matches/{match_id}/actions",
              responses=responses(400, 401, 403, 404, 409, 429, 503))
-async def act(match_id: str, action: Action, request: Request,
+async def act(match_id: str, action: ClientAction, request: Request,
               user: User = Depends(current_user)) -> dict:
     """Apply an action (idempotent by ``action_id``); answers ``{"state", "events"}`` once the
     action is committed and broadcast."""
-    runtime = request.app.state.game
-    outcome = await runtime.act(match_id, user.id, action.model_dump())
+    runtime = services(request.app).game
+    outcome = await runtime.act(match_id, user.id, action)
     if outcome.error is not None:
         raise outcome.error
     state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id,
@@ -45,7 +46,7 @@ async def act(match_id: str, action: Action, request: Request,
             responses=responses(404))
 def export_mat(match_id: str, request: Request) -> PlainTextResponse:
     """The match so far as Jellyfish ``.mat`` text (gnubg imports it)."""
-    info, match = request.app.state.game.service.match_copy(match_id)
+    info, match = services(request.app).game.service.match_copy(match_id)
     text = write_mat(match, {"Site": "Boardgammon", "EventDate":
                              datetime.now(UTC).strftime("%Y.%m.%d")})
     return PlainTextResponse(text, headers={
@@ -55,6 +56,6 @@ def export_mat(match_id: str, request: Request) -> PlainTextResponse:
 @router.get("/api/matches/{match_id}/export.json", responses=responses(404))
 def export_json(match_id: str, request: Request) -> JSONResponse:
     """The match record as JSON (``Match.to_dict``: replays with ``Match.from_json``)."""
-    info, match = request.app.state.game.service.match_copy(match_id)
+    info, match = services(request.app).game.service.match_copy(match_id)
     return JSONResponse(match.to_dict(), headers={
         "Content-Disposition": f'attachment; filename="{info.match_id}.json"'})

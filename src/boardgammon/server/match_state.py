@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -53,6 +53,78 @@ class MatchInfo:
         return next((s for s, who in enumerate(self.seats) if who.bot), None)
 
 
+class RollEntry(TypedDict):
+    """A revealed roll with everything needed to verify it (``state.rolls[]``)."""
+
+    roll_id: str
+    seat: int
+    nonce: int
+    commitment: str
+    server_seed: str | None
+    client_entropy: str | None
+    entropy_source: str | None
+    dice: list[int] | None
+
+
+class GameEntry(TypedDict):
+    """How a finished game ended (``state.games[]``); ``how`` is ``flag`` for a flag."""
+
+    game_number: int
+    winner: int | None
+    points: int
+    how: str
+
+
+class Clocks(TypedDict):
+    """The live clock (``state.clocks``): seconds, ``as_of`` in wall seconds."""
+
+    delay: float
+    reserve: list[float]
+    running: int | None
+    delay_left: float
+    as_of: float
+
+
+class LegalPlay(TypedDict):
+    notation: str
+    moves: list[list[int]]
+    position_id: str | None
+
+
+class MatchState(TypedDict):
+    """A match's ``state`` as the API sends it (``docs/api.md`` §A match); nested objects
+    that are only passed through stay plain dicts."""
+
+    match_id: str
+    length: int
+    variant: str
+    mode: str
+    players: list[dict[str, Any]]
+    you: int | None
+    score: list[int]
+    crawford: bool
+    post_crawford: bool
+    game_number: int
+    cube: dict[str, Any]
+    turn: int | None
+    on_roll: int | None
+    phase: str
+    dice: list[int] | None
+    board: dict[str, list[list[int]]]
+    position_id: str
+    match_id_gnubg: str
+    pip_counts: list[int]
+    legal_plays: list[LegalPlay]
+    pending_roll: dict[str, Any] | None
+    rolls_from: int
+    rolls: list[RollEntry]
+    resignation: dict[str, int] | None
+    clocks: Clocks | None
+    deadline: str | None
+    games: list[GameEntry]
+    result: dict[str, Any] | None
+
+
 def points(board: Board) -> list[int]:
     """Row 0 of ``board`` as the API's 26 counts: ``[0]`` borne off, ``[1..24]`` points,
     ``[25]`` the bar."""
@@ -60,7 +132,7 @@ def points(board: Board) -> list[int]:
     return [board.borne_off(0), *(int(n) for n in row[:24]), int(row[24])]
 
 
-def roll_json(roll: Roll) -> dict[str, Any]:
+def roll_json(roll: Roll) -> RollEntry:
     """A revealed roll with everything needed to verify it (the API's ``rolls[]`` entry)."""
     return {
         "roll_id": roll.roll_id,
@@ -90,17 +162,18 @@ def acting_seat(match: Match, rolls: Sequence[Roll]) -> int | None:
     return match.game.turn
 
 
-def games_json(match: Match) -> list[dict[str, Any]]:
+def games_json(match: Match) -> list[GameEntry]:
     """How each finished game ended (``state.games``), a flag included."""
-    games = [{"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
-             for i, r in enumerate(match.results)]
+    games: list[GameEntry] = [
+        {"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
+        for i, r in enumerate(match.results)]
     if match.flagged is not None:
         games.append({"game_number": len(match.games), "winner": match.winner, "points": 0,
                       "how": "flag"})
     return games
 
 
-def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> dict | None:
+def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> Clocks | None:
     """The live clock at service time ``now``: remaining reserves, the running seat, the delay
     left, ``as_of`` in wall seconds."""
     clock = match.clock
@@ -122,7 +195,7 @@ def iso(wall: float) -> str:
 
 def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: int | None,
                 now: float, to_wall: Callable[[float], float],
-                result_extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                result_extra: dict[str, Any] | None = None) -> MatchState:
     """The API ``state`` from ``viewer``'s seat (``None``: a spectator, no legal plays).
 
     Args:
@@ -136,17 +209,18 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
 def build_states(info: MatchInfo, match: Match, rolls: Sequence[Roll],
                  viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
                  result_extra: dict[str, Any] | None = None,
-                 revealed: list[dict[str, Any]] | None = None
-                 ) -> dict[int | None, dict[str, Any]]:
+                 revealed: list[RollEntry] | None = None
+                 ) -> dict[int | None, MatchState]:
     """:func:`build_state` for each of ``viewers`` (seats, ``None`` for spectators), keyed by
     viewer. The seats' states differ only in ``you`` and ``legal_plays``; everything else is
     built once and shared (treat the states as read-only). ``revealed``: the ``rolls`` entries
     (:func:`roll_json` of each revealed roll, in order) if the caller keeps them already."""
     common = _common_state(info, match, rolls, now, to_wall, result_extra, revealed)
-    return {v: {**common, "you": v, "legal_plays": _legal_plays(match, v)} for v in set(viewers)}
+    return {v: cast(MatchState, {**common, "you": v, "legal_plays": _legal_plays(match, v)})
+            for v in set(viewers)}
 
 
-def _legal_plays(match: Match, viewer: int | None) -> list[dict[str, Any]]:
+def _legal_plays(match: Match, viewer: int | None) -> list[LegalPlay]:
     """The legal plays for ``viewer`` if it is to play now, else none."""
     game = match.game
     if viewer is None or viewer != game.turn or game.phase is not Phase.PLAY:
@@ -162,7 +236,7 @@ def _legal_plays(match: Match, viewer: int | None) -> list[dict[str, Any]]:
 
 def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: float,
                   to_wall: Callable[[float], float], result_extra: dict[str, Any] | None,
-                  revealed: list[dict[str, Any]] | None) -> dict[str, Any]:
+                  revealed: list[RollEntry] | None) -> MatchState:
     game = match.game
     turn = acting_seat(match, rolls)
     pending = pending_roll(rolls)
@@ -174,7 +248,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
                   "analysis_url": f"/match/{info.match_id}/analysis",
                   **(result_extra or {})}
     cube_available = (not match.is_over and game.phase is Phase.ROLL
-                      and game.can_double(game.on_roll))
+                      and game.on_roll is not None and game.can_double(game.on_roll))
     return {
         "match_id": info.match_id,
         "length": info.length,
@@ -194,17 +268,19 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "dice": list(game.dice) if game.dice else None,
         "board": {"points": [points(game.board_for(s)) for s in (0, 1)]},
         "position_id": game.board.position_id,
-        "match_id_gnubg": match.match_id,
+        "match_id_gnubg": match.match_id_gnubg,
         "pip_counts": list(game.board_for(0).pip_counts()),
         "legal_plays": [],
-        "pending_roll": pending and {"roll_id": pending.roll_id, "seat": pending.seat,
-                                     "nonce": pending.nonce, "commitment": pending.commitment},
+        "pending_roll": {"roll_id": pending.roll_id, "seat": pending.seat,
+                         "nonce": pending.nonce, "commitment": pending.commitment}
+        if pending else None,
         "rolls_from": 0,
         "rolls": (revealed if revealed is not None
                   else [roll_json(r) for r in rolls if r.server_seed is not None]),
         # Only the offer on the table: a game ended by resignation says so in "games".
-        "resignation": ({"seat": game.resignation.seat, "points": int(game.resignation.outcome)}
-                        if game.phase is Phase.RESIGN_OFFERED else None),
+        "resignation": ({"seat": offer.seat, "points": int(offer.outcome)}
+                        if (offer := game.resignation) is not None
+                        and game.phase is Phase.RESIGN_OFFERED else None),
         "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,
         "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
         else None,

@@ -1,63 +1,116 @@
-"""Refusals of the game server as API errors (``docs/api.md`` §Errors): the rules engine's
-exceptions mapped to status and code, rate limiting (429 with ``Retry-After``), and the error
-responses documented in OpenAPI for every route.
+"""The server's refusals, inside: an :class:`ErrorCode` and a message for people, in a few
+kinds (:class:`Illegal`, :class:`NotFound`, ...). Nothing here knows HTTP or WebSockets; the
+edge (:mod:`boardgammon.server.errors`) maps each kind to a status, once. ``docs/api.md``
+§Errors lists every code.
 """
 
 from __future__ import annotations
 
 import math
-
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from enum import StrEnum
 
 from boardgammon.engine import errors as engine
-from boardgammon.server.errors import ApiError, error_response
 
 
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
+class ErrorCode(StrEnum):
+    """Every machine code a refusal carries (``docs/api.md`` §Errors)."""
+
+    ILLEGAL_PLAY = "illegal_play"
+    ILLEGAL_ACTION = "illegal_action"
+    CUBE_UNAVAILABLE = "cube_unavailable"
+    WRONG_PHASE = "wrong_phase"
+    COMMITMENT_MISMATCH = "commitment_mismatch"
+    ROLL_MISMATCH = "roll_mismatch"
+    NOT_AUTHENTICATED = "not_authenticated"
+    BAD_CREDENTIALS = "bad_credentials"
+    NOT_YOUR_MATCH = "not_your_match"
+    NOT_INVITED = "not_invited"
+    NOT_YOUR_SEEK = "not_your_seek"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_YOUR_TURN = "not_your_turn"
+    USERNAME_TAKEN = "username_taken"
+    ROLL_PENDING = "roll_pending"
+    MATCH_OVER = "match_over"
+    MATCH_NOT_FINISHED = "match_not_finished"
+    TIME_EXPIRED = "time_expired"
+    DUPLICATE_ACTION_ID = "duplicate_action_id"
+    ACTION_ID_REUSED = "action_id_reused"
+    ALREADY_ROLLED = "already_rolled"
+    OWN_SEEK = "own_seek"
+    NOT_A_GUEST = "not_a_guest"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    INVALID_REQUEST = "invalid_request"
+    BAD_ENTROPY = "bad_entropy"
+    RATE_LIMITED = "rate_limited"
+    BUSY = "busy"
+    RECORD_UNAVAILABLE = "record_unavailable"
+    HTTP_ERROR = "http_error"
 
 
-class ErrorBody(BaseModel):
-    """Every refusal: ``{"error": {"code", "message"}}``."""
+class Refusal(Exception):
+    """A request the server refuses: ``code`` for machines, ``message`` for people. Each
+    kind below has a usual code, used when none is given."""
 
-    error: ErrorDetail
+    code: ErrorCode = ErrorCode.INVALID_REQUEST
 
-
-_WHEN = {
-    400: "The action breaks the rules: illegal_play (the message gives the reason), "
-         "cube_unavailable, wrong_phase, illegal_action, commitment_mismatch (not the "
-         "commitment issued), roll_mismatch (not the pending roll's roll_id).",
-    401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
-    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek.",
-    404: "Unknown match, seek or user (not_found).",
-    409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
-         "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
-         "(the other player used that action_id), action_id_reused (you used it for another "
-         "action), already_rolled, own_seek, not_a_guest.",
-    413: "The request body is over 64 KiB (payload_too_large).",
-    422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
-         "entropy is not exactly 32 hex characters).",
-    429: "Too many requests (rate_limited); see Retry-After.",
-    503: "The match is being changed by another server process (busy); retry.",
-}
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
 
 
-def responses(*statuses: int) -> dict[int | str, dict]:
-    """The OpenAPI ``responses`` of a route that can refuse with ``statuses`` (and, as every
-    route can, 413 and 422)."""
-    return {s: {"model": ErrorBody, "description": _WHEN[s]} for s in (*statuses, 413, 422)}
+class Illegal(Refusal):
+    """The action breaks the rules or the dice protocol."""
+
+    code = ErrorCode.ILLEGAL_ACTION
 
 
-class RateLimited(ApiError):
-    """429 ``rate_limited``; the response carries ``Retry-After`` (whole seconds)."""
+class NotSignedIn(Refusal):
+    """No valid session, or wrong credentials."""
+
+    code = ErrorCode.NOT_AUTHENTICATED
+
+
+class NotAllowed(Refusal):
+    """Signed in, but not someone who may do this (not your match, seat or seek)."""
+
+    code = ErrorCode.NOT_YOUR_MATCH
+
+
+class NotFound(Refusal):
+    """No such match, seek, user or roll."""
+
+    code = ErrorCode.NOT_FOUND
+
+
+class StateConflict(Refusal):
+    """The request does not fit the current state (not your turn, a name taken...)."""
+
+    code = ErrorCode.NOT_YOUR_TURN
+
+
+class Invalid(Refusal):
+    """Malformed input."""
+
+    code = ErrorCode.INVALID_REQUEST
+
+
+class Unavailable(Refusal):
+    """Could not be done now (the match changed elsewhere meanwhile); retry."""
+
+    code = ErrorCode.BUSY
+
+
+class RateLimited(Refusal):
+    """Too many requests; ``retry_after`` seconds until the next one is let through."""
+
+    code = ErrorCode.RATE_LIMITED
 
     def __init__(self, retry_after: float, what: str) -> None:
         self.retry_after = retry_after
-        super().__init__(429, "rate_limited", f"too many {what}; try again in "
-                                             f"{self.retry_after_s} s")
+        super().__init__(f"too many {what}; try again in {self.retry_after_s} s")
 
     @property
     def retry_after_s(self) -> int:
@@ -66,31 +119,21 @@ class RateLimited(ApiError):
 
 
 # Most specific first: the engine's hierarchy nests (e.g. NotYourTurn is an IllegalAction).
-_ENGINE_CODES: tuple[tuple[type[engine.EngineError], int, str], ...] = (
-    (engine.TimeExpired, 409, "time_expired"),
-    (engine.NotYourTurn, 409, "not_your_turn"),
-    (engine.MatchOver, 409, "match_over"),
-    (engine.CubeUnavailable, 400, "cube_unavailable"),
-    (engine.WrongPhase, 400, "wrong_phase"),
-    (engine.IllegalPlay, 400, "illegal_play"),
-    (engine.InvalidNotation, 400, "illegal_play"),
-    (engine.IllegalAction, 400, "illegal_action"),
+_ENGINE_CODES: tuple[tuple[type[engine.EngineError], type[Refusal], ErrorCode], ...] = (
+    (engine.TimeExpired, StateConflict, ErrorCode.TIME_EXPIRED),
+    (engine.NotYourTurn, StateConflict, ErrorCode.NOT_YOUR_TURN),
+    (engine.MatchOver, StateConflict, ErrorCode.MATCH_OVER),
+    (engine.CubeUnavailable, Illegal, ErrorCode.CUBE_UNAVAILABLE),
+    (engine.WrongPhase, Illegal, ErrorCode.WRONG_PHASE),
+    (engine.IllegalPlay, Illegal, ErrorCode.ILLEGAL_PLAY),
+    (engine.InvalidNotation, Illegal, ErrorCode.ILLEGAL_PLAY),
+    (engine.IllegalAction, Illegal, ErrorCode.ILLEGAL_ACTION),
 )
 
 
-def from_engine(exc: engine.EngineError) -> ApiError:
-    """The API error for a refusal by the rules engine (the engine's message kept)."""
-    for kind, status, code in _ENGINE_CODES:
+def from_engine(exc: engine.EngineError) -> Refusal:
+    """The refusal for a refusal by the rules engine (the engine's message kept)."""
+    for kind, refusal, code in _ENGINE_CODES:
         if isinstance(exc, kind):
-            return ApiError(status, code, str(exc))
-    return ApiError(400, "illegal_action", str(exc))
-
-
-def install(app: FastAPI) -> None:
-    """Register the 429 handler (the other API errors are handled by :mod:`.errors`)."""
-
-    @app.exception_handler(RateLimited)
-    async def _rate_limited(_request: Request, exc: RateLimited) -> JSONResponse:
-        response = error_response(exc.status, exc.code, exc.message)
-        response.headers["Retry-After"] = str(exc.retry_after_s)
-        return response
+            return refusal(str(exc), code)
+    return Illegal(str(exc), ErrorCode.ILLEGAL_ACTION)

@@ -16,18 +16,24 @@ import gc
 import logging
 import os
 import time
-import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
-from boardgammon.server.events import bus_for
-from boardgammon.server.match_service import MatchService, Outcome
+from boardgammon.server.actions import ClientAction
+from boardgammon.server.bus import bus_for
+from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_service import MatchService, StepResult
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
+from boardgammon.server.services import services
+
+if TYPE_CHECKING:
+    from boardgammon.server.db import Database
+    from boardgammon.server.websocket import Hub
 
 log = logging.getLogger("boardgammon.server")
 
@@ -78,7 +84,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 
 class Runtime:
-    """One process's game server (on ``app.state.game``)."""
+    """One process's game server (``services(app).game``)."""
 
     def __init__(self, config: GameConfig) -> None:
         self.config = config
@@ -91,23 +97,44 @@ class Runtime:
         self.action_limit = limiter_for(config.redis_url, config.action_rate,
                                         config.action_burst, "actions")
         self.bus = bus_for(config.redis_url)
-        self.service: MatchService | None = None
-        self.hub: Any = None
-        # Weak: a match's lock lives while someone holds or waits for it, then goes.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._service: MatchService | None = None
+        self._hub: Hub | None = None
+        self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
 
-    async def start(self, db: Any) -> None:
-        from boardgammon.server.live import Hub
+    @property
+    def service(self) -> MatchService:
+        """The match service (made when the runtime starts).
+
+        Raises:
+            RuntimeError: the runtime has not started.
+        """
+        if self._service is None:
+            raise RuntimeError("the game server has not started")
+        return self._service
+
+    @property
+    def hub(self) -> Hub:
+        """The WebSocket hub (made when the runtime starts).
+
+        Raises:
+            RuntimeError: the runtime has not started.
+        """
+        if self._hub is None:
+            raise RuntimeError("the game server has not started")
+        return self._hub
+
+    async def start(self, db: Database) -> None:
+        from boardgammon.server.websocket import Hub
 
         # Before any connection: compiling the computer players on the first computer move
         # held the GIL for some 15 s after an install and froze every match meanwhile.
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        self.service = MatchService(db, self.clock)
-        self.hub = Hub(self.service)
+        self._service = MatchService(db, self.clock, self.locks)
+        self._hub = Hub(self._service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
         if credited:
@@ -133,12 +160,11 @@ class Runtime:
             task.cancel()
         await self.bus.stop()
 
-    async def run(self, match_id: str, fn: Callable[..., Outcome | None], *args: Any
-                  ) -> Outcome | None:
+    async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any
+                  ) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order."""
-        lock = self._locks.setdefault(match_id, asyncio.Lock())
-        async with lock:
+        async with self.locks.calls(match_id):
             outcome = await asyncio.to_thread(fn, *args)
             if outcome is not None and outcome.events:
                 await self.bus.publish(match_id, {"version": outcome.version,
@@ -146,38 +172,34 @@ class Runtime:
                                                   "events": outcome.events})
         return outcome
 
-    async def act(self, match_id: str, user_id: int, action: dict[str, Any],
-                  token: str | None = None) -> Outcome:
+    async def act(self, match_id: str, user_id: int, action: ClientAction,
+                  token: str | None = None) -> StepResult:
         """A player's action: applied, committed, broadcast; the computer answers after.
         ``token``: the session a WebSocket signed in with, checked again here (a socket
         outlives a sign-out); HTTP requests are checked as they arrive.
 
         Raises:
-            ApiError: 401 ``not_authenticated`` (``token`` no longer valid), 429, and every
+            NotSignedIn: ``token`` no longer valid; RateLimited; and every
                 refusal of :meth:`MatchService.act`.
         """
-        assert self.service is not None
         outcome = await self.run(match_id, self._act, match_id, user_id, action, token)
         assert outcome is not None
         self.kick_bot(match_id)
         return outcome
 
-    def _act(self, match_id: str, user_id: int, action: dict[str, Any],
-             token: str | None) -> Outcome:
+    def _act(self, match_id: str, user_id: int, action: ClientAction,
+             token: str | None) -> StepResult:
         # In the worker thread: a limiter in Redis waits for a round trip.
-        assert self.service is not None
         self.action_limit.hit(f"user:{user_id}")
         return self.service.act(match_id, user_id, action, token)
 
     def kick_bot(self, match_id: str) -> None:
         """Let the computer play its turns in ``match_id`` (if it plays there) in a task."""
-        assert self.service is not None
         task = self._bots.get(match_id)
         if (task is None or task.done()) and self.service.has_bot(match_id):
             self._bots[match_id] = asyncio.create_task(self._drive_bot(match_id))
 
     async def _drive_bot(self, match_id: str) -> None:
-        assert self.service is not None
         while True:
             if self.config.bot_delay_s:
                 await asyncio.sleep(self.config.bot_delay_s)
@@ -192,7 +214,6 @@ class Runtime:
     async def tick(self) -> None:
         """One round of the background task: heartbeat, then claim every flag that is due
         (live reserves and correspondence deadlines)."""
-        assert self.service is not None
         wall = self.clock.wall()
         if wall - self._last_beat >= HEARTBEAT_S:
             self._last_beat = wall
@@ -201,17 +222,15 @@ class Runtime:
             await self.run(match_id, self.service.settle, match_id)
 
     def _beat(self) -> None:
-        assert self.service is not None
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
         # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
         # for the lock to go.
-        with self.service.writing(), self.service.db.sessions() as session:
+        with self.service.matches.writing(), self.service.db.sessions() as session:
             self.clock.beat(session)
 
     async def loop(self) -> None:
         """The background task: :meth:`tick` every ``tick_s`` and, on SQLite, a checkpoint of
         the database's WAL every :data:`CHECKPOINT_S` (see :mod:`.db`)."""
-        assert self.service is not None
         last_checkpoint = time.monotonic()
         while True:
             try:
@@ -224,22 +243,21 @@ class Runtime:
             await asyncio.sleep(self.config.tick_s)
 
 
-def install(app: FastAPI, config: GameConfig | None = None) -> None:
-    """Add the game server's routers and error handlers to ``app`` and its runtime on
-    ``app.state.game``."""
-    from boardgammon.server import auth, live, lobby, match_routes, refusals
+def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
+    """Add the game server's routers to ``app``; returns its runtime."""
+    from boardgammon.server import auth, lobby, match_routes, websocket
 
-    app.state.game = Runtime(config or GameConfig.from_env())
-    refusals.install(app)
-    for module in (auth, lobby, match_routes, live):
+    for module in (auth, lobby, match_routes, websocket):
         app.include_router(module.router)
+    return Runtime(config or GameConfig.from_env())
 
 
 @contextlib.asynccontextmanager
 async def running(app: FastAPI) -> AsyncIterator[None]:
-    """Start the runtime on ``app.state.db`` and stop it afterwards."""
-    runtime: Runtime = app.state.game
-    await runtime.start(app.state.db)
+    """Start the app's runtime on its database and stop it afterwards."""
+    parts = services(app)
+    runtime = parts.game
+    await runtime.start(parts.db)
     loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
     try:
         yield

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from boardgammon.server.game_models import ServiceClock as ServiceClockRow
+from boardgammon.server.tables import ServiceClockRow
 
 HEARTBEAT_S = 1.0
 DOWN_AFTER_S = 3.0

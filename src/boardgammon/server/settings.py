@@ -2,6 +2,8 @@
 
 ``BOARDGAMMON_DATABASE_URL``: an SQLAlchemy URL; default SQLite at ``./var/boardgammon.sqlite3``
 (relative to the working directory). ``postgresql://…`` URLs use the psycopg 3 driver.
+``BOARDGAMMON_ECHO_SOCKET=1`` adds the ``/ws/echo`` WebSocket, the load benchmark's reference
+(no production server needs it).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ class Settings:
     """Everything the app factory needs to know about its environment."""
 
     database_url: str = DEFAULT_DATABASE_URL
+    echo_socket: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         """Settings from ``BOARDGAMMON_*`` variables, defaults for those unset or empty."""
-        return cls(database_url=environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL)
+        return cls(database_url=environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL,
+                   echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1")

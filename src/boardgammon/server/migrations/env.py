@@ -4,8 +4,8 @@ the database named by ``BOARDGAMMON_DATABASE_URL`` (for the ``alembic`` command 
 from alembic import context
 
 from boardgammon.server.db import create_db_engine
-from boardgammon.server.models import Base
 from boardgammon.server.settings import Settings
+from boardgammon.server.tables import Base
 
 
 def _run(connection) -> None:

@@ -24,8 +24,8 @@ from boardgammon.dice import verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
+from boardgammon.server.errors import responses
 from boardgammon.server.i18n import LANGUAGES, choose_language, translator
-from boardgammon.server.refusals import responses
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)

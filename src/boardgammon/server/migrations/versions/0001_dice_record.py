@@ -8,7 +8,7 @@ Create Date: 2026-11-30
 import sqlalchemy as sa
 from alembic import op
 
-from boardgammon.server.models import UTCDateTime
+from boardgammon.server.tables import UTCDateTime
 
 revision = "0001_dice_record"
 down_revision = None

@@ -8,7 +8,7 @@ Create Date: 2026-11-30
 import sqlalchemy as sa
 from alembic import op
 
-from boardgammon.server.models import UTCDateTime
+from boardgammon.server.tables import UTCDateTime
 
 revision = "0003_match_analysis"
 down_revision = "0002_game_server"

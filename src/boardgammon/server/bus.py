@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-log = logging.getLogger("boardgammon.server.events")
+log = logging.getLogger("boardgammon.server.bus")
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 CHANNEL_PREFIX = "boardgammon:match:"

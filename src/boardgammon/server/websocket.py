@@ -1,4 +1,4 @@
-"""Live play: the WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
+"""The WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
 the events of its match followed by a fresh ``state`` from its seat (``docs/api.md``
 §WebSocket).
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,17 +18,17 @@ from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
 from boardgammon.server.auth import COOKIE, user_for_token
-from boardgammon.server.errors import ApiError, capped
+from boardgammon.server.errors import ws_error
+from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
+from boardgammon.server.match_state import MatchState
+from boardgammon.server.refusals import NotSignedIn, Refusal
+from boardgammon.server.services import services
 
 router = APIRouter(tags=["live"])
+echo_router = APIRouter(tags=["benchmark"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
-
-
-def error_message(action_id: str | None, error: ApiError) -> dict[str, Any]:
-    return {"type": "error", "action_id": action_id,
-            "error": {"code": error.code, "message": capped(error.message)}}
 
 
 @dataclass(eq=False)
@@ -46,7 +45,7 @@ class Connection:
         """Queue ``message``; raises :class:`asyncio.QueueFull` for a client too far behind."""
         self.queue.put_nowait(message)
 
-    def send_state(self, state: dict[str, Any]) -> None:
+    def send_state(self, state: MatchState) -> None:
         """Queue a ``state`` whose ``rolls`` holds only the revealed rolls this connection has
         not been sent yet, from index ``rolls_from`` of the record (``docs/api.md``
         §WebSocket): every state repeating the whole record made each action's messages grow
@@ -70,22 +69,18 @@ class Hub:
     one already delivered to it, whatever the timing of a join and a broadcast.
     """
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(self, service: MatchService, locks: MatchLocks) -> None:
         self.service = service
+        self.locks = locks
         self.connections: dict[str, set[Connection]] = {}
-        # Weak: a match's lock lives while someone holds or waits for it, then goes.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    def _lock(self, match_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(match_id, asyncio.Lock())
 
     async def join(self, match_id: str, user_id: int | None, ws: WebSocket) -> Connection:
         """Register a connection and queue its first ``state``.
 
         Raises:
-            ApiError: 404 unknown match.
+            NotFound: unknown match.
         """
-        async with self._lock(match_id):
+        async with self.locks.delivery(match_id):
             # Registered before the state is read, so that no event committed after that read
             # can miss this connection (delivery waits for this lock, so it comes after the
             # first state; without the lock it would still reach the connection).
@@ -105,7 +100,7 @@ class Hub:
 
     async def deliver(self, match_id: str, message: dict[str, Any]) -> None:
         """Send a committed batch of events, then each connection's fresh state."""
-        async with self._lock(match_id):
+        async with self.locks.delivery(match_id):
             connections = self.connections.get(match_id)
             if not connections:
                 return
@@ -137,21 +132,22 @@ def _snapshot(raw: Any) -> Any:
 async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -> None:
     """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie
     or ``?token=``; anyone else watches as a spectator and cannot act."""
-    runtime = ws.app.state.game
+    runtime = services(ws.app).game
     await ws.accept()
 
     session_token = token or ws.cookies.get(COOKIE)
 
     def lookup() -> int | None:
-        with ws.app.state.db.sessions() as session:
+        with services(ws.app).db.sessions() as session:
             user = user_for_token(session, session_token)
             return user.id if user else None
 
     user_id = await asyncio.to_thread(lookup)
+    hub = runtime.hub
     try:
-        connection = await runtime.hub.join(match_id, user_id, ws)
-    except ApiError as exc:
-        await ws.send_json(error_message(None, exc))
+        connection = await hub.join(match_id, user_id, ws)
+    except Refusal as exc:
+        await ws.send_json(ws_error(None, exc))
         await ws.close(code=4404)
         return
     writer = asyncio.create_task(connection.writer())
@@ -165,13 +161,13 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        runtime.hub.leave(match_id, connection)
+        hub.leave(match_id, connection)
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
 
 
-@router.websocket("/ws/echo")
+@echo_router.websocket("/ws/echo")
 async def echo_socket(ws: WebSocket) -> None:
     """Sends every text frame back unchanged: the reference the load benchmark
     (``benchmarks/bench_server.py``) measures match actions against."""
@@ -185,24 +181,24 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
                   connection: Connection, text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
-    except ApiError as exc:
-        connection.send(error_message(action_id_of(text), exc))
+    except Refusal as exc:
+        connection.send(ws_error(action_id_of(text), exc))
         return
     if not isinstance(message, ActionMessage):
         connection.send({"type": "pong"})
         return
-    action = message.action.model_dump()
+    action = message.action
     try:
         if user_id is None:
-            raise ApiError(401, "not_authenticated", "sign in to act in a match")
+            raise NotSignedIn("sign in to act in a match")
         outcome = await runtime.act(match_id, user_id, action, token)
-    except ApiError as exc:
-        connection.send(error_message(action["action_id"], exc))
+    except Refusal as exc:
+        connection.send(ws_error(action.action_id, exc))
         return
     if outcome.error is not None:
-        connection.send(error_message(action["action_id"], outcome.error))
+        connection.send(ws_error(action.action_id, outcome.error))
         return
-    connection.send({"type": "ack", "action_id": action["action_id"]})
+    connection.send({"type": "ack", "action_id": action.action_id})
     if outcome.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
         connection.send_state(state)

@@ -1,0 +1,397 @@
+"""Matches in the database: loading (a replay of the match log), persisting, and this
+process's cache of replayed matches. The only module with SQL for matches.
+
+Every accepted action is appended to ``match_log`` (the engine's record, one row per
+:mod:`~boardgammon.engine.record` entry) and committed before anyone is told; a match is
+rebuilt by replaying its log. Each process caches replayed matches (at most
+:data:`CACHE_SIZE`, least recently used out first; finished matches leave it) and catches up
+from the log when another process has written (``matches.version`` = log length, read at the
+start of every write transaction and checked again by the conditional update that ends it).
+
+One database transaction per write (:meth:`MatchRepository.write`): the log entries, the
+summary row and every change to the dice record commit together or not at all; on any error or
+lost race the transaction is rolled back and this process's cached match dropped.
+
+Correspondence matches run on the engine's clock with a delay of the chosen days per move and
+a reserve of :data:`CORRESPONDENCE_GRACE_PER_POINT` seconds per point, so a missed deadline is
+the engine's flag and is recorded as such.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Row
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.engine.clock import PRESETS, TimeControl
+from boardgammon.engine.match import Match
+from boardgammon.engine.record import action_from_dict
+from boardgammon.server import dice_record
+from boardgammon.server.db import Database
+from boardgammon.server.dice_record import Roll
+from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_events import Event
+from boardgammon.server.match_state import MatchInfo, RollEntry, Seat, roll_json
+from boardgammon.server.refusals import NotFound, Unavailable
+from boardgammon.server.tables import DiceRoll, MatchLogEntry, MatchRow, User
+
+CORRESPONDENCE_GRACE_PER_POINT = 60.0
+WRITE_ATTEMPTS = 5
+CACHE_SIZE = 1024
+"""Replayed matches a process keeps (least recently used dropped first); finished ones are
+not kept at all. Each is a few kilobytes; a match not cached is replayed from its log."""
+
+# The statements every action runs, built once (building one, coercing each clause and
+# computing its cache key, cost more than executing it on SQLite), as Core statements on the
+# tables: no ORM compilation, identity map or session synchronisation.
+_MATCHES, _LOG, _ROLLS = MatchRow.__table__, MatchLogEntry.__table__, DiceRoll.__table__
+# The version, and the seats' names as they are now (a guest who upgrades takes a new name).
+_USERS = User.__table__
+_NAME0, _NAME1 = _USERS.alias("seat0"), _USERS.alias("seat1")
+_VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username)
+            .select_from(_MATCHES.outerjoin(_NAME0, _NAME0.c.id == _MATCHES.c.seat0_id)
+                         .outerjoin(_NAME1, _NAME1.c.id == _MATCHES.c.seat1_id))
+            .where(_MATCHES.c.id == bindparam("match_id")))
+_ROLLS_HEAD = (select(_ROLLS.c.seq, _ROLLS.c.state)
+               .where(_ROLLS.c.match_id == bindparam("match_id"))
+               .order_by(_ROLLS.c.seq.desc()).limit(1))
+_LOGGED = select(*_LOG.c).where(_LOG.c.match_id == bindparam("match_id"),
+                                _LOG.c.action_id == bindparam("action_id"))
+_APPEND_LOG = insert(_LOG)
+# The summary moves on only from the version this write started from (else: Conflict).
+_SUMMARY = (update(_MATCHES)
+            .where(_MATCHES.c.id == bindparam("match_id"),
+                   _MATCHES.c.version == bindparam("before"))
+            .values(version=bindparam("version"), turn_seat=bindparam("turn_seat"),
+                    score0=bindparam("score0"), score1=bindparam("score1"),
+                    winner=bindparam("winner"), status=bindparam("status"),
+                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at")))
+
+# No process-wide engine lock: a match's replayed Match and its bot are only touched under that
+# match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
+# thread (``boardgammon.engine.board._PER_THREAD``), the neural evaluator allocates its own per
+# call and the bear-off table is loaded under a lock of its own; so matches (and the analysis
+# worker) run in parallel threads without sharing mutable state.
+
+
+T = TypeVar("T")
+
+
+class Conflict(Exception):
+    """Another thread or process wrote the match first; reload and try again."""
+
+
+Snapshot = tuple[int, tuple[int, str] | None]
+"""What a process's cached match must match to be current: (log version, dice record head)."""
+
+
+@dataclass
+class CachedMatch:
+    """A replayed match as this process holds it: its facts, the engine's match at log
+    ``version``, and its dice record (``rolls``, whose newest entry is ``rolls_head``)."""
+
+    info: MatchInfo
+    match: Match
+    version: int = 0
+    rolls: list[Roll] = field(default_factory=list)
+    rolls_head: tuple[int, str] | None = None
+    writing: bool = False  # inside a write transaction whose dice record is tracked here
+    # The state's rolls[] entry of each revealed roll, by roll ID: a revealed roll's entry
+    # never changes, so each is built once instead of once per roll per view.
+    entries: dict[str, RollEntry] = field(default_factory=dict)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """What this cached match is current with (see :data:`Snapshot`)."""
+        return self.version, self.rolls_head
+
+    def revealed(self) -> list[RollEntry]:
+        """``state.rolls``: the entry of every revealed roll, in record order."""
+        entries = self.entries
+        return [entries.get(r.roll_id) or entries.setdefault(r.roll_id, roll_json(r))
+                for r in self.rolls if r.server_seed is not None]
+
+    def track(self, roll: Roll) -> Roll:
+        """Take a roll the write just changed or appended into the cached record."""
+        if roll.seq < len(self.rolls):
+            self.rolls[roll.seq] = roll
+        else:
+            self.rolls.append(roll)
+        if roll.seq == len(self.rolls) - 1:
+            self.rolls_head = (roll.seq, roll.state)
+        return roll
+
+
+class MatchCache:
+    """This process's replayed matches by ID: at most ``size``, the least recently used dropped
+    first, and never a finished match (it changes no more and is rarely read again; one that
+    is read is replayed from the log). Thread-safe; an entry dropped while a thread still uses
+    its object only means the next reader replays the match."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"the match cache holds at least 1 match, got {size}")
+        self.size = size
+        self._entries: OrderedDict[str, CachedMatch] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, match_id: str) -> bool:
+        return match_id in self._entries
+
+    def get(self, match_id: str) -> CachedMatch | None:
+        with self._lock:
+            cached = self._entries.get(match_id)
+            if cached is not None:
+                self._entries.move_to_end(match_id)
+            return cached
+
+    def put(self, match_id: str, cached: CachedMatch) -> None:
+        with self._lock:
+            if cached.match.is_over:
+                self._entries.pop(match_id, None)
+                return
+            self._entries[match_id] = cached
+            self._entries.move_to_end(match_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def pop(self, match_id: str) -> None:
+        with self._lock:
+            self._entries.pop(match_id, None)
+
+
+def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
+    """The engine time control of a match: a live preset, the correspondence clock (see the
+    module docstring), or ``None`` (no clock: live without a preset, games against the bot)."""
+    if mode == "correspondence" and days:
+        return TimeControl(f"correspondence-{days}d", delay=days * 86400.0,
+                           reserve_per_point=CORRESPONDENCE_GRACE_PER_POINT)
+    return PRESETS[clock] if clock else None
+
+
+class MatchRepository:
+    """Matches of one server process: the database, the cache, the write transactions.
+
+    Args:
+        db: the migrated database.
+        locks: the process's per-match locks; every use of a cached match holds its
+            :meth:`~.MatchLocks.thread` lock.
+        cache_size: how many replayed matches to keep (see :data:`CACHE_SIZE`).
+    """
+
+    def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE) -> None:
+        self.db = db
+        self.locks = locks
+        self.cache = MatchCache(cache_size)
+        # SQLite lets one transaction write at a time (every write session takes the lock up
+        # front). Threads of this process queue here and are woken the moment the writer
+        # before them is done; left to SQLite they would poll in its busy handler, which sleeps
+        # up to 100 ms between tries. Other processes still wait in the busy handler.
+        self._writer: Any = threading.Lock() if db.is_sqlite else contextlib.nullcontext()
+
+    def writing(self) -> contextlib.AbstractContextManager:
+        """This process's turn to write: one writer at a time on SQLite (its file takes one
+        anyway, and a writer that finds it taken sleeps in SQLite's busy handler rather than
+        waiting for it), no limit elsewhere. Held by every match write; take it around any
+        other write on the server's hot path."""
+        return self._writer
+
+    def add(self, session: Session, row: MatchRow) -> None:
+        """Insert a new match's summary row and commit it."""
+        session.add(row)
+        session.commit()
+
+    def read(self, match_id: str, snapshot: Snapshot | None = None) -> CachedMatch:
+        """The match as the database has it now, with its dice record; from the cache alone
+        when it matches ``snapshot``. The caller holds the match's thread lock.
+
+        Raises:
+            NotFound: ``not_found``.
+        """
+        cached = self.cache.get(match_id)
+        if cached is None or snapshot is None or cached.snapshot != snapshot:
+            with self.db.read_sessions() as s:
+                cached = self.load(s, match_id)
+                self.rolls(s, cached)
+        return cached
+
+    def cached(self, match_id: str, snapshot: Snapshot | None) -> CachedMatch | None:
+        """The cached match if it matches ``snapshot`` and no write is changing it, else
+        ``None``; never reads the database."""
+        cached = self.cache.get(match_id)
+        if cached is None or snapshot is None or cached.writing or cached.snapshot != snapshot:
+            return None
+        return cached
+
+    def write(self, match_id: str, step: Callable[[Session, CachedMatch], T]
+              ) -> tuple[T, CachedMatch]:
+        """Run ``step`` on the current match in one transaction and commit it; a lost race is
+        retried from a fresh load, any other error rolls everything back (and drops the cached
+        match, which the step may have changed) before it propagates. Returns the step's
+        result and the match after it.
+
+        Raises:
+            NotFound: ``not_found``; Unavailable: ``busy`` when every attempt lost a race.
+        """
+        with self.locks.thread(match_id), self._writer:
+            for _ in range(WRITE_ATTEMPTS):
+                with self.db.sessions() as s:
+                    cached = None
+                    try:
+                        cached = self.load(s, match_id)
+                        self.rolls(s, cached)  # the record's head, read in this transaction
+                        cached.writing = True
+                        result = step(s, cached)
+                        s.commit()
+                    except (Conflict, IntegrityError):
+                        s.rollback()
+                        self.cache.pop(match_id)
+                        continue
+                    except BaseException:
+                        s.rollback()
+                        self.cache.pop(match_id)
+                        raise
+                    finally:
+                        if cached is not None:
+                            cached.writing = False
+                    if cached.match.is_over:
+                        self.cache.pop(match_id)  # a finished match leaves the cache
+                    return result, cached
+            raise Unavailable(f"match {match_id} is being changed elsewhere; retry")
+
+    def load(self, s: Session, match_id: str) -> CachedMatch:
+        """The match replayed up to the log's end, from the cache where it is current.
+
+        Raises:
+            NotFound: ``not_found``.
+        """
+        cached = self.cache.get(match_id)
+        if cached is not None:
+            found = s.execute(_VERSION, {"match_id": match_id}).first()
+            if found is None:
+                raise NotFound(f"no match {match_id!r}")
+            version, *names = found
+            _rename(cached, names)
+            if version == cached.version:
+                return cached
+        row = s.get(MatchRow, match_id, populate_existing=True)
+        if row is None:
+            raise NotFound(f"no match {match_id!r}")
+        if cached is None or cached.version > row.version:
+            info = _info(s, row)
+            cached = CachedMatch(info, Match(row.length, row.variant,
+                                             (info.seats[0].username, info.seats[1].username),
+                                             time_control(row.mode, row.clock, row.days),
+                                             start=row.start_t))
+        if cached.version < row.version:
+            entries = s.execute(
+                select(MatchLogEntry.seq, MatchLogEntry.action)
+                .where(MatchLogEntry.match_id == match_id, MatchLogEntry.seq >= cached.version)
+                .order_by(MatchLogEntry.seq)
+            ).all()
+            for seq, text in entries:
+                cached.match.apply(action_from_dict(json.loads(text)))
+                cached.version = seq + 1
+        self.cache.put(match_id, cached)
+        return cached
+
+    def rolls(self, s: Session, cached: CachedMatch) -> list[Roll]:
+        """The match's dice record, from the cache unless its newest entry changed (rolls
+        only ever change at the head: appended, then revealed, played or voided). Inside a
+        write the cache is current: the head was read at its start and every change since
+        went through :meth:`CachedMatch.track`."""
+        if cached.writing:
+            return cached.rolls
+        head = s.execute(_ROLLS_HEAD, {"match_id": cached.info.match_id}).first()
+        key = (head[0], head[1]) if head is not None else None
+        if key != cached.rolls_head or key is None:
+            cached.rolls = dice_record.match_rolls(s, cached.info.match_id)
+            cached.rolls_head = key
+        return cached.rolls
+
+    def logged(self, s: Session, match_id: str, action_id: str) -> Row | None:
+        """The log entry a client's ``action_id`` labels in the match (``None``: not used)."""
+        return s.execute(_LOGGED, {"match_id": match_id, "action_id": action_id}).first()
+
+    def persist(self, s: Session, cached: CachedMatch, before: int, action_id: str | None,
+                user_id: int | None, events: Sequence[Event], request: str | None = None
+                ) -> None:
+        """Append the match's new record actions to the log and update the summary, checking
+        that no one else wrote since ``before`` (:class:`Conflict` if someone did); the
+        caller's :meth:`write` commits. ``action_id``, ``user_id`` and ``request`` (the
+        client's action as canonical JSON) label the first new entry; the server's own
+        entries have none (client action IDs are any string, so no name the server chose for
+        itself could be kept out of their way)."""
+        m = cached.match
+        new = m.record[before:]
+        now = datetime.now(UTC)
+        if new:
+            s.execute(_APPEND_LOG, [
+                {"match_id": cached.info.match_id, "seq": before + i,
+                 "action_id": action_id if i == 0 else None,
+                 "user_id": user_id if i == 0 else None,
+                 "action": json.dumps(action.to_dict()),
+                 "events": json.dumps(events if i == 0 else []),
+                 "request": request if i == 0 else None, "created_at": now}
+                for i, action in enumerate(new)])
+        changed = s.execute(_SUMMARY, {
+            "match_id": cached.info.match_id, "before": before, "version": before + len(new),
+            "turn_seat": m.waiting_for, "score0": m.score[0], "score1": m.score[1],
+            "winner": m.winner, "status": "finished" if m.is_over else "active",
+            "deadline_t": m.deadline(), "updated_at": now}).rowcount
+        if changed != 1:
+            raise Conflict
+        cached.version = before + len(new)
+
+    def active_ids(self) -> list[str]:
+        """IDs of every match not finished."""
+        with self.db.read_sessions() as s:
+            return list(s.execute(select(MatchRow.id).where(MatchRow.status == "active"))
+                        .scalars())
+
+    def due_ids(self, now: float) -> list[str]:
+        """IDs of active matches whose running clock has run out by ``now`` (service time)."""
+        with self.db.read_sessions() as s:
+            return list(s.execute(
+                select(MatchRow.id).where(MatchRow.status == "active",
+                                          MatchRow.deadline_t < now)
+            ).scalars())
+
+
+def _info(s: Session, row: MatchRow) -> MatchInfo:
+    seats = []
+    for seat, user_id in enumerate((row.seat0_id, row.seat1_id)):
+        if row.bot_seat == seat:
+            seats.append(Seat(None, f"Computer ({row.bot_level})", row.bot_level))
+        else:
+            user = s.get(User, user_id)
+            seats.append(Seat(user_id, user.username if user else "?"))
+    return MatchInfo(row.id, (seats[0], seats[1]), row.length, row.variant, row.mode,
+                     row.clock, row.days, row.bot_seed)
+
+
+def _rename(cached: CachedMatch, names: list[str | None]) -> None:
+    """Give the cached match its players' names as the users table has them now (a guest
+    who upgrades to a full account renames themself); the computer keeps its own."""
+    seats = cached.info.seats
+    if all(name is None or who.bot or who.username == name
+           for who, name in zip(seats, names, strict=True)):
+        return
+    first, second = (who if who.bot or name is None else replace(who, username=name)
+                     for who, name in zip(seats, names, strict=True))
+    new = (first, second)
+    cached.info = replace(cached.info, seats=new)
+    cached.match.players = (new[0].username, new[1].username)

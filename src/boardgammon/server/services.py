@@ -1,0 +1,43 @@
+"""The app's running parts, typed, in one place (``app.state.services``): routes reach them
+through :func:`services` rather than through untyped attributes of ``app.state``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+
+if TYPE_CHECKING:
+    from boardgammon.server.analysis_worker import AnalysisWorker
+    from boardgammon.server.db import Database
+    from boardgammon.server.runtime import Runtime
+    from boardgammon.server.settings import Settings
+
+
+@dataclass
+class Services:
+    """The settings, the game server, the analysis worker and, once the app has started, the
+    database."""
+
+    settings: Settings
+    game: Runtime
+    analysis: AnalysisWorker
+    opened: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        """The database (opened and migrated at start-up).
+
+        Raises:
+            RuntimeError: the app has not started.
+        """
+        if self.opened is None:
+            raise RuntimeError("the database is opened when the app starts")
+        return self.opened
+
+
+def services(app: Starlette) -> Services:
+    """The running parts of ``app`` (made by :func:`boardgammon.server.app.create_app`)."""
+    found: Services = app.state.services
+    return found
