@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypedDict
 
 import numpy as np
 
@@ -350,8 +351,11 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
             break
         g = replay.game
         seat = action.seat
-        where = dict(game=action.game, score=replay.score, cube=g.cube, cube_owner=g.cube_owner)
-        if (action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat)
+        where = _Where(game=action.game, score=replay.score, cube=g.cube,
+                       cube_owner=g.cube_owner)
+        if seat is None:
+            pass  # the opening roll: both seats', no decision of either
+        elif (action.kind in ("roll", "double") and g.phase is Phase.ROLL and g.can_double(seat)
                 and (action.kind == "double"
                      or not context_for(replay, seat).cube_dead_for_me)):
             decision, outputs = _double(judge, replay, seat, action.kind == "double",
@@ -366,6 +370,8 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
             turns[action.game] = turn + 1
             stakes = Stakes(context_for(replay, seat))
             board, dice = g.board, g.dice
+            if dice is None:
+                raise ValueError(f"record action {n}: a play without dice rolled")
             legal, cands, loss, loss_value = judge.checker(board, dice, action.play, stakes)
             result.checker.append(CheckerDecision(
                 turn=turn, seat=seat, position_id=board.position_id,
@@ -379,7 +385,16 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     return result
 
 
-def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: dict
+class _Where(TypedDict):
+    """The fields every decision of an action takes from the match before it."""
+
+    game: int
+    score: tuple[int, int]
+    cube: int
+    cube_owner: int | None
+
+
+def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: _Where
             ) -> tuple[CubeDecision, np.ndarray]:
     """The doubler's decision (``doubled`` or not) before a roll."""
     board = m.game.board
@@ -406,7 +421,7 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
     return decision, outputs
 
 
-def _answer(double: CubeDecision, m: Match, seat: int, action: str, where: dict
+def _answer(double: CubeDecision, m: Match, seat: int, action: str, where: _Where
             ) -> CubeDecision:
     """The taker's answer to ``double`` (values in the doubler's EMG, so the taker's loss is
     the gap between double/take and double/drop on the wrong side)."""

@@ -34,7 +34,7 @@ from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.warm import warm_up
 from boardgammon.cube import context_for
 from boardgammon.engine import Board, EngineError, Play
-from boardgammon.engine.game import Outcome, Phase
+from boardgammon.engine.game import Game, Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
 
 from .selfplay import bot_act, opening, prepare_save, save_match
@@ -110,6 +110,13 @@ def render(board: Board, match: Match, bot_name: str) -> str:
     return "\n".join(lines)
 
 
+def _rolled(game: Game) -> tuple[int, int]:
+    """The dice of ``game``, which its phase says are rolled."""
+    if game.dice is None:
+        raise RuntimeError(f"no dice rolled in the {game.phase.name} phase")
+    return game.dice
+
+
 class TerminalGame:
     """The match loop: reads commands with ``read`` and writes with ``write``.
 
@@ -164,7 +171,7 @@ class TerminalGame:
         self._games_seen += 1
         self.write(f"\n=== Game {self._games_seen} ===")
         opening(self.match, self.dice)
-        d1, d2 = game.dice
+        d1, d2 = _rolled(game)
         first = "You" if game.on_roll == YOU else "The computer"
         self.write(f"Opening roll: {first} {'play' if game.on_roll == YOU else 'plays'} "
                    f"first with {d1}-{d2}.")
@@ -182,8 +189,8 @@ class TerminalGame:
     def _after_action(self, index: int, show: bool) -> None:
         """Report a finished game, or show the board after a play."""
         game = self.match.games[index - 1]
-        if game.is_over:
-            result = game.result
+        result = game.result
+        if result is not None:
             who = "You win" if result.winner == YOU else "The computer wins"
             how = {"bear_off": result.outcome.name.lower(), "drop": "the dropped double",
                    "resign": f"a resigned {result.outcome.name.lower()}"}[result.reason.value]
@@ -256,10 +263,12 @@ class TerminalGame:
     def _play(self, text: str) -> None:
         game = self.match.game
         try:
-            legal = game.board.validate(text, game.dice)
+            legal = game.board.validate(text, _rolled(game))
         except EngineError as exc:
             self.write(f"Illegal play: {exc}")
             return
+        if legal.after is None:
+            raise RuntimeError(f"the legal play {legal} comes without its position after")
         self.write(f"Your play: {legal}")
         self.write(render(legal.after, self.match, self.bot.name))
         answer = self.read("Enter (or yes) to confirm, undo to take it back > ").strip().lower()
@@ -284,7 +293,7 @@ class TerminalGame:
         game = self.match.game
         context = context_for(self.match, YOU)
         if game.phase is Phase.PLAY:
-            ranking = self.bot.rank_plays(game.board, game.dice, context)
+            ranking = self.bot.rank_plays(game.board, _rolled(game), context)
             # In a match the ranking is by match-winning chance at this score, which can order
             # two plays other than their cubeless equities do (a fresh user took it for a bug).
             by = "match-winning chance at this score" if self.match.length else "equity"

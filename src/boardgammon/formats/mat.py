@@ -41,6 +41,7 @@ from dataclasses import replace
 
 from boardgammon.engine import InvalidRecord, Match, Phase, Variant
 from boardgammon.engine.errors import EngineError
+from boardgammon.engine.record import Doubled, Dropped, Took
 
 _VARIATION_NAMES = {
     Variant.NACKGAMMON: "NackGammon",
@@ -93,10 +94,10 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
             entries[action.game].append((seat, f"{action.dice[0]}{action.dice[1]}: {steps}"))
         else:
             replay.apply(replace(action, t=None))  # the text has no clock
-            if action.kind == "double":
-                entries[action.game].append((seat, f" Doubles => {action.value}"))
-            elif action.kind in ("take", "drop"):
-                entries[action.game].append((seat, f" {action.kind.capitalize()}s"))
+            if isinstance(action, Doubled):
+                entries[action.game].append((action.seat, f" Doubles => {action.value}"))
+            elif isinstance(action, (Took, Dropped)):
+                entries[action.game].append((action.seat, f" {action.kind.capitalize()}s"))
         if len(score_before) < len(replay.games):
             score_before.append(replay.score)
     for index, entry in unplayed.items():
@@ -381,12 +382,22 @@ def _replay_game(match: Match, game: dict) -> None:
                              f"but the game gives seat {result.winner} {result.points}")
 
 
+def _on_roll(match: Match, game: dict, lineno: int) -> int:
+    """The seat on roll in the match's game, which a roll, a play or a double needs."""
+    seat = match.game.on_roll
+    if seat is None:
+        raise MatFormatError(f"{_at(game, lineno)}: no player is on roll here")
+    return seat
+
+
 def _replay_event(match: Match, game: dict, events: list, plays: list,
                   wins: tuple[int, int, int] | None, event: tuple[str, object, int, int]) -> None:
     """Apply one roll-and-play, double, take or drop to ``match``."""
     kind, value, column, lineno = event
     g = match.game
     if kind == "play":
+        if not isinstance(value, int):
+            raise TypeError(f"a play event holds its index in the plays, got {value!r}")
         dice, steps, column = plays[value]
         if g.phase is Phase.OPENING:
             if dice[0] == dice[1]:
@@ -395,8 +406,9 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
             hi, lo = max(dice), min(dice)
             match.roll_opening(*((hi, lo) if column == 0 else (lo, hi)))
         else:
-            _check_column(game, "a roll", column, g.on_roll, lineno)
-            match.roll(g.on_roll, *dice)
+            on_roll = _on_roll(match, game, lineno)
+            _check_column(game, "a roll", column, on_roll, lineno)
+            match.roll(on_roll, *dice)
         # A roll alone is a dance, or, last before a resignation, dice left unplayed.
         dance = match.game.legal_plays()[0].is_dance
         resigned_unplayed = not steps and wins is not None and events[-1] == event and not dance
@@ -404,13 +416,14 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
             raise MatFormatError(f"{_at(game, lineno)}: the roll {dice[0]}{dice[1]} has no play "
                                  f"written, but it can be played (is the file cut short?)")
         if not resigned_unplayed:
-            match.play(match.game.on_roll, " ".join(steps).replace("/0", "/off"))
+            match.play(_on_roll(match, game, lineno), " ".join(steps).replace("/0", "/off"))
     elif kind == "double":
         if value != g.cube * 2:
             raise MatFormatError(f"{_at(game, lineno)}: 'Doubles => {value}' with the cube "
                                  f"at {g.cube}")
-        _check_column(game, "a double", column, g.on_roll, lineno)
-        match.double(g.on_roll)
+        on_roll = _on_roll(match, game, lineno)
+        _check_column(game, "a double", column, on_roll, lineno)
+        match.double(on_roll)
     else:
         # Only the doubled player can answer: a take or drop is read for it in either
         # column, as gnubg does.

@@ -10,13 +10,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from boardgammon.dice.verify import ENTROPY_BYTES
 from boardgammon.server.bodies import one_of
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
+
+if TYPE_CHECKING:
+    # one_of builds its type at run time, which mypy cannot follow: statically a choice is
+    # the whole number it holds.
+    ResignPoints = int
+else:
+    ResignPoints = one_of(1, 2, 3)
 
 ActionId = Annotated[str, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
@@ -47,7 +54,7 @@ class ResignAction(_Action):
     """Offer to resign a single (1), gammon (2) or backgammon (3)."""
 
     type: Literal["resign"]
-    points: one_of(1, 2, 3)
+    points: ResignPoints
 
 
 class DoubleAction(_Action):

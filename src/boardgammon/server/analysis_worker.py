@@ -31,6 +31,7 @@ from fastapi import APIRouter, FastAPI, Request
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from boardgammon.server.db import rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
 from boardgammon.server.services import services
@@ -91,7 +92,7 @@ class AnalysisWorker:
                     status="pending", claimed_t=now, plies=self.plies,
                     version=ANALYSIS_VERSION, updated_at=datetime.now(UTC)))
                 s.commit()
-                if taken.rowcount == 1:
+                if rowcount(taken) == 1:
                     return match_id
         return None
 
@@ -112,6 +113,8 @@ class AnalysisWorker:
             status, error = "failed", f"{type(exc).__name__}: {exc}"
         with services(self.app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
+            if row is None:
+                raise RuntimeError(f"the analysis row of match {match_id!r} is gone")
             row.status, row.result, row.error = status, result, error
             row.updated_at = datetime.now(UTC)
             s.commit()
@@ -180,4 +183,6 @@ def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
         return {"status": "pending"}
     if row.status == "failed":
         return {"status": "failed", "error": row.error}
+    if row.result is None:
+        raise RuntimeError(f"the analysis of match {match_id!r} is done but has no result")
     return {"status": "done", **json.loads(row.result)}

@@ -170,7 +170,7 @@ def login(body: Credentials, request: Request, response: Response,
         ok = user is not None and user.password_hash is not None
     except (VerificationError, InvalidHashError):
         ok = False
-    if not ok:
+    if not ok or user is None:
         raise NotSignedIn("unknown name or wrong password", ErrorCode.BAD_CREDENTIALS)
     token = _open_session(session, user, request, response)
     return SessionAnswer(user=user_out(user), token=token)

@@ -34,11 +34,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from fastapi import Request
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -128,8 +129,10 @@ class Database:
             return None
         raw = self.engine.raw_connection()
         try:
-            _busy, in_log, copied = raw.driver_connection.execute(
-                "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            driver = raw.driver_connection
+            if driver is None:
+                raise RuntimeError("the pooled SQLite connection has no driver connection")
+            _busy, in_log, copied = driver.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         finally:
             raw.close()
         return in_log, copied
@@ -143,6 +146,14 @@ def open_database(url: str) -> Database:
     engine = create_db_engine(url)
     migrate(engine)
     return Database(engine, sessionmaker(engine, expire_on_commit=False))
+
+
+def rowcount(result: Result[Any]) -> int:
+    """The rows an UPDATE or DELETE matched. ``Session.execute`` is typed as returning a
+    plain :class:`Result`, but for these statements it is a :class:`CursorResult`."""
+    if not isinstance(result, CursorResult):
+        raise TypeError(f"a row count needs the result of an UPDATE or DELETE, got {result!r}")
+    return result.rowcount
 
 
 def get_session(request: Request) -> Iterator[Session]:

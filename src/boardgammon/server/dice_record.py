@@ -54,9 +54,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import SimpleNamespace
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -74,6 +74,7 @@ from boardgammon.dice.verify import (
     entry_hash,
     verify_document,
 )
+from boardgammon.server.db import rowcount
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -90,6 +91,7 @@ log = logging.getLogger("boardgammon.dice")
 COMMIT_ATTEMPTS = 5  # retries after a lost race for the match's next place (or a seed collision)
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
 class DiceRecordError(Refusal):
@@ -174,7 +176,8 @@ class Roll:
             server_seed=bytes.fromhex(row.server_seed) if revealed else None,
             client_entropy=bytes.fromhex(row.client_entropy) if row.client_entropy else None,
             entropy_source=row.entropy_source,
-            dice=(row.die1, row.die2) if row.die1 is not None else None,
+            dice=(row.die1, _stored(row, row.die2, "its second die")) if row.die1 is not None
+            else None,
             prev_hash=row.prev_hash,
             entry_hash=row.entry_hash,
             committed_at=row.committed_at,
@@ -243,10 +246,17 @@ def _row_hash(row: DiceRoll | _Entry) -> str:
         row.seat,
         row.commitment,
         bytes.fromhex(row.server_seed) if revealed else None,
-        bytes.fromhex(row.client_entropy) if revealed else None,
+        bytes.fromhex(_stored(row, row.client_entropy, "client entropy")) if revealed else None,
         row.entropy_source if revealed else None,
-        (row.die1, row.die2) if revealed else None,
+        (_stored(row, row.die1, "dice"), _stored(row, row.die2, "dice")) if revealed else None,
     )
+
+
+def _stored(row: DiceRoll | _Entry, value: V | None, what: str) -> V:
+    """``value``, a column of ``row`` that its state says is set."""
+    if value is None:
+        raise ValueError(f"roll {row.roll_id} ({row.state}) is stored without {what}")
+    return value
 
 
 class _Entry(SimpleNamespace):
@@ -276,12 +286,14 @@ def _write(session: Session, step: Callable[[], T], commit: bool = True) -> T:
 # computing its cache key, cost more than executing it on SQLite), and Core statements on the
 # table rather than ORM ones: rows read as plain values and changed by an explicit UPDATE, no
 # identity map or unit of work (which took most of a roll's time).
-_TABLE = DiceRoll.__table__
+# Declarative's __table__ is typed as any FromClause; these classes map plain Tables.
+_TABLE = cast(Table, DiceRoll.__table__)
+_NONCE = cast(Table, DiceNonceCounter.__table__)
 _LOCK_ROLL = (select(*_TABLE.c).where(_TABLE.c.roll_id == bindparam("roll_id"))
               .with_for_update())
-_TAKE_NONCE = (update(DiceNonceCounter.__table__).where(DiceNonceCounter.__table__.c.id == 1)
-               .values(value=DiceNonceCounter.__table__.c.value + 1)
-               .returning(DiceNonceCounter.__table__.c.value))
+_TAKE_NONCE = (update(_NONCE).where(_NONCE.c.id == 1)
+               .values(value=_NONCE.c.value + 1)
+               .returning(_NONCE.c.value))
 _HEAD_ROLL = (select(*_TABLE.c).where(_TABLE.c.match_id == bindparam("match_id"))
               .order_by(_TABLE.c.seq.desc()).limit(1)
               .with_for_update())
@@ -315,7 +327,7 @@ def _lock_roll(session: Session, roll_id: str) -> _Entry:
 def _update_one(session: Session, statement, params: dict) -> None:
     """Run an UPDATE of one locked roll that checks the roll's state; the lock makes it
     change exactly one row, so anything else means the record moved under the lock."""
-    if session.execute(statement, params).rowcount != 1:
+    if rowcount(session.execute(statement, params)) != 1:
         raise WrongRollState(f"roll {params['b_roll_id']} changed while it was locked")
 
 
@@ -441,6 +453,8 @@ def _reveal_logged(
         log.warning("refused reveal: %s", refused)
         raise
     if fresh:
+        if roll.dice is None:
+            raise RuntimeError(f"roll {roll.roll_id} was revealed without dice")
         log.info(
             "revealed roll %s match %s dice %d-%d entropy source %s",
             roll.roll_id, roll.match_id, roll.dice[0], roll.dice[1], source,
@@ -595,7 +609,7 @@ def audit_document(session: Session, match_id: str) -> dict:
     rows = _match_rows(session, match_id)
     if not rows:
         raise RollNotFound(f"no dice record for match {match_id!r}")
-    document = {
+    document: dict[str, Any] = {
         "format": AUDIT_FORMAT,
         "dice_spec": DICE_SPEC,
         "record_spec": RECORD_SPEC,

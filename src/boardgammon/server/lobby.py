@@ -4,8 +4,9 @@ against the computer, and a player's list of matches (where it is their turn fir
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
@@ -18,7 +19,7 @@ from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server.auth import current_user
 from boardgammon.server.bodies import RequestBody, Username, one_of
-from boardgammon.server.db import get_session
+from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat, iso
 from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
@@ -29,7 +30,14 @@ router = APIRouter(tags=["lobby"])
 
 CORRESPONDENCE_DAYS = (1, 3, 7)
 DEFAULT_DAYS = 3
-Length = one_of(1, 3, 5, 7, 11)
+if TYPE_CHECKING:
+    # one_of builds its type at run time, which mypy cannot follow: statically a choice is
+    # the whole number it holds.
+    Length = int
+    CorrespondenceDays = int
+else:
+    Length = one_of(1, 3, 5, 7, 11)
+    CorrespondenceDays = one_of(*CORRESPONDENCE_DAYS)
 VariantName = Literal["standard", "nackgammon", "hypergammon"]
 
 
@@ -39,7 +47,7 @@ class SeekIn(RequestBody):
     mode: Literal["live", "correspondence"] = "live"
     clock: str | None = Field(None, description="live: a clock preset name (see /api/options);"
                                                 " null for no clock")
-    days: one_of(1, 3, 7) | None = Field(None, description="correspondence: days per move")
+    days: CorrespondenceDays | None = Field(None, description="correspondence: days per move")
     invite: Username | None = Field(None, description="invite this player only")
 
 
@@ -117,15 +125,15 @@ def options() -> dict:
     return options_json()
 
 
-def _names(session: Session, ids: set[int | None]) -> dict[int, str]:
-    ids.discard(None)
+def _names(session: Session, some_ids: Iterable[int | None]) -> dict[int, str]:
+    ids = {i for i in some_ids if i is not None}
     if not ids:
         return {}
     return dict(session.execute(select(User.id, User.username).where(User.id.in_(ids))).all())
 
 
 def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
-    names = _names(session, {s.owner_id for s in seeks} | {s.invite_id for s in seeks})
+    names = _names(session, [i for s in seeks for i in (s.owner_id, s.invite_id)])
     return [SeekOut(id=s.id, owner=names.get(s.owner_id, "?"), length=s.length,
                     variant=s.variant, mode=s.mode, clock=s.clock, days=s.days,
                     invite=names.get(s.invite_id) if s.invite_id else None,
@@ -140,16 +148,20 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
         select(MatchRow).where(or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id))
         .order_by(MatchRow.updated_at.desc())
     ).scalars().all()
-    names = _names(session, {r.seat0_id for r in rows} | {r.seat1_id for r in rows})
+    names = _names(session, [i for r in rows for i in (r.seat0_id, r.seat1_id)])
     to_wall = services(request.app).game.clock.to_wall
     service = services(request.app).game.service
     out = []
     for r in rows:
         seat = 0 if r.seat0_id == user.id else 1
         other = r.seat1_id if seat == 0 else r.seat0_id
-        opponent = f"Computer ({r.bot_level})" if r.bot_seat is not None else names.get(other, "?")
-        clocks = (service.clocks(r.id) if r.status == "active" and r.mode == "live" and r.clock
-                  else None)
+        if r.bot_seat is not None:
+            opponent = f"Computer ({r.bot_level})"
+        else:
+            opponent = "?" if other is None else names.get(other, "?")
+        live = (service.clocks(r.id) if r.status == "active" and r.mode == "live" and r.clock
+                else None)
+        clocks = None if live is None else SummaryClocks(**live)
         out.append(MatchSummary(
             match_id=r.id, opponent=opponent, you=seat, length=r.length, variant=r.variant,
             mode=r.mode, score=[r.score0, r.score1],
@@ -223,11 +235,13 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
         raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
         raise NotAllowed("this invitation is for another player", ErrorCode.NOT_INVITED)
-    taken = session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
-                            .values(state="accepted")).rowcount
+    taken = rowcount(session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
+                                     .values(state="accepted")))
     if taken != 1:
         raise NotFound(f"seek {seek_id!r} was just taken")
     owner = session.get(User, seek.owner_id)
+    if owner is None:
+        raise RuntimeError(f"seek {seek_id!r}: its owner (user {seek.owner_id}) is not found")
     service = services(request.app).game.service
     match_id = service.create(
         session, (Seat(owner.id, owner.username), Seat(user.id, user.username)), seek.length,

@@ -26,9 +26,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -37,7 +37,7 @@ from boardgammon.engine.clock import PRESETS, TimeControl
 from boardgammon.engine.match import Match
 from boardgammon.engine.record import action_from_dict
 from boardgammon.server import dice_record
-from boardgammon.server.db import Database
+from boardgammon.server.db import Database, rowcount
 from boardgammon.server.dice_record import Roll
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import Event
@@ -54,9 +54,12 @@ not kept at all. Each is a few kilobytes; a match not cached is replayed from it
 # The statements every action runs, built once (building one, coercing each clause and
 # computing its cache key, cost more than executing it on SQLite), as Core statements on the
 # tables: no ORM compilation, identity map or session synchronisation.
-_MATCHES, _LOG, _ROLLS = MatchRow.__table__, MatchLogEntry.__table__, DiceRoll.__table__
+# Declarative's __table__ is typed as any FromClause; these classes map plain Tables.
+_MATCHES = cast(Table, MatchRow.__table__)
+_LOG = cast(Table, MatchLogEntry.__table__)
+_ROLLS = cast(Table, DiceRoll.__table__)
 # The version, and the seats' names as they are now (a guest who upgrades takes a new name).
-_USERS = User.__table__
+_USERS = cast(Table, User.__table__)
 _NAME0, _NAME1 = _USERS.alias("seat0"), _USERS.alias("seat1")
 _VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username)
             .select_from(_MATCHES.outerjoin(_NAME0, _NAME0.c.id == _MATCHES.c.seat0_id)
@@ -347,11 +350,11 @@ class MatchRepository:
                  "events": json.dumps(events if i == 0 else []),
                  "request": request if i == 0 else None, "created_at": now}
                 for i, action in enumerate(new)])
-        changed = s.execute(_SUMMARY, {
+        changed = rowcount(s.execute(_SUMMARY, {
             "match_id": cached.info.match_id, "before": before, "version": before + len(new),
             "turn_seat": m.waiting_for, "score0": m.score[0], "score1": m.score[1],
             "winner": m.winner, "status": "finished" if m.is_over else "active",
-            "deadline_t": m.deadline(), "updated_at": now}).rowcount
+            "deadline_t": m.deadline(), "updated_at": now}))
         if changed != 1:
             raise Conflict
         cached.version = before + len(new)

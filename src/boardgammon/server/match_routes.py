@@ -23,8 +23,9 @@ router = APIRouter(tags=["matches"])
 async def match_state(match_id: str, request: Request,
                       user: User | None = Depends(optional_user)) -> dict:
     """The match's ``state`` from your seat (a spectator's view if you do not play in it)."""
-    return await asyncio.to_thread(services(request.app).game.service.view_for, match_id,
-                                   user.id if user else None)
+    # A plain dict for the route's declared response (the state is a TypedDict, a dict).
+    return dict(await asyncio.to_thread(services(request.app).game.service.view_for, match_id,
+                                        user.id if user else None))
 
 
 @router.post("/api/matches/{match_id}/actions",

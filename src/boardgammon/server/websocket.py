@@ -106,8 +106,9 @@ class Hub:
                 return
             seats = {connection.seat for connection in connections}
             snapshot = _snapshot(message.get("snapshot"))
-            view = (self.service.cached_view(match_id, seats, snapshot)
-                    or await asyncio.to_thread(self.service.view, match_id, seats, snapshot))
+            view = self.service.cached_view(match_id, seats, snapshot)
+            if view is None:
+                view = await asyncio.to_thread(self.service.view, match_id, seats, snapshot)
             for connection in list(connections):
                 try:
                     for event in message["events"]:
