@@ -12,7 +12,6 @@ from boardgammon.bots.turn import (
     decide,
     offered_resignation,
 )
-from boardgammon.cube import context_for
 from boardgammon.engine.match import Match
 
 
@@ -58,14 +57,3 @@ def test_the_other_seats_offer_does_not_count():
     m.roll(1, 6, 5)
     m.play(1, "24/13")
     assert decide(m, 0, Resigns(3)) == Resign(1)
-
-
-def test_context_is_from_the_seats_view():
-    m = Match(5)
-    m.roll_opening(3, 1)
-    m.play(0, "8/5 6/5")
-    m.double(1)
-    m.take(0)
-    context = context_for(m, 0)
-    assert (context.cube_value, context.cube_owner.name, context.length) == (2, "ME", 5)
-    assert context_for(m, 1).cube_owner.name == "OPPONENT"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict, cast
 
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.match_state import Clocks, GameEntry, roll_json
+from boardgammon.server.match_state import Clocks, GameEntry, RollEntry, roll_json
 
 
 class CommitmentEvent(TypedDict):
@@ -22,18 +22,10 @@ class CommitmentEvent(TypedDict):
     commitment: str
 
 
-class RollEvent(TypedDict):
-    """A roll revealed and applied; the fields of a ``state.rolls[]`` entry besides ``type``."""
+class RollEvent(RollEntry):
+    """A roll revealed and applied: ``type`` and the fields of a ``state.rolls[]`` entry."""
 
     type: Literal["roll"]
-    roll_id: str
-    seat: int
-    nonce: int
-    commitment: str
-    server_seed: str | None
-    client_entropy: str | None
-    entropy_source: str | None
-    dice: list[int] | None
 
 
 class PlayEvent(TypedDict):
