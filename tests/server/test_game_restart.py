@@ -18,6 +18,15 @@ pytestmark = pytest.mark.slow
 BULLET_DELAY = 5.0
 
 
+def computer_answered(http: Http, match_id: str, within_s: float = 60.0) -> None:
+    """Wait until the match waits for seat 0, the human (the computer has played its turn
+    if it won the opening roll)."""
+    deadline = time.monotonic() + within_s
+    while http("GET", f"/api/matches/{match_id}")["turn"] != 0:
+        assert time.monotonic() < deadline, "the computer did not answer"
+        time.sleep(0.05)
+
+
 def roll_or_play(http: Http, match_id: str, n: int) -> None:
     state = http("GET", f"/api/matches/{match_id}")
     if state["phase"] in ("opening", "roll"):
@@ -51,7 +60,7 @@ def test_sigkill_and_restart(tmp_path):
             turn = players[0]("GET", f"/api/matches/{live}")["turn"]
             roll_or_play(players[turn], live, n)
         roll_or_play(players[0], computer, 100)  # the opening roll against the computer
-        time.sleep(1.0)  # let the computer answer
+        computer_answered(players[0], computer)
         before = {m: players[0]("GET", f"/api/matches/{m}") for m in (live, computer)}
         server.send_signal(signal.SIGKILL)
         server.wait()

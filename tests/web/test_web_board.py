@@ -211,13 +211,14 @@ def test_clocks_count_the_delay_then_the_reserve(page):
     state = make_state(Board.initial(), dice=(3, 1))
     state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": 0,
                        "delay_left": 1.0, "as_of": 0.0}
+    page.clock.install()  # the page's time moves only when the test moves it
     open_match(page, state)
     mine = page.locator('[data-clock-seat="0"]')
     theirs = page.locator('[data-clock-seat="1"]')
     assert mine.inner_text() == "delay 0:01 · reserve 2:00"
     assert "in-delay" in mine.get_attribute("class")
     assert theirs.inner_text() == "reserve 1:36"  # 95.5 s, rounded up; not running
-    page.wait_for_timeout(2600)  # the 1 s of delay, then 1.6 s charged to the reserve
+    page.clock.run_for(2600)  # the 1 s of delay, then 1.6 s charged to the reserve
     assert mine.inner_text() == "reserve 1:59"
     classes = mine.get_attribute("class")
     assert "in-delay" not in classes and "running" in classes

@@ -41,6 +41,15 @@ def invitation(browser, base: str, sender: str, invitee: str):
     return ann, bob
 
 
+def posts_to(page, path: str) -> list[str]:
+    """The paths of the POST requests to ``path`` the page sends from now on, as a list that
+    fills as they are sent."""
+    sent: list[str] = []
+    page.on("request", lambda r: r.method == "POST" and r.url.endswith(path)
+            and sent.append(path))
+    return sent
+
+
 def own_seeks(page, name: str) -> int:
     return sum(s["owner"] == name for s in page.request.get("/api/lobby").json()["seeks"])
 
@@ -48,9 +57,10 @@ def own_seeks(page, name: str) -> int:
 def test_double_click_posts_one_seek(browser, live_server):
     page = new_page(browser, live_server)
     register(page, "dbl_click")
+    posts = posts_to(page, "/api/seeks")
     page.dblclick('form.create [data-action="post-seek"]')
     page.wait_for_selector(".lists li[data-seek]")
-    page.wait_for_timeout(1000)  # the second request, had it been sent, has been answered
+    assert posts == ["/api/seeks"]  # both clicks came before the first answer
     assert own_seeks(page, "dbl_click") == 1
     assert page.locator(".lists li[data-seek]").count() == 1
     page.context.close()
@@ -59,9 +69,10 @@ def test_double_click_posts_one_seek(browser, live_server):
 def test_double_click_starts_one_computer_match(browser, live_server):
     page = new_page(browser, live_server)
     register(page, "dbl_bot")
+    posts = posts_to(page, "/api/matches/computer")
     page.dblclick('form.computer [data-action="play-computer"]')
     page.wait_for_selector("svg.board")
-    page.wait_for_timeout(1000)
+    assert posts == ["/api/matches/computer"]
     assert len(page.request.get("/api/matches").json()) == 1
     page.context.close()
 
@@ -123,11 +134,18 @@ def test_unknown_match_address_says_so(browser, live_server, path):
 
 def test_a_refused_seek_stays_explained_past_the_next_poll(browser, live_server):
     page = new_page(browser, live_server)
+    page.clock.install()  # the lobby polls on the page's timers, which the test moves
     register(page, "ann_refused")
     page.fill('form.create input[name="invite"]', "no_such_player")
     page.click('form.create [data-action="post-seek"]')
     page.wait_for_selector(".lobby > .error:not(:empty)")
-    page.wait_for_timeout(4500)  # two lobby polls (every 2 s)
+    polls = []
+    page.on("response", lambda r: r.url.endswith("/api/lobby") and polls.append(r))
+    page.clock.run_for(4500)  # two lobby polls (every 2 s)
+    while len(polls) < 2:
+        page.wait_for_event("response")
+    polls[-1].finished()
+    page.evaluate("0")  # a round trip through the page's event loop: the poll is rendered
     assert "no_such_player" in page.locator(".lobby > .error").inner_text()
     page.fill('form.create input[name="invite"]', "")
     page.click('form.create [data-action="post-seek"]')  # the next action replaces it
