@@ -57,7 +57,8 @@ def test_a_users_cache_dir_is_respected(tmp_path, monkeypatch):
 def test_importing_the_package_points_numba_at_the_keyed_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
-    code = "import boardgammon.bots.network, numba; print(numba.config.CACHE_DIR)"
+    code = ("import numba; from boardgammon.engine import rules; "
+            "rules.is_contact_kernel.stats; print(numba.config.CACHE_DIR)")  # its cache's 1st use
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.strip()
     key = _numba_cache.source_key(Path(boardgammon.__file__).parent)
@@ -77,6 +78,16 @@ def test_importing_the_package_does_nothing_else(tmp_path):
             "print(os.environ.get('NUMBA_CACHE_DIR'), 'numba' in sys.modules)")
     assert _fresh(tmp_path, code).stdout.split() == ["None", "False"]
     assert not (tmp_path / "cache").exists()
+
+
+def test_importing_the_engine_reads_makes_deletes_and_sets_nothing(tmp_path):
+    parent = tmp_path / "cache" / "boardgammon" / "numba"
+    for n in range(6):  # older keys, which a first compile prunes but an import must not
+        (parent / f"old{n}").mkdir(parents=True)
+    code = ("import os, boardgammon.engine, boardgammon.bots.neural, boardgammon.analysis.luck; "
+            "print(os.environ.get('NUMBA_CACHE_DIR'))")
+    assert _fresh(tmp_path, code).stdout.split() == ["None"]
+    assert sorted(p.name for p in parent.iterdir()) == [f"old{n}" for n in range(6)]
 
 
 def test_importing_the_engine_compiles_and_loads_nothing(tmp_path):

@@ -12,12 +12,14 @@ The directory is ``$NUMBA_CACHE_DIR`` when the user sets it (then keyed by nothi
 choice), else ``$XDG_CACHE_HOME/boardgammon/numba/<key>`` (default ``~/.cache``); only the
 :data:`KEEP` most recently used keys are kept.
 
-Nothing happens at ``import boardgammon``: every compiled module takes its decorator from here
-(``from boardgammon._numba_cache import njit``), and the first such decorator to run (when the
-first compiled module is imported) hashes the source and points numba at the directory. When a
-process must compile rather than load from that cache (the first run after an install or an
-edit: up to a minute on a small machine), it says so once on stderr; ``boardgammon warm``
-compiles everything ahead (``make install`` runs it).
+Importing does nothing of this: every compiled module takes its decorator from here
+(``from boardgammon._numba_cache import njit``), which gives each function a cache that is
+only made when numba first looks for compiled code (the first call of any compiled function of
+the process); then the source is hashed, numba is pointed at the directory, older directories
+are pruned and ``NUMBA_CACHE_DIR`` is set for child processes. So ``import boardgammon.engine``
+reads, makes, deletes and sets nothing. When a process must compile rather than load from that
+cache (the first run after an install or an edit: up to a minute on a small machine), it says
+so once on stderr; ``boardgammon warm`` compiles everything ahead (``make install`` runs it).
 """
 
 from __future__ import annotations
@@ -110,13 +112,39 @@ def _prepare() -> None:
         _PREPARED = True
 
 
+class _LazyCache:
+    """A compiled function's cache that is made at numba's first use of it, after
+    :func:`_prepare`: numba's own cache (``FunctionCache``) fixes its directory, and makes it,
+    when it is created, which ``cache=True`` does at decoration, i.e. at import."""
+
+    def __init__(self, py_func: Callable[..., Any]) -> None:
+        self._py_func = py_func
+        self._real: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._real is None:
+            _prepare()
+            from numba.core.caching import FunctionCache
+
+            self._real = FunctionCache(self._py_func)
+        return getattr(self._real, name)
+
+
 def njit(*args: Any, **kwargs: Any) -> Callable[..., Any]:
     """``numba.njit`` with the cache pointed at this source's directory: use it in place of
-    numba's own in every compiled module of the package."""
-    _prepare()
+    numba's own in every compiled module of the package (``@njit(cache=True, …)``)."""
     import numba
 
-    return numba.njit(*args, **kwargs)
+    cache = kwargs.pop("cache", False)
+    if not cache:
+        return numba.njit(*args, **kwargs)
+
+    def lazily_cached(func: Callable[..., Any]) -> Any:
+        dispatcher = numba.njit(**kwargs)(func)
+        dispatcher._cache = _LazyCache(dispatcher.py_func)  # numba's enable_caching, deferred
+        return dispatcher
+
+    return lazily_cached(args[0]) if args and callable(args[0]) else lazily_cached
 
 
 def _say_compiling() -> None:

@@ -9,6 +9,7 @@ import secrets
 import pytest
 
 from boardgammon.server.db import open_database
+from tests.helpers.services import service_missing
 
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CONNINFO = "host=127.0.0.1 port=5432 dbname=test user=postgres"
@@ -20,7 +21,7 @@ def _postgres_or_skip() -> None:
     try:
         psycopg.connect(f"{CONNINFO} connect_timeout=3").close()
     except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 db test: {exc}")
+        service_missing(f"PostgreSQL is not reachable at 127.0.0.1:5432 db test: {exc}")
 
 
 @pytest.fixture

@@ -177,14 +177,15 @@ REDIS = "redis://127.0.0.1:6379/0"
 
 
 def redis_or_skip() -> None:
-    """Skip the calling test unless Redis answers at :data:`REDIS`."""
-    import pytest
+    """Skip the calling test (fail it in CI) unless Redis answers at :data:`REDIS`."""
     import redis
+
+    from tests.helpers.services import service_missing
 
     try:
         redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
     except redis.RedisError as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
+        service_missing(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
 
 
 # A real server in a subprocess -------------------------------------------------------

@@ -103,8 +103,7 @@ class Stakes:
     def _ends(self) -> tuple[float, float]:
         """(W, L): the side's MWC after winning / losing a single game at the current cube."""
         c = self.context
-        a, b = c.length - c.my_score, c.length - c.opponent_score
-        post = c.crawford or a == 1 or b == 1
+        a, b, post = c.away
         return (met.match_equity(a - c.cube_value, b, post),
                 met.match_equity(a, b - c.cube_value, post))
 

@@ -273,5 +273,5 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
                              f"-> {d['best_action']}")
         if clear:
             lines.append(f"({_plural(clear, 'turn')} where not doubling was clearly right "
-                         f"not listed; --json has them)")
+                         f"not listed; the JSON report has them)")
     return "\n".join(lines).rstrip() + "\n"

@@ -57,6 +57,17 @@ class Context:
                               owned_by_opponent=self.cube_owner is CubeOwner.OPPONENT) is None
 
     @property
+    def away(self) -> tuple[int, int, bool]:
+        """``(a, b, post_crawford)`` of a match: the points the deciding side needs, the
+        points its opponent needs, and whether the games after this one (or this one, for a
+        resignation in the Crawford game) are post-Crawford. Cube decisions never happen in
+        the Crawford game; before a side is 1-away it still lies ahead, after it it is done.
+        Meaningless in money play (``length`` 0)."""
+        a = self.length - self.my_score
+        b = self.length - self.opponent_score
+        return a, b, self.crawford or a == 1 or b == 1
+
+    @property
     def cube_dead_for_me(self) -> bool:
         """Whether doubling is pointless for the deciding side in match play: a win at the
         current cube already takes the match (points needed ≤ cube value), so a double only

@@ -57,17 +57,9 @@ def _outcomes(o: np.ndarray) -> np.ndarray:
                      (1.0 - w) - lg, lg - np.minimum(lbg, lg), np.minimum(lbg, lg)], axis=-1)
 
 
-def _away(context: Context) -> tuple[int, int, bool]:
-    """(points the decider needs, points the opponent needs, whether games after this one are
-    post-Crawford)."""
-    a = context.length - context.my_score
-    b = context.length - context.opponent_score
-    return a, b, context.crawford or a == 1 or b == 1
-
-
 def _outcome_mwc(context: Context, cube: int) -> np.ndarray:
     """MWC ``[6]`` after each outcome of :func:`_outcomes` played at ``cube``."""
-    a, b, post = _away(context)
+    a, b, post = context.away
     return np.array([met.match_equity(a - k * cube, b, post) for k in (1, 2, 3)]
                     + [met.match_equity(a, b - k * cube, post) for k in (1, 2, 3)])
 
@@ -118,7 +110,7 @@ def _match_cubeful(o: np.ndarray, context: Context, cube: int, owner: str,
     MWC. The ends come from the position's gammon chances, not
     the MET's typical rate: with the typical rate at the ends, a position without gammon chances
     looked "too good to double" near certain wins (at 2-away 2-away, 99 % no double)."""
-    a, b, post = _away(context)
+    a, b, post = context.away
     p = float(np.clip(o[0], 0.0, 1.0))
     values = _outcome_mwc(context, cube)
     probs = _outcomes(o)
@@ -172,7 +164,7 @@ def cube_values(o: np.ndarray, context: Context, x: float = X_CONTACT
     nd = hold_value(o, context, x)
     if not context.length:
         return nd, 2.0 * money_equity(o, CubeOwner.OPPONENT, x), 1.0
-    a, b, post = _away(context)
+    a, b, post = context.away
     drop = met.match_equity(a - c, b, post)
     if 2 * c >= MAX_CUBE:
         return nd, float(_dead_mwc(o, context, 2 * c)), drop
@@ -234,7 +226,7 @@ def should_take(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
     c = context.cube_value
     if context.length == 0:
         return bool(2.0 * money_equity(o, CubeOwner.ME, x) >= -1.0)
-    a, b, post = _away(context)
+    a, b, post = context.away
     drop = met.match_equity(a, b - c, post)
     if 2 * c >= MAX_CUBE:
         take = float(_dead_mwc(o, context, 2 * c))
@@ -254,7 +246,7 @@ def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
         raise ValueError(f"a resignation is for 1, 2 or 3 points, got {points!r}")
     c = context.cube_value
     if context.length:
-        a, b, post = _away(context)
+        a, b, post = context.away
         return bool(met.match_equity(a - points * c, b, post) >= float(_dead_mwc(o, context, c)))
     return bool(points >= float(play_utility(o, context)[0]))
 

@@ -88,15 +88,6 @@ def race_estimate(array: np.ndarray) -> float:
     return float(race_win_probability(k[0], k[1]))
 
 
-def _needs(context: Context) -> tuple[int, int, bool]:
-    """(my points needed, opponent's, whether a 1-away score is post-Crawford) of a match."""
-    a = context.length - context.my_score
-    b = context.length - context.opponent_score
-    # Cube decisions never happen in the Crawford game; before a side is 1-away the Crawford
-    # game still lies ahead, after it (or during it, for resignations) it is done.
-    return a, b, context.crawford or a == 1 or b == 1
-
-
 def take_point(context: Context, race: bool = False) -> float:
     """The least game-winning chance with which the side being doubled should take.
 
@@ -115,7 +106,7 @@ def take_point(context: Context, race: bool = False) -> float:
     """
     if context.length == 0:
         return RACE_MONEY_TAKE_POINT if race else MONEY_TAKE_POINT
-    a, b, done = _needs(context)
+    a, b, done = context.away
     v = context.cube_value
     drop = match_equity(a, b - v, done)
     win = match_equity(a - 2 * v, b, done)
@@ -169,7 +160,7 @@ def should_double(p_win: float, context: Context, race: bool = False,
     if context.length:
         if context.cube_dead_for_me:
             return False
-        _, b, _ = _needs(context)
+        _, b, _ = context.away
         if b <= context.cube_value:
             return True
     opp_take = take_point(_opponent_view(context), race)
@@ -187,7 +178,7 @@ def outcome_value(context: Context, points: int) -> float:
     chance at the resulting score in a match."""
     if context.length == 0:
         return float(points)
-    a, b, done = _needs(context)
+    a, b, done = context.away
     if points >= 0:
         return match_equity(a - points, b, done)
     return match_equity(a, b + points, done)

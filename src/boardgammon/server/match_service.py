@@ -19,6 +19,11 @@ Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties includ
 roll's two dice are seat 0's die and seat 1's die.
 
 The computer's decisions come from :func:`boardgammon.bots.turn.decide`.
+
+Why one module of some 500 lines: every write step here (a player's action, a settle, the
+computer's step) runs in one repository transaction and ends with the same reconciliation of
+the dice record and the log; storage is in :mod:`.match_repository`, the dice record's
+bookkeeping in :mod:`.match_dice`, events in :mod:`.match_events`.
 """
 
 from __future__ import annotations
