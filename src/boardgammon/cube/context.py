@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from boardgammon.engine.rules import double_refusal
+from boardgammon.engine.rules import cube_enabled, double_refusal
 
 if TYPE_CHECKING:
     from boardgammon.engine import Match
@@ -52,7 +52,7 @@ class Context:
         """Whether the rules let the deciding side double now
         (:func:`~boardgammon.engine.rules.double_refusal`): not the Crawford game, not a
         1-point match, cube centred or its own, and below the highest cube."""
-        return double_refusal(cube_enabled=self.length != 1, crawford=self.crawford,
+        return double_refusal(cube_enabled=cube_enabled(self.length), crawford=self.crawford,
                               cube=self.cube_value,
                               owned_by_opponent=self.cube_owner is CubeOwner.OPPONENT) is None
 

@@ -93,6 +93,7 @@ from .record import (
     Took,
     action_from_dict,
 )
+from .rules import cube_enabled
 
 RECORD_VERSION = 1
 
@@ -380,8 +381,8 @@ class Match:
         crawford = (self.length > 1 and not self._crawford_played
                     and max(self._score) == self.length - 1)
         self._crawford_played = self._crawford_played or crawford
-        self.games.append(Game(self.variant, cube_enabled=self.length != 1, crawford=crawford,
-                               jacoby=self.jacoby))
+        self.games.append(Game(self.variant, cube_enabled=cube_enabled(self.length),
+                               crawford=crawford, jacoby=self.jacoby))
 
     # Persistence ----------------------------------------------------------------------------
 

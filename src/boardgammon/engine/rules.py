@@ -117,6 +117,12 @@ class DoubleRefusal(StrEnum):
     """The cube is at :data:`~boardgammon.engine.constants.MAX_CUBE` and goes no higher."""
 
 
+def cube_enabled(length: int) -> bool:
+    """Whether a match of ``length`` points (0: money play) uses the cube: every match but a
+    1-point match, where a double could only ever win what a single game already does."""
+    return length != 1
+
+
 def double_refusal(*, cube_enabled: bool, crawford: bool, cube: int,
                    owned_by_opponent: bool) -> DoubleRefusal | None:
     """Why the side on roll may not double now, or ``None`` when it may.
@@ -142,5 +148,5 @@ def double_refusal(*, cube_enabled: bool, crawford: bool, cube: int,
     return None
 
 
-__all__ = ["DoubleRefusal", "double_refusal", "game_value_kernel", "game_values", "is_contact",
+__all__ = ["DoubleRefusal", "cube_enabled", "double_refusal", "game_value_kernel", "game_values", "is_contact",
            "is_contact_kernel", "pip_counts"]
