@@ -148,5 +148,5 @@ def double_refusal(*, cube_enabled: bool, crawford: bool, cube: int,
     return None
 
 
-__all__ = ["DoubleRefusal", "cube_enabled", "double_refusal", "game_value_kernel", "game_values", "is_contact",
-           "is_contact_kernel", "pip_counts"]
+__all__ = ["DoubleRefusal", "cube_enabled", "double_refusal", "game_value_kernel", "game_values",
+           "is_contact", "is_contact_kernel", "pip_counts"]
