@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from boardgammon.analysis import report as rep
 from boardgammon.analysis.analysis import (
     CUBE_ERRORS,
+    HOPELESS,
     SHOWN,
     CheckerDecision,
     CubeDecision,
@@ -226,7 +227,11 @@ def test_cube_decisions_are_classified_by_their_values(random_analyses):
                     expected = max(0.0, right - c.nd)
                     assert c.error == ("missed double" if expected > 0 else None)
                 assert c.loss == pytest.approx(expected, abs=1e-9)
-                assert c.close or (c.action == "no double" and c.nd - right >= 0.16)
+                # Issue 26: a hopeless no-double (equity -1 or less) is not close either.
+                assert c.close or (c.action == "no double"
+                                   and (c.nd - right >= 0.16 or c.nd <= HOPELESS))
+                if c.action == "no double" and c.nd <= HOPELESS and c.loss == 0:
+                    assert not c.close
             else:
                 gap = c.dt - c.dp
                 if c.action == "take":

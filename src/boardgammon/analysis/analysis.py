@@ -71,6 +71,9 @@ DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
 CLOSE_CUBE = 0.16
 """A no-double counts as a cube decision when doubling would lose less than this (EMG), or was
 right: gnubg's ``isCloseCubedecision``; an actual double, take or drop always counts."""
+HOPELESS = -1.0
+"""A no-double whose equity (EMG) is at most this is never a close decision unless doubling
+was right (issue 26: no-doubles at -3.2 were listed among the close ones)."""
 
 
 def skill(loss: float) -> str | None:
@@ -396,7 +399,10 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
         loss_value = max(0.0, right - nd)
         error = "missed double" if loss_value > 0 else None
     loss = stakes.emg(loss_value)
-    close = doubled or loss > 0 or stakes.emg(nd - min(dt, dp)) < CLOSE_CUBE
+    # A no-double no better than losing a single game for sure is hopeless, however little
+    # doubling would cost (a dead cube at a lost score): not a decision anyone weighed.
+    hopeless = stakes.equity(nd) <= HOPELESS
+    close = doubled or loss > 0 or (not hopeless and stakes.emg(nd - right) < CLOSE_CUBE)
     decision = CubeDecision(
         game=where["game"], turn=turn, seat=seat, kind="double",
         position_id=board.position_id, action="double" if doubled else "no double",
