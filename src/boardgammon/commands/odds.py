@@ -133,7 +133,8 @@ def kniffel(
         ]
         typer.echo(json.dumps(out, indent=2))
         return
-    typer.echo(f"{'1 die' if dice == 1 else f'{dice} dice'} with {sides} sides: chance of all showing one face (exact)")
+    rolled = "1 die" if dice == 1 else f"{dice} dice"
+    typer.echo(f"{rolled} with {sides} sides: chance of all showing one face (exact)")
     header = "rolls  " + "  ".join(f"{key:>13}" for key in strategies)
     typer.echo(header)
     for r in range(rolls):
