@@ -16,6 +16,7 @@ The bots' side of a match is :func:`bot_act`, shared with ``play``: it applies t
 from __future__ import annotations
 
 import json
+import os
 import random
 import tempfile
 import time
@@ -210,12 +211,16 @@ def prepare_save(directory: Path) -> int:
 
 def save_match(match: Match, directory: Path, number: int) -> list[Path]:
     """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
-    (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths."""
+    (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths. Each file
+    is replaced whole (written beside it, then renamed), so that a record rewritten after every
+    move is never left half written by Ctrl-C or a closed terminal."""
     directory.mkdir(parents=True, exist_ok=True)
     base = directory / f"match-{number:04d}"
     record, mat = base.with_suffix(".json"), base.with_suffix(".mat")
-    record.write_text(match.to_json(indent=1))
-    mat.write_text(write_mat(match))
+    for path, text in ((record, match.to_json(indent=1)), (mat, write_mat(match))):
+        part = path.with_name(f".{path.name}.part")
+        part.write_text(text)
+        os.replace(part, path)
     return [record, mat]
 
 
