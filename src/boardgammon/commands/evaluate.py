@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import numpy as np
 import typer
 
 from boardgammon.engine import Board, EngineError
@@ -65,9 +66,17 @@ def evaluate(board: Board, fields: MatchIdFields, plies: int = 0) -> Evaluation:
     Raises:
         ValueError: ``plies`` outside 0–2.
     """
+    from boardgammon.bots.neural import NetworkEvaluator
+
+    return judge(board, NetworkEvaluator().evaluate(board.array[None], board.checkers,
+                                                     plies)[0], fields)
+
+
+def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluation:
+    """The :class:`Evaluation` of ``board`` (player on roll's view) with cubeless ``outputs``
+    ``float[5]`` (the network's or a rollout's), at the score and cube of ``fields``."""
     from boardgammon.analysis.analysis import Stakes
     from boardgammon.bots.network import cubeless_equity
-    from boardgammon.bots.neural import NetworkEvaluator
     from boardgammon.cube import Context, CubeOwner, cubeful
 
     seat = fields.on_roll
@@ -78,7 +87,7 @@ def evaluate(board: Board, fields: MatchIdFields, plies: int = 0) -> Evaluation:
                       opponent_score=fields.score[1 - seat], crawford=fields.crawford,
                       cube_value=fields.cube, cube_owner=owner, variant=variant,
                       jacoby=fields.jacoby)
-    o = NetworkEvaluator().evaluate(board.array[None], board.checkers, plies)[0]
+    o = np.asarray(outputs, dtype=np.float64)
     x = float(cubeful.cube_efficiency(board.array, variant))
     stakes = Stakes(context)
     value = cubeful.on_roll_value(o, context, x)
@@ -100,7 +109,29 @@ def evaluate(board: Board, fields: MatchIdFields, plies: int = 0) -> Evaluation:
                       mwc=float(value) if fields.length else None, cube=cube, action=action)
 
 
-def _fail(message: str) -> typer.Exit:
+def position_and_match(position_id: str, match_id: str | None) -> tuple[Board, MatchIdFields]:
+    """The position and the decoded Match ID of a command's arguments (default: money play,
+    cube 1 centred), checked: a game under way.
+
+    Raises:
+        typer.Exit: (code 2, after a message on standard error) a malformed ID, a finished
+            game, a Match ID of no game under way.
+    """
+    try:
+        board = Board.from_position_id(position_id)
+        fields = decode_match_id(match_id) if match_id is not None else MatchIdFields()
+    except (EngineError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    if board.is_game_over():
+        raise fail(f"{position_id} is a finished game: nothing to evaluate")
+    if fields.game_state != GAME_PLAYING:
+        raise fail(f"the Match ID {match_id} is of no game under way (state "
+                   f"{fields.game_state}): give one of a game being played")
+    return board, fields
+
+
+def fail(message: str) -> typer.Exit:
+    """Say ``message`` on standard error; the exit (code 2) to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=2)
 
@@ -114,39 +145,37 @@ def eval_command(
 ) -> None:
     """Win, gammon and backgammon chances, cubeless and cubeful equity and the cube decision
     of a position before the roll."""
-    try:
-        board = Board.from_position_id(position_id)
-        fields = decode_match_id(match_id) if match_id is not None else MatchIdFields()
-    except (EngineError, ValueError) as exc:
-        raise _fail(str(exc)) from None
-    if board.is_game_over():
-        raise _fail(f"{position_id} is a finished game: nothing to evaluate")
-    if fields.game_state != GAME_PLAYING:
-        raise _fail(f"the Match ID {match_id} is of no game under way (state "
-                    f"{fields.game_state}): give one of a game being played")
+    board, fields = position_and_match(position_id, match_id)
     if ply not in (0, 1, 2):
-        raise _fail(f"--ply is 0, 1 or 2, not {ply}")
+        raise fail(f"--ply is 0, 1 or 2, not {ply}")
     result = evaluate(board, fields, ply)
     if as_json:
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id, "ply": ply,
                                **result.__dict__}))
         return
-    typer.echo(_text(result, fields, ply))
+    typer.echo(text(result, fields, f"{ply}-ply"))
 
 
-def _text(e: Evaluation, fields: MatchIdFields, ply: int) -> str:
+def text(e: Evaluation, fields: MatchIdFields, how: str,
+         errors: tuple[float, ...] | None = None) -> str:
+    """``e`` as ``eval`` prints it, ``how`` naming the method ("0-ply", "a rollout of 1296
+    trials"); ``errors``: standard errors of the five outputs and of the cubeless equity."""
     w, wg, wbg, lg, lbg = e.outputs
     unit = "EMG" if fields.length else "per cube"
     where = (f"{fields.length}-point match, score {fields.score[fields.on_roll]}-"
              f"{fields.score[1 - fields.on_roll]} (player on roll first)" if fields.length
              else "money play" + (", Jacoby rule" if fields.jacoby else ""))
-    lines = [f"Evaluation at {ply}-ply, {where}, cube {fields.cube}:",
+    lines = [f"Evaluation by {how}, {where}, cube {fields.cube}:",
              "                 win   gammon  backgammon",
              f"  on roll     {w:7.1%}  {wg:7.1%}  {wbg:7.1%}",
-             f"  opponent    {1 - w:7.1%}  {lg:7.1%}  {lbg:7.1%}",
-             f"Cubeless equity {e.cubeless:+.3f}",
-             f"Cubeful equity  {e.cubeful:+.3f} ({unit})"
-             + (f", match-winning chance {e.mwc:.1%}" if e.mwc is not None else "")]
+             f"  opponent    {1 - w:7.1%}  {lg:7.1%}  {lbg:7.1%}"]
+    if errors is not None:
+        lines.append(f"  std. error  {errors[0]:7.2%}  {errors[1]:7.2%}  {errors[2]:7.2%} "
+                     f"(opponent's gammons {errors[3]:.2%}, backgammons {errors[4]:.2%})")
+    lines += [f"Cubeless equity {e.cubeless:+.3f}"
+              + (f" ± {errors[5]:.3f} (standard error)" if errors is not None else ""),
+              f"Cubeful equity  {e.cubeful:+.3f} ({unit})"
+              + (f", match-winning chance {e.mwc:.1%}" if e.mwc is not None else "")]
     if e.cube is None:
         lines.append(f"Cube: {e.action}")
     else:
