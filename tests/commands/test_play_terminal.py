@@ -394,6 +394,9 @@ def test_ctrl_c_saves_the_record_and_says_so(tmp_path):
         term.read_until_prompt()
         # Saved as it goes: the record is on disk before the end.
         assert (tmp_path / "match-0001.json").exists()
+        # The prompt is written just before input() blocks in read(): a signal landing in
+        # between would wait for the next line, as no person's Ctrl-C does.
+        time.sleep(1.0)
         term.proc.send_signal(signal.SIGINT)
         rest = term.read_until_prompt(timeout=30)
         code = term.close()
