@@ -16,6 +16,8 @@ Conventions (all equity in normalised equity, EMG, see :mod:`.analysis`):
   default thresholds), checker plays and cube decisions together.
 * **Cube errors** by kind: missed double, wrong double, wrong take, wrong drop (any loss > 0).
 * **Luck**: see :mod:`.luck`.
+* **Resignations**: each offer, and its acceptance or refusal, judged by the game played on
+  (right or wrong, and the EMG lost); not part of the PR.
 * **Rating** (a verbal skill band) and **luck rating**: gnubg's. The rating bands bound the
   error per decision (EMG) at 0.002 Supernatural, 0.005 World class, 0.008 Expert, 0.012
   Advanced, 0.018 Intermediate, 0.026 Casual player, 0.035 Beginner, beyond Awful! (the GNU
@@ -219,6 +221,7 @@ def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
     out = {"length": s.length, "score": list(s.score), "winner": s.winner, "plies": s.plies,
            "pr": s.pr, "blunders": s.blunders,
            "players": [{**asdict(p), "decisions": p.decisions} for p in s.players]}
+    out["resignations"] = [asdict(r) for r in analysis.resignations]
     if moves:
         out["moves"] = decisions(analysis)
     return _rounded(out)
@@ -242,6 +245,22 @@ def _plural(n: int, word: str) -> str:
 
 def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "—" if x is None else format(x, spec)
+
+
+def _resignation_lines(analysis: MatchAnalysis, seat: int) -> list[str]:
+    """One line per resignation ``seat`` offered or answered: right or wrong, by how much."""
+    names = {1: "a single", 2: "a gammon", 3: "a backgammon"}
+    lines = []
+    for r in analysis.resignations:
+        if r.seat != seat:
+            continue
+        what = {"offer": "offered to resign", "accept": "accepted a resignation of",
+                "decline": "declined a resignation of"}[r.kind]
+        verdict = (f"wrong ({r.error}), lost {r.loss:.3f} EMG" if r.error else "right")
+        lines.append(f"  game {r.game + 1}: {what} {names[r.points]} at cube {r.cube}: "
+                     f"{verdict} (accepting {r.accepted:+.3f}, playing on {r.played_on:+.3f} "
+                     f"EMG for the side offered it)")
+    return lines
 
 
 def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
@@ -277,7 +296,8 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), luck rating "
             f"{p.luck_rating or 'no roll'}; "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
-            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}", ""]
+            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}",
+            *_resignation_lines(analysis, p.seat), ""]
     if moves:
         clear = 0
         width = max(12, *(len(n) for n in analysis.players))  # names line up however long
