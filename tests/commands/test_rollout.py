@@ -78,3 +78,20 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
 def test_bad_options_exit_2_with_a_message(args, message):
     result = runner.invoke(app, ["rollout", START.position_id, *args])
     assert result.exit_code == 2 and message in result.stderr
+
+
+def test_the_best_plays_of_a_roll_rolled_out():
+    result = runner.invoke(app, ["rollout", START.position_id, "--dice", "3", "1", "--trials",
+                                 "36", "--truncate", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["plays"]
+    assert len(rows) == 3 and rows[0]["play"] == "8/5 6/5"
+    assert [r["cubeless"] for r in rows] == sorted((r["cubeless"] for r in rows), reverse=True)
+    assert all(r["trials"] == 36 and 0 < r["cubeless_stderr"] < 0.05 for r in rows)
+    # A play that ends the game is its result, exactly, with no trial needed.
+    last = json.loads(runner.invoke(app, ["rollout", LAST_ROLL.position_id, "--dice", "6",
+                                          "5", "--json"]).stdout)["plays"]
+    assert last == [{"play": "6/off", "trials": 1, "outputs": [1.0, 0.0, 0.0, 0.0, 0.0],
+                     "stderr": [0.0] * 5, "cubeless": 1.0, "cubeless_stderr": 0.0}]
+    bad = runner.invoke(app, ["rollout", START.position_id, "--dice", "7", "1"])
+    assert bad.exit_code == 2 and "error: --dice:" in bad.stderr
