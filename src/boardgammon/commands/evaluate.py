@@ -153,13 +153,14 @@ def eval_command(
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id, "ply": ply,
                                **result.__dict__}))
         return
-    typer.echo(text(result, fields, f"{ply}-ply"))
+    typer.echo(text(result, fields, f"the network at {ply}-ply"))
 
 
 def text(e: Evaluation, fields: MatchIdFields, how: str,
          errors: tuple[float, ...] | None = None) -> str:
-    """``e`` as ``eval`` prints it, ``how`` naming the method ("0-ply", "a rollout of 1296
-    trials"); ``errors``: standard errors of the five outputs and of the cubeless equity."""
+    """``e`` as ``eval`` prints it, ``how`` naming the method ("the network at 0-ply", "a
+    rollout of 1296 trials"); ``errors``: standard errors of the five outputs and of the
+    cubeless equity."""
     w, wg, wbg, lg, lbg = e.outputs
     unit = "EMG" if fields.length else "per cube"
     where = (f"{fields.length}-point match, score {fields.score[fields.on_roll]}-"
