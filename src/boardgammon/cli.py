@@ -10,8 +10,10 @@ from boardgammon.commands import audit as audit_commands
 from boardgammon.commands import odds as odds_commands
 from boardgammon.commands import stats as stats_commands
 from boardgammon.commands.analyze import analyze as analyze_command
+from boardgammon.commands.evaluate import eval_command
 from boardgammon.commands.play import play as play_command
 from boardgammon.commands.plays import plays as plays_command
+from boardgammon.commands.rollout import rollout_command
 from boardgammon.commands.selfplay import selfplay as selfplay_command
 from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
@@ -48,6 +50,8 @@ app.command(name="selfplay")(selfplay_command)
 app.command(name="analyze")(analyze_command)
 app.command(name="play")(play_command)
 app.command(name="warm")(warm_command)
+app.command(name="eval")(eval_command)
+app.command(name="rollout")(rollout_command)
 # Unknown "options" are arguments here, so a negative die (-1) reaches the dice check.
 app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 

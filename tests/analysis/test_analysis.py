@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from boardgammon.analysis import report as rep
 from boardgammon.analysis.analysis import (
     CUBE_ERRORS,
+    HOPELESS,
     SHOWN,
     CheckerDecision,
     CubeDecision,
@@ -226,7 +227,11 @@ def test_cube_decisions_are_classified_by_their_values(random_analyses):
                     expected = max(0.0, right - c.nd)
                     assert c.error == ("missed double" if expected > 0 else None)
                 assert c.loss == pytest.approx(expected, abs=1e-9)
-                assert c.close or (c.action == "no double" and c.nd - right >= 0.16)
+                # Issue 26: a hopeless no-double (equity -1 or less) is not close either.
+                assert c.close or (c.action == "no double"
+                                   and (c.nd - right >= 0.16 or c.nd <= HOPELESS))
+                if c.action == "no double" and c.nd <= HOPELESS and c.loss == 0:
+                    assert not c.close
             else:
                 gap = c.dt - c.dp
                 if c.action == "take":
@@ -433,3 +438,28 @@ def test_deeper_analysis_fills_the_alternatives_in_their_zero_ply_order():
             assert sorted(b.play for b in d.best[:SHOWN]) == sorted(top)
             filled += 0 in depths
     assert filled >= 5  # decisions whose list has 0-ply plays after the deep ones (8 here)
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+def test_resignations_are_judged_by_the_game_played_on(answer):
+    # Issue 26: resigning a single at the start gives away about half a point; accepting it is
+    # right, declining it wrong by as much.
+    match = Match(3, players=("Ann", "Bob"))
+    match.roll_opening(3, 1)
+    match.resign(0, 1)
+    getattr(match, answer)(1)
+    analysis = analyse_match(match)
+    offer, reply = analysis.resignations
+    assert (offer.seat, offer.kind, offer.points, offer.error) == (0, "offer", 1,
+                                                                  "resigned too much")
+    assert offer.loss == pytest.approx(offer.accepted - offer.played_on)
+    assert 0.5 < offer.loss < 1.5  # EMG: a single (+1) against a game near even
+    assert (reply.seat, reply.kind) == (1, answer)
+    if answer == "accept":
+        assert reply.error is None and reply.loss == 0.0
+    else:
+        assert reply.error == "wrong decline" and reply.loss == pytest.approx(offer.loss)
+    text = rep.format_text(analysis)
+    assert (f"game 1: offered to resign a single at cube 1: wrong (resigned too much), lost "
+            f"{offer.loss:.3f} EMG") in text
+    assert rep.to_dict(analysis)["resignations"][1]["kind"] == answer

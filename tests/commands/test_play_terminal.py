@@ -8,6 +8,7 @@ import pty
 import random
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from boardgammon.bots import create
 from boardgammon.commands.play import TerminalGame, render
 from boardgammon.engine import Board
 from boardgammon.engine.game import Phase
+from boardgammon.engine.ids import decode_match_id
 from boardgammon.engine.match import Match
 
 PROMPT = re.compile(r"> $")
@@ -30,8 +32,12 @@ class Terminal:
     def __init__(self, args: list[str]) -> None:
         self.master, slave = pty.openpty()
         env = {**os.environ, "COLUMNS": "120", "TERM": "dumb"}
+        # Ctrl-C as at a terminal, even where these tests run with SIGINT ignored (a
+        # background job), which Python would otherwise keep ignoring.
         self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     close_fds=True)
+                                     close_fds=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                      signal.SIG_DFL))
         os.close(slave)
         self.transcript = ""
 
@@ -109,8 +115,10 @@ def test_a_whole_one_point_match_in_a_pty(tmp_path):
                     continue
                 term.send("hint")
                 out = term.read_until_prompt()
-                assert ("The computer's ranking of your plays (by match-winning chance at this "
-                        "score; cubeless equity shown)") in out
+                # Issue 26: the header fits an 80-column terminal.
+                header = ("The computer ranks your plays by match-winning chance (cubeless "
+                          "equity shown):")
+                assert header in out and len(header) < 80
                 best = HINT_LINE.search(out).group(1)
                 term.send(best)
                 out = term.read_until_prompt()
@@ -157,14 +165,18 @@ def test_render_numbers_points_from_the_players_side():
     lines = text.splitlines()
     assert lines[0].startswith(" Score: you 0, computer (easy) 0 - 5-point match - cube 1")
     assert lines[1].split() == [str(p) for p in range(13, 25)]
-    assert lines[-2].split() == [str(p) for p in range(12, 0, -1)]
+    assert lines[-3].split() == [str(p) for p in range(12, 0, -1)]
     # The player's 6-point (bottom right of the home board) holds five O, the 24-point two O
     # and the computer's checkers face them (X on the player's 1, 12, 17 and 19 points).
-    bottom_row = lines[-4]
+    bottom_row = lines[-5]
     top_row = lines[3]
     assert bottom_row.split("|")[3].split() == ["O", ".", ".", ".", ".", "X"]
     assert top_row.split("|")[1].split() == ["O", ".", ".", ".", "X", "."]
     assert "You (O): pips 167, borne off 0." in text
+    # Issue 26: gnubg's IDs under the board (a 5-point match before the opening roll).
+    assert lines[-1] == f" Position ID: 4HPwATDgc/ABMA   Match ID: {match.match_id_gnubg}"
+    fields = decode_match_id(match.match_id_gnubg)
+    assert (fields.length, fields.score, fields.cube) == (5, (0, 0), 1)
 
 
 def test_render_counts_tall_stacks_and_the_bar():
@@ -229,8 +241,10 @@ def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
     (tmp_path / "match-0007.json").write_text("{}")  # numbered after what is there
     runner = CliRunner()
     args = ["play", "--bot", "easy", "--length", "3", "--dice-seed", "5", "--save", str(tmp_path)]
-    result = runner.invoke(app, args, input="8/3 6/3\nyes\nroll\nquit\n")
-    assert result.exit_code == 1, result.output
+    result = runner.invoke(app, args, input="8/3 6/3\nyes\nroll\nquit\nyes\n")
+    # Issue 26: quit asks, then exits 0 with a line (it exited 1 without saying why).
+    assert result.exit_code == 0, result.output
+    assert "You quit the match at 0-0 in a 3-point match." in result.output
     json_path, mat_path = tmp_path / "match-0008.json", tmp_path / "match-0008.mat"
     assert f"Saved the match (unfinished): {json_path} and match-0008.mat" in result.output
     saved = Match.from_json(json_path.read_text())
@@ -242,8 +256,8 @@ def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
         assert json.loads(analysed.output)["length"] == 3
     # Nothing played: nothing written.
     empty = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
-                                str(tmp_path / "none")], input="quit\n")
-    assert empty.exit_code == 1 and "Nothing was played: no record saved." in empty.output
+                                str(tmp_path / "none")], input="quit\nyes\n")
+    assert empty.exit_code == 0 and "Nothing was played: no record saved." in empty.output
     assert not list((tmp_path / "none").glob("match-*"))
     # A match resigned at the opening roll is a finished match: saved.
     resigned = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
@@ -256,3 +270,141 @@ def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
     bad = runner.invoke(app, ["play", "--save", str(tmp_path / "file")], input="quit\n")
     assert bad.exit_code == 2 and "cannot write to" in bad.output
     assert "A 5-point match" not in bad.output
+
+
+def _scripted(answers: list[str], length: int = 3, seed: int = 5, **kwargs):
+    """A TerminalGame reading ``answers`` in turn (EOF after them); returns it, the prompts and
+    lines written, and its exit code."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    queue = list(answers)
+
+    def read(prompt: str) -> str:
+        lines.append(prompt)
+        if not queue:
+            raise EOFError
+        return queue.pop(0)
+
+    tg = TerminalGame(create("easy", seed), length, "standard",
+                      dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)), read=read,
+                      write=lines.append, **kwargs)
+    return tg, lines, tg.run()
+
+
+def _first_play(seed: int = 5) -> str:
+    """The first legal play of the player's opening roll with dice seed ``seed``."""
+    tg, _, _ = _scripted([], seed=seed)
+    return str(tg.match.game.legal_plays()[0])
+
+
+def test_the_confirm_prompt_repeats_on_other_input_and_answers_hint():
+    play = _first_play()
+    tg, lines, code = _scripted([play, "hint", "maybe", "yes"])
+    text = "\n".join(lines)
+    # Issue 26: anything but yes/undo threw the play away.
+    assert lines.count("Enter (or yes) to confirm, undo to take it back > ") == 3
+    assert "The computer ranks your plays by match-winning chance" in text
+    assert (f"'maybe' is neither a confirmation nor undo: Enter (or yes) plays {play}, undo "
+            f"takes it back.") in lines
+    assert any(a.kind == "play" and a.seat == 0 for a in tg.match.record)
+    assert code == 1 and "\nBye (end of input)." in lines
+
+
+def test_quit_asks_and_exits_0_with_a_line():
+    tg, lines, code = _scripted(["quit", "no", "quit", "yes"])
+    assert lines.count("Quit the match? yes or no > ") == 2
+    assert "Play on." in lines
+    assert lines[-1] == "You quit the match at 0-0 in a 3-point match."
+    assert code == 0
+
+
+def test_a_resignation_of_one_point_says_point():
+    match = Match(3, players=("You", "Computer"))
+    match.roll_opening(1, 2)  # the computer (seat 1) plays first
+    match.play(1, str(match.game.legal_plays()[0]))
+    match.roll(0, 3, 1)
+    match.play(0, "8/5 6/5")
+    match.resign(1, 1)
+    tg, lines, _ = _scripted(["decline"], match=match)
+    assert "The computer resigns a single (1 point): accept or decline? > " in lines
+
+
+def test_money_play_with_the_jacoby_rule(tmp_path):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["play", "--length", "0", "--jacoby", "--dice-seed", "5",
+                                 "--save", str(tmp_path)], input="quit\nyes\n")
+    assert result.exit_code == 0, result.output
+    assert "Money play (Jacoby rule) against the computer (easy)." in result.output
+    assert "money play - cube 1, in the middle" in result.output
+    refused = runner.invoke(app, ["play", "--length", "5", "--jacoby"])
+    assert refused.exit_code == 2
+    said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", refused.output).split())  # unboxed, unwrapped
+    assert "the Jacoby rule is for money play: add --length 0" in said
+
+
+def test_resume_plays_on_from_a_saved_record(tmp_path):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    runner = CliRunner()
+    first = runner.invoke(app, ["play", "--length", "3", "--dice-seed", "5", "--save",
+                                str(tmp_path)], input="8/3 6/3\nyes\nroll\nquit\nyes\n")
+    assert first.exit_code == 0, first.output
+    saved = tmp_path / "match-0001.json"
+    assert f"or play on with --resume {saved}" in first.output
+    before = Match.from_json(saved.read_text())
+    for path in (saved, tmp_path / "match-0001.mat"):
+        again = runner.invoke(app, ["play", "--resume", str(path), "--dice-seed", "6"],
+                              input="quit\nyes\n")
+        assert again.exit_code == 0, again.output
+        assert f"A 3-point match resumed from {path} at 0-0 in a 3-point match," in again.output
+        assert "Resuming game 1." in again.output
+    # Resumed records are saved as new numbers beside the old one, which stays as it was.
+    assert Match.from_json(saved.read_text()).record == before.record
+    resumed = Match.from_json((tmp_path / "match-0002.json").read_text())
+    assert resumed.record[:len(before.record)] == before.record
+    finished = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
+                                   str(tmp_path / "done")], input="resign\n")
+    assert finished.exit_code == 0
+    refused = runner.invoke(app, ["play", "--resume",
+                                  str(tmp_path / "done" / "match-0001.json")])
+    assert refused.exit_code == 2 and "is a finished match (0-1): nothing to play on" in \
+        refused.output
+
+
+@pytest.mark.slow
+def test_ctrl_c_saves_the_record_and_says_so(tmp_path):
+    term = Terminal([sys.executable, "-m", "boardgammon.cli", "play", "--bot", "easy",
+                     "--length", "5", "--dice-seed", "5", "--save", str(tmp_path)])
+    try:
+        out = term.read_until_prompt()
+        while "Your play (or hint)" not in out:
+            term.send("roll")
+            out = term.read_until_prompt()
+        term.send("hint")
+        best = HINT_LINE.search(term.read_until_prompt()).group(1)
+        term.send(best)
+        term.read_until_prompt()
+        term.send("")
+        term.read_until_prompt()
+        # Saved as it goes: the record is on disk before the end.
+        assert (tmp_path / "match-0001.json").exists()
+        # The prompt is written just before input() blocks in read(): a signal landing in
+        # between would wait for the next line, as no person's Ctrl-C does.
+        time.sleep(1.0)
+        term.proc.send_signal(signal.SIGINT)
+        rest = term.read_until_prompt(timeout=30)
+        code = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert code == 130, rest
+    assert "\nInterrupted (Ctrl-C).\n" in rest
+    assert f"Saved the match (unfinished): {tmp_path / 'match-0001.json'}" in rest
+    saved = Match.from_json((tmp_path / "match-0001.json").read_text())
+    assert any(a.kind == "play" and a.seat == 0 for a in saved.record)

@@ -228,3 +228,40 @@ def test_cli_refuses_match_lengths_beyond_64_points():
     result = runner.invoke(app, ["play", "--length", "1000000"])
     assert result.exit_code == 2 and "less than or equal to 64" in " ".join(
         result.output.replace("│", " ").split())
+
+
+def test_ctrl_c_keeps_the_summary_of_the_finished_games():
+    # Issue 26: an interrupted selfplay printed no summary of the games finished.
+    played = []
+
+    def on_game() -> None:
+        played.append(1)
+        if len(played) == 3:
+            raise KeyboardInterrupt
+
+    summary = run(create("easy", 1), create("easy", 2), games=50, length=0,
+                  rng=random.Random(5), on_game=on_game)
+    assert summary.interrupted and summary.games == 3 and sum(summary.wins) == 3
+
+
+def test_ctrl_c_ends_the_command_with_the_summary_and_130(monkeypatch):
+    from boardgammon.commands import selfplay as selfplay_module
+
+    def interrupted(*args, **kwargs):
+        summary = selfplay_module.Summary("easy", "easy", 0, games=2, wins=[1, 1], points=[1, 2])
+        summary.interrupted = True
+        return summary
+
+    monkeypatch.setattr(selfplay_module, "run", interrupted)
+    result = runner.invoke(app, ["selfplay", "--games", "10"])
+    assert result.exit_code == 130
+    assert ("Interrupted (Ctrl-C): the summary of the 2 games finished; the game under way is "
+            "dropped.\n2 games, money play") in result.stdout
+
+
+def test_money_play_with_the_jacoby_rule():
+    summary = run(create("easy", 1), create("easy", 2), games=6, length=0,
+                  rng=random.Random(5), jacoby=True)
+    assert summary.games == 6
+    refused = runner.invoke(app, ["selfplay", "--length", "5", "--jacoby"])
+    assert refused.exit_code == 2

@@ -225,3 +225,35 @@ def test_a_bad_export_leaves_no_run_folder(tmp_path):
                                  str(tmp_path / "blocker" / "x.npz"), "--no-progress"])
     assert result.exit_code == 2 and "cannot create" in _text(result.output)
     assert not out.exists()
+
+
+def test_ctrl_c_saves_the_state_and_says_so(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from boardgammon.commands import train as train_module
+
+    real = train_module.train_games
+    calls = []
+
+    def interrupted_after_the_first_chunk(*args):
+        out = real(*args)
+        if args[8] > 0:  # a call that plays games (not the warm-up)
+            calls.append(args[8])
+            if len(calls) == 1:
+                os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C, in the middle of the run
+        return out
+
+    monkeypatch.setattr(train_module, "train_games", interrupted_after_the_first_chunk)
+    result = runner.invoke(app, ["train", "--games", "20", "--out", str(tmp_path / "a"),
+                                 "--checkpoint-every", "7", "--hidden", "8", "--seed", "3",
+                                 "--no-progress"])
+    # Issue 26: Ctrl-C silently lost the games since the last checkpoint.
+    assert result.exit_code == 130, result.output
+    state = tmp_path / "a" / "state.npz"
+    assert (f"Interrupted (Ctrl-C): saved {state} at 7 games; rerun the same command to "
+            f"continue from there.") in _text(result.output)
+    assert calls == [7]
+    monkeypatch.setattr(train_module, "train_games", real)
+    assert np.array_equal(_train(tmp_path / "a", 20, every=7)[1],
+                          _train(tmp_path / "b", 20, every=20)[1])

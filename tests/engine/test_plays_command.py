@@ -108,12 +108,18 @@ def test_batch_from_standard_input():
         ('{"position_id": "4HPwATDgc/AB", "dice": [3, 1]}', "line 2: a Position ID has 14"),
     ],
 )
-def test_bad_batch_line_exits_2_naming_the_line_before_any_output(tmp_path, line, message):
+def test_bad_batch_line_is_reported_by_number_and_the_good_ones_answered(tmp_path, line,
+                                                                        message):
+    # Issue 26: one bad line aborted the whole batch with no output for the good lines.
     path = tmp_path / "requests.jsonl"
-    path.write_text(json.dumps({"position_id": START, "dice": [3, 1]}) + "\n" + line + "\n")
+    good = json.dumps({"position_id": START, "dice": [3, 1]})
+    path.write_text(good + "\n" + line + "\n" + good.replace("3, 1", "6, 5") + "\n")
     result = run("--batch", str(path))
     assert result.exit_code == 2
-    assert result.stdout == ""
+    answers = [json.loads(out) for out in result.stdout.splitlines()]
+    assert [a["dice"] for a in answers] == [[3, 1], [6, 5]]
+    assert len(answers[0]["plays"]) == 16
+    assert "error: 1 bad line (the others answered):" in result.stderr
     assert message in result.stderr
 
 

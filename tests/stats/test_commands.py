@@ -241,3 +241,14 @@ def test_stats_refuses_an_empty_time_window(tmp_path):
                                  "--since", "2026-07-01", "--until", "2026-06-01"])
     assert result.exit_code == 2 and result.stdout == ""
     assert "--since (2026-07-01) must be before --until (2026-06-01)" in result.stderr
+
+
+def test_odds_doubles_run_of_3_is_one_line():
+    # Issue 26: --run 3 printed the run-of-3 line twice; --run 4 adds its own line.
+    assert run_ok("odds", "doubles", "--run", "3").count("a run of 3 doubles in a row") == 1
+    assert "a run of 4 doubles in a row" in run_ok("odds", "doubles", "--run", "4")
+
+
+def test_odds_kniffel_one_die_is_singular():
+    out = run_ok("odds", "kniffel", "--dice", "1")
+    assert out.startswith("1 die with 6 sides") and "1 dice" not in out

@@ -43,6 +43,7 @@ import numpy as np
 from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
+from boardgammon.engine.record import Resigned
 
 from . import luck as luck_mod
 from .errors import UnavailableDepth
@@ -72,6 +73,9 @@ DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
 CLOSE_CUBE = 0.16
 """A no-double counts as a cube decision when doubling would lose less than this (EMG), or was
 right: gnubg's ``isCloseCubedecision``; an actual double, take or drop always counts."""
+HOPELESS = -1.0
+"""A no-double whose equity (EMG) is at most this is never a close decision unless doubling
+was right (issue 26: no-doubles at -3.2 were listed among the close ones)."""
 
 
 def skill(loss: float) -> str | None:
@@ -235,6 +239,34 @@ class CubeDecision:
         return skill(self.loss)
 
 
+@dataclass(frozen=True)
+class ResignationDecision:
+    """A resignation offered, or the answer to one, judged by the game played on (a dead cube,
+    as the bots judge resignations: :func:`~boardgammon.cube.cubeful.resignation_values`).
+
+    Attributes:
+        seat: the side deciding (the resigner for ``offer``, the other for ``accept`` and
+            ``decline``); kind: ``offer``, ``accept`` or ``decline``.
+        points: points offered (1 single, 2 gammon, 3 backgammon; times the cube).
+        accepted, played_on: EMG of the offered side for accepting and for playing on.
+        loss: EMG the decision lost (≥ 0): an offer of more than the game is worth, an
+            accepted resignation worth less than playing on, a declined one worth more.
+        error: ``resigned too much``, ``wrong accept``, ``wrong decline`` or ``None``.
+    """
+
+    game: int
+    turn: int
+    seat: int
+    kind: str
+    points: int
+    cube: int
+    position_id: str
+    accepted: float
+    played_on: float
+    loss: float
+    error: str | None
+
+
 @dataclass
 class MatchAnalysis:
     """Everything :func:`analyse_match` found, in the order of the match.
@@ -254,6 +286,7 @@ class MatchAnalysis:
     checker: list[CheckerDecision] = field(default_factory=list)
     cube: list[CubeDecision] = field(default_factory=list)
     luck: list[luck_mod.RollLuck] = field(default_factory=list)
+    resignations: list[ResignationDecision] = field(default_factory=list)
 
 
 class _Judge:
@@ -326,8 +359,8 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     """Analyse every decision and roll of ``match`` (finished or not).
 
     Args:
-        match: the match; its record is replayed from the start (resignations, clocks and
-            flags are not analysed).
+        match: the match; its record is replayed from the start (clocks and flags are not
+            analysed; resignations are, apart from the PR).
         evaluator: the model (default: :class:`~boardgammon.bots.neural.NetworkEvaluator`).
         plies: search depth, 0 up to ``evaluator.max_plies``.
         progress: called as ``progress(done, total)`` after each record action.
@@ -345,6 +378,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     record = match.record
     turns: dict[int, int] = {}
     doubled: tuple[CubeDecision, np.ndarray] | None = None
+    offer: ResignationDecision | None = None
     for n, action in enumerate(record):
         if action.kind == "flag":
             break
@@ -364,6 +398,13 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         elif action.kind in ("take", "drop") and doubled is not None:
             result.cube.append(_answer(doubled[0], replay, seat, action.kind, where))
             doubled = None
+        elif isinstance(action, Resigned):
+            offer = _resignation(judge, replay, action.seat, action.points,
+                                 turns.get(action.game, 0), where)
+            result.resignations.append(offer)
+        elif action.kind in ("accept", "decline") and offer is not None:
+            result.resignations.append(_answer_resignation(offer, action.kind))
+            offer = None
         elif action.kind == "play":
             turn = turns.get(action.game, 0)
             turns[action.game] = turn + 1
@@ -393,6 +434,32 @@ class _Where(TypedDict):
     cube_owner: int | None
 
 
+def _resignation(judge: _Judge, m: Match, seat: int, points: int, turn: int, where: _Where
+                 ) -> ResignationDecision:
+    """``seat``'s offer to resign ``points``, valued for the side offered it."""
+    g = m.game
+    other = 1 - seat
+    outputs = judge.pre_roll(g.board)  # the player on roll's view
+    if g.on_roll != other:
+        outputs = np.array([1.0 - outputs[0], outputs[3], outputs[4], outputs[1], outputs[2]])
+    stakes = Stakes(context_for(m, other))
+    accepted, played_on = cubeful.resignation_values(outputs, stakes.context, points)
+    loss = max(0.0, stakes.emg(accepted - played_on))
+    return ResignationDecision(
+        game=where["game"], turn=turn, seat=seat, kind="offer", points=points, cube=g.cube,
+        position_id=g.board.position_id, accepted=stakes.equity(accepted),
+        played_on=stakes.equity(played_on), loss=loss,
+        error="resigned too much" if loss > 0 else None)
+
+
+def _answer_resignation(offer: ResignationDecision, answer: str) -> ResignationDecision:
+    """The offered side's ``accept`` or ``decline`` of ``offer``."""
+    gain = offer.accepted - offer.played_on  # EMG, > 0: accepting is right
+    loss = max(0.0, -gain) if answer == "accept" else max(0.0, gain)
+    return replace(offer, seat=1 - offer.seat, kind=answer, loss=loss,
+                   error=f"wrong {answer}" if loss > 0 else None)
+
+
 def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: _Where
             ) -> tuple[CubeDecision, np.ndarray]:
     """The doubler's decision (``doubled`` or not) before a roll."""
@@ -410,7 +477,10 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
         loss_value = max(0.0, right - nd)
         error = "missed double" if loss_value > 0 else None
     loss = stakes.emg(loss_value)
-    close = doubled or loss > 0 or stakes.emg(nd - min(dt, dp)) < CLOSE_CUBE
+    # A no-double no better than losing a single game for sure is hopeless, however little
+    # doubling would cost (a dead cube at a lost score): not a decision anyone weighed.
+    hopeless = stakes.equity(nd) <= HOPELESS
+    close = doubled or loss > 0 or (not hopeless and stakes.emg(nd - right) < CLOSE_CUBE)
     decision = CubeDecision(
         game=where["game"], turn=turn, seat=seat, kind="double",
         position_id=board.position_id, action="double" if doubled else "no double",

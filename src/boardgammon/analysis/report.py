@@ -16,6 +16,15 @@ Conventions (all equity in normalised equity, EMG, see :mod:`.analysis`):
   default thresholds), checker plays and cube decisions together.
 * **Cube errors** by kind: missed double, wrong double, wrong take, wrong drop (any loss > 0).
 * **Luck**: see :mod:`.luck`.
+* **Resignations**: each offer, and its acceptance or refusal, judged by the game played on
+  (right or wrong, and the EMG lost); not part of the PR.
+* **Rating** (a verbal skill band) and **luck rating**: gnubg's. The rating bands bound the
+  error per decision (EMG) at 0.002 Supernatural, 0.005 World class, 0.008 Expert, 0.012
+  Advanced, 0.018 Intermediate, 0.026 Casual player, 0.035 Beginner, beyond Awful! (the GNU
+  Backgammon manual, "All About GNU Backgammon", on the analysis ratings); as PR (× 500): 1,
+  2.5, 4, 6, 9, 13, 17.5. The luck rating is gnubg's ``getLuckRating``: the luck per roll
+  (EMG) times 10 judged by the levels of a single roll (:mod:`.luck`: 0.3, 0.6): Go to bed,
+  Bad dice, man!, None, Good dice, man!, Go to Las Vegas.
 """
 
 from __future__ import annotations
@@ -29,6 +38,24 @@ from .analysis import CUBE_ERRORS, CheckerDecision, CubeDecision, MatchAnalysis
 PR_FACTOR = 500.0
 ERROR_RATE_FACTOR = 1000.0
 LUCK_LABELS = ("very lucky", "lucky", "unlucky", "very unlucky")
+RATINGS = ((1.0, "Supernatural"), (2.5, "World class"), (4.0, "Expert"), (6.0, "Advanced"),
+           (9.0, "Intermediate"), (13.0, "Casual player"), (17.5, "Beginner"))
+"""gnubg's rating bands as upper bounds of PR (module docstring); beyond the last: Awful!"""
+RATING_SOURCE = "gnubg's bands (GNU Backgammon manual)"
+LUCK_RATINGS = {"very lucky": "Go to Las Vegas", "lucky": "Good dice, man!", None: "None",
+                "unlucky": "Bad dice, man!", "very unlucky": "Go to bed"}
+
+
+def rating(pr_value: float | None) -> str | None:
+    """gnubg's verbal rating of a PR (``None`` for no decision)."""
+    if pr_value is None:
+        return None
+    return next((name for bound, name in RATINGS if pr_value < bound), "Awful!")
+
+
+def luck_rating(luck: float, rolls: int) -> str | None:
+    """gnubg's luck rating of ``luck`` (EMG) over ``rolls`` rolls (``None`` for none)."""
+    return LUCK_RATINGS[luck_mod.label(10 * luck / rolls)] if rolls else None
 
 
 @dataclass(frozen=True)
@@ -46,6 +73,8 @@ class PlayerSummary:
         luck_rolls: counts of rolls by luck label.
         luck_adjusted: the luck-adjusted result (:func:`.luck.luck_adjusted`; MWC in a match,
             points in money play), ``None`` for an unfinished match.
+        rating, luck_rating: gnubg's verbal bands of ``pr`` and of the luck per roll
+            (:func:`rating`, :func:`luck_rating`), ``None`` without decisions or rolls.
     """
 
     seat: int
@@ -65,6 +94,8 @@ class PlayerSummary:
     luck_mwc: float
     luck_rolls: dict[str, int]
     luck_adjusted: float | None
+    rating: str | None
+    luck_rating: str | None
 
     @property
     def decisions(self) -> int:
@@ -128,7 +159,8 @@ def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
         luck=own, luck_mwc=own_units,
         luck_rolls={k: labels.get(k, 0) for k in LUCK_LABELS},
         luck_adjusted=(None if result is None
-                       else luck_mod.luck_adjusted(result, own_units, theirs_units)))
+                       else luck_mod.luck_adjusted(result, own_units, theirs_units)),
+        rating=rating(pr(losses)), luck_rating=luck_rating(own, len(rolls)))
 
 
 def _result(analysis: MatchAnalysis, seat: int) -> float | None:
@@ -189,6 +221,7 @@ def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
     out = {"length": s.length, "score": list(s.score), "winner": s.winner, "plies": s.plies,
            "pr": s.pr, "blunders": s.blunders,
            "players": [{**asdict(p), "decisions": p.decisions} for p in s.players]}
+    out["resignations"] = [asdict(r) for r in analysis.resignations]
     if moves:
         out["moves"] = decisions(analysis)
     return _rounded(out)
@@ -214,6 +247,22 @@ def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "—" if x is None else format(x, spec)
 
 
+def _resignation_lines(analysis: MatchAnalysis, seat: int) -> list[str]:
+    """One line per resignation ``seat`` offered or answered: right or wrong, by how much."""
+    names = {1: "a single", 2: "a gammon", 3: "a backgammon"}
+    lines = []
+    for r in analysis.resignations:
+        if r.seat != seat:
+            continue
+        what = {"offer": "offered to resign", "accept": "accepted a resignation of",
+                "decline": "declined a resignation of"}[r.kind]
+        verdict = (f"wrong ({r.error}), lost {r.loss:.3f} EMG" if r.error else "right")
+        lines.append(f"  game {r.game + 1}: {what} {names[r.points]} at cube {r.cube}: "
+                     f"{verdict} (accepting {r.accepted:+.3f}, playing on {r.played_on:+.3f} "
+                     f"EMG for the side offered it)")
+    return lines
+
+
 def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
     """A readable report: one block per player, the match PR, and with ``moves`` one line per
     decision (the turns where not doubling was clearly right are counted at the end, not
@@ -229,21 +278,26 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
     depth = f"analysed at {s.plies}-ply" + (", luck at 0-ply" if s.plies else "")
     lines = [f"{kind}, {score}, {depth}",
              f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}",
-             "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG", ""]
+             "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG",
+             f"Ratings, {RATING_SOURCE}: PR under "
+             + ", ".join(f"{bound:g} {name}" for bound, name in RATINGS) + ", else Awful!", ""]
     unit = "MWC" if s.length else "points"
     for p in s.players:
         lines += [
             f"{p.name} (seat {p.seat})",
-            f"  PR {_fmt(p.pr)}   error rate {_fmt(p.error_rate)} mEMG/decision   "
-            f"checker {_fmt(p.checker_error_rate)} mEMG/move",
+            f"  PR {_fmt(p.pr)} ({p.rating or 'no decision'})   error rate "
+            f"{_fmt(p.error_rate)} mEMG/decision   checker {_fmt(p.checker_error_rate)} "
+            f"mEMG/move",
             f"  decisions {p.decisions} ({p.unforced} checker, {p.cube_decisions} cube), "
             f"forced {p.forced} ({_plural(p.dances, 'dance')}; not counted)",
             f"  doubtful {p.skill['doubtful']}  errors {p.skill['error']}  "
             f"blunders {p.skill['blunder']} (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
-            f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}); "
+            f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), luck rating "
+            f"{p.luck_rating or 'no roll'}; "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
-            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}", ""]
+            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}",
+            *_resignation_lines(analysis, p.seat), ""]
     if moves:
         clear = 0
         width = max(12, *(len(n) for n in analysis.players))  # names line up however long

@@ -2,10 +2,11 @@
 
 ``FILE`` is a Jellyfish ``.mat`` file (as gnubg exports) or a JSON match record
 (``Match.to_json``, as ``selfplay --save`` writes); the format is told by the content, not the
-name. Prints a per-player summary; ``--moves`` adds every decision, ``--json`` prints the same
-as JSON (:func:`boardgammon.analysis.report.to_dict`), ``--ply N`` searches N plies deeper than
-the network's static evaluation (0–2). Exit status 2 for a file that cannot be read or does not
-replay under the rules.
+name. Prints a per-player summary (with gnubg's verbal rating of each PR and its luck
+rating; a progress bar on standard error at a terminal); ``--moves`` adds every decision,
+``--json`` prints the same as JSON (:func:`boardgammon.analysis.report.to_dict`), ``--ply N``
+searches N plies deeper than the network's static evaluation (0–2). Exit status 2 for a file
+that cannot be read or does not replay under the rules.
 """
 
 from __future__ import annotations
@@ -60,11 +61,18 @@ def analyze(
     except InvalidRecord as exc:
         typer.echo(f"{file} is not a match record that replays: {exc}", err=True)
         raise typer.Exit(2) from None
-    try:
-        analysis = analyse_match(match, plies=ply)
-    except UnavailableDepth as exc:
-        typer.echo(f"--ply: {exc}", err=True)
-        raise typer.Exit(2) from None
+    from tqdm import tqdm
+
+    # On standard error and only at a terminal (disable=None): a long match at 2-ply takes
+    # minutes, and a pipe or a --json reader wants the result alone.
+    with tqdm(total=len(match.record), unit="action", desc="Analysing", leave=False,
+              disable=True if as_json else None) as bar:
+        try:
+            analysis = analyse_match(match, plies=ply,
+                                     progress=lambda done, _total: bar.update(done - bar.n))
+        except UnavailableDepth as exc:
+            typer.echo(f"--ply: {exc}", err=True)
+            raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(to_dict(analysis, moves=moves), indent=2))
     else:

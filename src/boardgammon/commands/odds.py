@@ -88,7 +88,8 @@ def doubles(
         ("a run of 2 doubles in a row", _pct(odds.p_run_of_2)),
         ("a run of 3 doubles in a row", _pct(odds.p_run_of_3)),
     ]
-    if odds.p_run_of_k is not None and run is not None:
+    # A run of 2 or 3 has its own line already.
+    if odds.p_run_of_k is not None and run is not None and run not in (2, 3):
         rows.append((f"a run of {_count(run, 'double')} in a row", _pct(odds.p_run_of_k)))
     rows += [
         (f"opponent rolls ≥ {_count(margin, 'double')} more than you",
@@ -132,7 +133,8 @@ def kniffel(
         ]
         typer.echo(json.dumps(out, indent=2))
         return
-    typer.echo(f"{dice} dice with {sides} sides: chance of all showing one face (exact)")
+    rolled = "1 die" if dice == 1 else f"{dice} dice"
+    typer.echo(f"{rolled} with {sides} sides: chance of all showing one face (exact)")
     header = "rolls  " + "  ".join(f"{key:>13}" for key in strategies)
     typer.echo(header)
     for r in range(rolls):

@@ -51,9 +51,14 @@ HELP = """Commands:
   board  help  quit"""
 
 
-def render(board: Board, match: Match, bot_name: str) -> str:
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
+def render(board: Board, match: Match, bot_name: str, ids: bool = True) -> str:
     """A text diagram of ``board`` (seat 0's view) with the score, cube, bar, borne-off
-    checkers and pip counts.
+    checkers and pip counts, and with ``ids`` the gnubg Position ID and Match ID of the
+    match's current state under it (left out for a play not yet confirmed).
 
     Points are numbered from seat 0's side: 13-24 along the top from left to right, 12-1 along
     the bottom, so that seat 0's home board (1-6) is bottom right. ``O`` are seat 0's checkers,
@@ -107,6 +112,11 @@ def render(board: Board, match: Match, bot_name: str) -> str:
     lines.append(numbers(bottom))
     lines.append(f" You (O): pips {you_pips}, borne off {board.borne_off(0)}.   "
                  f"Computer (X): pips {bot_pips}, borne off {board.borne_off(1)}.")
+    if ids:
+        # gnubg's IDs of the match as it stands (the position from the view of the player on
+        # roll), to paste into boardgammon plays or gnubg's "set gnubgid".
+        lines.append(f" Position ID: {game.board.position_id}   Match ID: "
+                     f"{match.match_id_gnubg}")
     return "\n".join(lines)
 
 
@@ -122,27 +132,40 @@ class TerminalGame:
 
     Args:
         bot: the computer (seat 1).
-        length: match length in points (1 or more).
+        length: match length in points (1 or more), 0 for money play.
         variant: ``standard``, ``nackgammon`` or ``hypergammon``.
         dice: returns a roll; one die each for the opening roll is its first value.
         read: reads one line of input (raises ``EOFError`` at the end).
         write: prints a line.
+        match: a match to play on (resumed from a record) instead of a new one of ``length``
+            and ``variant``; the player is seat 0.
+        jacoby: money play under the Jacoby rule.
+        saved: called with the match after each action (to keep its record on disk).
     """
 
     def __init__(self, bot: Bot, length: int, variant: str, dice: Callable[[], tuple[int, int]],
-                 read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+                 read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+                 match: Match | None = None, jacoby: bool = False,
+                 saved: Callable[[Match], None] | None = None):
         self.bot = bot
-        self.match = Match(length, variant, players=("You", f"Computer-{bot.name}"))
+        self.match = match if match is not None else Match(
+            length, variant, players=("You", f"Computer-{bot.name}"), jacoby=jacoby)
         self.dice = dice
         self.read = read
         self.write = write
-        self._games_seen = 0
+        self.saved = saved
+        # A resumed game in progress keeps its number.
+        self._games_seen = len(self.match.games) - (self.match.game.phase is Phase.OPENING)
 
     def show(self) -> None:
         self.write(render(self.match.game.board_for(YOU), self.match, self.bot.name))
 
     def run(self) -> int:
-        """Play until the match ends (returns 0) or the player quits (returns 1)."""
+        """Play until the match ends (returns 0), the player quits (returns 0), input ends
+        (returns 1) or Ctrl-C (returns 130, as a shell reports an interrupted command)."""
+        if self._games_seen and self.match.game.phase is not Phase.OPENING:
+            self.write(f"Resuming game {self._games_seen}.")
+            self.show()
         try:
             while not self.match.is_over:
                 self._start_game_if_needed()
@@ -151,16 +174,30 @@ class TerminalGame:
                     continue
                 if game.turn == BOT:
                     self._bot_turn()
-                else:
-                    if not self._your_turn():
-                        self.write("Bye.")
-                        return 1
+                elif not self._your_turn():
+                    self.write(f"You quit the match at {self._score()}.")
+                    return 0
+                self._save()
         except EOFError:
-            self.write("\nBye.")
+            self.write("\nBye (end of input).")
             return 1
+        except KeyboardInterrupt:
+            self.write("\nInterrupted (Ctrl-C).")
+            return 130
+        self._save()
         winner = "You win" if self.match.winner == YOU else "The computer wins"
         self.write(f"{winner} the match {self.match.score[YOU]}-{self.match.score[BOT]}.")
         return 0
+
+    def _score(self) -> str:
+        you, bot = self.match.score
+        if self.match.length:
+            return f"{you}-{bot} in a {self.match.length}-point match"
+        return f"you {_points(you)}, the computer {_points(bot)} (money play)"
+
+    def _save(self) -> None:
+        if self.saved is not None:
+            self.saved(self.match)
 
     # Turns ------------------------------------------------------------------------------------
 
@@ -194,7 +231,7 @@ class TerminalGame:
             who = "You win" if result.winner == YOU else "The computer wins"
             how = {"bear_off": result.outcome.name.lower(), "drop": "the dropped double",
                    "resign": f"a resigned {result.outcome.name.lower()}"}[result.reason.value]
-            self.write(f"{who} {result.points} point{'s' if result.points > 1 else ''} "
+            self.write(f"{who} {_points(result.points)} "
                        f"({how}). Score: you {self.match.score[YOU]}, computer "
                        f"{self.match.score[BOT]}.")
         elif show:
@@ -213,7 +250,7 @@ class TerminalGame:
             Phase.DOUBLE_OFFERED: f"The computer doubles to {game.cube * 2}: take or drop? > ",
             Phase.RESIGN_OFFERED: (f"The computer resigns a "
                                    f"{game.resignation.outcome.name.lower()} "
-                                   f"({int(game.resignation.outcome) * game.cube} points): "
+                                   f"({_points(int(game.resignation.outcome) * game.cube)}): "
                                    f"accept or decline? > " if game.resignation else ""),
         }
         line = self.read(prompts[game.phase]).strip()
@@ -222,7 +259,11 @@ class TerminalGame:
         index = len(self.match.games)
         try:
             if word in ("quit", "exit"):
-                return False
+                answer = self.read("Quit the match? yes or no > ").strip().lower()
+                if answer in ("y", "yes"):
+                    return False
+                self.write("Play on.")
+                return True
             if word in ("help", "?"):
                 self.write(HELP)
             elif word == "board":
@@ -270,16 +311,23 @@ class TerminalGame:
         if legal.after is None:
             raise RuntimeError(f"the legal play {legal} comes without its position after")
         self.write(f"Your play: {legal}")
-        self.write(render(legal.after, self.match, self.bot.name))
-        answer = self.read("Enter (or yes) to confirm, undo to take it back > ").strip().lower()
-        if answer in ("", "y", "yes", "ok", "confirm"):
-            self.match.play(YOU, legal)
-            if not self.match.game.is_over:
-                self.show()
-        else:
-            if answer not in ("undo", "n", "no"):
-                self.write(f"{answer!r} is neither a confirmation nor undo: play taken back.")
-            self.write("Taken back; enter your play.")
+        self.write(render(legal.after, self.match, self.bot.name, ids=False))
+        while True:
+            answer = self.read("Enter (or yes) to confirm, undo to take it back > ")
+            answer = answer.strip().lower()
+            if answer in ("", "y", "yes", "ok", "confirm"):
+                self.match.play(YOU, legal)
+                if not self.match.game.is_over:
+                    self.show()
+                return
+            if answer in ("undo", "n", "no"):
+                self.write("Taken back; enter your play.")
+                return
+            if answer == "hint":
+                self._hint()
+            else:
+                self.write(f"{answer!r} is neither a confirmation nor undo: Enter (or yes) "
+                           f"plays {legal}, undo takes it back.")
 
     def _resign(self, rest: str) -> None:
         key = rest.strip().lower() or "single"
@@ -296,8 +344,9 @@ class TerminalGame:
             ranking = self.bot.rank_plays(game.board, _rolled(game), context)
             # In a match the ranking is by match-winning chance at this score, which can order
             # two plays other than their cubeless equities do (a fresh user took it for a bug).
-            by = "match-winning chance at this score" if self.match.length else "equity"
-            self.write(f"The computer's ranking of your plays (by {by}; cubeless equity shown):")
+            # One line within 80 columns (a 100-character header wrapped).
+            by = "match-winning chance" if self.match.length else "equity"
+            self.write(f"The computer ranks your plays by {by} (cubeless equity shown):")
             for i, ranked in enumerate(ranking[:5], start=1):
                 self.write(f"  {i}. {str(ranked.play) or '(no move)':<24} {ranked.equity:+.3f}")
         elif game.phase is Phase.ROLL and not game.cube_enabled:
@@ -315,21 +364,35 @@ class TerminalGame:
 
 def play(
     bot: str = typer.Option("easy", help="Computer level."),
-    length: int = typer.Option(5, min=1, max=MAX_LENGTH, help="Match length in points."),
+    length: int = typer.Option(5, min=0, max=MAX_LENGTH,
+                               help="Match length in points; 0 for money play."),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
+    jacoby: bool = typer.Option(False, "--jacoby", help=(
+        "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
+        "been turned).")),
     dice_seed: int | None = typer.Option(None, hidden=True,
                                          help="Seeded dice instead of the CSPRNG (tests)."),
     save: Path | None = typer.Option(None, help=(
-        "Directory for the match's record, written when it ends or you quit (match-NNNN.json "
-        "and .mat, for boardgammon analyze or gnubg).")),
+        "Directory for the match's record, kept up to date after every move and written when "
+        "it ends, you quit or press Ctrl-C (match-NNNN.json and .mat, for boardgammon analyze "
+        "or gnubg).")),
+    resume: Path | None = typer.Option(None, help=(
+        "Play on from a saved record (JSON or .mat; you are its first player). Saved, as it "
+        "goes, as the next match-NNNN in --save DIR, else in the record's own directory.")),
 ) -> None:
-    """A match against the computer in the terminal."""
+    """A match (or money play) against the computer in the terminal."""
     known = levels()
     if bot not in known:
         raise typer.BadParameter(f"unknown bot level {bot!r}; known: {', '.join(known)}")
     if variant not in ("standard", "nackgammon", "hypergammon"):
         raise typer.BadParameter(f"unknown variant {variant!r}; use standard, nackgammon or "
                                  f"hypergammon")
+    if jacoby and length:
+        raise typer.BadParameter("the Jacoby rule is for money play: add --length 0",
+                                 param_hint="--jacoby")
+    resumed = _resumed(resume) if resume is not None else None
+    if resume is not None and save is None:
+        save = resume.parent
     number = 0
     if save is not None:
         try:
@@ -343,25 +406,87 @@ def play(
     else:
         rng = random.Random(dice_seed)
         bot_seed = dice_seed
+    keeper = _Keeper(save, number + 1) if save is not None else None
     game = TerminalGame(create(bot, bot_seed), length, variant,
-                        dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)))
+                        dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)), match=resumed,
+                        jacoby=jacoby, saved=keeper)
+    if keeper is not None:
+        keeper.write = game.write
     # Compiled code loads (or, the first time after installing, compiles: up to a minute
     # here) before the first move, with a word, rather than as a silent wait at the computer's
     # first move (a fresh user waited 36 s for hard's).
     game.write("Getting the computer ready…")
     warm_up()
-    game.write(f"A {length}-point match against the computer ({bot}). Type help for the "
-               f"commands.")
+    match = game.match
+    if match.length:
+        what = f"A {match.length}-point match"
+    else:
+        what = "Money play" + (" (Jacoby rule)" if match.jacoby else "")
+    if resumed is not None:
+        what = f"{what} resumed from {resume} at {game._score()},"
+    game.write(f"{what} against the computer ({bot}). Type help for the commands.")
     code = game.run()
-    if save is not None and all(a.kind in ("opening", "roll") for a in game.match.record):
-        game.write("Nothing was played: no record saved.")
-    elif save is not None:
-        try:
-            record, mat = save_match(game.match, save, number + 1)
-        except OSError as exc:
-            game.write(f"Could not save the match in {save}: {exc.strerror or exc}")
-            raise typer.Exit(1) from exc
-        state = "" if game.match.is_over else " (unfinished)"
-        game.write(f"Saved the match{state}: {record} and {mat.name}; review it with "
-                   f"boardgammon analyze {mat}")
+    if keeper is not None:
+        keeper.report(match)
+        if keeper.failed:
+            code = 1
     raise typer.Exit(code)
+
+
+def _resumed(path: Path) -> Match:
+    """The unfinished match recorded in ``path``, for ``--resume``."""
+    from .analyze import load_match
+
+    try:
+        match = load_match(path)
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {path}: {exc.strerror or exc}",
+                                 param_hint="--resume") from exc
+    except EngineError as exc:
+        raise typer.BadParameter(f"{path} is not a match record that replays: {exc}",
+                                 param_hint="--resume") from exc
+    if match.is_over:
+        raise typer.BadParameter(
+            f"{path} is a finished match ({match.score[0]}-{match.score[1]}): nothing to play "
+            f"on; start a new one without --resume", param_hint="--resume")
+    return match
+
+
+class _Keeper:
+    """Keeps the match's record on disk as ``match-NNNN.json`` and ``.mat`` in a directory,
+    rewritten after every action, so that a closed terminal or Ctrl-C loses nothing."""
+
+    def __init__(self, directory: Path, number: int) -> None:
+        self.directory = directory
+        self.number = number
+        self.write: Callable[[str], None] = print
+        self.failed = False
+        self.paths: list[Path] = []
+
+    def __call__(self, match: Match) -> None:
+        if not _played(match) or self.failed:
+            return
+        try:
+            self.paths = save_match(match, self.directory, self.number)
+        except OSError as exc:
+            self.failed = True
+            self.write(f"Could not save the match in {self.directory}: {exc.strerror or exc}; "
+                       f"play goes on unsaved.")
+
+    def report(self, match: Match) -> None:
+        """Save a last time and say what was kept."""
+        if not _played(match):
+            self.write("Nothing was played: no record saved.")
+            return
+        self(match)
+        if self.failed:
+            return
+        record, mat = self.paths
+        state = "" if match.is_over else " (unfinished)"
+        self.write(f"Saved the match{state}: {record} and {mat.name}; review it with "
+                   f"boardgammon analyze {mat}"
+                   + ("" if match.is_over else f", or play on with --resume {record}"))
+
+
+def _played(match: Match) -> bool:
+    return any(a.kind not in ("opening", "roll") for a in match.record)

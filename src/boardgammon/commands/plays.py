@@ -6,10 +6,12 @@
 * ``--json`` prints ``{"position_id": ..., "dice": [d1, d2], "plays": [{"notation": ...,
   "position_id": ...}, ...]}``.
 * ``--batch FILE`` (``-`` for standard input) reads JSON lines ``{"position_id": ...,
-  "dice": [d1, d2]}`` and writes one such JSON object per line, all in one process.
+  "dice": [d1, d2]}`` and writes one such JSON object per good line, in order, all in one
+  process; each bad line is reported on standard error by its line number, and the command
+  then exits with code 2.
 
-Bad input (a malformed Position ID, an impossible position, dice outside 1–6, a bad batch line)
-exits with code 2 and a message on standard error, before anything is printed.
+Bad input (a malformed Position ID, an impossible position, dice outside 1–6, a file that
+cannot be read) exits with code 2 and a message on standard error, before anything is printed.
 """
 
 from __future__ import annotations
@@ -65,26 +67,18 @@ def _board(position_id: object) -> np.ndarray:
     return board.array
 
 
-def list_plays(requests: Sequence[tuple[str, object]],
-               labels: Sequence[str] | None = None) -> Iterator[dict]:
+def list_plays(requests: Sequence[tuple[str, object]]) -> Iterator[dict]:
     """The answer object of each ``(position_id, (d1, d2))`` request, in order; the dice as
     given (checked here, so a request may carry text from a command line).
-
-    Args:
-        requests: the positions and rolls.
-        labels: how to name each request in an error message (e.g. ``"line 3"``).
 
     Raises:
         BadRequest: an invalid Position ID, a finished game, or dice (checked for all requests
             first).
     """
     boards, rolls = [], []
-    for i, (pid, dice) in enumerate(requests):
-        try:
-            boards.append(_board(pid))
-            rolls.append(_dice(dice))
-        except BadRequest as exc:
-            raise BadRequest(f"{labels[i]}: {exc}" if labels else str(exc)) from None
+    for pid, dice in requests:
+        boards.append(_board(pid))
+        rolls.append(_dice(dice))
     for start in range(0, len(requests), _CHUNK):
         stop = min(start + _CHUNK, len(requests))
         yield from _chunk(requests[start:stop], np.array(boards[start:stop]),
@@ -109,7 +103,13 @@ def _chunk(requests, boards: np.ndarray, dice: np.ndarray) -> Iterator[dict]:
         yield {"position_id": pid, "dice": [int(d1), int(d2)], "plays": plays}
 
 
-def _read_batch(path: Path) -> tuple[list[tuple[str, tuple[int, int]]], list[str]]:
+def _read_batch(path: Path) -> tuple[list[tuple[str, object]], list[str]]:
+    """The good requests of a batch file and the message of each bad line ("line 3: …"), in
+    the order of the file.
+
+    Raises:
+        BadRequest: the file cannot be read as text.
+    """
     name = "standard input" if str(path) == "-" else f"batch file {path}"
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
@@ -117,19 +117,27 @@ def _read_batch(path: Path) -> tuple[list[tuple[str, tuple[int, int]]], list[str
         raise BadRequest(f"cannot read {name}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise BadRequest(f"cannot read {name}: {exc.strerror or exc}") from None
-    requests, labels = [], []
+    requests: list[tuple[str, object]] = []
+    bad: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BadRequest(f"line {number}: not JSON ({exc.msg})") from None
+            bad.append(f"line {number}: not JSON ({exc.msg})")
+            continue
         if not isinstance(item, dict) or set(item) != {"position_id", "dice"}:
-            raise BadRequest(f'line {number}: expected {{"position_id": ..., "dice": [d1, d2]}}')
+            bad.append(f'line {number}: expected {{"position_id": ..., "dice": [d1, d2]}}')
+            continue
+        try:
+            _board(item["position_id"])
+            _dice(item["dice"])
+        except BadRequest as exc:
+            bad.append(f"line {number}: {exc}")
+            continue
         requests.append((item["position_id"], item["dice"]))
-        labels.append(f"line {number}")
-    return requests, labels
+    return requests, bad
 
 
 def plays(
@@ -147,8 +155,12 @@ def plays(
                 raise BadRequest("give either --batch FILE or POSITION_ID D1 D2, not both")
             if str(batch) != "-" and not batch.is_file():
                 raise BadRequest(f"no such batch file: {batch}")
-            for answer in list_plays(*_read_batch(batch)):
+            requests, bad = _read_batch(batch)
+            for answer in list_plays(requests):
                 sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
+            if bad:
+                raise BadRequest(f"{len(bad)} bad line{'s' if len(bad) > 1 else ''} "
+                                 f"(the others answered):\n" + "\n".join(bad))
             return
         if position_id is None or d1 is None or d2 is None:
             raise BadRequest("usage: boardgammon plays POSITION_ID D1 D2 (or --batch FILE)")

@@ -16,6 +16,7 @@ The bots' side of a match is :func:`bot_act`, shared with ``play``: it applies t
 from __future__ import annotations
 
 import json
+import os
 import random
 import tempfile
 import time
@@ -109,6 +110,7 @@ class Summary:
     points: list[int] = field(default_factory=lambda: [0, 0])
     match_wins: list[int] = field(default_factory=lambda: [0, 0])
     seconds: float = 0.0
+    interrupted: bool = False
 
     @property
     def points_per_game(self) -> float:
@@ -142,8 +144,9 @@ class Summary:
 
 def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         variant: str = "standard", on_game: Callable[[], None] | None = None,
-        on_match: Callable[[Match], None] | None = None) -> Summary:
-    """Play ``games`` games between two bots; returns the :class:`Summary`.
+        on_match: Callable[[Match], None] | None = None, jacoby: bool = False) -> Summary:
+    """Play ``games`` games between two bots; returns the :class:`Summary`, of the games
+    finished before Ctrl-C if it comes first (``interrupted`` set).
 
     Args:
         white, black: the bots of seat 0 and seat 1.
@@ -151,6 +154,7 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         rng: the dice.
         on_game: called after every game (progress bars).
         on_match: called with every finished match (saving records).
+        jacoby: money play under the Jacoby rule.
     """
     def dice() -> tuple[int, int]:
         return rng.randint(1, 6), rng.randint(1, 6)
@@ -158,7 +162,19 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
     bots = (white, black)
     summary = Summary(white.name, black.name, length)
     start = time.perf_counter()
-    match = Match(length, variant, players=(f"white-{white.name}", f"black-{black.name}"))
+    match = Match(length, variant, players=(f"white-{white.name}", f"black-{black.name}"),
+                  jacoby=jacoby)
+    try:
+        _play_games(match, bots, games, summary, dice, on_game, on_match)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _play_games(match: Match, bots: tuple[Bot, Bot], games: int, summary: Summary, dice: Dice,
+                on_game: Callable[[], None] | None,
+                on_match: Callable[[Match], None] | None) -> None:
     while summary.games < games:
         opening(match, dice)
         game = match.game
@@ -184,9 +200,8 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
             summary.match_wins[match.winner] += 1
             if on_match:
                 on_match(match)
-            match = Match(length, variant, players=match.players)
-    summary.seconds = time.perf_counter() - start
-    return summary
+            match = Match(match.length, match.variant, players=match.players,
+                          jacoby=match.jacoby)
 
 
 def prepare_save(directory: Path) -> int:
@@ -210,12 +225,16 @@ def prepare_save(directory: Path) -> int:
 
 def save_match(match: Match, directory: Path, number: int) -> list[Path]:
     """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
-    (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths."""
+    (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the two paths. Each file
+    is replaced whole (written beside it, then renamed), so that a record rewritten after every
+    move is never left half written by Ctrl-C or a closed terminal."""
     directory.mkdir(parents=True, exist_ok=True)
     base = directory / f"match-{number:04d}"
     record, mat = base.with_suffix(".json"), base.with_suffix(".mat")
-    record.write_text(match.to_json(indent=1))
-    mat.write_text(write_mat(match))
+    for path, text in ((record, match.to_json(indent=1)), (mat, write_mat(match))):
+        part = path.with_name(f".{path.name}.part")
+        part.write_text(text)
+        os.replace(part, path)
     return [record, mat]
 
 
@@ -229,9 +248,13 @@ def selfplay(
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     seed: int | None = typer.Option(None, help="Seed of the dice and bots (reproducible run)."),
     save: Path | None = typer.Option(None, help="Directory for the records of finished matches."),
+    jacoby: bool = typer.Option(False, "--jacoby", help=(
+        "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
+        "been turned).")),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Bot against bot: wins, gammons, backgammons, points per game and games per second."""
+    """Bot against bot: wins, gammons, backgammons, points per game and games per second.
+    Ctrl-C stops the run with the summary of the games finished (exit status 130)."""
     from tqdm import tqdm
 
     known = levels()
@@ -241,6 +264,9 @@ def selfplay(
     if variant not in ("standard", "nackgammon", "hypergammon"):
         raise typer.BadParameter(f"unknown variant {variant!r}; use standard, nackgammon or "
                                  f"hypergammon")
+    if jacoby and length:
+        raise typer.BadParameter("the Jacoby rule is for money play (--length 0)",
+                                 param_hint="--jacoby")
     rng = random.Random(seed)
     white_bot = create(white, rng.getrandbits(63))
     black_bot = create(black, rng.getrandbits(63))
@@ -270,10 +296,16 @@ def selfplay(
 
     with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
         summary = run(white_bot, black_bot, games, length, rng, variant,
-                      on_game=lambda: bar.update(1), on_match=on_match)
+                      on_game=lambda: bar.update(1), on_match=on_match, jacoby=jacoby)
     if as_json:
         typer.echo(json.dumps({**summary.to_dict(), "saved": [str(p) for p in saved]}))
     else:
+        if summary.interrupted:
+            done = summary.games
+            typer.echo(f"Interrupted (Ctrl-C): the summary of the {done} game"
+                       f"{'' if done == 1 else 's'} finished; the game under way is dropped.")
         typer.echo(summary.text())
         for p in saved:
             typer.echo(f"saved {p}")
+    if summary.interrupted:
+        raise typer.Exit(130)

@@ -8,7 +8,8 @@ The run directory holds ``state.npz`` (weights, games done, settings), rewritten
 training loss, and the mean squared error against gnubg's evaluations of the benchmark positions
 when a benchmark file is given). Rerunning the same command continues from ``state.npz``; since
 each game's dice and learning rate depend only on the seed and the game's number, the resumed
-run gives the same weights as an uninterrupted one.
+run gives the same weights as an uninterrupted one. Ctrl-C stops the run at the end of the
+chunk of games under way (at most 500), saves ``state.npz`` there and says so (exit status 130).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import os
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,8 @@ import typer
 from boardgammon.bots.network import Network
 from boardgammon.bots.training import learning_rate, train_games
 from boardgammon.engine import Board, Variant
+
+from .interrupt import deferred_interrupt
 
 DEFAULTS = {"hidden": 128, "lam": 0.7, "alpha0": 0.1, "half_life": 100_000.0, "alpha_min": 0.01,
             "anneal_at": 1_600_000.0, "alpha_late": 0.003, "checkers": 15.0}
@@ -195,13 +199,34 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
     start = Board.initial(variant).array.copy()
     log = (out / "train.log").open("a")
     bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
-    chunk = 500
     # Compile (or load numba's cache) with a call of no games, so that the first checkpoint's
     # games/s counts games only (it read 65 instead of about 450).
     train_games(*net.weights, start, checkers, seed, done, 0, settings["lam"], settings["alpha0"],
                 settings["half_life"], floor_at(done, settings))
+    with deferred_interrupt() as interrupted:
+        done = _train(net, start, checkers, seed, done, games, checkpoint_every, settings,
+                      state, export, bench, log, bar, interrupted)
+    bar.close()
+    log.close()
+    if interrupted():
+        # Saved at a whole chunk of games: each game depends only on the seed and its number,
+        # so the resumed run ends with the weights an uninterrupted one would have.
+        _save_state(state, net, done, seed, settings)
+        typer.echo(f"Interrupted (Ctrl-C): saved {state} at {done} games; rerun the same "
+                   f"command to continue from there.")
+        raise typer.Exit(130)
+    typer.echo(f"{out}: {done} games")
+
+
+def _train(net: Network, start: np.ndarray, checkers: int, seed: int, done: int, games: int,
+           checkpoint_every: int, settings: dict, state: Path, export: Path | None,
+           bench: tuple[np.ndarray, np.ndarray] | None, log, bar,
+           interrupted: Callable[[], bool]) -> int:
+    """Train from game ``done`` to ``games`` (or to the chunk at which ``interrupted()``),
+    checkpointing as it goes; returns the games done."""
+    chunk = 500
     window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
-    while done < games:
+    while done < games and not interrupted():
         n = min(chunk, games - done, checkpoint_every - done % checkpoint_every)
         if done < settings["anneal_at"]:
             n = min(n, int(settings["anneal_at"]) - done)  # one floor per call
@@ -231,6 +256,4 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
             log.flush()
             bar.set_postfix(loss=entry["loss"], gps=entry["games_per_s"])
             window_games, window_sq, window_plies, t0 = 0, 0.0, 0, time.perf_counter()
-    bar.close()
-    log.close()
-    typer.echo(f"{out}: {done} games")
+    return done

@@ -242,13 +242,25 @@ def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
     Raises:
         ValueError: ``points`` not 1, 2 or 3.
     """
+    accepted, played_on = resignation_values(o, context, points)
+    return accepted >= played_on
+
+
+def resignation_values(o: np.ndarray, context: Context, points: int) -> tuple[float, float]:
+    """(accepting, playing on) for the side offered a resignation of ``points`` (1–3, times
+    the cube) with outputs ``o`` (its view): per cube in money play, MWC in a match (the game
+    played on with a dead cube, as :func:`play_utility`).
+
+    Raises:
+        ValueError: ``points`` not 1, 2 or 3.
+    """
     if points not in (1, 2, 3):
         raise ValueError(f"a resignation is for 1, 2 or 3 points, got {points!r}")
-    c = context.cube_value
+    played_on = float(play_utility(o, context)[0])
     if context.length:
         a, b, post = context.away
-        return bool(met.match_equity(a - points * c, b, post) >= float(_dead_mwc(o, context, c)))
-    return bool(points >= float(play_utility(o, context)[0]))
+        return float(met.match_equity(a - points * context.cube_value, b, post)), played_on
+    return float(points), played_on
 
 
 def resignation(o: np.ndarray, context: Context) -> int | None:

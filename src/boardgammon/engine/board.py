@@ -24,7 +24,7 @@ from .constants import BAR, BAR_INDEX, OFF, POINTS, ROW_LENGTH
 from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
-from .plays import Move, Play, broken_rule, explain_refusal, parse_moves
+from .plays import Move, Play, broken_rule, explain_refusal, journeys, missing_checkers, parse_moves
 from .rules import is_contact, pip_counts
 
 
@@ -288,7 +288,9 @@ class Board:
 
         Raises:
             InvalidNotation: text that is not standard notation.
-            IllegalPlay: not legal; says whether the play is incomplete ("both dice can be
+            IllegalPlay: not legal; says whether the play moves checkers the player does not
+                have, lands on a point the opponent holds (naming the point, and the legal way
+                through open points when there is one), is incomplete ("both dice can be
                 played"), uses the smaller die when the larger must be played, is ambiguous,
                 or which rule it breaks (no checker on a point, the bar enters first, too many
                 moves, a move no die makes, a point held by the opponent, bearing off with a
@@ -297,7 +299,15 @@ class Board:
         """
         d1, d2 = _pair(dice)
         parsed = play if isinstance(play, Play) else Play.parse(play)
+        written = str(parsed) if isinstance(play, Play) else " ".join(play.split())
+        missing = missing_checkers(parsed, self._a)
+        if missing is not None:
+            raise IllegalPlay(f"{written} is not a legal play of {d1}-{d2}: {missing}")
         candidate = parsed._with_hits_on(self)
+        # The position alone cannot tell bar/19 19/14 from bar/20/14: a point written as a
+        # landing must be open.
+        blocked = next((m.dest for m in candidate.moves
+                        if m.dest != OFF and self._a[1, POINTS - m.dest] >= 2), None)
         # A play is identified by the position it reaches: apply the moves without checks, then
         # look the result up among the legal plays' results (linear, however many plays).
         target = self._a.astype(np.int16)
@@ -308,7 +318,7 @@ class Board:
                 if m.hit:
                     target[1, POINTS - m.dest] -= 1
                     target[1, BAR_INDEX] += 1
-        boards, moves, nmoves, _, keep, _ = self._generate(d1, d2)
+        boards, moves, nmoves, _, keep, best = self._generate(d1, d2)
         legal = np.nonzero(keep)[0]
         paths = legal[(boards[legal] == target).all(axis=(1, 2))]
         if not paths.size:
@@ -316,6 +326,13 @@ class Board:
             same_moves = legal[(boards[legal, 0] == target[0]).all(axis=1)]
             paths = [k for k in same_moves
                      if candidate._passes_for(Play._from_kernel(moves[k], int(nmoves[k]), None))]
+        if blocked is not None and best:
+            held = (f"{written} is not a legal play of {d1}-{d2}: the {blocked}-point is held by "
+                    f"the opponent ({self._a[1, POINTS - blocked]} checkers)")
+            if len(paths) == 1:
+                way = Play._from_kernel(moves[paths[0]], int(nmoves[paths[0]]), None)
+                held += f"; play it by the open points: {journeys(way)}"
+            raise IllegalPlay(held)
         if len(paths) == 1:
             k = paths[0]
             return Play._from_kernel(moves[k], int(nmoves[k]),

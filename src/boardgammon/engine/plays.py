@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
-from .constants import BAR, BAR_INDEX, HOME_POINTS, OFF, POINTS, ROW_LENGTH
+from .constants import BAR, BAR_INDEX, HOME_POINTS, OFF, POINTS
 from .errors import IllegalPlay, InvalidNotation
 
 if TYPE_CHECKING:
@@ -219,9 +219,31 @@ def explain_refusal(play: Play, nmoves: int | None, first_die: int | None, best:
     return f"{shown} is not a legal play of {roll} in this position"
 
 
+def missing_checkers(play: Play, board) -> str | None:
+    """Why ``play`` moves checkers the player does not have (``None`` when it does not): the
+    first check of a refusal, before hits are read, so that ``bar/22*`` with nothing on the bar
+    says so rather than that no blot stands on the 22-point.
+
+    Args:
+        play: the play as written (a checker may move on from where an earlier move put it).
+        board: ``int[2, 25]`` position before the play (mover's view, layout of ``Board``).
+    """
+    leaving = Counter(m.source for m in play.moves)
+    leaving.subtract(m.dest for m in play.moves if m.dest != OFF)
+    for point in sorted(leaving, reverse=True):
+        have, need = int(board[0, point - 1]), leaving[point]
+        where = "on the bar" if point == BAR else f"on the {point}-point"
+        if have == 0 < need:
+            return f"there is no checker of yours {where} to move"
+        if have < need:
+            return f"it moves {need} checkers from {where[3:]}, where you have {have}"
+    return None
+
+
 def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
     """The rule an impossible play breaks on its own, for the message of an
-    :class:`IllegalPlay`; ``None`` when only the combination of its moves is illegal.
+    :class:`IllegalPlay`; ``None`` when only the combination of its moves is illegal. Checkers
+    the player does not have are refused before (:func:`missing_checkers`).
 
     Only called on the refusal path, never while generating plays.
 
@@ -232,10 +254,6 @@ def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
         d1, d2: the roll.
     """
     mine, theirs = board[0], board[1]
-    short = [i for i in range(ROW_LENGTH) if after[0, i] < 0]
-    if short:
-        where = "on the bar" if short[-1] == BAR_INDEX else f"on the {short[-1] + 1}-point"
-        return f"there is no checker of yours {where} to move"
     if mine[BAR_INDEX] and any(m.source != BAR for m in play.moves) \
             and sum(m.source == BAR for m in play.moves) < mine[BAR_INDEX]:
         return "checkers on the bar must enter before any other move"
@@ -284,7 +302,14 @@ def _notation(moves: tuple[Move, ...]) -> str:
     return text
 
 
-def _write_notation(moves: tuple[Move, ...]) -> str:
+def journeys(play: Play) -> str:
+    """``play`` in standard notation with every point each checker lands on written out
+    (``bar/20/14`` where :meth:`Play.notation` writes ``bar/14``): the way to play it when the
+    points a player wrote are blocked."""
+    return _write_notation(play.moves, passes=True)
+
+
+def _write_notation(moves: tuple[Move, ...], passes: bool = False) -> str:
     paths: list[list[tuple[int, bool]]] = []
     for m in sorted(moves, key=lambda m: (-m.source, -m.dest)):
         for path in paths:
@@ -298,7 +323,7 @@ def _write_notation(moves: tuple[Move, ...]) -> str:
         parts = [_point_text(path[0][0])]
         for i, (p, hit) in enumerate(path[1:], start=1):
             last = i == len(path) - 1
-            if hit or last:
+            if hit or last or passes:
                 parts.append(_point_text(p) + ("*" if hit else ""))
         texts.append("/".join(parts))
     # The same journey repeated is written once with its count; when the first of them hits

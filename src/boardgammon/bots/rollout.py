@@ -1,0 +1,146 @@
+"""Rollouts by our network at 0-ply, with variance reduction: the kernel of
+``boardgammon rollout`` and of the training labels (``training/rollouts.py``).
+
+* ``trials`` games from the position, the first roll stratified over the 36 outcomes (trial
+  ``i`` starts with outcome ``i mod 36``), later rolls from numba's generator seeded by
+  ``seed + i``, so a trial depends only on the seed and its number (a rollout run in batches of
+  36 trials is the same rollout);
+* every play chosen greedily at 0-ply (:func:`boardgammon.bots.training.choose`, bear-off
+  database included);
+* variance reduction as gnubg's rollouts do it: at each ply the best play of all 21 rolls is
+  found and valued at 0-ply; the roll's luck, the chosen roll's value minus the 21 rolls'
+  average, is subtracted from the game's result. Luck has mean zero whatever the network's
+  errors, so the estimate stays unbiased, and most of the dice's noise cancels;
+* a game stops when it ends (its result), when it reaches a race valued exactly by the one-sided
+  bear-off database (both sides bearing off, a checker off each), or at ``truncate`` plies
+  (0: never) with the network's 0-ply value there.
+
+Results are the five cubeless outputs (win, win gammon, win backgammon, lose gammon, lose
+backgammon) from the view of the player on roll, averaged over the trials, with their standard
+errors (standard deviation over trials / √trials).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boardgammon._numba_cache import njit
+from boardgammon.bots import bearoff
+from boardgammon.bots.encoding import N_INPUTS
+from boardgammon.bots.network import N_OUTPUTS, Network, flip_into
+from boardgammon.bots.training import choose
+from boardgammon.engine import movegen
+
+MAX_PLIES = 2048  # far above real games; a longer one is valued at 0-ply where it stands
+_CAP = 4096
+
+
+def _roll_index() -> np.ndarray:
+    """``int64[7, 7]``: the row of :data:`bearoff.ROLLS` of each ordered roll ``(d1, d2)``."""
+    idx = np.full((7, 7), -1, dtype=np.int64)
+    for r, (a, b) in enumerate(bearoff.ROLLS):
+        idx[a, b] = idx[b, a] = r
+    return idx
+
+
+ROLL_INDEX = _roll_index()
+
+
+@njit(cache=True)
+def _to_root(o, side, out):
+    """Outputs ``o`` of the side ``side`` plies from the root (0: the root's player) in the
+    root's view."""
+    if side == 0:
+        out[:] = o
+    else:
+        flip_into(o, out)
+
+
+@njit(cache=True)
+def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index, trials,
+            truncate, seed, plain, adjusted):
+    """Roll out ``board`` (player on roll's view, game not over) ``trials`` times at 0-ply.
+
+    Writes each trial's result (root player's view) into ``plain[trials, 5]`` and the same
+    result less the luck of every roll into ``adjusted[trials, 5]``. ``db``: the bear-off
+    database or an empty array; ``rolls``/``roll_weights``: the 21 rolls and their chances,
+    ``roll_index[d1, d2]`` the row of a roll; ``truncate``: plies after which a game is valued
+    at 0-ply (0: never); trial ``i`` draws its dice after the first from seed ``seed + i``.
+    """
+    bufs = movegen.make_buffers(_CAP)
+    nh = b1.shape[0]
+    x = np.empty(N_INPUTS, dtype=np.float32)
+    h = np.empty(nh, dtype=np.float32)
+    o = np.empty(N_OUTPUTS, dtype=np.float32)
+    best_o = np.empty(N_OUTPUTS, dtype=np.float32)
+    mine = np.empty(N_OUTPUTS, dtype=np.float32)
+    cand = np.empty((2, 25), dtype=np.int8)
+    nr = rolls.shape[0]
+    chosen = np.empty((nr, 2, 25), dtype=np.int8)
+    value = np.empty((nr, N_OUTPUTS), dtype=np.float32)  # root's view
+    terminal = np.empty(nr, dtype=np.bool_)
+    mean = np.empty(N_OUTPUTS, dtype=np.float64)
+    luck = np.empty(N_OUTPUTS, dtype=np.float64)
+    result = np.empty(N_OUTPUTS, dtype=np.float32)
+    cur = np.empty((2, 25), dtype=np.int8)
+    for trial in range(trials):
+        np.random.seed(seed + trial)
+        cur[:] = board
+        luck[:] = 0.0
+        side = 0
+        t = 0
+        while True:
+            if t == 0:
+                k = trial % 36
+                d1, d2 = k // 6 + 1, k % 6 + 1
+            else:
+                d1 = np.random.randint(1, 7)
+                d2 = np.random.randint(1, 7)
+            mean[:] = 0.0
+            for r in range(nr):
+                end = choose(cur, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, db, bufs,
+                             x, h, o, best_o, cand, chosen[r])
+                if end:
+                    mine[:] = best_o
+                else:
+                    flip_into(best_o, mine)
+                _to_root(mine, side, value[r])
+                terminal[r] = end
+                for j in range(N_OUTPUTS):
+                    mean[j] += roll_weights[r] * value[r, j]
+            r = roll_index[d1, d2]
+            for j in range(N_OUTPUTS):
+                luck[j] += value[r, j] - mean[j]
+            result[:] = value[r]
+            t += 1
+            if terminal[r] or t == truncate or t >= MAX_PLIES:
+                break
+            cur[:] = chosen[r]
+            side ^= 1
+            if db.shape[0] > 0 and bearoff.lookup_into(cur, checkers, db, o):
+                break  # value[r] is already the exact value
+        for j in range(N_OUTPUTS):
+            plain[trial, j] = result[j]
+            adjusted[trial, j] = result[j] - luck[j]
+
+
+def label(net: Network, boards: np.ndarray, trials: int, truncate: int, seeds: np.ndarray,
+          db: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rollout outputs of ``boards`` (player on roll's view): ``(outputs, stderr,
+    plain_outputs, plain_stderr)``, each ``float32[P, 5]``, luck-adjusted and plain from the
+    same trials; position ``i``'s dice come from ``seeds[i]``. ``db``: the bear-off database
+    (default), or an empty array to roll bear-offs out too."""
+    if db is None:
+        db = bearoff.table()
+    p = len(boards)
+    out = np.empty((4, p, N_OUTPUTS), dtype=np.float32)
+    plain = np.empty((trials, N_OUTPUTS), dtype=np.float64)
+    adjusted = np.empty((trials, N_OUTPUTS), dtype=np.float64)
+    for i in range(p):
+        rollout(np.ascontiguousarray(boards[i], dtype=np.int8), 15, *net.weights, db,
+                bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, trials, truncate,
+                int(seeds[i]), plain, adjusted)
+        for row, a in ((0, adjusted), (2, plain)):
+            out[row, i] = a.mean(axis=0)
+            out[row + 1, i] = a.std(axis=0, ddof=1) / np.sqrt(trials) if trials > 1 else 0.0
+    return out[0], out[1], out[2], out[3]

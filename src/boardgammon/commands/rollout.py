@@ -1,0 +1,212 @@
+"""``boardgammon rollout POSITION_ID [--match-id ID] [--trials N] [--truncate N] [--seed S]``:
+the position before the roll rolled out by our network (:mod:`boardgammon.bots.rollout`: 0-ply
+plays, luck-adjusted results, the first roll stratified over the 36 outcomes), with a progress
+bar showing the running cubeless equity and its standard error; then the outputs with their
+standard errors, the equities and the cube decision as ``boardgammon eval`` prints them.
+
+With ``--dice D1 D2`` the best ``--plays`` plays of that roll (by the network at 0-ply) are
+rolled out instead, each from its resulting position with the same trials, and listed best
+first with their equities and standard errors (the mover's view).
+
+Trials run in batches of 36 (a whole set of first rolls); the result of a batched rollout is
+that of one run of as many trials. Ctrl-C stops at the end of the batch under way and prints the
+result of the trials done. ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+import typer
+
+from boardgammon.engine import Board
+
+from .evaluate import fail, judge, position_and_match, text
+from .interrupt import deferred_interrupt
+
+BATCH = 36
+"""Trials per kernel call: the 36 first rolls, so that every batch is stratified alike."""
+
+
+def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
+             progress: Callable[[np.ndarray], None] | None = None,
+             interrupted: Callable[[], bool] = lambda: False) -> np.ndarray:
+    """Luck-adjusted results ``float64[n, 5]`` (player on roll's view) of ``n`` trials of
+    ``board``: ``trials``, or fewer when ``interrupted()`` turns true between two batches.
+
+    Args:
+        truncate: plies after which a trial is valued at 0-ply (0: played to the end).
+        seed: trial ``i`` draws its dice after the first roll from seed ``seed + i``.
+        progress: called with the results so far after each batch.
+    """
+    from boardgammon.bots import bearoff
+    from boardgammon.bots.neural import shipped_network
+    from boardgammon.bots.rollout import ROLL_INDEX, rollout
+
+    net = shipped_network("hypergammon" if board.checkers == 3 else "standard")
+    results = np.empty((trials, 5), dtype=np.float64)
+    plain = np.empty((BATCH, 5), dtype=np.float64)
+    done = 0
+    while done < trials and not interrupted():
+        n = min(BATCH, trials - done)
+        rollout(np.ascontiguousarray(board.array), board.checkers, *net.weights,
+                bearoff.table(), bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, n, truncate,
+                seed + done, plain[:n], results[done:done + n])
+        done += n
+        if progress is not None:
+            progress(results[:done])
+    return results[:done]
+
+
+def _mover_view(results: np.ndarray) -> np.ndarray:
+    """Results of trials from the opponent's view (on roll after a play) in the mover's."""
+    return np.stack([1.0 - results[:, 0], results[:, 3], results[:, 4], results[:, 1],
+                     results[:, 2]], axis=-1)
+
+
+def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
+                   truncate: int = 0, seed: int = 1,
+                   interrupted: Callable[[], bool] = lambda: False
+                   ) -> list[tuple[str, np.ndarray]]:
+    """The best ``plays`` plays of ``dice`` in ``board`` (player on roll's view) by the
+    network at 0-ply, each with the luck-adjusted results ``float64[n, 5]`` (the mover's view)
+    of ``trials`` trials from its resulting position (fewer, or none for the plays not
+    reached, after ``interrupted()``); a play that ends the game has its result, once."""
+    from boardgammon.analysis.evaluator import terminal_outputs
+    from boardgammon.bots.network import cubeless_equity
+    from boardgammon.bots.neural import NetworkEvaluator
+
+    legal = board.legal_plays(*dice)
+    afters = np.stack([p.board_after.array for p in legal])
+    theirs = NetworkEvaluator().evaluate(np.ascontiguousarray(afters[:, ::-1]),
+                                         board.checkers, 0).astype(np.float64)
+    # Best for the mover: worst for the opponent, on roll after it.
+    order = np.argsort(np.asarray(cubeless_equity(theirs)), kind="stable")[:plays]
+    ranked = []
+    for k in order:
+        play = legal[int(k)]
+        done = terminal_outputs(afters[k], board.checkers)
+        if done is not None:
+            ranked.append((str(play), np.asarray(done, dtype=np.float64)[None]))
+        elif not interrupted():
+            results = roll_out(play.board_after.swapped(), trials, truncate, seed,
+                               interrupted=interrupted)
+            ranked.append((str(play), _mover_view(results)))
+    return ranked
+
+
+def _equity_and_error(results: np.ndarray) -> tuple[float, float]:
+    """The cubeless equity of the mean of ``results`` and its standard error."""
+    from boardgammon.bots.network import cubeless_equity
+
+    equities = np.asarray(cubeless_equity(results))
+    error = float(equities.std(ddof=1) / np.sqrt(len(equities))) if len(equities) > 1 else 0.0
+    return float(equities.mean()), error
+
+
+def rollout_command(
+    position_id: str = typer.Argument(..., help="gnubg Position ID, player on roll's view."),
+    match_id: str | None = typer.Option(None, "--match-id", help=(
+        "gnubg Match ID: score, cube, player on roll (default: money play, cube 1 centred).")),
+    trials: int = typer.Option(1296, "--trials", help="Games to play out (1 or more)."),
+    ply: int = typer.Option(0, "--ply", help="Depth of the plays in the trials (0)."),
+    truncate: int = typer.Option(0, "--truncate", help=(
+        "Plies after which a trial is valued by the network (0: played to the end).")),
+    seed: int = typer.Option(1, "--seed", help="Seed of the dice (0 to 2^31 - 2^16)."),
+    dice: tuple[int, int] | None = typer.Option(None, "--dice", help=(
+        "Roll out the best plays of this roll (two dice, e.g. --dice 3 1) instead.")),
+    plays: int = typer.Option(3, "--plays", help="With --dice: how many plays (1 or more)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
+) -> None:
+    """Roll a position out: the outputs and equities with their standard errors, and the cube
+    decision."""
+    from tqdm import tqdm
+
+    board, fields = position_and_match(position_id, match_id)
+    if ply != 0:
+        raise fail(f"--ply {ply}: rollouts play their trials at 0-ply only (give --ply 0)")
+    if trials < 1:
+        raise fail(f"--trials is 1 or more, not {trials}")
+    if truncate < 0:
+        raise fail(f"--truncate is 0 (play to the end) or a number of plies, not {truncate}")
+    if not 0 <= seed <= 2**31 - 2**16 - trials:
+        raise fail(f"--seed is 0 to {2**31 - 2**16 - trials} for {trials} trials, not {seed}")
+    if dice is not None:
+        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json)
+        return
+    with tqdm(total=trials, unit="trial", disable=not progress or as_json,
+              leave=False) as bar, deferred_interrupt() as interrupted:
+
+        def show(results: np.ndarray) -> None:
+            equity, error = _equity_and_error(results)
+            bar.update(len(results) - bar.n)
+            bar.set_postfix_str(f"equity {equity:+.3f} ± {error:.3f}")
+
+        results = roll_out(board, trials, truncate, seed, show, interrupted)
+    if not len(results):
+        typer.echo("Interrupted (Ctrl-C) before the first batch of trials: no result.")
+        raise typer.Exit(130)
+    mean = results.mean(axis=0)
+    errors = (results.std(axis=0, ddof=1) / np.sqrt(len(results)) if len(results) > 1
+              else np.zeros(5))
+    equity_error = _equity_and_error(results)[1]
+    result = judge(board, mean, fields)
+    if len(results) < trials:
+        typer.echo(f"Interrupted (Ctrl-C) after {len(results)} of {trials} trials: the result "
+                   f"of those.", err=as_json)
+    if as_json:
+        typer.echo(json.dumps({"position_id": position_id, "match_id": match_id,
+                               "trials": len(results), "truncate": truncate, "seed": seed,
+                               **result.__dict__, "stderr": errors.tolist(),
+                               "cubeless_stderr": equity_error}))
+    else:
+        how = (f"a rollout of {len(results)} trials, 0-ply, "
+               + (f"truncated at {truncate} plies" if truncate else "played to the end"))
+        typer.echo(text(result, fields, how, (*errors.tolist(), equity_error)))
+    if len(results) < trials:
+        raise typer.Exit(130)
+
+
+def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
+                    truncate: int, seed: int, as_json: bool) -> None:
+    from boardgammon.engine import EngineError
+    from boardgammon.engine.board import check_dice
+
+    try:
+        d1, d2 = check_dice(*dice)
+    except (EngineError, ValueError) as exc:
+        raise fail(f"--dice: {exc}") from None
+    if plays < 1:
+        raise fail(f"--plays is 1 or more, not {plays}")
+    with deferred_interrupt() as interrupted:
+        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted)
+    rows = []
+    for play, results in ranked:
+        equity, error = _equity_and_error(results)
+        errors = (results.std(axis=0, ddof=1) / np.sqrt(len(results)) if len(results) > 1
+                  else np.zeros(5))
+        rows.append({"play": play or "(no move)", "trials": len(results),
+                     "outputs": results.mean(axis=0).tolist(), "stderr": errors.tolist(),
+                     "cubeless": equity, "cubeless_stderr": error})
+    rows.sort(key=lambda r: -r["cubeless"])
+    cut = interrupted() and (len(ranked) < min(plays, len(board.legal_plays(d1, d2)))
+                             or any(r["trials"] < trials for r in rows))
+    if cut:
+        typer.echo("Interrupted (Ctrl-C): the plays and trials done so far.", err=as_json)
+    if as_json:
+        typer.echo(json.dumps({"dice": [d1, d2], "truncate": truncate, "seed": seed,
+                               "plays": rows}))
+    else:
+        depth = f"truncated at {truncate} plies" if truncate else "played to the end"
+        typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} (0-ply, {depth}; "
+                   f"cubeless equity of the mover ± standard error):")
+        for i, r in enumerate(rows, start=1):
+            w, wg, wbg, lg, lbg = r["outputs"]
+            typer.echo(f"  {i}. {r['play']:<22} {r['cubeless']:+.3f} ± "
+                       f"{r['cubeless_stderr']:.3f}   win {w:.1%} (gammon {wg:.1%}), "
+                       f"lose gammon {lg:.1%}   {r['trials']} trials")
+    if cut:
+        raise typer.Exit(130)

@@ -1,0 +1,89 @@
+"""``boardgammon eval``: chances, equities and the cube decision, on positions whose values are
+exact (bear-offs from the one-sided database, Janowski's formula for the cube)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from boardgammon.bots import bearoff
+from boardgammon.cli import app
+from boardgammon.commands.evaluate import cube_action
+from boardgammon.engine import Board
+from boardgammon.engine.ids import MatchIdFields, encode_match_id
+
+runner = CliRunner()
+LAST_ROLL = Board.from_points({6: 1}, {1: 1})  # the opponent is off next turn
+
+
+def _eval(*args: str) -> dict:
+    result = runner.invoke(app, ["eval", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_last_roll_is_exact():
+    # 27 of 36 rolls bear a checker off from the 6-point (every roll but 2-1, 3-1, 4-1, 3-2
+    # and 1-1): 75 %, cubeless +0.5. Janowski money, no gammons (W = L = 1), bear-off cube
+    # efficiency 0.6: take point 0.2, cash point 0.8; no double 0.6·(-1 + 2·0.55/0.6) + 0.4·0.5
+    # = 0.700, double/take 2·(0.6·(-1 + 2·0.55/0.8) + 0.4·0.5) = 0.850.
+    out = _eval(LAST_ROLL.position_id)
+    assert out["outputs"] == pytest.approx([0.75, 0, 0, 0, 0], abs=1e-6)
+    assert out["cubeless"] == pytest.approx(0.5, abs=1e-6)
+    assert out["cube"] == pytest.approx([0.700, 0.850, 1.0], abs=1e-6)
+    assert out["cubeful"] == pytest.approx(0.850, abs=1e-6)
+    assert out["action"] == "Double, take"
+    text = runner.invoke(app, ["eval", LAST_ROLL.position_id]).stdout
+    assert "  on roll       75.0%     0.0%     0.0%" in text
+    assert "Proper cube action: Double, take" in text
+
+
+def test_bear_off_races_match_the_one_sided_database():
+    rng = random.Random(3)
+    for _ in range(8):
+        sides = []
+        for _side in range(2):
+            counts = [0] * 6
+            for _checker in range(rng.randint(1, 14)):
+                counts[rng.randrange(6)] += 1
+            sides.append(counts)
+        board = Board.from_points({p + 1: n for p, n in enumerate(sides[0]) if n},
+                                  {p + 1: n for p, n in enumerate(sides[1]) if n})
+        out = _eval(board.position_id)
+        p = bearoff.win_probability(*sides)
+        assert out["outputs"][0] == pytest.approx(p, abs=1e-6)
+        assert out["cubeless"] == pytest.approx(2 * p - 1, abs=1e-5)
+
+
+def test_match_score_and_crawford():
+    crawford = encode_match_id(MatchIdFields(length=5, score=(4, 2), crawford=True))
+    out = _eval(Board.initial().position_id, "--match-id", crawford)
+    assert out["cube"] is None and out["action"] == "no cube decision: the Crawford game"
+    assert 0 < out["mwc"] < 1
+    owned = encode_match_id(MatchIdFields(length=7, score=(1, 3), cube=2, cube_owner=1))
+    out = _eval(Board.initial().position_id, "--match-id", owned)
+    assert out["action"] == "no cube decision: the cube is the opponent's"
+
+
+@pytest.mark.parametrize(("values", "action"), [
+    ((0.1, -0.2, 1.0), "No double, take"),
+    ((0.8, 0.9, 1.0), "Double, take"),
+    ((0.8, 1.2, 1.0), "Double, pass"),
+    ((1.2, 1.6, 1.0), "Too good to double, pass"),
+])
+def test_cube_action(values, action):
+    assert cube_action(*values) == action
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["4HPwATDgc/AB"], "error: "),
+    (["4HPwATDgc/ABMA", "--ply", "3"], "error: --ply is 0, 1 or 2, not 3"),
+    (["4HPwATDgc/ABMA", "--match-id", "nonsense"], "error: "),
+])
+def test_bad_input_exits_2_with_a_message(args, message):
+    result = runner.invoke(app, ["eval", *args])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert message in result.stderr

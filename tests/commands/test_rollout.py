@@ -1,0 +1,97 @@
+"""``boardgammon rollout``: the package's kernel run in batches, exact where the value is known,
+standard errors shrinking as 1/√N."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boardgammon.bots.neural import shipped_network
+from boardgammon.bots.rollout import label
+from boardgammon.cli import app
+from boardgammon.commands.rollout import roll_out
+from boardgammon.engine import Board
+
+runner = CliRunner()
+START = Board.initial()
+LAST_ROLL = Board.from_points({6: 1}, {1: 1})  # 27 of 36 rolls win: 75 %
+
+
+def _se(results: np.ndarray) -> np.ndarray:
+    return results.std(axis=0, ddof=1) / np.sqrt(len(results))
+
+
+def test_batches_give_the_rollout_of_one_run():
+    results = roll_out(START, 80, truncate=3, seed=9)  # two whole batches and a part
+    outputs, stderr, _, _ = label(shipped_network(), START.array[None], 80, 3, np.array([9]))
+    assert results.mean(axis=0) == pytest.approx(outputs[0], abs=1e-6)
+    assert _se(results) == pytest.approx(stderr[0], abs=1e-6)
+
+
+def test_standard_errors_shrink_as_one_over_the_root_of_the_trials():
+    few = _se(roll_out(START, 144, truncate=4, seed=1))
+    many = _se(roll_out(START, 576, truncate=4, seed=1001))
+    ratio = few[0] / many[0]  # √(576 / 144) = 2
+    assert 1.5 < ratio < 2.7, (few, many)
+
+
+def test_a_last_roll_rolls_out_to_its_exact_value():
+    results = roll_out(LAST_ROLL, 36)
+    # Luck-adjusted, every trial is the average over the rolls: exactly 27/36.
+    assert results[:, 0] == pytest.approx(np.full(36, 0.75), abs=1e-6)
+    assert _se(results)[0] < 1e-6
+
+
+def test_ctrl_c_keeps_the_batches_done():
+    calls = []
+
+    def interrupted() -> bool:
+        calls.append(1)
+        return len(calls) > 1  # after the first batch
+
+    assert len(roll_out(START, 360, truncate=2, interrupted=interrupted)) == 36
+
+
+def test_the_command_prints_outputs_errors_and_the_cube_decision():
+    result = runner.invoke(app, ["rollout", LAST_ROLL.position_id, "--trials", "36", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["trials"] == 36 and out["outputs"][0] == pytest.approx(0.75, abs=1e-6)
+    assert out["cubeless"] == pytest.approx(0.5, abs=1e-5)
+    assert out["action"] == "Double, take"
+    shown = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
+                                "2", "--no-progress"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith("Evaluation by a rollout of 36 trials, 0-ply, truncated at 2 "
+                                   "plies, money play, cube 1:")
+    assert "(standard error)" in shown.stdout and "Proper cube action:" in shown.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--ply", "1"], "error: --ply 1: rollouts play their trials at 0-ply only (give --ply 0)"),
+    (["--trials", "0"], "error: --trials is 1 or more, not 0"),
+    (["--truncate", "-1"], "error: --truncate is 0 (play to the end) or a number of plies"),
+])
+def test_bad_options_exit_2_with_a_message(args, message):
+    result = runner.invoke(app, ["rollout", START.position_id, *args])
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_the_best_plays_of_a_roll_rolled_out():
+    result = runner.invoke(app, ["rollout", START.position_id, "--dice", "3", "1", "--trials",
+                                 "36", "--truncate", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["plays"]
+    assert len(rows) == 3 and rows[0]["play"] == "8/5 6/5"
+    assert [r["cubeless"] for r in rows] == sorted((r["cubeless"] for r in rows), reverse=True)
+    assert all(r["trials"] == 36 and 0 < r["cubeless_stderr"] < 0.05 for r in rows)
+    # A play that ends the game is its result, exactly, with no trial needed.
+    last = json.loads(runner.invoke(app, ["rollout", LAST_ROLL.position_id, "--dice", "6",
+                                          "5", "--json"]).stdout)["plays"]
+    assert last == [{"play": "6/off", "trials": 1, "outputs": [1.0, 0.0, 0.0, 0.0, 0.0],
+                     "stderr": [0.0] * 5, "cubeless": 1.0, "cubeless_stderr": 0.0}]
+    bad = runner.invoke(app, ["rollout", START.position_id, "--dice", "7", "1"])
+    assert bad.exit_code == 2 and "error: --dice:" in bad.stderr
