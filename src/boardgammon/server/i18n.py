@@ -63,6 +63,20 @@ MESSAGES: dict[str, dict[str, str]] = {
             "skipped; die = byte mod 6 + 1)."
         ),
         "language": "Language",
+        "site.home": "Play",
+        "site.pages": "About the game",
+        "site.fair": "Provably fair dice",
+        "site.rules": "Rules",
+        "site.skill": "Skill levels and PR",
+        "site.glossary": "Glossary",
+        "fair.box": "Match ID",
+        "fair.submit": "Verify rolls",
+        "fair.malformed": (
+            "{match} is not a match ID. A match ID starts with mat_ followed by letters and "
+            "digits, e.g. mat_3q7kzx2bq4…; the result screen and the audit page show it."
+        ),
+        "fair.unknown": "There is no dice record for match {match} on this server.",
+        "audit.about": "How provably fair dice work",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -115,6 +129,21 @@ MESSAGES: dict[str, dict[str, str]] = {
             "werden übersprungen; Würfel = Byte mod 6 + 1)."
         ),
         "language": "Sprache",
+        "site.home": "Spielen",
+        "site.pages": "Über das Spiel",
+        "site.fair": "Nachweislich faire Würfel",
+        "site.rules": "Regeln",
+        "site.skill": "Spielstärke und PR",
+        "site.glossary": "Glossar",
+        "fair.box": "Partie-ID",
+        "fair.submit": "Würfe prüfen",
+        "fair.malformed": (
+            "{match} ist keine Partie-ID. Eine Partie-ID beginnt mit mat_, gefolgt von "
+            "Buchstaben und Ziffern, z. B. mat_3q7kzx2bq4…; Ergebnisanzeige und Prüfseite zeigen "
+            "sie."
+        ),
+        "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
+        "audit.about": "Wie nachweislich faire Würfel funktionieren",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -166,8 +195,42 @@ MESSAGES: dict[str, dict[str, str]] = {
             "（バイト fc–ff は飛ばし、ダイス = バイト mod 6 + 1）。"
         ),
         "language": "言語",
+        "site.home": "対戦する",
+        "site.pages": "ゲームについて",
+        "site.fair": "検証可能な公正ダイス",
+        "site.rules": "ルール",
+        "site.skill": "棋力と PR",
+        "site.glossary": "用語集",
+        "fair.box": "対戦 ID",
+        "fair.submit": "ロールを検証",
+        "fair.malformed": (
+            "{match} は対戦 ID ではありません。対戦 ID は mat_ の後に英数字が続きます"
+            "（例：mat_3q7kzx2bq4…）。結果画面と監査ページに表示されます。"
+        ),
+        "fair.unknown": "このサーバーには対戦 {match} のダイス記録はありません。",
+        "audit.about": "検証可能な公正ダイスの仕組み",
     },
 }
+
+
+# The reading pages in the order of the site's footer: (key, address); "site.{key}" names each.
+SITE_PAGES = (
+    ("fair", "/fair"),
+    ("glossary", "/glossary"),
+)
+
+
+def page_context(language: str, page: str | None = None) -> dict[str, object]:
+    """What ``base.html`` needs for its header and footer: the language, its translator, the
+    languages, the site's pages and which of them (``page``, a key of :data:`SITE_PAGES`) this
+    is."""
+    return {
+        "lang": language,
+        "languages": LANGUAGES,
+        "t": translator(language),
+        "site_pages": SITE_PAGES,
+        "page": page,
+    }
 
 
 def choose_language(requested: str | None, accept_language: str | None) -> str:

@@ -1,0 +1,75 @@
+"""The reading pages (server/routes/pages.py) over HTTP: one address each in three languages
+without an account, the guessed addresses of the dice page redirecting with their query, the
+match-ID box's answers (a redirect to the audit page, or a message on the page), and the
+header and footer every page shares with the audit page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, live_match, make_app
+
+from boardgammon.server.i18n import LANGUAGES, SITE_PAGES
+
+
+@pytest.fixture
+def client(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as c:
+        yield c
+
+
+def test_every_page_in_every_language_without_an_account(client):
+    for _, path in SITE_PAGES:
+        for code in LANGUAGES:
+            r = client.get(f"{path}?lang={code}")
+            assert r.status_code == 200, (path, code)
+            assert f'<html lang="{code}">' in r.text
+            # No inline scripts or handlers: the pages must work under a strict CSP.
+            assert not re.search(r"<script(?![^>]*\bsrc=)|\son[a-z]+=", r.text), (path, code)
+            for _, other in SITE_PAGES:
+                assert f'href="{other}?lang={code}"' in r.text, (path, code, other)
+    german = client.get("/glossary", headers={"Accept-Language": "de-AT,de;q=0.9"})
+    assert '<html lang="de">' in german.text
+
+
+@pytest.mark.parametrize("alias", ["/provably-fair", "/verify", "/dice", "/audit"])
+def test_the_guessed_addresses_of_the_dice_page_redirect_with_their_query(client, alias):
+    r = client.get(f"{alias}?lang=ja", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (301, "/fair?lang=ja")
+    assert client.get(alias, follow_redirects=False).headers["location"] == "/fair"
+
+
+def test_glossary_has_the_same_terms_in_every_language(client):
+    terms = {code: re.findall(r'<dt id="([a-z-]+)">', client.get(f"/glossary?lang={code}").text)
+             for code in LANGUAGES}
+    assert terms["en"] == [
+        "point", "blot", "anchor", "prime", "pip-count", "home-board", "bar", "dance",
+        "bear-off", "cube", "take", "drop", "crawford", "gammon", "backgammon", "equity", "mwc",
+        "pr", "ply", "luck",
+    ]
+    assert terms["de"] == terms["ja"] == terms["en"]
+
+
+def test_match_box_opens_a_real_matchs_audit_page(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    r = client.get(f"/fair?match=+{match_id}+&lang=de", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (303, f"/audit/{match_id}?lang=de")
+    audit = client.get(r.headers["location"]).text
+    assert 'href="/fair?lang=de" id="about-fair"' in audit
+    assert 'href="/glossary?lang=de"' in audit
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("<b>x", "&lt;b&gt;x is not a match ID."),
+    ("mat_bad-chars", "mat_bad-chars is not a match ID."),
+    ("mat_doesnotexist", "There is no dice record for match mat_doesnotexist on this server."),
+])
+def test_match_box_answers_a_malformed_or_unknown_id_on_the_page(client, typed, message):
+    r = client.get("/fair", params={"match": typed, "lang": "en"})
+    assert r.status_code == 200
+    assert message in r.text and 'role="alert"' in r.text
+    assert f'id="match-id" name="match" value="{html.escape(typed)}"' in r.text

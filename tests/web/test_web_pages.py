@@ -1,0 +1,96 @@
+"""The reading pages (server/routes/pages.py) in Chromium: every page in every language fits a
+360 px screen without horizontal scrolling (screenshots at 360 and 1280 px go to
+test-output/web/ for review), the match-ID box opens a real match's audit page and answers a
+malformed or unknown ID on the page, and the app's footer opens the pages in its language."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from boardgammon.server.i18n import LANGUAGES, SITE_PAGES
+
+pytestmark = pytest.mark.browser
+
+
+def overflow(page) -> int:
+    """How many CSS pixels the page is wider than its window (0 when nothing scrolls sideways)."""
+    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_every_page_in_every_language_fits(browser, live_server, output_dir, width):
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    for key, path in SITE_PAGES:
+        for code in LANGUAGES:
+            page.goto(f"{live_server}{path}?lang={code}")
+            assert page.get_attribute("html", "lang") == code
+            assert page.locator("footer.site a[aria-current=page]").get_attribute("href") == (
+                f"{path}?lang={code}")
+            page.screenshot(path=str(output_dir / f"page-{key}-{code}-{width}.png"),
+                            full_page=True)
+            assert overflow(page) == 0, f"{path}?lang={code} scrolls sideways at {width} px"
+    context.close()
+
+
+def computer_match(page, base: str) -> str:
+    """A guest's 1-point match against the computer, once its first roll is on record."""
+    page.goto(base)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    answer = page.request.post(f"{base}/api/matches/computer",
+                               data={"level": "easy", "length": 1, "variant": "standard"})
+    assert answer.status == 201, answer.text()
+    match_id = answer.json()["match_id"]
+    for _ in range(200):
+        if page.request.get(f"{base}/api/audit/{match_id}").status == 200:
+            return match_id
+        time.sleep(0.05)
+    raise AssertionError(f"no dice record for {match_id} within 10 s")
+
+
+def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server, output_dir):
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+
+    page.goto(f"{live_server}/fair?lang=de")
+    page.fill("#match-id", "hello")
+    page.click("#match-box button[type=submit]")
+    alert = page.locator("#match-problem")
+    assert "hello ist keine Partie-ID" in alert.inner_text()
+    assert page.input_value("#match-id") == "hello"
+    page.screenshot(path=str(output_dir / "page-fair-malformed-de-360.png"), full_page=True)
+    assert overflow(page) == 0
+
+    page.fill("#match-id", "mat_doesnotexist")
+    page.click("#match-box button[type=submit]")
+    assert page.locator("#match-problem").inner_text() == (
+        "Für die Partie mat_doesnotexist gibt es auf diesem Server kein Würfelprotokoll.")
+
+    page.fill("#match-id", f"  {match_id} ")
+    page.click("#match-box button[type=submit]")
+    page.wait_for_url(f"{live_server}/audit/{match_id}?lang=de")
+    assert page.locator("h1").inner_text() == f"Würfelprotokoll der Partie {match_id}"
+    assert page.locator("#rolls tbody tr").count() >= 1
+    # The audit page leads back to the explanation, in its language.
+    assert page.get_attribute("#about-fair", "href") == "/fair?lang=de"
+    page.screenshot(path=str(output_dir / "page-audit-de-360.png"), full_page=True)
+    assert overflow(page) == 0
+    context.close()
+
+
+def test_the_apps_footer_opens_the_pages_in_its_language(browser, live_server):
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(live_server)
+    page.select_option("#lang", "ja")
+    link = page.locator("footer#footer a", has_text="検証可能な公正ダイス")
+    assert link.get_attribute("href") == "/fair?lang=ja"
+    link.click()
+    page.wait_for_url(f"{live_server}/fair?lang=ja")
+    assert page.locator("h1").inner_text() == "検証可能な公正ダイス"
+    assert overflow(page) == 0
+    context.close()
