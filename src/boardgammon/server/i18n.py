@@ -216,6 +216,7 @@ MESSAGES: dict[str, dict[str, str]] = {
 # The reading pages in the order of the site's footer: (key, address); "site.{key}" names each.
 SITE_PAGES = (
     ("fair", "/fair"),
+    ("rules", "/rules"),
     ("glossary", "/glossary"),
 )
 

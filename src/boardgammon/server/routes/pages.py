@@ -1,6 +1,6 @@
 """The pages players read, one address each, in ``?lang=en|de|ja`` (else by
 ``Accept-Language``), no account needed: ``GET /fair`` (provably fair dice, with the box that
-opens a match's audit page) and ``/glossary``. The addresses people
+opens a match's audit page), ``/rules`` and ``/glossary``. The addresses people
 guess for the dice page (``/provably-fair``, ``/verify``, ``/dice``, ``/audit``) redirect to
 ``/fair`` with their query.
 
@@ -15,9 +15,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from boardgammon.dice.ids import is_match_id
+from boardgammon.engine import Board
+from boardgammon.engine.clock import PRESETS
+from boardgammon.engine.match import OFFERED_LENGTHS
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.match_state import points
 from boardgammon.server.routes.audit import pages as templates
 
 router = APIRouter(include_in_schema=False)
@@ -61,6 +65,45 @@ def _alias(request: Request) -> RedirectResponse:
 
 for _path in ALIASES:
     router.add_api_route(_path, _alias, methods=["GET"])
+
+
+def board_view(board: Board, dice: tuple[int, ...] = (), cube: int = 1,
+               cube_side: str = "centre") -> dict[str, object]:
+    """What ``web/board.js``'s ``renderBoard`` draws, for ``board`` seen by the player on roll
+    (``mine`` and ``theirs`` as 26 counts in that player's numbering, ``[0]`` off, ``[25]``
+    bar), with ``dice`` shown on the viewer's side and the cube at ``cube_side``."""
+    theirs = points(board.swapped())
+    return {
+        "mine": points(board),
+        "theirs": [theirs[0], *reversed(theirs[1:25]), theirs[25]],
+        "dice": {"values": list(dice), "used": [False] * len(dice), "side": "me"} if dice else None,
+        "cube": {"value": cube, "side": cube_side},
+    }
+
+
+# The rules page's diagrams, drawn in the browser by /static/rules.js with the match page's own
+# board code; positions come from the engine's setups, so the page shows what is played.
+RULES_DIAGRAMS = {
+    "standard": board_view(Board.initial("standard")),
+    "nackgammon": board_view(Board.initial("nackgammon")),
+    "hypergammon": board_view(Board.initial("hypergammon")),
+    # A hit checker on the bar against four closed points of the opponent's home board: only a 3
+    # or a 1 enters, and 6-6 dances.
+    "bar": board_view(Board.from_points({25: 1, 13: 5, 8: 3, 6: 4, 5: 2},
+                                        {6: 3, 5: 2, 4: 2, 2: 2, 13: 4, 24: 2}), dice=(6, 6)),
+    # Bearing off with 6-2: no checker on the 6-point or higher, so the 6 bears off from the 5.
+    "bearoff": board_view(Board.from_points({5: 2, 3: 1, 2: 2}, {1: 2, 2: 3}), dice=(6, 2)),
+    # After a double taken: the cube at 2 on the taker's side.
+    "cube": board_view(Board.initial("standard"), cube=2, cube_side="them"),
+}
+
+
+@router.get("/rules", response_class=HTMLResponse)
+def rules(request: Request, lang: str | None = None) -> HTMLResponse:
+    """The rules of international backgammon (the clock presets and match lengths from the
+    engine), with diagrams drawn by ``/static/rules.js``."""
+    return _render(request, "rules", lang, diagrams=RULES_DIAGRAMS, presets=PRESETS.values(),
+                   lengths=OFFERED_LENGTHS)
 
 
 @router.get("/glossary", response_class=HTMLResponse)
