@@ -217,6 +217,7 @@ MESSAGES: dict[str, dict[str, str]] = {
 SITE_PAGES = (
     ("fair", "/fair"),
     ("rules", "/rules"),
+    ("skill", "/skill-levels"),
     ("glossary", "/glossary"),
 )
 

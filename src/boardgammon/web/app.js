@@ -19,7 +19,9 @@ const app = {
 };
 
 // The server's reading pages (server/routes/pages.py), opened in the language chosen here.
-const SITE_PAGES = [["fair", "/fair"], ["rules", "/rules"], ["glossary", "/glossary"]];
+const SITE_PAGES = [
+  ["fair", "/fair"], ["rules", "/rules"], ["skill", "/skill-levels"], ["glossary", "/glossary"],
+];
 
 function navigate(path, replace = false) {
   if (replace) history.replaceState(null, "", path);

@@ -1,6 +1,6 @@
 """The pages players read, one address each, in ``?lang=en|de|ja`` (else by
 ``Accept-Language``), no account needed: ``GET /fair`` (provably fair dice, with the box that
-opens a match's audit page), ``/rules`` and ``/glossary``. The addresses people
+opens a match's audit page), ``/rules``, ``/skill-levels`` and ``/glossary``. The addresses people
 guess for the dice page (``/provably-fair``, ``/verify``, ``/dice``, ``/audit``) redirect to
 ``/fair`` with their query.
 
@@ -104,6 +104,12 @@ def rules(request: Request, lang: str | None = None) -> HTMLResponse:
     engine), with diagrams drawn by ``/static/rules.js``."""
     return _render(request, "rules", lang, diagrams=RULES_DIAGRAMS, presets=PRESETS.values(),
                    lengths=OFFERED_LENGTHS)
+
+
+@router.get("/skill-levels", response_class=HTMLResponse)
+def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
+    """What PR measures, the usual bands, luck, and how our analysis compares with gnubg."""
+    return _render(request, "skill", lang)
 
 
 @router.get("/glossary", response_class=HTMLResponse)
