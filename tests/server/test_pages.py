@@ -73,3 +73,18 @@ def test_match_box_answers_a_malformed_or_unknown_id_on_the_page(client, typed, 
     assert r.status_code == 200
     assert message in r.text and 'role="alert"' in r.text
     assert f'id="match-id" name="match" value="{html.escape(typed)}"' in r.text
+
+
+def test_odds_page_shows_the_odds_commands_figures(client):
+    from boardgammon.stats import doubles_odds, kniffel_odds
+
+    page = client.get("/odds", params={"rolls": 10, "margin": 1, "games": 5, "lang": "de"}).text
+    odds = doubles_odds(rolls=10, margin=1, games=5)
+    for key in ("p_at_least_one_double", "p_run_of_3", "p_opponent_run_of_3_within_games"):
+        row = re.search(rf'<tr data-key="{key}"><td>[^<]*</td><td>([^<]*)</td>', page)
+        assert row and row.group(1) == f"{float(getattr(odds, key)) * 100:.2f} %"
+    assert f"{float(kniffel_odds().optimal[2]) * 100:.2f} %" in page  # 4.60 %
+
+    bad = client.get("/odds", params={"rolls": 0}).text
+    assert 'id="doubles-problem"' in bad and 'id="doubles-table"' not in bad
+    assert 'id="hit-answer"' in bad  # the other questions are still answered

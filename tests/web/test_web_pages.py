@@ -94,3 +94,37 @@ def test_the_apps_footer_opens_the_pages_in_its_language(browser, live_server):
     assert page.locator("h1").inner_text() == "検証可能な公正ダイス"
     assert overflow(page) == 0
     context.close()
+
+
+def test_the_odds_calculator_counts_through_the_engine(browser, live_server):
+    from boardgammon.odds import hit_count
+
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server}/odds?lang=en")
+    # The direct and indirect shot table, as published: 11, 12, 14, 15, 15, 17 for 1-6.
+    shots = page.eval_on_selector_all(
+        "#shots tbody tr", "rows => rows.map(r => Number(r.children[1].textContent))")
+    assert shots[:12] == [11, 12, 14, 15, 15, 17, 6, 6, 5, 3, 2, 3]
+    assert shots == [hit_count(d).count for d in range(1, 25)]
+    entering = page.eval_on_selector_all(
+        "#entering tbody tr", "rows => rows.map(r => [r.children[1].textContent,"
+        " r.children[2].textContent].map(t => Number(t.split('/')[0])))")
+    assert entering == [[36 - k * k, (6 - k) ** 2] for k in range(7)]
+
+    page.fill("#hit-form input[name=distance]", "6")
+    page.fill("#hit-form input[name=blocked]", "3")
+    page.click("#hit-form button")
+    answer = page.locator("#hit-answer").inner_text()
+    assert "16 of 36 throws (44.44 %)" in answer and "3-3" not in answer
+    assert hit_count(6, [3]).count == 16
+
+    page.fill("#bearoff-form input[name=bearoff]", "0 2 0 0 0 0")
+    page.click("#bearoff-form button")
+    assert "26 of 36 throws" in page.locator("#bearoff-answer").inner_text()
+
+    page.fill("#hit-form input[name=blocked]", "6")
+    page.click("#hit-form button")
+    assert "between the checker and the blot" in page.locator("#hit-problem").inner_text()
+    assert overflow(page) == 0
+    context.close()

@@ -77,6 +77,73 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "fair.unknown": "There is no dice record for match {match} on this server.",
         "audit.about": "How provably fair dice work",
+        "site.odds": "Odds calculator",
+        "odds.intro": (
+            "Exact chances for the questions players count at the board. The hitting, entering "
+            "and bearing-off figures are counted from the game's own legal plays over the 36 "
+            "throws of two dice: a roll counts when some legal play of it does the thing asked, "
+            "and every roll except a double can be thrown two ways (6-5 and 5-6)."
+        ),
+        "odds.compute": "Count",
+        "odds.result": "{count} of 36 throws ({percent})",
+        "odds.which": "The rolls that do it (doubles once, the others twice):",
+        "odds.none": "No roll does it.",
+        "odds.hit.title": "Hitting a blot",
+        "odds.hit.text": (
+            "One of your checkers and an opponent's blot some pips in front of it. Direct shots "
+            "use one die; combination shots add both dice, or three or four steps of a double, "
+            "and stop on the points in between, which the opponent may hold."
+        ),
+        "odds.distance": "Pips to the blot (1–24)",
+        "odds.blocked": (
+            "Points held by the opponent in between, in pips from your checker (e.g. 3, 5)"
+        ),
+        "odds.shots": "With nothing in between",
+        "odds.col.distance": "Pips",
+        "odds.col.throws": "Throws of 36",
+        "odds.col.chance": "Chance",
+        "odds.enter.title": "Entering from the bar",
+        "odds.enter.text": (
+            "A die enters when the point it names in the opponent's home board is open. One "
+            "checker enters unless both dice are closed; two checkers both enter only when both "
+            "dice are open (a double of an open number enters both)."
+        ),
+        "odds.col.closed": "Closed points",
+        "odds.col.one": "One checker enters",
+        "odds.col.two": "Both of two enter",
+        "odds.bear.title": "Bearing off in one roll",
+        "odds.bear.text": (
+            "How many checkers on each point of your home board: the chance to bear them all off "
+            "with the next roll."
+        ),
+        "odds.bear.point": "Checkers on points 1 to 6, in that order",
+        "odds.doubles.title": "Doubles",
+        "odds.doubles.text": (
+            "Runs of doubles for two fair dice, you and your opponent rolling N times each, as "
+            "the command boardgammon odds doubles counts them, exactly."
+        ),
+        "odds.rolls": "Rolls each (N)",
+        "odds.margin": "Margin (D)",
+        "odds.games": "Games (G)",
+        "odds.expected": "Expected doubles in N rolls",
+        "odds.p_at_least_one_double": "At least one double",
+        "odds.p_run_of_2": "A run of 2 doubles in a row",
+        "odds.p_run_of_3": "A run of 3 doubles in a row",
+        "odds.p_opponent_more_by_margin": "The opponent rolls at least D more doubles than you",
+        "odds.p_you_more_by_margin": "You roll at least D more doubles than the opponent",
+        "odds.p_opponent_run_of_3_within_games": (
+            "The opponent rolls 3 doubles in a row in at least one of G games"
+        ),
+        "odds.kniffel.title": "Kniffel (Yahtzee)",
+        "odds.kniffel.text": (
+            "Five dice, all showing one face, within 1, 2 or 3 rolls: holding the best dice each "
+            "time (optimal), always re-rolling all five, and keeping the largest group's face "
+            "(boardgammon odds kniffel)."
+        ),
+        "odds.col.rolls": "Rolls",
+        "odds.col.optimal": "Optimal holding",
+        "odds.col.always": "Re-roll all",
+        "odds.col.fixed": "Keep the largest group",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -144,6 +211,73 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
         "audit.about": "Wie nachweislich faire Würfel funktionieren",
+        "site.odds": "Wahrscheinlichkeitsrechner",
+        "odds.intro": (
+            "Genaue Chancen für die Fragen, die Spieler am Brett zählen. Treffen, Einwürfeln "
+            "und Abtragen werden aus den legalen Zügen des Spiels über die 36 Würfe zweier "
+            "Würfel gezählt: Ein Wurf zählt, wenn irgendein legaler Zug damit das Gefragte tut, "
+            "und jeder Wurf außer einem Pasch fällt auf zwei Arten (6-5 und 5-6)."
+        ),
+        "odds.compute": "Zählen",
+        "odds.result": "{count} von 36 Würfen ({percent})",
+        "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
+        "odds.none": "Kein Wurf schafft es.",
+        "odds.hit.title": "Einen Blot treffen",
+        "odds.hit.text": (
+            "Einer Ihrer Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
+            "nutzen einen Würfel; kombinierte addieren beide Würfel oder drei, vier Schritte "
+            "eines Paschs und halten auf den Feldern dazwischen, die der Gegner halten kann."
+        ),
+        "odds.distance": "Augen bis zum Blot (1–24)",
+        "odds.blocked": (
+            "Vom Gegner gehaltene Felder dazwischen, in Augen von Ihrem Stein (z. B. 3, 5)"
+        ),
+        "odds.shots": "Ohne etwas dazwischen",
+        "odds.col.distance": "Augen",
+        "odds.col.throws": "Würfe von 36",
+        "odds.col.chance": "Chance",
+        "odds.enter.title": "Von der Bar einwürfeln",
+        "odds.enter.text": (
+            "Ein Würfel setzt ein, wenn sein Feld im Heimfeld des Gegners offen ist. Ein Stein "
+            "kommt herein, außer beide Würfel sind zu; zwei Steine kommen beide nur herein, wenn "
+            "beide Würfel offen sind (ein Pasch einer offenen Zahl bringt beide herein)."
+        ),
+        "odds.col.closed": "Geschlossene Felder",
+        "odds.col.one": "Ein Stein kommt herein",
+        "odds.col.two": "Beide von zwei",
+        "odds.bear.title": "Abtragen mit einem Wurf",
+        "odds.bear.text": (
+            "Wie viele Steine auf jedem Feld Ihres Heimfelds stehen: die Chance, sie alle mit dem "
+            "nächsten Wurf abzutragen."
+        ),
+        "odds.bear.point": "Steine auf den Feldern 1 bis 6, in dieser Reihenfolge",
+        "odds.doubles.title": "Pasch",
+        "odds.doubles.text": (
+            "Pasch-Serien mit zwei fairen Würfeln, Sie und Ihr Gegner würfeln je N-mal, genau "
+            "gezählt wie vom Befehl boardgammon odds doubles."
+        ),
+        "odds.rolls": "Würfe je Seite (N)",
+        "odds.margin": "Abstand (D)",
+        "odds.games": "Spiele (G)",
+        "odds.expected": "Erwartete Pasche in N Würfen",
+        "odds.p_at_least_one_double": "Mindestens ein Pasch",
+        "odds.p_run_of_2": "2 Pasche hintereinander",
+        "odds.p_run_of_3": "3 Pasche hintereinander",
+        "odds.p_opponent_more_by_margin": "Der Gegner würfelt mindestens D Pasche mehr als Sie",
+        "odds.p_you_more_by_margin": "Sie würfeln mindestens D Pasche mehr als der Gegner",
+        "odds.p_opponent_run_of_3_within_games": (
+            "Der Gegner würfelt in mindestens einem von G Spielen 3 Pasche hintereinander"
+        ),
+        "odds.kniffel.title": "Kniffel",
+        "odds.kniffel.text": (
+            "Fünf Würfel mit derselben Augenzahl in 1, 2 oder 3 Würfen: mit bestem Halten "
+            "(optimal), immer alle fünf neu würfeln, und die größte Gruppe halten "
+            "(boardgammon odds kniffel)."
+        ),
+        "odds.col.rolls": "Würfe",
+        "odds.col.optimal": "Optimal halten",
+        "odds.col.always": "Alle neu",
+        "odds.col.fixed": "Größte Gruppe halten",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -209,6 +343,73 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "fair.unknown": "このサーバーには対戦 {match} のダイス記録はありません。",
         "audit.about": "検証可能な公正ダイスの仕組み",
+        "site.odds": "確率計算",
+        "odds.intro": (
+            "盤上でプレイヤーが数える確率を正確に示します。ヒット、エンター、ベアオフの数字は、"
+            "2 個のダイスの 36 通りについてゲーム自身の合法手から数えています。"
+            "求めることができる合法手が 1 つでもあればそのロールを数え、ゾロ目以外は 2 通り（6-5 と"
+            " 5-6）あります。"
+        ),
+        "odds.compute": "数える",
+        "odds.result": "36 通り中 {count} 通り（{percent}）",
+        "odds.which": "できるロール（ゾロ目は 1 通り、それ以外は 2 通り）：",
+        "odds.none": "できるロールはありません。",
+        "odds.hit.title": "ブロットをヒットする",
+        "odds.hit.text": (
+            "あなたの駒 1 個と、その何ピップか先にある相手のブロット。ダイレクトショットはダイス 1 "
+            "個、"
+            "コンビネーションショットは 2 個の合計かゾロ目の 3〜4 歩で、途中のポイントに止まります"
+            "。"
+            "途中のポイントは相手が持っていることがあります。"
+        ),
+        "odds.distance": "ブロットまでのピップ（1〜24）",
+        "odds.blocked": "途中で相手が持つポイント（あなたの駒からのピップ、例：3, 5）",
+        "odds.shots": "途中に何もない場合",
+        "odds.col.distance": "ピップ",
+        "odds.col.throws": "36 通り中",
+        "odds.col.chance": "確率",
+        "odds.enter.title": "バーからのエンター",
+        "odds.enter.text": (
+            "ダイスの目が示す相手のホームボードのポイントが空いていればエンターできます。1 個なら両"
+            "方の目が"
+            "塞がれていない限り入り、2 個とも入るのは両方の目が空いているときだけです（空いた目のゾ"
+            "ロ目なら両方入ります）。"
+        ),
+        "odds.col.closed": "塞がれたポイント",
+        "odds.col.one": "1 個が入る",
+        "odds.col.two": "2 個とも入る",
+        "odds.bear.title": "1 回のロールでベアオフ",
+        "odds.bear.text": (
+            "ホームボードの各ポイントにある駒の数：次のロールで全部ベアオフできる確率。"
+        ),
+        "odds.bear.point": "ポイント 1〜6 の駒の数（この順に）",
+        "odds.doubles.title": "ゾロ目",
+        "odds.doubles.text": (
+            "公正な 2 個のダイスで、あなたと相手がそれぞれ N 回振るときのゾロ目の連続。"
+            "boardgammon odds doubles コマンドと同じく正確に数えます。"
+        ),
+        "odds.rolls": "各自のロール数（N）",
+        "odds.margin": "差（D）",
+        "odds.games": "ゲーム数（G）",
+        "odds.expected": "N 回で期待されるゾロ目の数",
+        "odds.p_at_least_one_double": "ゾロ目が 1 回以上",
+        "odds.p_run_of_2": "ゾロ目が 2 回連続",
+        "odds.p_run_of_3": "ゾロ目が 3 回連続",
+        "odds.p_opponent_more_by_margin": "相手のゾロ目があなたより D 回以上多い",
+        "odds.p_you_more_by_margin": "あなたのゾロ目が相手より D 回以上多い",
+        "odds.p_opponent_run_of_3_within_games": (
+            "G ゲームのうち 1 ゲーム以上で相手がゾロ目を 3 回連続"
+        ),
+        "odds.kniffel.title": "ヤッツィー（Kniffel）",
+        "odds.kniffel.text": (
+            "5 個のダイスが 1〜3 回のロールですべて同じ目になる確率：最善の残し方、毎回 5 個とも振"
+            "り直す、"
+            "一番大きい組の目を残す（boardgammon odds kniffel）。"
+        ),
+        "odds.col.rolls": "ロール",
+        "odds.col.optimal": "最善の残し方",
+        "odds.col.always": "全部振り直し",
+        "odds.col.fixed": "最大の組を残す",
     },
 }
 
@@ -218,6 +419,7 @@ SITE_PAGES = (
     ("fair", "/fair"),
     ("rules", "/rules"),
     ("skill", "/skill-levels"),
+    ("odds", "/odds"),
     ("glossary", "/glossary"),
 )
 

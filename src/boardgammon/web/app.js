@@ -20,7 +20,8 @@ const app = {
 
 // The server's reading pages (server/routes/pages.py), opened in the language chosen here.
 const SITE_PAGES = [
-  ["fair", "/fair"], ["rules", "/rules"], ["skill", "/skill-levels"], ["glossary", "/glossary"],
+  ["fair", "/fair"], ["rules", "/rules"], ["skill", "/skill-levels"], ["odds", "/odds"],
+  ["glossary", "/glossary"],
 ];
 
 function navigate(path, replace = false) {

@@ -1,14 +1,19 @@
 """The pages players read, one address each, in ``?lang=en|de|ja`` (else by
 ``Accept-Language``), no account needed: ``GET /fair`` (provably fair dice, with the box that
-opens a match's audit page), ``/rules``, ``/skill-levels`` and ``/glossary``. The addresses people
-guess for the dice page (``/provably-fair``, ``/verify``, ``/dice``, ``/audit``) redirect to
-``/fair`` with their query.
+opens a match's audit page), ``/rules``, ``/skill-levels``, ``/odds`` (the calculator, answered
+on the page from :mod:`boardgammon.odds` and :mod:`boardgammon.stats`) and ``/glossary``. The
+addresses people guess for the dice page (``/provably-fair``, ``/verify``, ``/dice``,
+``/audit``) redirect to ``/fair`` with their query.
 
-A page's text is its template ``pages/{page}.{lang}.html``; the header, footer and the few short
+A page's text is its template ``pages/{page}.{lang}.html`` (or, where all its words are in
+:mod:`boardgammon.server.i18n`, ``pages/{page}.html``); the header, footer and the few short
 strings they share are in :mod:`boardgammon.server.i18n`.
 """
 
 from __future__ import annotations
+
+import re
+from functools import cache
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -18,11 +23,21 @@ from boardgammon.dice.ids import is_match_id
 from boardgammon.engine import Board
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import OFFERED_LENGTHS
+from boardgammon.odds import (
+    MAX_DISTANCE,
+    InvalidOddsQuery,
+    RollCount,
+    bear_off_count,
+    enter_count,
+    hit_count,
+)
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.i18n import choose_language, page_context
 from boardgammon.server.match_state import points
+from boardgammon.server.routes.audit import TEMPLATES
 from boardgammon.server.routes.audit import pages as templates
+from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
 
 router = APIRouter(include_in_schema=False)
 
@@ -32,7 +47,11 @@ ALIASES = ("/provably-fair", "/verify", "/dice", "/audit")
 def _render(request: Request, page: str, lang: str | None, **fields: object) -> HTMLResponse:
     language = choose_language(lang, request.headers.get("accept-language"))
     context = page_context(language, page) | fields
-    return templates.TemplateResponse(request, f"pages/{page}.{language}.html", context)
+    # A page whose words are all in i18n has one template for every language.
+    name = f"pages/{page}.{language}.html"
+    if not (TEMPLATES / name).is_file():
+        name = f"pages/{page}.html"
+    return templates.TemplateResponse(request, name, context)
 
 
 @router.get("/fair", response_class=HTMLResponse)
@@ -110,6 +129,67 @@ def rules(request: Request, lang: str | None = None) -> HTMLResponse:
 def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
     """What PR measures, the usual bands, luck, and how our analysis compares with gnubg."""
     return _render(request, "skill", lang)
+
+
+@cache
+def odds_tables() -> dict[str, object]:
+    """The calculator's fixed tables: direct and indirect shots at every distance with nothing
+    in between, and entering one and two checkers against 0–6 closed points."""
+    return {
+        "shots": [(d, hit_count(d)) for d in range(1, MAX_DISTANCE + 1)],
+        "entering": [(k, enter_count(k, 1), enter_count(k, 2)) for k in range(7)],
+    }
+
+
+def _numbers(text: str) -> list[int]:
+    """The whole numbers in ``text`` ("3, 5" or "3 5"); anything else is a bad question."""
+    words = [w for w in re.split(r"[\s,;]+", text.strip()) if w]
+    if not all(w.isdigit() for w in words):
+        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text!r}")
+    return [int(w) for w in words]
+
+
+@router.get("/odds", response_class=HTMLResponse)
+def odds(
+    request: Request,
+    lang: str | None = None,
+    distance: int = 6,
+    blocked: str = "",
+    bearoff: str = "",
+    rolls: int = 25,
+    margin: int = 2,
+    games: int = 20,
+) -> HTMLResponse:
+    """The odds calculator: the chance to hit a blot ``distance`` pips away past the
+    ``blocked`` distances, to bear off the checkers on ``bearoff`` (six counts, points 1–6) in
+    one roll, and the doubles figures for ``rolls`` rolls a side (``margin``, ``games`` as in
+    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). A question out
+    of range gets its message beside its form."""
+    problems: dict[str, str] = {}
+    hit: RollCount | None = None
+    bear: RollCount | None = None
+    doubles = None
+    try:
+        hit = hit_count(distance, _numbers(blocked))
+    except InvalidOddsQuery as error:
+        problems["hit"] = str(error)
+    if bearoff.strip():
+        try:
+            counts = _numbers(bearoff)
+            if len(counts) != 6:
+                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}")
+            bear = bear_off_count(dict(enumerate(counts, start=1)))
+        except InvalidOddsQuery as error:
+            problems["bearoff"] = str(error)
+    try:
+        doubles = doubles_odds(rolls=rolls, margin=margin, games=games)
+    except StatsError as error:
+        problems["doubles"] = str(error)
+    return _render(
+        request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
+        rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
+        kniffel=kniffel_odds(), problems=problems, **odds_tables(),
+    )
 
 
 @router.get("/glossary", response_class=HTMLResponse)
