@@ -88,3 +88,39 @@ def test_odds_page_shows_the_odds_commands_figures(client):
     bad = client.get("/odds", params={"rolls": 0}).text
     assert 'id="doubles-problem"' in bad and 'id="doubles-table"' not in bad
     assert 'id="hit-answer"' in bad  # the other questions are still answered
+
+
+def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+
+    assert 'id="record-empty"' in client.get("/dice-record").text
+    assert client.get("/dice-record.json").status_code == 404
+    with services(client.app).db.sessions() as session:
+        for _ in range(3):
+            match_id = new_match_id()
+            for seat in (0, 1, 0, 1):
+                roll = record.commit_roll(session, match_id, seat)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+                record.mark_played(session, roll.roll_id)
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", sqlite_url)
+    printed = CliRunner().invoke(cli, ["stats", "dice-report", "--json"])
+    assert printed.exit_code == 0, printed.output
+    command = json.loads(printed.stdout)
+
+    served = client.get("/dice-record.json").json()
+    assert served == command
+    page = client.get("/dice-record?lang=de").text
+    assert "12 Würfe (24 Würfel)" in page
+    assert f"Chi-Quadrat {command['chi2_cells']['statistic']:.2f}, 35 Freiheitsgrade" in page
+    cells = re.findall(r"<td>(\d+)</td>", page.split('id="outcomes"')[1].split("</table>")[0])
+    assert [int(c) for c in cells] == [c for row in command["table"] for c in row]
+    csv_rows = client.get("/dice-record.csv").text.splitlines()
+    assert csv_rows[0] == "die1,die2,count,expected" and len(csv_rows) == 37
+    assert client.get("/dice-record.png").headers["content-type"] == "image/png"

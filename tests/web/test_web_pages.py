@@ -6,6 +6,7 @@ malformed or unknown ID on the page, and the app's footer opens the pages in its
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,27 @@ def computer_match(page, base: str) -> str:
     raise AssertionError(f"no dice record for {match_id} within 10 s")
 
 
-def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server, output_dir):
+def reveal_rolls(database: Path) -> None:
+    """Three matches of four played rolls each in the live server's dice record."""
+    from sqlalchemy.orm import Session
+
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record
+    from boardgammon.server.db import create_db_engine
+
+    engine = create_db_engine(f"sqlite:///{database}")
+    with Session(engine) as session:
+        for _ in range(3):
+            match_id = new_match_id()
+            for seat in (0, 1, 0, 1):
+                roll = dice_record.commit_roll(session, match_id, seat)
+                dice_record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+                dice_record.mark_played(session, roll.roll_id)
+    engine.dispose()
+
+
+def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server, output_dir,
+                                                            tmp_path):
     context = browser.new_context(viewport={"width": 360, "height": 800})
     page = context.new_page()
     match_id = computer_match(page, live_server)
@@ -79,6 +100,19 @@ def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server
     assert page.get_attribute("#about-fair", "href") == "/fair?lang=de"
     page.screenshot(path=str(output_dir / "page-audit-de-360.png"), full_page=True)
     assert overflow(page) == 0
+
+    # The dice record, with rolls revealed in the server's database, at both widths.
+    reveal_rolls(tmp_path / "web.sqlite3")
+    for width in (360, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"{live_server}/dice-record?lang=de")
+        assert page.locator("#outcomes").is_visible()
+        # The page and the JSON download are the same cached report (at least our 12 rolls).
+        rolls = page.request.get(f"{live_server}/dice-record.json").json()["rolls"]
+        assert rolls >= 12 and f"{rolls} Würfe" in page.inner_text("#record-range")
+        page.wait_for_function("document.querySelector('figure.plot img').complete")
+        page.screenshot(path=str(output_dir / f"page-record-data-de-{width}.png"), full_page=True)
+        assert overflow(page) == 0
     context.close()
 
 

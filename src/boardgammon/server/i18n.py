@@ -144,6 +144,84 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.col.optimal": "Optimal holding",
         "odds.col.always": "Re-roll all",
         "odds.col.fixed": "Keep the largest group",
+        "site.record": "Dice record",
+        "record.intro": (
+            "Every revealed roll of every online match on this server, both sides, counted and te"
+            "sted as the command boardgammon stats dice-report does. Fair dice give each of the 3"
+            "6 ordered outcomes (first die, second die) the same chance, 1/36, and doubles 1/6."
+        ),
+        "record.empty": (
+            "No roll has been revealed on this server yet, so there is nothing to count."
+        ),
+        "record.range": (
+            "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report was "
+            "made {made} and is made again at most once a day."
+        ),
+        "record.download": "Download the counts",
+        "record.plot": (
+            "Left: the count of each ordered outcome, coloured by how far it is above or below th"
+            "e fair count. Right: each face's share of all dice with its 95 % interval, against 1"
+            "/6."
+        ),
+        "record.table.title": "The 36 outcomes",
+        "record.table.text": (
+            "Rows: first die; columns: second die. Fair dice would give {expected} of each."
+        ),
+        "record.doubles.title": "Doubles",
+        "record.doubles.text": (
+            "{doubles} doubles = {share} (fair dice: 16.67 %; 95 % interval {low}–{high}; p = {p}"
+            ": {verdict})."
+        ),
+        "record.faces.title": "Faces",
+        "record.chi2.title": "Chi-square tests",
+        "record.chi2.cells": "The 36 ordered outcomes together",
+        "record.chi2.faces": "The six faces together",
+        "record.chi2.line": (
+            "{name}: chi-square {statistic}, {df} degrees of freedom, p = {p}: {verdict}."
+        ),
+        "record.verdict.fair": "well within what fair dice do",
+        "record.verdict.unusual": (
+            "unusual for fair dice, though about 1 test in 20 is this unusual by chance"
+        ),
+        "record.verdict.unlikely": "very unlikely with fair dice",
+        "record.extremes.title": "The most deviant outcome and face",
+        "record.extremes.text": (
+            "Picking the most extreme figure after looking makes it look rarer than it is, so eac"
+            "h is given twice: the chance that fair dice put some outcome (or face) that far off,"
+            " and the chance for one named in advance."
+        ),
+        "record.max_cell": (
+            "The commonest outcome, {outcome}: {count} ({excess} over the average). Some outcome "
+            "is that far up in {p_any} of fair counts of this size; one named in advance in {p_na"
+            "med}."
+        ),
+        "record.max_face": (
+            "The face furthest from 1/6, {face}: {share}. Some face is that far off in {p_any} of"
+            " fair counts; one named in advance in {p_named}."
+        ),
+        "record.order.title": "Order: doubles after doubles, runs",
+        "record.after_double": (
+            "Right after a double, the next roll in the same match was a double {share} of {rolls"
+            "} times (fair: 16.67 %; p = {p}: {verdict})."
+        ),
+        "record.longest_run": (
+            "The longest run of doubles was {length} in a row; fair dice give a run at least that"
+            " long somewhere in a record like this with chance {p}."
+        ),
+        "record.sources.title": "By source of entropy",
+        "record.sources.text": (
+            "Rolls where the roller's device added its own entropy, and rolls the server revealed"
+            " alone (the computer's)."
+        ),
+        "record.col.source": "Entropy from",
+        "record.col.rolls": "Rolls",
+        "record.col.doubles": "Doubles",
+        "record.col.p_cells": "p, 36 outcomes",
+        "record.col.p_faces": "p, faces",
+        "record.col.face": "Face",
+        "record.col.count": "Count",
+        "record.col.share": "Share (95 % interval)",
+        "record.summary": "The command's own summary (English)",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -278,6 +356,86 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.col.optimal": "Optimal halten",
         "odds.col.always": "Alle neu",
         "odds.col.fixed": "Größte Gruppe halten",
+        "site.record": "Würfelstatistik",
+        "record.intro": (
+            "Jeder aufgedeckte Wurf jeder Online-Partie auf diesem Server, beider Seiten, gezählt"
+            " und geprüft wie vom Befehl boardgammon stats dice-report. Faire Würfel geben jedem "
+            "der 36 geordneten Ergebnisse (erster Würfel, zweiter Würfel) dieselbe Chance, 1/36, "
+            "und einem Pasch 1/6."
+        ),
+        "record.empty": (
+            "Auf diesem Server wurde noch kein Wurf aufgedeckt; es gibt nichts zu zählen."
+        ),
+        "record.range": (
+            "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Beric"
+            "ht entstand {made} und wird höchstens einmal am Tag neu erstellt."
+        ),
+        "record.download": "Die Zählung herunterladen",
+        "record.plot": (
+            "Links: die Anzahl jedes geordneten Ergebnisses, gefärbt nach der Abweichung von der "
+            "fairen Anzahl. Rechts: der Anteil jeder Augenzahl an allen Würfeln mit 95-%-Interval"
+            "l, gegen 1/6."
+        ),
+        "record.table.title": "Die 36 Ergebnisse",
+        "record.table.text": (
+            "Zeilen: erster Würfel; Spalten: zweiter Würfel. Faire Würfel gäben je {expected}."
+        ),
+        "record.doubles.title": "Pasch",
+        "record.doubles.text": (
+            "{doubles} Pasche = {share} (faire Würfel: 16,67 %; 95-%-Intervall {low}–{high}; p = "
+            "{p}: {verdict})."
+        ),
+        "record.faces.title": "Augenzahlen",
+        "record.chi2.title": "Chi-Quadrat-Tests",
+        "record.chi2.cells": "Die 36 geordneten Ergebnisse zusammen",
+        "record.chi2.faces": "Die sechs Augenzahlen zusammen",
+        "record.chi2.line": (
+            "{name}: Chi-Quadrat {statistic}, {df} Freiheitsgrade, p = {p}: {verdict}."
+        ),
+        "record.verdict.fair": "ganz im Rahmen fairer Würfel",
+        "record.verdict.unusual": (
+            "ungewöhnlich für faire Würfel, doch etwa jeder 20. Test ist zufällig so ungewöhnlich"
+        ),
+        "record.verdict.unlikely": "mit fairen Würfeln sehr unwahrscheinlich",
+        "record.extremes.title": "Das auffälligste Ergebnis und die auffälligste Augenzahl",
+        "record.extremes.text": (
+            "Wer den extremsten Wert erst nach dem Hinsehen auswählt, hält ihn für seltener, als "
+            "er ist; deshalb steht jeder doppelt da: die Chance, dass faire Würfel irgendein Erge"
+            "bnis (oder eine Augenzahl) so weit abweichen lassen, und die für ein vorher genannte"
+            "s."
+        ),
+        "record.max_cell": (
+            "Das häufigste Ergebnis, {outcome}: {count} ({excess} über dem Mittel). Irgendein Erg"
+            "ebnis liegt so weit vorn in {p_any} fairer Zählungen dieser Größe; ein vorher genann"
+            "tes in {p_named}."
+        ),
+        "record.max_face": (
+            "Die Augenzahl am weitesten von 1/6, {face}: {share}. Irgendeine Augenzahl weicht so "
+            "weit ab in {p_any} fairer Zählungen; eine vorher genannte in {p_named}."
+        ),
+        "record.order.title": "Reihenfolge: Pasch nach Pasch, Serien",
+        "record.after_double": (
+            "Direkt nach einem Pasch war der nächste Wurf derselben Partie {share} von {rolls} Ma"
+            "len ein Pasch (fair: 16,67 %; p = {p}: {verdict})."
+        ),
+        "record.longest_run": (
+            "Die längste Pasch-Serie war {length} hintereinander; faire Würfel ergeben irgendwo i"
+            "n einem solchen Protokoll mit Chance {p} eine mindestens so lange Serie."
+        ),
+        "record.sources.title": "Nach Zufallsquelle",
+        "record.sources.text": (
+            "Würfe, zu denen das Gerät des Würfelnden eigenen Zufall beitrug, und Würfe, die der "
+            "Server allein aufdeckte (die des Computers)."
+        ),
+        "record.col.source": "Zufall von",
+        "record.col.rolls": "Würfe",
+        "record.col.doubles": "Pasche",
+        "record.col.p_cells": "p, 36 Ergebnisse",
+        "record.col.p_faces": "p, Augenzahlen",
+        "record.col.face": "Augenzahl",
+        "record.col.count": "Anzahl",
+        "record.col.share": "Anteil (95-%-Intervall)",
+        "record.summary": "Die Zusammenfassung des Befehls (englisch)",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -410,6 +568,77 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.col.optimal": "最善の残し方",
         "odds.col.always": "全部振り直し",
         "odds.col.fixed": "最大の組を残す",
+        "site.record": "ダイス記録",
+        "record.intro": (
+            "このサーバーのすべてのオンライン対戦で公開された両者のロールを、boardgammon stats di"
+            "ce-report コマンドと同じように数えて検定しています。公正なダイスなら 36 通りの順序付"
+            "きの出目（1 個目、2 個目）はどれも 1/36、ゾロ目は 1/6 です。"
+        ),
+        "record.empty": "このサーバーではまだ公開されたロールがないため、数えるものがありません。",
+        "record.range": (
+            "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
+            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
+        ),
+        "record.download": "集計をダウンロード",
+        "record.plot": (
+            "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"
+            "の割合と 95 % 区間（基準は 1/6）。"
+        ),
+        "record.table.title": "36 通りの出目",
+        "record.table.text": (
+            "行：1 個目のダイス、列：2 個目のダイス。公正なダイスなら各 {expected} 回です。"
+        ),
+        "record.doubles.title": "ゾロ目",
+        "record.doubles.text": (
+            "ゾロ目 {doubles} 回 = {share}（公正なダイス：16.67 %、95 % 区間 {low}〜{high}、p = {"
+            "p}：{verdict}）。"
+        ),
+        "record.faces.title": "各目",
+        "record.chi2.title": "カイ二乗検定",
+        "record.chi2.cells": "36 通りの出目全体",
+        "record.chi2.faces": "6 つの目全体",
+        "record.chi2.line": "{name}：カイ二乗 {statistic}、自由度 {df}、p = {p}：{verdict}。",
+        "record.verdict.fair": "公正なダイスの範囲内",
+        "record.verdict.unusual": (
+            "公正なダイスとしては珍しい（ただし検定の約 20 回に 1 回は偶然この程度になる）"
+        ),
+        "record.verdict.unlikely": "公正なダイスではまず起こらない",
+        "record.extremes.title": "最も偏った出目と目",
+        "record.extremes.text": (
+            "見てから最も極端な数字を選ぶと、実際より珍しく見えます。そこで、公正なダイスでどれか"
+            "の出目（目）がそこまでずれる確率と、事前に決めた 1 つがずれる確率の両方を示します。"
+        ),
+        "record.max_cell": (
+            "最も多い出目 {outcome}：{count} 回（平均より {excess}）。この規模の公正な集計で、ど"
+            "れかの出目がここまで多くなるのは {p_any}、事前に決めた出目なら {p_named} です。"
+        ),
+        "record.max_face": (
+            "1/6 から最も離れた目 {face}：{share}。公正な集計で、どれかの目がここまでずれるのは {"
+            "p_any}、事前に決めた目なら {p_named} です。"
+        ),
+        "record.order.title": "順序：ゾロ目の後のゾロ目、連続",
+        "record.after_double": (
+            "ゾロ目の直後、同じ対戦の次のロールがゾロ目だったのは {rolls} 回中 {share}（公正：16."
+            "67 %、p = {p}：{verdict}）。"
+        ),
+        "record.longest_run": (
+            "ゾロ目の最長連続は {length} 回でした。公正なダイスでこの規模の記録のどこかにそれ以上"
+            "の連続が出る確率は {p} です。"
+        ),
+        "record.sources.title": "エントロピー元別",
+        "record.sources.text": (
+            "振る人の端末が独自のエントロピーを加えたロールと、サーバーだけで公開したロール（コン"
+            "ピューターのロール）。"
+        ),
+        "record.col.source": "エントロピー元",
+        "record.col.rolls": "ロール",
+        "record.col.doubles": "ゾロ目",
+        "record.col.p_cells": "p（36 通り）",
+        "record.col.p_faces": "p（各目）",
+        "record.col.face": "目",
+        "record.col.count": "回数",
+        "record.col.share": "割合（95 % 区間）",
+        "record.summary": "コマンド自身の要約（英語）",
     },
 }
 
@@ -420,6 +649,7 @@ SITE_PAGES = (
     ("rules", "/rules"),
     ("skill", "/skill-levels"),
     ("odds", "/odds"),
+    ("record", "/dice-record"),
     ("glossary", "/glossary"),
 )
 

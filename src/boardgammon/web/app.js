@@ -21,7 +21,7 @@ const app = {
 // The server's reading pages (server/routes/pages.py), opened in the language chosen here.
 const SITE_PAGES = [
   ["fair", "/fair"], ["rules", "/rules"], ["skill", "/skill-levels"], ["odds", "/odds"],
-  ["glossary", "/glossary"],
+  ["record", "/dice-record"], ["glossary", "/glossary"],
 ];
 
 function navigate(path, replace = false) {

@@ -12,11 +12,14 @@ strings they share are in :mod:`boardgammon.server.i18n`.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from datetime import UTC, datetime
 from functools import cache
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from boardgammon.dice.ids import is_match_id
@@ -33,10 +36,13 @@ from boardgammon.odds import (
 )
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
+from boardgammon.server.dice_stats import Snapshot, report_cache
 from boardgammon.server.i18n import choose_language, page_context
 from boardgammon.server.match_state import points
+from boardgammon.server.refusals import NotFound
 from boardgammon.server.routes.audit import TEMPLATES
 from boardgammon.server.routes.audit import pages as templates
+from boardgammon.server.services import services
 from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
 
 router = APIRouter(include_in_schema=False)
@@ -190,6 +196,55 @@ def odds(
         rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
         kniffel=kniffel_odds(), problems=problems, **odds_tables(),
     )
+
+
+def _dice_report(request: Request) -> Snapshot | None:
+    url = services(request.app).settings.database_url
+    return report_cache(url).get(datetime.now(UTC))
+
+
+def _dice_report_or_404(request: Request) -> Snapshot:
+    snapshot = _dice_report(request)
+    if snapshot is None:
+        raise NotFound("the dice record has no revealed roll yet")
+    return snapshot
+
+
+@router.get("/dice-record", response_class=HTMLResponse)
+def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
+    """The statistics of every revealed roll on record, as ``boardgammon stats dice-report``
+    makes them, made again at most daily; with the plot and the counts as CSV and JSON."""
+    from boardgammon.stats.report import verdict_level
+
+    return _render(request, "record", lang, snapshot=_dice_report(request),
+                   verdict=verdict_level)
+
+
+@router.get("/dice-record.json")
+def dice_record_json(request: Request) -> JSONResponse:
+    """The report as ``boardgammon stats dice-report --json`` prints it (404 while no roll is
+    revealed)."""
+    return JSONResponse(_dice_report_or_404(request).report)
+
+
+@router.get("/dice-record.csv")
+def dice_record_csv(request: Request) -> Response:
+    """The 36 ordered outcomes: ``die1,die2,count,expected`` (404 while no roll is revealed)."""
+    report = _dice_report_or_404(request).report
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["die1", "die2", "count", "expected"])
+    for first, row in enumerate(report["table"], start=1):
+        for second, count in enumerate(row, start=1):
+            writer.writerow([first, second, count, report["expected_per_outcome"]])
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="dice-record.csv"'})
+
+
+@router.get("/dice-record.png")
+def dice_record_plot(request: Request) -> Response:
+    """The report's plot (404 while no roll is revealed)."""
+    return Response(_dice_report_or_404(request).plot_png, media_type="image/png")
 
 
 @router.get("/glossary", response_class=HTMLResponse)
