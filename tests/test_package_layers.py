@@ -22,9 +22,10 @@ LAYERS: dict[str, set[str]] = {
     "stats": set(),
     "cube": {"engine"},
     "formats": {"engine"},
+    "odds": {"engine"},
     "bots": {"engine", "cube"},
     "analysis": {"engine", "cube", "bots"},
-    "server": {"engine", "cube", "bots", "analysis", "dice", "stats", "formats"},
+    "server": {"engine", "cube", "bots", "analysis", "dice", "stats", "formats", "odds"},
 }
 """The packages of ours each lower package may import (every other import of ours is refused)."""
 

@@ -156,6 +156,8 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
 
     assert page.locator(".match-pr").inner_text().startswith("Match PR 12.3 (both players")
     assert page.locator(".match-pr .blunders").inner_text() == "2 blunders"
+    # What PR means is a link away, in the page's language.
+    assert page.get_attribute(".match-pr a.skill-link", "href") == "/skill-levels?lang=en"
     table = page.eval_on_selector_all(
         ".analysis-summary tr", "rs => rs.map((r) => [...r.children].map((c) => c.textContent))")
     rows = {r[0]: r[1:] for r in table}
@@ -359,6 +361,10 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
         assert seen["counter"] == f"Decision {i + 1} of {len(moves)}"
         if m["type"] == "checker":
             assert [r[1] for r in seen["rows"][1:]] == [b["play"] or "(dance)" for b in m["best"]]
+            links = page.eval_on_selector_all(
+                ".alternatives th a.glossary-link", "ls => ls.map((l) => l.getAttribute('href'))")
+            assert links == (["/glossary?lang=en#equity", "/glossary?lang=en#ply"]
+                             if m["best"] else [])
             assert sorted(d for d, _ in seen["dice"]) == sorted(m["dice"])
             if not m["forced"]:
                 assert seen["chosen"] == [m["play"]]

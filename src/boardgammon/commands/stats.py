@@ -3,84 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
 import typer
 
+from boardgammon.server.dice_stats import read_database
 from boardgammon.server.settings import Settings
-from boardgammon.stats.errors import InvalidRecord, StatsError
-from boardgammon.stats.record import DiceRecord, parse_time, read_csv
+from boardgammon.stats.errors import StatsError
+from boardgammon.stats.record import parse_time, read_csv
 
 app = typer.Typer(help="Statistics over the dice record.", no_args_is_help=True)
-
-REVEALED = ("revealed", "played")
-"""Roll states whose dice are public; committed and void rolls have none."""
-
-
-def read_database(
-    url: str, since: datetime | None = None, until: datetime | None = None
-) -> DiceRecord:
-    """The revealed rolls of the server's dice record (table ``dice_rolls``), in the order of
-    play (match, then ``seq``); ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
-
-    Raises:
-        InvalidRecord: a malformed URL or one naming no installed driver, an SQLite file that
-            does not exist, a database without the dice record, or no revealed rolls in the
-            window.
-    """
-    # The server's modules pull in FastAPI and Alembic: only import them when the database is read.
-    from sqlalchemy import select
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-
-    from boardgammon.server.db import create_db_engine
-    from boardgammon.server.tables import DiceRoll
-
-    try:
-        parsed = make_url(url)
-    except ArgumentError as error:
-        raise InvalidRecord(f"cannot read the dice record: {error}: {url!r}") from None
-    # SQLite would create an empty file on connect; a missing record is an error, not a report.
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        if not Path(parsed.database).exists():
-            raise InvalidRecord(
-                f"no dice record at {parsed.database}; pass --csv FILE or set "
-                "BOARDGAMMON_DATABASE_URL"
-            )
-    query = (
-        select(
-            DiceRoll.match_id, DiceRoll.seat, DiceRoll.die1, DiceRoll.die2, DiceRoll.entropy_source
-        )
-        .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None))
-        .order_by(DiceRoll.match_id, DiceRoll.seq)
-    )
-    if since is not None:
-        query = query.where(DiceRoll.revealed_at >= since)
-    if until is not None:
-        query = query.where(DiceRoll.revealed_at < until)
-    try:
-        engine = create_db_engine(url)
-    except (ValueError, ArgumentError) as error:
-        # ArgumentError includes NoSuchModuleError: a URL naming no installed database driver.
-        raise InvalidRecord(f"cannot read the dice record: {error}") from None
-    try:
-        with engine.connect() as connection:
-            rows = connection.execute(query).all()
-    except SQLAlchemyError as error:
-        raise InvalidRecord(
-            f"cannot read the dice record from {parsed!r}: "
-            f"{type(error).__name__}: {getattr(error, 'orig', None) or error}"
-        ) from None
-    finally:
-        engine.dispose()
-    if not rows:
-        raise InvalidRecord(f"no revealed rolls in the dice record at {parsed!r} for this window")
-    match_id, seat, die1, die2, source = zip(*rows, strict=True)
-    return DiceRecord.from_columns(
-        list(die1), list(die2), match_id=match_id, seat=seat, entropy_source=source
-    )
-
 
 def _p(p: float) -> str:
     """A p-value to four decimals, or in scientific notation where that would print 0.0000

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from boardgammon import __version__
 from boardgammon.server import analysis_worker, errors, runtime, webapp, websocket
 from boardgammon.server.db import open_database
-from boardgammon.server.routes import audit
+from boardgammon.server.routes import audit, pages
 from boardgammon.server.services import Services
 from boardgammon.server.settings import Settings
 
@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None,
                   description=WEBSOCKETS_DESCRIPTION)
     errors.install(app)
     app.include_router(audit.router)
+    app.include_router(pages.router)
     game_server = runtime.install(app, game)
     if settings.echo_socket:
         app.include_router(websocket.echo_router)

@@ -63,6 +63,165 @@ MESSAGES: dict[str, dict[str, str]] = {
             "skipped; die = byte mod 6 + 1)."
         ),
         "language": "Language",
+        "site.home": "Play",
+        "site.pages": "About the game",
+        "site.fair": "Provably fair dice",
+        "site.rules": "Rules",
+        "site.skill": "Skill levels and PR",
+        "site.glossary": "Glossary",
+        "fair.box": "Match ID",
+        "fair.submit": "Verify rolls",
+        "fair.malformed": (
+            "{match} is not a match ID. A match ID starts with mat_ followed by letters and "
+            "digits, e.g. mat_3q7kzx2bq4…; the result screen and the audit page show it."
+        ),
+        "fair.unknown": "There is no dice record for match {match} on this server.",
+        "audit.about": "How provably fair dice work",
+        "site.odds": "Odds calculator",
+        "odds.intro": (
+            "Exact chances for the questions players count at the board. The hitting, entering "
+            "and bearing-off figures are counted from the game's own legal plays over the 36 "
+            "throws of two dice: a roll counts when some legal play of it does the thing asked, "
+            "and every roll except a double can be thrown two ways (6-5 and 5-6)."
+        ),
+        "odds.compute": "Count",
+        "odds.result": "{count} of 36 throws ({percent})",
+        "odds.which": "The rolls that do it (doubles once, the others twice):",
+        "odds.none": "No roll does it.",
+        "odds.hit.title": "Hitting a blot",
+        "odds.hit.text": (
+            "One of your checkers and an opponent's blot some pips in front of it. Direct shots "
+            "use one die; combination shots add both dice, or three or four steps of a double, "
+            "and stop on the points in between, which the opponent may hold."
+        ),
+        "odds.distance": "Pips to the blot (1–24)",
+        "odds.blocked": (
+            "Points held by the opponent in between, in pips from your checker (e.g. 3, 5)"
+        ),
+        "odds.shots": "With nothing in between",
+        "odds.col.distance": "Pips",
+        "odds.col.throws": "Throws of 36",
+        "odds.col.chance": "Chance",
+        "odds.enter.title": "Entering from the bar",
+        "odds.enter.text": (
+            "A die enters when the point it names in the opponent's home board is open. One "
+            "checker enters unless both dice are closed; two checkers both enter only when both "
+            "dice are open (a double of an open number enters both)."
+        ),
+        "odds.col.closed": "Closed points",
+        "odds.col.one": "One checker enters",
+        "odds.col.two": "Both of two enter",
+        "odds.bear.title": "Bearing off in one roll",
+        "odds.bear.text": (
+            "How many checkers on each point of your home board: the chance to bear them all off "
+            "with the next roll."
+        ),
+        "odds.bear.point": "Checkers on points 1 to 6, in that order",
+        "odds.doubles.title": "Doubles",
+        "odds.doubles.text": (
+            "Runs of doubles for two fair dice, you and your opponent rolling N times each, as "
+            "the command boardgammon odds doubles counts them, exactly."
+        ),
+        "odds.rolls": "Rolls each (N)",
+        "odds.margin": "Margin (D)",
+        "odds.games": "Games (G)",
+        "odds.expected": "Expected doubles in N rolls",
+        "odds.p_at_least_one_double": "At least one double",
+        "odds.p_run_of_2": "A run of 2 doubles in a row",
+        "odds.p_run_of_3": "A run of 3 doubles in a row",
+        "odds.p_opponent_more_by_margin": "The opponent rolls at least D more doubles than you",
+        "odds.p_you_more_by_margin": "You roll at least D more doubles than the opponent",
+        "odds.p_opponent_run_of_3_within_games": (
+            "The opponent rolls 3 doubles in a row in at least one of G games"
+        ),
+        "odds.kniffel.title": "Kniffel (Yahtzee)",
+        "odds.kniffel.text": (
+            "Five dice, all showing one face, within 1, 2 or 3 rolls: holding the best dice each "
+            "time (optimal), always re-rolling all five, and keeping the largest group's face "
+            "(boardgammon odds kniffel)."
+        ),
+        "odds.col.rolls": "Rolls",
+        "odds.col.optimal": "Optimal holding",
+        "odds.col.always": "Re-roll all",
+        "odds.col.fixed": "Keep the largest group",
+        "site.record": "Dice record",
+        "record.intro": (
+            "Every revealed roll of every online match on this server, both sides, counted and te"
+            "sted as the command boardgammon stats dice-report does. Fair dice give each of the 3"
+            "6 ordered outcomes (first die, second die) the same chance, 1/36, and doubles 1/6."
+        ),
+        "record.empty": (
+            "No roll has been revealed on this server yet, so there is nothing to count."
+        ),
+        "record.range": (
+            "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report was "
+            "made {made} and is made again at most once a day."
+        ),
+        "record.download": "Download the counts",
+        "record.plot": (
+            "Left: the count of each ordered outcome, coloured by how far it is above or below th"
+            "e fair count. Right: each face's share of all dice with its 95 % interval, against 1"
+            "/6."
+        ),
+        "record.table.title": "The 36 outcomes",
+        "record.table.text": (
+            "Rows: first die; columns: second die. Fair dice would give {expected} of each."
+        ),
+        "record.doubles.title": "Doubles",
+        "record.doubles.text": (
+            "{doubles} doubles = {share} (fair dice: 16.67 %; 95 % interval {low}–{high}; p = {p}"
+            ": {verdict})."
+        ),
+        "record.faces.title": "Faces",
+        "record.chi2.title": "Chi-square tests",
+        "record.chi2.cells": "The 36 ordered outcomes together",
+        "record.chi2.faces": "The six faces together",
+        "record.chi2.line": (
+            "{name}: chi-square {statistic}, {df} degrees of freedom, p = {p}: {verdict}."
+        ),
+        "record.verdict.fair": "well within what fair dice do",
+        "record.verdict.unusual": (
+            "unusual for fair dice, though about 1 test in 20 is this unusual by chance"
+        ),
+        "record.verdict.unlikely": "very unlikely with fair dice",
+        "record.extremes.title": "The most deviant outcome and face",
+        "record.extremes.text": (
+            "Picking the most extreme figure after looking makes it look rarer than it is, so eac"
+            "h is given twice: the chance that fair dice put some outcome (or face) that far off,"
+            " and the chance for one named in advance."
+        ),
+        "record.max_cell": (
+            "The commonest outcome, {outcome}: {count} ({excess} over the average). Some outcome "
+            "is that far up in {p_any} of fair counts of this size; one named in advance in {p_na"
+            "med}."
+        ),
+        "record.max_face": (
+            "The face furthest from 1/6, {face}: {share}. Some face is that far off in {p_any} of"
+            " fair counts; one named in advance in {p_named}."
+        ),
+        "record.order.title": "Order: doubles after doubles, runs",
+        "record.after_double": (
+            "Right after a double, the next roll in the same match was a double {share} of {rolls"
+            "} times (fair: 16.67 %; p = {p}: {verdict})."
+        ),
+        "record.longest_run": (
+            "The longest run of doubles was {length} in a row; fair dice give a run at least that"
+            " long somewhere in a record like this with chance {p}."
+        ),
+        "record.sources.title": "By source of entropy",
+        "record.sources.text": (
+            "Rolls where the roller's device added its own entropy, and rolls the server revealed"
+            " alone (the computer's)."
+        ),
+        "record.col.source": "Entropy from",
+        "record.col.rolls": "Rolls",
+        "record.col.doubles": "Doubles",
+        "record.col.p_cells": "p, 36 outcomes",
+        "record.col.p_faces": "p, faces",
+        "record.col.face": "Face",
+        "record.col.count": "Count",
+        "record.col.share": "Share (95 % interval)",
+        "record.summary": "The command's own summary (English)",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -115,6 +274,168 @@ MESSAGES: dict[str, dict[str, str]] = {
             "werden übersprungen; Würfel = Byte mod 6 + 1)."
         ),
         "language": "Sprache",
+        "site.home": "Spielen",
+        "site.pages": "Über das Spiel",
+        "site.fair": "Nachweislich faire Würfel",
+        "site.rules": "Regeln",
+        "site.skill": "Spielstärke und PR",
+        "site.glossary": "Glossar",
+        "fair.box": "Partie-ID",
+        "fair.submit": "Würfe prüfen",
+        "fair.malformed": (
+            "{match} ist keine Partie-ID. Eine Partie-ID beginnt mit mat_, gefolgt von "
+            "Buchstaben und Ziffern, z. B. mat_3q7kzx2bq4…; Ergebnisanzeige und Prüfseite zeigen "
+            "sie."
+        ),
+        "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
+        "audit.about": "Wie nachweislich faire Würfel funktionieren",
+        "site.odds": "Wahrscheinlichkeitsrechner",
+        "odds.intro": (
+            "Genaue Chancen für die Fragen, die Spieler am Brett zählen. Treffen, Einwürfeln "
+            "und Abtragen werden aus den legalen Zügen des Spiels über die 36 Würfe zweier "
+            "Würfel gezählt: Ein Wurf zählt, wenn irgendein legaler Zug damit das Gefragte tut, "
+            "und jeder Wurf außer einem Pasch fällt auf zwei Arten (6-5 und 5-6)."
+        ),
+        "odds.compute": "Zählen",
+        "odds.result": "{count} von 36 Würfen ({percent})",
+        "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
+        "odds.none": "Kein Wurf schafft es.",
+        "odds.hit.title": "Einen Blot treffen",
+        "odds.hit.text": (
+            "Einer Ihrer Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
+            "nutzen einen Würfel; kombinierte addieren beide Würfel oder drei, vier Schritte "
+            "eines Paschs und halten auf den Feldern dazwischen, die der Gegner halten kann."
+        ),
+        "odds.distance": "Augen bis zum Blot (1–24)",
+        "odds.blocked": (
+            "Vom Gegner gehaltene Felder dazwischen, in Augen von Ihrem Stein (z. B. 3, 5)"
+        ),
+        "odds.shots": "Ohne etwas dazwischen",
+        "odds.col.distance": "Augen",
+        "odds.col.throws": "Würfe von 36",
+        "odds.col.chance": "Chance",
+        "odds.enter.title": "Von der Bar einwürfeln",
+        "odds.enter.text": (
+            "Ein Würfel setzt ein, wenn sein Feld im Heimfeld des Gegners offen ist. Ein Stein "
+            "kommt herein, außer beide Würfel sind zu; zwei Steine kommen beide nur herein, wenn "
+            "beide Würfel offen sind (ein Pasch einer offenen Zahl bringt beide herein)."
+        ),
+        "odds.col.closed": "Geschlossene Felder",
+        "odds.col.one": "Ein Stein kommt herein",
+        "odds.col.two": "Beide von zwei",
+        "odds.bear.title": "Abtragen mit einem Wurf",
+        "odds.bear.text": (
+            "Wie viele Steine auf jedem Feld Ihres Heimfelds stehen: die Chance, sie alle mit dem "
+            "nächsten Wurf abzutragen."
+        ),
+        "odds.bear.point": "Steine auf den Feldern 1 bis 6, in dieser Reihenfolge",
+        "odds.doubles.title": "Pasch",
+        "odds.doubles.text": (
+            "Pasch-Serien mit zwei fairen Würfeln, Sie und Ihr Gegner würfeln je N-mal, genau "
+            "gezählt wie vom Befehl boardgammon odds doubles."
+        ),
+        "odds.rolls": "Würfe je Seite (N)",
+        "odds.margin": "Abstand (D)",
+        "odds.games": "Spiele (G)",
+        "odds.expected": "Erwartete Pasche in N Würfen",
+        "odds.p_at_least_one_double": "Mindestens ein Pasch",
+        "odds.p_run_of_2": "2 Pasche hintereinander",
+        "odds.p_run_of_3": "3 Pasche hintereinander",
+        "odds.p_opponent_more_by_margin": "Der Gegner würfelt mindestens D Pasche mehr als Sie",
+        "odds.p_you_more_by_margin": "Sie würfeln mindestens D Pasche mehr als der Gegner",
+        "odds.p_opponent_run_of_3_within_games": (
+            "Der Gegner würfelt in mindestens einem von G Spielen 3 Pasche hintereinander"
+        ),
+        "odds.kniffel.title": "Kniffel",
+        "odds.kniffel.text": (
+            "Fünf Würfel mit derselben Augenzahl in 1, 2 oder 3 Würfen: mit bestem Halten "
+            "(optimal), immer alle fünf neu würfeln, und die größte Gruppe halten "
+            "(boardgammon odds kniffel)."
+        ),
+        "odds.col.rolls": "Würfe",
+        "odds.col.optimal": "Optimal halten",
+        "odds.col.always": "Alle neu",
+        "odds.col.fixed": "Größte Gruppe halten",
+        "site.record": "Würfelstatistik",
+        "record.intro": (
+            "Jeder aufgedeckte Wurf jeder Online-Partie auf diesem Server, beider Seiten, gezählt"
+            " und geprüft wie vom Befehl boardgammon stats dice-report. Faire Würfel geben jedem "
+            "der 36 geordneten Ergebnisse (erster Würfel, zweiter Würfel) dieselbe Chance, 1/36, "
+            "und einem Pasch 1/6."
+        ),
+        "record.empty": (
+            "Auf diesem Server wurde noch kein Wurf aufgedeckt; es gibt nichts zu zählen."
+        ),
+        "record.range": (
+            "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Beric"
+            "ht entstand {made} und wird höchstens einmal am Tag neu erstellt."
+        ),
+        "record.download": "Die Zählung herunterladen",
+        "record.plot": (
+            "Links: die Anzahl jedes geordneten Ergebnisses, gefärbt nach der Abweichung von der "
+            "fairen Anzahl. Rechts: der Anteil jeder Augenzahl an allen Würfeln mit 95-%-Interval"
+            "l, gegen 1/6."
+        ),
+        "record.table.title": "Die 36 Ergebnisse",
+        "record.table.text": (
+            "Zeilen: erster Würfel; Spalten: zweiter Würfel. Faire Würfel gäben je {expected}."
+        ),
+        "record.doubles.title": "Pasch",
+        "record.doubles.text": (
+            "{doubles} Pasche = {share} (faire Würfel: 16,67 %; 95-%-Intervall {low}–{high}; p = "
+            "{p}: {verdict})."
+        ),
+        "record.faces.title": "Augenzahlen",
+        "record.chi2.title": "Chi-Quadrat-Tests",
+        "record.chi2.cells": "Die 36 geordneten Ergebnisse zusammen",
+        "record.chi2.faces": "Die sechs Augenzahlen zusammen",
+        "record.chi2.line": (
+            "{name}: Chi-Quadrat {statistic}, {df} Freiheitsgrade, p = {p}: {verdict}."
+        ),
+        "record.verdict.fair": "ganz im Rahmen fairer Würfel",
+        "record.verdict.unusual": (
+            "ungewöhnlich für faire Würfel, doch etwa jeder 20. Test ist zufällig so ungewöhnlich"
+        ),
+        "record.verdict.unlikely": "mit fairen Würfeln sehr unwahrscheinlich",
+        "record.extremes.title": "Das auffälligste Ergebnis und die auffälligste Augenzahl",
+        "record.extremes.text": (
+            "Wer den extremsten Wert erst nach dem Hinsehen auswählt, hält ihn für seltener, als "
+            "er ist; deshalb steht jeder doppelt da: die Chance, dass faire Würfel irgendein Erge"
+            "bnis (oder eine Augenzahl) so weit abweichen lassen, und die für ein vorher genannte"
+            "s."
+        ),
+        "record.max_cell": (
+            "Das häufigste Ergebnis, {outcome}: {count} ({excess} über dem Mittel). Irgendein Erg"
+            "ebnis liegt so weit vorn in {p_any} fairer Zählungen dieser Größe; ein vorher genann"
+            "tes in {p_named}."
+        ),
+        "record.max_face": (
+            "Die Augenzahl am weitesten von 1/6, {face}: {share}. Irgendeine Augenzahl weicht so "
+            "weit ab in {p_any} fairer Zählungen; eine vorher genannte in {p_named}."
+        ),
+        "record.order.title": "Reihenfolge: Pasch nach Pasch, Serien",
+        "record.after_double": (
+            "Direkt nach einem Pasch war der nächste Wurf derselben Partie {share} von {rolls} Ma"
+            "len ein Pasch (fair: 16,67 %; p = {p}: {verdict})."
+        ),
+        "record.longest_run": (
+            "Die längste Pasch-Serie war {length} hintereinander; faire Würfel ergeben irgendwo i"
+            "n einem solchen Protokoll mit Chance {p} eine mindestens so lange Serie."
+        ),
+        "record.sources.title": "Nach Zufallsquelle",
+        "record.sources.text": (
+            "Würfe, zu denen das Gerät des Würfelnden eigenen Zufall beitrug, und Würfe, die der "
+            "Server allein aufdeckte (die des Computers)."
+        ),
+        "record.col.source": "Zufall von",
+        "record.col.rolls": "Würfe",
+        "record.col.doubles": "Pasche",
+        "record.col.p_cells": "p, 36 Ergebnisse",
+        "record.col.p_faces": "p, Augenzahlen",
+        "record.col.face": "Augenzahl",
+        "record.col.count": "Anzahl",
+        "record.col.share": "Anteil (95-%-Intervall)",
+        "record.summary": "Die Zusammenfassung des Befehls (englisch)",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -166,8 +487,184 @@ MESSAGES: dict[str, dict[str, str]] = {
             "（バイト fc–ff は飛ばし、ダイス = バイト mod 6 + 1）。"
         ),
         "language": "言語",
+        "site.home": "対戦する",
+        "site.pages": "ゲームについて",
+        "site.fair": "検証可能な公正ダイス",
+        "site.rules": "ルール",
+        "site.skill": "棋力と PR",
+        "site.glossary": "用語集",
+        "fair.box": "対戦 ID",
+        "fair.submit": "ロールを検証",
+        "fair.malformed": (
+            "{match} は対戦 ID ではありません。対戦 ID は mat_ の後に英数字が続きます"
+            "（例：mat_3q7kzx2bq4…）。結果画面と監査ページに表示されます。"
+        ),
+        "fair.unknown": "このサーバーには対戦 {match} のダイス記録はありません。",
+        "audit.about": "検証可能な公正ダイスの仕組み",
+        "site.odds": "確率計算",
+        "odds.intro": (
+            "盤上でプレイヤーが数える確率を正確に示します。ヒット、エンター、ベアオフの数字は、"
+            "2 個のダイスの 36 通りについてゲーム自身の合法手から数えています。"
+            "求めることができる合法手が 1 つでもあればそのロールを数え、ゾロ目以外は 2 通り（6-5 と"
+            " 5-6）あります。"
+        ),
+        "odds.compute": "数える",
+        "odds.result": "36 通り中 {count} 通り（{percent}）",
+        "odds.which": "できるロール（ゾロ目は 1 通り、それ以外は 2 通り）：",
+        "odds.none": "できるロールはありません。",
+        "odds.hit.title": "ブロットをヒットする",
+        "odds.hit.text": (
+            "あなたの駒 1 個と、その何ピップか先にある相手のブロット。ダイレクトショットはダイス 1 "
+            "個、"
+            "コンビネーションショットは 2 個の合計かゾロ目の 3〜4 歩で、途中のポイントに止まります"
+            "。"
+            "途中のポイントは相手が持っていることがあります。"
+        ),
+        "odds.distance": "ブロットまでのピップ（1〜24）",
+        "odds.blocked": "途中で相手が持つポイント（あなたの駒からのピップ、例：3, 5）",
+        "odds.shots": "途中に何もない場合",
+        "odds.col.distance": "ピップ",
+        "odds.col.throws": "36 通り中",
+        "odds.col.chance": "確率",
+        "odds.enter.title": "バーからのエンター",
+        "odds.enter.text": (
+            "ダイスの目が示す相手のホームボードのポイントが空いていればエンターできます。1 個なら両"
+            "方の目が"
+            "塞がれていない限り入り、2 個とも入るのは両方の目が空いているときだけです（空いた目のゾ"
+            "ロ目なら両方入ります）。"
+        ),
+        "odds.col.closed": "塞がれたポイント",
+        "odds.col.one": "1 個が入る",
+        "odds.col.two": "2 個とも入る",
+        "odds.bear.title": "1 回のロールでベアオフ",
+        "odds.bear.text": (
+            "ホームボードの各ポイントにある駒の数：次のロールで全部ベアオフできる確率。"
+        ),
+        "odds.bear.point": "ポイント 1〜6 の駒の数（この順に）",
+        "odds.doubles.title": "ゾロ目",
+        "odds.doubles.text": (
+            "公正な 2 個のダイスで、あなたと相手がそれぞれ N 回振るときのゾロ目の連続。"
+            "boardgammon odds doubles コマンドと同じく正確に数えます。"
+        ),
+        "odds.rolls": "各自のロール数（N）",
+        "odds.margin": "差（D）",
+        "odds.games": "ゲーム数（G）",
+        "odds.expected": "N 回で期待されるゾロ目の数",
+        "odds.p_at_least_one_double": "ゾロ目が 1 回以上",
+        "odds.p_run_of_2": "ゾロ目が 2 回連続",
+        "odds.p_run_of_3": "ゾロ目が 3 回連続",
+        "odds.p_opponent_more_by_margin": "相手のゾロ目があなたより D 回以上多い",
+        "odds.p_you_more_by_margin": "あなたのゾロ目が相手より D 回以上多い",
+        "odds.p_opponent_run_of_3_within_games": (
+            "G ゲームのうち 1 ゲーム以上で相手がゾロ目を 3 回連続"
+        ),
+        "odds.kniffel.title": "ヤッツィー（Kniffel）",
+        "odds.kniffel.text": (
+            "5 個のダイスが 1〜3 回のロールですべて同じ目になる確率：最善の残し方、毎回 5 個とも振"
+            "り直す、"
+            "一番大きい組の目を残す（boardgammon odds kniffel）。"
+        ),
+        "odds.col.rolls": "ロール",
+        "odds.col.optimal": "最善の残し方",
+        "odds.col.always": "全部振り直し",
+        "odds.col.fixed": "最大の組を残す",
+        "site.record": "ダイス記録",
+        "record.intro": (
+            "このサーバーのすべてのオンライン対戦で公開された両者のロールを、boardgammon stats di"
+            "ce-report コマンドと同じように数えて検定しています。公正なダイスなら 36 通りの順序付"
+            "きの出目（1 個目、2 個目）はどれも 1/36、ゾロ目は 1/6 です。"
+        ),
+        "record.empty": "このサーバーではまだ公開されたロールがないため、数えるものがありません。",
+        "record.range": (
+            "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
+            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
+        ),
+        "record.download": "集計をダウンロード",
+        "record.plot": (
+            "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"
+            "の割合と 95 % 区間（基準は 1/6）。"
+        ),
+        "record.table.title": "36 通りの出目",
+        "record.table.text": (
+            "行：1 個目のダイス、列：2 個目のダイス。公正なダイスなら各 {expected} 回です。"
+        ),
+        "record.doubles.title": "ゾロ目",
+        "record.doubles.text": (
+            "ゾロ目 {doubles} 回 = {share}（公正なダイス：16.67 %、95 % 区間 {low}〜{high}、p = {"
+            "p}：{verdict}）。"
+        ),
+        "record.faces.title": "各目",
+        "record.chi2.title": "カイ二乗検定",
+        "record.chi2.cells": "36 通りの出目全体",
+        "record.chi2.faces": "6 つの目全体",
+        "record.chi2.line": "{name}：カイ二乗 {statistic}、自由度 {df}、p = {p}：{verdict}。",
+        "record.verdict.fair": "公正なダイスの範囲内",
+        "record.verdict.unusual": (
+            "公正なダイスとしては珍しい（ただし検定の約 20 回に 1 回は偶然この程度になる）"
+        ),
+        "record.verdict.unlikely": "公正なダイスではまず起こらない",
+        "record.extremes.title": "最も偏った出目と目",
+        "record.extremes.text": (
+            "見てから最も極端な数字を選ぶと、実際より珍しく見えます。そこで、公正なダイスでどれか"
+            "の出目（目）がそこまでずれる確率と、事前に決めた 1 つがずれる確率の両方を示します。"
+        ),
+        "record.max_cell": (
+            "最も多い出目 {outcome}：{count} 回（平均より {excess}）。この規模の公正な集計で、ど"
+            "れかの出目がここまで多くなるのは {p_any}、事前に決めた出目なら {p_named} です。"
+        ),
+        "record.max_face": (
+            "1/6 から最も離れた目 {face}：{share}。公正な集計で、どれかの目がここまでずれるのは {"
+            "p_any}、事前に決めた目なら {p_named} です。"
+        ),
+        "record.order.title": "順序：ゾロ目の後のゾロ目、連続",
+        "record.after_double": (
+            "ゾロ目の直後、同じ対戦の次のロールがゾロ目だったのは {rolls} 回中 {share}（公正：16."
+            "67 %、p = {p}：{verdict}）。"
+        ),
+        "record.longest_run": (
+            "ゾロ目の最長連続は {length} 回でした。公正なダイスでこの規模の記録のどこかにそれ以上"
+            "の連続が出る確率は {p} です。"
+        ),
+        "record.sources.title": "エントロピー元別",
+        "record.sources.text": (
+            "振る人の端末が独自のエントロピーを加えたロールと、サーバーだけで公開したロール（コン"
+            "ピューターのロール）。"
+        ),
+        "record.col.source": "エントロピー元",
+        "record.col.rolls": "ロール",
+        "record.col.doubles": "ゾロ目",
+        "record.col.p_cells": "p（36 通り）",
+        "record.col.p_faces": "p（各目）",
+        "record.col.face": "目",
+        "record.col.count": "回数",
+        "record.col.share": "割合（95 % 区間）",
+        "record.summary": "コマンド自身の要約（英語）",
     },
 }
+
+
+# The reading pages in the order of the site's footer: (key, address); "site.{key}" names each.
+SITE_PAGES = (
+    ("fair", "/fair"),
+    ("rules", "/rules"),
+    ("skill", "/skill-levels"),
+    ("odds", "/odds"),
+    ("record", "/dice-record"),
+    ("glossary", "/glossary"),
+)
+
+
+def page_context(language: str, page: str | None = None) -> dict[str, object]:
+    """What ``base.html`` needs for its header and footer: the language, its translator, the
+    languages, the site's pages and which of them (``page``, a key of :data:`SITE_PAGES`) this
+    is."""
+    return {
+        "lang": language,
+        "languages": LANGUAGES,
+        "t": translator(language),
+        "site_pages": SITE_PAGES,
+        "page": page,
+    }
 
 
 def choose_language(requested: str | None, accept_language: str | None) -> str:

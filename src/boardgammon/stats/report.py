@@ -204,12 +204,26 @@ def dice_report(record: DiceRecord) -> dict:
     }
 
 
-def _verdict(p: float) -> str:
+def verdict_level(p: float) -> str:
+    """What a p-value says, in words a page can translate: ``"unlikely"`` below 0.001 (very
+    unlikely with fair dice), ``"unusual"`` below 0.05 (about 1 test in 20 is this unusual by
+    chance), else ``"fair"`` (well within what fair dice do)."""
     if p < 0.001:
-        return "very unlikely with fair dice"
+        return "unlikely"
     if p < 0.05:
-        return "unusual for fair dice (though about 1 test in 20 is this unusual by chance)"
-    return "well within what fair dice do"
+        return "unusual"
+    return "fair"
+
+
+_VERDICTS = {
+    "unlikely": "very unlikely with fair dice",
+    "unusual": "unusual for fair dice (though about 1 test in 20 is this unusual by chance)",
+    "fair": "well within what fair dice do",
+}
+
+
+def _verdict(p: float) -> str:
+    return _VERDICTS[verdict_level(p)]
 
 
 def _rough(chi2: dict) -> str:

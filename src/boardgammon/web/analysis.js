@@ -5,8 +5,13 @@
 import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { mirror } from "./moves.js";
+
+/** `text` linked to the glossary's entry `term` (server/templates/pages/glossary.*.html). */
+function glossaryLink(term, text) {
+  return h("a", { href: `/glossary?lang=${lang()}#${term}`, class: "glossary-link" }, text);
+}
 
 const POLL_MS = 2000;
 
@@ -174,7 +179,8 @@ export class AnalysisPage {
         a: a.players[0].name, b: a.players[1].name, sa: a.score[0], sb: a.score[1],
         length: a.length, plies: a.plies })),
       h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
-        h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders }))),
+        h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders })),
+        " · ", h("a", { href: `/skill-levels?lang=${lang()}`, class: "skill-link" }, t("site.skill"))),
       this.summaryTable(),
       h("p", { class: "analysis-note" }, t("analysis.adjustednote")),
       h("h2", {}, t("analysis.cube")),
@@ -275,7 +281,8 @@ export class AnalysisPage {
         m.luck === null || m.luck === undefined ? null
           : ` · ${t("analysis.rollluck", { luck: signed(m.luck) })}${m.luck_label ? ` (${t(`luck.${m.luck_label}`)})` : ""}`),
       m.best.length ? h("table", { class: "alternatives" },
-        h("thead", {}, h("tr", {}, ["#", t("analysis.play"), t("analysis.equity"), t("analysis.diff"), t("analysis.plies")]
+        h("thead", {}, h("tr", {}, ["#", t("analysis.play"), glossaryLink("equity", t("analysis.equity")),
+          t("analysis.diff"), glossaryLink("ply", t("analysis.plies"))]
           .map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, m.best.map((b, k) => h("tr", { class: b.play === m.play ? "chosen" : "",
           "data-play": b.play },

@@ -1,5 +1,5 @@
-// The single-page client: header (language, account), sign-in, lobby, join links and the match
-// page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id},
+// The single-page client: header (language, account), footer (the reading pages), sign-in,
+// lobby, join links and the match page. Routes: /  (lobby or sign-in), /join/{seek_id}, /match/{match_id},
 // /match/{match_id}/analysis.
 
 import { AnalysisPage } from "./analysis.js";
@@ -15,7 +15,14 @@ const app = {
   page: null, // the current page object with destroy(), if any
   main: document.getElementById("app"),
   header: document.getElementById("header"),
+  footer: document.getElementById("footer"),
 };
+
+// The server's reading pages (server/routes/pages.py), opened in the language chosen here.
+const SITE_PAGES = [
+  ["fair", "/fair"], ["rules", "/rules"], ["skill", "/skill-levels"], ["odds", "/odds"],
+  ["record", "/dice-record"], ["glossary", "/glossary"],
+];
 
 function navigate(path, replace = false) {
   if (replace) history.replaceState(null, "", path);
@@ -46,6 +53,11 @@ function renderHeader() {
   fill(app.header,
     h("a", { href: "/", "data-link": "", class: "brand" }, t("app.title")),
     h("span", { class: "spacer" }), select, account);
+}
+
+function renderFooter() {
+  fill(app.footer, h("nav", { "aria-label": t("site.pages") },
+    SITE_PAGES.map(([key, path]) => h("a", { href: `${path}?lang=${lang()}` }, t(`site.${key}`)))));
 }
 
 async function signOut() {
@@ -373,6 +385,7 @@ async function route() {
     }
   }
   renderHeader();
+  renderFooter();
   const path = location.pathname;
   const join = path.match(/^\/join\/([^/]+)$/);
   const match = path.match(/^\/match\/([^/]+)$/);

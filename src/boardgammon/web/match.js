@@ -7,7 +7,7 @@ import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
 import { checkRoll, newEntropy } from "./fairdice.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { mirror, PlayBuilder } from "./moves.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
@@ -518,6 +518,7 @@ export class MatchPage {
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
       h("p", {}, h("a", { href: r.audit_url || `/audit/${s.match_id}`, class: "audit-link" }, t("result.audit")),
+        " · ", h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair")),
         " · ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",

@@ -25,7 +25,7 @@ from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
-from boardgammon.server.i18n import LANGUAGES, choose_language, translator
+from boardgammon.server.i18n import choose_language, page_context
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -87,12 +87,7 @@ def audit_page(
     ID that is malformed or has no record gets the "no such match" page (404), as people
     follow and type these addresses."""
     language = choose_language(lang, request.headers.get("accept-language"))
-    context = {
-        "lang": language,
-        "languages": LANGUAGES,
-        "t": translator(language),
-        "match_id": match_id,
-    }
+    context = page_context(language) | {"match_id": match_id}
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
             raise RollNotFound(f"no match {match_id!r}")

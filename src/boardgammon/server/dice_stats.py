@@ -1,0 +1,154 @@
+"""The dice record's statistics: the revealed rolls read from the database
+(:func:`read_database`, what ``boardgammon stats dice-report`` reports on) and, for the public
+page ``/dice-record``, that report kept for a day (:class:`ReportCache`).
+
+The server's modules pull in FastAPI and Alembic, and the report scipy: each is imported only
+when the database is read or a report is made, so the CLI starts quickly.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+
+from boardgammon.stats.errors import InvalidRecord
+from boardgammon.stats.record import DiceRecord
+
+REVEALED = ("revealed", "played")
+"""Roll states whose dice are public; committed and void rolls have none."""
+
+
+def read_database(
+    url: str, since: datetime | None = None, until: datetime | None = None
+) -> DiceRecord:
+    """The revealed rolls of the server's dice record (table ``dice_rolls``), in the order of
+    play (match, then ``seq``); ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
+
+    Raises:
+        InvalidRecord: a malformed URL or one naming no installed driver, an SQLite file that
+            does not exist, a database without the dice record, or no revealed rolls in the
+            window.
+    """
+    # The server's modules pull in FastAPI and Alembic: only import them when the database is read.
+    from sqlalchemy import select
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    from boardgammon.server.db import create_db_engine
+    from boardgammon.server.tables import DiceRoll
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError as error:
+        raise InvalidRecord(f"cannot read the dice record: {error}: {url!r}") from None
+    # SQLite would create an empty file on connect; a missing record is an error, not a report.
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        if not Path(parsed.database).exists():
+            raise InvalidRecord(
+                f"no dice record at {parsed.database}; pass --csv FILE or set "
+                "BOARDGAMMON_DATABASE_URL"
+            )
+    query = (
+        select(
+            DiceRoll.match_id, DiceRoll.seat, DiceRoll.die1, DiceRoll.die2, DiceRoll.entropy_source
+        )
+        .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None))
+        .order_by(DiceRoll.match_id, DiceRoll.seq)
+    )
+    if since is not None:
+        query = query.where(DiceRoll.revealed_at >= since)
+    if until is not None:
+        query = query.where(DiceRoll.revealed_at < until)
+    try:
+        engine = create_db_engine(url)
+    except (ValueError, ArgumentError) as error:
+        # ArgumentError includes NoSuchModuleError: a URL naming no installed database driver.
+        raise InvalidRecord(f"cannot read the dice record: {error}") from None
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(query).all()
+    except SQLAlchemyError as error:
+        raise InvalidRecord(
+            f"cannot read the dice record from {parsed!r}: "
+            f"{type(error).__name__}: {getattr(error, 'orig', None) or error}"
+        ) from None
+    finally:
+        engine.dispose()
+    if not rows:
+        raise InvalidRecord(f"no revealed rolls in the dice record at {parsed!r} for this window")
+    match_id, seat, die1, die2, source = zip(*rows, strict=True)
+    return DiceRecord.from_columns(
+        list(die1), list(die2), match_id=match_id, seat=seat, entropy_source=source
+    )
+
+
+MAX_AGE = timedelta(days=1)
+"""The public report is made again at most this often."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One report over the record: ``report`` as :func:`boardgammon.stats.dice_report` makes
+    it with ``summary`` added (the JSON of ``boardgammon stats dice-report --json``), the
+    first and last reveal times it covers, when it was made, and its plot as PNG bytes."""
+
+    report: dict
+    first: datetime | None  # None only for rolls recorded without a reveal time
+    last: datetime | None
+    made_at: datetime
+    plot_png: bytes
+
+
+class ReportCache:
+    """The report over every revealed roll in the database at ``url``, made again when older
+    than :data:`MAX_AGE`; ``None`` while the record has no revealed roll. Safe to share
+    between request threads: one report is made at a time."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+
+    def get(self, now: datetime) -> Snapshot | None:
+        """The current report, made first if there is none or it is older than a day."""
+        with self._lock:
+            if self._snapshot is None or now - self._snapshot.made_at >= MAX_AGE:
+                self._snapshot = self._make(now)
+            return self._snapshot
+
+    def _make(self, now: datetime) -> Snapshot | None:
+        from sqlalchemy import func, select
+
+        from boardgammon.server.db import create_db_engine
+        from boardgammon.server.tables import DiceRoll
+        from boardgammon.stats.plot import plot_report
+        from boardgammon.stats.report import dice_report, summary
+
+        try:
+            record = read_database(self.url)
+        except InvalidRecord:
+            return None
+        engine = create_db_engine(self.url)
+        try:
+            with engine.connect() as connection:
+                first, last = connection.execute(
+                    select(func.min(DiceRoll.revealed_at), func.max(DiceRoll.revealed_at))
+                    .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None))
+                ).one()
+        finally:
+            engine.dispose()
+        report = dice_report(record)
+        report["summary"] = summary(report)
+        with tempfile.TemporaryDirectory() as folder:
+            image = plot_report(report, Path(folder) / "dice-record.png").read_bytes()
+        return Snapshot(report, first, last, now, image)
+
+
+@cache
+def report_cache(url: str) -> ReportCache:
+    """The one :class:`ReportCache` of the database at ``url`` in this process."""
+    return ReportCache(url)

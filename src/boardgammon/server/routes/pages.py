@@ -1,0 +1,253 @@
+"""The pages players read, one address each, in ``?lang=en|de|ja`` (else by
+``Accept-Language``), no account needed: ``GET /fair`` (provably fair dice, with the box that
+opens a match's audit page), ``/rules``, ``/skill-levels``, ``/odds`` (the calculator, answered
+on the page from :mod:`boardgammon.odds` and :mod:`boardgammon.stats`) and ``/glossary``. The
+addresses people guess for the dice page (``/provably-fair``, ``/verify``, ``/dice``,
+``/audit``) redirect to ``/fair`` with their query.
+
+A page's text is its template ``pages/{page}.{lang}.html`` (or, where all its words are in
+:mod:`boardgammon.server.i18n`, ``pages/{page}.html``); the header, footer and the few short
+strings they share are in :mod:`boardgammon.server.i18n`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import UTC, datetime
+from functools import cache
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.ids import is_match_id
+from boardgammon.engine import Board
+from boardgammon.engine.clock import PRESETS
+from boardgammon.engine.match import OFFERED_LENGTHS
+from boardgammon.odds import (
+    MAX_DISTANCE,
+    InvalidOddsQuery,
+    RollCount,
+    bear_off_count,
+    enter_count,
+    hit_count,
+)
+from boardgammon.server.db import get_session
+from boardgammon.server.dice_record import RollNotFound, audit_document
+from boardgammon.server.dice_stats import Snapshot, report_cache
+from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.match_state import points
+from boardgammon.server.refusals import NotFound
+from boardgammon.server.routes.audit import TEMPLATES
+from boardgammon.server.routes.audit import pages as templates
+from boardgammon.server.services import services
+from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
+
+router = APIRouter(include_in_schema=False)
+
+ALIASES = ("/provably-fair", "/verify", "/dice", "/audit")
+
+
+def _render(request: Request, page: str, lang: str | None, **fields: object) -> HTMLResponse:
+    language = choose_language(lang, request.headers.get("accept-language"))
+    context = page_context(language, page) | fields
+    # A page whose words are all in i18n has one template for every language.
+    name = f"pages/{page}.{language}.html"
+    if not (TEMPLATES / name).is_file():
+        name = f"pages/{page}.html"
+    return templates.TemplateResponse(request, name, context)
+
+
+@router.get("/fair", response_class=HTMLResponse)
+def fair(
+    request: Request,
+    lang: str | None = None,
+    match: str | None = None,
+    session: Session = Depends(get_session),
+) -> Response:
+    """The provably fair dice page. With ``?match=mat_…`` of a match that has a dice record it
+    redirects (303) to ``/audit/{match}``; a malformed or unknown ID is answered on this page
+    (``fair.malformed`` / ``fair.unknown``) with the ID kept in the box."""
+    if match is None or not match.strip():
+        return _render(request, "fair", lang, match="", problem=None)
+    match_id = match.strip()
+    if not is_match_id(match_id):
+        return _render(request, "fair", lang, match=match_id, problem="fair.malformed")
+    try:
+        audit_document(session, match_id)
+    except RollNotFound:
+        return _render(request, "fair", lang, match=match_id, problem="fair.unknown")
+    language = choose_language(lang, request.headers.get("accept-language"))
+    return RedirectResponse(f"/audit/{match_id}?lang={language}", status_code=303)
+
+
+def _alias(request: Request) -> RedirectResponse:
+    query = f"?{request.url.query}" if request.url.query else ""
+    return RedirectResponse(f"/fair{query}", status_code=301)
+
+
+for _path in ALIASES:
+    router.add_api_route(_path, _alias, methods=["GET"])
+
+
+def board_view(board: Board, dice: tuple[int, ...] = (), cube: int = 1,
+               cube_side: str = "centre") -> dict[str, object]:
+    """What ``web/board.js``'s ``renderBoard`` draws, for ``board`` seen by the player on roll
+    (``mine`` and ``theirs`` as 26 counts in that player's numbering, ``[0]`` off, ``[25]``
+    bar), with ``dice`` shown on the viewer's side and the cube at ``cube_side``."""
+    theirs = points(board.swapped())
+    return {
+        "mine": points(board),
+        "theirs": [theirs[0], *reversed(theirs[1:25]), theirs[25]],
+        "dice": {"values": list(dice), "used": [False] * len(dice), "side": "me"} if dice else None,
+        "cube": {"value": cube, "side": cube_side},
+    }
+
+
+# The rules page's diagrams, drawn in the browser by /static/rules.js with the match page's own
+# board code; positions come from the engine's setups, so the page shows what is played.
+RULES_DIAGRAMS = {
+    "standard": board_view(Board.initial("standard")),
+    "nackgammon": board_view(Board.initial("nackgammon")),
+    "hypergammon": board_view(Board.initial("hypergammon")),
+    # A hit checker on the bar against four closed points of the opponent's home board: only a 3
+    # or a 1 enters, and 6-6 dances.
+    "bar": board_view(Board.from_points({25: 1, 13: 5, 8: 3, 6: 4, 5: 2},
+                                        {6: 3, 5: 2, 4: 2, 2: 2, 13: 4, 24: 2}), dice=(6, 6)),
+    # Bearing off with 6-2: no checker on the 6-point or higher, so the 6 bears off from the 5.
+    "bearoff": board_view(Board.from_points({5: 2, 3: 1, 2: 2}, {1: 2, 2: 3}), dice=(6, 2)),
+    # After a double taken: the cube at 2 on the taker's side.
+    "cube": board_view(Board.initial("standard"), cube=2, cube_side="them"),
+}
+
+
+@router.get("/rules", response_class=HTMLResponse)
+def rules(request: Request, lang: str | None = None) -> HTMLResponse:
+    """The rules of international backgammon (the clock presets and match lengths from the
+    engine), with diagrams drawn by ``/static/rules.js``."""
+    return _render(request, "rules", lang, diagrams=RULES_DIAGRAMS, presets=PRESETS.values(),
+                   lengths=OFFERED_LENGTHS)
+
+
+@router.get("/skill-levels", response_class=HTMLResponse)
+def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
+    """What PR measures, the usual bands, luck, and how our analysis compares with gnubg."""
+    return _render(request, "skill", lang)
+
+
+@cache
+def odds_tables() -> dict[str, object]:
+    """The calculator's fixed tables: direct and indirect shots at every distance with nothing
+    in between, and entering one and two checkers against 0–6 closed points."""
+    return {
+        "shots": [(d, hit_count(d)) for d in range(1, MAX_DISTANCE + 1)],
+        "entering": [(k, enter_count(k, 1), enter_count(k, 2)) for k in range(7)],
+    }
+
+
+def _numbers(text: str) -> list[int]:
+    """The whole numbers in ``text`` ("3, 5" or "3 5"); anything else is a bad question."""
+    words = [w for w in re.split(r"[\s,;]+", text.strip()) if w]
+    if not all(w.isdigit() for w in words):
+        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text!r}")
+    return [int(w) for w in words]
+
+
+@router.get("/odds", response_class=HTMLResponse)
+def odds(
+    request: Request,
+    lang: str | None = None,
+    distance: int = 6,
+    blocked: str = "",
+    bearoff: str = "",
+    rolls: int = 25,
+    margin: int = 2,
+    games: int = 20,
+) -> HTMLResponse:
+    """The odds calculator: the chance to hit a blot ``distance`` pips away past the
+    ``blocked`` distances, to bear off the checkers on ``bearoff`` (six counts, points 1–6) in
+    one roll, and the doubles figures for ``rolls`` rolls a side (``margin``, ``games`` as in
+    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). A question out
+    of range gets its message beside its form."""
+    problems: dict[str, str] = {}
+    hit: RollCount | None = None
+    bear: RollCount | None = None
+    doubles = None
+    try:
+        hit = hit_count(distance, _numbers(blocked))
+    except InvalidOddsQuery as error:
+        problems["hit"] = str(error)
+    if bearoff.strip():
+        try:
+            counts = _numbers(bearoff)
+            if len(counts) != 6:
+                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}")
+            bear = bear_off_count(dict(enumerate(counts, start=1)))
+        except InvalidOddsQuery as error:
+            problems["bearoff"] = str(error)
+    try:
+        doubles = doubles_odds(rolls=rolls, margin=margin, games=games)
+    except StatsError as error:
+        problems["doubles"] = str(error)
+    return _render(
+        request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
+        rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
+        kniffel=kniffel_odds(), problems=problems, **odds_tables(),
+    )
+
+
+def _dice_report(request: Request) -> Snapshot | None:
+    url = services(request.app).settings.database_url
+    return report_cache(url).get(datetime.now(UTC))
+
+
+def _dice_report_or_404(request: Request) -> Snapshot:
+    snapshot = _dice_report(request)
+    if snapshot is None:
+        raise NotFound("the dice record has no revealed roll yet")
+    return snapshot
+
+
+@router.get("/dice-record", response_class=HTMLResponse)
+def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
+    """The statistics of every revealed roll on record, as ``boardgammon stats dice-report``
+    makes them, made again at most daily; with the plot and the counts as CSV and JSON."""
+    from boardgammon.stats.report import verdict_level
+
+    return _render(request, "record", lang, snapshot=_dice_report(request),
+                   verdict=verdict_level)
+
+
+@router.get("/dice-record.json")
+def dice_record_json(request: Request) -> JSONResponse:
+    """The report as ``boardgammon stats dice-report --json`` prints it (404 while no roll is
+    revealed)."""
+    return JSONResponse(_dice_report_or_404(request).report)
+
+
+@router.get("/dice-record.csv")
+def dice_record_csv(request: Request) -> Response:
+    """The 36 ordered outcomes: ``die1,die2,count,expected`` (404 while no roll is revealed)."""
+    report = _dice_report_or_404(request).report
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["die1", "die2", "count", "expected"])
+    for first, row in enumerate(report["table"], start=1):
+        for second, count in enumerate(row, start=1):
+            writer.writerow([first, second, count, report["expected_per_outcome"]])
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="dice-record.csv"'})
+
+
+@router.get("/dice-record.png")
+def dice_record_plot(request: Request) -> Response:
+    """The report's plot (404 while no roll is revealed)."""
+    return Response(_dice_report_or_404(request).plot_png, media_type="image/png")
+
+
+@router.get("/glossary", response_class=HTMLResponse)
+def glossary(request: Request, lang: str | None = None) -> HTMLResponse:
+    """Every term the interface uses, one anchor each (``/glossary#blot``)."""
+    return _render(request, "glossary", lang)

@@ -1,0 +1,126 @@
+"""The reading pages (server/routes/pages.py) over HTTP: one address each in three languages
+without an account, the guessed addresses of the dice page redirecting with their query, the
+match-ID box's answers (a redirect to the audit page, or a message on the page), and the
+header and footer every page shares with the audit page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, live_match, make_app
+
+from boardgammon.server.i18n import LANGUAGES, SITE_PAGES
+
+
+@pytest.fixture
+def client(sqlite_url):
+    with TestClient(make_app(sqlite_url)) as c:
+        yield c
+
+
+def test_every_page_in_every_language_without_an_account(client):
+    for _, path in SITE_PAGES:
+        for code in LANGUAGES:
+            r = client.get(f"{path}?lang={code}")
+            assert r.status_code == 200, (path, code)
+            assert f'<html lang="{code}">' in r.text
+            # No inline scripts or handlers: the pages must work under a strict CSP.
+            assert not re.search(r"<script(?![^>]*\bsrc=)|\son[a-z]+=", r.text), (path, code)
+            for _, other in SITE_PAGES:
+                assert f'href="{other}?lang={code}"' in r.text, (path, code, other)
+    german = client.get("/glossary", headers={"Accept-Language": "de-AT,de;q=0.9"})
+    assert '<html lang="de">' in german.text
+
+
+@pytest.mark.parametrize("alias", ["/provably-fair", "/verify", "/dice", "/audit"])
+def test_the_guessed_addresses_of_the_dice_page_redirect_with_their_query(client, alias):
+    r = client.get(f"{alias}?lang=ja", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (301, "/fair?lang=ja")
+    assert client.get(alias, follow_redirects=False).headers["location"] == "/fair"
+
+
+def test_glossary_has_the_same_terms_in_every_language(client):
+    terms = {code: re.findall(r'<dt id="([a-z-]+)">', client.get(f"/glossary?lang={code}").text)
+             for code in LANGUAGES}
+    assert terms["en"] == [
+        "point", "blot", "anchor", "prime", "pip-count", "home-board", "bar", "dance",
+        "bear-off", "cube", "take", "drop", "crawford", "gammon", "backgammon", "equity", "mwc",
+        "pr", "ply", "luck",
+    ]
+    assert terms["de"] == terms["ja"] == terms["en"]
+
+
+def test_match_box_opens_a_real_matchs_audit_page(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    r = client.get(f"/fair?match=+{match_id}+&lang=de", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (303, f"/audit/{match_id}?lang=de")
+    audit = client.get(r.headers["location"]).text
+    assert 'href="/fair?lang=de" id="about-fair"' in audit
+    assert 'href="/glossary?lang=de"' in audit
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("<b>x", "&lt;b&gt;x is not a match ID."),
+    ("mat_bad-chars", "mat_bad-chars is not a match ID."),
+    ("mat_doesnotexist", "There is no dice record for match mat_doesnotexist on this server."),
+])
+def test_match_box_answers_a_malformed_or_unknown_id_on_the_page(client, typed, message):
+    r = client.get("/fair", params={"match": typed, "lang": "en"})
+    assert r.status_code == 200
+    assert message in r.text and 'role="alert"' in r.text
+    assert f'id="match-id" name="match" value="{html.escape(typed)}"' in r.text
+
+
+def test_odds_page_shows_the_odds_commands_figures(client):
+    from boardgammon.stats import doubles_odds, kniffel_odds
+
+    page = client.get("/odds", params={"rolls": 10, "margin": 1, "games": 5, "lang": "de"}).text
+    odds = doubles_odds(rolls=10, margin=1, games=5)
+    for key in ("p_at_least_one_double", "p_run_of_3", "p_opponent_run_of_3_within_games"):
+        row = re.search(rf'<tr data-key="{key}"><td>[^<]*</td><td>([^<]*)</td>', page)
+        assert row and row.group(1) == f"{float(getattr(odds, key)) * 100:.2f} %"
+    assert f"{float(kniffel_odds().optimal[2]) * 100:.2f} %" in page  # 4.60 %
+
+    bad = client.get("/odds", params={"rolls": 0}).text
+    assert 'id="doubles-problem"' in bad and 'id="doubles-table"' not in bad
+    assert 'id="hit-answer"' in bad  # the other questions are still answered
+
+
+def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+
+    assert 'id="record-empty"' in client.get("/dice-record").text
+    assert client.get("/dice-record.json").status_code == 404
+    with services(client.app).db.sessions() as session:
+        for _ in range(3):
+            match_id = new_match_id()
+            for seat in (0, 1, 0, 1):
+                roll = record.commit_roll(session, match_id, seat)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+                record.mark_played(session, roll.roll_id)
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", sqlite_url)
+    printed = CliRunner().invoke(cli, ["stats", "dice-report", "--json"])
+    assert printed.exit_code == 0, printed.output
+    command = json.loads(printed.stdout)
+
+    served = client.get("/dice-record.json").json()
+    assert served == command
+    page = client.get("/dice-record?lang=de").text
+    assert "12 Würfe (24 Würfel)" in page
+    assert f"Chi-Quadrat {command['chi2_cells']['statistic']:.2f}, 35 Freiheitsgrade" in page
+    cells = re.findall(r"<td>(\d+)</td>", page.split('id="outcomes"')[1].split("</table>")[0])
+    assert [int(c) for c in cells] == [c for row in command["table"] for c in row]
+    csv_rows = client.get("/dice-record.csv").text.splitlines()
+    assert csv_rows[0] == "die1,die2,count,expected" and len(csv_rows) == 37
+    assert client.get("/dice-record.png").headers["content-type"] == "image/png"
