@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from boardgammon import __version__
-from boardgammon.server import analysis_worker, errors, runtime, webapp, websocket
+from boardgammon.server import analysis_worker, errors, logs, runtime, webapp, websocket
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit
 from boardgammon.server.services import Services
@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logs.install()  # here, after the server configured its logging
         parts.opened = open_database(settings.database_url)
         try:
             async with runtime.running(app), analysis_worker.running(app):
