@@ -140,6 +140,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     def lookup() -> int | None:
         with services(ws.app).db.sessions() as session:
             user = user_for_token(session, session_token)
+            session.commit()  # the session marked used
             return user.id if user else None
 
     user_id = await asyncio.to_thread(lookup)
