@@ -24,7 +24,7 @@ from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from boardgammon.server.bodies import RequestBody, Username
+from boardgammon.server.bodies import RequestBody, Text, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
@@ -50,7 +50,7 @@ router = APIRouter(tags=["accounts"])
 
 class Credentials(RequestBody):
     username: Username
-    password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+    password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 
 
 class UserOut(BaseModel):

@@ -13,6 +13,7 @@ leaves the server).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from boardgammon.server.bodies import control_character
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -113,6 +115,37 @@ class BodyLimit:
         await self.app(scope, counted, send)
 
 
+class ControlCharacters:
+    """ASGI middleware: a path or query string holding a control character (``%00`` and the
+    like; see :func:`~boardgammon.server.bodies.control_character`) is refused before any
+    route sees it, the same on every database (PostgreSQL cannot even compare NUL): under
+    ``/api/`` with 422 ``invalid_request`` in the API's shape, elsewhere with a plain 400; a
+    WebSocket handshake is refused (HTTP 403) before it is accepted."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        query = unquote_to_bytes(scope.get("query_string", b"")).decode("utf-8", "replace")
+        found = control_character(scope["path"]) or control_character(query)
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        message = f"the address holds a control character ({found}); no ID or name does"
+        response: Response
+        if scope["path"].startswith("/api/"):
+            response = error_response(422, ErrorCode.INVALID_REQUEST, message)
+        else:
+            response = Response(message, status_code=400, media_type="text/plain; charset=utf-8")
+        await response(scope, receive, send)
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
@@ -176,8 +209,10 @@ def _problem(error: dict) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """Register the error handlers and the body limit on ``app``."""
+    """Register the error handlers, the body limit and the refusal of control characters in
+    addresses on ``app``."""
     app.add_middleware(BodyLimit)
+    app.add_middleware(ControlCharacters)
 
     @app.exception_handler(Refusal)
     async def _refusal(_request: Request, exc: Refusal) -> JSONResponse:
