@@ -10,9 +10,11 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="TCP port."),
 ) -> None:
     """Start the server on http://HOST:PORT (database: BOARDGAMMON_DATABASE_URL, default SQLite
-    at ./var/boardgammon.sqlite3, migrated at start-up)."""
+    at ./var/boardgammon.sqlite3, migrated at start-up; the other settings: docs/server.md)."""
     import uvicorn
 
     from boardgammon.server.app import create_app
 
-    uvicorn.run(create_app(), host=host, port=port)
+    # uvicorn itself would believe X-Forwarded-* from 127.0.0.1 (its default): the app reads
+    # them only from BOARDGAMMON_TRUSTED_PROXIES.
+    uvicorn.run(create_app(), host=host, port=port, proxy_headers=False)

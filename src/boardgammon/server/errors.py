@@ -162,7 +162,8 @@ _WHEN = {
          "cube_unavailable, wrong_phase, illegal_action, commitment_mismatch (not the "
          "commitment issued), roll_mismatch (not the pending roll's roll_id).",
     401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
-    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek.",
+    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek; or a "
+         "cookie-signed state change from another site (bad_origin).",
     404: "Unknown match, seek or user (not_found).",
     409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
          "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "

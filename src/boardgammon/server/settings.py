@@ -4,6 +4,11 @@
 (relative to the working directory). ``postgresql://…`` URLs use the psycopg 3 driver.
 ``BOARDGAMMON_ECHO_SOCKET=1`` adds the ``/ws/echo`` WebSocket, the load benchmark's reference
 (no production server needs it).
+``BOARDGAMMON_ORIGINS``: the site's origins, comma-separated (``https://play.example``); a
+browser's WebSocket or cookie-signed state change from any other is refused; default: the
+server's own origin (the scheme and ``Host`` of each request).
+``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
+``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 """
 
 from __future__ import annotations
@@ -21,9 +26,18 @@ class Settings:
 
     database_url: str = DEFAULT_DATABASE_URL
     echo_socket: bool = False
+    origins: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         """Settings from ``BOARDGAMMON_*`` variables, defaults for those unset or empty."""
         return cls(database_url=environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL,
-                   echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1")
+                   echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1",
+                   origins=_listed(environ.get("BOARDGAMMON_ORIGINS")),
+                   trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")))
+
+
+def _listed(value: str | None) -> tuple[str, ...]:
+    """The items of a comma-separated setting, blanks dropped."""
+    return tuple(item.strip() for item in (value or "").split(",") if item.strip())
