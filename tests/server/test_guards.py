@@ -162,3 +162,23 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch):
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(options))
     serve(host="127.0.0.1", port=8000)
     assert seen["proxy_headers"] is False
+
+
+@pytest.mark.parametrize("name", ["guest-deadbeef", "Guest_1234", "null", "undefined", "NULL",
+                                  "admin", "Administrator", "boardgammon", "none"])
+def test_reserved_names_are_refused_at_registration_and_upgrade(client, name):
+    r = client.post("/api/auth/register", json={"username": name, "password": PASSWORD})
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+    assert "is reserved" in r.json()["error"]["message"]
+    guest = client.post("/api/auth/guest").json()["token"]
+    r = client.post("/api/auth/upgrade", json={"username": name, "password": PASSWORD},
+                    headers={"Authorization": f"Bearer {guest}"})
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+    assert client.get("/api/me", headers={"Authorization": f"Bearer {guest}"}
+                      ).json()["user"]["guest"] is True
+
+
+@pytest.mark.parametrize("name", ["guesthouse", "nullius", "admins", "ann"])
+def test_names_near_the_reserved_ones_are_fine(client, name):
+    r = client.post("/api/auth/register", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 201, r.text

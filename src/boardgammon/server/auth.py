@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from boardgammon.server.bodies import RequestBody, Text, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
-from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
+from boardgammon.server.refusals import ErrorCode, Invalid, NotSignedIn, StateConflict
 from boardgammon.server.services import services
 from boardgammon.server.tables import AuthToken, User, UTCDateTime
 
@@ -159,6 +159,26 @@ def _open_session(session: Session, user: User, request: Request, response: Resp
     return token
 
 
+RESERVED_NAMES = frozenset({
+    "admin", "administrator", "root", "system", "support", "moderator", "staff", "official",
+    "boardgammon", "gnubg", "computer", "bot", "server", "anonymous", "guest", "spectator",
+    "null", "undefined", "none", "nil", "nan", "true", "false", "me", "you"})
+"""Names nobody registers (compared in lower case): they would pass for the site, a client's
+placeholder or a missing value. Names that start with ``guest-`` are the guests' own."""
+
+
+def refuse_reserved(username: str) -> None:
+    """Refuse a name a new account (or an upgraded guest) may not take.
+
+    Raises:
+        Invalid: ``invalid_request``, naming the rule.
+    """
+    key = username.lower()
+    if key in RESERVED_NAMES or key.startswith(("guest-", "guest_")):
+        raise Invalid(f"the name {username!r} is reserved (guest-…, admin, null and the like "
+                      f"are not given to accounts); choose another")
+
+
 def _taken(username: str) -> None:
     raise StateConflict(f"the name {username!r} is taken; choose another",
                         ErrorCode.USERNAME_TAKEN)
@@ -168,7 +188,9 @@ def _taken(username: str) -> None:
              responses=responses(409, 429))
 def register(body: Credentials, request: Request, response: Response,
              session: Session = Depends(get_session)) -> SessionAnswer:
-    """Create an account and sign in."""
+    """Create an account and sign in (a reserved name, :func:`refuse_reserved`, is refused
+    with 422)."""
+    refuse_reserved(body.username)
     services(request.app).game.login_limit.hit(f"register:{_client(request)}")
     user = User(username=body.username, username_key=body.username.lower(),
                 password_hash=_hasher.hash(body.password), guest=False,
@@ -234,6 +256,7 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
     Refused with 409 ``not_a_guest`` for an account that already has a password."""
     if not user.guest:
         raise StateConflict(f"{user.username} is already a full account", ErrorCode.NOT_A_GUEST)
+    refuse_reserved(body.username)
     user.username, user.username_key = body.username, body.username.lower()
     user.password_hash, user.guest = _hasher.hash(body.password), False
     try:
