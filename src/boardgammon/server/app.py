@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logs.install()  # here, after the server configured its logging
         parts.opened = open_database(settings.database_url)
+        parts.outage.watch(parts.opened.engine)
         try:
             async with runtime.running(app), analysis_worker.running(app):
                 yield

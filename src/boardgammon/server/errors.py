@@ -7,7 +7,8 @@ WebSocket ``error`` frame (:func:`ws_error`). Every refusal over HTTP is a 4xx/5
 validation errors and the router's own refusals (no such route 404, wrong method 405): under
 ``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere a
 404 is a small HTML page for people. Unexpected exceptions keep FastAPI's bare 500 (no detail
-leaves the server).
+leaves the server), except the database's outages: 503 ``database_unavailable`` with
+``Retry-After`` (:mod:`.outage`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from boardgammon.server import outage
 from boardgammon.server.bodies import control_character
 from boardgammon.server.refusals import (
     ErrorCode,
@@ -173,7 +176,8 @@ _WHEN = {
     422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
          "entropy is not exactly 32 hex characters).",
     429: "Too many requests (rate_limited); see Retry-After.",
-    503: "The match is being changed by another server process (busy); retry.",
+    503: "The match is being changed by another server process (busy), or the database is "
+         "unreachable (database_unavailable, with Retry-After); retry.",
 }
 
 
@@ -220,7 +224,17 @@ def install(app: FastAPI) -> None:
         response = error_response(http_status(exc), exc.code, exc.message)
         if isinstance(exc, RateLimited):
             response.headers["Retry-After"] = str(exc.retry_after_s)
+        elif exc.code is ErrorCode.DATABASE_UNAVAILABLE:
+            response.headers["Retry-After"] = str(outage.RETRY_AFTER_S)
         return response
+
+    async def _database(_request: Request, exc: Exception) -> JSONResponse:
+        if not outage.is_outage(exc):
+            raise exc  # a bug, not an outage: the bare 500 and its traceback
+        return await _refusal(_request, outage.refusal())
+
+    for kind in (DBAPIError, DisconnectionError):
+        app.add_exception_handler(kind, _database)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -27,6 +27,7 @@ from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import bus_for
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
+from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
@@ -205,7 +206,10 @@ class Runtime:
                 await asyncio.sleep(self.config.bot_delay_s)
             try:
                 outcome = await self.run(match_id, self.service.bot_step, match_id)
-            except Exception:
+            except Exception as exc:
+                if is_outage(exc):  # logged once by the outage watch; try again later
+                    await asyncio.sleep(RETRY_AFTER_S)
+                    continue
                 log.exception("the computer could not act in %s", match_id)
                 return
             if outcome is None:
@@ -238,8 +242,9 @@ class Runtime:
                 if time.monotonic() - last_checkpoint >= CHECKPOINT_S:
                     last_checkpoint = time.monotonic()
                     await asyncio.to_thread(self.service.db.checkpoint)
-            except Exception:
-                log.exception("background tick failed")
+            except Exception as exc:
+                if not is_outage(exc):  # an outage is logged once, by the outage watch
+                    log.exception("background tick failed")
             await asyncio.sleep(self.config.tick_s)
 
 

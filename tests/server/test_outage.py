@@ -1,0 +1,75 @@
+"""A database outage gets clear answers (issue 21, 2): with a TCP proxy in front of PostgreSQL
+cut, every request that needs the database is a 503 ``database_unavailable`` in the API's shape
+with ``Retry-After``, a new WebSocket gets an ``error`` frame and a close with a reason, an
+open one an ``error`` frame for its action; the log gets one line when the outage starts and
+one when it ends; after the proxy is restored everything works again."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, live_match, make_app
+from starlette.websockets import WebSocketDisconnect
+
+from boardgammon.server.outage import RETRY_AFTER_S
+from tests.helpers.tcp_proxy import CuttableProxy
+
+
+@pytest.fixture
+def proxy():
+    with CuttableProxy(("127.0.0.1", 5432)) as p:
+        yield p
+
+
+def _down(response) -> None:
+    assert response.status_code == 503, response.text
+    assert response.json()["error"]["code"] == "database_unavailable"
+    assert response.headers["retry-after"] == str(RETRY_AFTER_S)
+
+
+def test_an_outage_is_a_503_and_two_log_lines(postgres_url, proxy, caplog):
+    url = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
+    assert url != postgres_url
+    with TestClient(make_app(url), raise_server_exceptions=False) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as open_ws:
+            assert open_ws.receive_json()["type"] == "state"
+            state = ann.state(match_id)
+            caplog.set_level(logging.INFO, logger="boardgammon.server.outage")
+            proxy.cut()
+            _down(ann.get(f"/api/matches/{match_id}"))
+            _down(ann.post(
+                f"/api/matches/{match_id}/actions",
+                {"type": "roll", "action_id": "r1", **ann.roll_action(state)}))
+            _down(ann.get("/api/me"))
+            _down(client.post("/api/auth/login", json={"username": "ann",
+                                                       "password": "correct horse battery"}))
+            assert client.get("/api/options").status_code == 200  # no database needed
+            open_ws.send_json({"type": "action", "action": {
+                "type": "roll", "action_id": "r2", **ann.roll_action(state)}})
+            error = open_ws.receive_json()
+            assert (error["type"], error["action_id"], error["error"]["code"]) == (
+                "error", "r2", "database_unavailable")
+            with client.websocket_connect(f"/ws/matches/{match_id}") as new_ws:
+                error = new_ws.receive_json()
+                assert error["error"]["code"] == "database_unavailable"
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    new_ws.receive_json()
+                assert closed.value.code == 1013
+                assert "database" in closed.value.reason
+            lines = [r.getMessage() for r in caplog.records
+                     if r.name == "boardgammon.server.outage"]
+            assert len(lines) == 1 and lines[0].startswith("database outage:"), lines
+
+            proxy.restore()
+            assert ann.state(match_id)["pending_roll"] == state["pending_roll"]
+            r = ann.post(f"/api/matches/{match_id}/actions",
+                         {"type": "roll", "action_id": "r3", **ann.roll_action(state)})
+            assert r.status_code == 200, r.text
+            lines = [r.getMessage() for r in caplog.records
+                     if r.name == "boardgammon.server.outage"]
+            assert len(lines) == 2 and lines[1].startswith("database outage over after"), lines
+            assert not [r for r in caplog.records if r.exc_info], "no traceback logged"
