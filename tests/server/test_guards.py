@@ -151,7 +151,7 @@ def test_no_page_has_an_inline_script(page):
     assert parser.inline == []
 
 
-def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch):
+def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch, sqlite_url):
     """uvicorn's own default believes X-Forwarded-* from 127.0.0.1 (a local proxy, or anyone
     on the machine): 40 wrong passwords each claiming another address were never throttled."""
     import uvicorn
@@ -159,6 +159,7 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch):
     from boardgammon.commands.serve import serve
 
     seen = {}
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", sqlite_url)
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(options))
     serve(host="127.0.0.1", port=8000)
     assert seen["proxy_headers"] is False

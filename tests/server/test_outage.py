@@ -73,3 +73,36 @@ def test_an_outage_is_a_503_and_two_log_lines(postgres_url, proxy, caplog):
                      if r.name == "boardgammon.server.outage"]
             assert len(lines) == 2 and lines[1].startswith("database outage over after"), lines
             assert not [r for r in caplog.records if r.exc_info], "no traceback logged"
+
+
+def test_start_up_waits_for_the_database_then_says_why_in_one_line(proxy, monkeypatch, capsys):
+    import typer
+    import uvicorn
+
+    from boardgammon.commands.serve import serve
+    from boardgammon.server.db import DatabaseUnreachable, wait_for_database
+
+    proxy.cut()
+    url = f"postgresql+psycopg://postgres:secret@127.0.0.1:{proxy.port}/test"
+    slept: list[float] = []
+    now = [0.0]
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    with pytest.raises(DatabaseUnreachable, match=r"did not answer within 20 s \(7 attempts\)"):
+        wait_for_database(url, 20, sleep=sleep, clock=lambda: now[0])
+    assert slept == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0]
+    proxy.restore()
+    assert wait_for_database(url.replace(":secret", ""), 5) == 1
+
+    proxy.cut()
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", url)
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_WAIT", "1")
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("started without a database"))
+    with pytest.raises(typer.Exit):
+        serve(host="127.0.0.1", port=8000)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("boardgammon serve: the database at "), err
+    assert "secret" not in err

@@ -14,7 +14,16 @@ def serve(
     import uvicorn
 
     from boardgammon.server.app import create_app
+    from boardgammon.server.db import DatabaseUnreachable, wait_for_database
+    from boardgammon.server.settings import Settings
+
+    settings = Settings.from_env()
+    try:
+        wait_for_database(settings.database_url, settings.database_wait_s)
+    except DatabaseUnreachable as exc:
+        typer.echo(f"boardgammon serve: {exc}", err=True)
+        raise typer.Exit(1) from None
 
     # uvicorn itself would believe X-Forwarded-* from 127.0.0.1 (its default): the app reads
     # them only from BOARDGAMMON_TRUSTED_PROXIES.
-    uvicorn.run(create_app(), host=host, port=port, proxy_headers=False)
+    uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)

@@ -7,6 +7,8 @@
 ``BOARDGAMMON_ORIGINS``: the site's origins, comma-separated (``https://play.example``); a
 browser's WebSocket or cookie-signed state change from any other is refused; default: the
 server's own origin (the scheme and ``Host`` of each request).
+``BOARDGAMMON_DATABASE_WAIT``: seconds ``boardgammon serve`` waits for the database at start-up,
+retrying with back-off, before it exits saying why (default 60).
 ``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 """
@@ -28,6 +30,7 @@ class Settings:
     echo_socket: bool = False
     origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
+    database_wait_s: float = 60.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -35,7 +38,8 @@ class Settings:
         return cls(database_url=environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL,
                    echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1",
                    origins=_listed(environ.get("BOARDGAMMON_ORIGINS")),
-                   trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")))
+                   trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")),
+                   database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0))
 
 
 def _listed(value: str | None) -> tuple[str, ...]:
