@@ -106,3 +106,25 @@ def test_start_up_waits_for_the_database_then_says_why_in_one_line(proxy, monkey
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("boardgammon serve: the database at "), err
     assert "secret" not in err
+
+
+def test_background_work_logs_no_traceback_per_try_during_an_outage(sqlite_url, caplog,
+                                                                     monkeypatch):
+    import asyncio
+
+    from sqlalchemy.exc import OperationalError
+
+    from boardgammon.server.services import services
+
+    with TestClient(make_app(sqlite_url)) as client:
+        worker = services(client.app).analysis
+
+        def down():
+            raise OperationalError("SELECT 1", None, ConnectionRefusedError("refused"))
+
+        monkeypatch.setattr(worker, "step", down)
+        monkeypatch.setattr(worker, "poll_s", 0.01)
+        caplog.set_level(logging.INFO)
+        with pytest.raises(TimeoutError):
+            asyncio.run(asyncio.wait_for(worker.loop(), 0.3))
+    assert not [r for r in caplog.records if r.exc_info]
