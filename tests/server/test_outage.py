@@ -1,19 +1,23 @@
-"""A database outage gets clear answers (issue 21, 2): with a TCP proxy in front of PostgreSQL
-cut, every request that needs the database is a 503 ``database_unavailable`` in the API's shape
-with ``Retry-After``, a new WebSocket gets an ``error`` frame and a close with a reason, an
-open one an ``error`` frame for its action; the log gets one line when the outage starts and
-one when it ends; after the proxy is restored everything works again."""
+"""A database outage is nobody's time and gets clear answers (issue 21, 1 and 2): with a TCP
+proxy in front of PostgreSQL cut, no clock runs out; every request that needs the database is
+a 503 ``database_unavailable`` in the API's shape with ``Retry-After``, a new WebSocket gets an
+``error`` frame and a close with a reason, an open one an ``error`` frame for its action; the
+log gets one line when the outage starts and one when it ends; after the proxy is restored
+everything works again."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, live_match, make_app
+from gameplay import Player, Wall, live_match, make_app
+from sqlalchemy.exc import OperationalError
 from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.outage import RETRY_AFTER_S
+from boardgammon.server.services import services
 from tests.helpers.tcp_proxy import CuttableProxy
 
 
@@ -110,12 +114,6 @@ def test_start_up_waits_for_the_database_then_says_why_in_one_line(proxy, monkey
 
 def test_background_work_logs_no_traceback_per_try_during_an_outage(sqlite_url, caplog,
                                                                      monkeypatch):
-    import asyncio
-
-    from sqlalchemy.exc import OperationalError
-
-    from boardgammon.server.services import services
-
     with TestClient(make_app(sqlite_url)) as client:
         worker = services(client.app).analysis
 
@@ -128,3 +126,35 @@ def test_background_work_logs_no_traceback_per_try_during_an_outage(sqlite_url, 
         with pytest.raises(TimeoutError):
             asyncio.run(asyncio.wait_for(worker.loop(), 0.3))
     assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_an_outage_is_nobody_s_time(postgres_url, proxy):
+    """A 1-point bullet match (5 s delay + 30 s reserve): the player on roll is cut off from
+    the database for 45 s, acts a second after it is back, and has not lost on time; the time
+    before the cut still counts."""
+    url = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
+    wall = Wall()
+    with TestClient(make_app(url, wall), raise_server_exceptions=False) as client:
+        game = services(client.app).game
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, clock="bullet")
+        state = ann.state(match_id)
+        assert state["clocks"]["running"] == 0
+        wall.advance(20.0)  # counted: 5 s delay and 15 s of the reserve
+        client.portal.call(game.tick)
+        proxy.cut()
+        for _ in range(45):
+            wall.advance(1.0)
+            with pytest.raises(OperationalError):
+                client.portal.call(game.tick)
+            _down(ann.post(f"/api/matches/{match_id}/actions",
+                           {"type": "roll", "action_id": "r1", **ann.roll_action(state)}))
+        proxy.restore()
+        wall.advance(1.0)
+        r = ann.post(f"/api/matches/{match_id}/actions",
+                     {"type": "roll", "action_id": "r1", **ann.roll_action(state)})
+        assert r.status_code == 200, r.text
+        after = r.json()["state"]
+        assert after["phase"] != "match_over"
+        reserve = after["clocks"]["reserve"][0]
+        assert 14.0 - 1.5 <= reserve <= 15.0, after["clocks"]  # only the time before the cut
