@@ -4,17 +4,18 @@ Printed figures:
 
 * network evaluations per second, one position per Python call and batched (numba), beside
   gnubg's static evaluations per second from its ``calibrate`` command measured in the same run
-  (gnubg prints calibration only to a terminal, so it runs under ``script`` for a pseudo-tty);
+  (gnubg prints calibration only to a terminal, so it runs on a pseudo-tty);
 * self-play TD(λ) training games per second (the kernel of ``boardgammon train``);
 * the hard level's mean and 99th-percentile time per play decision over positions from games.
 """
 
 from __future__ import annotations
 
+import os
+import pty
 import random
 import re
-import shutil
-import subprocess
+import select
 import time
 
 import numpy as np
@@ -25,6 +26,7 @@ from boardgammon.bots.neural import shipped_network
 from boardgammon.bots.training import train_games
 from boardgammon.engine import Board
 from tests.helpers.gnubg import gnubg_path
+from tests.helpers.processes import process_group
 
 
 def sample_positions(n: int, seed: int) -> list[Board]:
@@ -42,19 +44,31 @@ def sample_positions(n: int, seed: int) -> list[Board]:
 
 
 def gnubg_calibrate(seconds: float = 6.0) -> float | None:
-    """gnubg's static evaluations per second on one thread, or None if unavailable."""
-    exe, script = gnubg_path(), shutil.which("script")
-    if exe is None or script is None:
+    """gnubg's static evaluations per second on one thread, or None if unavailable.
+
+    gnubg runs on a pseudo-tty as the leader of its own process group, ended (with its
+    threads) when the time is up, by error or by Ctrl-C.
+    """
+    exe = gnubg_path()
+    if exe is None:
         return None
-    commands = "set threads 1\ncalibrate 1000000\n"
-    proc = subprocess.Popen([script, "-qc", f"{exe} -t -q", "/dev/null"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    master, slave = pty.openpty()
+    out = b""
     try:
-        out, _ = proc.communicate(commands, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    rates = re.findall(r"Calibrating: (\d+) static evaluations/second", out)
+        with process_group([exe, "-t", "-q"], stdin=slave, stdout=slave, stderr=slave):
+            os.close(slave)
+            os.write(master, b"set threads 1\ncalibrate 1000000\n")
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                ready, _, _ = select.select([master], [], [], left)
+                if ready:
+                    try:
+                        out += os.read(master, 4096)
+                    except OSError:  # EIO: gnubg closed the terminal
+                        break
+    finally:
+        os.close(master)
+    rates = re.findall(rb"Calibrating: (\d+) static evaluations/second", out)
     return max(map(float, rates)) if rates else None  # best, as for our own figures
 
 
@@ -82,7 +96,7 @@ def main() -> None:
         print(f"gnubg calibrate (static evaluations/s, 1 thread, same run): {gnubg:,.0f}; "
               f"ratio batched/gnubg {batched / gnubg:.2f}")
     else:
-        print("gnubg calibrate: not available (gnubg or util-linux 'script' missing)")
+        print("gnubg calibrate: not available (gnubg missing)")
 
     trainee = Network(*(w.copy() for w in net.weights))
     start = Board.initial().array.copy()

@@ -47,6 +47,8 @@ import time
 
 import httpx
 
+from tests.helpers.processes import end_group
+
 MATCHES = int(os.environ.get("BENCH_SERVER_MATCHES", "200"))
 ACTIONS_PER_MATCH = 12
 ECHOES_PER_CLIENT = 12
@@ -221,7 +223,8 @@ def main() -> None:
         env.pop("BOARDGAMMON_REDIS_URL", None)
         server = subprocess.Popen(
             [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
         try:
             deadline = time.monotonic() + 120
             while True:
@@ -234,8 +237,7 @@ def main() -> None:
                     time.sleep(0.2)
             asyncio.run(_run(port))
         finally:
-            server.kill()
-            server.wait()
+            end_group(server)
 
 
 if __name__ == "__main__":

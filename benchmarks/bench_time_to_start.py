@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.helpers import processes
 from tests.helpers.gnubg import gnubg_path
 
 PYTHON = sys.executable
@@ -42,8 +43,7 @@ def _env(cache: Path) -> dict[str, str]:
 
 def _timed_run(args: list[str], env: dict[str, str], stdin: str | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(args, env=env, input=stdin, capture_output=True, text=True, check=True,
-                   timeout=PROMPT_WAIT)
+    processes.run(args, env=env, input=stdin, timeout=PROMPT_WAIT).check_returncode()
     return time.perf_counter() - start
 
 
@@ -52,7 +52,7 @@ def _timed_prompt(args: list[str], env: dict[str, str]) -> float:
     master, slave = pty.openpty()
     start = time.perf_counter()
     proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
-                            close_fds=True)
+                            close_fds=True, start_new_session=True)
     os.close(slave)
     out = b""
     try:
@@ -65,16 +65,15 @@ def _timed_prompt(args: list[str], env: dict[str, str]) -> float:
                 out += os.read(master, 4096)
         return time.perf_counter() - start
     finally:
-        proc.kill()
-        proc.wait()
+        processes.end_group(proc)
         os.close(master)
 
 
 def _saved_match(folder: Path) -> Path:
     """A one-point match between two easy bots, saved as .mat (made with this process's cache,
     outside the timed ones)."""
-    subprocess.run([PYTHON, "-m", "boardgammon", "selfplay", "--games", "1", "--length", "1",
-                    "--seed", "1", "--save", str(folder)], check=True, capture_output=True)
+    processes.run([PYTHON, "-m", "boardgammon", "selfplay", "--games", "1", "--length", "1",
+                   "--seed", "1", "--save", str(folder)]).check_returncode()
     return next(folder.glob("*.mat"))
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from boardgammon.bots import Bot, Context, create, levels
 from boardgammon.engine import Board, Play
 from tests.helpers.gnubg import gnubg_path
+from tests.helpers.processes import end_group
 
 MAX_PLIES = 2000
 
@@ -85,7 +86,7 @@ class GnubgWorker:
         env = {**os.environ, "REQ": str(tmp / "req"), "RESP": str(tmp / "resp"), "HOME": str(tmp)}
         self._proc = subprocess.Popen([exe, "-t", "-q", "-p", str(tmp / "worker.py")], cwd=tmp,
                                       env=env, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL)
+                                      stderr=subprocess.DEVNULL, start_new_session=True)
         self._req = open(tmp / "req", "w")  # noqa: SIM115 - kept open for the worker's life
         self._resp = open(tmp / "resp")  # noqa: SIM115
 
@@ -96,10 +97,17 @@ class GnubgWorker:
         return json.loads(self._resp.readline())
 
     def close(self) -> None:
+        """Ask gnubg to finish (end of requests), then end its process group whether it did
+        or not (an interrupted search would otherwise keep a core busy)."""
         self._req.close()
-        self._proc.wait(timeout=30)
-        self._resp.close()
-        self._tmp.cleanup()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            end_group(self._proc)
+            self._resp.close()
+            self._tmp.cleanup()
 
 
 def _after(board: Board, pairs: list[int]) -> np.ndarray:

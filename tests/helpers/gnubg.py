@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import processes
+
 _CANDIDATES = ("gnubg", "/usr/games/gnubg")
 
 _PRELUDE = """\
@@ -73,8 +75,8 @@ def run_script(body: str, *, setup: bool = False, env: dict[str, str] | None = N
         run_env = {**os.environ, **(env or {}), "BOARDGAMMON_GNUBG_OUT": str(out),
                    "HOME": tmp}
         try:
-            proc = subprocess.run([exe, "-t", "-q", "-p", str(script)], cwd=tmp, env=run_env,
-                                  capture_output=True, text=True, timeout=timeout)
+            proc = processes.run([exe, "-t", "-q", "-p", str(script)], cwd=tmp, env=run_env,
+                                 timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             raise GnubgError(f"gnubg did not finish within {timeout} s") from exc
         if not out.exists():

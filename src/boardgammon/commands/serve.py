@@ -10,9 +10,20 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="TCP port."),
 ) -> None:
     """Start the server on http://HOST:PORT (database: BOARDGAMMON_DATABASE_URL, default SQLite
-    at ./var/boardgammon.sqlite3, migrated at start-up)."""
+    at ./var/boardgammon.sqlite3, migrated at start-up; the other settings: docs/server.md)."""
     import uvicorn
 
     from boardgammon.server.app import create_app
+    from boardgammon.server.db import DatabaseUnreachable, wait_for_database
+    from boardgammon.server.settings import Settings
 
-    uvicorn.run(create_app(), host=host, port=port)
+    settings = Settings.from_env()
+    try:
+        wait_for_database(settings.database_url, settings.database_wait_s)
+    except DatabaseUnreachable as exc:
+        typer.echo(f"boardgammon serve: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+    # uvicorn itself would believe X-Forwarded-* from 127.0.0.1 (its default): the app reads
+    # them only from BOARDGAMMON_TRUSTED_PROXIES.
+    uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from boardgammon.dice.verify import ENTROPY_BYTES
-from boardgammon.server.bodies import one_of
+from boardgammon.server.bodies import Text, one_of
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 else:
     ResignPoints = one_of(1, 2, 3)
 
-ActionId = Annotated[str, Field(min_length=1, max_length=100,
+ActionId = Annotated[Text, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
 
 
@@ -38,8 +38,9 @@ class RollAction(_Action):
     """Reveal the pending roll with the device's entropy (32 hex characters)."""
 
     type: Literal["roll"]
-    roll_id: str = Field(max_length=100)
-    commitment: str = Field(max_length=200, description="the commitment as shown")
+    roll_id: Text = Field(max_length=100)
+    commitment: Text = Field(max_length=200, description="the commitment as shown")
+    # Not Text: entropy_bytes refuses anything but 32 hex digits, with its own code.
     entropy: str = Field(max_length=200, description="32 hex characters = 16 bytes")
 
 
@@ -47,7 +48,7 @@ class PlayAction(_Action):
     """Play the rolled dice in standard notation (``""`` for a dance)."""
 
     type: Literal["play"]
-    play: str = Field(max_length=200)
+    play: Text = Field(max_length=200)
 
 
 class ResignAction(_Action):

@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from boardgammon.server.db import rowcount
 from boardgammon.server.errors import responses
+from boardgammon.server.outage import is_outage
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchAnalysisRow, MatchRow
@@ -132,8 +133,9 @@ class AnalysisWorker:
         while True:
             try:
                 found = await asyncio.to_thread(self.step)
-            except Exception:
-                log.exception("analysis worker step failed")
+            except Exception as exc:
+                if not is_outage(exc):  # an outage is logged once, by the outage watch
+                    log.exception("analysis worker step failed")
                 found = None
             if found is None:
                 await asyncio.sleep(self.poll_s)

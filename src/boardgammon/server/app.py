@@ -13,9 +13,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from boardgammon import __version__
-from boardgammon.server import analysis_worker, errors, runtime, webapp, websocket
+from boardgammon.server import (
+    analysis_worker,
+    errors,
+    guards,
+    logs,
+    runtime,
+    webapp,
+    websocket,
+)
 from boardgammon.server.db import open_database
 from boardgammon.server.routes import audit, pages
 from boardgammon.server.services import Services
@@ -49,7 +58,9 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logs.install()  # here, after the server configured its logging
         parts.opened = open_database(settings.database_url)
+        parts.outage.watch(parts.opened.engine)
         try:
             async with runtime.running(app), analysis_worker.running(app):
                 yield
@@ -67,4 +78,8 @@ def create_app(settings: Settings | None = None,
     parts = Services(settings, game_server, analysis_worker.install(app))
     app.state.services = parts
     webapp.install(app)
+    app.add_middleware(guards.OriginCheck, origins=settings.origins)
+    if settings.trusted_proxies:
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
+    app.add_middleware(guards.SecurityHeaders)  # outermost: every answer gets the headers
     return app

@@ -5,32 +5,41 @@ token of 32 bytes; the database keeps only its SHA-256, so a leaked table opens 
 Browsers get the token as the ``bg_session`` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS),
 API clients send ``Authorization: Bearer <token>``; either works on every route and on the
 WebSocket (which also takes ``?token=``).
+
+The server ends a session :data:`SESSION_MAX` after it was opened and :data:`SESSION_IDLE`
+after it was last used, whatever the cookie's own age says; each sign-in opens a new session.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from boardgammon.server.bodies import RequestBody, Username
+from boardgammon.server.bodies import RequestBody, Text, Username
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
-from boardgammon.server.refusals import ErrorCode, NotSignedIn, StateConflict
+from boardgammon.server.refusals import ErrorCode, Invalid, NotSignedIn, StateConflict
 from boardgammon.server.services import services
-from boardgammon.server.tables import AuthToken, User
+from boardgammon.server.tables import AuthToken, User, UTCDateTime
 
 COOKIE = "bg_session"
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte password is only a DoS
+SESSION_MAX = timedelta(days=90)
+"""A session ends this long after it was opened (the cookie's ``Max-Age`` says the same)."""
+SESSION_IDLE = timedelta(days=30)
+"""A session ends when it has not been used for this long."""
+TOUCH_EVERY = timedelta(hours=1)
+"""A session's ``last_used_at`` is written at most this often (not one write per request)."""
 
 _hasher = PasswordHasher()
 # Verifying against this keeps a login for an unknown name as slow as one with a bad password.
@@ -41,7 +50,7 @@ router = APIRouter(tags=["accounts"])
 
 class Credentials(RequestBody):
     username: Username
-    password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+    password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 
 
 class UserOut(BaseModel):
@@ -67,26 +76,46 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+_LIVE = and_(AuthToken.created_at > bindparam("opened_after", type_=UTCDateTime()),
+             AuthToken.last_used_at > bindparam("used_after", type_=UTCDateTime()))
+"""SQL: the session is within both its lifetimes (the bounds from :func:`_bounds`)."""
+
+
+def _bounds(now: datetime) -> dict[str, datetime]:
+    return {"opened_after": now - SESSION_MAX, "used_after": now - SESSION_IDLE}
+
+
 def user_for_token(session: Session, token: str | None) -> User | None:
-    """The user whose session ``token`` is, or ``None`` (no token, unknown or revoked)."""
+    """The user whose session ``token`` is, or ``None`` (no token, unknown, revoked or past a
+    lifetime). Marks the session used (at most every :data:`TOUCH_EVERY`; the caller commits)."""
     if not token or len(token) > 200:
         return None
-    return session.execute(
-        select(User).join(AuthToken, AuthToken.user_id == User.id)
-        .where(AuthToken.token_hash == _token_hash(token))
-    ).scalar_one_or_none()
+    now, token_hash = datetime.now(UTC), _token_hash(token)
+    found = session.execute(
+        select(User, AuthToken.last_used_at).join(AuthToken, AuthToken.user_id == User.id)
+        .where(AuthToken.token_hash == token_hash, _LIVE), _bounds(now)
+    ).one_or_none()
+    if found is None:
+        return None
+    user, last_used = found
+    if last_used < now - TOUCH_EVERY:
+        session.execute(update(AuthToken).where(AuthToken.token_hash == token_hash)
+                        .values(last_used_at=now))
+    return user
 
 
-_TOKEN_USER = (select(AuthToken.__table__.c.user_id)
-               .where(AuthToken.__table__.c.token_hash == bindparam("token_hash")))
+_TOKEN_USER = (select(AuthToken.user_id)
+               .where(AuthToken.token_hash == bindparam("token_hash"), _LIVE))
 
 
 def token_user_id(session: Session, token: str) -> int | None:
-    """The ID of the user whose session ``token`` is, ``None`` if it is unknown or revoked (one
-    primary-key read: cheap enough to ask again at every action of an open WebSocket)."""
+    """The ID of the user whose session ``token`` is, ``None`` if it is unknown, revoked or past
+    a lifetime (one primary-key read: cheap enough to ask again at every action of an open
+    WebSocket)."""
     if len(token) > 200:
         return None
-    return session.execute(_TOKEN_USER, {"token_hash": _token_hash(token)}).scalar_one_or_none()
+    return session.execute(_TOKEN_USER, {"token_hash": _token_hash(token),
+                                         **_bounds(datetime.now(UTC))}).scalar_one_or_none()
 
 
 def request_token(request: Request) -> str | None:
@@ -120,13 +149,34 @@ def current_user(user: User | None = Depends(optional_user)) -> User:
 
 
 def _open_session(session: Session, user: User, request: Request, response: Response) -> str:
-    token = secrets.token_urlsafe(32)
-    session.add(AuthToken(token_hash=_token_hash(token), user_id=user.id,
-                          created_at=datetime.now(UTC)))
+    token, now = secrets.token_urlsafe(32), datetime.now(UTC)
+    session.add(AuthToken(token_hash=_token_hash(token), user_id=user.id, created_at=now,
+                          last_used_at=now))
     session.commit()
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
-                        secure=request.url.scheme == "https", max_age=90 * 86400)
+                        secure=request.url.scheme == "https",
+                        max_age=int(SESSION_MAX.total_seconds()))
     return token
+
+
+RESERVED_NAMES = frozenset({
+    "admin", "administrator", "root", "system", "support", "moderator", "staff", "official",
+    "boardgammon", "gnubg", "computer", "bot", "server", "anonymous", "guest", "spectator",
+    "null", "undefined", "none", "nil", "nan", "true", "false", "me", "you"})
+"""Names nobody registers (compared in lower case): they would pass for the site, a client's
+placeholder or a missing value. Names that start with ``guest-`` are the guests' own."""
+
+
+def refuse_reserved(username: str) -> None:
+    """Refuse a name a new account (or an upgraded guest) may not take.
+
+    Raises:
+        Invalid: ``invalid_request``, naming the rule.
+    """
+    key = username.lower()
+    if key in RESERVED_NAMES or key.startswith(("guest-", "guest_")):
+        raise Invalid(f"the name {username!r} is reserved (guest-…, admin, null and the like "
+                      f"are not given to accounts); choose another")
 
 
 def _taken(username: str) -> None:
@@ -138,7 +188,9 @@ def _taken(username: str) -> None:
              responses=responses(409, 429))
 def register(body: Credentials, request: Request, response: Response,
              session: Session = Depends(get_session)) -> SessionAnswer:
-    """Create an account and sign in."""
+    """Create an account and sign in (a reserved name, :func:`refuse_reserved`, is refused
+    with 422)."""
+    refuse_reserved(body.username)
     services(request.app).game.login_limit.hit(f"register:{_client(request)}")
     user = User(username=body.username, username_key=body.username.lower(),
                 password_hash=_hasher.hash(body.password), guest=False,
@@ -204,6 +256,7 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
     Refused with 409 ``not_a_guest`` for an account that already has a password."""
     if not user.guest:
         raise StateConflict(f"{user.username} is already a full account", ErrorCode.NOT_A_GUEST)
+    refuse_reserved(body.username)
     user.username, user.username_key = body.username, body.username.lower()
     user.password_hash, user.guest = _hasher.hash(body.password), False
     try:
@@ -220,6 +273,18 @@ def logout(request: Request, user: User = Depends(current_user),
     """Revoke this session's token and clear the cookie."""
     session.execute(delete(AuthToken).where(AuthToken.token_hash ==
                                             _token_hash(request_token(request) or "")))
+    session.commit()
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE)
+    return response
+
+
+@router.post("/api/auth/logout-all", status_code=204, responses=responses(401))
+def logout_all(user: User = Depends(current_user),
+               session: Session = Depends(get_session)) -> Response:
+    """Sign out everywhere: revoke every session of the signed-in user (open WebSockets can no
+    longer act) and clear the cookie."""
+    session.execute(delete(AuthToken).where(AuthToken.user_id == user.id))
     session.commit()
     response = Response(status_code=204)
     response.delete_cookie(COOKIE)

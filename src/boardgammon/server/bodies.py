@@ -1,7 +1,8 @@
 """What every request body the API takes has in common: :class:`RequestBody` (no field the
 endpoint does not know), :func:`one_of` (a choice of whole numbers that refuses ``true`` and
-``5.0``, which pydantic's ``Literal`` takes as 1 and 5) and :data:`Username` (a player's name,
-refused in words rather than by its regular expression). A refused value is quoted as JSON, as
+``5.0``, which pydantic's ``Literal`` takes as 1 and 5), :data:`Text` (every free text field:
+no control characters) and :data:`Username` (a player's name, refused in words rather than by
+its regular expression). A refused value is quoted as JSON, as
 the client wrote it (``true``, ``"5"``), not as Python would print it."""
 
 from __future__ import annotations
@@ -10,10 +11,31 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 USERNAME_PATTERN = r"^[A-Za-z0-9_-]{3,20}$"
 USERNAME_RULE = "3 to 20 characters, each a letter A-Z or a-z, a digit, _ or -"
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Control characters (Unicode category Cc: C0, DEL, C1). No ID, name, play or password of
+ours holds one; NUL cannot even be stored in a PostgreSQL text column."""
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` as ``U+XXXX``, or ``None`` if there is none."""
+    found = CONTROL.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
+def _no_control(value: str) -> str:
+    if (found := control_character(value)) is not None:
+        raise ValueError(f"control characters are not allowed (found {found})")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_control)]
+"""A string of the API's input: one with a control character is refused (422)."""
 
 
 class RequestBody(BaseModel):

@@ -31,6 +31,7 @@ unrevealed server seed.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ from alembic.config import Config
 from fastapi import Request
 from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -154,6 +156,40 @@ def rowcount(result: Result[Any]) -> int:
     if not isinstance(result, CursorResult):
         raise TypeError(f"a row count needs the result of an UPDATE or DELETE, got {result!r}")
     return result.rowcount
+
+
+class DatabaseUnreachable(RuntimeError):
+    """The database did not answer within the time the server waits for it at start-up."""
+
+
+def wait_for_database(url: str, wait_s: float, *, sleep=time.sleep,
+                      clock=time.monotonic) -> int:
+    """Connect to ``url`` until it answers, retrying with back-off (0.5 s doubling to 5 s) for
+    up to ``wait_s`` seconds: a server started with its database (a service restarting at the
+    same time) waits rather than dying. Returns the attempts made.
+
+    Raises:
+        DatabaseUnreachable: no answer within ``wait_s`` (its message is one line saying why).
+    """
+    engine = create_db_engine(url)
+    deadline, pause, attempts = clock() + wait_s, 0.5, 0
+    try:
+        while True:
+            attempts += 1
+            try:
+                with engine.connect():
+                    return attempts
+            except OperationalError as exc:
+                if clock() + pause > deadline:
+                    reason = str(exc.orig or exc).strip().splitlines()
+                    raise DatabaseUnreachable(
+                        f"the database at {make_url(url).render_as_string(hide_password=True)} "
+                        f"did not answer within {wait_s:g} s ({attempts} attempts): "
+                        f"{reason[0] if reason else type(exc).__name__}") from None
+            sleep(pause)
+            pause = min(2 * pause, 5.0)
+    finally:
+        engine.dispose()
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -7,20 +7,25 @@ WebSocket ``error`` frame (:func:`ws_error`). Every refusal over HTTP is a 4xx/5
 validation errors and the router's own refusals (no such route 404, wrong method 405): under
 ``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere a
 404 is a small HTML page for people. Unexpected exceptions keep FastAPI's bare 500 (no detail
-leaves the server).
+leaves the server), except the database's outages: 503 ``database_unavailable`` with
+``Retry-After`` (:mod:`.outage`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from boardgammon.server import outage
+from boardgammon.server.bodies import control_character
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -113,6 +118,37 @@ class BodyLimit:
         await self.app(scope, counted, send)
 
 
+class ControlCharacters:
+    """ASGI middleware: a path or query string holding a control character (``%00`` and the
+    like; see :func:`~boardgammon.server.bodies.control_character`) is refused before any
+    route sees it, the same on every database (PostgreSQL cannot even compare NUL): under
+    ``/api/`` with 422 ``invalid_request`` in the API's shape, elsewhere with a plain 400; a
+    WebSocket handshake is refused (HTTP 403) before it is accepted."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        query = unquote_to_bytes(scope.get("query_string", b"")).decode("utf-8", "replace")
+        found = control_character(scope["path"]) or control_character(query)
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        message = f"the address holds a control character ({found}); no ID or name does"
+        response: Response
+        if scope["path"].startswith("/api/"):
+            response = error_response(422, ErrorCode.INVALID_REQUEST, message)
+        else:
+            response = Response(message, status_code=400, media_type="text/plain; charset=utf-8")
+        await response(scope, receive, send)
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
@@ -129,7 +165,8 @@ _WHEN = {
          "cube_unavailable, wrong_phase, illegal_action, commitment_mismatch (not the "
          "commitment issued), roll_mismatch (not the pending roll's roll_id).",
     401: "Not signed in (not_authenticated) or bad credentials (bad_credentials).",
-    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek.",
+    403: "Not your match, seat or seek: not_your_match, not_invited, not_your_seek; or a "
+         "cookie-signed state change from another site (bad_origin).",
     404: "Unknown match, seek or user (not_found).",
     409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
          "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
@@ -139,7 +176,8 @@ _WHEN = {
     422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
          "entropy is not exactly 32 hex characters).",
     429: "Too many requests (rate_limited); see Retry-After.",
-    503: "The match is being changed by another server process (busy); retry.",
+    503: "The match is being changed by another server process (busy), or the database is "
+         "unreachable (database_unavailable, with Retry-After); retry.",
 }
 
 
@@ -176,15 +214,27 @@ def _problem(error: dict) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """Register the error handlers and the body limit on ``app``."""
+    """Register the error handlers, the body limit and the refusal of control characters in
+    addresses on ``app``."""
     app.add_middleware(BodyLimit)
+    app.add_middleware(ControlCharacters)
 
     @app.exception_handler(Refusal)
     async def _refusal(_request: Request, exc: Refusal) -> JSONResponse:
         response = error_response(http_status(exc), exc.code, exc.message)
         if isinstance(exc, RateLimited):
             response.headers["Retry-After"] = str(exc.retry_after_s)
+        elif exc.code is ErrorCode.DATABASE_UNAVAILABLE:
+            response.headers["Retry-After"] = str(outage.RETRY_AFTER_S)
         return response
+
+    async def _database(_request: Request, exc: Exception) -> JSONResponse:
+        if not outage.is_outage(exc):
+            raise exc  # a bug, not an outage: the bare 500 and its traceback
+        return await _refusal(_request, outage.refusal())
+
+    for kind in (DBAPIError, DisconnectionError):
+        app.add_exception_handler(kind, _database)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

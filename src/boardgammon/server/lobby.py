@@ -18,7 +18,7 @@ from boardgammon.engine.board import Variant
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server.auth import current_user
-from boardgammon.server.bodies import RequestBody, Username, one_of
+from boardgammon.server.bodies import RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat, iso
@@ -45,7 +45,7 @@ class SeekIn(RequestBody):
     length: Length = DEFAULT_LENGTH
     variant: VariantName = "standard"
     mode: Literal["live", "correspondence"] = "live"
-    clock: str | None = Field(None, description="live: a clock preset name (see /api/options);"
+    clock: Text | None = Field(None, description="live: a clock preset name (see /api/options);"
                                                 " null for no clock")
     days: CorrespondenceDays | None = Field(None, description="correspondence: days per move")
     invite: Username | None = Field(None, description="invite this player only")
@@ -64,7 +64,7 @@ class SeekOut(BaseModel):
 
 
 class ComputerIn(RequestBody):
-    level: str = Field(description="a level from /api/options bot_levels")
+    level: Text = Field(description="a level from /api/options bot_levels")
     length: Length = DEFAULT_LENGTH
     variant: VariantName = "standard"
 

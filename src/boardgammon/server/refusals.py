@@ -26,6 +26,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_MATCH = "not_your_match"
     NOT_INVITED = "not_invited"
     NOT_YOUR_SEEK = "not_your_seek"
+    BAD_ORIGIN = "bad_origin"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_YOUR_TURN = "not_your_turn"
@@ -45,6 +46,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     BUSY = "busy"
     RECORD_UNAVAILABLE = "record_unavailable"
+    DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
 
 

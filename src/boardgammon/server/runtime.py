@@ -27,6 +27,7 @@ from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import bus_for
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
+from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
@@ -102,6 +103,9 @@ class Runtime:
         self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
+        # A heartbeat failed (the database unreachable): the next one credits the gap, and
+        # an action waits for it, so no clock is charged for the time nobody could act.
+        self._unserved = False
 
     @property
     def service(self) -> MatchService:
@@ -182,6 +186,8 @@ class Runtime:
             NotSignedIn: ``token`` no longer valid; RateLimited; and every
                 refusal of :meth:`MatchService.act`.
         """
+        if self._unserved:
+            await asyncio.to_thread(self._beat)
         outcome = await self.run(match_id, self._act, match_id, user_id, action, token)
         assert outcome is not None
         self.kick_bot(match_id)
@@ -205,7 +211,10 @@ class Runtime:
                 await asyncio.sleep(self.config.bot_delay_s)
             try:
                 outcome = await self.run(match_id, self.service.bot_step, match_id)
-            except Exception:
+            except Exception as exc:
+                if is_outage(exc):  # logged once by the outage watch; try again later
+                    await asyncio.sleep(RETRY_AFTER_S)
+                    continue
                 log.exception("the computer could not act in %s", match_id)
                 return
             if outcome is None:
@@ -225,8 +234,17 @@ class Runtime:
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
         # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
         # for the lock to go.
-        with self.service.matches.writing(), self.service.db.sessions() as session:
-            self.clock.beat(session)
+        try:
+            with self.service.matches.writing(), self.service.db.sessions() as session:
+                credited = self.clock.beat(session, credit_gap=self._unserved)
+        except Exception as exc:
+            if is_outage(exc):
+                self._unserved = True
+            raise
+        if credited:
+            log.warning("the clocks were stopped for %.1f s (the server could not serve)",
+                        credited)
+        self._unserved = False
 
     async def loop(self) -> None:
         """The background task: :meth:`tick` every ``tick_s`` and, on SQLite, a checkpoint of
@@ -238,8 +256,9 @@ class Runtime:
                 if time.monotonic() - last_checkpoint >= CHECKPOINT_S:
                     last_checkpoint = time.monotonic()
                     await asyncio.to_thread(self.service.db.checkpoint)
-            except Exception:
-                log.exception("background tick failed")
+            except Exception as exc:
+                if not is_outage(exc):  # an outage is logged once, by the outage watch
+                    log.exception("background tick failed")
             await asyncio.sleep(self.config.tick_s)
 
 

@@ -9,6 +9,13 @@ the time the server was down, in every process alike, except for an outage short
 :data:`DOWN_AFTER_S`: a restart within 3 s is charged to the clock that ran (a quicker rule
 would take a process whose heartbeat is merely late, under load, for a dead service).
 
+The same rule covers an outage of the database (or of anything that stops every process from
+committing): no process can write its heartbeat, so after :data:`DOWN_AFTER_S` the heartbeat is
+as stale as after a stop; a process that failed to beat and then beats again
+(:meth:`ServiceClock.beat` with ``credit_gap``) credits the gap as downtime, so no clock runs
+out while the server cannot serve, and the clocks resume where they stood (a delay already
+used up before the outage stays used).
+
 The wall clock is injected (``wall``) so that tests can move time by hand.
 """
 
@@ -46,26 +53,25 @@ class ServiceClock:
         return service_t + self.downtime
 
     def start(self, session: Session) -> float:
-        """Called once when a process starts: credit the time since the last heartbeat as
-        downtime if no process has beaten for :data:`DOWN_AFTER_S`, then beat. Returns the
+        """Called once when a process starts: :meth:`beat` crediting the gap. Returns the
         seconds credited (0 when another process was alive or on the first start)."""
+        return self.beat(session, credit_gap=True)
+
+    def beat(self, session: Session, credit_gap: bool = False) -> float:
+        """Write the heartbeat and pick up the shared downtime. ``credit_gap`` (at start, and
+        after this process failed to beat): first credit the time since the last heartbeat as
+        downtime if no process has beaten for :data:`DOWN_AFTER_S`. Returns the seconds
+        credited."""
         row = self._row(session)
         wall = self.wall()
         credited = 0.0
-        if row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
+        if credit_gap and row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
             credited = wall - row.heartbeat
             row.downtime += credited
         row.heartbeat = max(row.heartbeat, wall)
         self.downtime = row.downtime
         session.commit()
         return credited
-
-    def beat(self, session: Session) -> None:
-        """Write the heartbeat and pick up the shared downtime."""
-        row = self._row(session)
-        row.heartbeat = max(row.heartbeat, self.wall())
-        self.downtime = row.downtime
-        session.commit()
 
     @staticmethod
     def _row(session: Session) -> ServiceClockRow:

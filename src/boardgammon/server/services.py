@@ -3,10 +3,12 @@ through :func:`services` rather than through untyped attributes of ``app.state``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+
+from boardgammon.server.outage import Outage
 
 if TYPE_CHECKING:
     from boardgammon.server.analysis_worker import AnalysisWorker
@@ -17,13 +19,14 @@ if TYPE_CHECKING:
 
 @dataclass
 class Services:
-    """The settings, the game server, the analysis worker and, once the app has started, the
-    database."""
+    """The settings, the game server, the analysis worker, the database's outage watch and,
+    once the app has started, the database."""
 
     settings: Settings
     game: Runtime
     analysis: AnalysisWorker
     opened: Database | None = None
+    outage: Outage = field(default_factory=Outage)
 
     @property
     def db(self) -> Database:

@@ -4,6 +4,13 @@
 (relative to the working directory). ``postgresql://…`` URLs use the psycopg 3 driver.
 ``BOARDGAMMON_ECHO_SOCKET=1`` adds the ``/ws/echo`` WebSocket, the load benchmark's reference
 (no production server needs it).
+``BOARDGAMMON_ORIGINS``: the site's origins, comma-separated (``https://play.example``); a
+browser's WebSocket or cookie-signed state change from any other is refused; default: the
+server's own origin (the scheme and ``Host`` of each request).
+``BOARDGAMMON_DATABASE_WAIT``: seconds ``boardgammon serve`` waits for the database at start-up,
+retrying with back-off, before it exits saying why (default 60).
+``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
+``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 """
 
 from __future__ import annotations
@@ -21,9 +28,20 @@ class Settings:
 
     database_url: str = DEFAULT_DATABASE_URL
     echo_socket: bool = False
+    origins: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
+    database_wait_s: float = 60.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         """Settings from ``BOARDGAMMON_*`` variables, defaults for those unset or empty."""
         return cls(database_url=environ.get("BOARDGAMMON_DATABASE_URL") or DEFAULT_DATABASE_URL,
-                   echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1")
+                   echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1",
+                   origins=_listed(environ.get("BOARDGAMMON_ORIGINS")),
+                   trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")),
+                   database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0))
+
+
+def _listed(value: str | None) -> tuple[str, ...]:
+    """The items of a comma-separated setting, blanks dropped."""
+    return tuple(item.strip() for item in (value or "").split(",") if item.strip())

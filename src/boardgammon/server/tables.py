@@ -140,13 +140,15 @@ class User(Base):
 
 
 class AuthToken(Base):
-    """A session: the SHA-256 of the bearer/cookie token (the token itself is never stored)."""
+    """A session: the SHA-256 of the bearer/cookie token (the token itself is never stored),
+    when it was opened and when it was last used (to within :data:`.auth.TOUCH_EVERY`)."""
 
     __tablename__ = "auth_tokens"
 
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class Seek(Base):

@@ -22,6 +22,8 @@ from boardgammon.server.errors import ws_error
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
 from boardgammon.server.match_state import MatchState
+from boardgammon.server.outage import is_outage
+from boardgammon.server.outage import refusal as outage_refusal
 from boardgammon.server.refusals import NotSignedIn, Refusal
 from boardgammon.server.services import services
 
@@ -29,6 +31,8 @@ router = APIRouter(tags=["live"])
 echo_router = APIRouter(tags=["benchmark"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
+TRY_AGAIN_LATER = 1013
+"""Close code of a socket the server cannot serve now (too slow a reader, a database outage)."""
 
 
 @dataclass(eq=False)
@@ -117,7 +121,7 @@ class Hub:
                 except asyncio.QueueFull:
                     connections.discard(connection)
                     with contextlib.suppress(Exception):
-                        await connection.ws.close(code=1013)
+                        await connection.ws.close(code=TRY_AGAIN_LATER)
 
 
 def _snapshot(raw: Any) -> Any:
@@ -141,15 +145,22 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     def lookup() -> int | None:
         with services(ws.app).db.sessions() as session:
             user = user_for_token(session, session_token)
+            session.commit()  # the session marked used
             return user.id if user else None
 
-    user_id = await asyncio.to_thread(lookup)
     hub = runtime.hub
     try:
+        user_id = await asyncio.to_thread(lookup)
         connection = await hub.join(match_id, user_id, ws)
     except Refusal as exc:
         await ws.send_json(ws_error(None, exc))
         await ws.close(code=4404)
+        return
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        await ws.send_json(ws_error(None, outage_refusal()))
+        await ws.close(code=TRY_AGAIN_LATER, reason="server problem: database unreachable")
         return
     writer = asyncio.create_task(connection.writer())
     try:
@@ -195,6 +206,12 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
         outcome = await runtime.act(match_id, user_id, action, token)
     except Refusal as exc:
         connection.send(ws_error(action.action_id, exc))
+        return
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        # The socket stays open: the action can be sent again once the database is back.
+        connection.send(ws_error(action.action_id, outage_refusal()))
         return
     if outcome.error is not None:
         connection.send(ws_error(action.action_id, outcome.error))

@@ -1,0 +1,99 @@
+"""No secret in any log line (issue 21, 3): everything a real server prints while two players
+sign in, watch their match over WebSockets signed in by ``?token=`` and play it to the end
+holds neither player's session token nor their password."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from gameplay import Http, free_port
+
+from boardgammon.server.logs import REDACTED, RedactTokens, redact
+
+pytestmark = pytest.mark.slow
+
+
+def _play(players: dict[int, Http], match_id: str) -> dict:
+    """Both players act over HTTP (first legal play) until the match is over."""
+    for n in range(2000):
+        state = players[0]("GET", f"/api/matches/{match_id}")
+        if state["phase"] == "match_over":
+            return state
+        seat = state["turn"]
+        mine = players[seat]("GET", f"/api/matches/{match_id}")
+        if mine["phase"] in ("opening", "roll"):
+            pending = mine["pending_roll"]
+            action = {"type": "roll", "roll_id": pending["roll_id"],
+                      "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
+        else:
+            action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
+        players[seat]("POST", f"/api/matches/{match_id}/actions", {**action, "action_id": f"a{n}"})
+    raise AssertionError("the match did not end")
+
+
+def test_a_played_match_prints_no_token(tmp_path):
+    from websockets.sync.client import connect
+
+    port = free_port()
+    log = tmp_path / "server.log"
+    env = {**os.environ, "BOARDGAMMON_DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+           "BOARDGAMMON_BOT_DELAY": "0"}
+    env.pop("BOARDGAMMON_REDIS_URL", None)
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
+            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(f"{base}/api/options", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        password = "a password never logged"
+        players = {}
+        for seat, name in enumerate(("ann", "bob")):
+            token = Http(base)("POST", "/api/auth/register",
+                               {"username": name, "password": password})["token"]
+            players[seat] = Http(base, token)
+        seek = players[0]("POST", "/api/seeks", {"length": 1})
+        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+        sockets = [connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={p.token}",
+                           legacy=True)
+                   for p in players.values()]
+        try:
+            assert all(json.loads(ws.recv(timeout=30))["type"] == "state" for ws in sockets)
+            assert _play(players, match_id)["phase"] == "match_over"
+        finally:
+            for ws in sockets:
+                ws.close()
+        assert httpx.get(f"{base}/api/matches/{match_id}/export.mat").status_code == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    printed = log.read_text()
+    for secret in (players[0].token, players[1].token, password):
+        assert secret not in printed
+    assert f"/ws/matches/{match_id}?token={REDACTED}" in printed  # the lines are still there
+    assert "POST /api/matches/" in printed
+
+
+def test_the_filter_keeps_the_access_formatters_arguments():
+    import logging
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1,
+                               '%s - "%s %s HTTP/%s" %d',
+                               ("1.2.3.4:5", "GET", "/ws/x?a=1&token=SECRET&b=2", "1.1", 200),
+                               None)
+    assert RedactTokens().filter(record)
+    assert record.args == ("1.2.3.4:5", "GET", f"/ws/x?a=1&token={REDACTED}&b=2", "1.1", 200)
+    assert redact("/ws/x?TOKEN=abc") == f"/ws/x?TOKEN={REDACTED}"
