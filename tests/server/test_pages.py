@@ -124,3 +124,16 @@ def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, m
     csv_rows = client.get("/dice-record.csv").text.splitlines()
     assert csv_rows[0] == "die1,die2,count,expected" and len(csv_rows) == 37
     assert client.get("/dice-record.png").headers["content-type"] == "image/png"
+
+
+@pytest.mark.parametrize("field,value", [("blocked", "²"), ("blocked", "①"),
+                                         ("bearoff", "¹,0,0,0,0,0"), ("blocked", "9" * 4400),
+                                         ("bearoff", "1" * 4400)])
+def test_odds_questions_that_are_not_small_whole_numbers_are_answered_on_the_page(
+        client, field, value):
+    # A fresh reviewer's: str.isdigit took '²' and '①', and int() refused them and numbers
+    # of thousands of digits: 500s.
+    r = client.get("/odds", params={field: value})
+    assert r.status_code == 200
+    assert "whole numbers separated by commas or spaces" in r.text
+    assert 'id="doubles-table"' in r.text  # the other questions are still answered

@@ -150,8 +150,10 @@ def odds_tables() -> dict[str, object]:
 def _numbers(text: str) -> list[int]:
     """The whole numbers in ``text`` ("3, 5" or "3 5"); anything else is a bad question."""
     words = [w for w in re.split(r"[\s,;]+", text.strip()) if w]
-    if not all(w.isdigit() for w in words):
-        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text!r}")
+    # ASCII digits only, at most three a number: str.isdigit also takes '²' and '①', which
+    # int() refuses, and int() refuses numbers of thousands of digits (both were 500s).
+    if not all(re.fullmatch(r"[0-9]{1,3}", w) for w in words):
+        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text[:40]!r}")
     return [int(w) for w in words]
 
 
