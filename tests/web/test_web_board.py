@@ -196,7 +196,7 @@ def test_result_screen(page, output_dir):
     assert page.locator('.verify-list li[data-roll="rol_a"] .verdict').inner_text() == "✓ verified"
     assert page.locator('.verify-list li[data-roll="rol_b"] .verdict').inner_text() == "⚠ FAILED"
     assert page.locator(".match-id").inner_text() == MATCH_ID
-    assert page.get_attribute(".audit-link", "href") == f"/audit/{MATCH_ID}"
+    assert page.get_attribute(".audit-link", "href") == f"/audit/{MATCH_ID}?lang=en"
     assert page.get_attribute(".analysis-link", "href") == f"/match/{MATCH_ID}/analysis"
     for kind in ("mat", "json"):
         href = page.get_attribute(f'a[download$=".{kind}"]', "href")

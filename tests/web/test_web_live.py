@@ -121,7 +121,7 @@ def check_result(page, winner: str, output_dir, name: str) -> str:
                      text)
     match_id = page.locator(".match-id").inner_text()
     assert re.fullmatch(r"mat_\w+", match_id)
-    assert page.get_attribute(".audit-link", "href") == f"/audit/{match_id}"
+    assert page.get_attribute(".audit-link", "href") == f"/audit/{match_id}?lang=en"
     assert re.fullmatch("[0-9a-f]{64}", page.locator(".chain-head").inner_text())
     page.screenshot(path=str(output_dir / f"{name}-result.png"), full_page=True)
     return match_id

@@ -517,7 +517,7 @@ export class MatchPage {
       h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))),
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
-      h("p", {}, h("a", { href: r.audit_url || `/audit/${s.match_id}`, class: "audit-link" }, t("result.audit")),
+      h("p", {}, h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" }, t("result.audit")),
         " · ", h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair")),
         " · ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
       h("p", { class: "downloads" }, `${t("result.download")}: `,
