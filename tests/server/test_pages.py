@@ -124,3 +124,51 @@ def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, m
     csv_rows = client.get("/dice-record.csv").text.splitlines()
     assert csv_rows[0] == "die1,die2,count,expected" and len(csv_rows) == 37
     assert client.get("/dice-record.png").headers["content-type"] == "image/png"
+
+
+def test_an_operators_refresh_shows_new_rolls_without_waiting_a_day(client, sqlite_url,
+                                                                   monkeypatch):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+
+    def play_rolls(count: int) -> None:
+        with services(client.app).db.sessions() as session:
+            match_id = new_match_id()
+            for seat in range(count):
+                roll = record.commit_roll(session, match_id, seat % 2)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+                record.mark_played(session, roll.roll_id)
+
+    play_rolls(4)
+    assert client.get("/dice-record.json").json()["rolls"] == 4
+    play_rolls(6)
+    # Cached for a day: the new rolls are not in the report yet.
+    assert client.get("/dice-record.json").json()["rolls"] == 4
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", sqlite_url)
+    asked = CliRunner().invoke(cli, ["stats", "refresh-record"])
+    assert asked.exit_code == 0, asked.output
+    assert client.get("/dice-record.json").json()["rolls"] == 10
+    assert "10 Würfe (20 Würfel)" in client.get("/dice-record?lang=de").text
+    assert client.get("/dice-record.csv").text.count("\n") == 37
+    # Made once per request: later pages keep that report until the next day or request.
+    play_rolls(2)
+    assert client.get("/dice-record.json").json()["rolls"] == 10
+    assert CliRunner().invoke(cli, ["stats", "refresh-record"]).exit_code == 0
+    assert client.get("/dice-record.json").json()["rolls"] == 12
+
+
+def test_refresh_record_refuses_a_database_that_is_not_there(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+
+    missing = tmp_path / "none.sqlite3"
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", f"sqlite:///{missing}")
+    asked = CliRunner().invoke(cli, ["stats", "refresh-record"])
+    assert asked.exit_code == 2
+    assert f"no server database at {missing}" in asked.stderr
+    assert not missing.exists()
