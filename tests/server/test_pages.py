@@ -47,8 +47,8 @@ def test_glossary_has_the_same_terms_in_every_language(client):
              for code in LANGUAGES}
     assert terms["en"] == [
         "point", "blot", "anchor", "prime", "pip-count", "home-board", "bar", "dance",
-        "bear-off", "cube", "take", "drop", "crawford", "gammon", "backgammon", "equity", "mwc",
-        "pr", "ply", "luck",
+        "bear-off", "cube", "take", "drop", "match", "crawford", "gammon", "backgammon",
+        "equity", "mwc", "pr", "ply", "luck",
     ]
     assert terms["de"] == terms["ja"] == terms["en"]
 
