@@ -47,8 +47,8 @@ def test_glossary_has_the_same_terms_in_every_language(client):
              for code in LANGUAGES}
     assert terms["en"] == [
         "point", "blot", "anchor", "prime", "pip-count", "home-board", "bar", "dance",
-        "bear-off", "cube", "take", "drop", "crawford", "gammon", "backgammon", "equity", "mwc",
-        "pr", "ply", "luck",
+        "bear-off", "cube", "take", "drop", "match", "crawford", "gammon", "backgammon",
+        "equity", "mwc", "pr", "ply", "luck",
     ]
     assert terms["de"] == terms["ja"] == terms["en"]
 
@@ -137,3 +137,51 @@ def test_odds_questions_that_are_not_small_whole_numbers_are_answered_on_the_pag
     assert r.status_code == 200
     assert "whole numbers separated by commas or spaces" in r.text
     assert 'id="doubles-table"' in r.text  # the other questions are still answered
+
+
+def test_an_operators_refresh_shows_new_rolls_without_waiting_a_day(client, sqlite_url,
+                                                                   monkeypatch):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+
+    def play_rolls(count: int) -> None:
+        with services(client.app).db.sessions() as session:
+            match_id = new_match_id()
+            for seat in range(count):
+                roll = record.commit_roll(session, match_id, seat % 2)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+                record.mark_played(session, roll.roll_id)
+
+    play_rolls(4)
+    assert client.get("/dice-record.json").json()["rolls"] == 4
+    play_rolls(6)
+    # Cached for a day: the new rolls are not in the report yet.
+    assert client.get("/dice-record.json").json()["rolls"] == 4
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", sqlite_url)
+    asked = CliRunner().invoke(cli, ["stats", "refresh-record"])
+    assert asked.exit_code == 0, asked.output
+    assert client.get("/dice-record.json").json()["rolls"] == 10
+    assert "10 Würfe (20 Würfel)" in client.get("/dice-record?lang=de").text
+    assert client.get("/dice-record.csv").text.count("\n") == 37
+    # Made once per request: later pages keep that report until the next day or request.
+    play_rolls(2)
+    assert client.get("/dice-record.json").json()["rolls"] == 10
+    assert CliRunner().invoke(cli, ["stats", "refresh-record"]).exit_code == 0
+    assert client.get("/dice-record.json").json()["rolls"] == 12
+
+
+def test_refresh_record_refuses_a_database_that_is_not_there(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app as cli
+
+    missing = tmp_path / "none.sqlite3"
+    monkeypatch.setenv("BOARDGAMMON_DATABASE_URL", f"sqlite:///{missing}")
+    asked = CliRunner().invoke(cli, ["stats", "refresh-record"])
+    assert asked.exit_code == 2
+    assert f"no server database at {missing}" in asked.stderr
+    assert not missing.exists()

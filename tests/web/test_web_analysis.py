@@ -166,6 +166,10 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert rows["Luck (EMG)"] == ["+0.321", "−0.287"]
     assert rows["Luck (MWC)"] == ["+10.4 %", "−9.0 %"]
     assert rows["Luck-adjusted result (MWC)"] == ["+39.6 %", "+59.0 %"]
+    # The row names that are glossary terms link to their entries, in the page's language.
+    terms = page.eval_on_selector_all(
+        ".analysis-summary th a.glossary-link", "as => as.map((a) => a.getAttribute('href'))")
+    assert terms == ["/glossary?lang=en#pr", "/glossary?lang=en#luck", "/glossary?lang=en#mwc"]
     assert rows["Doubtful / errors / blunders (plays and cube)"] == ["0 / 0 / 0", "0 / 0 / 2"]
     # What the luck-adjusted result is, and why it can pass ±100 % (a fresh user read it as a
     # bug).

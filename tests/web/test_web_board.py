@@ -358,7 +358,9 @@ def test_resign_menu(page):
 FOCUS_STYLE = """() => {
   const e = document.activeElement;
   const s = getComputedStyle(e);
-  return {tag: e.tagName, label: e.dataset.action || e.dataset.point || e.name || e.id || '',
+  // A glossary link is named by its term (data-term), so it is not taken for the brand link.
+  return {tag: e.tagName,
+          label: e.dataset.action || e.dataset.point || e.dataset.term || e.name || e.id || '',
           visible: s.outlineStyle === 'solid' || s.stroke === 'rgb(255, 176, 0)'};
 }"""
 

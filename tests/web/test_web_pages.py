@@ -1,7 +1,8 @@
 """The reading pages (server/routes/pages.py) in Chromium: every page in every language fits a
 360 px screen without horizontal scrolling (screenshots at 360 and 1280 px go to
 test-output/web/ for review), the match-ID box opens a real match's audit page and answers a
-malformed or unknown ID on the page, and the app's footer opens the pages in its language."""
+malformed or unknown ID on the page, the app's footer opens the pages in its language, and the
+terms on the match screen and in the lobby link to their glossary entries."""
 
 from __future__ import annotations
 
@@ -127,6 +128,47 @@ def test_the_apps_footer_opens_the_pages_in_its_language(browser, live_server):
     page.wait_for_url(f"{live_server}/fair?lang=ja")
     assert page.locator("h1").inner_text() == "検証可能な公正ダイス"
     assert overflow(page) == 0
+    context.close()
+
+
+def test_terms_in_the_lobby_and_on_the_match_screen_link_to_the_glossary(browser, live_server,
+                                                                        output_dir):
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    for code in LANGUAGES:
+        page.goto(live_server)
+        page.select_option("#lang", code)
+        lobby = page.locator('form.computer a.glossary-link[data-term="match"]')
+        assert lobby.get_attribute("href") == f"/glossary?lang={code}#match"
+        page.screenshot(path=str(output_dir / f"glossary-links-lobby-{code}-360.png"),
+                        full_page=True)
+
+        page.goto(f"{live_server}/match/{match_id}")
+        pips = page.locator(".player .pips a.glossary-link").first
+        pips.wait_for()
+        assert pips.get_attribute("href") == f"/glossary?lang={code}#pip-count"
+        assert page.get_attribute(".cube-info a.glossary-link", "href") == (
+            f"/glossary?lang={code}#cube")
+        # The links are labels around the board, none on it: tapping the board moves.
+        assert page.locator("svg.board a").count() == 0
+        # The entry opens in a new tab: the match stays where it was.
+        with context.expect_page() as opened:
+            pips.click()
+        glossary = opened.value
+        glossary.wait_for_load_state()
+        assert glossary.url == f"{live_server}/glossary?lang={code}#pip-count"
+        assert glossary.get_attribute("html", "lang") == code
+        assert glossary.locator("dt#pip-count:target").is_visible()
+        assert glossary.locator("dt#match").is_visible()
+        glossary.close()
+        assert page.url == f"{live_server}/match/{match_id}"
+        for width in (360, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.screenshot(path=str(output_dir / f"glossary-links-match-{code}-{width}.png"),
+                            full_page=True)
+            assert overflow(page) == 0
+        page.set_viewport_size({"width": 360, "height": 800})
     context.close()
 
 

@@ -1,13 +1,15 @@
-"""``boardgammon stats dice-report``: the statistical report over the dice record."""
+"""``boardgammon stats dice-report``: the statistical report over the dice record;
+``boardgammon stats refresh-record``: the public page's report made again now."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
 
-from boardgammon.server.dice_stats import read_database
+from boardgammon.server.dice_stats import read_database, request_refresh
 from boardgammon.server.settings import Settings
 from boardgammon.stats.errors import StatsError
 from boardgammon.stats.record import parse_time, read_csv
@@ -117,3 +119,16 @@ def dice_report_command(
         typer.echo(json.dumps(report, indent=2))
     else:
         typer.echo(_render(report))
+
+
+@app.command("refresh-record")
+def refresh_record_command() -> None:
+    """Make the dice record page's report (/dice-record, its CSV, JSON and plot) again now
+    instead of when it is a day old: every server process on the database in
+    BOARDGAMMON_DATABASE_URL does so at its next request for it."""
+    try:
+        request_refresh(Settings.from_env().database_url, datetime.now(UTC))
+    except StatsError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(code=2) from None
+    typer.echo("The dice record's report will be made again at its next request.")

@@ -1,6 +1,7 @@
 """The dice record's statistics: the revealed rolls read from the database
 (:func:`read_database`, what ``boardgammon stats dice-report`` reports on) and, for the public
-page ``/dice-record``, that report kept for a day (:class:`ReportCache`).
+page ``/dice-record``, that report kept for a day (:class:`ReportCache`) or until an operator
+asks for it to be made again (:func:`request_refresh`, ``boardgammon stats refresh-record``).
 
 The server's modules pull in FastAPI and Alembic, and the report scipy: each is imported only
 when the database is read or a report is made, so the CLI starts quickly.
@@ -14,9 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from boardgammon.stats.errors import InvalidRecord
 from boardgammon.stats.record import DiceRecord
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 REVEALED = ("revealed", "played")
 """Roll states whose dice are public; committed and void rolls have none."""
@@ -87,7 +92,59 @@ def read_database(
 
 
 MAX_AGE = timedelta(days=1)
-"""The public report is made again at most this often."""
+"""The public report is made again at most this often, unless an operator asks."""
+
+
+def request_refresh(url: str, now: datetime) -> None:
+    """Ask every server process on the database at ``url`` to make its dice record report
+    again at its next request (the time ``now`` is stored; each process remakes its report
+    once per stored value, whatever its own clock says).
+
+    Raises:
+        InvalidRecord: a malformed URL, an SQLite file that does not exist, or a database
+            that the server has not yet brought to the schema with this request's table.
+    """
+    from sqlalchemy import delete, insert
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    from boardgammon.server.db import create_db_engine
+    from boardgammon.server.tables import DiceReportRequest
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError as error:
+        raise InvalidRecord(f"cannot reach the dice record: {error}: {url!r}") from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        if not Path(parsed.database).exists():
+            raise InvalidRecord(f"no server database at {parsed.database}; "
+                                "set BOARDGAMMON_DATABASE_URL to the server's")
+    try:
+        engine = create_db_engine(url)
+    except (ValueError, ArgumentError) as error:
+        raise InvalidRecord(f"cannot reach the dice record: {error}") from None
+    try:
+        # Delete and insert in one transaction: the same statements on SQLite and PostgreSQL.
+        with engine.begin() as connection:
+            connection.execute(delete(DiceReportRequest))
+            connection.execute(insert(DiceReportRequest).values(id=1, requested_at=now))
+    except SQLAlchemyError as error:
+        raise InvalidRecord(
+            f"cannot ask for a new report in {parsed!r} (has `boardgammon serve` brought it "
+            f"to the newest schema?): {type(error).__name__}: "
+            f"{getattr(error, 'orig', None) or error}"
+        ) from None
+    finally:
+        engine.dispose()
+
+
+def requested_refresh(session: Session) -> datetime | None:
+    """When an operator last asked for a new report (:func:`request_refresh`), or ``None``."""
+    from sqlalchemy import select
+
+    from boardgammon.server.tables import DiceReportRequest
+
+    return session.execute(select(DiceReportRequest.requested_at)).scalar()
 
 
 @dataclass(frozen=True)
@@ -101,26 +158,31 @@ class Snapshot:
     last: datetime | None
     made_at: datetime
     plot_png: bytes
+    requested: datetime | None = None  # the operator's request it was made under
 
 
 class ReportCache:
     """The report over every revealed roll in the database at ``url``, made again when older
-    than :data:`MAX_AGE`; ``None`` while the record has no revealed roll. Safe to share
-    between request threads: one report is made at a time."""
+    than :data:`MAX_AGE` or when an operator has asked since; ``None`` while the record has no
+    revealed roll. Safe to share between request threads: one report is made at a time."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
 
-    def get(self, now: datetime) -> Snapshot | None:
-        """The current report, made first if there is none or it is older than a day."""
+    def get(self, now: datetime, requested: datetime | None = None) -> Snapshot | None:
+        """The current report, made first if there is none, it is older than a day, or it was
+        made under another operator's request than ``requested`` (:func:`requested_refresh`).
+        An empty record is read again at every call."""
         with self._lock:
-            if self._snapshot is None or now - self._snapshot.made_at >= MAX_AGE:
-                self._snapshot = self._make(now)
+            snapshot = self._snapshot
+            if (snapshot is None or now - snapshot.made_at >= MAX_AGE
+                    or snapshot.requested != requested):
+                self._snapshot = self._make(now, requested)
             return self._snapshot
 
-    def _make(self, now: datetime) -> Snapshot | None:
+    def _make(self, now: datetime, requested: datetime | None) -> Snapshot | None:
         from sqlalchemy import func, select
 
         from boardgammon.server.db import create_db_engine
@@ -145,7 +207,7 @@ class ReportCache:
         report["summary"] = summary(report)
         with tempfile.TemporaryDirectory() as folder:
             image = plot_report(report, Path(folder) / "dice-record.png").read_bytes()
-        return Snapshot(report, first, last, now, image)
+        return Snapshot(report, first, last, now, image, requested)
 
 
 @cache

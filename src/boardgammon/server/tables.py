@@ -1,7 +1,7 @@
 """Every table of the server as ORM models (SQLAlchemy 2, declarative): the dice record,
-accounts, sessions, seeks, matches and each match's action log, the service clock, and match
-analyses. Schema changes go through an Alembic migration under ``migrations/versions/``; the
-app applies them at start-up.
+accounts, sessions, seeks, matches and each match's action log, the service clock, match
+analyses, and an operator's request to remake the dice record's report. Schema changes go
+through an Alembic migration under ``migrations/versions/``; the app applies them at start-up.
 
 A match's state is never kept only in memory: ``match_log`` holds every accepted action of the
 rules engine's record (:mod:`boardgammon.engine.record`) in order, and the match is rebuilt by
@@ -243,6 +243,17 @@ class ServiceClockRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     downtime: Mapped[float] = mapped_column(Float)
     heartbeat: Mapped[float] = mapped_column(Float)
+
+
+class DiceReportRequest(Base):
+    """One row (id 1): when an operator last asked for the dice record's public report to be
+    made again (``boardgammon stats refresh-record``); every server process compares it with
+    the request its cached report was made under."""
+
+    __tablename__ = "dice_report_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class MatchAnalysisRow(Base):

@@ -5,13 +5,9 @@
 import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { fill, h } from "./dom.js";
+import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
 import { mirror } from "./moves.js";
-
-/** `text` linked to the glossary's entry `term` (server/templates/pages/glossary.*.html). */
-function glossaryLink(term, text) {
-  return h("a", { href: `/glossary?lang=${lang()}#${term}`, class: "glossary-link" }, text);
-}
 
 const POLL_MS = 2000;
 
@@ -183,7 +179,7 @@ export class AnalysisPage {
         " · ", h("a", { href: `/skill-levels?lang=${lang()}`, class: "skill-link" }, t("site.skill"))),
       this.summaryTable(),
       h("p", { class: "analysis-note" }, t("analysis.adjustednote")),
-      h("h2", {}, t("analysis.cube")),
+      h("h2", {}, glossaryLink("cube", t("analysis.cube"))),
       this.cubeList(),
       h("h2", {}, t("analysis.review")),
       a.moves.length ? [
@@ -201,16 +197,18 @@ export class AnalysisPage {
 
   summaryTable() {
     const [white, black] = this.analysis.players;
-    const row = (key, cell) => h("tr", { "data-row": key }, h("th", { scope: "row" }, t(`analysis.row.${key}`)),
-      [white, black].map((p) => h("td", {}, cell(p))));
+    // `term`: the glossary entry of the row's name, if it has one.
+    const row = (key, cell, term) => h("tr", { "data-row": key }, h("th", { scope: "row" },
+      term ? glossaryLink(term, t(`analysis.row.${key}`)) : t(`analysis.row.${key}`)),
+    [white, black].map((p) => h("td", {}, cell(p))));
     return h("table", { class: "analysis-summary" },
       h("thead", {}, h("tr", {}, h("th", {}),
         [white, black].map((p, seat) => h("th", { scope: "col", "data-seat": seat },
           `${p.name} (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
       h("tbody", {},
-        row("pr", (p) => fixed(p.pr)),
-        row("luck", (p) => signed(p.luck)),
-        row("luckmwc", (p) => `${signed(p.luck_mwc * 100, 1)} %`),
+        row("pr", (p) => fixed(p.pr), "pr"),
+        row("luck", (p) => signed(p.luck), "luck"),
+        row("luckmwc", (p) => `${signed(p.luck_mwc * 100, 1)} %`, "mwc"),
         row("adjusted", (p) => (p.luck_adjusted === null ? "—" : `${signed(p.luck_adjusted * 100, 1)} %`)),
         row("decisions", (p) => String(p.decisions)),
         row("skill", (p) => t("analysis.skillcounts", p.skill)),

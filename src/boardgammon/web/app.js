@@ -5,6 +5,7 @@
 import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
 import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
+import { glossaryLink } from "./glossary.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 
@@ -268,7 +269,8 @@ class LobbyPage {
   }
 
   renderForms(options) {
-    const lengths = () => select("length", options.lengths, String, options.default_length);
+    const lengthField = () => field(glossaryLink("match", t("lobby.length")),
+      select("length", options.lengths, String, options.default_length));
     const variants = () => select("variant", options.variants, (v) => t(`variant.${v}`), options.variants[0]);
     const mode = select("mode", ["live", "correspondence"], (m) => t(`lobby.mode.${m}`), "live");
     const clock = select("clock", options.clock_presets.map((p) => p.name), clockText, options.clock_presets[Math.min(2, options.clock_presets.length - 1)]?.name);
@@ -297,7 +299,7 @@ class LobbyPage {
       }
     }) },
     h("h2", {}, t("lobby.create")),
-    field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
+    lengthField(), field(t("lobby.variant"), variants()),
     field(t("lobby.mode"), mode), clockField, daysField, field(t("lobby.invite"), invite),
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
@@ -315,7 +317,7 @@ class LobbyPage {
     }) },
     h("h2", {}, t("lobby.computer")),
     field(t("lobby.level"), select("level", options.bot_levels, String, options.bot_levels[0])),
-    field(t("lobby.length"), lengths()), field(t("lobby.variant"), variants()),
+    lengthField(), field(t("lobby.variant"), variants()),
     h("button", { type: "submit", class: "primary", "data-action": "play-computer" }, t("lobby.start")));
     fill(app.main.querySelector(".forms"), seekForm, botForm);
   }

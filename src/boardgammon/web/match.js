@@ -7,6 +7,7 @@ import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
 import { checkRoll, newEntropy } from "./fairdice.js";
+import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
 import { mirror, PlayBuilder } from "./moves.js";
 
@@ -317,8 +318,8 @@ export class MatchPage {
     const crawford = s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
     fill(this.scoreLine, h("span", { class: "score-text" },
       t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
-    crawford ? h("span", { class: "crawford" }, crawford) : null,
-    h("span", { class: "cube-info" }, t("match.cube", { value: s.cube.value }), " · ",
+    crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
+    h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
       s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })));
     for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
       panel.dataset.seat = seat;
@@ -326,7 +327,8 @@ export class MatchPage {
       fill(panel,
         h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
         h("span", { class: "score" }, String(s.score[seat])),
-        h("span", { class: "pips", "data-pips": s.pip_counts[seat] }, t("match.pips", { n: s.pip_counts[seat] })),
+        h("span", { class: "pips", "data-pips": s.pip_counts[seat] },
+          glossaryLink("pip-count", t("match.pips", { n: s.pip_counts[seat] }))),
         h("span", { class: "clock", "data-clock-seat": seat }));
     }
     this.renderClocks();

@@ -36,7 +36,7 @@ from boardgammon.odds import (
 )
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
-from boardgammon.server.dice_stats import Snapshot, report_cache
+from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
 from boardgammon.server.i18n import choose_language, page_context
 from boardgammon.server.match_state import points
 from boardgammon.server.refusals import NotFound
@@ -201,8 +201,11 @@ def odds(
 
 
 def _dice_report(request: Request) -> Snapshot | None:
-    url = services(request.app).settings.database_url
-    return report_cache(url).get(datetime.now(UTC))
+    state = services(request.app)
+    # One small read per request: an operator's refresh reaches every server process.
+    with state.db.read_sessions() as session:
+        requested = requested_refresh(session)
+    return report_cache(state.settings.database_url).get(datetime.now(UTC), requested)
 
 
 def _dice_report_or_404(request: Request) -> Snapshot:
