@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -26,6 +26,9 @@ from boardgammon.server.outage import is_outage
 from boardgammon.server.outage import refusal as outage_refusal
 from boardgammon.server.refusals import NotSignedIn, Refusal
 from boardgammon.server.services import services
+
+if TYPE_CHECKING:
+    from boardgammon.server.runtime import Runtime
 
 router = APIRouter(tags=["live"])
 echo_router = APIRouter(tags=["benchmark"])
@@ -189,7 +192,7 @@ async def echo_socket(ws: WebSocket) -> None:
             await ws.send_text(await ws.receive_text())
 
 
-async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str | None,
+async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: str | None,
                   connection: Connection, text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
