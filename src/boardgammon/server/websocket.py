@@ -206,7 +206,7 @@ async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: s
     try:
         if user_id is None:
             raise NotSignedIn("sign in to act in a match")
-        outcome = await runtime.act(match_id, user_id, action, token)
+        step = await runtime.act(match_id, user_id, action, token)
     except Refusal as exc:
         connection.send(ws_error(action.action_id, exc))
         return
@@ -216,10 +216,10 @@ async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: s
         # The socket stays open: the action can be sent again once the database is back.
         connection.send(ws_error(action.action_id, outage_refusal()))
         return
-    if outcome.error is not None:
-        connection.send(ws_error(action.action_id, outcome.error))
+    if step.error is not None:
+        connection.send(ws_error(action.action_id, step.error))
         return
     connection.send({"type": "ack", "action_id": action.action_id})
-    if outcome.resent:
+    if step.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
         connection.send_state(state)
