@@ -30,7 +30,7 @@ from boardgammon.server.services import services
 if TYPE_CHECKING:
     from boardgammon.server.runtime import Runtime
 
-router = APIRouter(tags=["live"])
+router = APIRouter(tags=["websocket"])
 echo_router = APIRouter(tags=["benchmark"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
