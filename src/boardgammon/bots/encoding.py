@@ -177,7 +177,7 @@ def _escapes_from(held, point):
 
 
 @njit(cache=True)
-def escapes(b, side, point):
+def escapes_at(b, side, point):
     """Escapes (0–36 rolls, see the module docstring) of a checker of ``side`` on its own index
     ``point`` (0–23, 24 the bar); whether a checker stands there does not matter."""
     return _escapes_from(_held(b, side), point)

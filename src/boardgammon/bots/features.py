@@ -43,7 +43,7 @@ The features (:data:`NAMES`, columns of :func:`features`):
 ``trapped``
     ``1 - escapes / 36`` for my rearmost checker when it is in their half or on the bar and
     the sides are in contact: the share of rolls that fail to carry it past their blocking
-    points (see :func:`escapes`).
+    points (see :func:`rearmost_escapes`).
 ``borne_off``
     Checkers I have borne off (bear-off progress).
 ``on_bar_vs_board``
@@ -188,7 +188,7 @@ def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return shots, hit_loss, per_point
 
 
-def escapes(arrays: np.ndarray) -> np.ndarray:
+def rearmost_escapes(arrays: np.ndarray) -> np.ndarray:
     """Rolls of 36 that carry row 0's rearmost checker past row 1's blocking points.
 
     The blockade is row 1's made points (two or more checkers) within the 8 points in front
@@ -198,7 +198,7 @@ def escapes(arrays: np.ndarray) -> np.ndarray:
 
     >>> from boardgammon.engine import Board
     >>> b = Board.from_points({24: 1, 6: 14}, {2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 13: 3})
-    >>> int(escapes(b.array)[0])   # a full prime on my 18-23 in front of my 24-point checker
+    >>> int(rearmost_escapes(b.array)[0])  # my 18-23 primed in front of my 24-point checker
     0
 
 
@@ -283,7 +283,7 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
+    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - rearmost_escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]
