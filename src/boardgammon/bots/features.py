@@ -57,7 +57,14 @@ from __future__ import annotations
 import numpy as np
 
 from boardgammon.engine import constants, rules
-from boardgammon.engine.constants import BAR_INDEX, ROLLS
+from boardgammon.engine.constants import (
+    BACKGAMMON_INDICES,
+    BAR_INDEX,
+    BOARD_SHAPE,
+    HOME_INDICES,
+    POINTS,
+    ROLLS,
+)
 
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
@@ -138,7 +145,7 @@ def _as_batch(arrays: np.ndarray) -> np.ndarray:
     a = np.asarray(arrays)
     if a.ndim == 2:
         a = a[None]
-    if a.ndim != 3 or a.shape[1:] != (2, 25):
+    if a.ndim != 3 or a.shape[1:] != BOARD_SHAPE:
         raise ValueError(f"positions are int8[N, 2, 25] (or one [2, 25]), got shape {a.shape}")
     return a.astype(np.int64)
 
@@ -271,9 +278,9 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
         n_shots, hit_loss, _ = hit_rolls(a)
     else:
         n_shots, hit_loss = np.zeros(n), np.zeros(n)
-    made = mine[:, :24] >= 2
-    home = made[:, :6].sum(axis=1)
-    their_home = (theirs[:, :6] >= 2).sum(axis=1)
+    made = mine[:, :POINTS] >= 2
+    home = made[:, HOME_INDICES].sum(axis=1)
+    their_home = (theirs[:, HOME_INDICES] >= 2).sum(axis=1)
 
     # Their rearmost checker as my point (their point q is my 25 - q; their bar is my 0).
     their_present = theirs > 0
@@ -295,11 +302,11 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     out[:, INDEX["five_point"]] = made[:, 4]
     out[:, INDEX["bar_point"]] = made[:, 6]
     out[:, INDEX["outfield_points"]] = made[:, 7:11].sum(axis=1)
-    out[:, INDEX["anchor"]] = made[:, 18:24].any(axis=1)
+    out[:, INDEX["anchor"]] = made[:, BACKGAMMON_INDICES].any(axis=1)  # made: no bar column
     out[:, INDEX["advanced_anchor"]] = made[:, 19] | made[:, 20]
     out[:, INDEX["prime"]] = prime
-    out[:, INDEX["back_checkers"]] = mine[:, 18:25].sum(axis=1)
-    out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
+    out[:, INDEX["back_checkers"]] = mine[:, BACKGAMMON_INDICES].sum(axis=1)
+    out[:, INDEX["stacking"]] = np.maximum(mine[:, :POINTS] - 3, 0).sum(axis=1)
     out[:, INDEX["trapped"]] = trapped
     out[:, INDEX["borne_off"]] = checkers - mine.sum(axis=1)
     out[:, INDEX["on_bar_vs_board"]] = mine[:, BAR_INDEX] * their_home
