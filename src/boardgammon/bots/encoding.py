@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from boardgammon._numba_cache import njit
-from boardgammon.engine.constants import BAR_INDEX
+from boardgammon.engine.constants import BAR_INDEX, BOARD_SHAPE
 from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
@@ -264,7 +264,7 @@ def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:
     single = a.ndim == 2
     if single:
         a = a[None]
-    if a.ndim != 3 or a.shape[1:] != (2, 25):
+    if a.ndim != 3 or a.shape[1:] != BOARD_SHAPE:
         raise ValueError(f"positions have shape (2, 25) or (P, 2, 25), got {np.shape(boards)}")
     return np.ascontiguousarray(a), single
 
