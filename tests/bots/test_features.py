@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boardgammon.bots.features import INDEX, NAMES, escapes, features, hit_rolls, pip_counts
+from boardgammon.bots.features import (
+    INDEX,
+    NAMES,
+    features,
+    hit_rolls,
+    pip_counts,
+    rearmost_escapes,
+)
 from boardgammon.engine import Board
 
 # Rolls of 36 that hit a lone blot at each distance from one checker with nothing in between:
@@ -64,13 +71,13 @@ def test_checker_on_the_bar_must_hit_from_the_bar():
 def test_escapes():
     # A full prime on my 18-23 in front of my checker on the 24-point: no escape.
     primed = Board.from_points({24: 1, 6: 14}, {2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 13: 3})
-    assert escapes(primed.array)[0] == 0
+    assert rearmost_escapes(primed.array)[0] == 0
     # Nothing made in front: every roll escapes.
-    assert escapes(Board.from_points({24: 1}, {24: 2}).array)[0] == 36
+    assert rearmost_escapes(Board.from_points({24: 1}, {24: 2}).array)[0] == 36
     # Starting position: their 6- and 8-points (my 19 and 17) block within 8 points; escaping
     # means landing on my 16 or lower through open points: 6-2, 5-3, 6-3, 5-4, 6-4, 6-5 (12),
     # 4-4, 3-3, 2-2 (3); 5-5 and 6-6 land on their made points.
-    assert escapes(Board.initial().array)[0] == 15
+    assert rearmost_escapes(Board.initial().array)[0] == 15
 
 
 def test_features_of_the_starting_position():

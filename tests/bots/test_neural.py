@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.bots.encoding import N_INPUTS, encode, escapes, shots
+from boardgammon.bots.encoding import N_INPUTS, encode, escapes_at, shots
 from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
 from boardgammon.bots.training import _result, _update, train_games
 from boardgammon.engine import Board
@@ -211,7 +211,7 @@ def test_escapes_agree_with_walking_the_rolls():
     for board in random_positions(150, seed=5):
         for side in (0, 1):
             for point in range(25):
-                assert escapes(board.array, side, point) == _escapes_by_walking(board, side,
+                assert escapes_at(board.array, side, point) == _escapes_by_walking(board, side,
                                                                                point)
 
 

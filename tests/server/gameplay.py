@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from boardgammon.server.runtime import GameConfig
 from boardgammon.server.settings import Settings
 
 PASSWORD = "correct horse battery"
+COMPUTER_DEADLINE_S = 45.0
+"""How long :func:`computer_waits` waits for the next message before it fails the test."""
 _ids = itertools.count()
 
 
@@ -124,11 +127,21 @@ def computer_waits(player: Player, match_id: str) -> Iterator[Callable[[], dict]
         return state["turn"] == 0 or state["phase"] == "match_over"
 
     path = f"/ws/matches/{match_id}?token={player.token}"
-    with player.client.websocket_connect(path) as socket:
+    # The receive runs in a thread so that a computer which never moves fails the test after
+    # a deadline instead of blocking it; the pool is left after the socket has closed, which
+    # ends a receive still waiting.
+    with ThreadPoolExecutor(max_workers=1) as pool, \
+            player.client.websocket_connect(path) as socket:
         def wait() -> dict:
             state = player.state(match_id)
             while not done(state):
-                message = socket.receive_json()
+                try:
+                    message = pool.submit(socket.receive_json).result(COMPUTER_DEADLINE_S)
+                except TimeoutError:
+                    raise AssertionError(
+                        f"the computer did not move in {COMPUTER_DEADLINE_S:.0f} s: match "
+                        f"{match_id} still waits in phase {state['phase']!r}, turn {state['turn']}"
+                    ) from None
                 if message["type"] == "state" and done(message["state"]):
                     state = player.state(match_id)
             return state

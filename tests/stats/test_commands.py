@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from boardgammon.cli import app
 from boardgammon.commands.stats import read_database
 from boardgammon.stats.doubles import doubles_odds, p_run
-from boardgammon.stats.errors import InvalidRecord
+from boardgammon.stats.errors import InvalidDiceRecord
 
 runner = CliRunner()
 
@@ -216,7 +216,7 @@ def test_dice_report_from_the_database(dice_record_db):
     )
     assert out["rolls"] == len(expected) == 10
     assert out["order_tests"]["by_match"]["sequences"] == 2
-    with pytest.raises(InvalidRecord, match="no revealed rolls"):
+    with pytest.raises(InvalidDiceRecord, match="no revealed rolls"):
         read_database(url, since=datetime(2030, 1, 1, tzinfo=UTC))
 
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from boardgammon.cli import app
 from boardgammon.stats.doubles import MAX_ROLLS, binomial_pmf, p_more_by, p_run
-from boardgammon.stats.errors import InvalidRecord
+from boardgammon.stats.errors import InvalidDiceRecord
 from boardgammon.stats.output import fraction_text
 from boardgammon.stats.record import read_csv
 from boardgammon.stats.significance import (
@@ -120,7 +120,7 @@ def test_tiny_p_values_print_in_scientific_notation(tmp_path):
 def test_csv_that_is_not_utf8_is_a_clear_error(tmp_path):
     path = tmp_path / "latin1.csv"
     path.write_bytes("die1,die2,seat\n1,2,é\n3,4,x\n".encode("latin-1"))
-    with pytest.raises(InvalidRecord, match=r"latin1\.csv.*not UTF-8"):
+    with pytest.raises(InvalidDiceRecord, match=r"latin1\.csv.*not UTF-8"):
         read_csv(path)
     result = runner.invoke(app, ["stats", "dice-report", "--csv", str(path)])
     assert result.exit_code == 2
@@ -140,21 +140,21 @@ def test_csv_die_that_is_no_face_names_its_line(tmp_path, value, message):
     # Each of these crashed (StopIteration, OverflowError) or named a row, not the file's line.
     path = tmp_path / "bad.csv"
     path.write_text(f"die1,die2\n1,2\n{value},4\n", encoding="utf-8")
-    with pytest.raises(InvalidRecord, match=message):
+    with pytest.raises(InvalidDiceRecord, match=message):
         read_csv(path)
 
 
 def test_csv_with_an_empty_time_names_its_line(tmp_path):
     path = tmp_path / "times.csv"
     path.write_text("die1,die2,revealed_at\n1,2,2026-01-01\n3,4,\n")
-    with pytest.raises(InvalidRecord, match=r"times\.csv, line 3: not an ISO 8601 time: ''"):
+    with pytest.raises(InvalidDiceRecord, match=r"times\.csv, line 3: not an ISO 8601 time: ''"):
         read_csv(path)
 
 
 def test_csv_with_a_field_past_the_csv_limit_is_a_clear_error(tmp_path):
     path = tmp_path / "huge.csv"
     path.write_text("die1,die2\n1,2\n" + '"' + "x" * 200_000 + '",3\n')
-    with pytest.raises(InvalidRecord, match=r"huge\.csv.*line 3"):
+    with pytest.raises(InvalidDiceRecord, match=r"huge\.csv.*line 3"):
         read_csv(path)
 
 

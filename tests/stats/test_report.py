@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from boardgammon.stats.doubles import p_run
-from boardgammon.stats.errors import InvalidQuery, InvalidRecord
+from boardgammon.stats.errors import InvalidDiceRecord, InvalidQuery
 from boardgammon.stats.plot import plot_report
 from boardgammon.stats.record import DiceRecord, parse_time, read_csv
 from boardgammon.stats.report import cell_table, dice_report, summary
@@ -119,7 +119,7 @@ def test_loaded_die_is_found():
     ],
 )
 def test_bad_columns_are_refused(columns, message):
-    with pytest.raises(InvalidRecord, match=message):
+    with pytest.raises(InvalidDiceRecord, match=message):
         DiceRecord.from_columns(**columns)
 
 
@@ -169,12 +169,12 @@ def test_csv_with_dice_only_keeps_file_order(tmp_path):
     ],
 )
 def test_bad_csv_is_refused(tmp_path, text, kwargs, message):
-    with pytest.raises(InvalidRecord, match=message):
+    with pytest.raises(InvalidDiceRecord, match=message):
         read_csv(_write(tmp_path, text), **kwargs)
 
 
 def test_missing_csv_file(tmp_path):
-    with pytest.raises(InvalidRecord, match="cannot read"):
+    with pytest.raises(InvalidDiceRecord, match="cannot read"):
         read_csv(tmp_path / "absent.csv")
 
 

@@ -103,7 +103,7 @@ class PlayerSummary:
 
 
 @dataclass(frozen=True)
-class MatchSummary:
+class AnalysisSummary:
     """Both players' figures and the match's: ``pr`` over every decision of both players,
     ``blunders`` of both together (the result screen's count)."""
 
@@ -173,11 +173,11 @@ def _result(analysis: MatchAnalysis, seat: int) -> float | None:
     return 0.5 if analysis.winner == seat else -0.5
 
 
-def summarise(analysis: MatchAnalysis) -> MatchSummary:
-    """The :class:`MatchSummary` of an analysis."""
+def summarise(analysis: MatchAnalysis) -> AnalysisSummary:
+    """The :class:`AnalysisSummary` of an analysis."""
     players = (_player(analysis, 0), _player(analysis, 1))
     losses = [c.loss for c in _unforced(analysis)] + [c.loss for c in _counted_cube(analysis)]
-    return MatchSummary(players, pr(losses), sum(p.skill["blunder"] for p in players),
+    return AnalysisSummary(players, pr(losses), sum(p.skill["blunder"] for p in players),
                         analysis.length, analysis.score, analysis.winner, analysis.plies)
 
 

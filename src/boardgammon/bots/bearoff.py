@@ -29,7 +29,7 @@ import numpy as np
 
 from boardgammon._numba_cache import njit
 from boardgammon.engine import constants, movegen
-from boardgammon.engine.constants import HOME_POINTS
+from boardgammon.engine.constants import BOARD_SHAPE, HOME_POINTS
 
 MAX_CHECKERS = 15
 MAX_ROLLS = 32  # far above the most rolls any position needs (15 on the 6-point: under 30)
@@ -81,8 +81,8 @@ def _compute(pos, order, rolls, weights):
     bufs = movegen.make_buffers(4096)
     work, out, dedup = bufs
     res, _, out_n, out_d = out
-    board = np.zeros((2, 25), dtype=np.int8)
-    cand = np.zeros((2, 25), dtype=np.int8)
+    board = np.zeros(BOARD_SHAPE, dtype=np.int8)
+    cand = np.zeros(BOARD_SHAPE, dtype=np.int8)
     child = np.zeros(HOME_POINTS, dtype=np.int64)
     for i in order:
         total = 0

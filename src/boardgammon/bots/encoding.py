@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from boardgammon._numba_cache import njit
-from boardgammon.engine.constants import BAR_INDEX
+from boardgammon.engine.constants import BAR_INDEX, BOARD_SHAPE
 from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
@@ -177,7 +177,7 @@ def _escapes_from(held, point):
 
 
 @njit(cache=True)
-def escapes(b, side, point):
+def escapes_at(b, side, point):
     """Escapes (0–36 rolls, see the module docstring) of a checker of ``side`` on its own index
     ``point`` (0–23, 24 the bar); whether a checker stands there does not matter."""
     return _escapes_from(_held(b, side), point)
@@ -264,7 +264,7 @@ def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:
     single = a.ndim == 2
     if single:
         a = a[None]
-    if a.ndim != 3 or a.shape[1:] != (2, 25):
+    if a.ndim != 3 or a.shape[1:] != BOARD_SHAPE:
         raise ValueError(f"positions have shape (2, 25) or (P, 2, 25), got {np.shape(boards)}")
     return np.ascontiguousarray(a), single
 

@@ -43,7 +43,7 @@ The features (:data:`NAMES`, columns of :func:`features`):
 ``trapped``
     ``1 - escapes / 36`` for my rearmost checker when it is in their half or on the bar and
     the sides are in contact: the share of rolls that fail to carry it past their blocking
-    points (see :func:`escapes`).
+    points (see :func:`rearmost_escapes`).
 ``borne_off``
     Checkers I have borne off (bear-off progress).
 ``on_bar_vs_board``
@@ -57,7 +57,14 @@ from __future__ import annotations
 import numpy as np
 
 from boardgammon.engine import constants, rules
-from boardgammon.engine.constants import BAR_INDEX, ROLLS
+from boardgammon.engine.constants import (
+    BACKGAMMON_INDICES,
+    BAR_INDEX,
+    BOARD_SHAPE,
+    HOME_INDICES,
+    POINTS,
+    ROLLS,
+)
 
 NAMES: tuple[str, ...] = (
     "pips_mine", "pips_theirs", "shots", "hit_loss", "hit_exposure", "home_points",
@@ -138,7 +145,7 @@ def _as_batch(arrays: np.ndarray) -> np.ndarray:
     a = np.asarray(arrays)
     if a.ndim == 2:
         a = a[None]
-    if a.ndim != 3 or a.shape[1:] != (2, 25):
+    if a.ndim != 3 or a.shape[1:] != BOARD_SHAPE:
         raise ValueError(f"positions are int8[N, 2, 25] (or one [2, 25]), got shape {a.shape}")
     return a.astype(np.int64)
 
@@ -188,7 +195,7 @@ def hit_rolls(arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return shots, hit_loss, per_point
 
 
-def escapes(arrays: np.ndarray) -> np.ndarray:
+def rearmost_escapes(arrays: np.ndarray) -> np.ndarray:
     """Rolls of 36 that carry row 0's rearmost checker past row 1's blocking points.
 
     The blockade is row 1's made points (two or more checkers) within the 8 points in front
@@ -198,7 +205,7 @@ def escapes(arrays: np.ndarray) -> np.ndarray:
 
     >>> from boardgammon.engine import Board
     >>> b = Board.from_points({24: 1, 6: 14}, {2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 13: 3})
-    >>> int(escapes(b.array)[0])   # a full prime on my 18-23 in front of my 24-point checker
+    >>> int(rearmost_escapes(b.array)[0])  # my 18-23 primed in front of my 24-point checker
     0
 
 
@@ -271,9 +278,9 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
         n_shots, hit_loss, _ = hit_rolls(a)
     else:
         n_shots, hit_loss = np.zeros(n), np.zeros(n)
-    made = mine[:, :24] >= 2
-    home = made[:, :6].sum(axis=1)
-    their_home = (theirs[:, :6] >= 2).sum(axis=1)
+    made = mine[:, :POINTS] >= 2
+    home = made[:, HOME_INDICES].sum(axis=1)
+    their_home = (theirs[:, HOME_INDICES] >= 2).sum(axis=1)
 
     # Their rearmost checker as my point (their point q is my 25 - q; their bar is my 0).
     their_present = theirs > 0
@@ -283,7 +290,7 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     prime = _longest_run(made, points > (25 - their_rear_q)[:, None])
     my_present = mine > 0
     my_rear = np.where(my_present.any(axis=1), 25 - np.argmax(my_present[:, ::-1], axis=1), 0)
-    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - escapes(a) / 36.0, 0.0)
+    trapped = np.where(rules.is_contact(a) & (my_rear >= 13), 1 - rearmost_escapes(a) / 36.0, 0.0)
 
     out = np.empty((n, len(NAMES)), dtype=np.float64)
     out[:, INDEX["pips_mine"]] = pips[:, 0]
@@ -295,11 +302,11 @@ def features(arrays: np.ndarray, checkers: int = 15, shots: bool = True) -> np.n
     out[:, INDEX["five_point"]] = made[:, 4]
     out[:, INDEX["bar_point"]] = made[:, 6]
     out[:, INDEX["outfield_points"]] = made[:, 7:11].sum(axis=1)
-    out[:, INDEX["anchor"]] = made[:, 18:24].any(axis=1)
+    out[:, INDEX["anchor"]] = made[:, BACKGAMMON_INDICES].any(axis=1)  # made: no bar column
     out[:, INDEX["advanced_anchor"]] = made[:, 19] | made[:, 20]
     out[:, INDEX["prime"]] = prime
-    out[:, INDEX["back_checkers"]] = mine[:, 18:25].sum(axis=1)
-    out[:, INDEX["stacking"]] = np.maximum(mine[:, :24] - 3, 0).sum(axis=1)
+    out[:, INDEX["back_checkers"]] = mine[:, BACKGAMMON_INDICES].sum(axis=1)
+    out[:, INDEX["stacking"]] = np.maximum(mine[:, :POINTS] - 3, 0).sum(axis=1)
     out[:, INDEX["trapped"]] = trapped
     out[:, INDEX["borne_off"]] = checkers - mine.sum(axis=1)
     out[:, INDEX["on_bar_vs_board"]] = mine[:, BAR_INDEX] * their_home

@@ -28,6 +28,7 @@ import numpy as np
 from boardgammon._numba_cache import njit
 from boardgammon.cube import Context, cubeful
 from boardgammon.engine import Board, Variant, movegen
+from boardgammon.engine.constants import BOARD_SHAPE
 
 from . import bearoff
 from .base import Bot, RankedPlay, register
@@ -51,8 +52,8 @@ def _value1(board, checkers, w1, b1, w2, b2, table, bufs, rolls, weights, out):
     o = np.empty(N_OUTPUTS, dtype=np.float32)
     best_o = np.empty(N_OUTPUTS, dtype=np.float32)
     mine = np.empty(N_OUTPUTS, dtype=np.float32)
-    cand = np.empty((2, 25), dtype=np.int8)
-    chosen = np.empty((2, 25), dtype=np.int8)
+    cand = np.empty(BOARD_SHAPE, dtype=np.int8)
+    chosen = np.empty(BOARD_SHAPE, dtype=np.int8)
     out[:] = 0.0
     for r in range(rolls.shape[0]):
         if choose(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs, x, h,
@@ -74,8 +75,8 @@ def _value2(board, checkers, w1, b1, w2, b2, table, bufs, bufs_inner, rolls, wei
     best_o = np.empty(N_OUTPUTS, dtype=np.float32)
     theirs = np.empty(N_OUTPUTS, dtype=np.float32)
     mine = np.empty(N_OUTPUTS, dtype=np.float32)
-    cand = np.empty((2, 25), dtype=np.int8)
-    chosen = np.empty((2, 25), dtype=np.int8)
+    cand = np.empty(BOARD_SHAPE, dtype=np.int8)
+    chosen = np.empty(BOARD_SHAPE, dtype=np.int8)
     out[:] = 0.0
     for r in range(rolls.shape[0]):
         if choose(board, rolls[r, 0], rolls[r, 1], checkers, w1, b1, w2, b2, table, bufs, x, h,
@@ -152,7 +153,7 @@ class NetworkEvaluator:
         if plies not in (0, 1, 2):
             raise ValueError(f"plies is 0, 1 or 2, got {plies!r}")
         a = np.ascontiguousarray(boards, dtype=np.int8)
-        if a.ndim != 3 or a.shape[1:] != (2, 25):
+        if a.ndim != 3 or a.shape[1:] != BOARD_SHAPE:
             raise ValueError(f"positions have shape (P, 2, 25), got {a.shape}")
         out = np.empty((a.shape[0], N_OUTPUTS), dtype=np.float32)
         on_board = a.sum(axis=2)

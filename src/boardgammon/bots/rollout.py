@@ -30,6 +30,7 @@ from boardgammon.bots.encoding import N_INPUTS
 from boardgammon.bots.network import N_OUTPUTS, Network, flip_into
 from boardgammon.bots.training import choose
 from boardgammon.engine import movegen
+from boardgammon.engine.constants import BOARD_SHAPE
 
 MAX_PLIES = 2048  # far above real games; a longer one is valued at 0-ply where it stands
 _CAP = 4096
@@ -74,7 +75,7 @@ def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index
     o = np.empty(N_OUTPUTS, dtype=np.float32)
     best_o = np.empty(N_OUTPUTS, dtype=np.float32)
     mine = np.empty(N_OUTPUTS, dtype=np.float32)
-    cand = np.empty((2, 25), dtype=np.int8)
+    cand = np.empty(BOARD_SHAPE, dtype=np.int8)
     nr = rolls.shape[0]
     chosen = np.empty((nr, 2, 25), dtype=np.int8)
     value = np.empty((nr, N_OUTPUTS), dtype=np.float32)  # root's view
@@ -82,7 +83,7 @@ def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index
     mean = np.empty(N_OUTPUTS, dtype=np.float64)
     luck = np.empty(N_OUTPUTS, dtype=np.float64)
     result = np.empty(N_OUTPUTS, dtype=np.float32)
-    cur = np.empty((2, 25), dtype=np.int8)
+    cur = np.empty(BOARD_SHAPE, dtype=np.int8)
     for trial in range(trials):
         np.random.seed(seed + trial)
         cur[:] = board

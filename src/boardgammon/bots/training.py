@@ -28,6 +28,7 @@ import numpy as np
 
 from boardgammon._numba_cache import njit
 from boardgammon.engine import movegen
+from boardgammon.engine.constants import BOARD_SHAPE
 from boardgammon.engine.rules import game_value_kernel
 
 from . import bearoff
@@ -149,7 +150,7 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
     positions of the squared error before each update (a training loss).
     """
     bufs = movegen.make_buffers(_CAP)
-    cand = np.empty((2, 25), dtype=np.int8)
+    cand = np.empty(BOARD_SHAPE, dtype=np.int8)
     no_db = np.empty((0, bearoff.MAX_ROLLS), dtype=np.float32)
     nh = b1.shape[0]
     x = np.empty(N_INPUTS, dtype=np.float32)
@@ -160,8 +161,8 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
     vs = np.empty((MAX_PLIES, N_OUTPUTS), dtype=np.float32)  # V(s_{t+1}), opponent's view
     g = np.empty(N_OUTPUTS, dtype=np.float32)
     mix = np.empty(N_OUTPUTS, dtype=np.float32)
-    swapped = np.empty((2, 25), dtype=np.int8)
-    board = np.empty((2, 25), dtype=np.int8)
+    swapped = np.empty(BOARD_SHAPE, dtype=np.int8)
+    board = np.empty(BOARD_SHAPE, dtype=np.int8)
     total_plies = 0
     total_sq = 0.0
     for game in range(first_game, first_game + n_games):

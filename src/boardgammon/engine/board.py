@@ -20,7 +20,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from .constants import BAR, BAR_INDEX, OFF, POINTS, ROW_LENGTH
+from .constants import BAR, BAR_INDEX, BOARD_SHAPE, OFF, POINTS
 from .errors import IllegalPlay, InvalidDice, InvalidPosition
 from .ids import decode_position_id, encode_position_id
 from .movegen import Generator
@@ -119,7 +119,7 @@ class Board:
 
     def __init__(self, array: Sequence[Sequence[int]] | np.ndarray, checkers: int = 15) -> None:
         raw = np.asarray(array)
-        if raw.shape != (2, ROW_LENGTH):
+        if raw.shape != BOARD_SHAPE:
             raise InvalidPosition(f"a position has shape (2, 25), got {raw.shape}")
         if raw.dtype.kind not in "iub":
             raise InvalidPosition(f"checker counts are integers, got {raw.dtype}")
@@ -132,7 +132,7 @@ class Board:
                                       f"{checkers} allowed")
         a = raw.astype(np.int8)
         # The mover's point i + 1 is the opponent's index 23 - i.
-        clash = np.nonzero((a[0, :24] > 0) & (a[1, 23::-1] > 0))[0]
+        clash = np.nonzero((a[0, :POINTS] > 0) & (a[1, POINTS - 1::-1] > 0))[0]
         if clash.size:
             raise InvalidPosition(f"both sides have checkers on point {clash[0] + 1}")
         self._set(a, checkers)
@@ -160,7 +160,7 @@ class Board:
             ValueError: unknown variant name.
         """
         variant = Variant(variant)
-        a = np.zeros((2, 25), dtype=np.int8)
+        a = np.zeros(BOARD_SHAPE, dtype=np.int8)
         for point, n in _SETUPS[variant].items():
             a[0, point - 1] = n
             a[1, point - 1] = n
@@ -186,7 +186,7 @@ class Board:
         Raises:
             InvalidPosition: a point outside 1–25 or an impossible position.
         """
-        a = np.zeros((2, ROW_LENGTH), dtype=np.int8)
+        a = np.zeros(BOARD_SHAPE, dtype=np.int8)
         for side, spec in ((0, mine), (1, theirs)):
             for point, n in spec.items():
                 if not 1 <= point <= BAR:

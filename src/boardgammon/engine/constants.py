@@ -26,6 +26,8 @@ BAR_INDEX = 24
 """The bar's index in a row of a position array."""
 ROW_LENGTH = 25
 """Length of one side's row in a position array: the 24 points and the bar."""
+BOARD_SHAPE = (2, ROW_LENGTH)
+"""Shape of a position array: one row per side."""
 HOME_INDICES = slice(0, HOME_POINTS)
 """A row's indices of that side's home board (points 1–6)."""
 BACKGAMMON_INDICES = slice(POINTS - HOME_POINTS, ROW_LENGTH)
@@ -42,5 +44,5 @@ ROLL_WAYS: tuple[int, ...] = tuple(1 if a == b else 2 for a, b in ROLLS)
 ROLL_PROBABILITIES: tuple[float, ...] = tuple(ways / 36.0 for ways in ROLL_WAYS)
 """The probability of each of :data:`ROLLS`."""
 
-__all__ = ["BACKGAMMON_INDICES", "BAR", "BAR_INDEX", "HOME_INDICES", "HOME_POINTS", "MAX_CUBE",
-           "OFF", "POINTS", "ROLLS", "ROLL_PROBABILITIES", "ROLL_WAYS", "ROW_LENGTH"]
+__all__ = ["BACKGAMMON_INDICES", "BAR", "BAR_INDEX", "BOARD_SHAPE", "HOME_INDICES", "HOME_POINTS",
+           "MAX_CUBE", "OFF", "POINTS", "ROLLS", "ROLL_PROBABILITIES", "ROLL_WAYS", "ROW_LENGTH"]

@@ -353,25 +353,25 @@ class Game:
         seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "drop")
         self._finish(1 - seat, Outcome.SINGLE, EndReason.DROP)
 
-    def resign(self, seat: int, outcome: Outcome | int) -> None:
-        """``seat`` offers to resign ``outcome`` (1 single, 2 gammon, 3 backgammon) × cube.
+    def resign(self, seat: int, points: Outcome | int) -> None:
+        """``seat`` offers to resign ``points`` (1 single, 2 gammon, 3 backgammon) × cube.
 
         Allowed at any time in a game (either seat) while no other resignation is pending.
 
         Raises:
-            IllegalAction: ``outcome`` not 1, 2 or 3.
+            IllegalAction: ``points`` not 1, 2 or 3.
             MatchOver, WrongPhase (before the opening roll, or a resignation already pending).
         """
         seat = _check_seat(seat)
-        if isinstance(outcome, bool) or outcome not in (1, 2, 3):
+        if isinstance(points, bool) or points not in (1, 2, 3):
             raise IllegalAction(f"a resignation is 1 (single), 2 (gammon) or 3 (backgammon), "
-                                f"got {outcome!r}")
+                                f"got {points!r}")
         if self.phase is Phase.GAME_OVER:
             raise MatchOver("cannot resign: the game is over")
         if self.phase in (Phase.OPENING, Phase.RESIGN_OFFERED):
             raise WrongPhase(f"cannot resign now: {_PHASE_TEXT[self.phase]}")
         self._phase_before_offer = self.phase
-        self.resignation = Resignation(seat, Outcome(outcome))
+        self.resignation = Resignation(seat, Outcome(points))
         self.phase = Phase.RESIGN_OFFERED
 
     def accept(self, seat: int) -> None:

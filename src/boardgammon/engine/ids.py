@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .constants import BOARD_SHAPE, ROW_LENGTH
 from .errors import InvalidPosition
 
 POSITION_ID_LENGTH = 14
@@ -48,7 +49,7 @@ def encode_position_ids(boards: np.ndarray) -> list[str]:
     Raises:
         InvalidPosition: more than 15 checkers on one side of some position.
     """
-    b = np.asarray(boards).reshape(-1, 2, 25)
+    b = np.asarray(boards).reshape(-1, *BOARD_SHAPE)
     if (b.sum(axis=2) > 15).any():
         raise InvalidPosition("a side has more than 15 checkers: no Position ID")
     # Places in key order: the side not on roll first; each is its count of 1-bits and a 0-bit.
@@ -76,7 +77,7 @@ def decode_position_id(position_id: str) -> np.ndarray:
         key = base64.b64decode(position_id + "==", validate=True)
     except (binascii.Error, ValueError) as exc:
         raise InvalidPosition(f"Position ID {position_id!r} is not valid base64") from exc
-    board = np.zeros((2, 25), dtype=np.int8)
+    board = np.zeros(BOARD_SHAPE, dtype=np.int8)
     side, place = 1, 0
     for bit in range(80):
         if side < 0:
@@ -87,7 +88,7 @@ def decode_position_id(position_id: str) -> np.ndarray:
                 raise InvalidPosition(f"Position ID {position_id!r} has too many checkers")
         else:
             place += 1
-            if place == 25:
+            if place == ROW_LENGTH:
                 side, place = side - 1, 0
     if side >= 0:
         raise InvalidPosition(f"Position ID {position_id!r} does not describe both sides")

@@ -290,10 +290,10 @@ class Match:
         self._act(seat, now, lambda: self.game.drop(seat),
                   lambda _: Dropped(game=self._index, seat=seat, t=now))
 
-    def resign(self, seat: int, outcome: Outcome | int, now: float | None = None) -> None:
-        """``seat`` offers to resign 1 (single), 2 (gammon) or 3 (backgammon) × cube."""
-        self._act(seat, now, lambda: self.game.resign(seat, outcome),
-                  lambda _: Resigned(game=self._index, seat=seat, points=int(outcome), t=now))
+    def resign(self, seat: int, points: Outcome | int, now: float | None = None) -> None:
+        """``seat`` offers to resign ``points``: 1 (single), 2 (gammon) or 3 (backgammon) × cube."""
+        self._act(seat, now, lambda: self.game.resign(seat, points),
+                  lambda _: Resigned(game=self._index, seat=seat, points=int(points), t=now))
 
     def accept(self, seat: int, now: float | None = None) -> None:
         """``seat`` accepts the opponent's resignation (see :meth:`Game.accept`)."""

@@ -33,10 +33,11 @@ from sqlalchemy.exc import IntegrityError
 
 from boardgammon.server.db import rowcount
 from boardgammon.server.errors import responses
+from boardgammon.server.match_repository import status_of, unanalysed_ids
 from boardgammon.server.outage import is_outage
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
 from boardgammon.server.services import services
-from boardgammon.server.tables import MatchAnalysisRow, MatchRow
+from boardgammon.server.tables import MatchAnalysisRow
 
 log = logging.getLogger("boardgammon.server.analysis")
 
@@ -67,9 +68,7 @@ class AnalysisWorker:
         db = services(self.app).db
         now = time.time()
         with db.sessions() as s:
-            new = s.scalars(select(MatchRow.id).where(
-                MatchRow.status == "finished",
-                MatchRow.id.not_in(select(MatchAnalysisRow.match_id))).limit(5)).all()
+            new = unanalysed_ids(s, 5)
             for match_id in new:
                 try:
                     s.add(MatchAnalysisRow(match_id=match_id, status="pending",
@@ -174,10 +173,10 @@ def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
         NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
     """
     with services(request.app).db.sessions() as s:
-        match = s.get(MatchRow, match_id)
-        if match is None:
+        status = status_of(s, match_id)
+        if status is None:
             raise NotFound(f"no match {match_id!r}")
-        if match.status != "finished":
+        if status != "finished":
             raise StateConflict("the match is still being played; it is analysed once it is "
                                 "over", ErrorCode.MATCH_NOT_FINISHED)
         row = s.get(MatchAnalysisRow, match_id)

@@ -112,8 +112,8 @@ class CommitmentMismatch(DiceRecordError, Illegal):
     code = ErrorCode.COMMITMENT_MISMATCH
 
 
-class BadEntropy(DiceRecordError, Illegal):
-    """Client entropy missing or not exactly 16 bytes."""
+class BadEntropy(DiceRecordError, Invalid):
+    """Client entropy missing or not exactly 16 bytes (malformed input, as at the edge)."""
 
     code = ErrorCode.BAD_ENTROPY
 

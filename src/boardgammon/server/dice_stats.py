@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from boardgammon.stats.errors import InvalidRecord
+from boardgammon.stats.errors import InvalidDiceRecord
 from boardgammon.stats.record import DiceRecord
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def read_database(
     play (match, then ``seq``); ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
 
     Raises:
-        InvalidRecord: a malformed URL or one naming no installed driver, an SQLite file that
+        InvalidDiceRecord: a malformed URL or one naming no installed driver, an SQLite file that
             does not exist, a database without the dice record, or no revealed rolls in the
             window.
     """
@@ -49,11 +49,11 @@ def read_database(
     try:
         parsed = make_url(url)
     except ArgumentError as error:
-        raise InvalidRecord(f"cannot read the dice record: {error}: {url!r}") from None
+        raise InvalidDiceRecord(f"cannot read the dice record: {error}: {url!r}") from None
     # SQLite would create an empty file on connect; a missing record is an error, not a report.
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         if not Path(parsed.database).exists():
-            raise InvalidRecord(
+            raise InvalidDiceRecord(
                 f"no dice record at {parsed.database}; pass --csv FILE or set "
                 "BOARDGAMMON_DATABASE_URL"
             )
@@ -72,19 +72,20 @@ def read_database(
         engine = create_db_engine(url)
     except (ValueError, ArgumentError) as error:
         # ArgumentError includes NoSuchModuleError: a URL naming no installed database driver.
-        raise InvalidRecord(f"cannot read the dice record: {error}") from None
+        raise InvalidDiceRecord(f"cannot read the dice record: {error}") from None
     try:
         with engine.connect() as connection:
             rows = connection.execute(query).all()
     except SQLAlchemyError as error:
-        raise InvalidRecord(
+        raise InvalidDiceRecord(
             f"cannot read the dice record from {parsed!r}: "
             f"{type(error).__name__}: {getattr(error, 'orig', None) or error}"
         ) from None
     finally:
         engine.dispose()
     if not rows:
-        raise InvalidRecord(f"no revealed rolls in the dice record at {parsed!r} for this window")
+        raise InvalidDiceRecord(
+            f"no revealed rolls in the dice record at {parsed!r} for this window")
     match_id, seat, die1, die2, source = zip(*rows, strict=True)
     return DiceRecord.from_columns(
         list(die1), list(die2), match_id=match_id, seat=seat, entropy_source=source
@@ -192,7 +193,7 @@ class ReportCache:
 
         try:
             record = read_database(self.url)
-        except InvalidRecord:
+        except InvalidDiceRecord:
             return None
         engine = create_db_engine(self.url)
         try:

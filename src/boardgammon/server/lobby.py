@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from boardgammon.bots import levels
@@ -21,10 +21,11 @@ from boardgammon.server.auth import current_user
 from boardgammon.server.bodies import RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
+from boardgammon.server.match_repository import matches_of
 from boardgammon.server.match_state import Seat, iso
 from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
 from boardgammon.server.services import services
-from boardgammon.server.tables import MatchRow, Seek, User
+from boardgammon.server.tables import Seek, User
 
 router = APIRouter(tags=["lobby"])
 
@@ -144,10 +145,7 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
     """The user's matches, active ones where it is their turn first, then newest first; an
     active live match with a clock carries its clock now (replayed from this process's match
     cache)."""
-    rows = session.execute(
-        select(MatchRow).where(or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id))
-        .order_by(MatchRow.updated_at.desc())
-    ).scalars().all()
+    rows = matches_of(session, user.id)
     names = _names(session, [i for r in rows for i in (r.seat0_id, r.seat1_id)])
     to_wall = services(request.app).game.clock.to_wall
     service = services(request.app).game.service

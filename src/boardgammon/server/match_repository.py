@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, or_, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -43,7 +43,7 @@ from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import Event
 from boardgammon.server.match_state import MatchInfo, RollEntry, Seat, roll_json
 from boardgammon.server.refusals import NotFound, Unavailable
-from boardgammon.server.tables import DiceRoll, MatchLogEntry, MatchRow, User
+from boardgammon.server.tables import DiceRoll, MatchAnalysisRow, MatchLogEntry, MatchRow, User
 
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
@@ -372,6 +372,27 @@ class MatchRepository:
                 select(MatchRow.id).where(MatchRow.status == "active",
                                           MatchRow.deadline_t < now)
             ).scalars())
+
+
+def matches_of(s: Session, user_id: int) -> Sequence[MatchRow]:
+    """The summary rows of every match ``user_id`` sits in (either seat), most recently
+    changed first."""
+    return s.execute(
+        select(MatchRow).where(or_(MatchRow.seat0_id == user_id, MatchRow.seat1_id == user_id))
+        .order_by(MatchRow.updated_at.desc())
+    ).scalars().all()
+
+
+def status_of(s: Session, match_id: str) -> str | None:
+    """The match's status (``active`` or ``finished``), None when there is no such match."""
+    return s.scalar(select(MatchRow.status).where(MatchRow.id == match_id))
+
+
+def unanalysed_ids(s: Session, limit: int) -> Sequence[str]:
+    """IDs of at most ``limit`` finished matches that have no analysis row yet."""
+    return s.scalars(select(MatchRow.id).where(
+        MatchRow.status == "finished",
+        MatchRow.id.not_in(select(MatchAnalysisRow.match_id))).limit(limit)).all()
 
 
 def _info(s: Session, row: MatchRow) -> MatchInfo:

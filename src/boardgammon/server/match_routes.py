@@ -35,12 +35,12 @@ async def act(match_id: str, action: ClientAction, request: Request,
     """Apply an action (idempotent by ``action_id``); answers ``{"state", "events"}`` once the
     action is committed and broadcast."""
     runtime = services(request.app).game
-    outcome = await runtime.act(match_id, user.id, action)
-    if outcome.error is not None:
-        raise outcome.error
+    step = await runtime.act(match_id, user.id, action)
+    if step.error is not None:
+        raise step.error
     state = await asyncio.to_thread(runtime.service.view_for, match_id, user.id,
-                                    outcome.snapshot)
-    return {"state": state, "events": outcome.replayed + outcome.events}
+                                    step.snapshot)
+    return {"state": state, "events": step.replayed + step.events}
 
 
 @router.get("/api/matches/{match_id}/export.mat", response_class=PlainTextResponse,

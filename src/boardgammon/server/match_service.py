@@ -372,19 +372,19 @@ class MatchService:
             elif done.request is not None and done.request != request_key(action):
                 raise reused
             return StepResult([], cached.version, resent=True, replayed=events)
-        outcome = self._settle_step(s, cached)
+        step = self._settle_step(s, cached)
         if cached.match.is_over:
-            outcome.error = (StateConflict("your reserve ran out: the match is lost on time",
+            step.error = (StateConflict("your reserve ran out: the match is lost on time",
                                            ErrorCode.TIME_EXPIRED)
                              if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
-            return outcome
+            return step
         if isinstance(action, RollAction) and match_dice.rolled_already(
                 self.matches.rolls(s, cached), seat, action):
-            outcome.resent = True
-            return outcome
-        outcome.events += self._perform(s, cached, seat, action, action.action_id, user_id)
-        return outcome
+            step.resent = True
+            return step
+        step.events += self._perform(s, cached, seat, action, action.action_id, user_id)
+        return step
 
     def _perform(self, s: Session, cached: CachedMatch, seat: int, action: AnyAction,
                  action_id: str | None, user_id: int | None) -> list[Event]:
@@ -483,17 +483,17 @@ class MatchService:
                   planned: tuple[int, Decision] | None = None) -> StepResult | None:
         seat = cached.info.bot_seat
         version = cached.version
-        outcome = self._settle_step(s, cached)
+        step = self._settle_step(s, cached)
         m = cached.match
         if seat is None or m.is_over or m.waiting_for != seat:
-            return outcome if outcome.events else None
+            return step if step.events else None
         # The plan holds if nothing changed since it was made (else: decide now, rarely).
         if planned is not None and planned[0] == version == cached.version:
             decision = planned[1]
         else:
             decision = self._decide(cached, seat)
-        outcome.events += self._perform(s, cached, seat, decision, None, None)
-        return outcome
+        step.events += self._perform(s, cached, seat, decision, None, None)
+        return step
 
     def _decide(self, cached: CachedMatch, seat: int) -> Decision:
         """The computer's next action (:func:`boardgammon.bots.turn.decide`); it rolls with

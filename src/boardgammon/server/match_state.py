@@ -13,6 +13,7 @@ from typing import Any, TypedDict, cast
 import numpy as np
 
 from boardgammon.engine.board import Board
+from boardgammon.engine.constants import BAR_INDEX, POINTS
 from boardgammon.engine.game import Phase
 from boardgammon.engine.ids import encode_position_ids
 from boardgammon.engine.match import Match
@@ -129,7 +130,7 @@ def points(board: Board) -> list[int]:
     """Row 0 of ``board`` as the API's 26 counts: ``[0]`` borne off, ``[1..24]`` points,
     ``[25]`` the bar."""
     row = board.array[0]
-    return [board.borne_off(0), *(int(n) for n in row[:24]), int(row[24])]
+    return [board.borne_off(0), *(int(n) for n in row[:POINTS]), int(row[BAR_INDEX])]
 
 
 def roll_json(roll: Roll) -> RollEntry:

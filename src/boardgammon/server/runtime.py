@@ -169,12 +169,12 @@ class Runtime:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order."""
         async with self.locks.calls(match_id):
-            outcome = await asyncio.to_thread(fn, *args)
-            if outcome is not None and outcome.events:
-                await self.bus.publish(match_id, {"version": outcome.version,
-                                                  "snapshot": outcome.snapshot,
-                                                  "events": outcome.events})
-        return outcome
+            step = await asyncio.to_thread(fn, *args)
+            if step is not None and step.events:
+                await self.bus.publish(match_id, {"version": step.version,
+                                                  "snapshot": step.snapshot,
+                                                  "events": step.events})
+        return step
 
     async def act(self, match_id: str, user_id: int, action: ClientAction,
                   token: str | None = None) -> StepResult:
@@ -188,10 +188,10 @@ class Runtime:
         """
         if self._unserved:
             await asyncio.to_thread(self._beat)
-        outcome = await self.run(match_id, self._act, match_id, user_id, action, token)
-        assert outcome is not None
+        step = await self.run(match_id, self._act, match_id, user_id, action, token)
+        assert step is not None
         self.kick_bot(match_id)
-        return outcome
+        return step
 
     def _act(self, match_id: str, user_id: int, action: ClientAction,
              token: str | None) -> StepResult:
@@ -210,14 +210,14 @@ class Runtime:
             if self.config.bot_delay_s:
                 await asyncio.sleep(self.config.bot_delay_s)
             try:
-                outcome = await self.run(match_id, self.service.bot_step, match_id)
+                step = await self.run(match_id, self.service.bot_step, match_id)
             except Exception as exc:
                 if is_outage(exc):  # logged once by the outage watch; try again later
                     await asyncio.sleep(RETRY_AFTER_S)
                     continue
                 log.exception("the computer could not act in %s", match_id)
                 return
-            if outcome is None:
+            if step is None:
                 return
 
     async def tick(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -27,7 +27,10 @@ from boardgammon.server.outage import refusal as outage_refusal
 from boardgammon.server.refusals import NotSignedIn, Refusal
 from boardgammon.server.services import services
 
-router = APIRouter(tags=["live"])
+if TYPE_CHECKING:
+    from boardgammon.server.runtime import Runtime
+
+router = APIRouter(tags=["websocket"])
 echo_router = APIRouter(tags=["benchmark"])
 
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
@@ -189,7 +192,7 @@ async def echo_socket(ws: WebSocket) -> None:
             await ws.send_text(await ws.receive_text())
 
 
-async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str | None,
+async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: str | None,
                   connection: Connection, text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
@@ -203,7 +206,7 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
     try:
         if user_id is None:
             raise NotSignedIn("sign in to act in a match")
-        outcome = await runtime.act(match_id, user_id, action, token)
+        step = await runtime.act(match_id, user_id, action, token)
     except Refusal as exc:
         connection.send(ws_error(action.action_id, exc))
         return
@@ -213,10 +216,10 @@ async def _handle(runtime: Any, match_id: str, user_id: int | None, token: str |
         # The socket stays open: the action can be sent again once the database is back.
         connection.send(ws_error(action.action_id, outage_refusal()))
         return
-    if outcome.error is not None:
-        connection.send(ws_error(action.action_id, outcome.error))
+    if step.error is not None:
+        connection.send(ws_error(action.action_id, step.error))
         return
     connection.send({"type": "ack", "action_id": action.action_id})
-    if outcome.resent:
+    if step.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
         connection.send_state(state)

@@ -7,7 +7,7 @@ Depends on nothing else of Boardgammon's.
 """
 
 from .doubles import DoublesOdds, doubles_odds, p_more_by, p_run
-from .errors import InvalidQuery, InvalidRecord, StatsError
+from .errors import InvalidDiceRecord, InvalidQuery, StatsError
 from .kniffel import KniffelOdds, kniffel_odds
 
 # The record report needs scipy (seconds to import on a loaded machine); `odds` needs none of it.
@@ -25,8 +25,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "DiceRecord",
     "DoublesOdds",
+    "InvalidDiceRecord",
     "InvalidQuery",
-    "InvalidRecord",
     "KniffelOdds",
     "StatsError",
     "dice_report",

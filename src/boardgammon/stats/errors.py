@@ -9,5 +9,5 @@ class InvalidQuery(StatsError, ValueError):
     """An odds question is out of range (e.g. zero rolls, a run longer than the rolls)."""
 
 
-class InvalidRecord(StatsError, ValueError):
+class InvalidDiceRecord(StatsError, ValueError):
     """A dice record cannot be read: missing columns, a die outside 1–6, no rolls at all."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InvalidRecord
+from .errors import InvalidDiceRecord
 
 REQUIRED = ("die1", "die2")
 OPTIONAL = ("match_id", "roll_id", "seat", "revealed_at", "entropy_source")
@@ -88,14 +88,14 @@ class DiceRecord:
         a match sorted by ``order`` (e.g. reveal times in seconds) when given.
 
         Raises:
-            InvalidRecord: no rolls, columns of different lengths, or a die outside 1–6 (the
+            InvalidDiceRecord: no rolls, columns of different lengths, or a die outside 1–6 (the
                 message names the first offending row, counted from 1).
         """
         d1 = np.asarray(die1)
         d2 = np.asarray(die2)
         n = len(d1)
         if n == 0:
-            raise InvalidRecord("the dice record has no rolls")
+            raise InvalidDiceRecord("the dice record has no rolls")
         others = {
             "die2": d2,
             "match_id": match_id,
@@ -105,13 +105,13 @@ class DiceRecord:
         }
         for name, column in others.items():
             if column is not None and len(column) != n:
-                raise InvalidRecord(f"column {name} has {len(column)} rows, die1 has {n}")
+                raise InvalidDiceRecord(f"column {name} has {len(column)} rows, die1 has {n}")
         for name, column in (("die1", d1), ("die2", d2)):
             if not np.issubdtype(column.dtype, np.integer):
-                raise InvalidRecord(f"{name} must hold integers, got dtype {column.dtype}")
+                raise InvalidDiceRecord(f"{name} must hold integers, got dtype {column.dtype}")
             bad = np.flatnonzero((column < 1) | (column > 6))
             if len(bad):
-                raise InvalidRecord(
+                raise InvalidDiceRecord(
                     f"row {bad[0] + 1}: {name} = {column[bad[0]]}; a die shows 1 to 6"
                 )
         if match_id is None:
@@ -142,12 +142,12 @@ def parse_time(text: str) -> datetime:
     """An ISO 8601 time; a time without an offset is taken as UTC (how the server stores it).
 
     Raises:
-        InvalidRecord: not ISO 8601.
+        InvalidDiceRecord: not ISO 8601.
     """
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise InvalidRecord(f"not an ISO 8601 time: {text!r}") from None
+        raise InvalidDiceRecord(f"not an ISO 8601 time: {text!r}") from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
@@ -163,14 +163,15 @@ def _dice_column(path: Path, name: str, values: list[str], lines: list[int]) -> 
             try:
                 faces.append(int(text))
             except ValueError:
-                raise InvalidRecord(
+                raise InvalidDiceRecord(
                     f"{path}, line {at}: {name} = {text!r} is not a whole number"
                 ) from None
         column = np.array([face if 1 <= face <= 6 else 0 for face in faces], dtype=np.int64)
     bad = np.flatnonzero((column < 1) | (column > 6))
     if len(bad):
         i = int(bad[0])
-        raise InvalidRecord(f"{path}, line {lines[i]}: {name} = {values[i]}; a die shows 1 to 6")
+        raise InvalidDiceRecord(
+            f"{path}, line {lines[i]}: {name} = {values[i]}; a die shows 1 to 6")
     return column
 
 
@@ -185,7 +186,7 @@ def read_csv(
     the ``revealed_at`` column.
 
     Raises:
-        InvalidRecord: missing or unreadable file, a file that is not UTF-8 text or not CSV,
+        InvalidDiceRecord: missing or unreadable file, a file that is not UTF-8 text or not CSV,
             missing columns or one named twice, a row with a die that is not a face 1-6 or a bad
             time (each naming its line in the file), a time window without ``revealed_at``, or
             no rolls left.
@@ -195,7 +196,7 @@ def read_csv(
         # utf-8-sig: spreadsheets (Excel) start a CSV export with a byte-order mark.
         handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
-        raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
+        raise InvalidDiceRecord(f"cannot read {path}: {exc.strerror}") from None
     line = 1
     try:
         with handle:
@@ -203,14 +204,14 @@ def read_csv(
             header = [h.strip() for h in next(reader, [])]
             missing = [c for c in REQUIRED if c not in header]
             if missing:
-                raise InvalidRecord(
+                raise InvalidDiceRecord(
                     f"{path}: header must name {', '.join(REQUIRED)}; missing "
                     f"{', '.join(missing)} (found: {', '.join(header) or 'nothing'})"
                 )
             twice = sorted({c for c in header if c in (*REQUIRED, *OPTIONAL)
                             and header.count(c) > 1})
             if twice:
-                raise InvalidRecord(f"{path}: the header names {', '.join(twice)} more than "
+                raise InvalidDiceRecord(f"{path}: the header names {', '.join(twice)} more than "
                                     "once; which column is meant?")
             wanted = [c for c in (*REQUIRED, *OPTIONAL) if c in header]
             where = [header.index(c) for c in wanted]
@@ -220,21 +221,21 @@ def read_csv(
                 if not row:
                     continue
                 if len(row) < len(header):
-                    raise InvalidRecord(
+                    raise InvalidDiceRecord(
                         f"{path}, line {line}: {len(row)} fields, the header has {len(header)}"
                     )
                 lines.append(line)
                 for name, i in zip(wanted, where, strict=True):
                     columns[name].append(row[i].strip())
     except UnicodeDecodeError as exc:
-        raise InvalidRecord(
+        raise InvalidDiceRecord(
             f"{path}: not UTF-8 text (a byte that is not UTF-8 after line {line}: "
             f"{exc.reason}); save the CSV as UTF-8"
         ) from None
     except csv.Error as exc:
-        raise InvalidRecord(f"{path}, line {line + 1}: not readable as CSV: {exc}") from None
+        raise InvalidDiceRecord(f"{path}, line {line + 1}: not readable as CSV: {exc}") from None
     except OSError as exc:
-        raise InvalidRecord(f"cannot read {path}: {exc.strerror}") from None
+        raise InvalidDiceRecord(f"cannot read {path}: {exc.strerror}") from None
     dice = {name: _dice_column(path, name, columns[name], lines) for name in REQUIRED}
     order = None
     keep = None
@@ -243,8 +244,8 @@ def read_csv(
         for at, text in zip(lines, columns["revealed_at"], strict=True):
             try:
                 times.append(parse_time(text).timestamp())
-            except InvalidRecord as exc:
-                raise InvalidRecord(f"{path}, line {at}: {exc}") from None
+            except InvalidDiceRecord as exc:
+                raise InvalidDiceRecord(f"{path}, line {at}: {exc}") from None
         order = np.array(times)
         keep = np.ones(len(order), dtype=bool)
         if since is not None:
@@ -252,7 +253,8 @@ def read_csv(
         if until is not None:
             keep &= order < until.timestamp()
     elif since is not None or until is not None:
-        raise InvalidRecord(f"{path} has no revealed_at column, so --since/--until cannot apply")
+        raise InvalidDiceRecord(
+            f"{path} has no revealed_at column, so --since/--until cannot apply")
 
     def column(name: str) -> list[str] | np.ndarray | None:
         if name not in columns:
