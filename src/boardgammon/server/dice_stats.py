@@ -102,7 +102,7 @@ def request_refresh(url: str, now: datetime) -> None:
     once per stored value, whatever its own clock says).
 
     Raises:
-        InvalidRecord: a malformed URL, an SQLite file that does not exist, or a database
+        InvalidDiceRecord: a malformed URL, an SQLite file that does not exist, or a database
             that the server has not yet brought to the schema with this request's table.
     """
     from sqlalchemy import delete, insert
@@ -115,22 +115,22 @@ def request_refresh(url: str, now: datetime) -> None:
     try:
         parsed = make_url(url)
     except ArgumentError as error:
-        raise InvalidRecord(f"cannot reach the dice record: {error}: {url!r}") from None
+        raise InvalidDiceRecord(f"cannot reach the dice record: {error}: {url!r}") from None
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         if not Path(parsed.database).exists():
-            raise InvalidRecord(f"no server database at {parsed.database}; "
+            raise InvalidDiceRecord(f"no server database at {parsed.database}; "
                                 "set BOARDGAMMON_DATABASE_URL to the server's")
     try:
         engine = create_db_engine(url)
     except (ValueError, ArgumentError) as error:
-        raise InvalidRecord(f"cannot reach the dice record: {error}") from None
+        raise InvalidDiceRecord(f"cannot reach the dice record: {error}") from None
     try:
         # Delete and insert in one transaction: the same statements on SQLite and PostgreSQL.
         with engine.begin() as connection:
             connection.execute(delete(DiceReportRequest))
             connection.execute(insert(DiceReportRequest).values(id=1, requested_at=now))
     except SQLAlchemyError as error:
-        raise InvalidRecord(
+        raise InvalidDiceRecord(
             f"cannot ask for a new report in {parsed!r} (has `boardgammon serve` brought it "
             f"to the newest schema?): {type(error).__name__}: "
             f"{getattr(error, 'orig', None) or error}"
