@@ -137,3 +137,42 @@ def test_a_checkpoint_with_a_part_batch_is_not_extended(tmp_path):
     bad = runner.invoke(app, ["rollout", START.position_id, "--resume",
                               str(tmp_path / "not.json")])
     assert bad.exit_code == 2 and "is not a rollout checkpoint" in bad.stderr
+
+
+def test_two_rolls_stratified_cover_every_pair_once_in_1296_trials():
+    from boardgammon.bots import bearoff
+    from boardgammon.bots.rollout import ROLL_INDEX, rollout
+
+    net = shipped_network()
+
+    def kernel(seed: int, square: int) -> tuple[np.ndarray, np.ndarray]:
+        plain, adjusted = np.empty((1296, 5)), np.empty((1296, 5))
+        rollout(START.array, 15, *net.weights, bearoff.table(), bearoff.ROLLS,
+                bearoff.ROLL_WEIGHTS, ROLL_INDEX, 1296, 2, seed, plain, adjusted, square)
+        return plain.mean(axis=0), adjusted.mean(axis=0)
+
+    # Truncated after two plies, a trial's plain result depends on its two rolls alone; with
+    # every ordered pair once it averages to the exact 2-ply expectation, which the
+    # luck-adjusted mean also is, whatever the seed and the square's starting row.
+    plain, adjusted = kernel(1, 1)
+    assert plain == pytest.approx(adjusted, abs=2e-6)
+    other, _ = kernel(77, 5)
+    assert other == pytest.approx(plain, abs=2e-6)
+    # The first roll alone stratified: the second is random, and the plain mean is not exact.
+    random_second, _ = kernel(1, -1)
+    assert abs(random_second[0] - plain[0]) > 1e-4
+
+
+def test_a_rollout_stratified_twice_in_batches_is_the_rollout_of_one_run():
+    from boardgammon.bots import bearoff
+    from boardgammon.bots.rollout import ROLL_INDEX, rollout
+
+    batched = roll_out(START, 108, truncate=3, seed=3, stratify=2)
+    plain, one_run = np.empty((108, 5)), np.empty((108, 5))
+    rollout(START.array, 15, *shipped_network().weights, bearoff.table(), bearoff.ROLLS,
+            bearoff.ROLL_WEIGHTS, ROLL_INDEX, 108, 3, 3, plain, one_run, 3)  # row seed mod 36
+    assert batched == pytest.approx(one_run, abs=1e-12)
+    bad = runner.invoke(app, ["rollout", START.position_id, "--stratify", "3"])
+    assert bad.exit_code == 2
+    assert "error: --stratify is 1 (the first roll) or 2 (the first two rolls), not 3" in \
+        bad.stderr

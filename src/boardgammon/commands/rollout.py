@@ -1,8 +1,9 @@
 """``boardgammon rollout POSITION_ID [--match-id ID] [--trials N] [--truncate N] [--seed S]``:
 the position before the roll rolled out by our network (:mod:`boardgammon.bots.rollout`: 0-ply
-plays, luck-adjusted results, the first roll stratified over the 36 outcomes), with a progress
-bar showing the running cubeless equity and its standard error; then the outputs with their
-standard errors, the equities and the cube decision as ``boardgammon eval`` prints them.
+plays, luck-adjusted results, quasi-random dice: the first two rolls stratified by a Latin
+square, or with ``--stratify 1`` the first roll only), with a progress bar showing the running
+cubeless equity and its standard error; then the outputs with their standard errors, the
+equities and the cube decision as ``boardgammon eval`` prints them.
 
 With ``--dice D1 D2`` the best ``--plays`` plays of that roll (by the network at 0-ply) are
 rolled out instead, each from its resulting position with the same trials, and listed best
@@ -41,7 +42,7 @@ BATCH = 36
 def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
              progress: Callable[[np.ndarray], None] | None = None,
              interrupted: Callable[[], bool] = lambda: False,
-             earlier: np.ndarray | None = None) -> np.ndarray:
+             earlier: np.ndarray | None = None, stratify: int = 1) -> np.ndarray:
     """Luck-adjusted results ``float64[n, 5]`` (player on roll's view) of ``n`` trials of
     ``board``: ``trials``, or fewer when ``interrupted()`` turns true between two batches.
 
@@ -52,6 +53,8 @@ def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
         earlier: ``float64[k, 5]``, the results of trials 0 to k - 1 of this rollout (a
             checkpoint); the trials from k on are played. ``k`` is a multiple of the batch (36)
             or at least ``trials``, so that every trial has its first roll as in one run.
+        stratify: 1, the first roll stratified; 2, the first two by a Latin square whose
+            starting row is ``seed mod 36`` (:func:`boardgammon.bots.rollout.rollout`).
 
     Raises:
         ValueError: ``earlier`` has a part batch and fewer than ``trials`` trials.
@@ -74,7 +77,8 @@ def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
         n = min(BATCH, trials - done)
         rollout(np.ascontiguousarray(board.array), board.checkers, *net.weights,
                 bearoff.table(), bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, n, truncate,
-                seed + done, plain[:n], results[done:done + n])
+                seed + done, plain[:n], results[done:done + n],
+                (seed + done // BATCH) % 36 if stratify == 2 else -1)
         done += n
         if progress is not None:
             progress(results[:done])
@@ -131,12 +135,13 @@ def _mover_view(results: np.ndarray) -> np.ndarray:
 
 def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                    truncate: int = 0, seed: int = 1,
-                   interrupted: Callable[[], bool] = lambda: False
+                   interrupted: Callable[[], bool] = lambda: False, stratify: int = 1
                    ) -> list[tuple[str, np.ndarray]]:
     """The best ``plays`` plays of ``dice`` in ``board`` (player on roll's view) by the
     network at 0-ply, each with the luck-adjusted results ``float64[n, 5]`` (the mover's view)
     of ``trials`` trials from its resulting position (fewer, or none for the plays not
-    reached, after ``interrupted()``); a play that ends the game has its result, once."""
+    reached, after ``interrupted()``); a play that ends the game has its result, once.
+    ``stratify``: as for :func:`roll_out`."""
     from boardgammon.analysis.evaluator import terminal_outputs
     from boardgammon.bots.network import cubeless_equity
     from boardgammon.bots.neural import NetworkEvaluator
@@ -155,7 +160,7 @@ def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
             ranked.append((str(play), np.asarray(done, dtype=np.float64)[None]))
         elif not interrupted():
             results = roll_out(play.board_after.swapped(), trials, truncate, seed,
-                               interrupted=interrupted)
+                               interrupted=interrupted, stratify=stratify)
             ranked.append((str(play), _mover_view(results)))
     return ranked
 
@@ -178,6 +183,9 @@ def rollout_command(
     truncate: int = typer.Option(0, "--truncate", help=(
         "Plies after which a trial is valued by the network (0: played to the end).")),
     seed: int = typer.Option(1, "--seed", help="Seed of the dice (0 to 2^31 - 2^16)."),
+    stratify: int = typer.Option(2, "--stratify", help=(
+        "Quasi-random dice: 2 stratifies the first two rolls (a Latin square: every 1296 trials "
+        "have each pair of first and second rolls once), 1 the first roll only.")),
     dice: tuple[int, int] | None = typer.Option(None, "--dice", help=(
         "Roll out the best plays of this roll (two dice, e.g. --dice 3 1) instead.")),
     plays: int = typer.Option(3, "--plays", help="With --dice: how many plays (1 or more)."),
@@ -198,6 +206,9 @@ def rollout_command(
         raise fail(f"--ply {ply}: rollouts play their trials at 0-ply only (give --ply 0)")
     if trials < 1:
         raise fail(f"--trials is 1 or more, not {trials}")
+    if stratify not in (1, 2):
+        raise fail(f"--stratify is 1 (the first roll) or 2 (the first two rolls), not "
+                   f"{stratify}")
     if truncate < 0:
         raise fail(f"--truncate is 0 (play to the end) or a number of plies, not {truncate}")
     if not 0 <= seed <= 2**31 - 2**16 - trials:
@@ -206,10 +217,10 @@ def rollout_command(
         if save is not None or resume is not None:
             raise fail("--save and --resume keep the rollout of a position, not of the plays "
                        "of a roll (--dice)")
-        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json)
+        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify)
         return
     settings = {"position_id": position_id, "match_id": match_id, "truncate": truncate,
-                "seed": seed}
+                "seed": seed, "stratify": stratify}
     earlier = None
     if resume is not None:
         try:
@@ -230,7 +241,8 @@ def rollout_command(
             bar.set_postfix_str(f"equity {equity:+.3f} ± {error:.3f}")
 
         try:
-            results = roll_out(board, trials, truncate, seed, show, interrupted, earlier)
+            results = roll_out(board, trials, truncate, seed, show, interrupted, earlier,
+                               stratify)
         except ValueError as exc:
             raise fail(f"--resume: {exc}") from None
         except OSError as exc:
@@ -250,6 +262,7 @@ def rollout_command(
     if as_json:
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id,
                                "trials": len(results), "truncate": truncate, "seed": seed,
+                               "stratify": stratify,
                                **result.__dict__, "stderr": errors.tolist(),
                                "cubeless_stderr": equity_error}))
     else:
@@ -261,7 +274,7 @@ def rollout_command(
 
 
 def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
-                    truncate: int, seed: int, as_json: bool) -> None:
+                    truncate: int, seed: int, as_json: bool, stratify: int) -> None:
     from boardgammon.engine import EngineError
     from boardgammon.engine.board import check_dice
 
@@ -272,7 +285,8 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
     if plays < 1:
         raise fail(f"--plays is 1 or more, not {plays}")
     with deferred_interrupt() as interrupted:
-        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted)
+        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted,
+                                stratify)
     rows = []
     for play, results in ranked:
         equity, error = _equity_and_error(results)
@@ -288,7 +302,7 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
         typer.echo("Interrupted (Ctrl-C): the plays and trials done so far.", err=as_json)
     if as_json:
         typer.echo(json.dumps({"dice": [d1, d2], "truncate": truncate, "seed": seed,
-                               "plays": rows}))
+                               "stratify": stratify, "plays": rows}))
     else:
         depth = f"truncated at {truncate} plies" if truncate else "played to the end"
         typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} (0-ply, {depth}; "
