@@ -3,11 +3,11 @@ the same run.
 
 Both roll the starting position out before the roll: whole games (no truncation), cubeless,
 plays at 0-ply, variance reduction on, one thread; ours stratifies the first two rolls (a
-Latin square), gnubg uses its quasi-random dice. gnubg's embedded Python has no rollout function, so its ``rollout``
-command is timed after ``set board`` (it rolls out the position on the board; a run of twice
-the trials takes about twice as long, so it does roll the games out). Each side's rate is the
-trials of the longer run less those of the shorter over the time between them, which leaves out
-the fixed costs (gnubg's set-up, our first batch's compilation check).
+Latin square), gnubg uses its quasi-random dice. gnubg's embedded Python has no rollout
+function, so its ``rollout`` command is timed after ``set board`` (it rolls out the position on
+the board; a run of twice the trials takes about twice as long, so it does roll the games out).
+Each side's rate is the trials of the longer run less those of the shorter over the time between
+them, which leaves out the fixed costs (gnubg's set-up, our first batch's compilation check).
 """
 
 from __future__ import annotations
