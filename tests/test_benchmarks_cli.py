@@ -42,7 +42,7 @@ def test_bad_arguments_are_refused_at_once(args, says):
 def test_the_speed_benchmarks_list_themselves():
     result = _run("benchmarks", "--help")
     assert result.returncode == 0
-    assert "known: analysis, dice, easy, movegen, neural, server, stats" in result.stdout
+    assert "known: analysis, dice, easy, movegen, neural, rollout, server, stats" in result.stdout
 
 
 def test_ratio_interval_is_over_the_groups():
@@ -52,3 +52,18 @@ def test_ratio_interval_is_over_the_groups():
     # Equal rates in every sequence: no spread between sequences, whatever the values' own.
     assert ratio_interval([[0.0, 2.0], [1.0, 1.0], [2.0, 0.0]]) == "+1.000 ± 0.000"
     assert ratio_interval([[3.0]]) == "+3.000 ± nan"  # one sequence: no interval
+
+
+@pytest.mark.slow
+def test_the_rollout_benchmark_times_gnubg_rolling_games_out():
+    from benchmarks import bench_rollout
+    from boardgammon.engine import Board
+    from tests.helpers.gnubg import gnubg_path
+
+    if gnubg_path() is None:
+        pytest.skip("gnubg is not installed")
+    assert "bench_rollout" in _run("benchmarks", "nosuch").stdout
+    # The longer run took longer by about its extra trials: gnubg's rollout command did roll
+    # the games out (a command that did nothing would give an absurd or negative rate).
+    rate = bench_rollout.gnubgs(Board.initial())
+    assert rate is not None and 2.0 < rate < 2000.0

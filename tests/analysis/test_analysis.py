@@ -463,3 +463,20 @@ def test_resignations_are_judged_by_the_game_played_on(answer):
     assert (f"game 1: offered to resign a single at cube 1: wrong (resigned too much), lost "
             f"{offer.loss:.3f} EMG") in text
     assert rep.to_dict(analysis)["resignations"][1]["kind"] == answer
+
+
+def test_a_match_set_up_from_a_position_is_analysed_from_that_position():
+    from boardgammon.analysis.analysis import analyse_match
+    from boardgammon.engine.match import Match, Setup
+
+    race = "IAAAFAAAAAAAAA"  # seat 1 on roll: two checkers on its 1- and 2-points
+    m = Match(5, setup=Setup(position_id="4HPwATDgc/ABMA", on_roll=1, score=(2, 3), cube=2,
+                             cube_owner=0))
+    m.roll(1, 3, 1)
+    m.play(1, "8/5 6/5")
+    first = analyse_match(m).checker[0]
+    assert (first.position_id, first.dice, first.play, first.score, first.cube) == \
+        ("4HPwATDgc/ABMA", (3, 1), "8/5 6/5", (2, 3), 2)
+    done = Match(0, setup=Setup(position_id=race, on_roll=1, dice=(2, 1)))
+    done.play(1, "2/off 1/off")
+    assert analyse_match(done).checker[0].position_id == race

@@ -408,3 +408,63 @@ def test_ctrl_c_saves_the_record_and_says_so(tmp_path):
     assert f"Saved the match (unfinished): {tmp_path / 'match-0001.json'}" in rest
     saved = Match.from_json((tmp_path / "match-0001.json").read_text())
     assert any(a.kind == "play" and a.seat == 0 for a in saved.record)
+
+
+def test_play_on_from_a_position_and_match_id(tmp_path):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    runner = CliRunner()
+    # The opening position, the computer (player 1) on roll at 2-3 in a 5-point match with a
+    # 2-cube that you own: Match ID QQmgACAAGAAE.
+    first = runner.invoke(app, ["play", "--position", "4HPwATDgc/ABMA", "--match-id",
+                                "QQmgACAAGAAE", "--dice-seed", "3", "--save", str(tmp_path)],
+                          input="quit\nyes\n")
+    assert first.exit_code == 0, first.output
+    assert ("A 5-point match from Position ID 4HPwATDgc/ABMA at 2-3 in a 5-point match, "
+            "against the computer (easy).") in first.output
+    assert "Playing on from the position." in first.output
+    assert "Score: you 2, computer (easy) 3 - 5-point match - cube 2, yours" in first.output
+    assert " Position ID: 4HPwATDgc/ABMA   Match ID: QQmgACAAGAAE" in first.output
+    record = tmp_path / "match-0001.json"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match-0001.json"]
+    assert (f"Saved the match (unfinished): {record} (no .mat: gnubg's .mat format cannot "
+            f"start from a set-up position)") in first.output
+    saved = Match.from_json(record.read_text())
+    assert saved.setup is not None and saved.score == (2, 3)
+    assert [a.kind for a in saved.record] == ["roll", "play"]  # the computer's turn
+    again = runner.invoke(app, ["play", "--resume", str(record), "--dice-seed", "4"],
+                          input="quit\nyes\n")
+    assert again.exit_code == 0, again.output
+    assert f"A 5-point match resumed from {record} at 2-3 in a 5-point match," in again.output
+    resumed = Match.from_json((tmp_path / "match-0002.json").read_text())
+    assert resumed.record[:2] == saved.record and resumed.setup == saved.setup
+    # Without a Match ID: you on roll at 0-0 with the cube in the middle, --length long.
+    money = runner.invoke(app, ["play", "--position", "4HPwATDgc/ABMA", "--length", "0",
+                                "--dice-seed", "3"], input="quit\nyes\n")
+    assert money.exit_code == 0, money.output
+    assert "Money play from Position ID 4HPwATDgc/ABMA at you 0 points, the computer 0 points " \
+           "(money play), against" in money.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--position", "bad"], "Invalid value for --position: cannot play on from bad: a "
+                            "Position ID has 14 base64 characters, got 'bad'"),
+    (["--match-id", "QQmgACAAGAAE"], "Invalid value for --match-id: a Match ID goes with a "
+                                     "position: add --position POSITION_ID"),
+    (["--position", "4HPwATDgc/ABMA", "--match-id", "MACgAAAAAAAE"],
+     "Invalid value for --match-id: Match ID MACgAAAAAAAE is of a game not in progress"),
+    (["--position", "4HPwATDgc/ABMA", "--resume", "x.json"],
+     "Invalid value for --position: --resume plays on from a record, --position from a "
+     "position: give one of them"),
+])
+def test_play_position_refusals(args, message):
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    refused = CliRunner().invoke(app, ["play", *args])
+    assert refused.exit_code == 2, refused.output
+    said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", refused.output).split())  # unboxed, unwrapped
+    assert message in said

@@ -95,3 +95,84 @@ def test_the_best_plays_of_a_roll_rolled_out():
                      "stderr": [0.0] * 5, "cubeless": 1.0, "cubeless_stderr": 0.0}]
     bad = runner.invoke(app, ["rollout", START.position_id, "--dice", "7", "1"])
     assert bad.exit_code == 2 and "error: --dice:" in bad.stderr
+
+
+def test_a_rollout_saved_and_resumed_is_the_rollout_of_one_run(tmp_path):
+    whole = json.loads(runner.invoke(app, ["rollout", START.position_id, "--trials", "108",
+                                           "--truncate", "2", "--seed", "5",
+                                           "--json"]).stdout)
+    checkpoint = tmp_path / "start.json"
+    part = runner.invoke(app, ["rollout", START.position_id, "--trials", "72", "--truncate",
+                               "2", "--seed", "5", "--json", "--save", str(checkpoint)])
+    assert part.exit_code == 0, part.output
+    kept = json.loads(checkpoint.read_text())
+    assert (kept["format"], kept["position_id"], kept["seed"], len(kept["results"])) == \
+        ("boardgammon-rollout", START.position_id, 5, 72)
+    resumed = runner.invoke(app, ["rollout", START.position_id, "--trials", "108",
+                                  "--truncate", "2", "--seed", "5", "--json", "--resume",
+                                  str(checkpoint)])
+    assert resumed.exit_code == 0, resumed.output
+    out = json.loads(resumed.stdout)
+    assert out["trials"] == 108 and len(json.loads(checkpoint.read_text())["results"]) == 108
+    assert out["outputs"] == pytest.approx(whole["outputs"], abs=1e-9)
+    assert out["stderr"] == pytest.approx(whole["stderr"], abs=1e-9)
+    # Other settings than the checkpoint's are refused, naming the first that differs.
+    other = runner.invoke(app, ["rollout", START.position_id, "--trials", "144", "--truncate",
+                                "3", "--seed", "5", "--resume", str(checkpoint)])
+    assert other.exit_code == 2
+    assert (f"error: --resume: {checkpoint} is a rollout with truncate 2, not 3: resume it "
+            f"with the same settings") in other.stderr
+
+
+def test_a_checkpoint_with_a_part_batch_is_not_extended(tmp_path):
+    checkpoint = tmp_path / "part.json"
+    runner.invoke(app, ["rollout", START.position_id, "--trials", "40", "--truncate", "1",
+                        "--save", str(checkpoint), "--json"])
+    more = runner.invoke(app, ["rollout", START.position_id, "--trials", "72", "--truncate",
+                               "1", "--resume", str(checkpoint)])
+    assert more.exit_code == 2
+    assert ("error: --resume: the checkpoint holds 40 trials, not a multiple of 36 (a whole "
+            "number of first-roll sets), so it cannot be extended to 72") in more.stderr
+    (tmp_path / "not.json").write_text("[]")
+    bad = runner.invoke(app, ["rollout", START.position_id, "--resume",
+                              str(tmp_path / "not.json")])
+    assert bad.exit_code == 2 and "is not a rollout checkpoint" in bad.stderr
+
+
+def test_two_rolls_stratified_cover_every_pair_once_in_1296_trials():
+    from boardgammon.bots import bearoff
+    from boardgammon.bots.rollout import ROLL_INDEX, rollout
+
+    net = shipped_network()
+
+    def kernel(seed: int, square: int) -> tuple[np.ndarray, np.ndarray]:
+        plain, adjusted = np.empty((1296, 5)), np.empty((1296, 5))
+        rollout(START.array, 15, *net.weights, bearoff.table(), bearoff.ROLLS,
+                bearoff.ROLL_WEIGHTS, ROLL_INDEX, 1296, 2, seed, plain, adjusted, square)
+        return plain.mean(axis=0), adjusted.mean(axis=0)
+
+    # Truncated after two plies, a trial's plain result depends on its two rolls alone; with
+    # every ordered pair once it averages to the exact 2-ply expectation, which the
+    # luck-adjusted mean also is, whatever the seed and the square's starting row.
+    plain, adjusted = kernel(1, 1)
+    assert plain == pytest.approx(adjusted, abs=2e-6)
+    other, _ = kernel(77, 5)
+    assert other == pytest.approx(plain, abs=2e-6)
+    # The first roll alone stratified: the second is random, and the plain mean is not exact.
+    random_second, _ = kernel(1, -1)
+    assert abs(random_second[0] - plain[0]) > 1e-4
+
+
+def test_a_rollout_stratified_twice_in_batches_is_the_rollout_of_one_run():
+    from boardgammon.bots import bearoff
+    from boardgammon.bots.rollout import ROLL_INDEX, rollout
+
+    batched = roll_out(START, 108, truncate=3, seed=3, stratify=2)
+    plain, one_run = np.empty((108, 5)), np.empty((108, 5))
+    rollout(START.array, 15, *shipped_network().weights, bearoff.table(), bearoff.ROLLS,
+            bearoff.ROLL_WEIGHTS, ROLL_INDEX, 108, 3, 3, plain, one_run, 3)  # row seed mod 36
+    assert batched == pytest.approx(one_run, abs=1e-12)
+    bad = runner.invoke(app, ["rollout", START.position_id, "--stratify", "3"])
+    assert bad.exit_code == 2
+    assert "error: --stratify is 1 (the first roll) or 2 (the first two rolls), not 3" in \
+        bad.stderr

@@ -170,3 +170,80 @@ def test_bad_match_settings():
                    {"variant": "plakoto"}):
         with pytest.raises(ValueError):
             Match(**kwargs)
+
+
+# A match set up from a position -----------------------------------------------------------------
+
+# A race: the player on roll bears off its last two checkers (on the 1- and 2-points) with any
+# roll; the other has one checker left, on its 6-point.
+RACE = "IAAAFAAAAAAAAA"
+
+
+def test_a_set_up_match_starts_at_its_position_score_and_cube_and_replays_exactly():
+    from boardgammon.engine.ids import decode_match_id
+    from boardgammon.engine.match import Setup
+    from boardgammon.formats import write_mat
+    from boardgammon.formats.mat import MatFormatError
+
+    setup = Setup(position_id="4HPwATDgc/ABMA", on_roll=1, score=(2, 3), cube=2, cube_owner=0)
+    m = Match(5, players=("ann", "bob"), setup=setup)
+    assert (m.score, m.game.cube, m.game.cube_owner, m.game.on_roll) == ((2, 3), 2, 0, 1)
+    assert m.game.board.position_id == "4HPwATDgc/ABMA"
+    fields = decode_match_id(m.match_id_gnubg)
+    assert (fields.score, fields.cube, fields.cube_owner, fields.on_roll, fields.length) == \
+        ((2, 3), 2, 0, 1, 5)
+    m.roll(1, 3, 1)
+    m.play(1, "8/5 6/5")
+    m.double(0)
+    m.drop(1)
+    # 4-3 to a 5-point match: the next game is the Crawford game, from the opening.
+    assert m.score == (4, 3) and m.game.crawford and m.game.phase.value == "opening"
+    text = m.to_json()
+    assert json.loads(text)["setup"] == {"position_id": "4HPwATDgc/ABMA", "on_roll": 1,
+                                         "score": [2, 3], "cube": 2, "cube_owner": 0,
+                                         "crawford": False, "dice": None}
+    again = Match.from_json(text)
+    assert again.record == m.record and again.score == (4, 3) and again.to_json() == text
+    with pytest.raises(MatFormatError, match="has no .mat form: gnubg's .mat starts every game "
+                                             "from the opening position"):
+        write_mat(m)
+
+
+def test_a_set_up_position_with_dice_rolled_and_money_play():
+    from boardgammon.engine.match import Setup
+
+    m = Match(0, jacoby=True, setup=Setup(position_id=RACE, on_roll=1, dice=(6, 5)))
+    assert m.game.phase.value == "play" and m.game.dice == (6, 5) and m.game.jacoby
+    assert str(m.play(1, "2/off 1/off")) == "2/off 1/off"
+    # Jacoby, cube centred: a single game.
+    assert m.score == (0, 1) and m.results[0].points == 1
+    assert Match.from_json(m.to_json()).score == (0, 1)
+
+
+@pytest.mark.parametrize(("length", "setup", "message"), [
+    (5, dict(score=(5, 0)), "a set-up score is below the match length (5) for both players, "
+                            "got 5-0"),
+    (5, dict(crawford=True), "the Crawford game needs a player at 4 in a 5-point match, the "
+                             "score is 0-0"),
+    (5, dict(score=(4, 0), crawford=True, cube=2, cube_owner=0), "a cube of 2 where there is "
+                                                                 "no doubling"),
+    (1, dict(cube=2, cube_owner=1), "a cube of 2 where there is no doubling"),
+])
+def test_impossible_set_ups_are_refused(length, setup, message):
+    from boardgammon.engine.match import Setup
+
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Match(length, setup=Setup(position_id="4HPwATDgc/ABMA", **setup))
+    with pytest.raises(ValueError, match="a match set up from a position has no match clock"):
+        Match(5, time_control="rapid", setup=Setup(position_id="4HPwATDgc/ABMA"))
+
+
+def test_a_record_whose_setup_is_malformed_is_refused():
+    from boardgammon.engine.match import Setup
+
+    data = Match(3, setup=Setup(position_id=RACE, on_roll=1)).to_dict()
+    for bad in ({**data["setup"], "cube": "2"}, {**data["setup"], "board": 1}, [1]):
+        with pytest.raises(InvalidRecord, match="the record's setup is"):
+            Match.from_dict({**data, "setup": bad})
+    with pytest.raises(InvalidRecord, match="the record does not replay: .*Position ID"):
+        Match.from_dict({**data, "setup": {**data["setup"], "position_id": "x"}})

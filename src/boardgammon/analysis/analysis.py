@@ -372,7 +372,8 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
         raise UnavailableDepth(f"the search depth is 0 to {evaluator.max_plies} plies for this "
                                f"evaluator, got {plies!r}")
-    replay = Match(match.length, match.variant, match.players, None, match.jacoby)
+    replay = Match(match.length, match.variant, match.players, None, match.jacoby,
+                   setup=match.setup)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)
     record = match.record

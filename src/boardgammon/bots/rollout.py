@@ -5,6 +5,11 @@
   ``i`` starts with outcome ``i mod 36``), later rolls from numba's generator seeded by
   ``seed + i``, so a trial depends only on the seed and its number (a rollout run in batches of
   36 trials is the same rollout);
+* optionally the second roll stratified too, by a Latin square over the first two rolls: trial
+  ``i``'s second roll is outcome ``(i + i // 36 + offset) mod 36``, so that every 36 trials
+  have each second roll once and every 1296 have each ordered pair of first and second rolls
+  once. ``offset`` comes from the seed; over it, each trial's second roll is uniform whatever
+  its first, so the estimate stays unbiased;
 * every play chosen greedily at 0-ply (:func:`boardgammon.bots.training.choose`, bear-off
   database included);
 * variance reduction as gnubg's rollouts do it: at each ply the best play of all 21 rolls is
@@ -59,7 +64,7 @@ def _to_root(o, side, out):
 
 @njit(cache=True)
 def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index, trials,
-            truncate, seed, plain, adjusted):
+            truncate, seed, plain, adjusted, square=-1):
     """Roll out ``board`` (player on roll's view, game not over) ``trials`` times at 0-ply.
 
     Writes each trial's result (root player's view) into ``plain[trials, 5]`` and the same
@@ -67,6 +72,9 @@ def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index
     database or an empty array; ``rolls``/``roll_weights``: the 21 rolls and their chances,
     ``roll_index[d1, d2]`` the row of a roll; ``truncate``: plies after which a game is valued
     at 0-ply (0: never); trial ``i`` draws its dice after the first from seed ``seed + i``.
+    ``square``: negative, the second roll is drawn as the later ones; else it is stratified by
+    the Latin square (module docstring) whose row for trial 0 is ``square`` (a caller running a
+    rollout in batches of 36 passes its offset plus the batch's number).
     """
     bufs = movegen.make_buffers(_CAP)
     nh = b1.shape[0]
@@ -91,8 +99,8 @@ def rollout(board, checkers, w1, b1, w2, b2, db, rolls, roll_weights, roll_index
         side = 0
         t = 0
         while True:
-            if t == 0:
-                k = trial % 36
+            if t == 0 or (t == 1 and square >= 0):
+                k = trial % 36 if t == 0 else (trial + trial // 36 + square) % 36
                 d1, d2 = k // 6 + 1, k % 6 + 1
             else:
                 d1 = np.random.randint(1, 7)

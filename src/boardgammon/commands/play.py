@@ -12,6 +12,9 @@ numbered as you play them. Commands at the prompt (also listed by ``help``):
 * ``hint``: the computer's ranking of your plays (or its view of the cube before you roll);
 * ``board``, ``help``, ``quit``.
 
+``--position POSITION_ID [--match-id MATCH_ID]`` plays on from any position (gnubg's IDs, as
+shown under the board); ``--resume FILE`` from a saved record.
+
 ``--save DIR`` writes the match's record when it ends or you quit, as ``match-NNNN.json`` and
 ``match-NNNN.mat`` numbered after those already there (as ``selfplay --save`` does), so that
 ``boardgammon analyze`` or gnubg's ``import mat`` can review your play.
@@ -35,7 +38,8 @@ from boardgammon.bots.warm import warm_up
 from boardgammon.cube import context_for
 from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Game, Outcome, Phase
-from boardgammon.engine.match import MAX_LENGTH, Match
+from boardgammon.engine.ids import GAME_PLAYING, MatchIdFields, decode_match_id
+from boardgammon.engine.match import MAX_LENGTH, Match, Setup
 
 from .selfplay import bot_act, opening, prepare_save, save_match
 
@@ -164,7 +168,9 @@ class TerminalGame:
         """Play until the match ends (returns 0), the player quits (returns 0), input ends
         (returns 1) or Ctrl-C (returns 130, as a shell reports an interrupted command)."""
         if self._games_seen and self.match.game.phase is not Phase.OPENING:
-            self.write(f"Resuming game {self._games_seen}.")
+            set_up = self.match.setup is not None and self._games_seen == 1
+            self.write("Playing on from the position." if set_up
+                       else f"Resuming game {self._games_seen}.")
             self.show()
         try:
             while not self.match.is_over:
@@ -379,6 +385,14 @@ def play(
     resume: Path | None = typer.Option(None, help=(
         "Play on from a saved record (JSON or .mat; you are its first player). Saved, as it "
         "goes, as the next match-NNNN in --save DIR, else in the record's own directory.")),
+    position: str | None = typer.Option(None, "--position", metavar="POSITION_ID", help=(
+        "Play on from this gnubg Position ID (from the view of the player on roll: you, unless "
+        "--match-id says otherwise), at the score, cube and length of --match-id, else at 0-0 "
+        "with the cube in the middle and --length. Saved as JSON only: gnubg's .mat cannot "
+        "start from a set-up position.")),
+    match_id: str | None = typer.Option(None, "--match-id", metavar="MATCH_ID", help=(
+        "With --position: gnubg's Match ID of the position (length, score, cube, Crawford, "
+        "who is on roll - you are its player 0 - and the dice if rolled).")),
 ) -> None:
     """A match (or money play) against the computer in the terminal."""
     known = levels()
@@ -390,7 +404,18 @@ def play(
     if jacoby and length:
         raise typer.BadParameter("the Jacoby rule is for money play: add --length 0",
                                  param_hint="--jacoby")
-    resumed = _resumed(resume) if resume is not None else None
+    if match_id is not None and position is None:
+        raise typer.BadParameter("a Match ID goes with a position: add --position POSITION_ID",
+                                 param_hint="--match-id")
+    if position is not None and resume is not None:
+        raise typer.BadParameter("--resume plays on from a record, --position from a "
+                                 "position: give one of them", param_hint="--position")
+    if resume is not None:
+        resumed: Match | None = _resumed(resume)
+    elif position is not None:
+        resumed = _set_up(position, match_id, length, variant, jacoby, bot)
+    else:
+        resumed = None
     if resume is not None and save is None:
         save = resume.parent
     number = 0
@@ -422,8 +447,10 @@ def play(
         what = f"A {match.length}-point match"
     else:
         what = "Money play" + (" (Jacoby rule)" if match.jacoby else "")
-    if resumed is not None:
+    if resume is not None:
         what = f"{what} resumed from {resume} at {game._score()},"
+    elif position is not None:
+        what = f"{what} from Position ID {position} at {game._score()},"
     game.write(f"{what} against the computer ({bot}). Type help for the commands.")
     code = game.run()
     if keeper is not None:
@@ -450,6 +477,38 @@ def _resumed(path: Path) -> Match:
             f"{path} is a finished match ({match.score[0]}-{match.score[1]}): nothing to play "
             f"on; start a new one without --resume", param_hint="--resume")
     return match
+
+
+def _set_up(position: str, match_id: str | None, length: int, variant: str, jacoby: bool,
+            bot: str) -> Match:
+    """The match of ``play --position`` (and ``--match-id``), seat 0 the player."""
+    if match_id is None:
+        fields = MatchIdFields(length=length, jacoby=jacoby)
+    else:
+        try:
+            fields = decode_match_id(match_id)
+        except EngineError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--match-id") from exc
+        if fields.game_state != GAME_PLAYING:
+            raise typer.BadParameter(f"Match ID {match_id} is of a game not in progress (before "
+                                     f"its opening roll or over): no position to play on",
+                                     param_hint="--match-id")
+        if fields.doubled or fields.resigned:
+            what = "a double" if fields.doubled else "a resignation"
+            raise typer.BadParameter(f"Match ID {match_id} has {what} waiting for an answer; "
+                                     f"give the Match ID of the position before it",
+                                     param_hint="--match-id")
+    setup = Setup(position_id=position, on_roll=fields.on_roll, score=fields.score,
+                  cube=fields.cube, cube_owner=fields.cube_owner, crawford=fields.crawford,
+                  dice=fields.dice if fields.dice != (0, 0) else None)
+    try:
+        return Match(fields.length, variant, players=("You", f"Computer-{bot}"),
+                     jacoby=fields.jacoby, setup=setup)
+    except (ValueError, EngineError) as exc:
+        hint = "--position" if match_id is None else "--position/--match-id"
+        raise typer.BadParameter(f"cannot play on from {position}"
+                                 + (f" {match_id}" if match_id else "") + f": {exc}",
+                                 param_hint=hint) from exc
 
 
 class _Keeper:
@@ -481,10 +540,14 @@ class _Keeper:
         self(match)
         if self.failed:
             return
-        record, mat = self.paths
+        record, *mat = self.paths
         state = "" if match.is_over else " (unfinished)"
-        self.write(f"Saved the match{state}: {record} and {mat.name}; review it with "
-                   f"boardgammon analyze {mat}"
+        if mat:
+            kept = f"{record} and {mat[0].name}; review it with boardgammon analyze {mat[0]}"
+        else:
+            kept = (f"{record} (no .mat: gnubg's .mat format cannot start from a set-up "
+                    f"position); review it with boardgammon analyze {record}")
+        self.write(f"Saved the match{state}: {kept}"
                    + ("" if match.is_over else f", or play on with --resume {record}"))
 
 

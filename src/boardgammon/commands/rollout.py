@@ -1,8 +1,9 @@
 """``boardgammon rollout POSITION_ID [--match-id ID] [--trials N] [--truncate N] [--seed S]``:
 the position before the roll rolled out by our network (:mod:`boardgammon.bots.rollout`: 0-ply
-plays, luck-adjusted results, the first roll stratified over the 36 outcomes), with a progress
-bar showing the running cubeless equity and its standard error; then the outputs with their
-standard errors, the equities and the cube decision as ``boardgammon eval`` prints them.
+plays, luck-adjusted results, quasi-random dice: the first two rolls stratified by a Latin
+square, or with ``--stratify 1`` the first roll only), with a progress bar showing the running
+cubeless equity and its standard error; then the outputs with their standard errors, the
+equities and the cube decision as ``boardgammon eval`` prints them.
 
 With ``--dice D1 D2`` the best ``--plays`` plays of that roll (by the network at 0-ply) are
 rolled out instead, each from its resulting position with the same trials, and listed best
@@ -11,12 +12,20 @@ first with their equities and standard errors (the mover's view).
 Trials run in batches of 36 (a whole set of first rolls); the result of a batched rollout is
 that of one run of as many trials. Ctrl-C stops at the end of the batch under way and prints the
 result of the trials done. ``--json`` prints one JSON object.
+
+``--save FILE`` keeps a checkpoint of the trials done, rewritten after every batch (JSON: the
+settings and each trial's luck-adjusted outputs); ``--resume FILE`` goes on from one to
+``--trials`` (saving to it again unless ``--save`` names another file). As a trial depends only
+on the seed and its number, a resumed rollout is the rollout of one run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import typer
@@ -32,7 +41,8 @@ BATCH = 36
 
 def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
              progress: Callable[[np.ndarray], None] | None = None,
-             interrupted: Callable[[], bool] = lambda: False) -> np.ndarray:
+             interrupted: Callable[[], bool] = lambda: False,
+             earlier: np.ndarray | None = None, stratify: int = 1) -> np.ndarray:
     """Luck-adjusted results ``float64[n, 5]`` (player on roll's view) of ``n`` trials of
     ``board``: ``trials``, or fewer when ``interrupted()`` turns true between two batches.
 
@@ -40,24 +50,81 @@ def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
         truncate: plies after which a trial is valued at 0-ply (0: played to the end).
         seed: trial ``i`` draws its dice after the first roll from seed ``seed + i``.
         progress: called with the results so far after each batch.
+        earlier: ``float64[k, 5]``, the results of trials 0 to k - 1 of this rollout (a
+            checkpoint); the trials from k on are played. ``k`` is a multiple of the batch (36)
+            or at least ``trials``, so that every trial has its first roll as in one run.
+        stratify: 1, the first roll stratified; 2, the first two by a Latin square whose
+            starting row is ``seed mod 36`` (:func:`boardgammon.bots.rollout.rollout`).
+
+    Raises:
+        ValueError: ``earlier`` has a part batch and fewer than ``trials`` trials.
     """
     from boardgammon.bots import bearoff
     from boardgammon.bots.neural import shipped_network
     from boardgammon.bots.rollout import ROLL_INDEX, rollout
 
     net = shipped_network("hypergammon" if board.checkers == 3 else "standard")
-    results = np.empty((trials, 5), dtype=np.float64)
+    done = 0 if earlier is None else len(earlier)
+    if done % BATCH and done < trials:
+        raise ValueError(f"the checkpoint holds {done} trials, not a multiple of {BATCH} (a "
+                         f"whole number of first-roll sets), so it cannot be extended to "
+                         f"{trials}: trial {done} would not get its first roll")
+    results = np.empty((max(trials, done), 5), dtype=np.float64)
+    if earlier is not None:
+        results[:done] = earlier
     plain = np.empty((BATCH, 5), dtype=np.float64)
-    done = 0
     while done < trials and not interrupted():
         n = min(BATCH, trials - done)
         rollout(np.ascontiguousarray(board.array), board.checkers, *net.weights,
                 bearoff.table(), bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, n, truncate,
-                seed + done, plain[:n], results[done:done + n])
+                seed + done, plain[:n], results[done:done + n],
+                (seed + done // BATCH) % 36 if stratify == 2 else -1)
         done += n
         if progress is not None:
             progress(results[:done])
     return results[:done]
+
+
+CHECKPOINT_FORMAT = "boardgammon-rollout"
+
+
+def save_checkpoint(path: Path, settings: dict[str, Any], results: np.ndarray) -> None:
+    """Write ``settings`` (position, match, truncation, seed) and ``results`` ``float64[n, 5]``
+    to ``path`` as JSON, replacing the file whole (written beside it, then renamed) so that
+    Ctrl-C never leaves half a checkpoint.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    part = path.with_name(f".{path.name}.part")
+    part.write_text(json.dumps({"format": CHECKPOINT_FORMAT, "version": 1, **settings,
+                                "results": results.tolist()}))
+    os.replace(part, path)
+
+
+def load_checkpoint(path: Path, settings: dict[str, Any]) -> np.ndarray:
+    """The results ``float64[n, 5]`` kept in ``path`` by :func:`save_checkpoint`.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: not a rollout checkpoint, or one of other settings than ``settings``
+            (the message names the first that differs).
+    """
+    try:
+        data = json.loads(path.read_text())
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path} is not a rollout checkpoint (not JSON: {exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a rollout checkpoint")
+    for name, value in settings.items():
+        if data.get(name) != value:
+            raise ValueError(f"{path} is a rollout with {name} {data.get(name)!r}, not "
+                             f"{value!r}: resume it with the same settings")
+    try:
+        results = np.array(data.get("results"), dtype=np.float64).reshape(-1, 5)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: its results are not rows of five outputs") from exc
+    return results
 
 
 def _mover_view(results: np.ndarray) -> np.ndarray:
@@ -68,12 +135,13 @@ def _mover_view(results: np.ndarray) -> np.ndarray:
 
 def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                    truncate: int = 0, seed: int = 1,
-                   interrupted: Callable[[], bool] = lambda: False
+                   interrupted: Callable[[], bool] = lambda: False, stratify: int = 1
                    ) -> list[tuple[str, np.ndarray]]:
     """The best ``plays`` plays of ``dice`` in ``board`` (player on roll's view) by the
     network at 0-ply, each with the luck-adjusted results ``float64[n, 5]`` (the mover's view)
     of ``trials`` trials from its resulting position (fewer, or none for the plays not
-    reached, after ``interrupted()``); a play that ends the game has its result, once."""
+    reached, after ``interrupted()``); a play that ends the game has its result, once.
+    ``stratify``: as for :func:`roll_out`."""
     from boardgammon.analysis.evaluator import terminal_outputs
     from boardgammon.bots.network import cubeless_equity
     from boardgammon.bots.neural import NetworkEvaluator
@@ -92,7 +160,7 @@ def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
             ranked.append((str(play), np.asarray(done, dtype=np.float64)[None]))
         elif not interrupted():
             results = roll_out(play.board_after.swapped(), trials, truncate, seed,
-                               interrupted=interrupted)
+                               interrupted=interrupted, stratify=stratify)
             ranked.append((str(play), _mover_view(results)))
     return ranked
 
@@ -115,11 +183,19 @@ def rollout_command(
     truncate: int = typer.Option(0, "--truncate", help=(
         "Plies after which a trial is valued by the network (0: played to the end).")),
     seed: int = typer.Option(1, "--seed", help="Seed of the dice (0 to 2^31 - 2^16)."),
+    stratify: int = typer.Option(2, "--stratify", help=(
+        "Quasi-random dice: 2 stratifies the first two rolls (a Latin square: every 1296 trials "
+        "have each pair of first and second rolls once), 1 the first roll only.")),
     dice: tuple[int, int] | None = typer.Option(None, "--dice", help=(
         "Roll out the best plays of this roll (two dice, e.g. --dice 3 1) instead.")),
     plays: int = typer.Option(3, "--plays", help="With --dice: how many plays (1 or more)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
+    save: Path | None = typer.Option(None, "--save", metavar="FILE", help=(
+        "Keep a checkpoint of the trials done in FILE, rewritten after every batch of 36.")),
+    resume: Path | None = typer.Option(None, "--resume", metavar="FILE", help=(
+        "Go on from the checkpoint in FILE (same position and settings) to --trials; saved "
+        "there again unless --save names another file.")),
 ) -> None:
     """Roll a position out: the outputs and equities with their standard errors, and the cube
     decision."""
@@ -130,22 +206,47 @@ def rollout_command(
         raise fail(f"--ply {ply}: rollouts play their trials at 0-ply only (give --ply 0)")
     if trials < 1:
         raise fail(f"--trials is 1 or more, not {trials}")
+    if stratify not in (1, 2):
+        raise fail(f"--stratify is 1 (the first roll) or 2 (the first two rolls), not "
+                   f"{stratify}")
     if truncate < 0:
         raise fail(f"--truncate is 0 (play to the end) or a number of plies, not {truncate}")
     if not 0 <= seed <= 2**31 - 2**16 - trials:
         raise fail(f"--seed is 0 to {2**31 - 2**16 - trials} for {trials} trials, not {seed}")
     if dice is not None:
-        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json)
+        if save is not None or resume is not None:
+            raise fail("--save and --resume keep the rollout of a position, not of the plays "
+                       "of a roll (--dice)")
+        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify)
         return
+    settings = {"position_id": position_id, "match_id": match_id, "truncate": truncate,
+                "seed": seed, "stratify": stratify}
+    earlier = None
+    if resume is not None:
+        try:
+            earlier = load_checkpoint(resume, settings)
+        except OSError as exc:
+            raise fail(f"--resume: cannot read {resume}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise fail(f"--resume: {exc}") from None
+        save = save or resume
     with tqdm(total=trials, unit="trial", disable=not progress or as_json,
               leave=False) as bar, deferred_interrupt() as interrupted:
 
         def show(results: np.ndarray) -> None:
+            if save is not None:
+                save_checkpoint(save, settings, results)
             equity, error = _equity_and_error(results)
             bar.update(len(results) - bar.n)
             bar.set_postfix_str(f"equity {equity:+.3f} ± {error:.3f}")
 
-        results = roll_out(board, trials, truncate, seed, show, interrupted)
+        try:
+            results = roll_out(board, trials, truncate, seed, show, interrupted, earlier,
+                               stratify)
+        except ValueError as exc:
+            raise fail(f"--resume: {exc}") from None
+        except OSError as exc:
+            raise fail(f"--save: cannot write {save}: {exc.strerror or exc}") from None
     if not len(results):
         typer.echo("Interrupted (Ctrl-C) before the first batch of trials: no result.")
         raise typer.Exit(130)
@@ -155,11 +256,13 @@ def rollout_command(
     equity_error = _equity_and_error(results)[1]
     result = judge(board, mean, fields)
     if len(results) < trials:
+        kept = f"; kept in {save}: go on with --resume {save}" if save is not None else ""
         typer.echo(f"Interrupted (Ctrl-C) after {len(results)} of {trials} trials: the result "
-                   f"of those.", err=as_json)
+                   f"of those{kept}.", err=as_json)
     if as_json:
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id,
                                "trials": len(results), "truncate": truncate, "seed": seed,
+                               "stratify": stratify,
                                **result.__dict__, "stderr": errors.tolist(),
                                "cubeless_stderr": equity_error}))
     else:
@@ -171,7 +274,7 @@ def rollout_command(
 
 
 def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
-                    truncate: int, seed: int, as_json: bool) -> None:
+                    truncate: int, seed: int, as_json: bool, stratify: int) -> None:
     from boardgammon.engine import EngineError
     from boardgammon.engine.board import check_dice
 
@@ -182,7 +285,8 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
     if plays < 1:
         raise fail(f"--plays is 1 or more, not {plays}")
     with deferred_interrupt() as interrupted:
-        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted)
+        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted,
+                                stratify)
     rows = []
     for play, results in ranked:
         equity, error = _equity_and_error(results)
@@ -198,7 +302,7 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
         typer.echo("Interrupted (Ctrl-C): the plays and trials done so far.", err=as_json)
     if as_json:
         typer.echo(json.dumps({"dice": [d1, d2], "truncate": truncate, "seed": seed,
-                               "plays": rows}))
+                               "stratify": stratify, "plays": rows}))
     else:
         depth = f"truncated at {truncate} plies" if truncate else "played to the end"
         typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} (0-ply, {depth}; "

@@ -165,7 +165,7 @@ class Game:
     @classmethod
     def from_position(cls, board: Board, on_roll: int, *, cube: int = 1,
                       cube_owner: int | None = None, cube_enabled: bool = True,
-                      crawford: bool = False) -> Game:
+                      crawford: bool = False, jacoby: bool = False) -> Game:
         """A game in progress at ``board`` (``on_roll``'s view), ``on_roll`` to double or roll:
         for set-up positions (problems, analysis, tests).
 
@@ -178,7 +178,7 @@ class Game:
             raise IllegalAction(f"a cube of {cube} owned by {cube_owner} is impossible: the "
                                 f"cube is 1 while centred, 2-64 once owned")
         game = cls(Variant.HYPERGAMMON if board.checkers == 3 else Variant.STANDARD,
-                   cube_enabled=cube_enabled, crawford=crawford)
+                   cube_enabled=cube_enabled, crawford=crawford, jacoby=jacoby)
         game.board, game.on_roll, game.phase = board, on_roll, Phase.ROLL
         game.cube = cube
         game.cube_owner = None if cube_owner is None else _check_seat(cube_owner)

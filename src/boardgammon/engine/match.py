@@ -23,6 +23,9 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.deadline()                # when the running clock flags (None without a clock)
     boardgammon.formats.write_mat(m) / read_mat(text)   # Jellyfish .mat text, as gnubg
     Game(...) / Game.from_position(board, on_roll, cube=…, cube_owner=…)   # one game alone
+    Match(5, setup=Setup(position_id=…, on_roll=1, score=(2, 3), cube=2, cube_owner=0))
+                                # a match whose first game starts at a set-up position; its
+                                # JSON record keeps the setup, .mat cannot (write_mat refuses)
     m.clock                     # a Clock when a time control is set (then pass now=… to
                                 # every action: seconds on any monotonic scale)
 
@@ -55,10 +58,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from .board import Variant
+from .board import Board, Variant
 from .clock import PRESETS, Clock, TimeControl
 from .errors import (
     ClockError,
@@ -76,6 +79,7 @@ from .ids import (
     GAME_PLAYING,
     GAME_RESIGNED,
     MatchIdFields,
+    decode_position_id,
     encode_match_id,
 )
 from .plays import Play
@@ -105,6 +109,59 @@ MAX_LENGTH = 64
 """The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
 equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
 
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """Where a match set up from a position starts, instead of its variant's opening: the
+    first game is in progress at ``position_id`` with ``on_roll`` to double or roll (or to play
+    ``dice`` when given), at ``score``, with the cube as stated; ``crawford``: that game is the
+    Crawford game. Games after it start from the opening as usual.
+
+    gnubg's ``.mat`` format has no way to write such a start, so
+    :func:`boardgammon.formats.write_mat` refuses a set-up match; its JSON record
+    (:meth:`Match.to_dict`, key ``setup``) keeps and replays it exactly.
+    """
+
+    position_id: str
+    on_roll: int = 0
+    score: tuple[int, int] = (0, 0)
+    cube: int = 1
+    cube_owner: int | None = None
+    crawford: bool = False
+    dice: tuple[int, int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (tuples as lists)."""
+        out = asdict(self)
+        out["score"] = list(self.score)
+        out["dice"] = None if self.dice is None else list(self.dice)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Setup:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            InvalidRecord: not an object with these fields of these types.
+        """
+        if not isinstance(data, dict) or set(data) - set(cls.__dataclass_fields__):
+            raise InvalidRecord(f"the record's setup is {data!r}, not an object with "
+                                f"{', '.join(cls.__dataclass_fields__)}"[:300])
+        try:
+            score, dice = data.get("score", [0, 0]), data.get("dice")
+            setup = cls(**{**data, "score": tuple(score),
+                           "dice": None if dice is None else tuple(dice)})
+        except TypeError as exc:
+            raise InvalidRecord(f"the record's setup is {data!r}: {exc}"[:300]) from exc
+        ints = [setup.on_roll, *setup.score, setup.cube,
+                *(setup.dice or ()), *([] if setup.cube_owner is None else [setup.cube_owner])]
+        if (not isinstance(setup.position_id, str) or not isinstance(setup.crawford, bool)
+                or len(setup.score) != 2 or (setup.dice is not None and len(setup.dice) != 2)
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in ints)):
+            raise InvalidRecord(f"the record's setup is {data!r}: a Position ID, seats, scores, "
+                                f"cube and dice as whole numbers, crawford true or false"[:300])
+        return setup
+
+
 class Match:
     """A match between seats 0 and 1 (see the module docstring for the API and rules).
 
@@ -119,17 +176,21 @@ class Match:
             opening roller's clock (:attr:`opening_roller`) runs from then, so a player who
             never rolls the opening roll loses on time like any other. ``None``: no clock
             runs until the first action (the behaviour of records without a start).
+        setup: start from a position instead of the opening (see :class:`Setup`); no clock.
 
     Raises:
         ValueError: a length outside 0–:data:`MAX_LENGTH`, unknown variant or preset, a clock
-            or Jacoby outside money play, a start without a clock.
+            or Jacoby outside money play, a start without a clock, a clock with a setup, or a
+            setup's score at or past the length, or Crawford where no one is at length - 1.
         ClockError: ``start`` is not a finite number.
+        EngineError: a setup's position, cube or dice the rules refuse (``InvalidPosition``,
+            ``IllegalAction``, ``InvalidDice``).
     """
 
     def __init__(self, length: int = DEFAULT_LENGTH, variant: Variant | str = Variant.STANDARD,
                  players: tuple[str, str] = ("Player 0", "Player 1"),
                  time_control: TimeControl | str | None = None, jacoby: bool = False,
-                 start: float | None = None) -> None:
+                 start: float | None = None, setup: Setup | None = None) -> None:
         if (isinstance(length, bool) or not isinstance(length, int)
                 or not 0 <= length <= MAX_LENGTH):
             raise ValueError(f"a match length is a whole number of points from 1 to "
@@ -158,7 +219,11 @@ class Match:
         self.flagged: int | None = None
         self._crawford_played = False
         self.games: list[Game] = []
-        self._new_game()
+        self.setup = setup
+        if setup is None:
+            self._new_game()
+        else:
+            self._set_up(setup)
         self.start: float | None = None
         if start is not None:
             if self.clock is None:
@@ -330,6 +395,35 @@ class Match:
 
     # Machinery ------------------------------------------------------------------------------
 
+    def _set_up(self, setup: Setup) -> None:
+        if self.clock is not None:
+            raise ValueError("a match set up from a position has no match clock")
+        length, (s0, s1) = self.length, setup.score
+        if length and not (0 <= s0 < length and 0 <= s1 < length):
+            raise ValueError(f"a set-up score is below the match length ({length}) for both "
+                             f"players, got {s0}-{s1}")
+        if min(s0, s1) < 0:
+            raise ValueError(f"a score is 0 or more points each, got {s0}-{s1}")
+        at_crawford = length > 1 and max(s0, s1) == length - 1
+        if setup.crawford and not at_crawford:
+            raise ValueError(f"the Crawford game needs a player at {length - 1} in a "
+                             f"{length}-point match, the score is {s0}-{s1}")
+        enabled = cube_enabled(length)
+        if setup.cube > 1 and (setup.crawford or not enabled):
+            raise ValueError(f"a cube of {setup.cube} where there is no doubling (the Crawford "
+                             f"game or a 1-point match): the cube is 1 there")
+        board = Board(decode_position_id(setup.position_id), self.variant.checkers)
+        game = Game.from_position(board, setup.on_roll, cube=setup.cube,
+                                  cube_owner=setup.cube_owner, cube_enabled=enabled,
+                                  crawford=setup.crawford, jacoby=self.jacoby)
+        # from_position knows a variant only by its checkers (nackgammon has 15, as standard).
+        game.variant = self.variant
+        if setup.dice is not None:
+            game.roll(setup.on_roll, *setup.dice)
+        self._score = [s0, s1]
+        self._crawford_played = at_crawford
+        self.games.append(game)
+
     @property
     def _index(self) -> int:
         return len(self.games) - 1
@@ -399,6 +493,7 @@ class Match:
             "time_control": asdict(tc) if tc is not None else None,
             "jacoby": self.jacoby,
             "start": self.start,
+            **({"setup": self.setup.to_dict()} if self.setup is not None else {}),
             "actions": [a.to_dict() for a in self._record],
             "score": list(self.score),
             "winner": self.winner,
@@ -432,10 +527,11 @@ class Match:
         if tc is not None and not isinstance(tc, dict):
             raise InvalidRecord(f"the record's time_control is {tc!r}, not an object with "
                                 f"delay and reserve_per_point (seconds)"[:300])
+        setup = data.get("setup")
         try:
             match = cls(data["length"], data["variant"], tuple(data["players"]),
                         TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)),
-                        data.get("start"))
+                        data.get("start"), Setup.from_dict(setup) if setup is not None else None)
         except InvalidRecord:
             raise
         except (KeyError, TypeError, ValueError, EngineError) as exc:

@@ -63,7 +63,16 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
         match: the match (money play is written as a 0-point match).
         comments: header lines written as ``; [Key "Value"]``, e.g. ``{"EventDate":
             "2026.11.30"}``; the variant is added for Nackgammon and Hypergammon.
+
+    Raises:
+        MatFormatError: ``match`` was set up from a position
+            (:class:`~boardgammon.engine.match.Setup`), which the format cannot express.
     """
+    if match.setup is not None:
+        raise MatFormatError(
+            f"a match set up from a position (Position ID {match.setup.position_id}) has no "
+            f".mat form: gnubg's .mat starts every game from the opening position; its JSON "
+            f"record replays it")
     header = dict(comments or {})
     if match.variant in _VARIATION_NAMES:
         header.setdefault("Variation", _VARIATION_NAMES[match.variant])
