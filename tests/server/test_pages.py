@@ -185,3 +185,11 @@ def test_refresh_record_refuses_a_database_that_is_not_there(tmp_path, monkeypat
     assert asked.exit_code == 2
     assert f"no server database at {missing}" in asked.stderr
     assert not missing.exists()
+
+
+def test_every_language_has_every_page_text():
+    from boardgammon.server.i18n import MESSAGES
+
+    english = set(MESSAGES["en"])
+    assert {code: sorted(english ^ set(texts)) for code, texts in MESSAGES.items()} == {
+        code: [] for code in MESSAGES}

@@ -30,6 +30,10 @@ or double answered right, by the cube models above). Luck is cubeful too (see :m
 
 Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
 0.08, blunder ≥ 0.16 (``arSkillLevel`` in gnubg's ``analysis.c``).
+
+Why one module of some 500 lines: one replay of the match walks every decision (checker plays,
+doubles, takes, resignations) with the same judge and the same match facts; luck is in
+:mod:`.luck`, the report's text and JSON in :mod:`.report`.
 """
 
 from __future__ import annotations

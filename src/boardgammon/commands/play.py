@@ -22,6 +22,10 @@ shown under the board); ``--resume FILE`` from a saved record.
 Dice come from the operating system's CSPRNG (:mod:`secrets`): games against the computer on
 your own device are not part of Boardgammon's online dice record. ``--dice-seed`` (hidden, for
 tests) replaces them with a seeded generator.
+
+Why one module of some 550 lines: the terminal game is one conversation (the prompt, its
+commands, saving as it goes, resuming, Ctrl-C) over one match; the board's drawing and the
+options' checks are most of the rest. The computer's turn is :mod:`boardgammon.bots.turn`.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ play: games go on without end and the cube is always in use.
 >>> m.score, m.results[0].how
 ((0, 1), 'drop')
 
-Why one module of some 500 lines: every action of a match checks the same state (the seat on
+Why one module of some 600 lines: every action of a match checks the same state (the seat on
 turn, the score, Crawford, the clock) and appends to the same record, under one rule that a
 refused action leaves the match as it was; the record's entries are in :mod:`.record`, a
 game's own rules in :mod:`.game`.

@@ -2,6 +2,9 @@
 
 A page looks its strings up in :data:`MESSAGES` through :func:`translator`; a missing key in a
 translation falls back to English. ``?lang=de`` wins over the ``Accept-Language`` header.
+
+Why one module of some 700 lines: most of it is the three languages' texts, kept side by side
+so that a missing translation shows (a test compares their keys); the code is a few functions.
 """
 
 from __future__ import annotations
@@ -237,6 +240,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "audit.chain_head": "Kettenkopf (wird am Ende der Partie veröffentlicht)",
         "audit.not_found": "Für die Partie {match_id} gibt es kein Würfelprotokoll.",
         "audit.json": "Dieses Protokoll als JSON",
+        "col.seq": "#",
         "col.roll_id": "Wurf-ID",
         "col.seat": "Platz",
         "col.nonce": "Nonce",
@@ -450,6 +454,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "audit.chain_head": "チェーンヘッド（対戦終了時に公開）",
         "audit.not_found": "対戦 {match_id} のダイス記録はありません。",
         "audit.json": "この記録の JSON",
+        "col.seq": "#",
         "col.roll_id": "ロール ID",
         "col.seat": "席",
         "col.nonce": "ノンス",
