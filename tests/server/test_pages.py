@@ -185,3 +185,33 @@ def test_refresh_record_refuses_a_database_that_is_not_there(tmp_path, monkeypat
     assert asked.exit_code == 2
     assert f"no server database at {missing}" in asked.stderr
     assert not missing.exists()
+
+
+@pytest.mark.parametrize("lang,params,field,words", [
+    ("de", {"distance": "0"}, "hit", "Ein Blot kann 1 bis 24 Augen entfernt sein, nicht 0."),
+    ("ja", {"distance": "0"}, "hit", "ブロットまでは1〜24ピップです（0ではなく）。"),
+    ("de", {"bearoff": "1,1"}, "bearoff", "Sechs Anzahlen, für die Felder 1–6, nicht 2."),
+    ("de", {"rolls": "0"}, "doubles",
+     "„Würfe je Seite (N)“ muss eine ganze Zahl von mindestens 1 sein, nicht 0."),
+    ("de", {"distance": "abc"}, "hit", "„Augen bis zum Blot (1–24)“ nimmt eine ganze Zahl"),
+    ("ja", {"rolls": "abc"}, "doubles", "には整数を1つ入れてください（「abc」ではなく）。"),
+    ("en", {"games": "x"}, "doubles", "takes one whole number, not “x”."),
+])
+def test_odds_questions_are_refused_on_the_page_in_its_language(client, lang, params, field,
+                                                                  words):
+    # A fresh reviewer's: the de/ja pages refused in English, and distance=abc was a JSON 422.
+    r = client.get("/odds", params={"lang": lang, **params})
+    assert r.status_code == 200
+    problem = re.search(rf'id="{field}-problem">([^<]*)<', r.text)
+    assert problem and words in html.unescape(problem.group(1))
+
+
+def test_odds_takes_full_width_digits_and_commas(client):
+    from boardgammon.odds import hit_count
+
+    page = client.get("/odds", params={"lang": "ja", "distance": "８", "blocked": "３，５",
+                                       "bearoff": "１、１　０,0,0,0"}).text
+    assert 'id="hit-problem"' not in page and 'id="bearoff-problem"' not in page
+    hit = re.search(r'id="hit-answer">.*?36 通り中 (\d+) 通り', page, re.S)
+    assert hit and int(hit.group(1)) == hit_count(8, [3, 5]).count
+    assert 'value="３，５"' in page  # the question is kept as typed

@@ -88,6 +88,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} of 36 throws ({percent})",
         "odds.which": "The rolls that do it (doubles once, the others twice):",
         "odds.none": "No roll does it.",
+        "odds.error.distance": "A blot can be 1 to {high} pips away, not {got}.",
+        "odds.error.blocked_between": (
+            "Blocked points lie between the checker and the blot, 1 to {high} pips away, not {got}."
+        ),
+        "odds.error.blocked_many": (
+            "The opponent's 15 checkers make the blot and at most 7 points, not {got}."
+        ),
+        "odds.error.closed": "0 to 6 points can be closed, not {got}.",
+        "odds.error.bar": "1 or 2 checkers can be on the bar, not {got}.",
+        "odds.error.bearoff_points": "Checkers go on points 1–6 in counts of 0 or more, not {got}.",
+        "odds.error.bearoff_total": "1 to 15 checkers can be borne off, not {got}.",
+        "odds.error.bearoff_six": "Six counts, for points 1–6, not {got}.",
+        "odds.error.numbers": "Give whole numbers separated by commas or spaces, not “{got}”.",
+        "odds.error.number": "“{name}” takes one whole number, not “{got}”.",
+        "odds.error.at_least": "“{name}” must be a whole number of at least {low}, not {got}.",
+        "odds.error.rolls_at_most": "At most {high} rolls each, not {got}.",
+        "odds.error.rolls_times_games": (
+            "Rolls × games can be at most {high}, not {rolls} × {games}."
+        ),
         "odds.hit.title": "Hitting a blot",
         "odds.hit.text": (
             "One of your checkers and an opponent's blot some pips in front of it. Direct shots "
@@ -300,6 +319,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} von 36 Würfen ({percent})",
         "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
         "odds.none": "Kein Wurf schafft es.",
+        "odds.error.distance": "Ein Blot kann 1 bis {high} Augen entfernt sein, nicht {got}.",
+        "odds.error.blocked_between": (
+            "Blockierte Felder liegen zwischen dem Stein und dem Blot, 1 bis {high} Augen "
+            "entfernt, nicht {got}."
+        ),
+        "odds.error.blocked_many": (
+            "Die 15 Steine des Gegners ergeben den Blot und höchstens 7 Felder, nicht {got}."
+        ),
+        "odds.error.closed": "0 bis 6 Felder können geschlossen sein, nicht {got}.",
+        "odds.error.bar": "1 oder 2 Steine können auf der Bar sein, nicht {got}.",
+        "odds.error.bearoff_points": (
+            "Steine stehen auf den Feldern 1–6, je 0 oder mehr, nicht {got}."
+        ),
+        "odds.error.bearoff_total": "1 bis 15 Steine können abgetragen werden, nicht {got}.",
+        "odds.error.bearoff_six": "Sechs Anzahlen, für die Felder 1–6, nicht {got}.",
+        "odds.error.numbers": (
+            "Bitte ganze Zahlen, durch Kommas oder Leerzeichen getrennt, nicht „{got}“."
+        ),
+        "odds.error.number": "„{name}“ nimmt eine ganze Zahl, nicht „{got}“.",
+        "odds.error.at_least": (
+            "„{name}“ muss eine ganze Zahl von mindestens {low} sein, nicht {got}."
+        ),
+        "odds.error.rolls_at_most": "Höchstens {high} Würfe je Seite, nicht {got}.",
+        "odds.error.rolls_times_games": (
+            "Würfe × Partien dürfen höchstens {high} sein, nicht {rolls} × {games}."
+        ),
         "odds.hit.title": "Einen Blot treffen",
         "odds.hit.text": (
             "Einer Ihrer Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
@@ -512,6 +557,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "36 通り中 {count} 通り（{percent}）",
         "odds.which": "できるロール（ゾロ目は 1 通り、それ以外は 2 通り）：",
         "odds.none": "できるロールはありません。",
+        "odds.error.distance": "ブロットまでは1〜{high}ピップです（{got}ではなく）。",
+        "odds.error.blocked_between": (
+            "ブロックされたポイントはチェッカーとブロットの間、1〜{high}ピップにあります（{got}ではなく）。"
+        ),
+        "odds.error.blocked_many": (
+            "相手の15枚ではブロットと最大7ポイントまでです（{got}ではなく）。"
+        ),
+        "odds.error.closed": "閉じたポイントは0〜6です（{got}ではなく）。",
+        "odds.error.bar": "バーのチェッカーは1枚か2枚です（{got}ではなく）。",
+        "odds.error.bearoff_points": "チェッカーは1〜6ポイントに0枚以上置きます（{got}ではなく）。",
+        "odds.error.bearoff_total": "ベアオフできるのは1〜15枚です（{got}ではなく）。",
+        "odds.error.bearoff_six": "1〜6ポイントの6つの枚数を入れてください（{got}個ではなく）。",
+        "odds.error.numbers": "整数をカンマか空白で区切って入れてください（「{got}」ではなく）。",
+        "odds.error.number": "「{name}」には整数を1つ入れてください（「{got}」ではなく）。",
+        "odds.error.at_least": "「{name}」は{low}以上の整数です（{got}ではなく）。",
+        "odds.error.rolls_at_most": "ロール数は1人あたり最大{high}です（{got}ではなく）。",
+        "odds.error.rolls_times_games": (
+            "ロール数×ゲーム数は最大{high}です（{rolls} × {games}ではなく）。"
+        ),
         "odds.hit.title": "ブロットをヒットする",
         "odds.hit.text": (
             "あなたの駒 1 個と、その何ピップか先にある相手のブロット。ダイレクトショットはダイス 1 "

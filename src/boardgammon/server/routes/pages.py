@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 
@@ -37,7 +39,7 @@ from boardgammon.odds import (
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
-from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.i18n import choose_language, page_context, translator
 from boardgammon.server.match_state import points
 from boardgammon.server.refusals import NotFound
 from boardgammon.server.routes.audit import TEMPLATES
@@ -147,52 +149,90 @@ def odds_tables() -> dict[str, object]:
     }
 
 
+def _half_width(text: str) -> str:
+    """``text`` with full-width forms (``３，５``, the ideographic space) as their ASCII
+    originals, and the ideographic comma ``、`` as a comma: what a Japanese keyboard types.
+    Only ``<wide>`` forms are normalised (NFKC), so ``²`` and ``①`` stay refused."""
+    return "".join(
+        unicodedata.normalize("NFKC", c) if unicodedata.decomposition(c).startswith("<wide>")
+        else "," if c == "、" else c
+        for c in text
+    )
+
+
 def _numbers(text: str) -> list[int]:
-    """The whole numbers in ``text`` ("3, 5" or "3 5"); anything else is a bad question."""
-    words = [w for w in re.split(r"[\s,;]+", text.strip()) if w]
+    """The whole numbers in ``text`` ("3, 5" or "3 5", full-width too); anything else is a bad
+    question."""
+    words = [w for w in re.split(r"[\s,;]+", _half_width(text).strip()) if w]
     # ASCII digits only, at most three a number: str.isdigit also takes '²' and '①', which
     # int() refuses, and int() refuses numbers of thousands of digits (both were 500s).
     if not all(re.fullmatch(r"[0-9]{1,3}", w) for w in words):
-        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text[:40]!r}")
+        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text[:40]!r}",
+                               "numbers", got=text[:40])
     return [int(w) for w in words]
+
+
+def _number(text: str, name: str) -> int:
+    """The one whole number in ``text``, the field ``name`` (its label's key ``odds.{name}``)."""
+    number = _half_width(text).strip()
+    if not re.fullmatch(r"[0-9]{1,5}", number):
+        raise InvalidOddsQuery(f"{name} takes one whole number, got {text[:40]!r}", "number",
+                               name=name, got=text[:40])
+    return int(number)
+
+
+def _problem(t: Callable[..., str], error: InvalidOddsQuery | StatsError) -> str:
+    """``error`` said in the page's language (``odds.error.{code}``); one without a code, which
+    no form of the page can cause, in English."""
+    code = getattr(error, "code", "")
+    if not code:
+        return str(error)
+    fields = dict(getattr(error, "fields", {}))
+    if "name" in fields:
+        fields["name"] = t(f"odds.{fields['name']}")
+    return t(f"odds.error.{code}", **fields)
 
 
 @router.get("/odds", response_class=HTMLResponse)
 def odds(
     request: Request,
     lang: str | None = None,
-    distance: int = 6,
+    distance: str = "6",
     blocked: str = "",
     bearoff: str = "",
-    rolls: int = 25,
-    margin: int = 2,
-    games: int = 20,
+    rolls: str = "25",
+    margin: str = "2",
+    games: str = "20",
 ) -> HTMLResponse:
     """The odds calculator: the chance to hit a blot ``distance`` pips away past the
     ``blocked`` distances, to bear off the checkers on ``bearoff`` (six counts, points 1–6) in
     one roll, and the doubles figures for ``rolls`` rolls a side (``margin``, ``games`` as in
-    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). A question out
-    of range gets its message beside its form."""
+    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). The fields are
+    text (full-width digits and commas taken): a question that is not whole numbers, or out of
+    range, gets its message beside its form in the page's language."""
+    t = translator(choose_language(lang, request.headers.get("accept-language")))
     problems: dict[str, str] = {}
     hit: RollCount | None = None
     bear: RollCount | None = None
     doubles = None
     try:
-        hit = hit_count(distance, _numbers(blocked))
+        hit = hit_count(_number(distance, "distance"), _numbers(blocked))
     except InvalidOddsQuery as error:
-        problems["hit"] = str(error)
+        problems["hit"] = _problem(t, error)
     if bearoff.strip():
         try:
             counts = _numbers(bearoff)
             if len(counts) != 6:
-                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}")
+                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}",
+                                       "bearoff_six", got=len(counts))
             bear = bear_off_count(dict(enumerate(counts, start=1)))
         except InvalidOddsQuery as error:
-            problems["bearoff"] = str(error)
+            problems["bearoff"] = _problem(t, error)
     try:
-        doubles = doubles_odds(rolls=rolls, margin=margin, games=games)
-    except StatsError as error:
-        problems["doubles"] = str(error)
+        doubles = doubles_odds(rolls=_number(rolls, "rolls"), margin=_number(margin, "margin"),
+                               games=_number(games, "games"))
+    except (InvalidOddsQuery, StatsError) as error:
+        problems["doubles"] = _problem(t, error)
     return _render(
         request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
         rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
