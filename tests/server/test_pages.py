@@ -215,3 +215,34 @@ def test_odds_takes_full_width_digits_and_commas(client):
     hit = re.search(r'id="hit-answer">.*?36 通り中 (\d+) 通り', page, re.S)
     assert hit and int(hit.group(1)) == hit_count(8, [3, 5]).count
     assert 'value="３，５"' in page  # the question is kept as typed
+
+
+def test_match_box_understands_a_pasted_or_capitalised_id(client):
+    # A fresh reviewer's: a pasted tab got the middleware's bare English 400, and a capitalised
+    # ID or a pasted audit address was "not a match ID".
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    for typed in (f"{match_id}\t", f"\n{match_id.upper()}\r\n",
+                  f"https://boardgammon.example/audit/{match_id}?lang=en"):
+        r = client.get("/fair", params={"match": typed, "lang": "de"}, follow_redirects=False)
+        assert (r.status_code, r.headers["location"]) == (303, f"/audit/{match_id}?lang=de")
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("de", "enthält ein Steuerzeichen (U+0009)"),
+    ("ja", "には制御文字（U+0009）が含まれています"),
+    ("en", "holds a control character (U+0009)"),
+])
+def test_match_box_answers_a_control_character_on_the_page(client, lang, words):
+    r = client.get(f"/fair?lang={lang}&match=mat_12%09x")
+    assert r.status_code == 200
+    assert words in r.text and 'id="match-problem"' in r.text
+    assert 'value="mat_12\ufffdx"' in r.text
+    # IDs in paths are still refused by the middleware.
+    assert client.get("/audit/mat_12%09x").status_code == 400
+
+
+def test_match_box_cuts_a_long_bad_id(client):
+    r = client.get("/fair", params={"match": "x" * 5000, "lang": "en"})
+    assert r.status_code == 200 and "x" * 5000 not in r.text
+    assert f'value="{"x" * 80}…"' in r.text and f'{"x" * 80}… is not a match ID.' in r.text

@@ -76,6 +76,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "digits, e.g. mat_3q7kzx2bq4…; the result screen and the audit page show it."
         ),
         "fair.unknown": "There is no dice record for match {match} on this server.",
+        "fair.control": (
+            "{match} holds a control character ({found}), which no match ID does: copy the ID "
+            "again from the result screen or the audit page."
+        ),
         "audit.about": "How provably fair dice work",
         "site.odds": "Odds calculator",
         "odds.intro": (
@@ -307,6 +311,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "sie."
         ),
         "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
+        "fair.control": (
+            "{match} enthält ein Steuerzeichen ({found}), das keine Partie-ID enthält: Kopieren "
+            "Sie die ID erneut aus der Ergebnisanzeige oder der Prüfseite."
+        ),
         "audit.about": "Wie nachweislich faire Würfel funktionieren",
         "site.odds": "Wahrscheinlichkeitsrechner",
         "odds.intro": (
@@ -545,6 +553,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "（例：mat_3q7kzx2bq4…）。結果画面と監査ページに表示されます。"
         ),
         "fair.unknown": "このサーバーには対戦 {match} のダイス記録はありません。",
+        "fair.control": (
+            "{match} には制御文字（{found}）が含まれています。対戦 ID には含まれません。"
+            "結果画面か監査ページから ID をもう一度コピーしてください。"
+        ),
         "audit.about": "検証可能な公正ダイスの仕組み",
         "site.odds": "確率計算",
         "odds.intro": (

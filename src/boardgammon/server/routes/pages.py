@@ -24,7 +24,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from boardgammon.dice.ids import is_match_id
+from boardgammon.dice.ids import MATCH_PREFIX, is_match_id
 from boardgammon.engine import Board
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import OFFERED_LENGTHS
@@ -36,6 +36,7 @@ from boardgammon.odds import (
     enter_count,
     hit_count,
 )
+from boardgammon.server.bodies import control_character
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
@@ -51,6 +52,11 @@ router = APIRouter(include_in_schema=False)
 
 ALIASES = ("/provably-fair", "/verify", "/dice", "/audit")
 
+QUERY_ON_PAGE = ("/fair", *ALIASES)
+"""The pages that answer a control character in their query themselves (a pasted ID with a
+tab), in their language: :class:`boardgammon.server.errors.ControlCharacters` leaves it to
+them."""
+
 
 def _render(request: Request, page: str, lang: str | None, **fields: object) -> HTMLResponse:
     language = choose_language(lang, request.headers.get("accept-language"))
@@ -62,6 +68,29 @@ def _render(request: Request, page: str, lang: str | None, **fields: object) -> 
     return templates.TemplateResponse(request, name, context)
 
 
+ECHOED = 80
+"""Characters of a refused ID shown back at most (a match ID has at most 68)."""
+
+# A pasted audit address (https://host/audit/mat_…?lang=de) holds the ID as a path segment.
+_ID_IN_ADDRESS = re.compile(r"/(mat_[A-Za-z0-9]{1,64})(?:[/?#]|$)", re.IGNORECASE)
+
+
+def _typed_match_id(typed: str) -> str:
+    """What the box's text means: surrounding whitespace (a pasted tab or newline) dropped,
+    from a pasted audit address only its ``mat_…`` segment, and the prefix in lower case."""
+    text = typed.strip()
+    found = _ID_IN_ADDRESS.search(text) if "/" in text else None
+    text = found.group(1) if found else text
+    return MATCH_PREFIX + text[4:] if text[:4].lower() == MATCH_PREFIX else text
+
+
+def _echo(text: str) -> str:
+    """``text`` as the page shows it back: control characters as U+FFFD, cut to
+    :data:`ECHOED` characters."""
+    shown = "".join("\ufffd" if control_character(c) else c for c in text)
+    return shown if len(shown) <= ECHOED else shown[:ECHOED] + "…"
+
+
 @router.get("/fair", response_class=HTMLResponse)
 def fair(
     request: Request,
@@ -69,20 +98,29 @@ def fair(
     match: str | None = None,
     session: Session = Depends(get_session),
 ) -> Response:
-    """The provably fair dice page. With ``?match=mat_…`` of a match that has a dice record it
-    redirects (303) to ``/audit/{match}``; a malformed or unknown ID is answered on this page
-    (``fair.malformed`` / ``fair.unknown``) with the ID kept in the box."""
+    """The provably fair dice page. With ``?match=mat_…`` of a match that has a dice record
+    (also typed in capitals where the record's ID is lower-case, or as a pasted audit address)
+    it redirects (303) to ``/audit/{match}``; a malformed ID (``fair.malformed``, or
+    ``fair.control`` for one with a control character) or an unknown one (``fair.unknown``) is
+    answered on this page with the ID kept in the box, cut to :data:`ECHOED` characters."""
     if match is None or not match.strip():
         return _render(request, "fair", lang, match="", problem=None)
-    match_id = match.strip()
+    match_id = _typed_match_id(match)
+    shown = _echo(match_id)
+    if (found := control_character(match_id)) is not None:
+        return _render(request, "fair", lang, match=shown, problem="fair.control", found=found)
     if not is_match_id(match_id):
-        return _render(request, "fair", lang, match=match_id, problem="fair.malformed")
-    try:
-        audit_document(session, match_id)
-    except RollNotFound:
-        return _render(request, "fair", lang, match=match_id, problem="fair.unknown")
-    language = choose_language(lang, request.headers.get("accept-language"))
-    return RedirectResponse(f"/audit/{match_id}?lang={language}", status_code=303)
+        return _render(request, "fair", lang, match=shown, problem="fair.malformed")
+    # The server's IDs are lower-case; a record may hold another (the test vectors'), so the ID
+    # as typed comes first.
+    for candidate in dict.fromkeys((match_id, match_id.lower())):
+        try:
+            audit_document(session, candidate)
+        except RollNotFound:
+            continue
+        language = choose_language(lang, request.headers.get("accept-language"))
+        return RedirectResponse(f"/audit/{candidate}?lang={language}", status_code=303)
+    return _render(request, "fair", lang, match=shown, problem="fair.unknown")
 
 
 def _alias(request: Request) -> RedirectResponse:
