@@ -246,3 +246,31 @@ def test_match_box_cuts_a_long_bad_id(client):
     r = client.get("/fair", params={"match": "x" * 5000, "lang": "en"})
     assert r.status_code == 200 and "x" * 5000 not in r.text
     assert f'value="{"x" * 80}…"' in r.text and f'{"x" * 80}… is not a match ID.' in r.text
+
+
+def test_dice_record_page_says_when_a_chi_square_is_rough(client, sqlite_url, monkeypatch):
+    # A fresh reviewer's: the page dropped the command's caveat for fewer than 5 expected per
+    # cell, and said "1 rolls".
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+    from boardgammon.stats.report import summary
+
+    with services(client.app).db.sessions() as session:
+        roll = record.commit_roll(session, new_match_id(), 0)
+        record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+        record.mark_played(session, roll.roll_id)
+    report = client.get("/dice-record.json").json()
+    assert report["chi2_cells"]["approximation_ok"] is False
+    assert summary(report)[0].startswith("1 roll (2 dice).")
+    english = client.get("/dice-record?lang=en").text
+    assert "1 roll (2 dice)" in english
+    chi2 = english.split('id="chi2"')[1].split("</ul>")[0]
+    assert "But only 0.0 are expected per cell, under the 5" in chi2  # 1/36
+    assert "But only 0.3 are expected per cell, under the 5" in chi2  # 2/6
+    german = client.get("/dice-record?lang=de").text
+    assert "1 Wurf (2 Würfel)" in german
+    assert "Aber je Feld werden nur 0.0 erwartet" in german
+    sources = german.split('id="source-table"')[1].split("</table>")[0]
+    assert "grob: 0.0 je Feld erwartet, unter 5" in sources
+    assert "grob: 0.3 je Feld erwartet, unter 5" in sources

@@ -180,6 +180,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report was "
             "made {made} and is made again at most once a day."
         ),
+        "record.range.one": (
+            "1 roll ({dice} dice), revealed from {first} to {last} (UTC). This report was made "
+            "{made} and is made again at most once a day."
+        ),
+        "record.rough": (
+            "But only {expected} are expected per cell, under the 5 the chi-square approximation "
+            "needs, so this p-value is rough."
+        ),
+        "record.rough.short": "rough: {expected} expected per cell, under 5",
         "record.download": "Download the counts",
         "record.plot": (
             "Left: the count of each ordered outcome, coloured by how far it is above or below th"
@@ -423,6 +432,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Beric"
             "ht entstand {made} und wird höchstens einmal am Tag neu erstellt."
         ),
+        "record.range.one": (
+            "1 Wurf ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Bericht "
+            "entstand {made} und wird höchstens einmal am Tag neu erstellt."
+        ),
+        "record.rough": (
+            "Aber je Feld werden nur {expected} erwartet, weniger als die 5, die die "
+            "Chi-Quadrat-Näherung braucht; dieser p-Wert ist also nur grob."
+        ),
+        "record.rough.short": "grob: {expected} je Feld erwartet, unter 5",
         "record.download": "Die Zählung herunterladen",
         "record.plot": (
             "Links: die Anzahl jedes geordneten Ergebnisses, gefärbt nach der Abweichung von der "
@@ -655,6 +673,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
             "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
         ),
+        "record.range.one": (
+            "1 ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
+            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
+        ),
+        "record.rough": (
+            "ただし 1 マスあたりの期待値は {expected} で、カイ二乗近似に必要な 5 を下回るため、"
+            "この p 値は目安にすぎません。"
+        ),
+        "record.rough.short": "目安：1 マスの期待値 {expected}（5 未満）",
         "record.download": "集計をダウンロード",
         "record.plot": (
             "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"
