@@ -274,3 +274,10 @@ def test_dice_record_page_says_when_a_chi_square_is_rough(client, sqlite_url, mo
     sources = german.split('id="source-table"')[1].split("</table>")[0]
     assert "grob: 0.0 je Feld erwartet, unter 5" in sources
     assert "grob: 0.3 je Feld erwartet, unter 5" in sources
+
+
+def test_odds_page_shows_direct_and_indirect_shots_apart(client):
+    page = client.get("/odds", params={"distance": "6", "lang": "en"}).text
+    assert "17 of 36 throws" in page and "11 direct, 6 indirect (combination shots)." in page
+    row = re.search(r'<tr data-distance="6">((?:<td>[^<]*</td>)+)</tr>', page)
+    assert row and re.findall(r"<td>([^<]*)</td>", row.group(1))[:4] == ["6", "17", "11", "6"]

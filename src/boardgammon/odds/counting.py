@@ -88,6 +88,18 @@ def hit_count(distance: int, blocked: Iterable[int] = ()) -> RollCount:
     return _count(board, lambda play: target in play.hits)
 
 
+def split_shots(distance: int, hits: RollCount) -> tuple[RollCount, RollCount]:
+    """``hits`` (the :func:`hit_count` of ``distance``) split into direct shots, where one die
+    is the distance (so that die alone hits), and indirect (combination) shots, where only the
+    dice together, or a double's steps in turn, reach the blot.
+
+    A direct 6 with nothing in between: 11 direct throws and 6 indirect (5-1, 4-2, 3-3, 2-2)
+    of the 17.
+    """
+    direct = tuple(roll for roll in hits.rolls if distance in roll)
+    return RollCount(direct), RollCount(tuple(r for r in hits.rolls if r not in direct))
+
+
 def enter_count(closed: int, checkers: int = 1) -> RollCount:
     """The rolls with which all of ``checkers`` (1 or 2) on the bar enter against ``closed``
     (0–6) closed points in the opponent's home board. Which points are closed does not change

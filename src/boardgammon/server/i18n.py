@@ -92,6 +92,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} of 36 throws ({percent})",
         "odds.which": "The rolls that do it (doubles once, the others twice):",
         "odds.none": "No roll does it.",
+        "odds.hit.split": "{direct} direct, {indirect} indirect (combination shots).",
+        "odds.col.direct": "Direct",
+        "odds.col.indirect": "Indirect",
         "odds.error.distance": "A blot can be 1 to {high} pips away, not {got}.",
         "odds.error.blocked_between": (
             "Blocked points lie between the checker and the blot, 1 to {high} pips away, not {got}."
@@ -336,6 +339,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} von 36 Würfen ({percent})",
         "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
         "odds.none": "Kein Wurf schafft es.",
+        "odds.hit.split": "{direct} direkt, {indirect} indirekt (mit beiden Würfeln).",
+        "odds.col.direct": "Direkt",
+        "odds.col.indirect": "Indirekt",
         "odds.error.distance": "Ein Blot kann 1 bis {high} Augen entfernt sein, nicht {got}.",
         "odds.error.blocked_between": (
             "Blockierte Felder liegen zwischen dem Stein und dem Blot, 1 bis {high} Augen "
@@ -587,6 +593,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "36 通り中 {count} 通り（{percent}）",
         "odds.which": "できるロール（ゾロ目は 1 通り、それ以外は 2 通り）：",
         "odds.none": "できるロールはありません。",
+        "odds.hit.split": "直接 {direct} 通り、間接 {indirect} 通り（組み合わせ）。",
+        "odds.col.direct": "直接",
+        "odds.col.indirect": "間接",
         "odds.error.distance": "ブロットまでは1〜{high}ピップです（{got}ではなく）。",
         "odds.error.blocked_between": (
             "ブロックされたポイントはチェッカーとブロットの間、1〜{high}ピップにあります（{got}ではなく）。"

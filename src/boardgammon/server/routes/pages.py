@@ -35,6 +35,7 @@ from boardgammon.odds import (
     bear_off_count,
     enter_count,
     hit_count,
+    split_shots,
 )
 from boardgammon.server.bodies import control_character
 from boardgammon.server.db import get_session
@@ -179,10 +180,11 @@ def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
 
 @cache
 def odds_tables() -> dict[str, object]:
-    """The calculator's fixed tables: direct and indirect shots at every distance with nothing
-    in between, and entering one and two checkers against 0–6 closed points."""
+    """The calculator's fixed tables: the shots at every distance with nothing in between (all,
+    direct, indirect), and entering one and two checkers against 0–6 closed points."""
     return {
-        "shots": [(d, hit_count(d)) for d in range(1, MAX_DISTANCE + 1)],
+        "shots": [(d, hit_count(d), *split_shots(d, hit_count(d)))
+                  for d in range(1, MAX_DISTANCE + 1)],
         "entering": [(k, enter_count(k, 1), enter_count(k, 2)) for k in range(7)],
     }
 
@@ -253,8 +255,11 @@ def odds(
     hit: RollCount | None = None
     bear: RollCount | None = None
     doubles = None
+    shots: tuple[RollCount, RollCount] | None = None
     try:
-        hit = hit_count(_number(distance, "distance"), _numbers(blocked))
+        at = _number(distance, "distance")
+        hit = hit_count(at, _numbers(blocked))
+        shots = split_shots(at, hit)
     except InvalidOddsQuery as error:
         problems["hit"] = _problem(t, error)
     if bearoff.strip():
@@ -273,8 +278,8 @@ def odds(
         problems["doubles"] = _problem(t, error)
     return _render(
         request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
-        rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
-        kniffel=kniffel_odds(), problems=problems, **odds_tables(),
+        rolls=rolls, margin=margin, games=games, hit=hit, hit_shots=shots, bear=bear,
+        doubles=doubles, kniffel=kniffel_odds(), problems=problems, **odds_tables(),
     )
 
 
