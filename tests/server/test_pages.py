@@ -281,3 +281,14 @@ def test_odds_page_shows_direct_and_indirect_shots_apart(client):
     assert "17 of 36 throws" in page and "11 direct, 6 indirect (combination shots)." in page
     row = re.search(r'<tr data-distance="6">((?:<td>[^<]*</td>)+)</tr>', page)
     assert row and re.findall(r"<td>([^<]*)</td>", row.group(1))[:4] == ["6", "17", "11", "6"]
+
+
+def test_language_links_keep_the_rest_of_the_address(client):
+    # A fresh reviewer's: they dropped the typed ID and the calculator's question.
+    page = client.get("/odds", params={"lang": "en", "distance": "8", "blocked": "3 5"}).text
+    assert 'href="/odds?distance=8&amp;blocked=3+5&amp;lang=de" hreflang="de"' in page
+    fair = client.get("/fair", params={"match": "mat_nothere", "lang": "ja"}).text
+    assert 'href="/fair?match=mat_nothere&amp;lang=en" hreflang="en"' in fair
+    assert 'href="/rules?lang=ja" hreflang="ja"' in client.get("/rules").text
+    long = client.get("/fair", params={"match": "x" * 5000, "lang": "en"}).text
+    assert 'href="/fair?lang=de" hreflang="de"' in long
