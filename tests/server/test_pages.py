@@ -292,3 +292,12 @@ def test_language_links_keep_the_rest_of_the_address(client):
     assert 'href="/rules?lang=ja" hreflang="ja"' in client.get("/rules").text
     long = client.get("/fair", params={"match": "x" * 5000, "lang": "en"}).text
     assert 'href="/fair?lang=de" hreflang="de"' in long
+
+
+@pytest.mark.parametrize("address", ["/fair", "/rules", "/skill-levels", "/odds", "/glossary",
+                                     "/dice-record", "/verify"])
+def test_pages_answer_head(client, address):
+    # A fresh reviewer's: HEAD got 405 on the pages.
+    r = client.head(address, follow_redirects=False)
+    assert r.status_code == client.get(address, follow_redirects=False).status_code
+    assert r.status_code in (200, 301)

@@ -51,6 +51,9 @@ from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
 
 router = APIRouter(include_in_schema=False)
 
+READ = ["GET", "HEAD"]
+"""The methods of every page: HEAD too, as link checkers and previews ask it first."""
+
 ALIASES = ("/provably-fair", "/verify", "/dice", "/audit")
 
 QUERY_ON_PAGE = ("/fair", *ALIASES)
@@ -92,7 +95,7 @@ def _echo(text: str) -> str:
     return shown if len(shown) <= ECHOED else shown[:ECHOED] + "…"
 
 
-@router.get("/fair", response_class=HTMLResponse)
+@router.api_route("/fair", methods=READ, response_class=HTMLResponse)
 def fair(
     request: Request,
     lang: str | None = None,
@@ -130,7 +133,7 @@ def _alias(request: Request) -> RedirectResponse:
 
 
 for _path in ALIASES:
-    router.add_api_route(_path, _alias, methods=["GET"])
+    router.add_api_route(_path, _alias, methods=READ)
 
 
 def board_view(board: Board, dice: tuple[int, ...] = (), cube: int = 1,
@@ -164,7 +167,7 @@ RULES_DIAGRAMS = {
 }
 
 
-@router.get("/rules", response_class=HTMLResponse)
+@router.api_route("/rules", methods=READ, response_class=HTMLResponse)
 def rules(request: Request, lang: str | None = None) -> HTMLResponse:
     """The rules of international backgammon (the clock presets and match lengths from the
     engine), with diagrams drawn by ``/static/rules.js``."""
@@ -172,7 +175,7 @@ def rules(request: Request, lang: str | None = None) -> HTMLResponse:
                    lengths=OFFERED_LENGTHS)
 
 
-@router.get("/skill-levels", response_class=HTMLResponse)
+@router.api_route("/skill-levels", methods=READ, response_class=HTMLResponse)
 def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
     """What PR measures, the usual bands, luck, and how our analysis compares with gnubg."""
     return _render(request, "skill", lang)
@@ -233,7 +236,7 @@ def _problem(t: Callable[..., str], error: InvalidOddsQuery | StatsError) -> str
     return t(f"odds.error.{code}", **fields)
 
 
-@router.get("/odds", response_class=HTMLResponse)
+@router.api_route("/odds", methods=READ, response_class=HTMLResponse)
 def odds(
     request: Request,
     lang: str | None = None,
@@ -298,7 +301,7 @@ def _dice_report_or_404(request: Request) -> Snapshot:
     return snapshot
 
 
-@router.get("/dice-record", response_class=HTMLResponse)
+@router.api_route("/dice-record", methods=READ, response_class=HTMLResponse)
 def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
     """The statistics of every revealed roll on record, as ``boardgammon stats dice-report``
     makes them, made again at most daily; with the plot and the counts as CSV and JSON."""
@@ -308,14 +311,14 @@ def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
                    verdict=verdict_level)
 
 
-@router.get("/dice-record.json")
+@router.api_route("/dice-record.json", methods=READ)
 def dice_record_json(request: Request) -> JSONResponse:
     """The report as ``boardgammon stats dice-report --json`` prints it (404 while no roll is
     revealed)."""
     return JSONResponse(_dice_report_or_404(request).report)
 
 
-@router.get("/dice-record.csv")
+@router.api_route("/dice-record.csv", methods=READ)
 def dice_record_csv(request: Request) -> Response:
     """The 36 ordered outcomes: ``die1,die2,count,expected`` (404 while no roll is revealed)."""
     report = _dice_report_or_404(request).report
@@ -329,13 +332,13 @@ def dice_record_csv(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="dice-record.csv"'})
 
 
-@router.get("/dice-record.png")
+@router.api_route("/dice-record.png", methods=READ)
 def dice_record_plot(request: Request) -> Response:
     """The report's plot (404 while no roll is revealed)."""
     return Response(_dice_report_or_404(request).plot_png, media_type="image/png")
 
 
-@router.get("/glossary", response_class=HTMLResponse)
+@router.api_route("/glossary", methods=READ, response_class=HTMLResponse)
 def glossary(request: Request, lang: str | None = None) -> HTMLResponse:
     """Every term the interface uses, one anchor each (``/glossary#blot``)."""
     return _render(request, "glossary", lang)
