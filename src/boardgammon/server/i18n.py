@@ -339,7 +339,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} von 36 Würfen ({percent})",
         "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
         "odds.none": "Kein Wurf schafft es.",
-        "odds.hit.split": "{direct} direkt, {indirect} indirekt (mit beiden Würfeln).",
+        "odds.hit.split": "{direct} direkt, {indirect} indirekt (kombiniert).",
         "odds.col.direct": "Direkt",
         "odds.col.indirect": "Indirekt",
         "odds.error.distance": "Ein Blot kann 1 bis {high} Augen entfernt sein, nicht {got}.",
