@@ -92,3 +92,16 @@ def test_bearing_off_in_one_roll(position, count):
 def test_bad_questions_say_what_is_allowed(call, message):
     with pytest.raises(InvalidOddsQuery, match=message):
         call()
+
+
+def test_direct_and_indirect_shots_apart():
+    from boardgammon.odds import hit_count, split_shots
+
+    split = [split_shots(d, hit_count(d)) for d in range(1, 9)]
+    assert [direct.count for direct, _ in split] == [11] * 6 + [0, 0]
+    assert [indirect.count for _, indirect in split] == [0, 1, 3, 4, 4, 6, 6, 6]
+    direct, indirect = split_shots(6, hit_count(6))
+    assert indirect.rolls == ((1, 5), (2, 2), (2, 4), (3, 3))
+    # Blocking the 3-point leaves 3-3 no way through: the direct shots stay.
+    direct, indirect = split_shots(6, hit_count(6, [3]))
+    assert (direct.count, indirect.count) == (11, 5)

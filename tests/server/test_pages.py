@@ -193,3 +193,119 @@ def test_every_language_has_every_page_text():
     english = set(MESSAGES["en"])
     assert {code: sorted(english ^ set(texts)) for code, texts in MESSAGES.items()} == {
         code: [] for code in MESSAGES}
+
+
+@pytest.mark.parametrize("lang,params,field,words", [
+    ("de", {"distance": "0"}, "hit", "Ein Blot kann 1 bis 24 Augen entfernt sein, nicht 0."),
+    ("ja", {"distance": "0"}, "hit", "ブロットまでは1〜24ピップです（0ではなく）。"),
+    ("de", {"bearoff": "1,1"}, "bearoff", "Sechs Anzahlen, für die Felder 1–6, nicht 2."),
+    ("de", {"rolls": "0"}, "doubles",
+     "„Würfe je Seite (N)“ muss eine ganze Zahl von mindestens 1 sein, nicht 0."),
+    ("de", {"distance": "abc"}, "hit", "„Augen bis zum Blot (1–24)“ nimmt eine ganze Zahl"),
+    ("ja", {"rolls": "abc"}, "doubles", "には整数を1つ入れてください（「abc」ではなく）。"),
+    ("en", {"games": "x"}, "doubles", "takes one whole number, not “x”."),
+])
+def test_odds_questions_are_refused_on_the_page_in_its_language(client, lang, params, field,
+                                                                  words):
+    # A fresh reviewer's: the de/ja pages refused in English, and distance=abc was a JSON 422.
+    r = client.get("/odds", params={"lang": lang, **params})
+    assert r.status_code == 200
+    problem = re.search(rf'id="{field}-problem">([^<]*)<', r.text)
+    assert problem and words in html.unescape(problem.group(1))
+
+
+def test_odds_takes_full_width_digits_and_commas(client):
+    from boardgammon.odds import hit_count
+
+    page = client.get("/odds", params={"lang": "ja", "distance": "８", "blocked": "３，５",
+                                       "bearoff": "１、１　０,0,0,0"}).text
+    assert 'id="hit-problem"' not in page and 'id="bearoff-problem"' not in page
+    hit = re.search(r'id="hit-answer">.*?36 通り中 (\d+) 通り', page, re.S)
+    assert hit and int(hit.group(1)) == hit_count(8, [3, 5]).count
+    assert 'value="３，５"' in page  # the question is kept as typed
+
+
+def test_match_box_understands_a_pasted_or_capitalised_id(client):
+    # A fresh reviewer's: a pasted tab got the middleware's bare English 400, and a capitalised
+    # ID or a pasted audit address was "not a match ID".
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    for typed in (f"{match_id}\t", f"\n{match_id.upper()}\r\n",
+                  f"https://boardgammon.example/audit/{match_id}?lang=en"):
+        r = client.get("/fair", params={"match": typed, "lang": "de"}, follow_redirects=False)
+        assert (r.status_code, r.headers["location"]) == (303, f"/audit/{match_id}?lang=de")
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("de", "enthält ein Steuerzeichen (U+0009)"),
+    ("ja", "には制御文字（U+0009）が含まれています"),
+    ("en", "holds a control character (U+0009)"),
+])
+def test_match_box_answers_a_control_character_on_the_page(client, lang, words):
+    r = client.get(f"/fair?lang={lang}&match=mat_12%09x")
+    assert r.status_code == 200
+    assert words in r.text and 'id="match-problem"' in r.text
+    assert 'value="mat_12\ufffdx"' in r.text
+    # IDs in paths are still refused by the middleware.
+    assert client.get("/audit/mat_12%09x").status_code == 400
+
+
+def test_match_box_cuts_a_long_bad_id(client):
+    r = client.get("/fair", params={"match": "x" * 5000, "lang": "en"})
+    assert r.status_code == 200 and "x" * 5000 not in r.text
+    assert f'value="{"x" * 80}…"' in r.text and f'{"x" * 80}… is not a match ID.' in r.text
+
+
+def test_dice_record_page_says_when_a_chi_square_is_rough(client, sqlite_url, monkeypatch):
+    # A fresh reviewer's: the page dropped the command's caveat for fewer than 5 expected per
+    # cell, and said "1 rolls".
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record as record
+    from boardgammon.server.services import services
+    from boardgammon.stats.report import summary
+
+    with services(client.app).db.sessions() as session:
+        roll = record.commit_roll(session, new_match_id(), 0)
+        record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+        record.mark_played(session, roll.roll_id)
+    report = client.get("/dice-record.json").json()
+    assert report["chi2_cells"]["approximation_ok"] is False
+    assert summary(report)[0].startswith("1 roll (2 dice).")
+    english = client.get("/dice-record?lang=en").text
+    assert "1 roll (2 dice)" in english
+    chi2 = english.split('id="chi2"')[1].split("</ul>")[0]
+    assert "But only 0.0 are expected per cell, under the 5" in chi2  # 1/36
+    assert "But only 0.3 are expected per cell, under the 5" in chi2  # 2/6
+    german = client.get("/dice-record?lang=de").text
+    assert "1 Wurf (2 Würfel)" in german
+    assert "Aber je Feld werden nur 0.0 erwartet" in german
+    sources = german.split('id="source-table"')[1].split("</table>")[0]
+    assert "grob: 0.0 je Feld erwartet, unter 5" in sources
+    assert "grob: 0.3 je Feld erwartet, unter 5" in sources
+
+
+def test_odds_page_shows_direct_and_indirect_shots_apart(client):
+    page = client.get("/odds", params={"distance": "6", "lang": "en"}).text
+    assert "17 of 36 throws" in page and "11 direct, 6 indirect (combination shots)." in page
+    row = re.search(r'<tr data-distance="6">((?:<td>[^<]*</td>)+)</tr>', page)
+    assert row and re.findall(r"<td>([^<]*)</td>", row.group(1))[:4] == ["6", "17", "11", "6"]
+
+
+def test_language_links_keep_the_rest_of_the_address(client):
+    # A fresh reviewer's: they dropped the typed ID and the calculator's question.
+    page = client.get("/odds", params={"lang": "en", "distance": "8", "blocked": "3 5"}).text
+    assert 'href="/odds?distance=8&amp;blocked=3+5&amp;lang=de" hreflang="de"' in page
+    fair = client.get("/fair", params={"match": "mat_nothere", "lang": "ja"}).text
+    assert 'href="/fair?match=mat_nothere&amp;lang=en" hreflang="en"' in fair
+    assert 'href="/rules?lang=ja" hreflang="ja"' in client.get("/rules").text
+    long = client.get("/fair", params={"match": "x" * 5000, "lang": "en"}).text
+    assert 'href="/fair?lang=de" hreflang="de"' in long
+
+
+@pytest.mark.parametrize("address", ["/fair", "/rules", "/skill-levels", "/odds", "/glossary",
+                                     "/dice-record", "/verify"])
+def test_pages_answer_head(client, address):
+    # A fresh reviewer's: HEAD got 405 on the pages.
+    r = client.head(address, follow_redirects=False)
+    assert r.status_code == client.get(address, follow_redirects=False).status_code
+    assert r.status_code in (200, 301)

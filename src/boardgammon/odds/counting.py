@@ -25,7 +25,13 @@ _SPARES = {BAR: 2}
 
 
 class InvalidOddsQuery(ValueError):
-    """A question the counting cannot answer: the message says what is allowed."""
+    """A question the counting cannot answer: the message says what is allowed; ``code`` names
+    the rule broken and ``fields`` its figures, so that a page can say it in its own language."""
+
+    def __init__(self, message: str, code: str, **fields: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields = fields
 
 
 @dataclass(frozen=True)
@@ -66,18 +72,32 @@ def hit_count(distance: int, blocked: Iterable[int] = ()) -> RollCount:
     """
     blocked = sorted(set(blocked))
     if not 1 <= distance <= MAX_DISTANCE:
-        raise InvalidOddsQuery(f"a blot can be 1 to {MAX_DISTANCE} pips away, got {distance}")
+        raise InvalidOddsQuery(f"a blot can be 1 to {MAX_DISTANCE} pips away, got {distance}",
+                               "distance", high=MAX_DISTANCE, got=distance)
     if any(not 1 <= d < distance for d in blocked):
         raise InvalidOddsQuery(f"blocked points lie between the checker and the blot, 1 to "
-                               f"{distance - 1} pips away, got {blocked}")
+                               f"{distance - 1} pips away, got {blocked}", "blocked_between",
+                               high=distance - 1, got=", ".join(map(str, blocked)))
     if len(blocked) > 7:
         raise InvalidOddsQuery(f"the opponent's 15 checkers make the blot and at most 7 points, "
-                               f"got {len(blocked)} points")
+                               f"got {len(blocked)} points", "blocked_many", got=len(blocked))
     target = _HITTER - distance
     # The opponent's own numbering of our point p is 25 - p.
     theirs = {25 - target: 1} | {25 - (_HITTER - d): 2 for d in blocked}
     board = Board.from_points({_HITTER: 1}, theirs)
     return _count(board, lambda play: target in play.hits)
+
+
+def split_shots(distance: int, hits: RollCount) -> tuple[RollCount, RollCount]:
+    """``hits`` (the :func:`hit_count` of ``distance``) split into direct shots, where one die
+    is the distance (so that die alone hits), and indirect (combination) shots, where only the
+    dice together, or a double's steps in turn, reach the blot.
+
+    A direct 6 with nothing in between: 11 direct throws and 6 indirect (5-1, 4-2, 3-3, 2-2)
+    of the 17.
+    """
+    direct = tuple(roll for roll in hits.rolls if distance in roll)
+    return RollCount(direct), RollCount(tuple(r for r in hits.rolls if r not in direct))
 
 
 def enter_count(closed: int, checkers: int = 1) -> RollCount:
@@ -89,9 +109,11 @@ def enter_count(closed: int, checkers: int = 1) -> RollCount:
         InvalidOddsQuery: ``closed`` outside 0–6 or ``checkers`` not 1 or 2.
     """
     if not 0 <= closed <= 6:
-        raise InvalidOddsQuery(f"0 to 6 points can be closed, got {closed}")
+        raise InvalidOddsQuery(f"0 to 6 points can be closed, got {closed}", "closed",
+                               got=closed)
     if checkers not in (1, 2):
-        raise InvalidOddsQuery(f"1 or 2 checkers on the bar, got {checkers}")
+        raise InvalidOddsQuery(f"1 or 2 checkers on the bar, got {checkers}", "bar",
+                               got=checkers)
     theirs = _SPARES | {point: 2 for point in range(1, closed + 1)}
     board = Board.from_points({BAR: checkers}, theirs)
     return _count(board, lambda play: play.board_after.checkers_on(BAR) == 0)
@@ -106,9 +128,10 @@ def bear_off_count(position: dict[int, int]) -> RollCount:
     """
     if any(not 1 <= p <= 6 for p in position) or any(n < 0 for n in position.values()):
         raise InvalidOddsQuery(f"checkers go on points 1-6 in counts of 0 or more, got "
-                               f"{position}")
+                               f"{position}", "bearoff_points", got=position)
     total = sum(position.values())
     if not 1 <= total <= 15:
-        raise InvalidOddsQuery(f"1 to 15 checkers can be borne off, got {total}")
+        raise InvalidOddsQuery(f"1 to 15 checkers can be borne off, got {total}",
+                               "bearoff_total", got=total)
     board = Board.from_points({p: n for p, n in position.items() if n}, _SPARES)
     return _count(board, lambda play: play.board_after.borne_off() == board.checkers)

@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None,
 
     app = FastAPI(title="Boardgammon", version=__version__, lifespan=lifespan,
                   description=WEBSOCKETS_DESCRIPTION)
-    errors.install(app)
+    errors.install(app, query_on_page=pages.QUERY_ON_PAGE)
     app.include_router(audit.router)
     app.include_router(pages.router)
     game_server = runtime.install(app, game)

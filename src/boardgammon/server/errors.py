@@ -13,6 +13,7 @@ leaves the server), except the database's outages: 503 ``database_unavailable`` 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -123,16 +124,21 @@ class ControlCharacters:
     like; see :func:`~boardgammon.server.bodies.control_character`) is refused before any
     route sees it, the same on every database (PostgreSQL cannot even compare NUL): under
     ``/api/`` with 422 ``invalid_request`` in the API's shape, elsewhere with a plain 400; a
-    WebSocket handshake is refused (HTTP 403) before it is accepted."""
+    WebSocket handshake is refused (HTTP 403) before it is accepted. The query of a path in
+    ``query_on_page`` (a page that answers its own query, e.g. a pasted ID, in its language) is
+    left to its route; such a path is still checked."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, query_on_page: Collection[str] = ()) -> None:
         self.app = app
+        self.query_on_page = frozenset(query_on_page)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         query = unquote_to_bytes(scope.get("query_string", b"")).decode("utf-8", "replace")
+        if scope["path"] in self.query_on_page:
+            query = ""
         found = control_character(scope["path"]) or control_character(query)
         if found is None:
             await self.app(scope, receive, send)
@@ -213,11 +219,12 @@ def _problem(error: dict) -> str:
     return f"{where}: {msg}"
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
     """Register the error handlers, the body limit and the refusal of control characters in
-    addresses on ``app``."""
+    addresses on ``app`` (but not in the query of the pages at ``query_on_page``, which answer
+    it themselves)."""
     app.add_middleware(BodyLimit)
-    app.add_middleware(ControlCharacters)
+    app.add_middleware(ControlCharacters, query_on_page=query_on_page)
 
     @app.exception_handler(Refusal)
     async def _refusal(_request: Request, exc: Refusal) -> JSONResponse:

@@ -79,6 +79,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "digits, e.g. mat_3q7kzx2bq4…; the result screen and the audit page show it."
         ),
         "fair.unknown": "There is no dice record for match {match} on this server.",
+        "fair.control": (
+            "{match} holds a control character ({found}), which no match ID does: copy the ID "
+            "again from the result screen or the audit page."
+        ),
         "audit.about": "How provably fair dice work",
         "site.odds": "Odds calculator",
         "odds.intro": (
@@ -91,6 +95,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} of 36 throws ({percent})",
         "odds.which": "The rolls that do it (doubles once, the others twice):",
         "odds.none": "No roll does it.",
+        "odds.hit.split": "{direct} direct, {indirect} indirect (combination shots).",
+        "odds.col.direct": "Direct",
+        "odds.col.indirect": "Indirect",
+        "odds.error.distance": "A blot can be 1 to {high} pips away, not {got}.",
+        "odds.error.blocked_between": (
+            "Blocked points lie between the checker and the blot, 1 to {high} pips away, not {got}."
+        ),
+        "odds.error.blocked_many": (
+            "The opponent's 15 checkers make the blot and at most 7 points, not {got}."
+        ),
+        "odds.error.closed": "0 to 6 points can be closed, not {got}.",
+        "odds.error.bar": "1 or 2 checkers can be on the bar, not {got}.",
+        "odds.error.bearoff_points": "Checkers go on points 1–6 in counts of 0 or more, not {got}.",
+        "odds.error.bearoff_total": "1 to 15 checkers can be borne off, not {got}.",
+        "odds.error.bearoff_six": "Six counts, for points 1–6, not {got}.",
+        "odds.error.numbers": "Give whole numbers separated by commas or spaces, not “{got}”.",
+        "odds.error.number": "“{name}” takes one whole number, not “{got}”.",
+        "odds.error.at_least": "“{name}” must be a whole number of at least {low}, not {got}.",
+        "odds.error.rolls_at_most": "At most {high} rolls each, not {got}.",
+        "odds.error.rolls_times_games": (
+            "Rolls × games can be at most {high}, not {rolls} × {games}."
+        ),
         "odds.hit.title": "Hitting a blot",
         "odds.hit.text": (
             "One of your checkers and an opponent's blot some pips in front of it. Direct shots "
@@ -160,6 +186,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report was "
             "made {made} and is made again at most once a day."
         ),
+        "record.range.one": (
+            "1 roll ({dice} dice), revealed from {first} to {last} (UTC). This report was made "
+            "{made} and is made again at most once a day."
+        ),
+        "record.rough": (
+            "But only {expected} are expected per cell, under the 5 the chi-square approximation "
+            "needs, so this p-value is rough."
+        ),
+        "record.rough.short": "rough: {expected} expected per cell, under 5",
         "record.download": "Download the counts",
         "record.plot": (
             "Left: the count of each ordered outcome, coloured by how far it is above or below th"
@@ -292,6 +327,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "sie."
         ),
         "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
+        "fair.control": (
+            "{match} enthält ein Steuerzeichen ({found}), das keine Partie-ID enthält: Kopieren "
+            "Sie die ID erneut aus der Ergebnisanzeige oder der Prüfseite."
+        ),
         "audit.about": "Wie nachweislich faire Würfel funktionieren",
         "site.odds": "Wahrscheinlichkeitsrechner",
         "odds.intro": (
@@ -304,6 +343,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "{count} von 36 Würfen ({percent})",
         "odds.which": "Die Würfe, die es schaffen (Pasch einmal, die anderen doppelt):",
         "odds.none": "Kein Wurf schafft es.",
+        "odds.hit.split": "{direct} direkt, {indirect} indirekt (kombiniert).",
+        "odds.col.direct": "Direkt",
+        "odds.col.indirect": "Indirekt",
+        "odds.error.distance": "Ein Blot kann 1 bis {high} Augen entfernt sein, nicht {got}.",
+        "odds.error.blocked_between": (
+            "Blockierte Felder liegen zwischen dem Stein und dem Blot, 1 bis {high} Augen "
+            "entfernt, nicht {got}."
+        ),
+        "odds.error.blocked_many": (
+            "Die 15 Steine des Gegners ergeben den Blot und höchstens 7 Felder, nicht {got}."
+        ),
+        "odds.error.closed": "0 bis 6 Felder können geschlossen sein, nicht {got}.",
+        "odds.error.bar": "1 oder 2 Steine können auf der Bar sein, nicht {got}.",
+        "odds.error.bearoff_points": (
+            "Steine stehen auf den Feldern 1–6, je 0 oder mehr, nicht {got}."
+        ),
+        "odds.error.bearoff_total": "1 bis 15 Steine können abgetragen werden, nicht {got}.",
+        "odds.error.bearoff_six": "Sechs Anzahlen, für die Felder 1–6, nicht {got}.",
+        "odds.error.numbers": (
+            "Bitte ganze Zahlen, durch Kommas oder Leerzeichen getrennt, nicht „{got}“."
+        ),
+        "odds.error.number": "„{name}“ nimmt eine ganze Zahl, nicht „{got}“.",
+        "odds.error.at_least": (
+            "„{name}“ muss eine ganze Zahl von mindestens {low} sein, nicht {got}."
+        ),
+        "odds.error.rolls_at_most": "Höchstens {high} Würfe je Seite, nicht {got}.",
+        "odds.error.rolls_times_games": (
+            "Würfe × Partien dürfen höchstens {high} sein, nicht {rolls} × {games}."
+        ),
         "odds.hit.title": "Einen Blot treffen",
         "odds.hit.text": (
             "Einer Ihrer Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
@@ -374,6 +442,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Beric"
             "ht entstand {made} und wird höchstens einmal am Tag neu erstellt."
         ),
+        "record.range.one": (
+            "1 Wurf ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Bericht "
+            "entstand {made} und wird höchstens einmal am Tag neu erstellt."
+        ),
+        "record.rough": (
+            "Aber je Feld werden nur {expected} erwartet, weniger als die 5, die die "
+            "Chi-Quadrat-Näherung braucht; dieser p-Wert ist also nur grob."
+        ),
+        "record.rough.short": "grob: {expected} je Feld erwartet, unter 5",
         "record.download": "Die Zählung herunterladen",
         "record.plot": (
             "Links: die Anzahl jedes geordneten Ergebnisses, gefärbt nach der Abweichung von der "
@@ -505,6 +582,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "（例：mat_3q7kzx2bq4…）。結果画面と監査ページに表示されます。"
         ),
         "fair.unknown": "このサーバーには対戦 {match} のダイス記録はありません。",
+        "fair.control": (
+            "{match} には制御文字（{found}）が含まれています。対戦 ID には含まれません。"
+            "結果画面か監査ページから ID をもう一度コピーしてください。"
+        ),
         "audit.about": "検証可能な公正ダイスの仕組み",
         "site.odds": "確率計算",
         "odds.intro": (
@@ -517,6 +598,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "odds.result": "36 通り中 {count} 通り（{percent}）",
         "odds.which": "できるロール（ゾロ目は 1 通り、それ以外は 2 通り）：",
         "odds.none": "できるロールはありません。",
+        "odds.hit.split": "直接 {direct} 通り、間接 {indirect} 通り（組み合わせ）。",
+        "odds.col.direct": "直接",
+        "odds.col.indirect": "間接",
+        "odds.error.distance": "ブロットまでは1〜{high}ピップです（{got}ではなく）。",
+        "odds.error.blocked_between": (
+            "ブロックされたポイントはチェッカーとブロットの間、1〜{high}ピップにあります（{got}ではなく）。"
+        ),
+        "odds.error.blocked_many": (
+            "相手の15枚ではブロットと最大7ポイントまでです（{got}ではなく）。"
+        ),
+        "odds.error.closed": "閉じたポイントは0〜6です（{got}ではなく）。",
+        "odds.error.bar": "バーのチェッカーは1枚か2枚です（{got}ではなく）。",
+        "odds.error.bearoff_points": "チェッカーは1〜6ポイントに0枚以上置きます（{got}ではなく）。",
+        "odds.error.bearoff_total": "ベアオフできるのは1〜15枚です（{got}ではなく）。",
+        "odds.error.bearoff_six": "1〜6ポイントの6つの枚数を入れてください（{got}個ではなく）。",
+        "odds.error.numbers": "整数をカンマか空白で区切って入れてください（「{got}」ではなく）。",
+        "odds.error.number": "「{name}」には整数を1つ入れてください（「{got}」ではなく）。",
+        "odds.error.at_least": "「{name}」は{low}以上の整数です（{got}ではなく）。",
+        "odds.error.rolls_at_most": "ロール数は1人あたり最大{high}です（{got}ではなく）。",
+        "odds.error.rolls_times_games": (
+            "ロール数×ゲーム数は最大{high}です（{rolls} × {games}ではなく）。"
+        ),
         "odds.hit.title": "ブロットをヒットする",
         "odds.hit.text": (
             "あなたの駒 1 個と、その何ピップか先にある相手のブロット。ダイレクトショットはダイス 1 "
@@ -584,6 +687,15 @@ MESSAGES: dict[str, dict[str, str]] = {
             "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
             "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
         ),
+        "record.range.one": (
+            "1 ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
+            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
+        ),
+        "record.rough": (
+            "ただし 1 マスあたりの期待値は {expected} で、カイ二乗近似に必要な 5 を下回るため、"
+            "この p 値は目安にすぎません。"
+        ),
+        "record.rough.short": "目安：1 マスの期待値 {expected}（5 未満）",
         "record.download": "集計をダウンロード",
         "record.plot": (
             "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"

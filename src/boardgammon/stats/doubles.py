@@ -26,13 +26,15 @@ MAX_ROLLS_TIMES_GAMES = 200_000
 
 def _check_positive(name: str, value: int, low: int = 1) -> None:
     if not isinstance(value, int) or value < low:
-        raise InvalidQuery(f"{name} must be an integer ≥ {low}, got {value!r}")
+        raise InvalidQuery(f"{name} must be an integer ≥ {low}, got {value!r}",
+                           "at_least", name=name, low=low, got=value)
 
 
 def _check_rolls(rolls: int) -> None:
     _check_positive("rolls", rolls)
     if rolls > MAX_ROLLS:
-        raise InvalidQuery(f"rolls must be at most {MAX_ROLLS}, got {rolls}")
+        raise InvalidQuery(f"rolls must be at most {MAX_ROLLS}, got {rolls}",
+                           "rolls_at_most", high=MAX_ROLLS, got=rolls)
 
 
 def p_at_least_one(rolls: int, p: Fraction = DOUBLE) -> Fraction:
@@ -174,7 +176,9 @@ def doubles_odds(
     _check_positive("games", games)
     if opponent_rolls * games > MAX_ROLLS_TIMES_GAMES:
         raise InvalidQuery(
-            f"rolls × games must be at most {MAX_ROLLS_TIMES_GAMES}, got {opponent_rolls} × {games}"
+            f"rolls × games must be at most {MAX_ROLLS_TIMES_GAMES}, "
+            f"got {opponent_rolls} × {games}",
+            "rolls_times_games", high=MAX_ROLLS_TIMES_GAMES, rolls=opponent_rolls, games=games,
         )
     opponent_run_of_3 = p_run(opponent_rolls, 3)
     return DoublesOdds(

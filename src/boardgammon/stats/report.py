@@ -234,6 +234,10 @@ def _rough(chi2: dict) -> str:
             "chi-square approximation needs, so this p-value is rough")
 
 
+def _rolls(n: int) -> str:
+    return f"{n:,} roll" if n == 1 else f"{n:,} rolls"
+
+
 def summary(report: dict) -> list[str]:
     """Plain-language sentences on what a :func:`dice_report` shows and what it cannot show."""
     n = report["rolls"]
@@ -242,7 +246,7 @@ def summary(report: dict) -> list[str]:
     top, face = report["max_cell"], report["max_face"]
     half_width = 50 * (doubles["ci95"][1] - doubles["ci95"][0])
     lines = [
-        f"{n:,} rolls ({report['dice']:,} dice). Doubles: {doubles['doubles']:,} = "
+        f"{_rolls(n)} ({report['dice']:,} dice). Doubles: {doubles['doubles']:,} = "
         f"{100 * doubles['share']:.2f} % (fair dice: 16.67 %, p = {doubles['p']:.2g}).",
         f"The 36 ordered outcomes together (chi-square {cells['statistic']:.2f}, {cells['df']} df, "
         f"p = {cells['p']:.2g}): {_verdict(cells['p'])}{_rough(cells)}.",
@@ -274,7 +278,7 @@ def summary(report: dict) -> list[str]:
         for row in report["order_tests"].get(key, []):
             lines.append(
                 f"Doubles for {name} {row['label']}: {100 * row['share']:.2f} % of "
-                f"{row['rolls']:,} rolls (p = {row['p']:.2g})."
+                f"{_rolls(row['rolls'])} (p = {row['p']:.2g})."
             )
     lines.append(
         "What this cannot show: a high p-value means no sign of bias of a size this count can "

@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 
@@ -22,7 +24,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from boardgammon.dice.ids import is_match_id
+from boardgammon.dice.ids import MATCH_PREFIX, is_match_id
 from boardgammon.engine import Board
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import OFFERED_LENGTHS
@@ -33,11 +35,13 @@ from boardgammon.odds import (
     bear_off_count,
     enter_count,
     hit_count,
+    split_shots,
 )
+from boardgammon.server.bodies import control_character
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
-from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.i18n import choose_language, page_context, translator
 from boardgammon.server.match_state import points
 from boardgammon.server.refusals import NotFound
 from boardgammon.server.routes.audit import TEMPLATES
@@ -47,7 +51,15 @@ from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
 
 router = APIRouter(include_in_schema=False)
 
+READ = ["GET", "HEAD"]
+"""The methods of every page: HEAD too, as link checkers and previews ask it first."""
+
 ALIASES = ("/provably-fair", "/verify", "/dice", "/audit")
+
+QUERY_ON_PAGE = ("/fair", *ALIASES)
+"""The pages that answer a control character in their query themselves (a pasted ID with a
+tab), in their language: :class:`boardgammon.server.errors.ControlCharacters` leaves it to
+them."""
 
 
 def _render(request: Request, page: str, lang: str | None, **fields: object) -> HTMLResponse:
@@ -60,27 +72,59 @@ def _render(request: Request, page: str, lang: str | None, **fields: object) -> 
     return templates.TemplateResponse(request, name, context)
 
 
-@router.get("/fair", response_class=HTMLResponse)
+ECHOED = 80
+"""Characters of a refused ID shown back at most (a match ID has at most 68)."""
+
+# A pasted audit address (https://host/audit/mat_…?lang=de) holds the ID as a path segment.
+_ID_IN_ADDRESS = re.compile(r"/(mat_[A-Za-z0-9]{1,64})(?:[/?#]|$)", re.IGNORECASE)
+
+
+def _typed_match_id(typed: str) -> str:
+    """What the box's text means: surrounding whitespace (a pasted tab or newline) dropped,
+    from a pasted audit address only its ``mat_…`` segment, and the prefix in lower case."""
+    text = typed.strip()
+    found = _ID_IN_ADDRESS.search(text) if "/" in text else None
+    text = found.group(1) if found else text
+    return MATCH_PREFIX + text[4:] if text[:4].lower() == MATCH_PREFIX else text
+
+
+def _echo(text: str) -> str:
+    """``text`` as the page shows it back: control characters as U+FFFD, cut to
+    :data:`ECHOED` characters."""
+    shown = "".join("\ufffd" if control_character(c) else c for c in text)
+    return shown if len(shown) <= ECHOED else shown[:ECHOED] + "…"
+
+
+@router.api_route("/fair", methods=READ, response_class=HTMLResponse)
 def fair(
     request: Request,
     lang: str | None = None,
     match: str | None = None,
     session: Session = Depends(get_session),
 ) -> Response:
-    """The provably fair dice page. With ``?match=mat_…`` of a match that has a dice record it
-    redirects (303) to ``/audit/{match}``; a malformed or unknown ID is answered on this page
-    (``fair.malformed`` / ``fair.unknown``) with the ID kept in the box."""
+    """The provably fair dice page. With ``?match=mat_…`` of a match that has a dice record
+    (also typed in capitals where the record's ID is lower-case, or as a pasted audit address)
+    it redirects (303) to ``/audit/{match}``; a malformed ID (``fair.malformed``, or
+    ``fair.control`` for one with a control character) or an unknown one (``fair.unknown``) is
+    answered on this page with the ID kept in the box, cut to :data:`ECHOED` characters."""
     if match is None or not match.strip():
         return _render(request, "fair", lang, match="", problem=None)
-    match_id = match.strip()
+    match_id = _typed_match_id(match)
+    shown = _echo(match_id)
+    if (found := control_character(match_id)) is not None:
+        return _render(request, "fair", lang, match=shown, problem="fair.control", found=found)
     if not is_match_id(match_id):
-        return _render(request, "fair", lang, match=match_id, problem="fair.malformed")
-    try:
-        audit_document(session, match_id)
-    except RollNotFound:
-        return _render(request, "fair", lang, match=match_id, problem="fair.unknown")
-    language = choose_language(lang, request.headers.get("accept-language"))
-    return RedirectResponse(f"/audit/{match_id}?lang={language}", status_code=303)
+        return _render(request, "fair", lang, match=shown, problem="fair.malformed")
+    # The server's IDs are lower-case; a record may hold another (the test vectors'), so the ID
+    # as typed comes first.
+    for candidate in dict.fromkeys((match_id, match_id.lower())):
+        try:
+            audit_document(session, candidate)
+        except RollNotFound:
+            continue
+        language = choose_language(lang, request.headers.get("accept-language"))
+        return RedirectResponse(f"/audit/{candidate}?lang={language}", status_code=303)
+    return _render(request, "fair", lang, match=shown, problem="fair.unknown")
 
 
 def _alias(request: Request) -> RedirectResponse:
@@ -89,7 +133,7 @@ def _alias(request: Request) -> RedirectResponse:
 
 
 for _path in ALIASES:
-    router.add_api_route(_path, _alias, methods=["GET"])
+    router.add_api_route(_path, _alias, methods=READ)
 
 
 def board_view(board: Board, dice: tuple[int, ...] = (), cube: int = 1,
@@ -123,7 +167,7 @@ RULES_DIAGRAMS = {
 }
 
 
-@router.get("/rules", response_class=HTMLResponse)
+@router.api_route("/rules", methods=READ, response_class=HTMLResponse)
 def rules(request: Request, lang: str | None = None) -> HTMLResponse:
     """The rules of international backgammon (the clock presets and match lengths from the
     engine), with diagrams drawn by ``/static/rules.js``."""
@@ -131,7 +175,7 @@ def rules(request: Request, lang: str | None = None) -> HTMLResponse:
                    lengths=OFFERED_LENGTHS)
 
 
-@router.get("/skill-levels", response_class=HTMLResponse)
+@router.api_route("/skill-levels", methods=READ, response_class=HTMLResponse)
 def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
     """What PR measures, the usual bands, luck, and how our analysis compares with gnubg."""
     return _render(request, "skill", lang)
@@ -139,64 +183,106 @@ def skill_levels(request: Request, lang: str | None = None) -> HTMLResponse:
 
 @cache
 def odds_tables() -> dict[str, object]:
-    """The calculator's fixed tables: direct and indirect shots at every distance with nothing
-    in between, and entering one and two checkers against 0–6 closed points."""
+    """The calculator's fixed tables: the shots at every distance with nothing in between (all,
+    direct, indirect), and entering one and two checkers against 0–6 closed points."""
     return {
-        "shots": [(d, hit_count(d)) for d in range(1, MAX_DISTANCE + 1)],
+        "shots": [(d, hit_count(d), *split_shots(d, hit_count(d)))
+                  for d in range(1, MAX_DISTANCE + 1)],
         "entering": [(k, enter_count(k, 1), enter_count(k, 2)) for k in range(7)],
     }
 
 
+def _half_width(text: str) -> str:
+    """``text`` with full-width forms (``３，５``, the ideographic space) as their ASCII
+    originals, and the ideographic comma ``、`` as a comma: what a Japanese keyboard types.
+    Only ``<wide>`` forms are normalised (NFKC), so ``²`` and ``①`` stay refused."""
+    return "".join(
+        unicodedata.normalize("NFKC", c) if unicodedata.decomposition(c).startswith("<wide>")
+        else "," if c == "、" else c
+        for c in text
+    )
+
+
 def _numbers(text: str) -> list[int]:
-    """The whole numbers in ``text`` ("3, 5" or "3 5"); anything else is a bad question."""
-    words = [w for w in re.split(r"[\s,;]+", text.strip()) if w]
+    """The whole numbers in ``text`` ("3, 5" or "3 5", full-width too); anything else is a bad
+    question."""
+    words = [w for w in re.split(r"[\s,;]+", _half_width(text).strip()) if w]
     # ASCII digits only, at most three a number: str.isdigit also takes '²' and '①', which
     # int() refuses, and int() refuses numbers of thousands of digits (both were 500s).
     if not all(re.fullmatch(r"[0-9]{1,3}", w) for w in words):
-        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text[:40]!r}")
+        raise InvalidOddsQuery(f"whole numbers separated by commas or spaces, got {text[:40]!r}",
+                               "numbers", got=text[:40])
     return [int(w) for w in words]
 
 
-@router.get("/odds", response_class=HTMLResponse)
+def _number(text: str, name: str) -> int:
+    """The one whole number in ``text``, the field ``name`` (its label's key ``odds.{name}``)."""
+    number = _half_width(text).strip()
+    if not re.fullmatch(r"[0-9]{1,5}", number):
+        raise InvalidOddsQuery(f"{name} takes one whole number, got {text[:40]!r}", "number",
+                               name=name, got=text[:40])
+    return int(number)
+
+
+def _problem(t: Callable[..., str], error: InvalidOddsQuery | StatsError) -> str:
+    """``error`` said in the page's language (``odds.error.{code}``); one without a code, which
+    no form of the page can cause, in English."""
+    code = getattr(error, "code", "")
+    if not code:
+        return str(error)
+    fields = dict(getattr(error, "fields", {}))
+    if "name" in fields:
+        fields["name"] = t(f"odds.{fields['name']}")
+    return t(f"odds.error.{code}", **fields)
+
+
+@router.api_route("/odds", methods=READ, response_class=HTMLResponse)
 def odds(
     request: Request,
     lang: str | None = None,
-    distance: int = 6,
+    distance: str = "6",
     blocked: str = "",
     bearoff: str = "",
-    rolls: int = 25,
-    margin: int = 2,
-    games: int = 20,
+    rolls: str = "25",
+    margin: str = "2",
+    games: str = "20",
 ) -> HTMLResponse:
     """The odds calculator: the chance to hit a blot ``distance`` pips away past the
     ``blocked`` distances, to bear off the checkers on ``bearoff`` (six counts, points 1–6) in
     one roll, and the doubles figures for ``rolls`` rolls a side (``margin``, ``games`` as in
-    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). A question out
-    of range gets its message beside its form."""
+    ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). The fields are
+    text (full-width digits and commas taken): a question that is not whole numbers, or out of
+    range, gets its message beside its form in the page's language."""
+    t = translator(choose_language(lang, request.headers.get("accept-language")))
     problems: dict[str, str] = {}
     hit: RollCount | None = None
     bear: RollCount | None = None
     doubles = None
+    shots: tuple[RollCount, RollCount] | None = None
     try:
-        hit = hit_count(distance, _numbers(blocked))
+        at = _number(distance, "distance")
+        hit = hit_count(at, _numbers(blocked))
+        shots = split_shots(at, hit)
     except InvalidOddsQuery as error:
-        problems["hit"] = str(error)
+        problems["hit"] = _problem(t, error)
     if bearoff.strip():
         try:
             counts = _numbers(bearoff)
             if len(counts) != 6:
-                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}")
+                raise InvalidOddsQuery(f"six counts, for points 1-6, got {len(counts)}",
+                                       "bearoff_six", got=len(counts))
             bear = bear_off_count(dict(enumerate(counts, start=1)))
         except InvalidOddsQuery as error:
-            problems["bearoff"] = str(error)
+            problems["bearoff"] = _problem(t, error)
     try:
-        doubles = doubles_odds(rolls=rolls, margin=margin, games=games)
-    except StatsError as error:
-        problems["doubles"] = str(error)
+        doubles = doubles_odds(rolls=_number(rolls, "rolls"), margin=_number(margin, "margin"),
+                               games=_number(games, "games"))
+    except (InvalidOddsQuery, StatsError) as error:
+        problems["doubles"] = _problem(t, error)
     return _render(
         request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
-        rolls=rolls, margin=margin, games=games, hit=hit, bear=bear, doubles=doubles,
-        kniffel=kniffel_odds(), problems=problems, **odds_tables(),
+        rolls=rolls, margin=margin, games=games, hit=hit, hit_shots=shots, bear=bear,
+        doubles=doubles, kniffel=kniffel_odds(), problems=problems, **odds_tables(),
     )
 
 
@@ -215,7 +301,7 @@ def _dice_report_or_404(request: Request) -> Snapshot:
     return snapshot
 
 
-@router.get("/dice-record", response_class=HTMLResponse)
+@router.api_route("/dice-record", methods=READ, response_class=HTMLResponse)
 def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
     """The statistics of every revealed roll on record, as ``boardgammon stats dice-report``
     makes them, made again at most daily; with the plot and the counts as CSV and JSON."""
@@ -225,14 +311,14 @@ def dice_record(request: Request, lang: str | None = None) -> HTMLResponse:
                    verdict=verdict_level)
 
 
-@router.get("/dice-record.json")
+@router.api_route("/dice-record.json", methods=READ)
 def dice_record_json(request: Request) -> JSONResponse:
     """The report as ``boardgammon stats dice-report --json`` prints it (404 while no roll is
     revealed)."""
     return JSONResponse(_dice_report_or_404(request).report)
 
 
-@router.get("/dice-record.csv")
+@router.api_route("/dice-record.csv", methods=READ)
 def dice_record_csv(request: Request) -> Response:
     """The 36 ordered outcomes: ``die1,die2,count,expected`` (404 while no roll is revealed)."""
     report = _dice_report_or_404(request).report
@@ -246,13 +332,13 @@ def dice_record_csv(request: Request) -> Response:
                     headers={"Content-Disposition": 'attachment; filename="dice-record.csv"'})
 
 
-@router.get("/dice-record.png")
+@router.api_route("/dice-record.png", methods=READ)
 def dice_record_plot(request: Request) -> Response:
     """The report's plot (404 while no roll is revealed)."""
     return Response(_dice_report_or_404(request).plot_png, media_type="image/png")
 
 
-@router.get("/glossary", response_class=HTMLResponse)
+@router.api_route("/glossary", methods=READ, response_class=HTMLResponse)
 def glossary(request: Request, lang: str | None = None) -> HTMLResponse:
     """Every term the interface uses, one anchor each (``/glossary#blot``)."""
     return _render(request, "glossary", lang)
