@@ -23,7 +23,8 @@ ours holds one; NUL cannot even be stored in a PostgreSQL text column."""
 
 
 def control_character(text: str) -> str | None:
-    """The first control character in ``text`` as ``U+XXXX``, or ``None`` if there is none."""
+    """The first control character in ``text`` as its code point (``U+0009`` for a tab), or
+    ``None`` if there is none."""
     found = CONTROL.search(text)
     return f"U+{ord(found.group()):04X}" if found else None
 
