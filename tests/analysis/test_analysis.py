@@ -480,3 +480,43 @@ def test_a_match_set_up_from_a_position_is_analysed_from_that_position():
     done = Match(0, setup=Setup(position_id=race, on_roll=1, dice=(2, 1)))
     done.play(1, "2/off 1/off")
     assert analyse_match(done).checker[0].position_id == race
+
+
+def _doubled_behind(answer: str) -> MatchAnalysis:
+    """Money play with beavers: Bob doubles straight after Ann's opening 3-1 point, behind,
+    and Ann answers ``answer`` (then Bob takes a beaver)."""
+    m = Match(0, players=("Ann", "Bob"), beavers=True)
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    m.double(1)
+    getattr(m, answer)(0)
+    if answer == "beaver":
+        m.take(1)
+    return analyse_match(m)
+
+
+def test_a_beaver_is_the_best_answer_to_a_double_made_behind():
+    beavered, taken, dropped = (_doubled_behind(a) for a in ("beaver", "take", "drop"))
+    double = beavered.cube[0]
+    assert (double.kind, double.action, double.seat) == ("double", "double", 1)
+    assert double.dt < 0 < double.dp  # the doubler is behind: the taker gains
+    answers = {a.cube[1].action: a.cube[1] for a in (beavered, taken, dropped)}
+    assert set(answers) == {"beaver", "take", "drop"}
+    # The beaver doubles the taker's gain: nothing lost; a take leaves -dt, a drop dp - 2 dt.
+    assert (answers["beaver"].loss, answers["beaver"].error) == (0.0, None)
+    assert answers["take"].loss == pytest.approx(-double.dt)
+    assert answers["take"].error == "wrong take"
+    assert answers["drop"].loss == pytest.approx(double.dp - 2 * double.dt)
+    assert answers["drop"].error == "wrong drop"
+    # The doubler's answer to the beaver is not judged: two cube decisions only.
+    assert len(beavered.cube) == 2
+
+
+def test_without_beavers_the_take_loses_nothing():
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    m.double(1)
+    m.take(0)
+    take = analyse_match(m).cube[1]
+    assert (take.action, take.loss, take.error) == ("take", 0.0, None)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from boardgammon.bots import create
 from boardgammon.bots.turn import (
     AcceptResign,
+    Beaver,
     MakePlay,
     Resign,
     RollDice,
+    Take,
     decide,
     offered_resignation,
 )
@@ -57,3 +59,19 @@ def test_the_other_seats_offer_does_not_count():
     m.roll(1, 6, 5)
     m.play(1, "24/13")
     assert decide(m, 0, Resigns(3)) == Resign(1)
+
+
+def test_bots_beaver_a_double_made_behind_and_the_doubler_answers():
+    for level in ("easy", "medium"):
+        m = Match(0, beavers=True)
+        m.roll_opening(3, 1)
+        m.play(0, "8/5 6/5")
+        m.double(1)  # behind after the opponent's 3-1 point
+        assert decide(m, 0, create(level, 1)) == Beaver()
+        m.beaver(0)
+        assert decide(m, 1, create(level, 1)) == Take()  # losing 2 for sure is worse
+        no_beavers = Match(0)
+        no_beavers.roll_opening(3, 1)
+        no_beavers.play(0, "8/5 6/5")
+        no_beavers.double(1)
+        assert decide(no_beavers, 0, create(level, 1)) == Take()

@@ -468,3 +468,52 @@ def test_play_position_refusals(args, message):
     assert refused.exit_code == 2, refused.output
     said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", refused.output).split())  # unboxed, unwrapped
     assert message in said
+
+
+def test_beavers_in_money_play_both_ways():
+    from boardgammon.engine.match import Setup
+
+    # A race the player (on roll) has lost: the computer beavers the player's double.
+    lost = Board.from_points({13: 15}, {1: 5, 2: 5, 3: 5})
+    match = Match(0, beavers=True, setup=Setup(position_id=lost.position_id, on_roll=0))
+    tg, lines, _ = _scripted(["double", "take"], match=match)
+    assert "Computer beavers: the cube to 4, offered back." in lines
+    assert ("The computer beavers: the cube is 2, its own, and 4 is offered to you: take or "
+            "drop? > ") in lines
+    assert "You take: the cube is 4, the computer's." in lines
+    assert (tg.match.game.cube, tg.match.game.cube_owner) == (4, 1)
+
+    # The computer doubles; the player beavers and the computer answers.
+    match = Match(0, beavers=True)
+    match.roll_opening(3, 1)
+    match.play(0, "8/5 6/5")
+    match.double(1)
+    tg, lines, _ = _scripted(["beaver"], match=match)
+    assert "The computer doubles to 2: take, beaver or drop? > " in lines
+    assert "You beaver: the cube is 2, yours, and you redouble to 4." in lines
+    answer = next(line for line in lines if line in ("Computer takes.", "Computer drops."))
+    game = tg.match.game
+    if answer == "Computer takes.":
+        assert (game.cube, game.cube_owner) == (4, 0)
+    else:
+        assert tg.match.results[0].points == 2
+
+
+def test_beavers_are_refused_outside_money_play_and_without_the_option():
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    refused = CliRunner().invoke(app, ["play", "--length", "5", "--beavers"])
+    assert refused.exit_code == 2
+    said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", refused.output).split())
+    assert "beavers are for money play: add --length 0" in said
+    match = Match(0)
+    match.roll_opening(3, 1)
+    match.play(0, "8/5 6/5")
+    match.double(1)
+    tg, lines, _ = _scripted(["beaver", "take"], match=match)
+    assert "The computer doubles to 2: take or drop? > " in lines
+    assert any(line.startswith("Not allowed: beavers are not played in this game")
+               for line in lines)
+    assert tg.match.game.cube == 2

@@ -94,8 +94,10 @@ def test_round_trip(cube_log2, owner, on_roll, crawford, state, turn, doubled, r
 
 _REPLAY = r'''
 steps = json.loads(os.environ["STEPS"])
+length = os.environ["LENGTH"]
 for c in ["set automatic roll off", "set automatic game off", "set automatic move on",
-          "new match %s" % os.environ["LENGTH"]]:
+          "set beavers %s" % os.environ.get("BEAVERS", "0"),
+          "new match %s" % length if length != "0" else "new session"]:
     gnubg.command(c)
 names = {1: "single", 2: "gammon", 3: "backgammon"}
 out = []
@@ -147,3 +149,29 @@ def test_match_ids_agree_with_gnubg_through_whole_matches(seed):
             assert mine == gnubg, action
             compared += 1
     assert compared > 50
+
+
+@pytest.mark.gnubg
+@pytest.mark.parametrize("seed", [2, 5])
+def test_match_ids_agree_with_gnubg_in_money_play_with_beavers(seed):
+    """A beaver turns the cube and gives it to the beaverer while the doubler must answer
+    again: gnubg's Match ID shows that state (cube, owner, turn, doubled) at every step."""
+    m = play_random_match(seed, length=0, max_games=6, p_double=0.25, p_take=0.8,
+                          p_resign=0.0, beavers=True, p_beaver=0.5)
+    kinds = [a.kind for a in m.record]
+    assert kinds.count("beaver") >= 2 and "take" in kinds
+    replay = Match(0, m.variant, m.players, beavers=True)
+    ours = []
+    for action in m.record:
+        games = len(replay.results)
+        replay.apply(action)
+        ended = len(replay.results) > games
+        ours.append(None if ended else [replay.match_id_gnubg, replay.game.board.position_id])
+    theirs = run_script(_REPLAY, setup=True, env={
+        "STEPS": json.dumps([a.to_dict() for a in m.record]), "LENGTH": "0", "BEAVERS": "1"})
+    compared = []
+    for action, mine, gnubg in zip(m.record, ours, theirs, strict=True):
+        if mine is not None and gnubg is not None:
+            assert mine == gnubg, action
+            compared.append(action.kind)
+    assert compared.count("beaver") >= 2 and compared.count("take") >= 2

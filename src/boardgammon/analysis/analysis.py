@@ -377,7 +377,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         raise UnavailableDepth(f"the search depth is 0 to {evaluator.max_plies} plies for this "
                                f"evaluator, got {plies!r}")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby,
-                   setup=match.setup)
+                   setup=match.setup, beavers=match.beavers)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)
     record = match.record
@@ -400,9 +400,9 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
                                         turns.get(action.game, 0), where)
             result.cube.append(decision)
             doubled = (decision, outputs) if action.kind == "double" else None
-        elif action.kind in ("take", "drop") and doubled is not None:
+        elif action.kind in ("take", "drop", "beaver") and doubled is not None:
             result.cube.append(_answer(doubled[0], replay, seat, action.kind, where))
-            doubled = None
+            doubled = None  # after a beaver, the doubler's answer is not judged
         elif isinstance(action, Resigned):
             offer = _resignation(judge, replay, action.seat, action.points,
                                  turns.get(action.game, 0), where)
@@ -497,13 +497,16 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
 
 def _answer(double: CubeDecision, m: Match, seat: int, action: str, where: _Where
             ) -> CubeDecision:
-    """The taker's answer to ``double`` (values in the doubler's EMG, so the taker's loss is
-    the gap between double/take and double/drop on the wrong side)."""
+    """The taker's answer to ``double``: ``take``, ``drop`` or, where the game plays them,
+    ``beaver``. Values are in the doubler's EMG, so the taker's loss is how much more its
+    answer gives the doubler than the best answer. A beaver gives the doubler twice
+    double/take, or twice the drop's loss if the doubler then drops (it picks the better);
+    a wrong beaver counts as a wrong take (a beaver is a take that redoubles at once)."""
     stakes = Stakes(context_for(m, 1 - seat))
-    gap = double.dt - double.dp  # EMG; > 0: the doubler gains by a take, so the taker drops
-    if action == "take":
-        loss, error = max(0.0, gap), ("wrong take" if gap > 0 else None)
-    else:
-        loss, error = max(0.0, -gap), ("wrong drop" if gap < 0 else None)
+    values = {"take": double.dt, "drop": double.dp}
+    if m.game.beavers:
+        values["beaver"] = max(2.0 * double.dt, -2.0 * double.dp)
+    loss = max(0.0, values[action] - min(values.values()))
+    error = None if loss == 0 else "wrong drop" if action == "drop" else "wrong take"
     return replace(double, seat=seat, kind="take", action=action, loss=loss,
                    loss_mwc=loss * stakes.value_per_emg, close=True, error=error, **where)

@@ -67,6 +67,18 @@ class Bot(abc.ABC):
     def take(self, board: Board, context: Context) -> bool:
         """Whether to take the opponent's double (``board``: the doubler on roll)."""
 
+    def beaver(self, board: Board, context: Context) -> bool:
+        """Whether to beaver the opponent's double where beavers are played (money play;
+        ``board``: the doubler on roll). This base rule never beavers; the levels override
+        it with their own judgement."""
+        return False
+
+    def take_beaver(self, board: Board, context: Context) -> bool:
+        """Whether, having doubled and been beavered, to take (``board``: the bot on roll;
+        ``context.cube_value``: the value the beaver accepted). This base rule takes: a bot
+        doubles only when its model puts it ahead; the levels override it."""
+        return True
+
     @abc.abstractmethod
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """Whether to accept the opponent's offer to resign for ``points`` (1 single,

@@ -202,6 +202,15 @@ class EasyBot(Bot):
         p = 1.0 - on_roll_probability(board)
         return heuristic.should_take(p, context, race=not board.is_contact())
 
+    def beaver(self, board: Board, context: Context) -> bool:
+        """Beaver in money play when the model gives the bot more than half the games."""
+        return context.length == 0 and 1.0 - on_roll_probability(board) > 0.5
+
+    def take_beaver(self, board: Board, context: Context) -> bool:
+        """Take the beaver when its winning chance reaches the money take point."""
+        return heuristic.should_take(on_roll_probability(board), context,
+                                     race=not board.is_contact())
+
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """``board``: the resigner's view. Accepts when the offer is worth at least playing on
         by this model (:func:`boardgammon.cube.heuristic.should_accept_resignation`)."""

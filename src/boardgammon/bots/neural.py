@@ -241,6 +241,19 @@ class NeuralBot(Bot):
         return cubeful.should_take(_flip(self.outputs(board)), context,
                                    float(cubeful.cube_efficiency(board.array, context.variant)))
 
+    def beaver(self, board: Board, context: Context) -> bool:
+        """Beaver iff owning the cube it is ahead (see :func:`cubeful.should_beaver`;
+        ``board``: the doubler on roll)."""
+        return cubeful.should_beaver(_flip(self.outputs(board)), context,
+                                     float(cubeful.cube_efficiency(board.array, context.variant)))
+
+    def take_beaver(self, board: Board, context: Context) -> bool:
+        """Take the beaver iff that is worth at least dropping
+        (:func:`cubeful.should_take_beaver`; ``board``: the bot, the doubler, on roll)."""
+        return cubeful.should_take_beaver(self.outputs(board), context,
+                                          float(cubeful.cube_efficiency(board.array,
+                                                                        context.variant)))
+
     def accept_resignation(self, board: Board, context: Context, points: int) -> bool:
         """Accept iff ``points`` (times the cube) are worth at least playing on
         (``board``: the resigner on roll, as the game offers it)."""

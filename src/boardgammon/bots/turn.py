@@ -49,6 +49,14 @@ class Take:
 
 
 @dataclass(frozen=True)
+class Beaver:
+    """Beaver the opponent's double: take and at once redouble, keeping the cube (money play
+    with beavers on)."""
+
+    type: ClassVar[str] = "beaver"
+
+
+@dataclass(frozen=True)
 class Drop:
     """Drop the opponent's double (lose the game at the cube's value)."""
 
@@ -77,7 +85,8 @@ class DeclineResign:
     type: ClassVar[str] = "decline_resign"
 
 
-Decision = RollDice | MakePlay | Double | Take | Drop | Resign | AcceptResign | DeclineResign
+Decision = (RollDice | MakePlay | Double | Take | Beaver | Drop | Resign | AcceptResign
+            | DeclineResign)
 """One action of the computer; ``type`` is the API's action ``type`` (``docs/api.md``) and the
 fields carry the API's names."""
 
@@ -119,6 +128,10 @@ def decide(match: Match, seat: int, bot: Bot) -> Decision:
         assert game.dice is not None
         return MakePlay(str(bot.choose_play(game.board, game.dice, context)))
     if game.phase is Phase.DOUBLE_OFFERED:
+        if game.beavered:  # the doubler, on roll, answers the beaver
+            return Take() if bot.take_beaver(game.board, context) else Drop()
+        if game.can_beaver(seat) and bot.beaver(game.board, context):
+            return Beaver()
         return Take() if bot.take(game.board, context) else Drop()
     offer = game.resignation
     assert offer is not None

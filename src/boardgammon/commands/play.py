@@ -4,7 +4,8 @@
 computer ``X``; the board is drawn from your side, your home board bottom right, points
 numbered as you play them. Commands at the prompt (also listed by ``help``):
 
-* ``roll`` (or Enter), ``double``, ``take``, ``drop``, ``resign [single|gammon|backgammon]``,
+* ``roll`` (or Enter), ``double``, ``take``, ``drop``, ``beaver`` (money play with
+  ``--beavers``), ``resign [single|gammon|backgammon]``,
   ``accept`` / ``decline`` (a resignation offered by the computer);
 * a play in standard notation (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2)``): it is
   checked, shown, and played only once you confirm it with Enter or ``yes``; ``undo`` takes
@@ -53,7 +54,8 @@ HELP = """Commands:
   roll (or Enter)     roll the dice            double     offer the cube
   24/18 13/11         a play in standard notation (bar/22*, 6/off, 8/5(2)); then Enter to
                       confirm it or undo to take it back
-  take / drop         answer the computer's double
+  take / drop         answer the computer's double (beaver: take and redouble at once,
+                      keeping the cube, in money play with --beavers)
   resign [single|gammon|backgammon]           accept / decline   answer its resignation
   hint                the computer's ranking of your plays, or its view of the cube
   board  help  quit"""
@@ -148,16 +150,18 @@ class TerminalGame:
         match: a match to play on (resumed from a record) instead of a new one of ``length``
             and ``variant``; the player is seat 0.
         jacoby: money play under the Jacoby rule.
+        beavers: money play with beavers.
         saved: called with the match after each action (to keep its record on disk).
     """
 
     def __init__(self, bot: Bot, length: int, variant: str, dice: Callable[[], tuple[int, int]],
                  read: Callable[[str], str] = input, write: Callable[[str], None] = print,
                  match: Match | None = None, jacoby: bool = False,
-                 saved: Callable[[Match], None] | None = None):
+                 saved: Callable[[Match], None] | None = None, beavers: bool = False):
         self.bot = bot
         self.match = match if match is not None else Match(
-            length, variant, players=("You", f"Computer-{bot.name}"), jacoby=jacoby)
+            length, variant, players=("You", f"Computer-{bot.name}"), jacoby=jacoby,
+            beavers=beavers)
         self.dice = dice
         self.read = read
         self.write = write
@@ -257,7 +261,11 @@ class TerminalGame:
                          f"resign, hint > "),
             Phase.PLAY: f"You rolled {game.dice[0]}-{game.dice[1]}. Your play (or hint) > "
             if game.dice else "",
-            Phase.DOUBLE_OFFERED: f"The computer doubles to {game.cube * 2}: take or drop? > ",
+            Phase.DOUBLE_OFFERED: (
+                f"The computer beavers: the cube is {game.cube}, its own, and {game.cube * 2} "
+                f"is offered to you: take or drop? > " if game.beavered else
+                f"The computer doubles to {game.cube * 2}: take"
+                f"{', beaver' if game.can_beaver(YOU) else ''} or drop? > "),
             Phase.RESIGN_OFFERED: (f"The computer resigns a "
                                    f"{game.resignation.outcome.name.lower()} "
                                    f"({_points(int(game.resignation.outcome) * game.cube)}): "
@@ -290,9 +298,15 @@ class TerminalGame:
             elif word == "double":
                 self.match.double(YOU)
                 self.write(f"You double to {game.cube * 2}.")
+            elif word == "beaver":
+                self.match.beaver(YOU)
+                self.write(f"You beaver: the cube is {game.cube}, yours, and you redouble to "
+                           f"{game.cube * 2}.")
             elif word in ("take", "drop", "accept", "decline"):
+                beavered = game.beavered
                 getattr(self.match, word)(YOU)
-                self.write({"take": f"You take: the cube is {game.cube}, yours.",
+                owner = "the computer's" if beavered else "yours"
+                self.write({"take": f"You take: the cube is {game.cube}, {owner}.",
                             "drop": "You drop.", "accept": "You accept.",
                             "decline": "You decline; play on."}[word])
             elif word == "resign":
@@ -380,6 +394,9 @@ def play(
     jacoby: bool = typer.Option(False, "--jacoby", help=(
         "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
         "been turned).")),
+    beavers: bool = typer.Option(False, "--beavers", help=(
+        "Money play: beavers (a doubled player may take and at once redouble, keeping the "
+        "cube; no raccoons).")),
     dice_seed: int | None = typer.Option(None, hidden=True,
                                          help="Seeded dice instead of the CSPRNG (tests)."),
     save: Path | None = typer.Option(None, help=(
@@ -408,6 +425,9 @@ def play(
     if jacoby and length:
         raise typer.BadParameter("the Jacoby rule is for money play: add --length 0",
                                  param_hint="--jacoby")
+    if beavers and length:
+        raise typer.BadParameter("beavers are for money play: add --length 0",
+                                 param_hint="--beavers")
     if match_id is not None and position is None:
         raise typer.BadParameter("a Match ID goes with a position: add --position POSITION_ID",
                                  param_hint="--match-id")
@@ -417,7 +437,7 @@ def play(
     if resume is not None:
         resumed: Match | None = _resumed(resume)
     elif position is not None:
-        resumed = _set_up(position, match_id, length, variant, jacoby, bot)
+        resumed = _set_up(position, match_id, length, variant, jacoby, bot, beavers)
     else:
         resumed = None
     if resume is not None and save is None:
@@ -438,7 +458,7 @@ def play(
     keeper = _Keeper(save, number + 1) if save is not None else None
     game = TerminalGame(create(bot, bot_seed), length, variant,
                         dice=lambda: (rng.randint(1, 6), rng.randint(1, 6)), match=resumed,
-                        jacoby=jacoby, saved=keeper)
+                        jacoby=jacoby, saved=keeper, beavers=beavers)
     if keeper is not None:
         keeper.write = game.write
     # Compiled code loads (or, the first time after installing, compiles: up to a minute
@@ -450,7 +470,8 @@ def play(
     if match.length:
         what = f"A {match.length}-point match"
     else:
-        what = "Money play" + (" (Jacoby rule)" if match.jacoby else "")
+        rules = [r for r, on in (("Jacoby rule", match.jacoby), ("beavers", match.beavers)) if on]
+        what = "Money play" + (f" ({', '.join(rules)})" if rules else "")
     if resume is not None:
         what = f"{what} resumed from {resume} at {game._score()},"
     elif position is not None:
@@ -484,7 +505,7 @@ def _resumed(path: Path) -> Match:
 
 
 def _set_up(position: str, match_id: str | None, length: int, variant: str, jacoby: bool,
-            bot: str) -> Match:
+            bot: str, beavers: bool = False) -> Match:
     """The match of ``play --position`` (and ``--match-id``), seat 0 the player."""
     if match_id is None:
         fields = MatchIdFields(length=length, jacoby=jacoby)
@@ -507,7 +528,8 @@ def _set_up(position: str, match_id: str | None, length: int, variant: str, jaco
                   dice=fields.dice if fields.dice != (0, 0) else None)
     try:
         return Match(fields.length, variant, players=("You", f"Computer-{bot}"),
-                     jacoby=fields.jacoby, setup=setup)
+                     jacoby=fields.jacoby, setup=setup,
+                     beavers=beavers)
     except (ValueError, EngineError) as exc:
         hint = "--position" if match_id is None else "--position/--match-id"
         raise typer.BadParameter(f"cannot play on from {position}"

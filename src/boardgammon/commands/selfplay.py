@@ -29,6 +29,7 @@ import typer
 from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.turn import (
     AcceptResign,
+    Beaver,
     DeclineResign,
     Double,
     Drop,
@@ -77,6 +78,9 @@ def bot_act(match: Match, seat: int, bot: Bot, dice: Dice) -> str:
         case Take():
             match.take(seat)
             return "takes"
+        case Beaver():
+            match.beaver(seat)
+            return f"beavers: the cube to {game.cube * 2}, offered back"
         case Drop():
             match.drop(seat)
             return "drops"
@@ -144,7 +148,8 @@ class Summary:
 
 def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         variant: str = "standard", on_game: Callable[[], None] | None = None,
-        on_match: Callable[[Match], None] | None = None, jacoby: bool = False) -> Summary:
+        on_match: Callable[[Match], None] | None = None, jacoby: bool = False,
+        beavers: bool = False) -> Summary:
     """Play ``games`` games between two bots; returns the :class:`Summary`, of the games
     finished before Ctrl-C if it comes first (``interrupted`` set).
 
@@ -155,6 +160,7 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         on_game: called after every game (progress bars).
         on_match: called with every finished match (saving records).
         jacoby: money play under the Jacoby rule.
+        beavers: money play with beavers (the bots beaver and answer beavers).
     """
     def dice() -> tuple[int, int]:
         return rng.randint(1, 6), rng.randint(1, 6)
@@ -163,7 +169,7 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
     summary = Summary(white.name, black.name, length)
     start = time.perf_counter()
     match = Match(length, variant, players=(f"white-{white.name}", f"black-{black.name}"),
-                  jacoby=jacoby)
+                  jacoby=jacoby, beavers=beavers)
     try:
         _play_games(match, bots, games, summary, dice, on_game, on_match)
     except KeyboardInterrupt:
@@ -201,7 +207,7 @@ def _play_games(match: Match, bots: tuple[Bot, Bot], games: int, summary: Summar
             if on_match:
                 on_match(match)
             match = Match(match.length, match.variant, players=match.players,
-                          jacoby=match.jacoby)
+                          jacoby=match.jacoby, beavers=match.beavers)
 
 
 def prepare_save(directory: Path) -> int:
@@ -255,6 +261,9 @@ def selfplay(
     jacoby: bool = typer.Option(False, "--jacoby", help=(
         "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
         "been turned).")),
+    beavers: bool = typer.Option(False, "--beavers", help=(
+        "Money play: beavers (a doubled player may take and at once redouble, keeping the "
+        "cube; no raccoons).")),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Bot against bot: wins, gammons, backgammons, points per game and games per second.
@@ -271,6 +280,9 @@ def selfplay(
     if jacoby and length:
         raise typer.BadParameter("the Jacoby rule is for money play (--length 0)",
                                  param_hint="--jacoby")
+    if beavers and length:
+        raise typer.BadParameter("beavers are for money play (--length 0)",
+                                 param_hint="--beavers")
     rng = random.Random(seed)
     white_bot = create(white, rng.getrandbits(63))
     black_bot = create(black, rng.getrandbits(63))
@@ -300,7 +312,8 @@ def selfplay(
 
     with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
         summary = run(white_bot, black_bot, games, length, rng, variant,
-                      on_game=lambda: bar.update(1), on_match=on_match, jacoby=jacoby)
+                      on_game=lambda: bar.update(1), on_match=on_match, jacoby=jacoby,
+                      beavers=beavers)
     if as_json:
         typer.echo(json.dumps({**summary.to_dict(), "saved": [str(p) for p in saved]}))
     else:

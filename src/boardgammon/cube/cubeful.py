@@ -235,6 +235,22 @@ def should_take(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
     return bool(take >= drop)
 
 
+def should_beaver(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
+    """Money play: whether the side just doubled (outputs ``o`` and ``context`` from its view,
+    the doubler on roll) beavers: when its equity owning the cube is above 0, so that the
+    beaver doubles a gain (if the doubler then drops, it gains more). Never in a match.
+
+    Source: the beaver rule as gnubg's ``set beavers`` plays it (no raccoons here)."""
+    return context.length == 0 and bool(money_equity(o, CubeOwner.ME, x) > 0.0)
+
+
+def should_take_beaver(o: np.ndarray, context: Context, x: float = X_CONTACT) -> bool:
+    """Money play: whether the doubler, beavered (outputs ``o`` from its view, on roll;
+    ``context.cube_value``: the value the beaver accepted), takes: the cube then stays with
+    the beaverer at twice that value, while a drop loses the value itself."""
+    return bool(2.0 * money_equity(o, CubeOwner.OPPONENT, x) >= -1.0)
+
+
 def should_accept(o: np.ndarray, context: Context, points: int) -> bool:
     """Whether to accept the opponent's resignation of ``points`` (1–3, times the cube);
     ``o``: outputs from the accepting side's view.

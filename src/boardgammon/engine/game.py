@@ -13,6 +13,11 @@ Rules implemented (sources: the rules of backgammon as published by Boardgammon,
 * Doubling: only with the cube centred or owned by the doubler, never past 64, never when the
   cube is disabled (Crawford game, 1-point match). A take gives the cube to the taker at twice
   its value; a drop ends the game and the doubler wins the cube's value before the double.
+* Beavers (money play, only where the game allows them): a doubled player may take and at
+  once redouble, keeping the cube (a *beaver*); the doubler then takes (the cube stays with
+  the beaverer, the doubler rolls) or drops (losing the value just accepted). No raccoons:
+  gnubg gives a raccoon's cube to the player doubled, against the usual rule that the
+  raccooner keeps it, so no reference agrees on them.
 * Resignation: either player may offer to resign a single game, a gammon or a backgammon at
   any time during the game; the opponent accepts (the game ends for that many times the cube)
   or declines (play continues where it was).
@@ -134,6 +139,7 @@ class Game:
         crawford: this is the Crawford game of a match (reported in the Match ID).
         jacoby: money play under the Jacoby rule: gammons and backgammons (also resigned ones)
             count as single games while the cube has not been turned.
+        beavers: money play: a doubled player may beaver (gnubg's ``set beavers 1``).
 
     Attributes (read them, do not assign):
         board: the position from the view of ``on_roll`` (before the opening roll: seat 0's).
@@ -142,16 +148,19 @@ class Game:
         dice: the roll to play in phase ``PLAY``, else ``None``.
         cube: cube value 1, 2, 4 … 64.
         cube_owner: seat owning the cube, ``None`` while centred.
+        beavered: whether the pending double has been beavered (the doubler must answer).
         resignation: the pending :class:`Resignation` or ``None``.
         result: the :class:`GameResult` once the game is over.
     """
 
     def __init__(self, variant: Variant | str = Variant.STANDARD, *, cube_enabled: bool = True,
-                 crawford: bool = False, jacoby: bool = False) -> None:
+                 crawford: bool = False, jacoby: bool = False, beavers: bool = False) -> None:
         self.variant = Variant(variant)
         self.cube_enabled = cube_enabled and not crawford
         self.crawford = crawford
         self.jacoby = jacoby
+        self.beavers = beavers
+        self.beavered = False
         self.board = Board.initial(self.variant)
         self.on_roll: int | None = None
         self.phase = Phase.OPENING
@@ -165,7 +174,8 @@ class Game:
     @classmethod
     def from_position(cls, board: Board, on_roll: int, *, cube: int = 1,
                       cube_owner: int | None = None, cube_enabled: bool = True,
-                      crawford: bool = False, jacoby: bool = False) -> Game:
+                      crawford: bool = False, jacoby: bool = False,
+                      beavers: bool = False) -> Game:
         """A game in progress at ``board`` (``on_roll``'s view), ``on_roll`` to double or roll:
         for set-up positions (problems, analysis, tests).
 
@@ -178,7 +188,8 @@ class Game:
             raise IllegalAction(f"a cube of {cube} owned by {cube_owner} is impossible: the "
                                 f"cube is 1 while centred, 2-64 once owned")
         game = cls(Variant.HYPERGAMMON if board.checkers == 3 else Variant.STANDARD,
-                   cube_enabled=cube_enabled, crawford=crawford, jacoby=jacoby)
+                   cube_enabled=cube_enabled, crawford=crawford, jacoby=jacoby,
+                   beavers=beavers)
         game.board, game.on_roll, game.phase = board, on_roll, Phase.ROLL
         game.cube = cube
         game.cube_owner = None if cube_owner is None else _check_seat(cube_owner)
@@ -194,14 +205,15 @@ class Game:
     @property
     def turn(self) -> int | None:
         """The seat that must act now: the player on roll, the doubler's opponent while a double
-        is offered, the offerer's opponent while a resignation is offered; ``None`` before the
-        opening roll and after the game (gnubg's ``fTurn``)."""
+        is offered (the doubler again after a beaver), the offerer's opponent while
+        a resignation is offered; ``None`` before the opening roll and after the game (gnubg's
+        ``fTurn``)."""
         if self.phase is Phase.RESIGN_OFFERED:
             assert self.resignation is not None
             return 1 - self.resignation.seat
         if self.phase is Phase.DOUBLE_OFFERED:
             assert self.on_roll is not None
-            return 1 - self.on_roll
+            return self.on_roll if self.beavered else 1 - self.on_roll
         if self.phase in (Phase.ROLL, Phase.PLAY):
             return self.on_roll
         return None
@@ -217,6 +229,19 @@ class Game:
         if self.on_roll is None or seat == self.on_roll:
             return self.board
         return self.board.swapped()
+
+    @property
+    def offered(self) -> int | None:
+        """The cube value a pending double (or beaver) offers, ``None`` without one."""
+        return self.cube * 2 if self.double_offered else None
+
+    def can_beaver(self, seat: int) -> bool:
+        """Whether ``seat`` may beaver now (see :meth:`beaver`)."""
+        try:
+            self._check_beaver(seat)
+        except IllegalAction:
+            return False
+        return True
 
     def can_double(self, seat: int) -> bool:
         """Whether ``seat`` may double now (its turn, before rolling, cube available)."""
@@ -260,6 +285,19 @@ class Game:
         if why is DoubleRefusal.AT_MAX:
             raise CubeUnavailable(f"the cube is at {self.cube}, it goes no higher than "
                                   f"{MAX_CUBE}")
+        return seat
+
+    def _check_beaver(self, seat: object) -> int:
+        seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "beaver")
+        if not self.beavers:
+            raise CubeUnavailable("beavers are not played in this game (money play with "
+                                  "beavers on only): take or drop")
+        if self.beavered:
+            raise CubeUnavailable("a beaver cannot be beavered back (no raccoons here): take "
+                                  "or drop")
+        if self.cube * 4 > MAX_CUBE:
+            raise CubeUnavailable(f"a beaver would turn the cube to {self.cube * 4}, it goes "
+                                  f"no higher than {MAX_CUBE}")
         return seat
 
     # Actions --------------------------------------------------------------------------------
@@ -334,23 +372,42 @@ class Game:
         self.phase = Phase.DOUBLE_OFFERED
 
     def take(self, seat: int) -> None:
-        """``seat`` takes the double: the cube doubles and goes to ``seat``; the doubler rolls.
+        """``seat`` takes the double: the cube doubles and goes to ``seat`` (after a beaver, to
+        whoever redoubled last); the doubler rolls.
 
         Raises:
             MatchOver, WrongPhase (no double pending), NotYourTurn (the doubler cannot take).
         """
         seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "take")
         self.cube *= 2
-        self.cube_owner = seat
+        self.cube_owner = 1 - seat if self.beavered else seat
+        self.beavered = False
         self.phase = Phase.ROLL
 
+    def beaver(self, seat: int) -> None:
+        """``seat``, just doubled, takes and at once redoubles while keeping the cube: the
+        cube doubles and belongs to ``seat``, and twice that is offered back to the doubler,
+        who takes (the cube stays with ``seat``) or drops (losing the value just accepted).
+        Money play with :attr:`beavers` on only.
+
+        Raises:
+            CubeUnavailable: beavers not on, a beaver already made, or the cube past 64.
+            MatchOver, WrongPhase (no double pending), NotYourTurn.
+        """
+        seat = self._check_beaver(seat)
+        self.cube *= 2
+        self.cube_owner = seat
+        self.beavered = True
+
     def drop(self, seat: int) -> None:
-        """``seat`` drops the double: the doubler wins the cube's current value (no gammon).
+        """``seat`` drops the double: the doubler wins the cube's current value (no gammon;
+        after a beaver, the value the beaver accepted).
 
         Raises:
             MatchOver, WrongPhase (no double pending), NotYourTurn.
         """
         seat = self._expect(seat, (Phase.DOUBLE_OFFERED,), "drop")
+        self.beavered = False
         self._finish(1 - seat, Outcome.SINGLE, EndReason.DROP)
 
     def resign(self, seat: int, points: Outcome | int) -> None:

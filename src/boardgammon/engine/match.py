@@ -7,6 +7,7 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
                                 # TimeControl or a clock.PRESETS name ("rapid" = 120 s/point)
     m.roll_opening(d0, d1)      # one die each (d0 for seat 0); a tie is recorded, roll again
     m.double(seat) · m.take(seat) · m.drop(seat)
+    m.beaver(seat)              # money play with Match(0, beavers=True): take and redouble
     m.roll(seat, d1, d2)        # dice are passed in; the engine rolls nothing
     m.play(seat, "24/18 13/11") # or a Play; "" is a dance; returns the legal Play
     m.resign(seat, 1|2|3) · m.accept(seat) · m.decline(seat)
@@ -86,6 +87,7 @@ from .plays import Play
 from .record import (
     Accepted,
     Action,
+    Beavered,
     Declined,
     Doubled,
     Dropped,
@@ -177,11 +179,14 @@ class Match:
             never rolls the opening roll loses on time like any other. ``None``: no clock
             runs until the first action (the behaviour of records without a start).
         setup: start from a position instead of the opening (see :class:`Setup`); no clock.
+        beavers: money play only: a doubled player may beaver (no raccoons; see
+            :class:`~boardgammon.engine.game.Game`).
 
     Raises:
-        ValueError: a length outside 0–:data:`MAX_LENGTH`, unknown variant or preset, a clock
-            or Jacoby outside money play, a start without a clock, a clock with a setup, or a
-            setup's score at or past the length, or Crawford where no one is at length - 1.
+        ValueError: a length outside 0–:data:`MAX_LENGTH`, unknown variant or preset, a clock,
+            Jacoby or beavers outside money play, a start
+            without a clock, a clock with a setup, a setup's score at or past the length, or
+            Crawford where no one is at length - 1.
         ClockError: ``start`` is not a finite number.
         EngineError: a setup's position, cube or dice the rules refuse (``InvalidPosition``,
             ``IllegalAction``, ``InvalidDice``).
@@ -190,7 +195,8 @@ class Match:
     def __init__(self, length: int = DEFAULT_LENGTH, variant: Variant | str = Variant.STANDARD,
                  players: tuple[str, str] = ("Player 0", "Player 1"),
                  time_control: TimeControl | str | None = None, jacoby: bool = False,
-                 start: float | None = None, setup: Setup | None = None) -> None:
+                 start: float | None = None, setup: Setup | None = None,
+                 beavers: bool = False) -> None:
         if (isinstance(length, bool) or not isinstance(length, int)
                 or not 0 <= length <= MAX_LENGTH):
             raise ValueError(f"a match length is a whole number of points from 1 to "
@@ -212,6 +218,9 @@ class Match:
         if jacoby and length:
             raise ValueError("the Jacoby rule is for money play (length 0) only")
         self.jacoby = bool(jacoby)
+        if beavers and length:
+            raise ValueError("beavers are for money play (length 0) only")
+        self.beavers = bool(beavers)
         self._score = [0, 0]
         self._record: list[Action] = []
         self.results: list[GameResult] = []
@@ -350,6 +359,12 @@ class Match:
         self._act(seat, now, lambda: self.game.take(seat),
                   lambda _: Took(game=self._index, seat=seat, t=now))
 
+    def beaver(self, seat: int, now: float | None = None) -> None:
+        """``seat`` beavers the double offered (see :meth:`Game.beaver`)."""
+        value = self.game.cube * 4
+        self._act(seat, now, lambda: self.game.beaver(seat),
+                  lambda _: Beavered(game=self._index, seat=seat, value=value, t=now))
+
     def drop(self, seat: int, now: float | None = None) -> None:
         """``seat`` drops the double (see :meth:`Game.drop`)."""
         self._act(seat, now, lambda: self.game.drop(seat),
@@ -415,7 +430,8 @@ class Match:
         board = Board(decode_position_id(setup.position_id), self.variant.checkers)
         game = Game.from_position(board, setup.on_roll, cube=setup.cube,
                                   cube_owner=setup.cube_owner, cube_enabled=enabled,
-                                  crawford=setup.crawford, jacoby=self.jacoby)
+                                  crawford=setup.crawford, jacoby=self.jacoby,
+                                  beavers=self.beavers)
         # from_position knows a variant only by its checkers (nackgammon has 15, as standard).
         game.variant = self.variant
         if setup.dice is not None:
@@ -476,7 +492,7 @@ class Match:
                     and max(self._score) == self.length - 1)
         self._crawford_played = self._crawford_played or crawford
         self.games.append(Game(self.variant, cube_enabled=cube_enabled(self.length),
-                               crawford=crawford, jacoby=self.jacoby))
+                               crawford=crawford, jacoby=self.jacoby, beavers=self.beavers))
 
     # Persistence ----------------------------------------------------------------------------
 
@@ -492,6 +508,7 @@ class Match:
             "players": list(self.players),
             "time_control": asdict(tc) if tc is not None else None,
             "jacoby": self.jacoby,
+            **({"beavers": True} if self.beavers else {}),
             "start": self.start,
             **({"setup": self.setup.to_dict()} if self.setup is not None else {}),
             "actions": [a.to_dict() for a in self._record],
@@ -531,7 +548,8 @@ class Match:
         try:
             match = cls(data["length"], data["variant"], tuple(data["players"]),
                         TimeControl(**tc) if tc else None, bool(data.get("jacoby", False)),
-                        data.get("start"), Setup.from_dict(setup) if setup is not None else None)
+                        data.get("start"), Setup.from_dict(setup) if setup is not None else None,
+                        bool(data.get("beavers", False)))
         except InvalidRecord:
             raise
         except (KeyError, TypeError, ValueError, EngineError) as exc:
@@ -584,6 +602,11 @@ class Match:
                     raise InvalidRecord(f"the double names a cube of {value}, but doubling "
                                         f"now turns the cube to {self.game.cube * 2}")
                 self.double(seat, now=t)
+            case Beavered(seat=seat, value=value):
+                if value != self.game.cube * 4:
+                    raise InvalidRecord(f"the beaver names a cube of {value}, but a beaver now "
+                                        f"offers {self.game.cube * 4}")
+                self.beaver(seat, now=t)
             case Took(seat=seat):
                 self.take(seat, now=t)
             case Dropped(seat=seat):

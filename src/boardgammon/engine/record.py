@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Literal
 
 from .errors import InvalidRecord
 
-ACTION_KINDS = ("opening", "roll", "play", "double", "take", "drop", "resign", "accept",
-                "decline", "flag")
+ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
+                "accept", "decline", "flag")
 
 _JSON_FIELDS = ("seat", "dice", "play", "value", "t")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
@@ -87,6 +87,18 @@ class Doubled(_Entry):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Beavered(_Entry):
+    """``seat``, just doubled, took and at once redoubled keeping the cube (a beaver; a
+    raccoon when the doubler does it back); ``value``: the cube value now offered."""
+
+    kind: ClassVar[Literal["beaver"]] = "beaver"
+    game: int
+    seat: int
+    value: int
+    t: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Took(_Entry):
     """``seat`` took the double."""
 
@@ -147,13 +159,13 @@ class Flagged(_Entry):
     t: float
 
 
-Action = (OpeningRolled | Rolled | Played | Doubled | Took | Dropped | Resigned | Accepted
-          | Declined | Flagged)
+Action = (OpeningRolled | Rolled | Played | Doubled | Beavered | Took | Dropped | Resigned
+          | Accepted | Declined | Flagged)
 """One entry of the match record."""
 
 _TYPES: dict[str, type[Action]] = {
-    cls.kind: cls for cls in (OpeningRolled, Rolled, Played, Doubled, Took, Dropped, Resigned,
-                              Accepted, Declined, Flagged)}
+    cls.kind: cls for cls in (OpeningRolled, Rolled, Played, Doubled, Beavered, Took, Dropped,
+                              Resigned, Accepted, Declined, Flagged)}
 _NEEDS = {"seat": "its seat", "dice": "two dice", "play": "its play", "value": "its value",
           "t": "its time"}
 

@@ -23,7 +23,10 @@ importer finds it (a second roll on the line, else the first double space from c
 files with narrower columns than gnubg's read as they do in gnubg. A play is its roll, a colon
 and the single-die steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance
 is the roll alone.
-Cube actions are `` Doubles => N``, `` Takes``, `` Drops``; each game ends with `` Wins N
+Cube actions are `` Doubles => N``, `` Takes``, `` Drops``, and in money play `` Beavers => N``
+(the take that answers a beaver is not written: gnubg leaves it implied by the doubler's next
+roll; a match read from a file with a beaver allows beavers, and raccoons are refused);
+each game ends with `` Wins N
 point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
 ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
 line, and an unfinished game (the match in progress, or lost on time) has none. A roll a
@@ -41,7 +44,7 @@ from dataclasses import replace
 
 from boardgammon.engine import InvalidRecord, Match, Phase, Variant
 from boardgammon.engine.errors import EngineError
-from boardgammon.engine.record import Doubled, Dropped, Took
+from boardgammon.engine.record import Beavered, Doubled, Dropped, Took
 
 _VARIATION_NAMES = {
     Variant.NACKGAMMON: "NackGammon",
@@ -79,7 +82,8 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
     lines = [f'; [{key} "{value}"]' for key, value in header.items()]
     lines += ["", f" {match.length} point match", ""]
 
-    replay = Match(match.length, match.variant, match.players, jacoby=match.jacoby)
+    replay = Match(match.length, match.variant, match.players, jacoby=match.jacoby,
+                   beavers=match.beavers)
     entries: list[list[tuple[int, str]]] = [[] for _ in match.games]
     unplayed: dict[int, tuple[int, str]] = {}  # game -> its last roll while not played yet
     score_before = [replay.score]
@@ -102,9 +106,14 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
             steps = "".join(f"{m.source}/{m.dest}{'*' if m.hit else ''} " for m in legal.moves)
             entries[action.game].append((seat, f"{action.dice[0]}{action.dice[1]}: {steps}"))
         else:
+            beavered = replay.game.beavered
             replay.apply(replace(action, t=None))  # the text has no clock
             if isinstance(action, Doubled):
                 entries[action.game].append((action.seat, f" Doubles => {action.value}"))
+            elif isinstance(action, Beavered):
+                entries[action.game].append((action.seat, f" Beavers => {action.value}"))
+            elif isinstance(action, Took) and beavered:
+                continue  # gnubg leaves the take of a beaver implied
             elif isinstance(action, (Took, Dropped)):
                 entries[action.game].append((action.seat, f" {action.kind.capitalize()}s"))
         if len(score_before) < len(replay.games):
@@ -169,6 +178,7 @@ _TOKEN = re.compile(
     r"(?P<roll>[1-6][1-6]):"
     r"|(?P<step>(?:\d{1,2}|bar)/(?:\d{1,2}|off)\*?)"
     r"|(?P<double>Doubles\s*=>\s*(?P<cube>\d+))"
+    r"|(?P<beaver>Beavers\s*=>\s*(?P<beavered>\d+))"
     r"|(?P<take>Takes)|(?P<drop>Drops)"
     r"|(?P<wins>Wins\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?)",
     re.IGNORECASE,
@@ -230,7 +240,8 @@ def read_mat(text: str) -> Match:
     names = (games[0]["score"][0], games[0]["score"][2]) if games else ("Player 0", "Player 1")
     variant = _variant(comments.get("Variation"))
     try:
-        match = Match(length, variant, names)
+        beavers = any(kind == "beaver" for game in games for kind, *_ in game["tokens"])
+        match = Match(length, variant, names, beavers=beavers)
     except ValueError as exc:
         raise MatFormatError(str(exc)) from exc
     for number, game in enumerate(games, start=1):
@@ -300,6 +311,8 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
             out.append(("step", m.group("step"), column, lineno))
         elif m.group("double"):
             out.append(("double", _number(m.group("cube")), column, lineno))
+        elif m.group("beaver"):
+            out.append(("beaver", _number(m.group("beavered")), column, lineno))
         elif m.group("take"):
             out.append(("take", None, column, lineno))
         elif m.group("drop"):
@@ -404,6 +417,9 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
     """Apply one roll-and-play, double, take or drop to ``match``."""
     kind, value, column, lineno = event
     g = match.game
+    if g.beavered and kind == "play":  # the implied take of a beaver: the doubler rolls on
+        assert g.turn is not None  # a beaver waits for the doubler's answer
+        match.take(g.turn)
     if kind == "play":
         if not isinstance(value, int):
             raise TypeError(f"a play event holds its index in the plays, got {value!r}")
@@ -433,6 +449,15 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
         on_roll = _on_roll(match, game, lineno)
         _check_column(game, "a double", column, on_roll, lineno)
         match.double(on_roll)
+    elif kind == "beaver":
+        if value != g.cube * 4:
+            raise MatFormatError(f"{_at(game, lineno)}: 'Beavers => {value}' with the cube "
+                                 f"at {g.cube} (a beaver turns it to {g.cube * 4})")
+        seat = g.turn if g.phase is Phase.DOUBLE_OFFERED else None
+        if seat is None:
+            raise MatFormatError(f"{_at(game, lineno)}: a beaver with no double to answer")
+        _check_column(game, "a beaver", column, seat, lineno)
+        match.beaver(seat)
     else:
         # Only the doubled player can answer: a take or drop is read for it in either
         # column, as gnubg does.
