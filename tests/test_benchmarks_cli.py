@@ -65,5 +65,5 @@ def test_the_rollout_benchmark_times_gnubg_rolling_games_out():
     assert "bench_rollout" in _run("benchmarks", "nosuch").stdout
     # The longer run took longer by about its extra trials: gnubg's rollout command did roll
     # the games out (a command that did nothing would give an absurd or negative rate).
-    rate = bench_rollout.gnubgs(Board.initial())
+    rate = bench_rollout.gnubgs(Board.initial(), 0)
     assert rate is not None and 2.0 < rate < 2000.0

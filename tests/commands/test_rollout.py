@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boardgammon.bots.neural import shipped_network
-from boardgammon.bots.rollout import label
+from boardgammon.bots import bearoff
+from boardgammon.bots.encoding import N_INPUTS
+from boardgammon.bots.network import cubeless_equity
+from boardgammon.bots.neural import NetworkEvaluator, shipped_network
+from boardgammon.bots.rollout import _CAP, FILTER, KEEP, choose1, label
 from boardgammon.cli import app
 from boardgammon.commands.rollout import roll_out
-from boardgammon.engine import Board
+from boardgammon.engine import Board, movegen
 
 runner = CliRunner()
 START = Board.initial()
@@ -71,7 +74,7 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--ply", "1"], "error: --ply 1: rollouts play their trials at 0-ply only (give --ply 0)"),
+    (["--ply", "2"], "error: --ply is 0 or 1 (the depth of the plays in the trials), not 2"),
     (["--trials", "0"], "error: --trials is 1 or more, not 0"),
     (["--truncate", "-1"], "error: --truncate is 0 (play to the end) or a number of plies"),
 ])
@@ -176,3 +179,60 @@ def test_a_rollout_stratified_twice_in_batches_is_the_rollout_of_one_run():
     assert bad.exit_code == 2
     assert "error: --stratify is 1 (the first roll) or 2 (the first two rolls), not 3" in \
         bad.stderr
+
+
+def _reference_1ply(board: Board, dice: tuple[int, int]) -> Board:
+    """The 1-ply choice by the documented rule, through the public evaluator: the plays within
+    FILTER of the best at 0-ply, at most KEEP, ranked by the mover's equity at 1-ply."""
+    ev = NetworkEvaluator()
+    plays = board.legal_plays(*dice)
+    theirs = np.stack([p.board_after.swapped().array for p in plays])
+    v0 = -np.asarray(cubeless_equity(ev.evaluate(theirs, board.checkers, 0)))
+    near = [i for i in np.argsort(-v0, kind="stable") if v0[i] >= v0.max() - FILTER][:KEEP]
+    if len(near) == 1:
+        return plays[near[0]].board_after.swapped()
+    v1 = -np.asarray(cubeless_equity(ev.evaluate(theirs[near], board.checkers, 1)))
+    return plays[near[int(np.argmax(v1))]].board_after.swapped()
+
+
+AFTER_31 = START.play("8/5 6/5", (3, 1)).swapped()  # the reply to the opening 3-1
+SPLIT = START.play("24/18 13/11", (6, 2)).swapped().play("24/21 13/8", (5, 3)).swapped()
+
+
+@pytest.mark.parametrize("board", [START, AFTER_31, SPLIT], ids=["start", "after-31", "split"])
+def test_the_1ply_choice_is_the_documented_search_through_the_evaluator(board):
+    net = shipped_network()
+    scratch = dict(x=np.empty(N_INPUTS, dtype=np.float32),
+                   h=np.empty(net.weights[1].shape[0], dtype=np.float32),
+                   o=np.empty(5, dtype=np.float32), best_o=np.empty(5, dtype=np.float32),
+                   cand=np.empty((2, 25), dtype=np.int8), chosen=np.empty((2, 25), dtype=np.int8),
+                   plays=np.empty((_CAP, 2, 25), dtype=np.int8), values=np.empty(_CAP),
+                   order=np.empty(_CAP, dtype=np.int64), reply=np.empty((2, 25), dtype=np.int8),
+                   reply_o=np.empty(5, dtype=np.float32))
+    differ = 0
+    for d1, d2 in bearoff.ROLLS:
+        ended = choose1(np.ascontiguousarray(board.array), d1, d2, 15, *net.weights,
+                        bearoff.table(), bearoff.ROLLS, bearoff.ROLL_WEIGHTS,
+                        movegen.make_buffers(_CAP), *scratch.values())
+        assert not ended
+        ours = Board(scratch["chosen"].copy(), 15)
+        assert ours == _reference_1ply(board, (int(d1), int(d2))), (d1, d2)
+        zero = board.legal_plays(int(d1), int(d2))
+        best0 = max(zero, key=lambda p: -float(cubeless_equity(NetworkEvaluator().evaluate(
+            p.board_after.swapped().array[None], 15, 0)[0])))
+        differ += ours != best0.board_after.swapped()
+    assert differ >= 1  # the search is deeper than 0-ply, not the same choice
+
+
+def test_a_1ply_rollout_through_the_command():
+    result = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
+                                 "2", "--ply", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["ply"] == 1 and out["trials"] == 36
+    zero = json.loads(runner.invoke(app, ["rollout", START.position_id, "--trials", "36",
+                                          "--truncate", "2", "--json"]).stdout)
+    assert zero["ply"] == 0
+    # Two plies from the start: the same dice, some plays chosen differently.
+    assert out["outputs"] != zero["outputs"]
+    assert abs(out["cubeless"] - zero["cubeless"]) < 0.1

@@ -1,6 +1,7 @@
-"""``boardgammon rollout POSITION_ID [--match-id ID] [--trials N] [--truncate N] [--seed S]``:
-the position before the roll rolled out by our network (:mod:`boardgammon.bots.rollout`: 0-ply
-plays, luck-adjusted results, quasi-random dice: the first two rolls stratified by a Latin
+"""``boardgammon rollout POSITION_ID [--match-id ID] [--trials N] [--ply 0|1] [--truncate N]
+[--seed S]``: the position before the roll rolled out by our network
+(:mod:`boardgammon.bots.rollout`: plays at 0-ply, or 1-ply with ``--ply 1``, luck-adjusted
+results, quasi-random dice: the first two rolls stratified by a Latin
 square, or with ``--stratify 1`` the first roll only), with a progress bar showing the running
 cubeless equity and its standard error; then the outputs with their standard errors, the
 equities and the cube decision as ``boardgammon eval`` prints them.
@@ -42,7 +43,7 @@ BATCH = 36
 def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
              progress: Callable[[np.ndarray], None] | None = None,
              interrupted: Callable[[], bool] = lambda: False,
-             earlier: np.ndarray | None = None, stratify: int = 1) -> np.ndarray:
+             earlier: np.ndarray | None = None, stratify: int = 1, plies: int = 0) -> np.ndarray:
     """Luck-adjusted results ``float64[n, 5]`` (player on roll's view) of ``n`` trials of
     ``board``: ``trials``, or fewer when ``interrupted()`` turns true between two batches.
 
@@ -55,14 +56,18 @@ def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
             or at least ``trials``, so that every trial has its first roll as in one run.
         stratify: 1, the first roll stratified; 2, the first two by a Latin square whose
             starting row is ``seed mod 36`` (:func:`boardgammon.bots.rollout.rollout`).
+        plies: the depth of every play in the trials, 0 or 1.
 
     Raises:
-        ValueError: ``earlier`` has a part batch and fewer than ``trials`` trials.
+        ValueError: ``earlier`` has a part batch and fewer than ``trials`` trials, or
+            ``plies`` is not 0 or 1.
     """
     from boardgammon.bots import bearoff
     from boardgammon.bots.neural import shipped_network
     from boardgammon.bots.rollout import ROLL_INDEX, rollout
 
+    if plies not in (0, 1):
+        raise ValueError(f"rollouts play their trials at 0-ply or 1-ply, not {plies}-ply")
     net = shipped_network("hypergammon" if board.checkers == 3 else "standard")
     done = 0 if earlier is None else len(earlier)
     if done % BATCH and done < trials:
@@ -78,7 +83,7 @@ def roll_out(board: Board, trials: int, truncate: int = 0, seed: int = 1,
         rollout(np.ascontiguousarray(board.array), board.checkers, *net.weights,
                 bearoff.table(), bearoff.ROLLS, bearoff.ROLL_WEIGHTS, ROLL_INDEX, n, truncate,
                 seed + done, plain[:n], results[done:done + n],
-                (seed + done // BATCH) % 36 if stratify == 2 else -1)
+                (seed + done // BATCH) % 36 if stratify == 2 else -1, plies)
         done += n
         if progress is not None:
             progress(results[:done])
@@ -135,13 +140,13 @@ def _mover_view(results: np.ndarray) -> np.ndarray:
 
 def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                    truncate: int = 0, seed: int = 1,
-                   interrupted: Callable[[], bool] = lambda: False, stratify: int = 1
-                   ) -> list[tuple[str, np.ndarray]]:
+                   interrupted: Callable[[], bool] = lambda: False, stratify: int = 1,
+                   plies: int = 0) -> list[tuple[str, np.ndarray]]:
     """The best ``plays`` plays of ``dice`` in ``board`` (player on roll's view) by the
     network at 0-ply, each with the luck-adjusted results ``float64[n, 5]`` (the mover's view)
     of ``trials`` trials from its resulting position (fewer, or none for the plays not
     reached, after ``interrupted()``); a play that ends the game has its result, once.
-    ``stratify``: as for :func:`roll_out`."""
+    ``stratify`` and ``plies`` (the trials' depth): as for :func:`roll_out`."""
     from boardgammon.analysis.evaluator import terminal_outputs
     from boardgammon.bots.network import cubeless_equity
     from boardgammon.bots.neural import NetworkEvaluator
@@ -160,7 +165,7 @@ def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
             ranked.append((str(play), np.asarray(done, dtype=np.float64)[None]))
         elif not interrupted():
             results = roll_out(play.board_after.swapped(), trials, truncate, seed,
-                               interrupted=interrupted, stratify=stratify)
+                               interrupted=interrupted, stratify=stratify, plies=plies)
             ranked.append((str(play), _mover_view(results)))
     return ranked
 
@@ -179,7 +184,9 @@ def rollout_command(
     match_id: str | None = typer.Option(None, "--match-id", help=(
         "gnubg Match ID: score, cube, player on roll (default: money play, cube 1 centred).")),
     trials: int = typer.Option(1296, "--trials", help="Games to play out (1 or more)."),
-    ply: int = typer.Option(0, "--ply", help="Depth of the plays in the trials (0)."),
+    ply: int = typer.Option(0, "--ply", help=(
+        "Depth of the plays in the trials: 0, or 1 (about 30 times slower: the best plays at "
+        "0-ply, at most 8 within 0.16, searched one ply deeper).")),
     truncate: int = typer.Option(0, "--truncate", help=(
         "Plies after which a trial is valued by the network (0: played to the end).")),
     seed: int = typer.Option(1, "--seed", help="Seed of the dice (0 to 2^31 - 2^16)."),
@@ -202,8 +209,8 @@ def rollout_command(
     from tqdm import tqdm
 
     board, fields = position_and_match(position_id, match_id)
-    if ply != 0:
-        raise fail(f"--ply {ply}: rollouts play their trials at 0-ply only (give --ply 0)")
+    if ply not in (0, 1):
+        raise fail(f"--ply is 0 or 1 (the depth of the plays in the trials), not {ply}")
     if trials < 1:
         raise fail(f"--trials is 1 or more, not {trials}")
     if stratify not in (1, 2):
@@ -217,10 +224,10 @@ def rollout_command(
         if save is not None or resume is not None:
             raise fail("--save and --resume keep the rollout of a position, not of the plays "
                        "of a roll (--dice)")
-        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify)
+        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify, ply)
         return
     settings = {"position_id": position_id, "match_id": match_id, "truncate": truncate,
-                "seed": seed, "stratify": stratify}
+                "seed": seed, "stratify": stratify, **({"ply": ply} if ply else {})}
     earlier = None
     if resume is not None:
         try:
@@ -242,7 +249,7 @@ def rollout_command(
 
         try:
             results = roll_out(board, trials, truncate, seed, show, interrupted, earlier,
-                               stratify)
+                               stratify, ply)
         except ValueError as exc:
             raise fail(f"--resume: {exc}") from None
         except OSError as exc:
@@ -261,12 +268,12 @@ def rollout_command(
                    f"of those{kept}.", err=as_json)
     if as_json:
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id,
-                               "trials": len(results), "truncate": truncate, "seed": seed,
-                               "stratify": stratify,
+                               "trials": len(results), "ply": ply, "truncate": truncate,
+                               "seed": seed, "stratify": stratify,
                                **result.__dict__, "stderr": errors.tolist(),
                                "cubeless_stderr": equity_error}))
     else:
-        how = (f"a rollout of {len(results)} trials, 0-ply, "
+        how = (f"a rollout of {len(results)} trials, {ply}-ply, "
                + (f"truncated at {truncate} plies" if truncate else "played to the end"))
         typer.echo(text(result, fields, how, (*errors.tolist(), equity_error)))
     if len(results) < trials:
@@ -274,7 +281,7 @@ def rollout_command(
 
 
 def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
-                    truncate: int, seed: int, as_json: bool, stratify: int) -> None:
+                    truncate: int, seed: int, as_json: bool, stratify: int, ply: int) -> None:
     from boardgammon.engine import EngineError
     from boardgammon.engine.board import check_dice
 
@@ -286,7 +293,7 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
         raise fail(f"--plays is 1 or more, not {plays}")
     with deferred_interrupt() as interrupted:
         ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted,
-                                stratify)
+                                stratify, ply)
     rows = []
     for play, results in ranked:
         equity, error = _equity_and_error(results)
@@ -301,11 +308,11 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
     if cut:
         typer.echo("Interrupted (Ctrl-C): the plays and trials done so far.", err=as_json)
     if as_json:
-        typer.echo(json.dumps({"dice": [d1, d2], "truncate": truncate, "seed": seed,
+        typer.echo(json.dumps({"dice": [d1, d2], "ply": ply, "truncate": truncate, "seed": seed,
                                "stratify": stratify, "plays": rows}))
     else:
         depth = f"truncated at {truncate} plies" if truncate else "played to the end"
-        typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} (0-ply, {depth}; "
+        typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} ({ply}-ply, {depth}; "
                    f"cubeless equity of the mover ± standard error):")
         for i, r in enumerate(rows, start=1):
             w, wg, wbg, lg, lbg = r["outputs"]
