@@ -114,9 +114,13 @@ def mark(loss: float) -> str:
     return MARKS[label] if label else ""
 
 
-def judge_name(plies: int) -> str:
-    """The judge of an analysis at ``plies`` in words: ``"our network at 2-ply"``."""
-    return f"our network at {plies}-ply"
+def judge_name(plies: int, evaluator: Evaluator | None = None) -> str:
+    """The judge of an analysis at ``plies`` in words: ``"our network at 2-ply"`` for the
+    network (``evaluator`` ``None`` or a :class:`~boardgammon.bots.neural.NetworkEvaluator`),
+    else the evaluator's class name (``"PipEvaluator at 0-ply"``)."""
+    if evaluator is None or isinstance(evaluator, NetworkEvaluator):
+        return f"our network at {plies}-ply"
+    return f"{type(evaluator).__name__} at {plies}-ply"
 
 
 def engine_plies(level: str | None) -> int | None:
@@ -329,6 +333,7 @@ class MatchAnalysis:
         points: points each seat won in the match (money play: per seat totals).
         self_judged: per seat, whether its engine is the judge (:func:`engine_plies` equal to
             ``plies``): its PR measures agreement with itself, not skill.
+        judge: the evaluator and depth in words (:func:`judge_name` for the network).
     """
 
     players: tuple[str, str]
@@ -341,11 +346,7 @@ class MatchAnalysis:
     luck: list[luck_mod.RollLuck] = field(default_factory=list)
     resignations: list[ResignationDecision] = field(default_factory=list)
     self_judged: tuple[bool, bool] = (False, False)
-
-    @property
-    def judge(self) -> str:
-        """The judge in words (:func:`judge_name`)."""
-        return judge_name(self.plies)
+    judge: str = ""
 
 
 @dataclass(frozen=True)
@@ -471,7 +472,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
                    setup=match.setup)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
     result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies,
-                           self_judged=self_judged)
+                           self_judged=self_judged, judge=judge_name(plies, evaluator))
     record = match.record
     turns: dict[int, int] = {}
     doubled: tuple[CubeDecision, np.ndarray] | None = None

@@ -85,7 +85,7 @@ def play_hint(
         ValueError: the game is not waiting for a play.
     """
     game = match.game
-    if game.phase is not Phase.PLAY or game.dice is None:
+    if game.phase is not Phase.PLAY or game.dice is None or game.on_roll is None:
         raise ValueError(f"no roll to play: the game is in phase {game.phase.name.lower()}")
     stakes = Stakes(context_for(match, game.on_roll))
     ranking = _judge(match, evaluator, plies).rank(game.board, game.dice, stakes)
@@ -98,7 +98,7 @@ def play_hint(
         )
         for i in ranking.order
     )
-    return PlaysHint(judge_name(plies), "MWC" if stakes.match else "equity", plays)
+    return PlaysHint(judge_name(plies, evaluator), "MWC" if stakes.match else "equity", plays)
 
 
 def cube_hint(
@@ -127,7 +127,7 @@ def cube_hint(
     if game.phase is Phase.DOUBLE_OFFERED:
         decision = _answer(decision, match, 1 - doubler, "take", where)
     return CubeHint(
-        judge_name(plies),
+        judge_name(plies, evaluator),
         decision.nd,
         decision.dt,
         decision.dp,
