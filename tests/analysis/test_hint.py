@@ -182,3 +182,42 @@ def test_no_hint_outside_its_decision():
     one.play(0, "24/21 13/11")
     with pytest.raises(ValueError, match="no cube decision"):
         cube_hint(one)  # a 1-point match has no doubling
+
+
+def _terminal_hint(match: Match) -> list[str]:
+    """What the terminal's ``hint`` writes in ``match`` (you are seat 0)."""
+    lines: list[str] = []
+    game = TerminalGame(
+        create("easy", 1), 7, "standard", dice=lambda: (3, 1), read=input, write=lines.append
+    )
+    game.match = match
+    game._hint()
+    return "\n".join(lines).splitlines()
+
+
+def test_the_terminal_cube_hints():
+    m = _cube_position(7)
+    mine = _terminal_hint(m)
+    hint = cube_hint(m)
+    assert mine == format_cube_hint(hint, offered=False).splitlines()
+    assert mine[0] == "Cube hint by our network at 2-ply (equities for you, on roll):"
+    theirs = _opening(7)
+    theirs.play(0, "24/21 13/11")
+    theirs.double(1)
+    answer = _terminal_hint(theirs)
+    assert answer[0] == (
+        "Cube hint by our network at 2-ply (equities for the computer, who doubled):"
+    )
+    assert answer[4] in ("  Proper action: take.", "  Proper action: drop.")
+    # Once seat 1 owns the cube, seat 0 on roll has no cube decision.
+    m.double(0)
+    m.take(1)
+    pips = PipEvaluator()
+    for seat, dice in ((0, (4, 2)), (1, (5, 3))):
+        m.roll(seat, *dice)
+        m.play(seat, play_hint(m, pips, 0).plays[0].play)
+    theirs = m
+    assert theirs.game.phase is Phase.ROLL and theirs.game.on_roll == 0
+    assert _terminal_hint(theirs) == [
+        "You cannot double now (the cube is not yours to turn): roll."
+    ]
