@@ -216,8 +216,5 @@ def test_the_terminal_cube_hints():
     for seat, dice in ((0, (4, 2)), (1, (5, 3))):
         m.roll(seat, *dice)
         m.play(seat, play_hint(m, pips, 0).plays[0].play)
-    theirs = m
-    assert theirs.game.phase is Phase.ROLL and theirs.game.on_roll == 0
-    assert _terminal_hint(theirs) == [
-        "You cannot double now (the cube is not yours to turn): roll."
-    ]
+    assert m.game.phase is Phase.ROLL and m.game.on_roll == 0
+    assert _terminal_hint(m) == ["You cannot double now (the cube is not yours to turn): roll."]

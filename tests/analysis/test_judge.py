@@ -41,8 +41,28 @@ def test_engine_depths_and_names():
         None,
         None,
     ]
-    names = ("hard", "white-hard", "black-medium", "Computer-easy", "Ann", "You", "Mary-Jane")
-    assert [engine_of(n) for n in names] == ["hard", "hard", "medium", "easy", None, None, None]
+    names = (
+        "hard",
+        "white-hard",
+        "black-medium",
+        "Computer-easy",
+        "Computer (hard)",
+        "Ann",
+        "You",
+        "Mary-Jane",
+        "Bob (Berlin)",
+    )
+    assert [engine_of(n) for n in names] == [
+        "hard",
+        "hard",
+        "medium",
+        "easy",
+        "hard",
+        None,
+        None,
+        None,
+        None,
+    ]
     assert judge_name(2) == "our network at 2-ply"
     assert judge_name(0, PipEvaluator()) == "PipEvaluator at 0-ply"
 

@@ -47,10 +47,15 @@ def load_match(path: Path) -> Match:
 
 def engine_of(name: str) -> str | None:
     """The bot level a player's name says it is (``hard``, ``white-hard`` as ``selfplay`` names
-    players, ``Computer-hard`` as ``play`` does), else ``None``."""
+    players, ``Computer-hard`` as ``play`` does, ``Computer (hard)`` as the server does), else
+    ``None``."""
     from boardgammon.bots import levels
 
-    level = name.rsplit("-", 1)[-1].strip().lower()
+    name = name.strip().lower()
+    if name.endswith(")") and "(" in name:
+        level = name[name.rindex("(") + 1 : -1]
+    else:
+        level = name.rsplit("-", 1)[-1]
     return level if level in levels() else None
 
 
