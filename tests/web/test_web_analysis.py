@@ -436,8 +436,9 @@ def test_the_sheet_names_its_judge_and_warns_of_a_self_judged_player(page, outpu
     warnings = page.locator(".analysis-warning")
     assert warnings.count() == 1
     assert warnings.inner_text() == (
-        "Computer (hard) is judged by its own engine (our network at 2-ply): its plays agree "
-        "with the judge by construction, so its PR does not measure its skill.")
+        "Computer (hard) is judged by its own engine (our network at 2-ply): it plays by the "
+        "judge's own evaluations, so its PR measures its agreement with itself, not its "
+        "skill.")
     page.screenshot(path=str(output_dir / "analysis-self-judged.png"), full_page=True)
     page.set_viewport_size({"width": 360, "height": 740})
     box = warnings.bounding_box()

@@ -35,7 +35,8 @@ bad "??" ≥ 0.12 (:data:`MARKS`; the JSON keys ``doubtful`` / ``error`` / ``blu
 **The judge.** The analysis names its evaluator and depth (:func:`judge_name`: "our network at
 2-ply"). A player whose own engine is that judge (a bot level that ranks plays with the same
 network at the same depth, :func:`engine_plies`) is judged against itself: its checker plays
-lose nothing by construction, and :attr:`MatchAnalysis.self_judged` flags it.
+lose nothing or next to nothing (hard searches a wider set of candidates than the analysis),
+and :attr:`MatchAnalysis.self_judged` flags it.
 
 Why one module of some 500 lines: one replay of the match walks every decision (checker plays,
 doubles, takes, resignations) with the same judge and the same match facts; luck is in

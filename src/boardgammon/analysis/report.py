@@ -56,8 +56,9 @@ RATINGS = ((1.0, "Supernatural"), (2.5, "World class"), (4.0, "Expert"), (6.0, "
            (9.0, "Intermediate"), (13.0, "Casual player"), (17.5, "Beginner"))
 """gnubg's rating bands as upper bounds of PR (module docstring); beyond the last: Awful!"""
 RATING_SOURCE = "gnubg's bands (GNU Backgammon manual)"
-SELF_JUDGED_WARNING = ("judged by its own engine ({judge}): its plays agree with the judge by "
-                       "construction, so this PR does not measure its skill")
+SELF_JUDGED_WARNING = ("judged by its own engine ({judge}): it plays by the judge's own "
+                       "evaluations, so this PR measures its agreement with itself, not its "
+                       "skill")
 """The warning beside a player whose engine is the judge (``{judge}``: the judge's name)."""
 LUCK_RATINGS = {"very lucky": "Go to Las Vegas", "lucky": "Good dice, man!", None: "None",
                 "unlucky": "Bad dice, man!", "very unlucky": "Go to bed"}

@@ -232,7 +232,7 @@ const STRINGS = {
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
     // evalhint (issue 27): a player judged by its own engine
-    "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): its plays agree with the judge by construction, so its PR does not measure its skill.",
+    "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
   },
   de: {
     "app.title": "Boardgammon",
@@ -463,7 +463,7 @@ const STRINGS = {
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
     // evalhint (issue 27): a player judged by its own engine
-    "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): seine Züge stimmen mit dem Urteil von selbst überein, sein PR misst also nicht sein Können.",
+    "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -676,7 +676,7 @@ const STRINGS = {
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
     // evalhint (issue 27): a player judged by its own engine
-    "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。手は判定と必ず一致するため、この PR は実力を表しません。",
+    "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
   },
 };
 
