@@ -176,7 +176,7 @@ def test_luck_totals_and_luck_adjusted_result(random_analyses):
 def test_luck_labels_use_gnubgs_levels():
     assert [label(x) for x in (0.61, 0.31, 0.3, 0.0, -0.3, -0.31, -0.61)] == [
         "very lucky", "lucky", None, None, None, "unlucky", "very unlucky"]
-    assert [skill(x) for x in (0.0, 0.039, 0.04, 0.08, 0.16)] == [
+    assert [skill(x) for x in (0.0, 0.029, 0.03, 0.06, 0.12)] == [
         None, None, "doubtful", "error", "blunder"]
 
 
@@ -299,10 +299,11 @@ def test_analyze_command_text_json_and_errors(tmp_path):
         1 for x in m.record if x.kind == "play")
     text = runner.invoke(app, ["analyze", str(path), "--moves"])
     assert text.exit_code == 0 and "Match PR" in text.output and "game 1 #1" in text.output
-    assert ", analysed at 0-ply\n" in text.output
+    assert ", judged by our network at 0-ply\n" in text.output
     deeper = runner.invoke(app, ["analyze", str(path), "--ply", "1"])
     assert deeper.exit_code == 0, deeper.output
-    assert ", analysed at 1-ply, luck at 0-ply\n" in deeper.output  # luck is always 0-ply
+    # luck is always 0-ply
+    assert ", judged by our network at 1-ply, luck at 0-ply\n" in deeper.output
     # Every roll's luck is listed, forced plays' and dances' too (they count in the totals).
     rows = [line for line in text.output.splitlines() if line.startswith("game ")]
     checkers = [d for d in data["moves"] if d["type"] == "checker"]

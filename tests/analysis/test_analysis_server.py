@@ -45,6 +45,7 @@ def test_finished_match_is_analysed_by_the_worker(url):
         assert ann.get(f"/api/matches/{match_id}/analysis").json() == {"status": "pending"}
         worker = services(app).analysis
         worker.evaluator = PipEvaluator()
+        worker.deep_plies = None  # the first pass alone: the second has a test of its own
         assert worker.step() == match_id
         assert worker.step() is None  # nothing left to analyse
         body = ann.get(f"/api/matches/{match_id}/analysis").json()
@@ -72,6 +73,7 @@ def test_an_analysis_of_an_older_version_is_made_again(url):
         play_out({0: ann, 1: bob}, first)
         worker = services(app).analysis
         worker.evaluator = PipEvaluator()
+        worker.deep_plies = None  # the first pass alone: the second has a test of its own
         assert worker.step() == first and worker.step() is None
         db = services(app).db
         with db.sessions() as s:
@@ -95,3 +97,75 @@ def test_an_analysis_of_an_older_version_is_made_again(url):
             assert {(r.match_id, r.status, r.version) for r in rows} == {
                 (first, "done", ANALYSIS_VERSION), (second, "done", ANALYSIS_VERSION)}
             assert s.get(MatchAnalysisRow, first).result == done
+
+
+def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
+    """Issue 27: 0-ply at once, then 2-ply replacing it when no match waits; the endpoint
+    serves the 0-ply result meanwhile, and the row and the JSON say the depth."""
+    from boardgammon.server.tables import MatchAnalysisRow
+
+    monkeypatch.delenv("BOARDGAMMON_ANALYSIS_DEEP_PLIES", raising=False)
+    app = make_app(url)
+    with TestClient(app) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, length=1)
+        play_out({0: ann, 1: bob}, match_id)
+        worker = services(app).analysis
+        assert (worker.plies, worker.deep_plies) == (0, 2)  # the defaults
+        worker.evaluator = evaluator = PipEvaluator()
+        assert worker.step() == match_id
+        assert set(evaluator.calls) == {0}
+        shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        assert (shallow["status"], shallow["plies"]) == ("done", 0)
+        assert shallow["judge"] == "PipEvaluator at 0-ply"
+        # The deep pass claims the row once and leaves it done: the 0-ply result is served.
+        assert worker._claim() is None
+        assert worker._claim_deep() == match_id
+        assert worker._claim_deep() is None
+        assert ann.get(f"/api/matches/{match_id}/analysis").json() == shallow
+        worker._deepen(match_id)
+        assert 2 in evaluator.calls
+        deep = ann.get(f"/api/matches/{match_id}/analysis").json()
+        record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json())
+        assert worker.step() is None  # nothing left at any depth
+        with services(app).db.sessions() as s:
+            row = s.get(MatchAnalysisRow, match_id)
+            assert (row.status, row.plies, row.claimed_t) == ("done", 2, 0.0)
+    expected = to_dict(analyse_match(record, PipEvaluator(), 2), moves=True)
+    assert deep == {"status": "done", **expected}
+    assert deep["plies"] == 2 and deep["judge"] == "PipEvaluator at 2-ply"
+    assert any(b["plies"] == 2 for d in deep["moves"] if d["type"] == "checker"
+               for b in d["best"])
+
+
+def test_a_failed_deep_pass_keeps_the_shallow_result(url):
+    app = make_app(url)
+    with TestClient(app) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, length=1)
+        play_out({0: ann, 1: bob}, match_id)
+        worker = services(app).analysis
+        worker.evaluator = PipEvaluator()
+        assert worker.step() == match_id
+        shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        worker.evaluator.max_plies = 0  # the deep pass now fails (no such depth)
+        assert worker.step() == match_id
+        assert ann.get(f"/api/matches/{match_id}/analysis").json() == shallow
+        assert worker.step() is None  # claimed until stale_s: not retried at once
+
+
+@pytest.mark.parametrize(("setting", "deep"), [("off", None), ("0", None), ("1", 1)])
+def test_the_deep_pass_is_a_setting(url, monkeypatch, setting, deep):
+    monkeypatch.setenv("BOARDGAMMON_ANALYSIS_DEEP_PLIES", setting)
+    app = make_app(url)
+    with TestClient(app) as client:
+        worker = services(app).analysis
+        assert worker.deep_plies == deep
+        if deep is None:
+            ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+            match_id = live_match(ann, bob, length=1)
+            play_out({0: ann, 1: bob}, match_id)
+            worker.evaluator = PipEvaluator()
+            assert worker.step() == match_id and worker.step() is None
+            body = ann.get(f"/api/matches/{match_id}/analysis").json()
+            assert body["plies"] == 0

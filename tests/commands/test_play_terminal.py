@@ -23,7 +23,8 @@ from boardgammon.engine.ids import decode_match_id
 from boardgammon.engine.match import Match
 
 PROMPT = re.compile(r"> $")
-HINT_LINE = re.compile(r"^\s+1\. (.*?)\s+[+-]\d\.\d{3}\s*$", re.MULTILINE)
+# The hint's first row: rank, play, depth, the value it ranks by (MWC or equity), chances.
+HINT_LINE = re.compile(r"^\s*1\. (.*?)\s+\d\s+(?:\d+\.\d\d%|[+-]\d\.\d{3}) ", re.MULTILINE)
 
 
 class Terminal:
@@ -116,8 +117,7 @@ def test_a_whole_one_point_match_in_a_pty(tmp_path):
                 term.send("hint")
                 out = term.read_until_prompt()
                 # Issue 26: the header fits an 80-column terminal.
-                header = ("The computer ranks your plays by match-winning chance (cubeless "
-                          "equity shown):")
+                header = "Hint by our network at 2-ply, ranked by cubeful match-winning chance:"
                 assert header in out and len(header) < 80
                 best = HINT_LINE.search(out).group(1)
                 term.send(best)
@@ -303,7 +303,7 @@ def test_the_confirm_prompt_repeats_on_other_input_and_answers_hint():
     text = "\n".join(lines)
     # Issue 26: anything but yes/undo threw the play away.
     assert lines.count("Enter (or yes) to confirm, undo to take it back > ") == 3
-    assert "The computer ranks your plays by match-winning chance" in text
+    assert "Hint by our network at 2-ply, ranked by cubeful match-winning chance:" in text
     assert (f"'maybe' is neither a confirmation nor undo: Enter (or yes) plays {play}, undo "
             f"takes it back.") in lines
     assert any(a.kind == "play" and a.seat == 0 for a in tg.match.record)

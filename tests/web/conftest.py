@@ -94,11 +94,15 @@ def output_dir() -> Path:
 
 
 @pytest.fixture
-def live_server(tmp_path) -> Iterator[str]:
+def live_server(tmp_path, monkeypatch) -> Iterator[str]:
     """A real Boardgammon server (create_app under uvicorn, in a thread) with a fresh SQLite
     database; its base URL. The computer waits 0.1 s before each action so its moves can be
-    followed; sign-in limits are raised for tests that register several players."""
+    followed; sign-in limits are raised for tests that register several players. The analysis
+    worker's 2-ply pass is off: it would replace a result under the page being tested and spend
+    the cores (it has tests of its own, tests/analysis/test_analysis_server.py)."""
     import socket
+
+    monkeypatch.setenv("BOARDGAMMON_ANALYSIS_DEEP_PLIES", "off")
 
     import uvicorn
 

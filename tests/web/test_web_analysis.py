@@ -34,7 +34,7 @@ def player(seat, name, pr, luck, luck_mwc, blunders):
                             "wrong drop": 0},
             "luck": luck, "luck_mwc": luck_mwc,
             "luck_rolls": {"very lucky": 0, "lucky": 1, "unlucky": 0, "very unlucky": 0},
-            "luck_adjusted": 0.5 - luck_mwc}
+            "luck_adjusted": 0.5 - luck_mwc, "self_judged": False}
 
 
 def checker(seat, turn, board, dice, play, best, loss, skill, luck):
@@ -143,7 +143,7 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert "analysing…" in button.inner_text()
     # The button polls until the server is done, then carries both players' blunders.
     page.wait_for_selector("section.result .analysis-link[data-blunders]", timeout=10_000)
-    assert button.inner_text() == "Match analysis · 2 blunders"
+    assert button.inner_text() == "Match analysis · 2 very bad decisions (??)"
     assert button.get_attribute("data-blunders") == "2"
     page.screenshot(path=str(output_dir / "analysis-result-button.png"), full_page=True)
 
@@ -155,7 +155,7 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     page.wait_for_selector(".analysis-summary", timeout=10_000)
 
     assert page.locator(".match-pr").inner_text().startswith("Match PR 12.3 (both players")
-    assert page.locator(".match-pr .blunders").inner_text() == "2 blunders"
+    assert page.locator(".match-pr .blunders").inner_text() == "2 very bad decisions (??)"
     # What PR means is a link away, in the page's language.
     assert page.get_attribute(".match-pr a.skill-link", "href") == "/skill-levels?lang=en"
     table = page.eval_on_selector_all(
@@ -170,7 +170,8 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     terms = page.eval_on_selector_all(
         ".analysis-summary th a.glossary-link", "as => as.map((a) => a.getAttribute('href'))")
     assert terms == ["/glossary?lang=en#pr", "/glossary?lang=en#luck", "/glossary?lang=en#mwc"]
-    assert rows["Doubtful / errors / blunders (plays and cube)"] == ["0 / 0 / 0", "0 / 0 / 2"]
+    assert rows["Doubtful ?! / bad ? / very bad ?? (plays and cube)"] == [
+        "0 / 0 / 0", "0 / 0 / 2"]
     # What the luck-adjusted result is, and why it can pass ±100 % (a fresh user read it as a
     # bug).
     assert page.locator(".analysis-note").inner_text().startswith(
@@ -197,7 +198,7 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     page.click('[data-action="next"]')
     second = review_state(page)
     assert second["counter"] == "Decision 2 of 4"
-    assert second["head"] == "Game 1, bob blunder"
+    assert second["head"] == "Game 1, bob very bad ??"
     assert second["played"].startswith("Rolled 6-4, played 24/14 · lost 0.180")
     assert second["rows"][1:] == [["1", "24/18 13/9", "−0.050", "", "0"],
                                   ["2", "8/2 6/2", "−0.071", "−0.021", "0"],
@@ -341,7 +342,8 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
     analysis = page.request.get(f"/api/matches/{match_id}/analysis").json()
     assert analysis["status"] == "done"
     n = analysis["blunders"]
-    assert button.inner_text() == f"Match analysis · {n} blunder{'' if n == 1 else 's'}"
+    assert button.inner_text() == (
+        f"Match analysis · {n} very bad decision{'' if n == 1 else 's'} (??)")
 
     button.click()
     page.wait_for_selector(".analysis-summary", timeout=10_000)
@@ -412,10 +414,41 @@ def test_clear_no_double_turns_are_counted_not_listed(page):
     StandIn(page, pending=0, analysis=analysis)
     page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
     page.wait_for_selector(".analysis-summary", timeout=10_000)
-    assert page.locator(".match-pr .blunders").inner_text() == "1 blunder"
+    assert page.locator(".match-pr .blunders").inner_text() == "1 very bad decision (??)"
     cubes = page.eval_on_selector_all(".cube-decisions li", "ls => ls.map((l) => l.textContent)")
     assert [c.split(" · ")[0] for c in cubes] == ["Decision 4", "Decision 5"]
     assert page.locator(".cube-clear").inner_text() == (
         "1 more turn where not doubling was clearly right.")
     page.click('.cube-decisions li[data-decision="4"] a')
     assert page.locator(".review-counter").inner_text() == "Decision 5 of 5"
+
+
+def test_the_sheet_names_its_judge_and_warns_of_a_self_judged_player(page, output_dir):
+    """Issue 27: the judge in the heading line; a bot judged by its own engine gets a warning,
+    in the page's language, that fits a phone's width."""
+    bob = {**ANALYSIS["players"][1], "name": "Computer (hard)", "self_judged": True}
+    analysis = {**ANALYSIS, "plies": 2, "players": [ANALYSIS["players"][0], bob]}
+    StandIn(page, pending=0, analysis=analysis)
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    assert page.locator(".analysis-match").inner_text().endswith(
+        "1-point match, judged by our network at 2-ply")
+    warnings = page.locator(".analysis-warning")
+    assert warnings.count() == 1
+    assert warnings.inner_text() == (
+        "Computer (hard) is judged by its own engine (our network at 2-ply): it plays by the "
+        "judge's own evaluations, so its PR measures its agreement with itself, not its "
+        "skill.")
+    page.screenshot(path=str(output_dir / "analysis-self-judged.png"), full_page=True)
+    page.set_viewport_size({"width": 360, "height": 740})
+    box = warnings.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+    page.screenshot(path=str(output_dir / "analysis-self-judged-360.png"), full_page=True)
+    page.select_option("#lang", "de")
+    page.wait_for_selector(".analysis-warning")
+    assert page.locator(".analysis-warning").inner_text().startswith(
+        "Computer (hard) wird von der eigenen Engine beurteilt (unser Netz mit 2-ply)")
+    page.select_option("#lang", "ja")
+    page.wait_for_selector(".analysis-warning")
+    assert "自分のエンジン" in page.locator(".analysis-warning").inner_text()
+    assert "判定は当サイトのネットワーク (2-ply)" in page.locator(".analysis-match").inner_text()

@@ -290,9 +290,11 @@ def test_counts_take_the_plural_of_their_language(page):
         " i.setLang('en'); out.push(i.t('result.game', { n: 3, name: 'ann', points: 1,"
         " how: 'single game' }));"
         " return out; }")
-    assert got == ["0 blunders", "1 blunder", "2 blunders",
-                   "0 grobe Fehler", "1 grober Fehler", "2 grobe Fehler",
-                   "大悪手 0", "大悪手 1", "大悪手 2",
+    assert got == ["0 very bad decisions (??)", "1 very bad decision (??)",
+                   "2 very bad decisions (??)",
+                   "0 sehr schlechte Entscheidungen (??)", "1 sehr schlechte Entscheidung (??)",
+                   "2 sehr schlechte Entscheidungen (??)",
+                   "大悪手 (??) 0", "大悪手 (??) 1", "大悪手 (??) 2",
                    "Game 3: ann wins 1 point (single game)"]
 
 

@@ -28,8 +28,15 @@ plays are valued cubefully, as gnubg does: the resulting position with the oppon
 playing the cube right (:func:`~boardgammon.cube.cubeful.cubeful_play_values`: no double,
 or double answered right, by the cube models above). Luck is cubeful too (see :mod:`.luck`).
 
-Skill labels use gnubg's default thresholds on the equity lost (EMG): doubtful ≥ 0.04, error ≥
-0.08, blunder ≥ 0.16 (``arSkillLevel`` in gnubg's ``analysis.c``).
+Marks use the thresholds gnubg 1.07 applies to the equity lost (EMG; its ``show analysis``
+prints them, ``arSkillLevel`` in its ``analysis.c``): doubtful "?!" ≥ 0.03, bad "?" ≥ 0.06, very
+bad "??" ≥ 0.12 (:data:`MARKS`; the JSON keys ``doubtful`` / ``error`` / ``blunder`` name them).
+
+**The judge.** The analysis names its evaluator and depth (:func:`judge_name`: "our network at
+2-ply"). A player whose own engine is that judge (a bot level that ranks plays with the same
+network at the same depth, :func:`engine_plies`) is judged against itself: its checker plays
+lose nothing or next to nothing (hard searches a wider set of candidates than the analysis),
+and :attr:`MatchAnalysis.self_judged` flags it.
 
 Why one module of some 500 lines: one replay of the match walks every decision (checker plays,
 doubles, takes, resignations) with the same judge and the same match facts; luck is in
@@ -53,7 +60,7 @@ from . import luck as luck_mod
 from .errors import UnavailableDepth
 from .evaluator import Evaluator, terminal_outputs
 
-ANALYSIS_VERSION = 9
+ANALYSIS_VERSION = 10
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
@@ -65,7 +72,9 @@ with the trailer's cube live (was dead: missed doubles there cost two to three t
 6 gnubg's cube efficiency by position, money and match
 (:func:`boardgammon.cube.cubeful.cube_efficiency`); 7 Hypergammon valued by its own network;
 8 the 7,025,000-game network; 9 at depths above 0 the alternatives after the plays searched
-deeper are the next best by their 0-ply values (were in generation order)."""
+deeper are the next best by their 0-ply values (were in generation order); 10 gnubg 1.07's
+marks (0.03 / 0.06 / 0.12 EMG instead of 0.04 / 0.08 / 0.16), the judge named and a player
+judged by its own engine flagged."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -73,7 +82,14 @@ FILTER = 0.16
 filter keeps up to 8 within 0.16 at 0-ply)."""
 SHOWN = 5
 """Best alternatives kept per checker decision for the per-move review."""
-DOUBTFUL, ERROR, BLUNDER = 0.04, 0.08, 0.16
+DOUBTFUL, ERROR, BLUNDER = 0.03, 0.06, 0.12
+"""gnubg 1.07's thresholds (EMG) for doubtful, bad and very bad decisions (its ``show
+analysis``; ``tests/analysis/test_marks_gnubg.py`` reads them from gnubg)."""
+MARKS = {"doubtful": "?!", "error": "?", "blunder": "??"}
+"""gnubg's mark of each skill label: doubtful "?!", bad "?" (``error``), very bad "??"
+(``blunder``)."""
+SKILL_NAMES = {"doubtful": "doubtful", "error": "bad", "blunder": "very bad"}
+"""gnubg's word for each skill label, for texts."""
 CLOSE_CUBE = 0.16
 """A no-double counts as a cube decision when doubling would lose less than this (EMG), or was
 right: gnubg's ``isCloseCubedecision``; an actual double, take or drop always counts."""
@@ -91,6 +107,34 @@ def skill(loss: float) -> str | None:
     if loss >= DOUBTFUL:
         return "doubtful"
     return None
+
+
+def mark(loss: float) -> str:
+    """gnubg's mark of an equity loss in EMG: ``"??"``, ``"?"``, ``"?!"`` or ``""``."""
+    label = skill(loss)
+    return MARKS[label] if label else ""
+
+
+def judge_name(plies: int, evaluator: Evaluator | None = None) -> str:
+    """The judge of an analysis at ``plies`` in words: ``"our network at 2-ply"`` for the
+    network (``evaluator`` ``None`` or a :class:`~boardgammon.bots.neural.NetworkEvaluator`),
+    else the evaluator's class name (``"PipEvaluator at 0-ply"``)."""
+    if evaluator is None or isinstance(evaluator, NetworkEvaluator):
+        return f"our network at {plies}-ply"
+    return f"{type(evaluator).__name__} at {plies}-ply"
+
+
+def engine_plies(level: str | None) -> int | None:
+    """The depth at which bot level ``level`` ranks plays with the analysis's network (medium
+    0, hard 2), ``None`` for a level that does not play by it (easy), a human (``None``) or an
+    unknown name."""
+    from boardgammon.bots import create, levels
+    from boardgammon.bots.neural import NeuralBot
+
+    if level not in levels():
+        return None
+    bot = create(level)
+    return bot.rank_plies if isinstance(bot, NeuralBot) else None
 
 
 @dataclass(frozen=True)
@@ -193,6 +237,10 @@ class CheckerDecision:
     def skill(self) -> str | None:
         return skill(self.loss)
 
+    @property
+    def mark(self) -> str:
+        return mark(self.loss)
+
 
 CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong drop")
 
@@ -242,6 +290,10 @@ class CubeDecision:
     def skill(self) -> str | None:
         return skill(self.loss)
 
+    @property
+    def mark(self) -> str:
+        return mark(self.loss)
+
 
 @dataclass(frozen=True)
 class ResignationDecision:
@@ -280,6 +332,9 @@ class MatchAnalysis:
         score, winner: the final score and the winner's seat (``None`` if unfinished).
         plies: analysis depth; checker, cube, luck: the decisions and rolls, in order.
         points: points each seat won in the match (money play: per seat totals).
+        self_judged: per seat, whether its engine is the judge (:func:`engine_plies` equal to
+            ``plies``): its PR measures agreement with itself, not skill.
+        judge: the evaluator and depth in words (:func:`judge_name` for the network).
     """
 
     players: tuple[str, str]
@@ -291,6 +346,27 @@ class MatchAnalysis:
     cube: list[CubeDecision] = field(default_factory=list)
     luck: list[luck_mod.RollLuck] = field(default_factory=list)
     resignations: list[ResignationDecision] = field(default_factory=list)
+    self_judged: tuple[bool, bool] = (False, False)
+    judge: str = ""
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The legal plays of a roll as :meth:`_Judge.rank` values them, index by index.
+
+    Attributes:
+        plays: the plays in standard notation (generation order).
+        outputs: ``float64[P, 5]`` outcome chances after each play, the mover's view.
+        values: ``float64[P]`` cubeful value for the mover (MWC in a match, equity per cube in
+            money play, :class:`Stakes`).
+        depth: the depth each play was valued at; order: indices best first.
+    """
+
+    plays: tuple[str, ...]
+    outputs: np.ndarray
+    values: np.ndarray
+    depth: np.ndarray
+    order: np.ndarray
 
 
 class _Judge:
@@ -319,37 +395,46 @@ class _Judge:
                                   theirs[:, 2]], axis=-1)
         return out
 
-    def checker(self, board: Board, dice: tuple[int, int], made: str, stakes: Stakes
-                ) -> tuple[int, tuple[Candidate, ...], float, float]:
-        """(legal count, best candidates, loss EMG, loss in value units) of playing ``made``."""
+    def rank(self, board: Board, dice: tuple[int, int], stakes: Stakes,
+             made: int | None = None) -> Ranking:
+        """Every legal play of ``dice`` ranked for the player on roll: all at 0-ply, then the
+        best of that ranking (:data:`CANDIDATES` within :data:`FILTER`) and the play at index
+        ``made`` again at the judge's depth."""
         plays = board.legal_plays(*dice)
-        names = [str(p) for p in plays]
-        index = names.index(made)
-        if len(plays) <= 1:
-            return len(plays), (), 0.0, 0.0
         afters = np.stack([p.board_after.array for p in plays])
-        values = stakes.value(self.after_outputs(afters, 0), afters)
+        outputs = self.after_outputs(afters, 0)
+        values = stakes.value(outputs, afters)
         depth = np.zeros(len(plays), dtype=int)
-        if self.plies:
+        if self.plies and len(plays) > 1:
             order = np.argsort(-values, kind="stable")[:CANDIDATES]
             near = order[values[order] >= values[order[0]] - FILTER * stakes.value_per_emg]
-            deep = sorted(set(near.tolist()) | {index})
-            values[deep] = stakes.value(self.after_outputs(afters[deep], self.plies),
-                                        afters[deep])
+            deep = sorted(set(near.tolist()) | ({made} if made is not None else set()))
+            outputs[deep] = self.after_outputs(afters[deep], self.plies)
+            values[deep] = stakes.value(outputs[deep], afters[deep])
             depth[deep] = self.plies
         # Plays searched deeper come first, compared only with each other (a 0-ply value is not
         # on the same scale, and the best play is among the searched ones by construction);
         # the others follow in their 0-ply order, so the review's alternatives are the next
         # best plays. np.lexsort is stable and sorts by its last key first.
         order = np.lexsort((-values, -depth))
-        best = int(order[0])
-        loss_value = max(0.0, float(values[best] - values[index]))
-        shown = [int(i) for i in order[:SHOWN]]
+        return Ranking(tuple(str(p) for p in plays), outputs, values, depth, order)
+
+    def checker(self, board: Board, dice: tuple[int, int], made: str, stakes: Stakes
+                ) -> tuple[int, tuple[Candidate, ...], float, float]:
+        """(legal count, best candidates, loss EMG, loss in value units) of playing ``made``."""
+        names = [str(p) for p in board.legal_plays(*dice)]
+        index = names.index(made)
+        if len(names) <= 1:
+            return len(names), (), 0.0, 0.0
+        r = self.rank(board, dice, stakes, index)
+        best = int(r.order[0])
+        loss_value = max(0.0, float(r.values[best] - r.values[index]))
+        shown = [int(i) for i in r.order[:SHOWN]]
         if index not in shown:
             shown.append(index)
-        cands = tuple(Candidate(names[i], stakes.equity(values[i]), int(depth[i]))
+        cands = tuple(Candidate(names[i], stakes.equity(r.values[i]), int(r.depth[i]))
                       for i in shown)
-        return len(plays), cands, stakes.emg(loss_value), loss_value
+        return len(names), cands, stakes.emg(loss_value), loss_value
 
     def pre_roll(self, board: Board) -> np.ndarray:
         """Outputs of ``board`` (player on roll's view, before the roll) at the depth."""
@@ -359,7 +444,8 @@ class _Judge:
 
 
 def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int = 0,
-                  progress: Callable[[int, int], None] | None = None) -> MatchAnalysis:
+                  progress: Callable[[int, int], None] | None = None,
+                  engines: tuple[str | None, str | None] = (None, None)) -> MatchAnalysis:
     """Analyse every decision and roll of ``match`` (finished or not).
 
     Args:
@@ -368,18 +454,26 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
         evaluator: the model (default: :class:`~boardgammon.bots.neural.NetworkEvaluator`).
         plies: search depth, 0 up to ``evaluator.max_plies``.
         progress: called as ``progress(done, total)`` after each record action.
+        engines: the bot level of each seat (``None`` for a human), to flag a seat whose
+            engine is the judge (:attr:`MatchAnalysis.self_judged`); only for the shipped
+            network (``evaluator`` ``None``).
 
     Raises:
         UnavailableDepth: (a ``ValueError``) ``plies`` outside what the evaluator offers.
     """
-    evaluator = evaluator or NetworkEvaluator()
+    self_judged = (False, False)
+    if evaluator is None:
+        evaluator = NetworkEvaluator()
+        depths = [engine_plies(level) for level in engines]
+        self_judged = (depths[0] == plies, depths[1] == plies)
     if not isinstance(plies, int) or not 0 <= plies <= evaluator.max_plies:
         raise UnavailableDepth(f"the search depth is 0 to {evaluator.max_plies} plies for this "
                                f"evaluator, got {plies!r}")
     replay = Match(match.length, match.variant, match.players, None, match.jacoby,
                    setup=match.setup, beavers=match.beavers)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
-    result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies)
+    result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies,
+                           self_judged=self_judged, judge=judge_name(plies, evaluator))
     record = match.record
     turns: dict[int, int] = {}
     doubled: tuple[CubeDecision, np.ndarray] | None = None

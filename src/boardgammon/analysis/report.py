@@ -12,8 +12,11 @@ Conventions (all equity in normalised equity, EMG, see :mod:`.analysis`):
 * **Error rate** (gnubg's figure, for comparison with ``show statistics match``): equity lost
   per decision in millipoints (× 1000), overall and for checker plays alone (per unforced
   move). For the same decisions it is twice the PR.
-* **Doubtful / error / blunder**: a decision losing at least 0.04 / 0.08 / 0.16 EMG (gnubg's
-  default thresholds), checker plays and cube decisions together.
+* **Doubtful / bad / very bad** (``doubtful`` / ``error`` / ``blunder`` in the JSON; marked
+  "?!" / "?" / "??"): a decision losing at least 0.03 / 0.06 / 0.12 EMG (the thresholds gnubg
+  1.07 applies, :data:`~.analysis.MARKS`), checker plays and cube decisions together.
+* **The judge**: ``judge`` names the evaluator and depth ("our network at 2-ply"); a player
+  whose own engine is the judge is flagged ``self_judged`` with :data:`SELF_JUDGED_WARNING`.
 * **Cube errors** by kind: missed double, wrong double, wrong take, wrong drop (any loss > 0).
 * **Luck**: see :mod:`.luck`.
 * **Resignations**: each offer, and its acceptance or refusal, judged by the game played on
@@ -33,8 +36,19 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from . import luck as luck_mod
-from .analysis import CUBE_ERRORS, CheckerDecision, CubeDecision, MatchAnalysis
+from .analysis import (
+    BLUNDER,
+    CUBE_ERRORS,
+    DOUBTFUL,
+    ERROR,
+    MARKS,
+    SKILL_NAMES,
+    CheckerDecision,
+    CubeDecision,
+    MatchAnalysis,
+)
 
+_THRESHOLDS = (("doubtful", DOUBTFUL), ("error", ERROR), ("blunder", BLUNDER))
 PR_FACTOR = 500.0
 ERROR_RATE_FACTOR = 1000.0
 LUCK_LABELS = ("very lucky", "lucky", "unlucky", "very unlucky")
@@ -42,6 +56,10 @@ RATINGS = ((1.0, "Supernatural"), (2.5, "World class"), (4.0, "Expert"), (6.0, "
            (9.0, "Intermediate"), (13.0, "Casual player"), (17.5, "Beginner"))
 """gnubg's rating bands as upper bounds of PR (module docstring); beyond the last: Awful!"""
 RATING_SOURCE = "gnubg's bands (GNU Backgammon manual)"
+SELF_JUDGED_WARNING = ("judged by its own engine ({judge}): it plays by the judge's own "
+                       "evaluations, so this PR measures its agreement with itself, not its "
+                       "skill")
+"""The warning beside a player whose engine is the judge (``{judge}``: the judge's name)."""
 LUCK_RATINGS = {"very lucky": "Go to Las Vegas", "lucky": "Good dice, man!", None: "None",
                 "unlucky": "Bad dice, man!", "very unlucky": "Go to bed"}
 
@@ -75,6 +93,8 @@ class PlayerSummary:
             points in money play), ``None`` for an unfinished match.
         rating, luck_rating: gnubg's verbal bands of ``pr`` and of the luck per roll
             (:func:`rating`, :func:`luck_rating`), ``None`` without decisions or rolls.
+        self_judged: the player's engine is the judge (:attr:`MatchAnalysis.self_judged
+            <.analysis.MatchAnalysis.self_judged>`).
     """
 
     seat: int
@@ -96,6 +116,7 @@ class PlayerSummary:
     luck_adjusted: float | None
     rating: str | None
     luck_rating: str | None
+    self_judged: bool
 
     @property
     def decisions(self) -> int:
@@ -114,6 +135,7 @@ class AnalysisSummary:
     score: tuple[int, int]
     winner: int | None
     plies: int
+    judge: str
 
 
 def _counted_cube(analysis: MatchAnalysis, seat: int | None = None) -> list[CubeDecision]:
@@ -160,7 +182,8 @@ def _player(analysis: MatchAnalysis, seat: int) -> PlayerSummary:
         luck_rolls={k: labels.get(k, 0) for k in LUCK_LABELS},
         luck_adjusted=(None if result is None
                        else luck_mod.luck_adjusted(result, own_units, theirs_units)),
-        rating=rating(pr(losses)), luck_rating=luck_rating(own, len(rolls)))
+        rating=rating(pr(losses)), luck_rating=luck_rating(own, len(rolls)),
+        self_judged=analysis.self_judged[seat])
 
 
 def _result(analysis: MatchAnalysis, seat: int) -> float | None:
@@ -178,19 +201,21 @@ def summarise(analysis: MatchAnalysis) -> AnalysisSummary:
     players = (_player(analysis, 0), _player(analysis, 1))
     losses = [c.loss for c in _unforced(analysis)] + [c.loss for c in _counted_cube(analysis)]
     return AnalysisSummary(players, pr(losses), sum(p.skill["blunder"] for p in players),
-                        analysis.length, analysis.score, analysis.winner, analysis.plies)
+                        analysis.length, analysis.score, analysis.winner, analysis.plies,
+                        analysis.judge)
 
 
 def _checker_dict(c: CheckerDecision) -> dict:
     d = asdict(c)
-    d.update(type="checker", forced=c.forced, skill=c.skill, dice=list(c.dice),
+    d.update(type="checker", forced=c.forced, skill=c.skill, mark=c.mark, dice=list(c.dice),
              best=[asdict(b) for b in c.best], score=list(c.score))
     return d
 
 
 def _cube_dict(c: CubeDecision) -> dict:
     d = asdict(c)
-    d.update(type="cube", best_action=c.best, skill=c.skill, score=list(c.score))
+    d.update(type="cube", best_action=c.best, skill=c.skill, mark=c.mark,
+             score=list(c.score))
     return d
 
 
@@ -213,13 +238,13 @@ def to_dict(analysis: MatchAnalysis, moves: bool = True) -> dict:
     """The summary (and with ``moves`` every decision) as a JSON-ready dict, floats rounded
     to 6 decimals::
 
-        {"length", "score", "winner", "plies", "pr", "blunders",
+        {"length", "score", "winner", "plies", "judge", "pr", "blunders",
          "players": [{"seat", "name", "pr", "error_rate", ...}, ...],
          "moves": [...]}           # only with moves=True, see :func:`decisions`
     """
     s = summarise(analysis)
     out = {"length": s.length, "score": list(s.score), "winner": s.winner, "plies": s.plies,
-           "pr": s.pr, "blunders": s.blunders,
+           "judge": s.judge, "pr": s.pr, "blunders": s.blunders,
            "players": [{**asdict(p), "decisions": p.decisions} for p in s.players]}
     out["resignations"] = [asdict(r) for r in analysis.resignations]
     if moves:
@@ -275,23 +300,28 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
         score = f"final score {s.score[0]}-{s.score[1]}"
     else:
         score = f"score {s.score[0]}-{s.score[1]}, unfinished"
-    depth = f"analysed at {s.plies}-ply" + (", luck at 0-ply" if s.plies else "")
+    depth = f"judged by {s.judge}" + (", luck at 0-ply" if s.plies else "")
     lines = [f"{kind}, {score}, {depth}",
-             f"Match PR {_fmt(s.pr)} (both players), blunders {s.blunders}",
+             f"Match PR {_fmt(s.pr)} (both players), very bad {s.blunders}",
              "PR = 500 × mean equity lost (EMG) per unforced decision; error rates in mEMG",
              f"Ratings, {RATING_SOURCE}: PR under "
-             + ", ".join(f"{bound:g} {name}" for bound, name in RATINGS) + ", else Awful!", ""]
+             + ", ".join(f"{bound:g} {name}" for bound, name in RATINGS) + ", else Awful!",
+             "Marks, gnubg 1.07's thresholds: " + ", ".join(
+                 f"{SKILL_NAMES[k]} {MARKS[k]} ≥ {v:.2f}" for k, v in _THRESHOLDS) + " EMG lost",
+             ""]
     unit = "MWC" if s.length else "points"
     for p in s.players:
         lines += [
             f"{p.name} (seat {p.seat})",
+            *([f"  WARNING: {SELF_JUDGED_WARNING.format(judge=s.judge)}"]
+              if p.self_judged else []),
             f"  PR {_fmt(p.pr)} ({p.rating or 'no decision'})   error rate "
             f"{_fmt(p.error_rate)} mEMG/decision   checker {_fmt(p.checker_error_rate)} "
             f"mEMG/move",
             f"  decisions {p.decisions} ({p.unforced} checker, {p.cube_decisions} cube), "
             f"forced {p.forced} ({_plural(p.dances, 'dance')}; not counted)",
-            f"  doubtful {p.skill['doubtful']}  errors {p.skill['error']}  "
-            f"blunders {p.skill['blunder']} (checker plays and cube decisions)",
+            "  " + "  ".join(f"{SKILL_NAMES[k]} {MARKS[k]} {p.skill[k]}" for k in MARKS)
+            + " (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
             f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), luck rating "
             f"{p.luck_rating or 'no roll'}; "
@@ -317,11 +347,11 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
                                  f"  {luck}")
                     continue
                 best = d["best"][0]
-                mark = f"  {d['skill']}" if d["skill"] else ""
+                mark = f"  {d['mark']} {SKILL_NAMES[d['skill']]}" if d["skill"] else ""
                 lines.append(f"{head} {roll} {d['play']:<22} loss {d['loss']:.3f}{mark}"
                              f"  best {best['play']} ({best['equity']:+.3f})  {luck}")
             else:
-                mark = f"  {d['error']}" if d["error"] else ""
+                mark = f"  {d['mark']} {d['error']}" if d["error"] else ""
                 lines.append(f"{head} {d['action']:<22} loss {d['loss']:.3f}{mark}  "
                              f"ND {d['nd']:+.3f} D/T {d['dt']:+.3f} D/P {d['dp']:+.3f} "
                              f"-> {d['best_action']}")

@@ -5,8 +5,11 @@
 name. Prints a per-player summary (with gnubg's verbal rating of each PR and its luck
 rating; a progress bar on standard error at a terminal); ``--moves`` adds every decision,
 ``--json`` prints the same as JSON (:func:`boardgammon.analysis.report.to_dict`), ``--ply N``
-searches N plies deeper than the network's static evaluation (0–2). Exit status 2 for a file
-that cannot be read or does not replay under the rules.
+searches N plies deeper than the network's static evaluation (0–2). The report names its judge
+("our network at N-ply") and warns about a player judged by its own engine: a player named
+after a bot level as our own commands name them (``hard``, ``white-hard``, ``Computer-hard``)
+is taken to be that level. Exit status 2 for a file that cannot be read or does not replay under
+the rules.
 """
 
 from __future__ import annotations
@@ -42,6 +45,20 @@ def load_match(path: Path) -> Match:
     return read_mat(text)
 
 
+def engine_of(name: str) -> str | None:
+    """The bot level a player's name says it is (``hard``, ``white-hard`` as ``selfplay`` names
+    players, ``Computer-hard`` as ``play`` does, ``Computer (hard)`` as the server does), else
+    ``None``."""
+    from boardgammon.bots import levels
+
+    name = name.strip().lower()
+    if name.endswith(")") and "(" in name:
+        level = name[name.rindex("(") + 1 : -1]
+    else:
+        level = name.rsplit("-", 1)[-1]
+    return level if level in levels() else None
+
+
 def analyze(
     file: Path = typer.Argument(..., help="a .mat file or a JSON match record"),
     ply: int = typer.Option(0, "--ply", min=0, max=2, help="search depth: 0 (the network), 1, 2"),
@@ -68,8 +85,12 @@ def analyze(
     with tqdm(total=len(match.record), unit="action", desc="Analysing", leave=False,
               disable=True if as_json else None) as bar:
         try:
-            analysis = analyse_match(match, plies=ply,
-                                     progress=lambda done, _total: bar.update(done - bar.n))
+            analysis = analyse_match(
+                match,
+                plies=ply,
+                progress=lambda done, _total: bar.update(done - bar.n),
+                engines=(engine_of(match.players[0]), engine_of(match.players[1])),
+            )
         except UnavailableDepth as exc:
             typer.echo(f"--ply: {exc}", err=True)
             raise typer.Exit(2) from None

@@ -10,7 +10,8 @@ numbered as you play them. Commands at the prompt (also listed by ``help``):
 * a play in standard notation (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2)``): it is
   checked, shown, and played only once you confirm it with Enter or ``yes``; ``undo`` takes
   it back to enter another;
-* ``hint``: the computer's ranking of your plays (or its view of the cube before you roll);
+* ``hint``: your plays ranked, or the cube decision, by our strongest evaluator (the network at
+  2-ply, whatever the computer's level; :mod:`boardgammon.analysis.hint`);
 * ``board``, ``help``, ``quit``.
 
 ``--position POSITION_ID [--match-id MATCH_ID]`` plays on from any position (gnubg's IDs, as
@@ -38,9 +39,9 @@ from pathlib import Path
 
 import typer
 
+from boardgammon.analysis.hint import CubeHint, PlaysHint, cube_hint, play_hint
 from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.warm import warm_up
-from boardgammon.cube import context_for
 from boardgammon.engine import Board, EngineError, Play
 from boardgammon.engine.game import Game, Outcome, Phase
 from boardgammon.engine.ids import GAME_PLAYING, MatchIdFields, decode_match_id
@@ -57,7 +58,7 @@ HELP = """Commands:
   take / drop         answer the computer's double (beaver: take and redouble at once,
                       keeping the cube, in money play with --beavers)
   resign [single|gammon|backgammon]           accept / decline   answer its resignation
-  hint                the computer's ranking of your plays, or its view of the cube
+  hint                your best plays, or the cube decision, by our network at 2-ply
   board  help  quit"""
 
 
@@ -363,27 +364,51 @@ class TerminalGame:
 
     def _hint(self) -> None:
         game = self.match.game
-        context = context_for(self.match, YOU)
         if game.phase is Phase.PLAY:
-            ranking = self.bot.rank_plays(game.board, _rolled(game), context)
-            # In a match the ranking is by match-winning chance at this score, which can order
-            # two plays other than their cubeless equities do (a fresh user took it for a bug).
-            # One line within 80 columns (a 100-character header wrapped).
-            by = "match-winning chance" if self.match.length else "equity"
-            self.write(f"The computer ranks your plays by {by} (cubeless equity shown):")
-            for i, ranked in enumerate(ranking[:5], start=1):
-                self.write(f"  {i}. {str(ranked.play) or '(no move)':<24} {ranked.equity:+.3f}")
+            self.write("Thinking (our network at 2-ply, whatever the computer's level)...")
+            self.write(format_play_hint(play_hint(self.match)))
         elif game.phase is Phase.ROLL and not game.cube_enabled:
             self.write("There is no doubling in this game: roll.")
-        elif game.phase is Phase.ROLL:
-            advice = "double" if game.can_double(YOU) and self.bot.double(game.board, context) \
-                else "no double"
-            self.write(f"The computer's view of the cube: {advice}.")
-        elif game.phase is Phase.DOUBLE_OFFERED:
-            advice = "take" if self.bot.take(game.board, context) else "drop"
-            self.write(f"The computer would {advice}.")
+        elif game.phase is Phase.ROLL and not game.can_double(YOU):
+            self.write("You cannot double now (the cube is not yours to turn): roll.")
+        elif game.phase in (Phase.ROLL, Phase.DOUBLE_OFFERED):
+            self.write(format_cube_hint(cube_hint(self.match),
+                                        offered=game.phase is Phase.DOUBLE_OFFERED))
         else:
             self.write("No hint here: answer the resignation with accept or decline.")
+
+
+def _chances(o: tuple[float, ...]) -> str:
+    """Outcome chances as percentages: win, gammon, backgammon | lose gammon, backgammon."""
+    return (f"{100 * o[0]:5.1f} {100 * o[1]:5.1f} {100 * o[2]:4.1f} | "
+            f"{100 * o[3]:5.1f} {100 * o[4]:4.1f}")
+
+
+def format_play_hint(hint: PlaysHint, rows: int = 5) -> str:
+    """The best ``rows`` plays of ``hint``, one line each within 80 columns: the value they rank
+    by (MWC in a match, cubeful equity in money play), then the mover's chances in percent."""
+    by = "cubeful match-winning chance" if hint.unit == "MWC" else "cubeful equity"
+    lines = [f"Hint by {hint.judge}, ranked by {by}:",
+             f"    {'play':<22} ply {hint.unit:>7}   win    g   bg | lose g   bg"]
+    for i, p in enumerate(hint.plays[:rows], start=1):
+        value = f"{100 * p.value:6.2f}%" if hint.unit == "MWC" else f"{p.value:+7.3f}"
+        lines.append(f"{i:>2}. {p.play or '(no move)':<22} {p.plies:>3} {value} "
+                     f"{_chances(p.outputs)}")
+    return "\n".join(lines)
+
+
+def format_cube_hint(hint: CubeHint, offered: bool) -> str:
+    """The cube hint: the three equities for the player on roll (the doubler), the proper
+    action and the doubler's chances."""
+    who = "the computer, who doubled" if offered else "you, on roll"
+    return "\n".join([
+        f"Cube hint by {hint.judge} (equities for {who}):",
+        f"  no double     {hint.nd:+.3f}",
+        f"  double, take  {hint.dt:+.3f}",
+        f"  double, drop  {hint.dp:+.3f}",
+        f"  Proper action: {hint.action}.",
+        "  the doubler's chances in %: win, gammon, backgammon | lose gammon, backgammon",
+        f"  {_chances(hint.outputs)}"])
 
 
 def play(

@@ -12,6 +12,16 @@ A claim older than ``stale_s`` whose worker died is taken over. Each row records
 ``0006_analysis_version``); once every new match is analysed, the worker analyses matches with
 an older version again, one at a time (the endpoint says ``pending`` meanwhile).
 
+**Two passes.** A finished match is analysed at ``plies`` (0: well under a second) at once;
+when no match waits for that, the worker analyses the ones done at a shallower depth again at
+``deep_plies`` (2 by default: about 10–25 s a 7-point match, docs/server.md) and replaces the
+result, so that the deeper analysis reaches every match the worker can afford. Meanwhile the
+endpoint keeps serving the shallow result (``plies`` and ``judge`` say which). The deep claim
+is the row's ``claimed_t`` (a done row not held by any worker has ``claimed_t`` 0); a deep pass
+that fails keeps the shallow result, logs why and is tried again after ``stale_s``.
+``BOARDGAMMON_ANALYSIS_DEEP_PLIES`` sets the depth, ``off`` (or a depth not deeper than
+``BOARDGAMMON_ANALYSIS_PLIES``) switches the second pass off.
+
 The endpoint's response is documented in ``docs/api.md`` ("Match analysis").
 """
 
@@ -48,16 +58,19 @@ class AnalysisWorker:
     """Analyses finished matches of ``app`` (its database and match service).
 
     Args:
-        plies: analysis depth (0–2).
+        plies: depth of the first analysis (0–2).
+        deep_plies: depth of the second pass that replaces it, ``None`` for none.
         poll_s: seconds between looks for new finished matches.
         stale_s: a pending claim older than this is taken over (its worker died).
         evaluator: the model (default: the shipped network, loaded on first use).
     """
 
     def __init__(self, app: FastAPI, plies: int = 0, poll_s: float = 2.0,
-                 stale_s: float = 600.0, evaluator: Any = None) -> None:
+                 stale_s: float = 600.0, evaluator: Any = None,
+                 deep_plies: int | None = None) -> None:
         self.app, self.plies, self.poll_s, self.stale_s = app, plies, poll_s, stale_s
         self.evaluator = evaluator
+        self.deep_plies = deep_plies if deep_plies is not None and deep_plies > plies else None
 
     def _claim(self) -> str | None:
         """Claim one finished match: first one without analysis (a new pending row), else one
@@ -96,34 +109,84 @@ class AnalysisWorker:
                     return match_id
         return None
 
-    def _analyse(self, match_id: str) -> None:
+    def _claim_deep(self) -> str | None:
+        """Claim one match analysed at a shallower depth than ``deep_plies`` (its row stays
+        ``done``, so the endpoint keeps serving it): its ID or None."""
+        from boardgammon.analysis.analysis import ANALYSIS_VERSION
+
+        if self.deep_plies is None:
+            return None
+        now = time.time()
+        with services(self.app).db.sessions() as s:
+            shallow = s.execute(select(MatchAnalysisRow.match_id, MatchAnalysisRow.claimed_t)
+                                .where(MatchAnalysisRow.status == "done",
+                                       MatchAnalysisRow.plies < self.deep_plies,
+                                       MatchAnalysisRow.version == ANALYSIS_VERSION,
+                                       MatchAnalysisRow.claimed_t <= now - self.stale_s)
+                                .order_by(MatchAnalysisRow.updated_at).limit(5)).all()
+            for match_id, claimed_t in shallow:
+                taken = s.execute(update(MatchAnalysisRow).where(
+                    MatchAnalysisRow.match_id == match_id,
+                    MatchAnalysisRow.claimed_t == claimed_t).values(claimed_t=now))
+                s.commit()
+                if rowcount(taken) == 1:
+                    return match_id
+        return None
+
+    def _result(self, match_id: str, plies: int) -> str:
+        """The analysis of ``match_id`` at ``plies`` as stored JSON."""
         from boardgammon.analysis.analysis import analyse_match
         from boardgammon.analysis.report import to_dict
-        from boardgammon.bots.neural import NetworkEvaluator
 
+        info, match = services(self.app).game.service.match_copy(match_id)
+        # The shipped network judges (evaluator None) unless a test gave its own; the seats'
+        # levels let the analysis flag a bot judged by its own engine.
+        analysis = analyse_match(match, self.evaluator, plies,
+                                 engines=(info.seats[0].bot, info.seats[1].bot))
+        return json.dumps(to_dict(analysis, moves=True))
+
+    def _analyse(self, match_id: str) -> None:
         status, result, error = "done", None, None
         try:
-            _, match = services(self.app).game.service.match_copy(match_id)
-            if self.evaluator is None:
-                self.evaluator = NetworkEvaluator()
-            analysis = analyse_match(match, self.evaluator, self.plies)
-            result = json.dumps(to_dict(analysis, moves=True))
+            result = self._result(match_id, self.plies)
         except Exception as exc:  # any failure is stored, so the match is not retried forever
             log.exception("analysis of %s failed", match_id)
             status, error = "failed", f"{type(exc).__name__}: {exc}"
+        self._store(match_id, status=status, result=result, error=error)
+
+    def _deepen(self, match_id: str) -> None:
+        """Replace the shallow analysis of ``match_id`` by one at ``deep_plies``."""
+        if self.deep_plies is None:
+            raise RuntimeError("the worker has no deep pass")
+        try:
+            result = self._result(match_id, self.deep_plies)
+        except Exception:  # the shallow result stays; the claim runs out after stale_s
+            log.exception("the %d-ply analysis of %s failed", self.deep_plies, match_id)
+            return
+        self._store(match_id, status="done", result=result, error=None, plies=self.deep_plies)
+
+    def _store(self, match_id: str, **values: Any) -> None:
+        """Write a finished pass into the row and release the claim (``claimed_t`` 0)."""
         with services(self.app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
             if row is None:
                 raise RuntimeError(f"the analysis row of match {match_id!r} is gone")
-            row.status, row.result, row.error = status, result, error
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.claimed_t = 0.0
             row.updated_at = datetime.now(UTC)
             s.commit()
 
     def step(self) -> str | None:
-        """Analyse one finished match that has no analysis yet (blocking); its ID or None."""
+        """Analyse one finished match (blocking): first one without an analysis of this
+        version, else one to analyse again at ``deep_plies``; its ID or None."""
         match_id = self._claim()
         if match_id is not None:
             self._analyse(match_id)
+            return match_id
+        match_id = self._claim_deep()
+        if match_id is not None:
+            self._deepen(match_id)
         return match_id
 
     async def loop(self) -> None:
@@ -141,10 +204,13 @@ class AnalysisWorker:
 
 
 def install(app: FastAPI) -> AnalysisWorker:
-    """Add the analysis endpoint to ``app``; returns its worker. The depth comes from
-    ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0)."""
+    """Add the analysis endpoint to ``app``; returns its worker. The depths come from
+    ``BOARDGAMMON_ANALYSIS_PLIES`` (default 0) and ``BOARDGAMMON_ANALYSIS_DEEP_PLIES``
+    (default 2; ``off`` for no second pass)."""
     app.include_router(router)
-    return AnalysisWorker(app, plies=int(os.environ.get("BOARDGAMMON_ANALYSIS_PLIES", "0")))
+    deep = os.environ.get("BOARDGAMMON_ANALYSIS_DEEP_PLIES", "2").strip().lower()
+    return AnalysisWorker(app, plies=int(os.environ.get("BOARDGAMMON_ANALYSIS_PLIES", "0")),
+                          deep_plies=None if deep == "off" else int(deep))
 
 
 @contextlib.asynccontextmanager

@@ -174,6 +174,8 @@ export class AnalysisPage {
       h("p", { class: "analysis-match" }, t("analysis.match", {
         a: a.players[0].name, b: a.players[1].name, sa: a.score[0], sb: a.score[1],
         length: a.length, plies: a.plies })),
+      a.players.filter((p) => p.self_judged).map((p) => h("p", { class: "analysis-warning", role: "note" },
+        t("analysis.selfjudged", { name: p.name, plies: a.plies }))),
       h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
         h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders })),
         " · ", h("a", { href: `/skill-levels?lang=${lang()}`, class: "skill-link" }, t("site.skill"))),
