@@ -677,12 +677,26 @@ const STRINGS = {
 export const LANGUAGES = { en: "English", de: "Deutsch", ja: "日本語" };
 
 let current = pickInitial();
+remember(current);
 
+/** The language asked for by the address (`?lang=de`, as the reading pages' links carry it),
+ * else the one chosen before, else the browser's. */
 function pickInitial() {
+  const asked = new URLSearchParams(globalThis.location?.search || "").get("lang");
+  if (asked && STRINGS[asked]) return asked;
   const saved = globalThis.localStorage?.getItem("bg.lang");
   if (saved && STRINGS[saved]) return saved;
   const wanted = (globalThis.navigator?.language || "en").slice(0, 2);
   return STRINGS[wanted] ? wanted : "en";
+}
+
+/** Keeps `code` for this device, and in the cookie the server's pages read (the audit page,
+ * the reading pages), so that they open in the app's language without `?lang=`. */
+function remember(code) {
+  globalThis.localStorage?.setItem("bg.lang", code);
+  if (globalThis.document) {
+    document.cookie = `bg_lang=${code}; path=/; max-age=31536000; SameSite=Lax`;
+  }
 }
 
 export function lang() {
@@ -692,7 +706,7 @@ export function lang() {
 export function setLang(code) {
   if (!STRINGS[code]) throw new Error(`no UI strings for language ${code}`);
   current = code;
-  globalThis.localStorage?.setItem("bg.lang", code);
+  remember(code);
   document.documentElement.lang = code;
 }
 
