@@ -58,7 +58,7 @@ def test_the_audit_page_names_the_players_and_leads_back(client):
         by_anchor = rows(page)
         assert list(by_anchor) == [r["roll_id"] for r in record]
         for entry in record:
-            assert cell(by_anchor[entry["roll_id"]], "player") == players[entry["seat"]].name
+            assert cell(by_anchor[entry["roll_id"]], "roller") == players[entry["seat"]].name
             if entry["dice"]:
                 assert cell(by_anchor[entry["roll_id"]], "dice") == "{}-{}".format(*entry["dice"])
 
@@ -92,7 +92,7 @@ def test_a_record_without_a_match_has_no_players_line(client):
         dice_record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
     page = client.get(f"/audit/{match_id}").text
     assert 'id="players"' not in page and 'id="back-to-match"' not in page
-    assert cell(rows(page)[roll.roll_id], "player") == "1"
+    assert cell(rows(page)[roll.roll_id], "roller") == "1"
 
 
 def test_the_apps_language_cookie_chooses_the_pages_language(client):
