@@ -231,6 +231,8 @@ const STRINGS = {
     "luck.unlucky": "unlucky",
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "What is a dance?",
   },
   de: {
     "app.title": "Boardgammon",
@@ -460,6 +462,8 @@ const STRINGS = {
     "luck.unlucky": "unglücklich",
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "Was heißt Tanzen?",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -671,6 +675,8 @@ const STRINGS = {
     "luck.unlucky": "不運",
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "ダンスとは？",
   },
 };
 
