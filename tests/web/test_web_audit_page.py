@@ -1,5 +1,6 @@
 """The audit page in Chromium (issue 22): on a 360 px phone it scrolls sideways nowhere, its
-heading and every roll's dice and verdict in view, in de/en/ja; it names the players, leads back
+heading and every roll's dice and verdict in view, every tap target at least 44 × 44 px, in
+de/en/ja; it names the players, leads back
 to the match, opens in the app's language, marks the roll a link names (``#rol_…``), and loads
 without a missing file (the icon). Screenshots at 360 and 1280 px go to test-output/web/."""
 
@@ -52,6 +53,17 @@ def in_view(page, selector: str, width: int) -> bool:
     )
 
 
+def small_targets(page) -> list[str]:
+    """The page's visible links, buttons, fields and disclosures smaller than 44 × 44 px."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('a, button, summary, input, select, textarea')]
+             .filter(e => e.getClientRects().length)
+             .map(e => [e, e.getBoundingClientRect()])
+             .filter(([e, box]) => box.width < 44 || box.height < 44)
+             .map(([e, box]) => `${e.outerHTML.slice(0, 60)} ${box.width}×${box.height}`)"""
+    )
+
+
 def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, live_server,
                                                                        output_dir):
     context = browser.new_context(viewport={"width": 360, "height": 740})
@@ -72,6 +84,8 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, l
                 "$", "document.querySelector"))
             assert in_view(page, "#rolls td.dice", width), (code, width)
             assert in_view(page, "#rolls td.verdict", width)
+            if width < 1280:
+                assert small_targets(page) == [], (code, width)
             page.screenshot(path=str(output_dir / f"audit-{code}-{width}.png"), full_page=True)
         assert guest in page.inner_text("#players")
         # Each row under its roller's name, anchored by its roll ID (the computer may have
