@@ -72,7 +72,7 @@ def test_the_computer_is_named_by_its_level(client):
     assert client.get(f"/api/audit/{match_id}").status_code == 200
     seats = {p["seat"]: p for p in state["players"]}
     computer = next(s for s, p in seats.items() if p["bot"])
-    expected = {"en": "Computer (easy)", "de": "Computer (easy)", "ja": "コンピューター（easy）"}
+    expected = {"en": "Computer (easy)", "de": "Computer (leicht)", "ja": "コンピューター（初級）"}
     for code, name in expected.items():
         page = client.get(f"/audit/{match_id}?lang={code}").text
         line = html.unescape(re.search(r'<p id="players">(.*?)</p>', page).group(1))
@@ -138,3 +138,16 @@ def test_german_pages_write_decimal_commas_and_japanese_points(client):
     rules = client.get("/rules?lang=de").text
     table = rules.split('class="presets"')[1].split("</table>")[0]
     assert re.findall(r"<td>([0-9.,]+) min</td>", table) == ["2,5", "5", "10", "15", "25"]
+
+
+def test_every_level_and_clock_preset_has_a_name_in_every_language(client):
+    from boardgammon.bots.base import levels
+    from boardgammon.engine.clock import PRESETS
+    from boardgammon.server.i18n import MESSAGES
+
+    for code, table in MESSAGES.items():
+        assert {f"level.{name}" for name in levels()} <= set(table), code
+        assert {f"preset.{name}" for name in PRESETS} <= set(table), code
+    rules = client.get("/rules?lang=de").text.split('class="presets"')[1].split("</table>")[0]
+    assert re.findall(r"<tr><td>([^<]*)</td>", rules) == [
+        "Bullet", "Blitz", "Schnell", "Standard", "Langsam"]

@@ -98,8 +98,9 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, l
         assert len(shown) >= len(audit["rolls"])
         assert [roll_id for roll_id, _ in shown] == [r["roll_id"] for r in record[:len(shown)]]
         for (_, player), entry in zip(shown, record, strict=False):
-            # The computer by its level, in the page's language ("コンピューター（easy）").
-            expected = guest if entry["seat"] == state["you"] else "easy"
+            # The computer by its level, in the page's language ("コンピューター（初級）").
+            level = {"en": "easy", "de": "leicht", "ja": "初級"}[code]
+            expected = guest if entry["seat"] == state["you"] else level
             assert expected in player and (player == guest) == (expected == guest)
     assert missing == [], f"answered with an error: {missing}"
 

@@ -276,6 +276,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "audit.players": "{first} against {second}",
         "audit.computer": "Computer ({level})",
         "audit.back": "Back to the match",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "Bullet",
+        "preset.blitz": "Blitz",
+        "preset.rapid": "Rapid",
+        "preset.standard": "Standard",
+        "preset.slow": "Slow",
+        "level.easy": "easy",
+        "level.medium": "medium",
+        "level.hard": "hard",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -545,6 +554,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "audit.players": "{first} gegen {second}",
         "audit.computer": "Computer ({level})",
         "audit.back": "Zurück zur Partie",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "Bullet",
+        "preset.blitz": "Blitz",
+        "preset.rapid": "Schnell",
+        "preset.standard": "Standard",
+        "preset.slow": "Langsam",
+        "level.easy": "leicht",
+        "level.medium": "mittel",
+        "level.hard": "schwer",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -788,6 +806,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "audit.players": "{first} 対 {second}",
         "audit.computer": "コンピューター（{level}）",
         "audit.back": "対戦に戻る",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "バレット",
+        "preset.blitz": "ブリッツ",
+        "preset.rapid": "ラピッド",
+        "preset.standard": "スタンダード",
+        "preset.slow": "スロー",
+        "level.easy": "初級",
+        "level.medium": "中級",
+        "level.hard": "上級",
     },
 }
 

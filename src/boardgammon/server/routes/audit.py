@@ -71,7 +71,7 @@ def player_names(info: MatchInfo | None, t: Callable[..., str]) -> tuple[str, st
     for a record without a match (the test vectors')."""
     if info is None:
         return None
-    first, second = (t("audit.computer", level=who.bot) if who.bot else who.username
+    first, second = (t("audit.computer", level=t(f"level.{who.bot}")) if who.bot else who.username
                      for who in info.seats)
     return first, second
 
