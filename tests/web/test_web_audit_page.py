@@ -133,6 +133,13 @@ def test_pages_follow_the_apps_language_and_the_app_theirs(browser, live_server)
     assert page.locator("#lang").input_value() == "ja"
     page.goto(live_server)
     assert page.locator("#lang").input_value() == "ja"
+    # Chosen again in the app, the language outlives a reload of an address that named one.
+    page.goto(f"{live_server}/?lang=ja")
+    page.select_option("#lang", "en")
+    assert page.url == f"{live_server}/?lang=en"
+    page.reload()
+    assert page.locator("#lang").input_value() == "en"
+    page.select_option("#lang", "ja")
     page.goto(f"{live_server}/audit/{match_id}")
     assert page.get_attribute("html", "lang") == "ja"
     context.close()

@@ -714,6 +714,12 @@ export function setLang(code) {
   current = code;
   remember(code);
   document.documentElement.lang = code;
+  // An address that named the language (`/?lang=de`) names the new one, so a reload keeps it.
+  const here = new URL(globalThis.location.href);
+  if (here.searchParams.has("lang")) {
+    here.searchParams.set("lang", code);
+    history.replaceState(history.state, "", here);
+  }
 }
 
 /** The UI string `key` in the current language with {placeholders} filled from `params`. A
