@@ -46,8 +46,11 @@ def test_the_audit_page_names_the_players_and_leads_back(client):
     match_id, players = played_match(client)
     record = client.get(f"/api/audit/{match_id}").json()["rolls"]
     assert len(record) >= 4
-    words = {"en": ("against", "Back to the match"), "de": ("gegen", "Zurück zur Partie"),
-             "ja": ("対", "対戦に戻る")}
+    words = {
+        "en": ("against", "Back to the match"),
+        "de": ("gegen", "Zurück zur Partie"),
+        "ja": ("対", "対戦に戻る"),
+    }
     for code, (against, back) in words.items():
         page = client.get(f"/audit/{match_id}?lang={code}").text
         line = re.search(r'<p id="players">(.*?)</p>', page, re.DOTALL).group(1)
@@ -102,8 +105,7 @@ def test_the_apps_language_cookie_chooses_the_pages_language(client):
         assert '<html lang="de">' in client.get(path).text, path
     # ?lang= still wins, and the cookie wins over the browser's Accept-Language.
     assert '<html lang="ja">' in client.get(f"/audit/{match_id}?lang=ja").text
-    assert '<html lang="de">' in client.get(
-        "/rules", headers={"Accept-Language": "ja"}).text
+    assert '<html lang="de">' in client.get("/rules", headers={"Accept-Language": "ja"}).text
     # A cookie naming no language of ours is ignored.
     client.cookies.set(LANGUAGE_COOKIE, "xx")
     assert '<html lang="ja">' in client.get("/rules", headers={"Accept-Language": "ja"}).text
@@ -126,8 +128,10 @@ def test_the_links_home_carry_the_language(client):
 
 
 def test_german_pages_write_decimal_commas_and_japanese_points(client):
-    german = {"/skill-levels": ["<td>2,5–5</td>", "<td>12,5–17,5</td>"],
-              "/odds?distance=6": ["17 von 36 Würfen (47,22\u00a0%)"]}
+    german = {
+        "/skill-levels": ["<td>2,5–5</td>", "<td>12,5–17,5</td>"],
+        "/odds?distance=6": ["17 von 36 Würfen (47,22\u00a0%)"],
+    }
     japanese = {"/skill-levels": ["<td>2.5–5</td>"], "/odds?distance=6": ["（47.22%）"]}
     for code, expected in (("de", german), ("ja", japanese)):
         for path, phrases in expected.items():
@@ -150,4 +154,9 @@ def test_every_level_and_clock_preset_has_a_name_in_every_language(client):
         assert {f"preset.{name}" for name in PRESETS} <= set(table), code
     rules = client.get("/rules?lang=de").text.split('class="presets"')[1].split("</table>")[0]
     assert re.findall(r"<tr><td>([^<]*)</td>", rules) == [
-        "Bullet", "Blitz", "Schnell", "Standard", "Langsam"]
+        "Bullet",
+        "Blitz",
+        "Schnell",
+        "Standard",
+        "Langsam",
+    ]

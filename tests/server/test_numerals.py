@@ -17,9 +17,15 @@ EN, DE, JA = NUMERALS["en"], NUMERALS["de"], NUMERALS["ja"]
 
 def test_each_language_writes_its_own_marks():
     assert (EN.decimal(1234.5), DE.decimal(1234.5), JA.decimal(1234.5)) == (
-        "1,234.50", "1.234,50", "1,234.50")
-    assert (EN.percent(Fraction(17, 36)), DE.percent(Fraction(17, 36)),
-            JA.percent(Fraction(17, 36))) == ("47.22%", "47,22\u00a0%", "47.22%")
+        "1,234.50",
+        "1.234,50",
+        "1,234.50",
+    )
+    assert (
+        EN.percent(Fraction(17, 36)),
+        DE.percent(Fraction(17, 36)),
+        JA.percent(Fraction(17, 36)),
+    ) == ("47.22%", "47,22\u00a0%", "47.22%")
     assert (EN.integer(12345), DE.integer(12345)) == ("12,345", "12.345")
     assert DE.percent_figure(4.6, sign=True) == "+4,60\u00a0%"
     assert DE.probability(0.04321) == "0,0432" and DE.probability(1.234e-7) == "1,2e-07"
@@ -61,12 +67,15 @@ def test_every_plural_text_has_the_forms_its_language_needs():
 
 def test_after_a_double_in_one_case_and_in_many():
     fields = {"doubles": "1", "share": "100%", "p": "0.17", "verdict": "fair"}
-    one = {code: translator(code)("record.after_double", plural=1, rolls="1", **fields)
-           for code in MESSAGES}
+    one = {
+        code: translator(code)("record.after_double", plural=1, rolls="1", **fields)
+        for code in MESSAGES
+    }
     assert "in 1 of 1 case (" in one["en"] and "times" not in one["en"]
     assert "in 1 von 1 Fall ein Pasch" in one["de"]
     assert "1 回中 1 回" in one["ja"]
     many = translator("en")("record.after_double", plural=3, rolls="3", **fields)
     assert "in 1 of 3 cases (" in many
     assert "in 1 von 3 Fällen" in translator("de")(
-        "record.after_double", plural=3, rolls="3", **fields)
+        "record.after_double", plural=3, rolls="3", **fields
+    )

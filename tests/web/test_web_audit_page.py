@@ -30,8 +30,12 @@ def play_until(page, base: str, match_id: str, revealed: int) -> dict:
         mine = state["turn"] == state["you"]
         action = None
         if mine and state["phase"] in ("opening", "roll") and pending:
-            action = {"type": "roll", "roll_id": pending["roll_id"],
-                      "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
+            action = {
+                "type": "roll",
+                "roll_id": pending["roll_id"],
+                "commitment": pending["commitment"],
+                "entropy": os.urandom(16).hex(),
+            }
         elif mine and state["phase"] == "play":
             action = {"type": "play", "play": state["legal_plays"][0]["notation"]}
         if action is None:
@@ -64,8 +68,9 @@ def small_targets(page) -> list[str]:
     )
 
 
-def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, live_server,
-                                                                       output_dir):
+def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
+    browser, live_server, output_dir
+):
     context = browser.new_context(viewport={"width": 360, "height": 740})
     page = context.new_page()
     match_id = computer_match(page, live_server)
@@ -80,8 +85,7 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, l
             page.goto(f"{live_server}/audit/{match_id}?lang={code}")
             assert overflow(page) == 0, (code, width)
             # The heading is whole (no word cut off by the edge), the dice and verdicts in view.
-            assert page.evaluate("(h => h.scrollWidth <= h.clientWidth)($('h1'))".replace(
-                "$", "document.querySelector"))
+            assert page.eval_on_selector("h1", "h => h.scrollWidth <= h.clientWidth")
             assert in_view(page, "#rolls td.dice", width), (code, width)
             assert in_view(page, "#rolls td.verdict", width)
             if width < 1280:
@@ -96,7 +100,7 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(browser, l
         )
         record = page.request.get(f"{live_server}/api/audit/{match_id}").json()["rolls"]
         assert len(shown) >= len(audit["rolls"])
-        assert [roll_id for roll_id, _ in shown] == [r["roll_id"] for r in record[:len(shown)]]
+        assert [roll_id for roll_id, _ in shown] == [r["roll_id"] for r in record[: len(shown)]]
         for (_, player), entry in zip(shown, record, strict=False):
             # The computer by its level, in the page's language ("コンピューター（初級）").
             level = {"en": "easy", "de": "leicht", "ja": "初級"}[code]

@@ -13,8 +13,11 @@ from boardgammon.engine import Board
 
 pytestmark = pytest.mark.browser
 
-TEXTS = {"en": ("What is a dance?", "Borne off: 5"), "de": ("Was heißt Tanzen?", "Abgetragen: 5"),
-         "ja": ("ダンスとは？", "ベアオフ済み: 5")}
+TEXTS = {
+    "en": ("What is a dance?", "Borne off: 5"),
+    "de": ("Was heißt Tanzen?", "Abgetragen: 5"),
+    "ja": ("ダンスとは？", "ベアオフ済み: 5"),
+}
 
 
 @pytest.fixture(params=list(TEXTS))
