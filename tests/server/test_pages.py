@@ -82,8 +82,11 @@ def test_odds_page_shows_the_odds_commands_figures(client):
     odds = doubles_odds(rolls=10, margin=1, games=5)
     for key in ("p_at_least_one_double", "p_run_of_3", "p_opponent_run_of_3_within_games"):
         row = re.search(rf'<tr data-key="{key}"><td>[^<]*</td><td>([^<]*)</td>', page)
-        assert row and row.group(1) == f"{float(getattr(odds, key)) * 100:.2f} %"
-    assert f"{float(kniffel_odds().optimal[2]) * 100:.2f} %" in page  # 4.60 %
+        # German: a decimal comma, a no-break space before the percent sign.
+        german = f"{float(getattr(odds, key)) * 100:.2f}".replace(".", ",") + "\u00a0%"
+        assert row and row.group(1) == german
+    kniffel = f"{float(kniffel_odds().optimal[2]) * 100:.2f}".replace(".", ",")
+    assert f"{kniffel}\u00a0%" in page  # 4,60 %
 
     bad = client.get("/odds", params={"rolls": 0}).text
     assert 'id="doubles-problem"' in bad and 'id="doubles-table"' not in bad
@@ -118,7 +121,8 @@ def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, m
     assert served == command
     page = client.get("/dice-record?lang=de").text
     assert "12 Würfe (24 Würfel)" in page
-    assert f"Chi-Quadrat {command['chi2_cells']['statistic']:.2f}, 35 Freiheitsgrade" in page
+    statistic = f"{command['chi2_cells']['statistic']:.2f}".replace(".", ",")
+    assert f"Chi-Quadrat {statistic}, 35 Freiheitsgrade" in page
     cells = re.findall(r"<td>(\d+)</td>", page.split('id="outcomes"')[1].split("</table>")[0])
     assert [int(c) for c in cells] == [c for row in command["table"] for c in row]
     csv_rows = client.get("/dice-record.csv").text.splitlines()
@@ -278,10 +282,10 @@ def test_dice_record_page_says_when_a_chi_square_is_rough(client, sqlite_url, mo
     assert "But only 0.3 are expected per cell, under the 5" in chi2  # 2/6
     german = client.get("/dice-record?lang=de").text
     assert "1 Wurf (2 Würfel)" in german
-    assert "Aber je Feld werden nur 0.0 erwartet" in german
+    assert "Aber je Feld werden nur 0,0 erwartet" in german
     sources = german.split('id="source-table"')[1].split("</table>")[0]
-    assert "grob: 0.0 je Feld erwartet, unter 5" in sources
-    assert "grob: 0.3 je Feld erwartet, unter 5" in sources
+    assert "grob: 0,0 je Feld erwartet, unter 5" in sources
+    assert "grob: 0,3 je Feld erwartet, unter 5" in sources
 
 
 def test_odds_page_shows_direct_and_indirect_shots_apart(client):

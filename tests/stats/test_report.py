@@ -190,3 +190,12 @@ def test_plot_refuses_other_formats(tmp_path):
     with pytest.raises(InvalidQuery, match=r"\.png or \.svg"):
         plot_report(report, tmp_path / "dice.jpg")
     assert not (tmp_path / "dice.jpg").exists()
+
+
+def test_summary_counts_one_case_in_the_singular():
+    one = dice_report(DiceRecord.from_columns([6, 2], [6, 3], match_id=["a", "a"]))
+    assert one["order_tests"]["by_match"]["after_double"]["rolls"] == 1
+    text = " ".join(summary(one))
+    assert "a double in 0 of 1 case (0.00 %" in text and "times" not in text
+    two = dice_report(DiceRecord.from_columns([6, 6, 4], [6, 6, 3], match_id=["a"] * 3))
+    assert "a double in 1 of 2 cases (50.00 %" in " ".join(summary(two))

@@ -192,7 +192,7 @@ def test_the_odds_calculator_counts_through_the_engine(browser, live_server):
     page.fill("#hit-form input[name=blocked]", "3")
     page.click("#hit-form button")
     answer = page.locator("#hit-answer").inner_text()
-    assert "16 of 36 throws (44.44 %)" in answer and "3-3" not in answer
+    assert "16 of 36 throws (44.44%)" in answer and "3-3" not in answer
     assert hit_count(6, [3]).count == 16
 
     page.fill("#bearoff-form input[name=bearoff]", "0 2 0 0 0 0")

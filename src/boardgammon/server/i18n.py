@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from starlette.requests import Request
+
+from boardgammon.server.numerals import NUMERALS
+
 LANGUAGES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
 DEFAULT_LANGUAGE = "en"
 
-MESSAGES: dict[str, dict[str, str]] = {
+MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
     "en": {
         "audit.title": "Dice record of match {match_id}",
         "audit.intro": (
@@ -30,7 +34,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "audit.json": "This record as JSON",
         "col.seq": "#",
         "col.roll_id": "Roll ID",
-        "col.seat": "Seat",
+        "col.player": "Player",
         "col.nonce": "Nonce",
         "col.commitment": "Commitment",
         "col.server_seed": "Server seed",
@@ -182,14 +186,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.empty": (
             "No roll has been revealed on this server yet, so there is nothing to count."
         ),
-        "record.range": (
-            "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report was "
-            "made {made} and is made again at most once a day."
-        ),
-        "record.range.one": (
-            "1 roll ({dice} dice), revealed from {first} to {last} (UTC). This report was made "
-            "{made} and is made again at most once a day."
-        ),
+        "record.range": {
+            "one": (
+                "1 roll ({dice} dice), revealed from {first} to {last} (UTC). This report was "
+                "made {made} and is made again at most once a day."
+            ),
+            "other": (
+                "{rolls} rolls ({dice} dice), revealed from {first} to {last} (UTC). This report "
+                "was made {made} and is made again at most once a day."
+            ),
+        },
         "record.rough": (
             "But only {expected} are expected per cell, under the 5 the chi-square approximation "
             "needs, so this p-value is rough."
@@ -198,7 +204,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.download": "Download the counts",
         "record.plot": (
             "Left: the count of each ordered outcome, coloured by how far it is above or below th"
-            "e fair count. Right: each face's share of all dice with its 95 % interval, against 1"
+            "e fair count. Right: each face's share of all dice with its 95% interval, against 1"
             "/6."
         ),
         "record.table.title": "The 36 outcomes",
@@ -207,7 +213,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "record.doubles.title": "Doubles",
         "record.doubles.text": (
-            "{doubles} doubles = {share} (fair dice: 16.67 %; 95 % interval {low}–{high}; p = {p}"
+            "{doubles} doubles = {share} (fair dice: 16.67%; 95% interval {low}–{high}; p = {p}"
             ": {verdict})."
         ),
         "record.faces.title": "Faces",
@@ -238,10 +244,16 @@ MESSAGES: dict[str, dict[str, str]] = {
             " fair counts; one named in advance in {p_named}."
         ),
         "record.order.title": "Order: doubles after doubles, runs",
-        "record.after_double": (
-            "Right after a double, the next roll in the same match was a double {share} of {rolls"
-            "} times (fair: 16.67 %; p = {p}: {verdict})."
-        ),
+        "record.after_double": {
+            "one": (
+                "Right after a double, the next roll in the same match was a double in {doubles} "
+                "of 1 case ({share}; fair: 16.67%; p = {p}: {verdict})."
+            ),
+            "other": (
+                "Right after a double, the next roll in the same match was a double in {doubles} "
+                "of {rolls} cases ({share}; fair: 16.67%; p = {p}: {verdict})."
+            ),
+        },
         "record.longest_run": (
             "The longest run of doubles was {length} in a row; fair dice give a run at least that"
             " long somewhere in a record like this with chance {p}."
@@ -258,8 +270,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.p_faces": "p, faces",
         "record.col.face": "Face",
         "record.col.count": "Count",
-        "record.col.share": "Share (95 % interval)",
+        "record.col.share": "Share (95% interval)",
         "record.summary": "The command's own summary (English)",
+        # The audit page's players and way back (issue 22).
+        "audit.players": "{first} against {second}",
+        "audit.computer": "Computer ({level})",
+        "audit.back": "Back to the match",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "Bullet",
+        "preset.blitz": "Blitz",
+        "preset.rapid": "Rapid",
+        "preset.standard": "Standard",
+        "preset.slow": "Slow",
+        "level.easy": "easy",
+        "level.medium": "medium",
+        "level.hard": "hard",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -277,7 +302,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "audit.json": "Dieses Protokoll als JSON",
         "col.seq": "#",
         "col.roll_id": "Wurf-ID",
-        "col.seat": "Platz",
+        "col.player": "Spieler",
         "col.nonce": "Nonce",
         "col.commitment": "Festlegung",
         "col.server_seed": "Server-Seed",
@@ -438,14 +463,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.empty": (
             "Auf diesem Server wurde noch kein Wurf aufgedeckt; es gibt nichts zu zählen."
         ),
-        "record.range": (
-            "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Beric"
-            "ht entstand {made} und wird höchstens einmal am Tag neu erstellt."
-        ),
-        "record.range.one": (
-            "1 Wurf ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Bericht "
-            "entstand {made} und wird höchstens einmal am Tag neu erstellt."
-        ),
+        "record.range": {
+            "one": (
+                "1 Wurf ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser Bericht "
+                "entstand {made} und wird höchstens einmal am Tag neu erstellt."
+            ),
+            "other": (
+                "{rolls} Würfe ({dice} Würfel), aufgedeckt von {first} bis {last} (UTC). Dieser "
+                "Bericht entstand {made} und wird höchstens einmal am Tag neu erstellt."
+            ),
+        },
         "record.rough": (
             "Aber je Feld werden nur {expected} erwartet, weniger als die 5, die die "
             "Chi-Quadrat-Näherung braucht; dieser p-Wert ist also nur grob."
@@ -463,8 +490,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "record.doubles.title": "Pasch",
         "record.doubles.text": (
-            "{doubles} Pasche = {share} (faire Würfel: 16,67 %; 95-%-Intervall {low}–{high}; p = "
-            "{p}: {verdict})."
+            "{doubles} Pasche = {share} (faire Würfel: 16,67\u00a0%; 95-%-Intervall {low}–{high}; "
+            "p = {p}: {verdict})."
         ),
         "record.faces.title": "Augenzahlen",
         "record.chi2.title": "Chi-Quadrat-Tests",
@@ -495,10 +522,16 @@ MESSAGES: dict[str, dict[str, str]] = {
             "weit ab in {p_any} fairer Zählungen; eine vorher genannte in {p_named}."
         ),
         "record.order.title": "Reihenfolge: Pasch nach Pasch, Serien",
-        "record.after_double": (
-            "Direkt nach einem Pasch war der nächste Wurf derselben Partie {share} von {rolls} Ma"
-            "len ein Pasch (fair: 16,67 %; p = {p}: {verdict})."
-        ),
+        "record.after_double": {
+            "one": (
+                "Direkt nach einem Pasch war der nächste Wurf derselben Partie in {doubles} von "
+                "1 Fall ein Pasch ({share}; fair: 16,67\u00a0%; p = {p}: {verdict})."
+            ),
+            "other": (
+                "Direkt nach einem Pasch war der nächste Wurf derselben Partie in {doubles} von "
+                "{rolls} Fällen ein Pasch ({share}; fair: 16,67\u00a0%; p = {p}: {verdict})."
+            ),
+        },
         "record.longest_run": (
             "Die längste Pasch-Serie war {length} hintereinander; faire Würfel ergeben irgendwo i"
             "n einem solchen Protokoll mit Chance {p} eine mindestens so lange Serie."
@@ -517,6 +550,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.count": "Anzahl",
         "record.col.share": "Anteil (95-%-Intervall)",
         "record.summary": "Die Zusammenfassung des Befehls (englisch)",
+        # The audit page's players and way back (issue 22).
+        "audit.players": "{first} gegen {second}",
+        "audit.computer": "Computer ({level})",
+        "audit.back": "Zurück zur Partie",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "Bullet",
+        "preset.blitz": "Blitz",
+        "preset.rapid": "Schnell",
+        "preset.standard": "Standard",
+        "preset.slow": "Langsam",
+        "level.easy": "leicht",
+        "level.medium": "mittel",
+        "level.hard": "schwer",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -533,7 +579,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "audit.json": "この記録の JSON",
         "col.seq": "#",
         "col.roll_id": "ロール ID",
-        "col.seat": "席",
+        "col.player": "プレイヤー",
         "col.nonce": "ノンス",
         "col.commitment": "コミットメント",
         "col.server_seed": "サーバーシード",
@@ -683,14 +729,12 @@ MESSAGES: dict[str, dict[str, str]] = {
             "きの出目（1 個目、2 個目）はどれも 1/36、ゾロ目は 1/6 です。"
         ),
         "record.empty": "このサーバーではまだ公開されたロールがないため、数えるものがありません。",
-        "record.range": (
-            "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
-            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
-        ),
-        "record.range.one": (
-            "1 ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。このレポート"
-            "は {made} に作成され、作り直すのは最大で 1 日 1 回です。"
-        ),
+        "record.range": {
+            "other": (
+                "{rolls} ロール（ダイス {dice} 個）、公開期間 {first} 〜 {last}（UTC）。"
+                "このレポートは {made} に作成され、作り直すのは最大で 1 日 1 回です。"
+            ),
+        },
         "record.rough": (
             "ただし 1 マスあたりの期待値は {expected} で、カイ二乗近似に必要な 5 を下回るため、"
             "この p 値は目安にすぎません。"
@@ -699,7 +743,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.download": "集計をダウンロード",
         "record.plot": (
             "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"
-            "の割合と 95 % 区間（基準は 1/6）。"
+            "の割合と 95% 区間（基準は 1/6）。"
         ),
         "record.table.title": "36 通りの出目",
         "record.table.text": (
@@ -707,7 +751,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "record.doubles.title": "ゾロ目",
         "record.doubles.text": (
-            "ゾロ目 {doubles} 回 = {share}（公正なダイス：16.67 %、95 % 区間 {low}〜{high}、p = {"
+            "ゾロ目 {doubles} 回 = {share}（公正なダイス：16.67%、95% 区間 {low}〜{high}、p = {"
             "p}：{verdict}）。"
         ),
         "record.faces.title": "各目",
@@ -734,10 +778,12 @@ MESSAGES: dict[str, dict[str, str]] = {
             "p_any}、事前に決めた目なら {p_named} です。"
         ),
         "record.order.title": "順序：ゾロ目の後のゾロ目、連続",
-        "record.after_double": (
-            "ゾロ目の直後、同じ対戦の次のロールがゾロ目だったのは {rolls} 回中 {share}（公正：16."
-            "67 %、p = {p}：{verdict}）。"
-        ),
+        "record.after_double": {
+            "other": (
+                "ゾロ目の直後、同じ対戦の次のロールがゾロ目だったのは {rolls} 回中 {doubles} 回"
+                "（{share}、公正：16.67%、p = {p}：{verdict}）。"
+            ),
+        },
         "record.longest_run": (
             "ゾロ目の最長連続は {length} 回でした。公正なダイスでこの規模の記録のどこかにそれ以上"
             "の連続が出る確率は {p} です。"
@@ -754,8 +800,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.p_faces": "p（各目）",
         "record.col.face": "目",
         "record.col.count": "回数",
-        "record.col.share": "割合（95 % 区間）",
+        "record.col.share": "割合（95% 区間）",
         "record.summary": "コマンド自身の要約（英語）",
+        # The audit page's players and way back (issue 22).
+        "audit.players": "{first} 対 {second}",
+        "audit.computer": "コンピューター（{level}）",
+        "audit.back": "対戦に戻る",
+        # Clock presets and the computer's levels by name (pages, issue 22).
+        "preset.bullet": "バレット",
+        "preset.blitz": "ブリッツ",
+        "preset.rapid": "ラピッド",
+        "preset.standard": "スタンダード",
+        "preset.slow": "スロー",
+        "level.easy": "初級",
+        "level.medium": "中級",
+        "level.hard": "上級",
     },
 }
 
@@ -770,18 +829,32 @@ SITE_PAGES = (
     ("glossary", "/glossary"),
 )
 
+LANGUAGE_COOKIE = "bg_lang"
+"""The cookie in which the client (``web/i18n.js``) keeps its language for the server's
+pages: a page opened from the app without ``?lang=`` is in the app's language."""
+
 
 def page_context(language: str, page: str | None = None) -> dict[str, object]:
     """What ``base.html`` needs for its header and footer: the language, its translator, the
     languages, the site's pages and which of them (``page``, a key of :data:`SITE_PAGES`) this
-    is."""
+    is, and ``num``, the language's way of writing numbers
+    (:class:`boardgammon.server.numerals.Numerals`)."""
     return {
         "lang": language,
         "languages": LANGUAGES,
         "t": translator(language),
+        "num": NUMERALS[language],
         "site_pages": SITE_PAGES,
         "page": page,
     }
+
+
+def request_language(request: Request, requested: str | None) -> str:
+    """The language of a page: ``requested`` (``?lang=``) if supported, else the app's
+    (:data:`LANGUAGE_COOKIE`), else as :func:`choose_language` picks from ``Accept-Language``."""
+    if requested not in LANGUAGES:
+        requested = request.cookies.get(LANGUAGE_COOKIE)
+    return choose_language(requested, request.headers.get("accept-language"))
 
 
 def choose_language(requested: str | None, accept_language: str | None) -> str:
@@ -796,12 +869,25 @@ def choose_language(requested: str | None, accept_language: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def plural_category(language: str, count: int) -> str:
+    """The plural form a count takes (CLDR's categories): ``one`` for 1 in English and German,
+    ``other`` for every other count, and for every count in Japanese, which has no plural."""
+    return "one" if count == 1 and language in ("en", "de") else "other"
+
+
 def translator(language: str) -> Callable[..., str]:
-    """``t(key, **fields)``: the text for ``key`` in ``language`` (English if untranslated)."""
+    """``t(key, plural=None, **fields)``: the text for ``key`` in ``language`` (English if
+    untranslated) with ``fields`` filled in. A text that depends on a count is a dict of plural
+    forms (``{"one": …, "other": …}``), chosen by the count ``plural``
+    (:func:`plural_category`)."""
     table = MESSAGES.get(language, MESSAGES[DEFAULT_LANGUAGE])
 
-    def t(key: str, **fields: object) -> str:
+    def t(key: str, plural: int | None = None, **fields: object) -> str:
         text = table.get(key) or MESSAGES[DEFAULT_LANGUAGE][key]
+        if isinstance(text, dict):
+            if plural is None:
+                raise TypeError(f"{key} has plural forms: give its count as plural=")
+            text = text.get(plural_category(language, plural), text["other"])
         return text.format(**fields) if fields else text
 
     return t

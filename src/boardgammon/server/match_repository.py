@@ -395,6 +395,13 @@ def unanalysed_ids(s: Session, limit: int) -> Sequence[str]:
         MatchRow.id.not_in(select(MatchAnalysisRow.match_id))).limit(limit)).all()
 
 
+def match_info(s: Session, match_id: str) -> MatchInfo | None:
+    """Who plays the match and its settings, ``None`` when there is no such match (a dice
+    record can outlive or predate its match row: test vectors, imported records)."""
+    row = s.get(MatchRow, match_id)
+    return _info(s, row) if row is not None else None
+
+
 def _info(s: Session, row: MatchRow) -> MatchInfo:
     seats = []
     for seat, user_id in enumerate((row.seat0_id, row.seat1_id)):

@@ -1,7 +1,7 @@
 """Serves the browser client (``boardgammon/web``): its files under ``/static/`` and its
 ``index.html`` for the client's own pages (``/``, ``/join/{seek_id}``, ``/match/{match_id}``,
 ``/match/{match_id}/analysis``): each is a page the client routes itself, so a reload or a
-shared link of any of them must get the client."""
+shared link of any of them must get the client; and its icon at ``/favicon.ico``."""
 
 from __future__ import annotations
 
@@ -37,6 +37,18 @@ def match_page(match_id: str) -> FileResponse:
 @router.get("/match/{match_id}/analysis")
 def analysis_page(match_id: str) -> FileResponse:
     return _index()
+
+
+@router.api_route("/favicon.ico", methods=["GET", "HEAD"])
+def favicon() -> FileResponse:
+    """The icon at the address browsers ask for by themselves (a page without a ``<link
+    rel="icon">``, a JSON answer opened in a tab): the client's SVG icon, which browsers take
+    under any name by its media type."""
+    return FileResponse(
+        WEB / "favicon.svg",
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=86400"},
+    )
 
 
 def install(app: FastAPI) -> None:

@@ -264,9 +264,11 @@ def summary(report: dict) -> list[str]:
     order = report["order_tests"]["by_match"]
     if order["after_double"] is not None:
         after = order["after_double"]
+        cases = "case" if after["rolls"] == 1 else "cases"
         lines.append(
             f"Right after a double, the next roll in the same match was a double "
-            f"{100 * after['share']:.2f} % of {after['rolls']:,} times (fair: 16.67 %, "
+            f"in {after['doubles']:,} of {after['rolls']:,} {cases} "
+            f"({100 * after['share']:.2f} %; fair: 16.67 %, "
             f"p = {after['p']:.2g}): {_verdict(after['p'])}."
         )
     run = order["longest_run"]

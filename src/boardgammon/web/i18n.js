@@ -233,6 +233,8 @@ const STRINGS = {
     "error.generic": "Something went wrong: {message}",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "What is a dance?",
   },
   de: {
     "app.title": "Boardgammon",
@@ -464,6 +466,8 @@ const STRINGS = {
     "error.generic": "Etwas ist schiefgegangen: {message}",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "Was heißt Tanzen?",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -677,18 +681,34 @@ const STRINGS = {
     "error.generic": "エラーが発生しました: {message}",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
+    // The match screen's glossary link for a dance (pages, issue 24).
+    "match.dance.term": "ダンスとは？",
   },
 };
 
 export const LANGUAGES = { en: "English", de: "Deutsch", ja: "日本語" };
 
 let current = pickInitial();
+remember(current);
 
+/** The language asked for by the address (`?lang=de`, as the reading pages' links carry it),
+ * else the one chosen before, else the browser's. */
 function pickInitial() {
+  const asked = new URLSearchParams(globalThis.location?.search || "").get("lang");
+  if (asked && STRINGS[asked]) return asked;
   const saved = globalThis.localStorage?.getItem("bg.lang");
   if (saved && STRINGS[saved]) return saved;
   const wanted = (globalThis.navigator?.language || "en").slice(0, 2);
   return STRINGS[wanted] ? wanted : "en";
+}
+
+/** Keeps `code` for this device, and in the cookie the server's pages read (the audit page,
+ * the reading pages), so that they open in the app's language without `?lang=`. */
+function remember(code) {
+  globalThis.localStorage?.setItem("bg.lang", code);
+  if (globalThis.document) {
+    document.cookie = `bg_lang=${code}; path=/; max-age=31536000; SameSite=Lax`;
+  }
 }
 
 export function lang() {
@@ -698,8 +718,14 @@ export function lang() {
 export function setLang(code) {
   if (!STRINGS[code]) throw new Error(`no UI strings for language ${code}`);
   current = code;
-  globalThis.localStorage?.setItem("bg.lang", code);
+  remember(code);
   document.documentElement.lang = code;
+  // An address that named the language (`/?lang=de`) names the new one, so a reload keeps it.
+  const here = new URL(globalThis.location.href);
+  if (here.searchParams.has("lang")) {
+    here.searchParams.set("lang", code);
+    history.replaceState(history.state, "", here);
+  }
 }
 
 /** The UI string `key` in the current language with {placeholders} filled from `params`. A

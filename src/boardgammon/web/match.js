@@ -329,6 +329,8 @@ export class MatchPage {
         h("span", { class: "score" }, String(s.score[seat])),
         h("span", { class: "pips", "data-pips": s.pip_counts[seat] },
           glossaryLink("pip-count", t("match.pips", { n: s.pip_counts[seat] }))),
+        s.board?.points[seat][0] ? h("span", { class: "off", "data-off": s.board.points[seat][0] },
+          glossaryLink("bear-off", `${t("point.off")}: ${s.board.points[seat][0]}`)) : null,
         h("span", { class: "clock", "data-clock-seat": seat }));
     }
     this.renderClocks();
@@ -412,7 +414,8 @@ export class MatchPage {
       }
       if (s.phase === "play" && myTurn && this.builder) {
         if (this.builder.dance) {
-          buttons.push(button(t("match.dance.record"), () => this.sendPlay(), { "data-action": "dance", class: "primary" }));
+          buttons.push(button(t("match.dance.record"), () => this.sendPlay(), { "data-action": "dance", class: "primary" }),
+            glossaryLink("dance", t("match.dance.term")));
         } else {
           const done = !!this.builder.complete();
           buttons.push(button("↶ " + t("match.undo"), () => this.undo(),

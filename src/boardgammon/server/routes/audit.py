@@ -11,6 +11,7 @@ with the match's first revealed roll that can be read (not ``malformed``): a Pyt
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, Request
@@ -25,7 +26,9 @@ from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
-from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.i18n import page_context, request_language, translator
+from boardgammon.server.match_repository import match_info
+from boardgammon.server.match_state import MatchInfo
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -63,6 +66,16 @@ def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
     }
 
 
+def player_names(info: MatchInfo | None, t: Callable[..., str]) -> tuple[str, str] | None:
+    """The names of seats 0 and 1 as the page shows them (the computer by its level), ``None``
+    for a record without a match (the test vectors')."""
+    if info is None:
+        return None
+    first, second = (t("audit.computer", level=t(f"level.{who.bot}")) if who.bot else who.username
+                     for who in info.seats)
+    return first, second
+
+
 @router.get("/audit/verify.py", response_class=PlainTextResponse)
 def verifier_source() -> PlainTextResponse:
     """The verifier module's source, to run alone: ``python3 verify.py FILE_OR_URL``."""
@@ -83,10 +96,12 @@ def audit_page(
     lang: str | None = None,
     session: Session = Depends(get_session),
 ) -> HTMLResponse:
-    """The match's dice record for people, in ``lang`` (else by ``Accept-Language``); a match
-    ID that is malformed or has no record gets the "no such match" page (404), as people
-    follow and type these addresses."""
-    language = choose_language(lang, request.headers.get("accept-language"))
+    """The match's dice record for people, in ``lang`` (else the app's language, else by
+    ``Accept-Language``), its players by name and a link back to the match; each roll's row
+    has the roll ID as its anchor (``/audit/{match_id}#rol_…``). A match ID that is malformed
+    or has no record gets the "no such match" page (404), as people follow and type these
+    addresses."""
+    language = request_language(request, lang)
     context = page_context(language) | {"match_id": match_id}
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
@@ -102,6 +117,7 @@ def audit_page(
     )
     context |= {
         "doc": document,
+        "players": player_names(match_info(session, match_id), translator(language)),
         "programs": verify_programs(match_id, first) if first else None,
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),

@@ -41,7 +41,7 @@ from boardgammon.server.bodies import control_character
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
-from boardgammon.server.i18n import choose_language, page_context, translator
+from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_state import points
 from boardgammon.server.refusals import NotFound
 from boardgammon.server.routes.audit import TEMPLATES
@@ -63,7 +63,7 @@ them."""
 
 
 def _render(request: Request, page: str, lang: str | None, **fields: object) -> HTMLResponse:
-    language = choose_language(lang, request.headers.get("accept-language"))
+    language = request_language(request, lang)
     context = page_context(language, page) | fields
     # A page whose words are all in i18n has one template for every language.
     name = f"pages/{page}.{language}.html"
@@ -122,7 +122,7 @@ def fair(
             audit_document(session, candidate)
         except RollNotFound:
             continue
-        language = choose_language(lang, request.headers.get("accept-language"))
+        language = request_language(request, lang)
         return RedirectResponse(f"/audit/{candidate}?lang={language}", status_code=303)
     return _render(request, "fair", lang, match=shown, problem="fair.unknown")
 
@@ -253,7 +253,7 @@ def odds(
     ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). The fields are
     text (full-width digits and commas taken): a question that is not whole numbers, or out of
     range, gets its message beside its form in the page's language."""
-    t = translator(choose_language(lang, request.headers.get("accept-language")))
+    t = translator(request_language(request, lang))
     problems: dict[str, str] = {}
     hit: RollCount | None = None
     bear: RollCount | None = None

@@ -1,0 +1,166 @@
+"""The audit page in Chromium (issue 22): on a 360 px phone it scrolls sideways nowhere, its
+heading and every roll's dice and verdict in view, every tap target at least 44 × 44 px, in
+de/en/ja; it names the players, leads back
+to the match, opens in the app's language, marks the roll a link names (``#rol_…``), and loads
+without a missing file (the icon). Screenshots at 360 and 1280 px go to test-output/web/."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from boardgammon.server.i18n import LANGUAGES
+from tests.web.test_web_pages import computer_match, overflow
+
+pytestmark = pytest.mark.browser
+
+
+def play_until(page, base: str, match_id: str, revealed: int) -> dict:
+    """The guest's rolls and first legal plays through the API, the computer answering, until
+    ``revealed`` rolls of the match are revealed (or it ends); the audit JSON then."""
+    for _ in range(600):
+        audit = page.request.get(f"{base}/api/audit/{match_id}").json()
+        state = page.request.get(f"{base}/api/matches/{match_id}").json()
+        done = sum(r["dice"] is not None for r in audit["rolls"]) >= revealed
+        if done or state["phase"] == "match_over":
+            return audit
+        pending = state.get("pending_roll")
+        mine = state["turn"] == state["you"]
+        action = None
+        if mine and state["phase"] in ("opening", "roll") and pending:
+            action = {
+                "type": "roll",
+                "roll_id": pending["roll_id"],
+                "commitment": pending["commitment"],
+                "entropy": os.urandom(16).hex(),
+            }
+        elif mine and state["phase"] == "play":
+            action = {"type": "play", "play": state["legal_plays"][0]["notation"]}
+        if action is None:
+            time.sleep(0.05)
+            continue
+        action["action_id"] = os.urandom(8).hex()
+        answer = page.request.post(f"{base}/api/matches/{match_id}/actions", data=action)
+        assert answer.status == 200, answer.text()
+    raise AssertionError(f"fewer than {revealed} rolls revealed in {match_id}")
+
+
+def in_view(page, selector: str, width: int) -> bool:
+    """Whether every element ``selector`` finds lies within the window's width."""
+    return page.evaluate(
+        """([selector, width]) => [...document.querySelectorAll(selector)].every(e => {
+             const box = e.getBoundingClientRect();
+             return box.left >= 0 && box.right <= width + 0.5; })""",
+        [selector, width],
+    )
+
+
+def small_targets(page) -> list[str]:
+    """The page's visible links, buttons, fields and disclosures smaller than 44 × 44 px."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('a, button, summary, input, select, textarea')]
+             .filter(e => e.getClientRects().length)
+             .map(e => [e, e.getBoundingClientRect()])
+             .filter(([e, box]) => box.width < 44 || box.height < 44)
+             .map(([e, box]) => `${e.outerHTML.slice(0, 60)} ${box.width}×${box.height}`)"""
+    )
+
+
+def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
+    browser, live_server, output_dir
+):
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    audit = play_until(page, live_server, match_id, revealed=6)
+    missing: list[str] = []  # from here on: the audit pages and what they load
+    page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+    state = page.request.get(f"{live_server}/api/matches/{match_id}").json()
+    guest = next(p["username"] for p in state["players"] if p["seat"] == state["you"])
+    for code in LANGUAGES:
+        for width in (360, 390, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{live_server}/audit/{match_id}?lang={code}")
+            assert overflow(page) == 0, (code, width)
+            # The heading is whole (no word cut off by the edge), the dice and verdicts in view.
+            assert page.eval_on_selector("h1", "h => h.scrollWidth <= h.clientWidth")
+            assert in_view(page, "#rolls td.dice", width), (code, width)
+            assert in_view(page, "#rolls td.verdict", width)
+            if width < 1280:
+                assert small_targets(page) == [], (code, width)
+            page.screenshot(path=str(output_dir / f"audit-{code}-{width}.png"), full_page=True)
+        assert guest in page.inner_text("#players")
+        # Each row under its roller's name, anchored by its roll ID (the computer may have
+        # rolled again since: the record only grows).
+        shown = page.eval_on_selector_all(
+            "#rolls tbody tr",
+            "rows => rows.map(r => [r.id, r.querySelector('.roller').innerText])",
+        )
+        record = page.request.get(f"{live_server}/api/audit/{match_id}").json()["rolls"]
+        assert len(shown) >= len(audit["rolls"])
+        assert [roll_id for roll_id, _ in shown] == [r["roll_id"] for r in record[: len(shown)]]
+        for (_, player), entry in zip(shown, record, strict=False):
+            # The computer by its level, in the page's language ("コンピューター（初級）").
+            level = {"en": "easy", "de": "leicht", "ja": "初級"}[code]
+            expected = guest if entry["seat"] == state["you"] else level
+            assert expected in player and (player == guest) == (expected == guest)
+    assert missing == [], f"answered with an error: {missing}"
+
+    # The way back opens the match, in the page's language.
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server}/audit/{match_id}?lang=de")
+    page.click("#back-to-match")
+    page.wait_for_url(f"{live_server}/match/{match_id}?lang=de")
+    page.wait_for_selector("svg.board")
+    assert page.get_attribute("html", "lang") == "de"
+    context.close()
+
+
+def test_pages_follow_the_apps_language_and_the_app_theirs(browser, live_server):
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    page.goto(live_server)
+    page.select_option("#lang", "de")
+    # Opened from the German app without ?lang= (as a link or a typed address): German.
+    page.goto(f"{live_server}/audit/{match_id}")
+    assert page.get_attribute("html", "lang") == "de"
+    page.goto(f"{live_server}/rules")
+    assert page.get_attribute("html", "lang") == "de"
+    # A reading page in Japanese leads to the app in Japanese, which keeps it.
+    page.goto(f"{live_server}/glossary?lang=ja")
+    page.click("footer.site a[href^='/?lang=']")
+    page.wait_for_url(f"{live_server}/?lang=ja")
+    page.wait_for_selector("#lang")
+    assert page.locator("#lang").input_value() == "ja"
+    page.goto(live_server)
+    assert page.locator("#lang").input_value() == "ja"
+    # Chosen again in the app, the language outlives a reload of an address that named one.
+    page.goto(f"{live_server}/?lang=ja")
+    page.select_option("#lang", "en")
+    assert page.url == f"{live_server}/?lang=en"
+    page.reload()
+    assert page.locator("#lang").input_value() == "en"
+    page.select_option("#lang", "ja")
+    page.goto(f"{live_server}/audit/{match_id}")
+    assert page.get_attribute("html", "lang") == "ja"
+    context.close()
+
+
+def test_a_link_to_a_roll_opens_its_row_in_view(browser, live_server, output_dir):
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    audit = play_until(page, live_server, match_id, revealed=8)
+    last = audit["rolls"][-1]["roll_id"]
+    page.goto(f"{live_server}/audit/{match_id}?lang=en#{last}")
+    row = page.locator(f"#rolls tr#{last}")
+    assert page.evaluate("location.hash") == f"#{last}"
+    assert row.evaluate("r => r.matches(':target')")
+    box = row.bounding_box()
+    assert box is not None and 0 <= box["y"] < 740
+    page.screenshot(path=str(output_dir / "audit-anchor-en-360.png"))
+    assert page.request.get(f"{live_server}/favicon.ico").status == 200
+    context.close()
