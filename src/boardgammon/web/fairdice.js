@@ -67,6 +67,17 @@ export function newEntropy() {
   return toHex(globalThis.crypto.getRandomValues(new Uint8Array(ENTROPY_BYTES)));
 }
 
+/**
+ * The entropy to send for a roll: the one already stored for it in `known` (roll_id → {entropy,
+ * …}, kept in localStorage per match) if a request was ever made, else 16 fresh bytes. Every
+ * retry of a roll (a "busy" answer, a lost connection, a reload) sends the same entropy, so a
+ * server that refuses a request and waits for the next cannot choose between two outcomes.
+ */
+export function rollEntropy(known, rollId) {
+  const stored = known[rollId];
+  return stored && typeof stored.entropy === "string" ? stored.entropy : newEntropy();
+}
+
 /** SHA-256 of the raw seed bytes (given as 64 hex characters), lowercase hex. */
 export async function commitmentOf(seedHex) {
   const seed = fromHex(seedHex);
