@@ -260,6 +260,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.count": "Count",
         "record.col.share": "Share (95 % interval)",
         "record.summary": "The command's own summary (English)",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "The same program, filled in for roll {roll_id}",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -517,6 +519,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.count": "Anzahl",
         "record.col.share": "Anteil (95-%-Intervall)",
         "record.summary": "Die Zusammenfassung des Befehls (englisch)",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "Dasselbe Programm, ausgefüllt für Wurf {roll_id}",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -756,6 +760,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "record.col.count": "回数",
         "record.col.share": "割合（95 % 区間）",
         "record.summary": "コマンド自身の要約（英語）",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "同じプログラム（ロール {roll_id} の値入り）",
     },
 }
 

@@ -5,7 +5,8 @@ stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
-(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``).
+(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``); every other
+revealed roll that can be read has its own filled-in Python program in its row.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def _octal(data: bytes) -> str:
     return "".join(f"\\{byte:03o}" for byte in data)
 
 
+def roll_program(match_id: str, entry: dict) -> str:
+    """The standard-library Python program that checks one revealed audit entry."""
+    return programs.get_template("verify_roll.py.j2").render(match_id=match_id, roll=entry)
+
+
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
     """The "Verify it yourself" programs for a revealed audit entry: ``python``, ``openssl``."""
     seed = bytes.fromhex(entry["server_seed"])
@@ -58,7 +64,7 @@ def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
         "block0_octal": _octal(prefix + (0).to_bytes(4, "big")),
     }
     return {
-        "python": programs.get_template("verify_roll.py.j2").render(fields),
+        "python": roll_program(match_id, entry),
         "openssl": programs.get_template("verify_openssl.sh.j2").render(fields),
     }
 
@@ -95,14 +101,12 @@ def audit_page(
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
-    first = next(
-        (r for r in document["rolls"]
-         if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED),
-        None,
-    )
+    readable = [r for r in document["rolls"]
+                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED]
     context |= {
         "doc": document,
-        "programs": verify_programs(match_id, first) if first else None,
+        "programs": verify_programs(match_id, readable[0]) if readable else None,
+        "row_programs": {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]},
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
         "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),
