@@ -57,6 +57,12 @@ def test_every_roll_of_a_match_verifies_both_ways(database, kind):
         # have no opponent device
         assert sources[0::2] == [("client", "none")] * 12
         assert sources[1::2] == [("server", "client")] * 12
+    expected = {
+        "live": {"live": 24},
+        "correspondence": {"live": 16, "opponent_absent": 8},
+        "computer": {"computer": 12, "no_opponent_device": 12},
+    }[kind]
+    assert document["counts"] == dict.fromkeys(v2.GUARANTEES, 0) | expected
     # Every party's time is on the record: the opponent's link came before the reveal.
     for r in rolls:
         assert r["committed_at"] <= r["requested_at"] <= r["revealed_at"] <= r["played_at"]

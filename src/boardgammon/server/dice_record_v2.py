@@ -626,12 +626,37 @@ def match_rolls(session: Session, match_id: str) -> list[RollV2]:
     return [RollV2.from_row(dict(row._mapping)) for row in rows]
 
 
+def roll_guarantee(roll: RollV2) -> str:
+    """What a revealed roll proves (``docs/fair-dice.md`` §What each kind of roll proves):
+    ``live`` (both devices took part), ``computer`` (the computer's roll with the human's
+    link), ``opponent_absent`` (the opponent's chain did not answer), ``no_opponent_device``
+    (the opponent has no chain), ``server_only`` (the server drew every input)."""
+    if roll.opponent_source == "client":
+        return "live" if roll.roller_source == "client" else "computer"
+    if roll.roller_source == "server":
+        return "server_only"
+    return "opponent_absent" if roll.opponent_source == "absent" else "no_opponent_device"
+
+
+GUARANTEES = ("live", "computer", "opponent_absent", "no_opponent_device", "server_only")
+
+
+def roll_counts(rolls: list[RollV2]) -> dict[str, int]:
+    """How many revealed rolls give each guarantee of :func:`roll_guarantee` (every key)."""
+    counts = dict.fromkeys(GUARANTEES, 0)
+    for roll in rolls:
+        if roll.dice is not None:
+            counts[roll_guarantee(roll)] += 1
+    return counts
+
+
 def audit_document(session: Session, match_id: str) -> dict[str, Any]:
     """The ``boardgammon-audit-v2`` JSON of a match, verdicts recomputed now.
 
     Shape: ``{"format", "dice_spec", "record_spec", "match_id", "genesis", "anchors": [hex or
     null, hex or null], "chain_head", "rolls": [entry …], "verified", "failure"}``; an entry is
-    :meth:`RollV2.to_json` plus ``verdict`` and ``verdict_detail``.
+    :meth:`RollV2.to_json` plus ``verdict`` and ``verdict_detail``; ``counts``: the revealed
+    rolls of each kind of guarantee (:func:`roll_counts`).
 
     Raises:
         RollNotFound: the match has no v2 rolls.
@@ -649,6 +674,7 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
         "chain_head": rolls[-1].entry_hash,
         "rolls": [roll.to_json() for roll in rolls],
     }
+    document["counts"] = roll_counts(rolls)
     report = verify_document(document)
     for entry, check in zip(document["rolls"], report.checks, strict=True):
         entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
