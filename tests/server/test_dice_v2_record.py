@@ -85,6 +85,14 @@ def test_a_retry_of_the_request_with_the_same_entropy_gives_the_same_roll(databa
         link = device.next_link()
         revealed = v2.contribute(s, roll.roll_id, link)
         assert v2.contribute(s, roll.roll_id, link) == revealed
+        v2.mark_played(s, roll.roll_id)
+        # The computer's request (server entropy) repeated is the same request, not a new draw.
+        computer = v2.commit_roll(s, match_id, 1)
+        asked = v2.request_roll(s, computer.roll_id, computer.commitment, None)
+        assert asked.roller_source == "server"
+        assert v2.request_roll(s, computer.roll_id, computer.commitment, None) == asked
+        with pytest.raises(v2.AlreadyRequested):
+            v2.request_roll(s, computer.roll_id, computer.commitment, secrets.token_bytes(16))
 
 
 def test_refusals_change_nothing(database):

@@ -8,8 +8,9 @@ and run alone::
 
 It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
 intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
-``dice mismatch``, ``chain broken``, or ``malformed`` for an entry that cannot be read), and 2
-when the document cannot be loaded.
+``dice mismatch``, ``chain broken``, for v2 also ``opponent link mismatch`` and ``void after
+reveal``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot be
+loaded.
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's

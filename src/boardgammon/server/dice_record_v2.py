@@ -448,7 +448,8 @@ def request_roll(
     commit: bool = True,
 ) -> RollV2:
     """The roller asks to roll with ``roller_entropy`` (16 bytes; ``None``: drawn here, source
-    ``server``, for a roller without a device). Idempotent for the same entropy.
+    ``server``, for a roller without a device). Idempotent: the same entropy again, or
+    ``None`` again for a roll the server requested, returns the roll as it is.
 
     Raises:
         BadEntropy; RollNotFound; CommitmentMismatch; AlreadyRequested: other entropy than
@@ -470,7 +471,10 @@ def request_roll(
         if row["state"] == "void":
             raise WrongRollState(f"roll {roll_id} is void and can no longer be rolled")
         if row["state"] != "committed":
-            if source == "client" and row["roller_entropy"] == entropy.hex():
+            # The same request again: the server's own draw, or the device's same entropy.
+            if row["roller_source"] == source and (
+                source == "server" or row["roller_entropy"] == entropy.hex()
+            ):
                 return RollV2.from_row(row)
             raise AlreadyRequested(
                 f"roll {roll_id} was requested with other entropy; a retry "
