@@ -1,6 +1,7 @@
 """Public audit of the dice record: ``GET /audit/{match_id}`` (HTML page, ``?lang=en|de|ja``),
 ``GET /api/audit/{match_id}`` (the same as JSON, see
-:func:`boardgammon.server.dice_record.audit_document`) and ``GET /audit/verify.py`` (the
+:func:`boardgammon.server.dice_record.audit_document`, or the v2 record's
+:func:`boardgammon.server.dice_record_v2.audit_document`) and ``GET /audit/verify.py`` (the
 stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.dice import verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.server import dice_record_v2
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
@@ -78,8 +80,12 @@ def verifier_source() -> PlainTextResponse:
 
 @router.get("/api/audit/{match_id}", responses=responses(404))
 def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
-    """The match's dice record as JSON (404 ``not_found`` if it has none)."""
-    return audit_document(session, match_id)
+    """The match's dice record as JSON: ``boardgammon-audit-v1``, or ``boardgammon-audit-v2``
+    for a match rolled with v2 dice (404 ``not_found`` if it has neither)."""
+    try:
+        return audit_document(session, match_id)
+    except RollNotFound:
+        return dice_record_v2.audit_document(session, match_id)
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
