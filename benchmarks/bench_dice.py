@@ -2,22 +2,29 @@
 
 1. Rolls committed + revealed + marked played per second on SQLite with durable writes (WAL,
    ``synchronous=FULL``: three fsync'd transactions per roll), beside the reference: bare
-   ``sqlite3`` one-row transactions per second with the same settings on the same disk.
+   ``sqlite3`` one-row transactions per second with the same settings on the same disk; and
+   v2 rolls (commit, the roller's request, the opponent's link and reveal, played: four
+   transactions) beside v1's in the same run, on SQLite and, when it answers at
+   127.0.0.1:5432 db ``test``, PostgreSQL (in a schema of its own, dropped afterwards).
 2. ``derive_dice`` calls per second beside hashlib/hmac's bare HMAC-SHA256 on a message of the
    same length (the derivation's floor: one HMAC per roll almost always).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import secrets
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from boardgammon.dice import derive_dice, new_match_id
 from boardgammon.dice.verify import dice_prefix
 from boardgammon.server import dice_record as record
+from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database
 
 ROLLS = 300
@@ -44,6 +51,66 @@ def durable_rolls_per_second(folder: Path) -> float:
             return _rate(ROLLS, time.perf_counter() - start)
     finally:
         db.dispose()
+
+
+def _chain(length: int) -> list[bytes]:
+    """A hash chain x_0 … x_length (x_(i-1) = SHA-256(x_i)), anchor first."""
+    links = [bytes(range(32))]
+    for _ in range(length):
+        links.append(hashlib.sha256(links[-1]).digest())
+    return links[::-1]
+
+
+def v1_v2_rolls_per_second(url: str) -> tuple[float, float]:
+    """Durable rolls per second through the v1 and the v2 record on the database at ``url``,
+    alternating seats; the v2 opponent reveals its link every roll."""
+    db = open_database(url)
+    try:
+        with db.sessions() as session:
+            match_id = new_match_id()
+            start = time.perf_counter()
+            for k in range(ROLLS):
+                roll = record.commit_roll(session, match_id, k % 2)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record.mark_played(session, roll.roll_id)
+            v1 = _rate(ROLLS, time.perf_counter() - start)
+            match_id = new_match_id()
+            chains = (_chain(ROLLS), _chain(ROLLS))
+            for seat in (0, 1):
+                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            start = time.perf_counter()
+            for k in range(ROLLS):
+                seat = k % 2
+                roll2 = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll2.roll_id, roll2.commitment, ENTROPY)
+                record_v2.contribute(session, roll2.roll_id, chains[1 - seat][k // 2 + 1])
+                record_v2.mark_played(session, roll2.roll_id)
+            v2 = _rate(ROLLS, time.perf_counter() - start)
+        return v1, v2
+    finally:
+        db.dispose()
+
+
+def postgres_url() -> tuple[str, Callable[[], None]] | None:
+    """A fresh schema on the local PostgreSQL and its cleanup, or ``None`` if it is not there."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    conninfo = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
+    schema = f"bench_dice_{secrets.token_hex(6)}"
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+    except psycopg.OperationalError:
+        return None
+
+    def drop() -> None:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/test?options=-csearch_path%3D{schema}"
+    return url, drop
 
 
 def raw_sqlite_transactions_per_second(folder: Path) -> float:
@@ -85,6 +152,22 @@ def main() -> None:
     print(f"  reference: bare sqlite3 durable one-row transactions: {raw:,.0f}/s")
     print(f"  ratio rolls / raw transactions: {rolls / raw:.3f} (3 transactions per roll: "
           f"at most ~0.333)")
+    with tempfile.TemporaryDirectory(prefix="bench-dice-") as folder:
+        v1, v2 = v1_v2_rolls_per_second(f"sqlite:///{folder}/v1v2.sqlite3")
+    print(f"durable v2 rolls (commit+request+link+played) on SQLite: {v2:,.0f}/s")
+    print(f"  reference: v1 rolls in the same run: {v1:,.0f}/s; ratio v2 / v1: {v2 / v1:.3f} "
+          "(4 transactions per v2 roll against 3: at least ~0.75 expected)")
+    postgres = postgres_url()
+    if postgres is None:
+        print("PostgreSQL: not reachable at 127.0.0.1:5432 db test; skipped")
+    else:
+        url, drop = postgres
+        try:
+            v1, v2 = v1_v2_rolls_per_second(url)
+        finally:
+            drop()
+        print(f"durable v2 rolls on PostgreSQL: {v2:,.0f}/s")
+        print(f"  reference: v1 rolls in the same run: {v1:,.0f}/s; ratio v2 / v1: {v2 / v1:.3f}")
     derived = derivations_per_second()
     bare = bare_hmac_per_second()
     print(f"derive_dice: {derived:,.0f}/s")

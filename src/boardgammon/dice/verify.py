@@ -8,11 +8,14 @@ and run alone::
 
 It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
 intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
-``dice mismatch``, ``chain broken``, or ``malformed`` for an entry that cannot be read), and 2
-when the document cannot be loaded.
+``dice mismatch``, ``chain broken``, for v2 also ``opponent link mismatch`` and ``void after
+reveal``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot be
+loaded.
 
-The specification, with test vectors, is ``docs/fair-dice.md`` (version ``boardgammon-dice-v1``).
-Public and stable: :func:`derive_dice` and :func:`commitment`.
+The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
+(server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
+entropy and the opponent's hash-chain link; every state change and its time hashed). Public and
+stable: :func:`derive_dice`, :func:`derive_dice_v2`, :func:`entry_hash_v2` and :func:`commitment`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import hmac
 import json
 import sys
 import urllib.request
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 DICE_SPEC = "boardgammon-dice-v1"
@@ -37,11 +40,32 @@ ENTROPY_SOURCES = ("client", "server")
 STATES = ("committed", "revealed", "played", "void")
 REVEALED_STATES = ("revealed", "played")
 
+DICE_SPEC_V2 = "boardgammon-dice-v2"
+RECORD_SPEC_V2 = "boardgammon-record-v2"
+AUDIT_FORMAT_V2 = "boardgammon-audit-v2"
+LINK_BYTES = 32  # one link of a player's hash chain (SHA-256 output)
+KINDS = ("opening", "normal")
+STATES_V2 = ("committed", "requested", "revealed", "played", "void")
+ROLLER_SOURCES = ("client", "server")
+# client: the opponent's device revealed its link; absent: it had a chain but did not reveal in
+# time; none: the opponent has no device in this match (the computer) or registered no chain.
+OPPONENT_SOURCES = ("client", "absent", "none")
+TIME_FIELDS = (
+    "committed_at",
+    "requested_at",
+    "opponent_at",
+    "revealed_at",
+    "played_at",
+    "voided_at",
+)
+
 SEED_MISSING = "seed missing"
 COMMITMENT_MISMATCH = "commitment mismatch"
 DICE_MISMATCH = "dice mismatch"
 CHAIN_BROKEN = "chain broken"
 MALFORMED = "malformed"
+LINK_MISMATCH = "opponent link mismatch"
+VOID_AFTER_REVEAL = "void after reveal"
 
 
 def lp(data: bytes) -> bytes:
@@ -168,6 +192,139 @@ def entry_hash(
     return hashlib.sha256(data).hexdigest()
 
 
+_DICE_SPEC_V2_LP = lp(DICE_SPEC_V2.encode())
+
+
+def chain_link(link: bytes) -> bytes:
+    """The link a hash-chain link must hash to: SHA-256 of its 32 raw bytes (32 bytes).
+
+    A player's chain is ``x_N`` (32 random bytes), ``x_(i-1) = SHA-256(x_i)``; its anchor ``x_0``
+    is registered before the match's rolls, and its links are revealed ``x_1, x_2, …``, one per
+    roll where that player is the opponent, each checked by ``SHA-256(x_i) == x_(i-1)``.
+    """
+    return hashlib.sha256(link).digest()
+
+
+def dice_prefix_v2(
+    match_id: str,
+    roll_id: str,
+    nonce: int,
+    kind: str,
+    roller_entropy: bytes,
+    opponent_entropy: bytes | None,
+) -> bytes:
+    """The message prefix of every HMAC block of a v2 roll (spec §Derivation, v2).
+
+    ``lp(b"boardgammon-dice-v2") + lp(match_id) + lp(roll_id) + nonce (8 bytes, big-endian)
+    + lp(kind) + lp(roller_entropy) + lp(opponent_entropy)``; IDs in UTF-8, the kind in ASCII,
+    an opponent contribution that is missing as ``lp(b"")`` = ``00000000``.
+
+    Raises:
+        ValueError: a nonce outside 0 ≤ nonce < 2**64, an unknown kind, roller entropy not of
+            16 bytes, an opponent link not of 32 bytes.
+    """
+    if not isinstance(nonce, int) or not 0 <= nonce < 2**64:
+        raise ValueError(f"nonce must be an integer in 0 … 2**64-1, got {nonce!r}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    _require_length("roller entropy", roller_entropy, ENTROPY_BYTES)
+    if opponent_entropy is not None:
+        _require_length("opponent link", opponent_entropy, LINK_BYTES)
+    return (
+        _DICE_SPEC_V2_LP
+        + lp(match_id.encode("utf-8"))
+        + lp(roll_id.encode("utf-8"))
+        + nonce.to_bytes(8, "big")
+        + lp(kind.encode("ascii"))
+        + lp(roller_entropy)
+        + lp(opponent_entropy or b"")
+    )
+
+
+def derive_dice_v2(
+    server_seed: bytes,
+    match_id: str,
+    roll_id: str,
+    nonce: int,
+    kind: str,
+    roller_entropy: bytes,
+    opponent_entropy: bytes | None,
+) -> tuple[int, int]:
+    """The v2 roll (first die, second die), each 1–6: the v1 rule on the v2 prefix.
+
+    Args:
+        server_seed: the 32 raw bytes whose SHA-256 was the commitment.
+        kind: ``"opening"`` (first die seat 0's, second seat 1's) or ``"normal"``.
+        roller_entropy: the 16 bytes of the roller's device (or the server's, source ``server``).
+        opponent_entropy: the opponent's 32-byte chain link, ``None`` where none was revealed.
+
+    Raises:
+        ValueError: as :func:`dice_prefix_v2`, or a seed not of 32 bytes.
+    """
+    _require_length("server seed", server_seed, SEED_BYTES)
+    prefix = dice_prefix_v2(match_id, roll_id, nonce, kind, roller_entropy, opponent_entropy)
+    return dice_from_blocks(dice_blocks(server_seed, prefix))
+
+
+def _hex_or_empty(entry: Mapping, key: str, length: int) -> bytes:
+    value = entry.get(key)
+    if value is None:
+        return b""
+    data = bytes.fromhex(value)
+    if len(data) != length:
+        raise ValueError(f"{key} must be {length} bytes of hex, got {len(data)}")
+    return data
+
+
+def _text(entry: Mapping, key: str) -> bytes:
+    value = entry.get(key)
+    if value is None:
+        return b""
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string or null, got {value!r}")
+    return value.encode("ascii")
+
+
+def entry_hash_v2(match_id: str, entry: Mapping) -> str:
+    """The hash of one v2 record entry (an audit entry as JSON), lowercase hex.
+
+    SHA-256 of ``lp(b"boardgammon-record-v2") + lp(prev_hash) + lp(match_id) + lp(roll_id)
+    + seq (4 bytes) + nonce (8 bytes) + seat (1 byte) + lp(kind) + lp(state) + lp(commitment)
+    + lp(server_seed) + lp(roller_entropy) + lp(roller_source) + lp(opponent_prev_link)
+    + lp(opponent_entropy) + lp(opponent_source) + first die (1 byte) + second die (1 byte)
+    + lp(t)`` for each time ``committed_at, requested_at, opponent_at, revealed_at, played_at,
+    voided_at``. Integers are unsigned big-endian; hex strings and the ``…Z`` times enter as
+    ASCII text, seeds, entropy and links as raw bytes; a field that is ``null`` enters as
+    ``lp(b"")`` (four zero bytes) and missing dice as the bytes 0, 0.
+
+    Raises:
+        KeyError, ValueError, TypeError: a field is missing or of the wrong form.
+    """
+    dice = entry.get("dice")
+    first, second = (0, 0) if dice is None else (int(dice[0]), int(dice[1]))
+    data = (
+        lp(RECORD_SPEC_V2.encode())
+        + lp(_text(entry, "prev_hash"))
+        + lp(match_id.encode("utf-8"))
+        + lp(str(entry["roll_id"]).encode("utf-8"))
+        + int(entry["seq"]).to_bytes(4, "big")
+        + int(entry["nonce"]).to_bytes(8, "big")
+        + int(entry["seat"]).to_bytes(1, "big")
+        + lp(_text(entry, "kind"))
+        + lp(_text(entry, "state"))
+        + lp(_text(entry, "commitment"))
+        + lp(_hex_or_empty(entry, "server_seed", SEED_BYTES))
+        + lp(_hex_or_empty(entry, "roller_entropy", ENTROPY_BYTES))
+        + lp(_text(entry, "roller_source"))
+        + lp(_hex_or_empty(entry, "opponent_prev_link", LINK_BYTES))
+        + lp(_hex_or_empty(entry, "opponent_entropy", LINK_BYTES))
+        + lp(_text(entry, "opponent_source"))
+        + bytes((first, second))
+        + b"".join(lp(_text(entry, key)) for key in TIME_FIELDS)
+    )
+    return hashlib.sha256(data).hexdigest()
+
+
 _BYTES = (bytes, bytearray)
 
 
@@ -288,11 +445,172 @@ def check_roll(match_id: str, index: int, entry: dict, prev_hash: str) -> tuple[
     return verdict(label), own_hash
 
 
+# What each v2 state must carry (True) and must not (False); other fields are free.
+_V2_SHAPE = {
+    "committed": {
+        "server_seed": False,
+        "roller_entropy": False,
+        "opponent_entropy": False,
+        "opponent_source": False,
+        "dice": False,
+        "requested_at": False,
+        "revealed_at": False,
+    },
+    "requested": {
+        "server_seed": False,
+        "roller_entropy": True,
+        "opponent_entropy": False,
+        "opponent_source": False,
+        "dice": False,
+        "requested_at": True,
+        "revealed_at": False,
+    },
+    "revealed": {
+        "server_seed": True,
+        "roller_entropy": True,
+        "dice": True,
+        "requested_at": True,
+        "revealed_at": True,
+        "opponent_source": True,
+    },
+    "played": {
+        "server_seed": True,
+        "roller_entropy": True,
+        "dice": True,
+        "requested_at": True,
+        "revealed_at": True,
+        "opponent_source": True,
+        "played_at": True,
+    },
+    "void": {"server_seed": False, "dice": False, "revealed_at": False, "voided_at": True},
+}
+
+
+def _v2_shape_problem(entry: dict) -> str | None:
+    """Why ``entry``'s fields do not fit its state (``None`` if they do); a void entry with
+    reveal fields is :data:`VOID_AFTER_REVEAL`, checked before."""
+    state = entry["state"]
+    for key, wanted in _V2_SHAPE[state].items():
+        if (entry.get(key) is not None) != wanted:
+            return f"a {state} roll {'needs' if wanted else 'cannot carry'} {key}"
+    if entry.get("played_at") is not None and state != "played":
+        return f"a {state} roll cannot carry played_at"
+    if entry.get("voided_at") is not None and state != "void":
+        return f"a {state} roll cannot carry voided_at"
+    if (entry.get("roller_entropy") is None) != (entry.get("roller_source") is None):
+        return "roller_entropy and roller_source come together"
+    if (entry.get("opponent_entropy") is None) != (entry.get("opponent_at") is None):
+        return "opponent_entropy and opponent_at come together"
+    times = [entry[key] for key in TIME_FIELDS if entry.get(key) is not None]
+    if entry.get("committed_at") is None or times != sorted(times):
+        return "the times must start with committed_at and never go back"
+    return None
+
+
+def check_roll_v2(
+    match_id: str, index: int, entry: dict, prev_hash: str, links: list[str | None]
+) -> tuple[RollCheck, str]:
+    """Check one v2 audit entry against its predecessor's hash and the players' hash chains.
+
+    ``links[seat]``: the hex value that seat's next revealed link must hash to (its anchor,
+    then its last revealed link), ``None`` without a chain; updated here when this roll reveals
+    the opponent's link. Returns the verdict and the entry's recomputed hash. Checks, in
+    order: the entry can be read and its fields fit its state, a void roll reveals nothing,
+    the opponent's link continues its chain, the seed matches the commitment, the dice follow
+    from all inputs, and the entry links to its predecessor and hashes to its ``entry_hash``.
+    """
+    if not isinstance(entry, dict):
+        detail = f"the entry cannot be read: a JSON object is expected, got {type(entry).__name__}"
+        return RollCheck(index, f"#{index}", MALFORMED, detail), GENESIS
+    roll_id = str(entry.get("roll_id", f"#{index}"))
+
+    def verdict(reason: str, detail: str = "") -> RollCheck:
+        return RollCheck(index, roll_id, reason, detail)
+
+    try:
+        seq, nonce, seat, state = entry["seq"], entry["nonce"], entry["seat"], entry["state"]
+        kind, commit_hex = entry["kind"], entry["commitment"]
+        if (
+            not all(_is_int(x) for x in (seq, nonce, seat))
+            or seat not in (0, 1)
+            or seq != index
+            or state not in STATES_V2
+            or kind not in KINDS
+        ):
+            raise ValueError(
+                f"seq {seq!r} (expected {index}), seat {seat!r}, nonce {nonce!r}, "
+                f"state {state!r}, kind {kind!r}"
+            )
+        seed = _hex_field(entry, "server_seed", SEED_BYTES)
+        roller = _hex_field(entry, "roller_entropy", ENTROPY_BYTES)
+        prev_link = _hex_field(entry, "opponent_prev_link", LINK_BYTES)
+        opponent = _hex_field(entry, "opponent_entropy", LINK_BYTES)
+        dice = tuple(entry["dice"]) if entry.get("dice") is not None else None
+        if dice is not None and (len(dice) != 2 or not all(_is_int(d) for d in dice)):
+            raise ValueError(f"dice must be two integers, got {entry['dice']!r}")
+        if entry.get("roller_source") not in (None, *ROLLER_SOURCES) or entry.get(
+            "opponent_source"
+        ) not in (None, *OPPONENT_SOURCES):
+            raise ValueError(
+                f"roller_source {entry.get('roller_source')!r}, "
+                f"opponent_source {entry.get('opponent_source')!r}"
+            )
+        own_hash = entry_hash_v2(match_id, entry)
+    except (KeyError, ValueError, TypeError, AttributeError, OverflowError) as exc:
+        return verdict(MALFORMED, f"the entry cannot be read: {exc}"), GENESIS
+
+    if state == "void" and any(x is not None for x in (seed, opponent, dice)):
+        return verdict(
+            VOID_AFTER_REVEAL,
+            "a void roll carries the opponent's link, the seed or "
+            "dice: it was voided after its dice were known",
+        ), own_hash
+    problem = _v2_shape_problem(entry)
+    if problem is not None:
+        return verdict(MALFORMED, problem), own_hash
+    other = 1 - seat
+    expected = links[other]
+    if (prev_link.hex() if prev_link else None) != expected:
+        detail = (
+            f"seat {other}'s chain continues from {expected}, the entry says "
+            f"{entry.get('opponent_prev_link')}"
+        )
+        return verdict(LINK_MISMATCH, detail), own_hash
+    source = entry.get("opponent_source")
+    if opponent is not None:
+        if prev_link is None or chain_link(opponent) != prev_link or source != "client":
+            detail = f"SHA-256 of the opponent's link is {chain_link(opponent).hex()}"
+            return verdict(LINK_MISMATCH, f"{detail}, not {expected}"), own_hash
+        links[other] = opponent.hex()
+    elif source is not None and source != ("absent" if prev_link is not None else "none"):
+        detail = f"no link revealed, so the source is {'absent' if prev_link else 'none'}"
+        return verdict(LINK_MISMATCH, f"{detail}, not {source}"), own_hash
+    if state in REVEALED_STATES:
+        assert seed is not None and roller is not None and dice is not None  # the shape check
+        shown = commitment(seed)
+        if shown != commit_hex:
+            detail = f"SHA-256 of the seed is {shown}, the commitment was {commit_hex}"
+            return verdict(COMMITMENT_MISMATCH, detail), own_hash
+        derived = derive_dice_v2(seed, match_id, roll_id, nonce, kind, roller, opponent)
+        if derived != dice:
+            detail = f"recorded {dice[0]}-{dice[1]}, the inputs give {derived[0]}-{derived[1]}"
+            return verdict(DICE_MISMATCH, detail), own_hash
+    if entry.get("prev_hash") != prev_hash:
+        detail = f"prev_hash is {entry.get('prev_hash')}, the previous entry hashes to {prev_hash}"
+        return verdict(CHAIN_BROKEN, detail), own_hash
+    if entry.get("entry_hash") != own_hash:
+        detail = f"the entry hashes to {own_hash}, its entry_hash says {entry.get('entry_hash')}"
+        return verdict(CHAIN_BROKEN, detail), own_hash
+    label = {"committed": "pending", "requested": "pending", "void": "never revealed"}
+    return verdict(label.get(state, "ok")), own_hash
+
+
 def verify_document(document: dict, expected_head: str | None = None) -> Report:
     """Verify an audit document (``GET /api/audit/{match_id}``): every roll and the hash chain.
 
     Args:
-        document: the parsed JSON, format ``boardgammon-audit-v1``.
+        document: the parsed JSON, format ``boardgammon-audit-v1`` or ``boardgammon-audit-v2``
+            (which adds ``anchors``: each seat's hash-chain anchor, hex or ``null``).
         expected_head: the chain head published at the end of the match, if the caller has it;
             the recomputed head must equal it.
 
@@ -301,19 +619,26 @@ def verify_document(document: dict, expected_head: str | None = None) -> Report:
     """
     if not isinstance(document, dict):
         raise ValueError(f"not an audit document: a JSON object, got {type(document).__name__}")
-    if document.get("format") != AUDIT_FORMAT or document.get("dice_spec") != DICE_SPEC:
+    version = (document.get("format"), document.get("dice_spec"))
+    if version not in ((AUDIT_FORMAT, DICE_SPEC), (AUDIT_FORMAT_V2, DICE_SPEC_V2)):
         raise ValueError(
-            f"not a {AUDIT_FORMAT} document with dice spec {DICE_SPEC}: "
-            f"format {document.get('format')!r}, dice_spec {document.get('dice_spec')!r}"
+            f"not a {AUDIT_FORMAT} document with dice spec {DICE_SPEC} nor a {AUDIT_FORMAT_V2} "
+            f"one with {DICE_SPEC_V2}: format {version[0]!r}, dice_spec {version[1]!r}"
         )
     match_id, rolls = document["match_id"], document["rolls"]
     if not isinstance(rolls, list):
         raise ValueError(f"not an audit document: rolls is a {type(rolls).__name__}, not a list")
     checks: list[RollCheck] = []
     head = GENESIS
-    for index, entry in enumerate(rolls):
-        check, head = check_roll(match_id, index, entry, head)
-        checks.append(check)
+    if version[0] == AUDIT_FORMAT_V2:
+        links = _anchors(document)
+        for index, entry in enumerate(rolls):
+            check, head = check_roll_v2(match_id, index, entry, head, links)
+            checks.append(check)
+    else:
+        for index, entry in enumerate(rolls):
+            check, head = check_roll(match_id, index, entry, head)
+            checks.append(check)
     failure = next((c for c in checks if c.failed), None)
     if failure is None:
         for published in (document.get("chain_head"), expected_head):
@@ -322,6 +647,22 @@ def verify_document(document: dict, expected_head: str | None = None) -> Report:
                 failure = RollCheck(len(checks), "(chain head)", CHAIN_BROKEN, detail)
                 break
     return Report(match_id, tuple(checks), head, failure)
+
+
+def _anchors(document: dict) -> list[str | None]:
+    anchors = document.get("anchors")
+    if (
+        not isinstance(anchors, list)
+        or len(anchors) != 2
+        or not all(
+            a is None or (isinstance(a, str) and len(bytes.fromhex(a)) == LINK_BYTES)
+            for a in anchors
+        )
+    ):
+        raise ValueError(
+            f"anchors must be a list of two 64-hex-digit strings or nulls, got {anchors!r}"
+        )
+    return [a.lower() if a else None for a in anchors]
 
 
 def load_document(source: str, timeout: float = 30.0) -> dict:

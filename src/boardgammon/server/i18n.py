@@ -285,6 +285,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.easy": "easy",
         "level.medium": "medium",
         "level.hard": "hard",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "The same program, filled in for roll {roll_id}",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -563,6 +565,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.easy": "leicht",
         "level.medium": "mittel",
         "level.hard": "schwer",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "Dasselbe Programm, ausgefüllt für Wurf {roll_id}",
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -815,6 +819,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.easy": "初級",
         "level.medium": "中級",
         "level.hard": "上級",
+        # dice v2 (issue #25): the filled-in program of every row
+        "verify.row": "同じプログラム（ロール {roll_id} の値入り）",
     },
 }
 

@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     RECORD_UNAVAILABLE = "record_unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
+    # dice v2 (issue #25)
+    LINK_MISMATCH = "link_mismatch"
+    ANCHOR_REGISTERED = "anchor_registered"
 
 
 class Refusal(Exception):

@@ -274,3 +274,72 @@ class MatchAnalysisRow(Base):
     claimed_t: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     version: Mapped[int] = mapped_column(SmallInteger, server_default="1")
+
+
+# Dice protocol v2 (issue #25) ------------------------------------------------------------------
+
+
+class DiceRollV2(Base):
+    """One entry of a match's ``boardgammon-record-v2`` dice record (``docs/fair-dice.md``).
+
+    States: committed → requested (the roller's entropy in) → revealed (the opponent's link or
+    its absence, the seed, the dice) → played; committed or requested → void. Every state
+    change rewrites ``entry_hash`` (states and times are hashed); the next roll starts only
+    when this one is played or void, so the hash the next entry links to is final. Hex strings
+    are lowercase; ``opponent_prev_link`` is what the opponent's link must hash to, fixed at
+    commit.
+    """
+
+    __tablename__ = "dice_rolls_v2"
+    __table_args__ = (
+        UniqueConstraint("match_id", "seq", name="uq_dice_rolls_v2_match_seq"),
+        UniqueConstraint("nonce", name="uq_dice_rolls_v2_nonce"),
+        UniqueConstraint("commitment", name="uq_dice_rolls_v2_commitment"),
+        UniqueConstraint("server_seed", name="uq_dice_rolls_v2_server_seed"),
+        CheckConstraint("seat IN (0, 1)", name="ck_dice_rolls_v2_seat"),
+        CheckConstraint("kind IN ('opening', 'normal')", name="ck_dice_rolls_v2_kind"),
+        CheckConstraint("state IN ('committed', 'requested', 'revealed', 'played', 'void')",
+                        name="ck_dice_rolls_v2_state"),
+    )
+
+    roll_id: Mapped[str] = mapped_column(String(68), primary_key=True)
+    match_id: Mapped[str] = mapped_column(String(68), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    nonce: Mapped[int] = mapped_column(BigInteger)
+    seat: Mapped[int] = mapped_column(SmallInteger)
+    kind: Mapped[str] = mapped_column(String(8))
+    state: Mapped[str] = mapped_column(String(10))
+    commitment: Mapped[str] = mapped_column(String(64))
+    server_seed: Mapped[str] = mapped_column(String(64))
+    roller_entropy: Mapped[str | None] = mapped_column(String(32))
+    roller_source: Mapped[str | None] = mapped_column(String(6))
+    opponent_prev_link: Mapped[str | None] = mapped_column(String(64))
+    opponent_entropy: Mapped[str | None] = mapped_column(String(64))
+    opponent_source: Mapped[str | None] = mapped_column(String(6))
+    die1: Mapped[int | None] = mapped_column(SmallInteger)
+    die2: Mapped[int | None] = mapped_column(SmallInteger)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    entry_hash: Mapped[str] = mapped_column(String(64))
+    committed_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    opponent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    played_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    voided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    def __repr__(self) -> str:
+        # Never the seed: reprs end up in logs and tracebacks.
+        return f"<DiceRollV2 {self.roll_id} {self.match_id}#{self.seq} {self.state}>"
+
+
+class DiceAnchor(Base):
+    """A player's hash-chain anchor for a match (v2 dice): registered once per seat, before
+    the rolls it takes part in are committed; the links it fixes are the player's
+    contributions to the rolls where it is the opponent."""
+
+    __tablename__ = "dice_anchors"
+
+    match_id: Mapped[str] = mapped_column(String(68), primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    anchor: Mapped[str] = mapped_column(String(64))
+    registered_at: Mapped[datetime] = mapped_column(UTCDateTime())

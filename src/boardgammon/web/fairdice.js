@@ -1,6 +1,7 @@
 // Provably fair dice, checked on the player's own device with Web Crypto.
 //
-// The recipe is docs/fair-dice.md (boardgammon-dice-v1), the same as boardgammon.dice.verify:
+// The recipe is docs/fair-dice.md (boardgammon-dice-v1; v2 at the end of this file), the same
+// as boardgammon.dice.verify:
 //   commitment = SHA-256(server seed), lowercase hex
 //   prefix     = lp("boardgammon-dice-v1") + lp(match_id) + lp(roll_id) + nonce (8 bytes BE)
 //                + lp(client entropy)            where lp(x) = len(x) as 4 bytes BE, then x
@@ -67,6 +68,17 @@ export function newEntropy() {
   return toHex(globalThis.crypto.getRandomValues(new Uint8Array(ENTROPY_BYTES)));
 }
 
+/**
+ * The entropy to send for a roll: the one already stored for it in `known` (roll_id → {entropy,
+ * …}, kept in localStorage per match) if a request was ever made, else 16 fresh bytes. Every
+ * retry of a roll (a "busy" answer, a lost connection, a reload) sends the same entropy, so a
+ * server that refuses a request and waits for the next cannot choose between two outcomes.
+ */
+export function rollEntropy(known, rollId) {
+  const stored = known[rollId];
+  return stored && typeof stored.entropy === "string" ? stored.entropy : newEntropy();
+}
+
 /** SHA-256 of the raw seed bytes (given as 64 hex characters), lowercase hex. */
 export async function commitmentOf(seedHex) {
   const seed = fromHex(seedHex);
@@ -91,6 +103,12 @@ export async function deriveDice(seedHex, matchId, rollId, nonce, entropyHex) {
     uint(nonce, 8),
     lp(entropy),
   ]);
+  return diceFromBlocks(seed, prefix);
+}
+
+/** The first two accepted bytes of HMAC-SHA256(seed, prefix + i as 4 bytes BE), i = 0, 1, …,
+ * as dice (the rule of v1 and v2 alike). */
+async function diceFromBlocks(seed, prefix) {
   const key = await subtle().importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
   ]);
@@ -134,17 +152,109 @@ export async function checkRoll(matchId, roll, known) {
   } catch (err) {
     return { ok: false, problems: ["malformed"], checked, detail: String(err.message || err) };
   }
-  if (known) {
-    if (known.nonce !== roll.nonce) problems.push("nonce_changed");
-    if (known.commitment !== roll.commitment) problems.push("commitment_changed");
-    if (known.nonce === roll.nonce && known.commitment === roll.commitment) checked.push("promise");
-    if (known.entropy !== undefined) {
-      if (known.entropy.toLowerCase() === String(roll.client_entropy).toLowerCase()) {
-        checked.push("entropy");
-      } else {
-        problems.push("entropy_not_ours");
-      }
+  checkKnown(known, roll, roll.client_entropy, problems, checked);
+  return { ok: problems.length === 0, problems, checked };
+}
+
+/** What this device saw before the reveal (`known`: the promised nonce and commitment, the
+ * entropy it sent) against the revealed roll; adds to `problems` and `checked`. */
+function checkKnown(known, roll, rollerEntropy, problems, checked) {
+  if (!known) return;
+  if (known.nonce !== roll.nonce) problems.push("nonce_changed");
+  if (known.commitment !== roll.commitment) problems.push("commitment_changed");
+  if (known.nonce === roll.nonce && known.commitment === roll.commitment) checked.push("promise");
+  if (known.entropy !== undefined) {
+    if (known.entropy.toLowerCase() === String(rollerEntropy).toLowerCase()) {
+      checked.push("entropy");
+    } else {
+      problems.push("entropy_not_ours");
     }
+  }
+}
+
+// Version 2 (docs/fair-dice.md §Version 2): the opponent's hash-chain link as a third input.
+//   prefix = lp("boardgammon-dice-v2") + lp(match_id) + lp(roll_id) + nonce (8 bytes BE)
+//            + lp(kind) + lp(roller entropy) + lp(opponent link, or empty)
+//   link check: SHA-256(link) = the link before it (the anchor for the first)
+
+export const DICE_SPEC_V2 = "boardgammon-dice-v2";
+export const LINK_BYTES = 32;
+
+/**
+ * The v2 dice [first, second]. kind: "opening" | "normal"; rollerHex: 32 hex chars;
+ * opponentHex: 64 hex chars, or null when the opponent's link was not revealed.
+ */
+export async function deriveDiceV2(seedHex, matchId, rollId, nonce, kind, rollerHex, opponentHex) {
+  const seed = fromHex(seedHex);
+  const roller = fromHex(rollerHex);
+  const opponent = opponentHex == null ? new Uint8Array(0) : fromHex(opponentHex);
+  if (seed.length !== SEED_BYTES) throw new Error(`a server seed has ${SEED_BYTES} bytes`);
+  if (roller.length !== ENTROPY_BYTES) throw new Error(`roller entropy has ${ENTROPY_BYTES} bytes`);
+  if (opponentHex != null && opponent.length !== LINK_BYTES) {
+    throw new Error(`an opponent link has ${LINK_BYTES} bytes`);
+  }
+  if (kind !== "opening" && kind !== "normal") throw new Error(`bad kind ${kind}`);
+  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new Error(`bad nonce ${nonce}`);
+  const prefix = concat([
+    lp(encoder.encode(DICE_SPEC_V2)),
+    lp(encoder.encode(matchId)),
+    lp(encoder.encode(rollId)),
+    uint(nonce, 8),
+    lp(encoder.encode(kind)),
+    lp(roller),
+    lp(opponent),
+  ]);
+  return diceFromBlocks(seed, prefix);
+}
+
+/** SHA-256 of a link's raw bytes (hex in, hex out): what the link before it must be. */
+export async function linkBefore(linkHex) {
+  return toHex(new Uint8Array(await subtle().digest("SHA-256", fromHex(linkHex))));
+}
+
+/**
+ * A fresh hash chain for this device's part in a match: {anchor, links} with links[0] the
+ * anchor x_0 and links[i] = x_i, SHA-256(x_i) = x_(i-1); x_length drawn from the CSPRNG.
+ * Keep it (localStorage, per match) before registering the anchor.
+ */
+export async function newChain(length) {
+  const chain = [toHex(globalThis.crypto.getRandomValues(new Uint8Array(LINK_BYTES)))];
+  for (let i = 0; i < length; i++) chain.push(await linkBefore(chain[chain.length - 1]));
+  chain.reverse();
+  return { anchor: chain[0], links: chain };
+}
+
+/**
+ * Check one revealed v2 roll (an audit entry) against the recipe and what this device knows.
+ *
+ * known: null or {nonce, commitment} as promised, plus `entropy` when this device rolled, plus
+ *   `link` when this device revealed its link for the roll.
+ * Problem codes: v1's, and link_mismatch (the opponent's link does not hash to
+ * opponent_prev_link), link_not_ours (our link is not the one used). Checked codes add `link`.
+ */
+export async function checkRollV2(matchId, roll, known) {
+  const problems = [];
+  const checked = [];
+  try {
+    if ((await commitmentOf(roll.server_seed)) === roll.commitment) checked.push("commitment");
+    else problems.push("commitment_mismatch");
+    if (roll.opponent_entropy != null) {
+      if ((await linkBefore(roll.opponent_entropy)) === roll.opponent_prev_link) checked.push("link");
+      else problems.push("link_mismatch");
+    }
+    const dice = await deriveDiceV2(
+      roll.server_seed, matchId, roll.roll_id, roll.nonce, roll.kind, roll.roller_entropy,
+      roll.opponent_entropy,
+    );
+    if (dice[0] === roll.dice[0] && dice[1] === roll.dice[1]) checked.push("dice");
+    else problems.push("dice_mismatch");
+  } catch (err) {
+    return { ok: false, problems: ["malformed"], checked, detail: String(err.message || err) };
+  }
+  checkKnown(known, roll, roll.roller_entropy, problems, checked);
+  if (known && known.link !== undefined
+      && known.link.toLowerCase() !== String(roll.opponent_entropy)) {
+    problems.push("link_not_ours");
   }
   return { ok: problems.length === 0, problems, checked };
 }

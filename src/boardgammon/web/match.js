@@ -6,7 +6,7 @@ import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
-import { checkRoll, newEntropy } from "./fairdice.js";
+import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -193,8 +193,9 @@ export class MatchPage {
 
   roll() {
     const pending = this.state.pending_roll;
-    const entropy = newEntropy();
-    // Stored before sending: the reveal must hold exactly this entropy and the promised nonce.
+    const entropy = rollEntropy(this.known, pending.roll_id);
+    // Stored before sending, and reused by every retry of this roll: the reveal must hold
+    // exactly this entropy and the promised nonce.
     this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
     this.saveKnown();
     this.act({ type: "roll", roll_id: pending.roll_id, commitment: pending.commitment, entropy });

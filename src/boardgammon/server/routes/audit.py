@@ -1,11 +1,13 @@
 """Public audit of the dice record: ``GET /audit/{match_id}`` (HTML page, ``?lang=en|de|ja``),
 ``GET /api/audit/{match_id}`` (the same as JSON, see
-:func:`boardgammon.server.dice_record.audit_document`) and ``GET /audit/verify.py`` (the
+:func:`boardgammon.server.dice_record.audit_document`, or the v2 record's
+:func:`boardgammon.server.dice_record_v2.audit_document`) and ``GET /audit/verify.py`` (the
 stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
-(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``).
+(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``); every other
+revealed roll that can be read has its own filled-in Python program in its row.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.dice import verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.server import dice_record_v2
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
@@ -49,6 +52,11 @@ def _octal(data: bytes) -> str:
     return "".join(f"\\{byte:03o}" for byte in data)
 
 
+def roll_program(match_id: str, entry: dict) -> str:
+    """The standard-library Python program that checks one revealed audit entry."""
+    return programs.get_template("verify_roll.py.j2").render(match_id=match_id, roll=entry)
+
+
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
     """The "Verify it yourself" programs for a revealed audit entry: ``python``, ``openssl``."""
     seed = bytes.fromhex(entry["server_seed"])
@@ -61,7 +69,7 @@ def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
         "block0_octal": _octal(prefix + (0).to_bytes(4, "big")),
     }
     return {
-        "python": programs.get_template("verify_roll.py.j2").render(fields),
+        "python": roll_program(match_id, entry),
         "openssl": programs.get_template("verify_openssl.sh.j2").render(fields),
     }
 
@@ -85,8 +93,12 @@ def verifier_source() -> PlainTextResponse:
 
 @router.get("/api/audit/{match_id}", responses=responses(404))
 def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
-    """The match's dice record as JSON (404 ``not_found`` if it has none)."""
-    return audit_document(session, match_id)
+    """The match's dice record as JSON: ``boardgammon-audit-v1``, or ``boardgammon-audit-v2``
+    for a match rolled with v2 dice (404 ``not_found`` if it has neither)."""
+    try:
+        return audit_document(session, match_id)
+    except RollNotFound:
+        return dice_record_v2.audit_document(session, match_id)
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
@@ -110,15 +122,13 @@ def audit_page(
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
-    first = next(
-        (r for r in document["rolls"]
-         if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED),
-        None,
-    )
+    readable = [r for r in document["rolls"]
+                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED]
     context |= {
         "doc": document,
         "players": player_names(match_info(session, match_id), translator(language)),
-        "programs": verify_programs(match_id, first) if first else None,
+        "programs": verify_programs(match_id, readable[0]) if readable else None,
+        "row_programs": {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]},
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
         "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),

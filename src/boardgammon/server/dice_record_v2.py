@@ -1,0 +1,693 @@
+"""The v2 dice record (``boardgammon-dice-v2``, ``docs/fair-dice.md``): three contributions to
+every roll, each fixed before any is revealed, and every state change hashed with its time.
+
+A roll's inputs: the server's seed (committed per roll), the roller's 16 bytes of entropy (sent
+with the request to roll, after the roller's cube decision) and the opponent's next link of a
+hash chain whose anchor the opponent's device registered before the roll was committed
+(revealed by that device after the request). The server reveals last. Where the opponent's
+link cannot be had, the roll is revealed without it and the record says so per roll
+(``opponent_source``: ``client``, ``absent`` when a chain exists but its link did not come in
+time, ``none`` when the opponent has no chain: the computer, or a device that registered none).
+
+Service API (each writing function takes an open :class:`~sqlalchemy.orm.Session`, commits it
+before it returns and rolls it back on any error, so a refused call changes nothing; with
+``commit=False`` it only flushes, inside the caller's transaction, as in
+:mod:`.dice_record`):
+
+``register_anchor(session, match_id, seat, anchor)``
+    The seat's chain anchor ``x_0`` (32 bytes), once per seat and match
+    (:class:`AnchorRegistered` the second time).
+``commit_roll(session, match_id, seat, kind) -> RollV2``
+    Start the next roll (``kind`` ``"opening"`` or ``"normal"``) with a fresh seed and the
+    server-wide nonce; fixes the link the opponent's contribution must hash to. Refused while
+    the newest roll is not played or void.
+``request_roll(session, roll_id, commitment, roller_entropy) -> RollV2``
+    The roller asks to roll: its entropy (``None``: the server draws it, source ``server``,
+    for a roller without a device). A retry with the same entropy returns the roll as it is;
+    other entropy is refused (``already_rolled``), so a retry never gives a second outcome.
+``contribute(session, roll_id, link) -> RollV2``
+    The opponent's device reveals its next link; the server checks it against the chain and
+    reveals the dice. Refused (``link_mismatch``) when the link does not hash to the one fixed.
+``reveal_without_opponent(session, roll_id) -> RollV2``
+    Reveal a requested roll without the opponent's link (its device did not answer in time,
+    or the opponent has none); the caller decides when.
+``mark_played``, ``void_roll``, ``match_rolls``, ``audit_document``.
+
+Errors are :mod:`.dice_record`'s refusals plus :class:`LinkMismatch` and
+:class:`AnchorRegistered`. A :class:`RollV2` carries its seed only once revealed.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.ids import is_match_id, new_roll_id
+from boardgammon.dice.verify import (
+    AUDIT_FORMAT_V2,
+    DICE_SPEC_V2,
+    ENTROPY_BYTES,
+    GENESIS,
+    KINDS,
+    LINK_BYTES,
+    RECORD_SPEC_V2,
+    REVEALED_STATES,
+    SEED_BYTES,
+    TIME_FIELDS,
+    chain_link,
+    commitment,
+    derive_dice_v2,
+    entry_hash_v2,
+    verify_document,
+)
+from boardgammon.server.db import rowcount
+from boardgammon.server.dice_record import (
+    COMMIT_ATTEMPTS,
+    BadEntropy,
+    CommitmentMismatch,
+    DiceRecordError,
+    InvalidRollRequest,
+    RecordUnavailable,
+    RollNotFound,
+    RollPending,
+    WrongRollState,
+    _next_nonce,
+    _write,
+)
+from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
+from boardgammon.server.tables import DiceAnchor, DiceRollV2
+
+log = logging.getLogger("boardgammon.dice")
+
+
+class LinkMismatch(DiceRecordError, Illegal):
+    """The opponent's link does not hash to the link fixed at commit (or it has no chain)."""
+
+    code = ErrorCode.LINK_MISMATCH
+
+
+class AnchorRegistered(DiceRecordError, StateConflict):
+    """The seat's chain anchor for the match is already registered."""
+
+    code = ErrorCode.ANCHOR_REGISTERED
+
+
+class AlreadyRequested(DiceRecordError, StateConflict):
+    """The roll was requested with other entropy: a retry must send the same."""
+
+    code = ErrorCode.ALREADY_ROLLED
+
+
+def format_time(moment: datetime | None) -> str | None:
+    """A record time as hashed and published: UTC, microseconds, ``2026-12-02T13:20:39.000001Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if moment else None
+
+
+@dataclass(frozen=True)
+class RollV2:
+    """A v2 roll as the record holds it; ``server_seed`` is ``None`` until revealed.
+
+    Hex fields as in the audit entry; ``dice`` (first, second) once revealed; times aware UTC.
+    """
+
+    roll_id: str
+    match_id: str
+    seq: int
+    nonce: int
+    seat: int
+    kind: str
+    state: str
+    commitment: str
+    server_seed: bytes | None
+    roller_entropy: bytes | None
+    roller_source: str | None
+    opponent_prev_link: str | None
+    opponent_entropy: bytes | None
+    opponent_source: str | None
+    dice: tuple[int, int] | None
+    prev_hash: str
+    entry_hash: str
+    committed_at: datetime
+    requested_at: datetime | None
+    opponent_at: datetime | None
+    revealed_at: datetime | None
+    played_at: datetime | None
+    voided_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> RollV2:
+        revealed = row["state"] in REVEALED_STATES
+
+        def raw(key: str) -> bytes | None:
+            return bytes.fromhex(row[key]) if row[key] else None
+
+        return cls(
+            **{
+                key: row[key]
+                for key in (
+                    "roll_id",
+                    "match_id",
+                    "seq",
+                    "nonce",
+                    "seat",
+                    "kind",
+                    "state",
+                    "commitment",
+                    "roller_source",
+                    "opponent_prev_link",
+                    "opponent_source",
+                    "prev_hash",
+                    "entry_hash",
+                    *TIME_FIELDS,
+                )
+            },
+            server_seed=raw("server_seed") if revealed else None,
+            roller_entropy=raw("roller_entropy"),
+            opponent_entropy=raw("opponent_entropy"),
+            dice=(row["die1"], row["die2"]) if row["die1"] is not None else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The roll as a v2 audit entry: hex strings, ``…Z`` times, dice as a list."""
+
+        def hexed(value: bytes | None) -> str | None:
+            return value.hex() if value is not None else None
+
+        return {
+            "seq": self.seq,
+            "roll_id": self.roll_id,
+            "nonce": self.nonce,
+            "seat": self.seat,
+            "kind": self.kind,
+            "state": self.state,
+            "commitment": self.commitment,
+            "server_seed": hexed(self.server_seed),
+            "roller_entropy": hexed(self.roller_entropy),
+            "roller_source": self.roller_source,
+            "opponent_prev_link": self.opponent_prev_link,
+            "opponent_entropy": hexed(self.opponent_entropy),
+            "opponent_source": self.opponent_source,
+            "dice": list(self.dice) if self.dice else None,
+            "prev_hash": self.prev_hash,
+            "entry_hash": self.entry_hash,
+            **{key: format_time(getattr(self, key)) for key in TIME_FIELDS},
+        }
+
+
+def _hash_row(row: dict[str, Any]) -> str:
+    """The entry hash of a row as it will be stored (the seed hashed only once revealed)."""
+    return entry_hash_v2(row["match_id"], RollV2.from_row(row).to_json())
+
+
+_TABLE = cast(Table, DiceRollV2.__table__)
+_ANCHORS = cast(Table, DiceAnchor.__table__)
+_LOCK_ROLL = select(*_TABLE.c).where(_TABLE.c.roll_id == bindparam("roll_id")).with_for_update()
+_HEAD_ROLL = (
+    select(*_TABLE.c)
+    .where(_TABLE.c.match_id == bindparam("match_id"))
+    .order_by(_TABLE.c.seq.desc())
+    .limit(1)
+    .with_for_update()
+)
+# The roller's last roll with the opponent's link revealed: where the opponent's chain stands.
+_LAST_LINK = (
+    select(_TABLE.c.opponent_entropy)
+    .where(
+        _TABLE.c.match_id == bindparam("match_id"),
+        _TABLE.c.seat == bindparam("seat"),
+        _TABLE.c.opponent_entropy.is_not(None),
+    )
+    .order_by(_TABLE.c.seq.desc())
+    .limit(1)
+)
+_ANCHOR = select(_ANCHORS.c.anchor).where(
+    _ANCHORS.c.match_id == bindparam("match_id"), _ANCHORS.c.seat == bindparam("seat")
+)
+_INSERT_ROLL = insert(_TABLE)
+_MUTABLE = (
+    "state",
+    "roller_entropy",
+    "roller_source",
+    "opponent_entropy",
+    "opponent_source",
+    "die1",
+    "die2",
+    "entry_hash",
+    "requested_at",
+    "opponent_at",
+    "revealed_at",
+    "played_at",
+    "voided_at",
+)
+# A roll moves on only from the state it was read in (the row is locked, so this is a check).
+_SAVE = (
+    update(_TABLE)
+    .where(_TABLE.c.roll_id == bindparam("b_roll_id"), _TABLE.c.state == bindparam("b_state"))
+    .values({key: bindparam(key) for key in _MUTABLE})
+)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _lock(session: Session, roll_id: str) -> dict[str, Any]:
+    row = session.execute(_LOCK_ROLL, {"roll_id": roll_id}).first()
+    if row is None:
+        raise RollNotFound(f"no roll {roll_id!r} in the dice record")
+    return dict(row._mapping)
+
+
+def _save(session: Session, row: dict[str, Any], from_state: str) -> RollV2:
+    row["entry_hash"] = _hash_row(row)
+    params = {key: row[key] for key in _MUTABLE}
+    params.update(b_roll_id=row["roll_id"], b_state=from_state)
+    if rowcount(session.execute(_SAVE, params)) != 1:
+        raise WrongRollState(f"roll {row['roll_id']} changed while it was locked")
+    return RollV2.from_row(row)
+
+
+def _step(
+    session: Session, roll_id: str, change: Callable[[dict[str, Any]], RollV2 | None], commit: bool
+) -> RollV2:
+    """Lock the roll, let ``change`` move it on (it returns the roll as it is for a repeat,
+    ``None`` after changing ``row``), save, commit."""
+
+    def step() -> RollV2:
+        row = _lock(session, roll_id)
+        from_state = row["state"]
+        same = change(row)
+        return same if same is not None else _save(session, row, from_state)
+
+    return _write(session, step, commit)
+
+
+def register_anchor(
+    session: Session,
+    match_id: str,
+    seat: int,
+    anchor: bytes,
+    *,
+    now: datetime | None = None,
+    commit: bool = True,
+) -> None:
+    """Register ``seat``'s hash-chain anchor ``x_0`` (32 bytes) for ``match_id``.
+
+    It takes part from the next roll committed; the links it fixes are revealed one per roll
+    where the seat is the opponent.
+
+    Raises:
+        InvalidRollRequest: a malformed match ID or seat; BadEntropy: not 32 bytes;
+        AnchorRegistered: the seat has one already.
+    """
+    _check_match(match_id, seat)
+    if not isinstance(anchor, bytes) or len(anchor) != LINK_BYTES:
+        raise BadEntropy(f"a chain anchor must be {LINK_BYTES} bytes")
+
+    def step() -> None:
+        if session.execute(_ANCHOR, {"match_id": match_id, "seat": seat}).first() is not None:
+            raise AnchorRegistered(f"seat {seat} of {match_id} has registered its anchor")
+        session.execute(
+            insert(_ANCHORS),
+            {
+                "match_id": match_id,
+                "seat": seat,
+                "anchor": anchor.hex(),
+                "registered_at": now or _now(),
+            },
+        )
+
+    try:
+        _write(session, step, commit)
+    except IntegrityError:
+        raise AnchorRegistered(f"seat {seat} of {match_id} has registered its anchor") from None
+
+
+def anchors(session: Session, match_id: str) -> list[str | None]:
+    """Each seat's registered anchor (hex), ``None`` where none is."""
+    return [
+        session.execute(_ANCHOR, {"match_id": match_id, "seat": seat}).scalar() for seat in (0, 1)
+    ]
+
+
+def _check_match(match_id: str, seat: int) -> None:
+    if not isinstance(match_id, str) or not is_match_id(match_id):
+        raise InvalidRollRequest(f"not a match ID: {match_id!r} (expected mat_ and 1-64 letters)")
+    if seat not in (0, 1):
+        raise InvalidRollRequest(f"seat must be 0 or 1, got {seat!r}")
+
+
+def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime) -> RollV2:
+    head = session.execute(_HEAD_ROLL, {"match_id": match_id}).first()
+    if head is not None and head.state in ("committed", "requested"):
+        raise RollPending(
+            f"roll {head.roll_id} of match {match_id} is still pending: reveal "
+            "or void it before starting another"
+        )
+    if head is not None and head.state == "revealed":
+        raise WrongRollState(
+            f"roll {head.roll_id} of match {match_id} is revealed but not "
+            "played: no new roll starts before it is played"
+        )
+    opponent = 1 - seat
+    link = (
+        session.execute(_LAST_LINK, {"match_id": match_id, "seat": seat}).scalar()
+        or session.execute(_ANCHOR, {"match_id": match_id, "seat": opponent}).scalar()
+    )
+    seed = secrets.token_bytes(SEED_BYTES)
+    row: dict[str, Any] = {
+        "roll_id": new_roll_id(),
+        "match_id": match_id,
+        "seq": head.seq + 1 if head is not None else 0,
+        "nonce": _next_nonce(session),
+        "seat": seat,
+        "kind": kind,
+        "state": "committed",
+        "commitment": commitment(seed),
+        "server_seed": seed.hex(),
+        "roller_entropy": None,
+        "roller_source": None,
+        "opponent_prev_link": link,
+        "opponent_entropy": None,
+        "opponent_source": None,
+        "die1": None,
+        "die2": None,
+        "prev_hash": head.entry_hash if head is not None else GENESIS,
+        "committed_at": now,
+        "requested_at": None,
+        "opponent_at": None,
+        "revealed_at": None,
+        "played_at": None,
+        "voided_at": None,
+    }
+    row["entry_hash"] = ""  # the hash of the entry covers every field but itself
+    row["entry_hash"] = _hash_row(row)
+    session.execute(_INSERT_ROLL, row)
+    return RollV2.from_row(row)
+
+
+def commit_roll(
+    session: Session,
+    match_id: str,
+    seat: int,
+    kind: str = "normal",
+    *,
+    now: datetime | None = None,
+    commit: bool = True,
+) -> RollV2:
+    """Commit the next v2 roll of ``match_id`` for ``seat``; see the module docstring.
+
+    Raises:
+        InvalidRollRequest: a malformed match ID, seat or kind; RollPending, WrongRollState:
+        the newest roll is not played or void; RecordUnavailable: lost every race for the
+        match's next place; IntegrityError: with ``commit=False``, a lost race (the caller
+        rolls back and starts over).
+    """
+    _check_match(match_id, seat)
+    if kind not in KINDS:
+        raise InvalidRollRequest(f"kind must be one of {KINDS}, got {kind!r}")
+    for _ in range(COMMIT_ATTEMPTS):
+        try:
+            roll = _write(
+                session, lambda: _append(session, match_id, seat, kind, now or _now()), commit
+            )
+        except IntegrityError:
+            if not commit:
+                raise
+            continue  # another transaction took this match's next place: start again
+        log.info(
+            "committed v2 roll %s match %s seq %d seat %d kind %s commitment %s",
+            roll.roll_id,
+            match_id,
+            roll.seq,
+            seat,
+            kind,
+            roll.commitment,
+        )
+        return roll
+    raise RecordUnavailable(
+        f"could not append a roll to match {match_id} after {COMMIT_ATTEMPTS} attempts"
+    )
+
+
+def request_roll(
+    session: Session,
+    roll_id: str,
+    shown_commitment: str,
+    roller_entropy: bytes | None,
+    *,
+    now: datetime | None = None,
+    commit: bool = True,
+) -> RollV2:
+    """The roller asks to roll with ``roller_entropy`` (16 bytes; ``None``: drawn here, source
+    ``server``, for a roller without a device). Idempotent: the same entropy again, or
+    ``None`` again for a roll the server requested, returns the roll as it is.
+
+    Raises:
+        BadEntropy; RollNotFound; CommitmentMismatch; AlreadyRequested: other entropy than
+        the first request's; WrongRollState: the roll is void.
+    """
+    if roller_entropy is not None and (
+        not isinstance(roller_entropy, bytes) or len(roller_entropy) != ENTROPY_BYTES
+    ):
+        raise BadEntropy(f"client entropy must be {ENTROPY_BYTES} bytes")
+    source = "client" if roller_entropy is not None else "server"
+    entropy = roller_entropy if roller_entropy is not None else secrets.token_bytes(ENTROPY_BYTES)
+
+    def change(row: dict[str, Any]) -> RollV2 | None:
+        if shown_commitment != row["commitment"]:
+            raise CommitmentMismatch(
+                f"roll {roll_id} was committed as {row['commitment']}; the "
+                f"request carried {str(shown_commitment)[:80]!r}"
+            )
+        if row["state"] == "void":
+            raise WrongRollState(f"roll {roll_id} is void and can no longer be rolled")
+        if row["state"] != "committed":
+            # The same request again: the server's own draw, or the device's same entropy.
+            if row["roller_source"] == source and (
+                source == "server" or row["roller_entropy"] == entropy.hex()
+            ):
+                return RollV2.from_row(row)
+            raise AlreadyRequested(
+                f"roll {roll_id} was requested with other entropy; a retry "
+                "sends the same entropy as the first request"
+            )
+        row.update(
+            state="requested",
+            roller_entropy=entropy.hex(),
+            roller_source=source,
+            requested_at=now or _now(),
+        )
+        return None
+
+    roll = _step(session, roll_id, change, commit)
+    log.info("requested v2 roll %s match %s roller source %s", roll_id, roll.match_id, source)
+    return roll
+
+
+def _reveal(row: dict[str, Any], link: bytes | None, now: datetime) -> None:
+    first, second = derive_dice_v2(
+        bytes.fromhex(row["server_seed"]),
+        row["match_id"],
+        row["roll_id"],
+        row["nonce"],
+        row["kind"],
+        bytes.fromhex(row["roller_entropy"]),
+        link,
+    )
+    source = "client" if link is not None else "absent" if row["opponent_prev_link"] else "none"
+    row.update(
+        state="revealed",
+        die1=first,
+        die2=second,
+        revealed_at=now,
+        opponent_entropy=link.hex() if link is not None else None,
+        opponent_source=source,
+        opponent_at=now if link is not None else None,
+    )
+
+
+def contribute(
+    session: Session, roll_id: str, link: bytes, *, now: datetime | None = None, commit: bool = True
+) -> RollV2:
+    """The opponent's device reveals its next chain link; the dice are revealed with it.
+    Idempotent for the same link.
+
+    Raises:
+        BadEntropy: not 32 bytes; RollNotFound; WrongRollState: the roller has not asked to
+        roll yet, or the roll is void or revealed without the link; LinkMismatch.
+    """
+    if not isinstance(link, bytes) or len(link) != LINK_BYTES:
+        raise BadEntropy(f"a chain link must be {LINK_BYTES} bytes")
+
+    def change(row: dict[str, Any]) -> RollV2 | None:
+        if row["opponent_entropy"] == link.hex():
+            return RollV2.from_row(row)
+        if row["state"] != "requested":
+            raise WrongRollState(
+                f"roll {roll_id} is {row['state']}: the opponent's link is "
+                "taken only after the roller asked to roll, before the reveal"
+            )
+        if row["opponent_prev_link"] is None:
+            raise LinkMismatch(f"seat {1 - row['seat']} registered no chain for this match")
+        if chain_link(link).hex() != row["opponent_prev_link"]:
+            raise LinkMismatch(
+                f"the link does not hash to {row['opponent_prev_link']}, the "
+                "link fixed for this roll"
+            )
+        _reveal(row, link, now or _now())
+        return None
+
+    return _logged(_step(session, roll_id, change, commit))
+
+
+def reveal_without_opponent(
+    session: Session, roll_id: str, *, now: datetime | None = None, commit: bool = True
+) -> RollV2:
+    """Reveal a requested roll without the opponent's link (``absent`` if it has a chain,
+    ``none`` if not). Idempotent.
+
+    Raises:
+        RollNotFound; WrongRollState: not requested (committed, or void).
+    """
+
+    def change(row: dict[str, Any]) -> RollV2 | None:
+        if row["state"] in REVEALED_STATES:
+            return RollV2.from_row(row)
+        if row["state"] != "requested":
+            raise WrongRollState(f"roll {roll_id} is {row['state']}, not requested")
+        _reveal(row, None, now or _now())
+        return None
+
+    return _logged(_step(session, roll_id, change, commit))
+
+
+def _logged(roll: RollV2) -> RollV2:
+    if roll.dice is not None:
+        log.info(
+            "revealed v2 roll %s match %s dice %d-%d opponent %s",
+            roll.roll_id,
+            roll.match_id,
+            roll.dice[0],
+            roll.dice[1],
+            roll.opponent_source,
+        )
+    return roll
+
+
+def mark_played(
+    session: Session, roll_id: str, *, now: datetime | None = None, commit: bool = True
+) -> RollV2:
+    """The revealed roll's play was accepted.
+
+    Raises:
+        RollNotFound; WrongRollState: not revealed.
+    """
+
+    def change(row: dict[str, Any]) -> None:
+        if row["state"] != "revealed":
+            raise WrongRollState(
+                f"roll {roll_id} is {row['state']}; only a revealed roll can become played"
+            )
+        row.update(state="played", played_at=now or _now())
+
+    return _step(session, roll_id, change, commit)
+
+
+def void_roll(
+    session: Session, roll_id: str, *, now: datetime | None = None, commit: bool = True
+) -> RollV2:
+    """A committed or requested roll will never be revealed (its seed stays secret).
+
+    Raises:
+        RollNotFound; WrongRollState: revealed, played or already void.
+    """
+
+    def change(row: dict[str, Any]) -> None:
+        if row["state"] not in ("committed", "requested"):
+            raise WrongRollState(
+                f"roll {roll_id} is {row['state']}; only a committed or "
+                "requested roll can become void"
+            )
+        row.update(state="void", voided_at=now or _now())
+
+    return _step(session, roll_id, change, commit)
+
+
+def match_rolls(session: Session, match_id: str) -> list[RollV2]:
+    """Every v2 roll of ``match_id`` in record order (empty if none)."""
+    rows = session.execute(
+        select(*_TABLE.c).where(_TABLE.c.match_id == match_id).order_by(_TABLE.c.seq)
+    )
+    return [RollV2.from_row(dict(row._mapping)) for row in rows]
+
+
+def roll_guarantee(roll: RollV2) -> str:
+    """What a revealed roll proves (``docs/fair-dice.md`` §What each kind of roll proves):
+    ``live`` (both devices took part), ``computer`` (the computer's roll with the human's
+    link), ``opponent_absent`` (the opponent's chain did not answer), ``no_opponent_device``
+    (the opponent has no chain), ``server_only`` (the server drew every input)."""
+    if roll.opponent_source == "client":
+        return "live" if roll.roller_source == "client" else "computer"
+    if roll.roller_source == "server":
+        return "server_only"
+    return "opponent_absent" if roll.opponent_source == "absent" else "no_opponent_device"
+
+
+GUARANTEES = ("live", "computer", "opponent_absent", "no_opponent_device", "server_only")
+
+
+def roll_counts(rolls: list[RollV2]) -> dict[str, int]:
+    """How many revealed rolls give each guarantee of :func:`roll_guarantee` (every key)."""
+    counts = dict.fromkeys(GUARANTEES, 0)
+    for roll in rolls:
+        if roll.dice is not None:
+            counts[roll_guarantee(roll)] += 1
+    return counts
+
+
+def audit_document(session: Session, match_id: str) -> dict[str, Any]:
+    """The ``boardgammon-audit-v2`` JSON of a match, verdicts recomputed now.
+
+    Shape: ``{"format", "dice_spec", "record_spec", "match_id", "genesis", "anchors": [hex or
+    null, hex or null], "chain_head", "rolls": [entry …], "verified", "failure"}``; an entry is
+    :meth:`RollV2.to_json` plus ``verdict`` and ``verdict_detail``; ``counts``: the revealed
+    rolls of each kind of guarantee (:func:`roll_counts`).
+
+    Raises:
+        RollNotFound: the match has no v2 rolls.
+    """
+    rolls = match_rolls(session, match_id)
+    if not rolls:
+        raise RollNotFound(f"no v2 dice record for match {match_id!r}")
+    document: dict[str, Any] = {
+        "format": AUDIT_FORMAT_V2,
+        "dice_spec": DICE_SPEC_V2,
+        "record_spec": RECORD_SPEC_V2,
+        "match_id": match_id,
+        "genesis": GENESIS,
+        "anchors": anchors(session, match_id),
+        "chain_head": rolls[-1].entry_hash,
+        "rolls": [roll.to_json() for roll in rolls],
+    }
+    document["counts"] = roll_counts(rolls)
+    report = verify_document(document)
+    for entry, check in zip(document["rolls"], report.checks, strict=True):
+        entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
+    failure = report.failure
+    document["verified"] = report.ok
+    document["failure"] = failure and {
+        "index": failure.index,
+        "roll_id": failure.roll_id,
+        "reason": failure.verdict,
+        "detail": failure.detail,
+    }
+    return document

@@ -1,0 +1,132 @@
+"""An independent verifier of ``boardgammon-audit-v2`` documents, written from
+``docs/fair-dice.md`` alone: it imports nothing from ``boardgammon`` (the tests check that), so
+a reading of the spec that differs from the package's shows up as a disagreement.
+
+``check(document) -> list[str]``: one verdict per roll (``ok``, ``pending``, ``void``) or the
+first problem found, as ``"bad: <why>"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+
+
+def _lp(data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + data
+
+
+def _raw(value: str | None) -> bytes:
+    return bytes.fromhex(value) if value is not None else b""
+
+
+def _txt(value: str | None) -> bytes:
+    return value.encode("ascii") if value is not None else b""
+
+
+def dice(
+    seed: bytes, match_id: str, roll_id: str, nonce: int, kind: str, roller: bytes, opponent: bytes
+) -> tuple[int, int]:
+    """Spec §Derivation v2: HMAC-SHA256 blocks keyed by the seed; bytes ≥ 252 skipped."""
+    prefix = (
+        _lp(b"boardgammon-dice-v2")
+        + _lp(match_id.encode())
+        + _lp(roll_id.encode())
+        + struct.pack(">Q", nonce)
+        + _lp(kind.encode())
+        + _lp(roller)
+        + _lp(opponent)
+    )
+    found: list[int] = []
+    block = 0
+    while len(found) < 2:
+        digest = hmac.new(seed, prefix + struct.pack(">I", block), hashlib.sha256).digest()
+        found += [b % 6 + 1 for b in digest if b < 252]
+        block += 1
+    return found[0], found[1]
+
+
+def entry_hash(match_id: str, e: dict) -> str:
+    """Spec §The record, v2: the entry hash."""
+    die1, die2 = e["dice"] if e["dice"] is not None else (0, 0)
+    parts = [
+        _lp(b"boardgammon-record-v2"),
+        _lp(_txt(e["prev_hash"])),
+        _lp(match_id.encode()),
+        _lp(e["roll_id"].encode()),
+        struct.pack(">IQB", e["seq"], e["nonce"], e["seat"]),
+        _lp(_txt(e["kind"])),
+        _lp(_txt(e["state"])),
+        _lp(_txt(e["commitment"])),
+        _lp(_raw(e["server_seed"])),
+        _lp(_raw(e["roller_entropy"])),
+        _lp(_txt(e["roller_source"])),
+        _lp(_raw(e["opponent_prev_link"])),
+        _lp(_raw(e["opponent_entropy"])),
+        _lp(_txt(e["opponent_source"])),
+        bytes([die1, die2]),
+    ]
+    for key in (
+        "committed_at",
+        "requested_at",
+        "opponent_at",
+        "revealed_at",
+        "played_at",
+        "voided_at",
+    ):
+        parts.append(_lp(_txt(e[key])))
+    return hashlib.sha256(b"".join(parts)).hexdigest()
+
+
+def check(document: dict) -> list[str]:
+    assert document["format"] == "boardgammon-audit-v2"
+    match_id = document["match_id"]
+    chains = list(document["anchors"])  # what each seat's next link must hash to
+    prev = "0" * 64
+    verdicts = []
+    for index, e in enumerate(document["rolls"]):
+        verdicts.append(_check(match_id, index, e, prev, chains))
+        prev = entry_hash(match_id, e)
+    if document["chain_head"] != prev:
+        verdicts.append("bad: head")
+    return verdicts
+
+
+def _check(match_id: str, index: int, e: dict, prev: str, chains: list) -> str:
+    if e["seq"] != index:
+        return "bad: seq"
+    if e["prev_hash"] != prev or e["entry_hash"] != entry_hash(match_id, e):
+        return "bad: chain"
+    opponent = 1 - e["seat"]
+    if e["opponent_prev_link"] != chains[opponent]:
+        return "bad: opponent chain"
+    link = e["opponent_entropy"]
+    if link is not None:
+        if hashlib.sha256(bytes.fromhex(link)).hexdigest() != e["opponent_prev_link"]:
+            return "bad: link"
+        chains[opponent] = link
+    if e["state"] == "void":
+        return (
+            "void"
+            if e["server_seed"] is None and link is None and e["dice"] is None
+            else "bad: void after reveal"
+        )
+    if e["state"] in ("committed", "requested"):
+        return "pending" if e["server_seed"] is None and e["dice"] is None else "bad: early"
+    seed = bytes.fromhex(e["server_seed"])
+    if hashlib.sha256(seed).hexdigest() != e["commitment"]:
+        return "bad: commitment"
+    expected_source = "client" if link else ("absent" if e["opponent_prev_link"] else "none")
+    if e["opponent_source"] != expected_source:
+        return "bad: opponent source"
+    got = dice(
+        seed,
+        match_id,
+        e["roll_id"],
+        e["nonce"],
+        e["kind"],
+        bytes.fromhex(e["roller_entropy"]),
+        _raw(link),
+    )
+    return "ok" if list(got) == e["dice"] else "bad: dice"

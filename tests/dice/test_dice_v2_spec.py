@@ -1,0 +1,117 @@
+"""The v2 spec (docs/fair-dice.md §Version 2): its test vectors and its example document, checked
+against the package's derivation and verifier and against the independent verifier written from
+the spec (tests/dice/spec_verifier_v2.py); the verifier module still runs alone and reads both
+formats."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boardgammon.dice import verify
+from boardgammon.dice.verify import (
+    chain_link,
+    derive_dice_v2,
+    dice_prefix_v2,
+    entry_hash_v2,
+    hmac_sha256,
+    verify_document,
+)
+from tests.dice import spec_verifier_v2
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md"
+SEED = bytes(range(32))
+ENTROPY = bytes(range(0xA0, 0xB0))
+LINK = bytes(range(0xB0, 0xD0))
+MATCH, ROLL = "mat_TESTVECTOR0001", "rol_0001"
+
+
+def v2_example() -> dict:
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
+    return next(b for b in blocks if b["format"] == "boardgammon-audit-v2")
+
+
+@pytest.mark.parametrize(
+    ("nonce", "kind", "link", "length", "block0", "dice"),
+    [
+        (0, "normal", LINK, 131, "f769dbc6", (2, 4)),
+        (0, "normal", None, 99, "c28fd7f3", (3, 6)),
+        (0, "opening", LINK, 132, "49462cf7", (2, 5)),
+        (29, "normal", LINK, 131, "08f730eb", (3, 2)),
+    ],
+)
+def test_vectors(nonce, kind, link, length, block0, dice):
+    prefix = dice_prefix_v2(MATCH, ROLL, nonce, kind, ENTROPY, link)
+    assert len(prefix) == length
+    assert hmac_sha256(SEED, prefix + bytes(4)).hex().startswith(block0)
+    assert derive_dice_v2(SEED, MATCH, ROLL, nonce, kind, ENTROPY, link) == dice
+    assert spec_verifier_v2.dice(SEED, MATCH, ROLL, nonce, kind, ENTROPY, link or b"") == dice
+    text = DOCS.read_text(encoding="utf-8")
+    assert f"`{block0}…`" in text and f"**{dice[0]}-{dice[1]}**" in text
+
+
+def test_the_prefix_and_anchor_are_as_written():
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    written = re.search(r"The prefix of the first row, in hex: `([0-9a-f ]+)`", text).group(1)
+    assert bytes.fromhex(written) == dice_prefix_v2(MATCH, ROLL, 0, "normal", ENTROPY, LINK)
+    assert chain_link(LINK).hex() in text
+    assert chain_link(LINK) == hashlib.sha256(LINK).digest()
+
+
+def test_the_example_document_verifies_both_ways():
+    document = v2_example()
+    report = verify_document(document, expected_head=document["chain_head"])
+    assert report.ok, report.failure
+    assert [c.verdict for c in report.checks] == ["ok", "never revealed"]
+    assert spec_verifier_v2.check(document) == ["ok", "void"]
+    for entry in document["rolls"]:
+        assert entry["entry_hash"] == entry_hash_v2(MATCH, entry)
+        assert entry["entry_hash"] == spec_verifier_v2.entry_hash(MATCH, entry)
+
+
+@pytest.mark.parametrize("field", ["committed_at", "state", "kind", "opponent_source", "seq"])
+def test_a_changed_field_fails_the_example(field):
+    document = v2_example()
+    entry = document["rolls"][0]
+    entry[field] = {
+        "committed_at": "2026-12-02T11:59:59.000000Z",
+        "state": "revealed",
+        "kind": "opening",
+        "opponent_source": "absent",
+        "seq": 1,
+    }[field]
+    assert not verify_document(document).ok
+    assert any(v.startswith("bad") for v in spec_verifier_v2.check(document))
+
+
+def test_the_copied_verifier_reads_v1_and_v2(tmp_path):
+    """verify.py, copied out of the package, checks both documented examples (exit 0) and
+    names a tampered v2 roll (exit 1)."""
+    copy = tmp_path / "verify.py"
+    copy.write_text(Path(verify.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    text = DOCS.read_text(encoding="utf-8")
+    for index, block in enumerate(re.findall(r"```json\n(.*?)```", text, re.DOTALL)):
+        path = tmp_path / f"doc{index}.json"
+        path.write_text(block, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-I", str(copy), str(path)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    document = v2_example()
+    document["rolls"][0]["dice"] = [6, 6]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-I", str(copy), str(bad)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 1 and "rol_0001" in done.stdout and "dice mismatch" in done.stdout

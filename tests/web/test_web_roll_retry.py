@@ -1,0 +1,65 @@
+"""A roll retried after the server refused it sends the entropy of the first try (issue #25:
+with fresh entropy per press, a server that answers "busy" and waits for the retry could choose
+between two outcomes). In Chromium against a real server; the first roll request is answered
+503 ``busy`` on its way out, the second goes through."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_retried_roll_sends_the_same_entropy(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    rolls: list[dict] = []
+
+    def handle(route, request):
+        body = request.post_data_json or {}
+        if body.get("type") != "roll":
+            route.continue_()
+            return
+        rolls.append(body)
+        if len(rolls) == 1:
+            error = {"code": "busy", "message": "the match is being changed; retry"}
+            route.fulfill(
+                status=503, content_type="application/json", body=json.dumps({"error": error})
+            )
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/api/matches/[^/]+/actions$"), handle)
+    page.goto(live_server + "/")
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    page.wait_for_selector(".status.error")  # "busy", shown to the player
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    page.wait_for_selector(".dice-mark .verdict.ok")  # the roll was made and checked
+    assert len(rolls) == 2
+    first, retry = rolls
+    assert first["action_id"] != retry["action_id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", first["entropy"])
+    assert (retry["roll_id"], retry["commitment"], retry["entropy"]) == (
+        first["roll_id"],
+        first["commitment"],
+        first["entropy"],
+    )
+    # After a reload the stored entropy is still the one for this roll.
+    stored = page.evaluate(
+        "() => Object.entries(localStorage)"
+        ".filter(([k]) => k.startsWith('bg.rolls.')).map(([, v]) => v)"
+    )
+    assert any(
+        json.loads(v).get(first["roll_id"], {}).get("entropy") == first["entropy"] for v in stored
+    )
+    context.close()
