@@ -33,7 +33,8 @@ def tree(n: int) -> tuple[list[bytes], object]:
 
 def test_hashes_are_domain_separated_sha256():
     assert leaf_hash(b"") == hashlib.sha256(b"\x00").digest()
-    assert node_hash(b"a" * 32, b"b" * 32) == hashlib.sha256(b"\x01" + b"a" * 32 + b"b" * 32).digest()
+    inner = hashlib.sha256(b"\x01" + b"a" * 32 + b"b" * 32).digest()
+    assert node_hash(b"a" * 32, b"b" * 32) == inner
     assert root_of([]) == hashlib.sha256(b"").digest()
     assert root_of([b"x" * 32]) == b"x" * 32
 
@@ -80,7 +81,7 @@ def test_every_inclusion_proof_verifies_and_a_changed_one_fails(size, data):
         verify_inclusion(index, size, hashes[index], path, leaf_hash(b"other root"))
     if path:
         at = data.draw(st.integers(0, len(path) - 1))
-        bent = path[:at] + [leaf_hash(b"bent")] + path[at + 1:]
+        bent = path[:at] + [leaf_hash(b"bent")] + path[at + 1 :]
         with pytest.raises(ProofError):
             verify_inclusion(index, size, hashes[index], bent, root)
         with pytest.raises(ProofError):
@@ -100,9 +101,13 @@ def test_every_consistency_proof_verifies_and_a_rewritten_history_fails(a, b):
     rewritten = [*hashes]
     rewritten[first - 1] = leaf_hash(b"rewritten")
     with pytest.raises(ProofError):
-        verify_consistency(first, second, first_root, root_of(rewritten),
-                           consistency_path(first, second,
-                                            lambda lo, hi: root_of(rewritten[lo:hi])))
+        verify_consistency(
+            first,
+            second,
+            first_root,
+            root_of(rewritten),
+            consistency_path(first, second, lambda lo, hi: root_of(rewritten[lo:hi])),
+        )
     if first < second:
         with pytest.raises(ProofError):
             verify_consistency(first, second, leaf_hash(b"x"), second_root, proof)
@@ -121,20 +126,36 @@ def test_every_consistency_proof_verifies_and_a_rewritten_history_fails(a, b):
 
 
 def test_leaf_and_head_encodings_are_the_spec_test_vectors():
-    roll = {"match_id": "mat_test", "roll_id": "rol_test", "seq": 0, "nonce": 7, "seat": 1,
-            "commitment": "ab" * 32, "entry_hash": "cd" * 32}
+    roll = {
+        "match_id": "mat_test",
+        "roll_id": "rol_test",
+        "seq": 0,
+        "nonce": 7,
+        "seat": 1,
+        "commitment": "ab" * 32,
+        "entry_hash": "cd" * 32,
+    }
     leaf = leaf_bytes("committed", roll, "2026-12-02T13:00:00+00:00")
     assert leaf == (
-        b'{"at":"2026-12-02T13:00:00+00:00","commitment":"' + b"ab" * 32
-        + b'","entry_hash":"' + b"cd" * 32 + b'","event":"committed",'
+        b'{"at":"2026-12-02T13:00:00+00:00","commitment":"'
+        + b"ab" * 32
+        + b'","entry_hash":"'
+        + b"cd" * 32
+        + b'","event":"committed",'
         b'"format":"boardgammon-log-v1","match_id":"mat_test","nonce":7,'
-        b'"roll_id":"rol_test","seat":1,"seq":0}')
+        b'"roll_id":"rol_test","seat":1,"seq":0}'
+    )
     assert leaf_hash(leaf).hex() == (
-        "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1")
+        "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1"
+    )
     signed = head_bytes(3, 1_764_680_400_000, bytes(range(32)))
     assert len(signed) == 72
     assert signed.hex() == (
-        "626f61726467616d6d6f6e2d6c6f672d686561642d7631" "00" "0000000000000003"
-        "0000019adf25fc80" "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+        "626f61726467616d6d6f6e2d6c6f672d686561642d7631"
+        "00"
+        "0000000000000003"
+        "0000019adf25fc80"
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    )
     with pytest.raises(ValueError):
         leaf_bytes("rewritten", roll, "2026-12-02T13:00:00+00:00")

@@ -95,8 +95,9 @@ def consistency_path(first: int, second: int, subtree: Subtree) -> list[bytes]:
         ValueError: not 1 <= first <= second.
     """
     if not 1 <= first <= second:
-        raise ValueError(f"no consistency proof from size {first} to size {second} "
-                         "(1 <= first <= second)")
+        raise ValueError(
+            f"no consistency proof from size {first} to size {second} (1 <= first <= second)"
+        )
 
     def subproof(m: int, lo: int, hi: int, whole: bool) -> list[bytes]:
         if m == hi - lo:
@@ -109,8 +110,9 @@ def consistency_path(first: int, second: int, subtree: Subtree) -> list[bytes]:
     return subproof(first, 0, second, True)
 
 
-def verify_inclusion(index: int, size: int, hashed_leaf: bytes, path: Sequence[bytes],
-                     root: bytes) -> None:
+def verify_inclusion(
+    index: int, size: int, hashed_leaf: bytes, path: Sequence[bytes], root: bytes
+) -> None:
     """Check an inclusion proof as RFC 9162 §2.1.3.2 does.
 
     Raises:
@@ -135,8 +137,9 @@ def verify_inclusion(index: int, size: int, hashed_leaf: bytes, path: Sequence[b
         raise ProofError(f"leaf {index} does not lead to the root of the tree of {size} leaves")
 
 
-def verify_consistency(first: int, second: int, first_root: bytes, second_root: bytes,
-                       path: Sequence[bytes]) -> None:
+def verify_consistency(
+    first: int, second: int, first_root: bytes, second_root: bytes, path: Sequence[bytes]
+) -> None:
     """Check a consistency proof as RFC 9162 §2.1.4.2 does (equal sizes: an empty proof and
     equal roots).
 
@@ -188,11 +191,12 @@ def leaf_bytes(event: str, roll: dict, at: str) -> bytes:
     """
     if event not in EVENTS:
         raise ValueError(f"event {event!r} is none of {', '.join(EVENTS)}")
-    fields = {key: roll[key] for key in ("match_id", "roll_id", "seq", "nonce", "seat",
-                                        "commitment", "entry_hash")}
+    fields = {
+        key: roll[key]
+        for key in ("match_id", "roll_id", "seq", "nonce", "seat", "commitment", "entry_hash")
+    }
     document = {"format": LOG_FORMAT, "event": event, "at": at, **fields}
-    return json.dumps(document, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True).encode()
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
 def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
@@ -201,8 +205,13 @@ def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
     big-endian integers, the 32-byte root hash; 72 bytes."""
     if len(root_hash) != HASH_BYTES:
         raise ValueError(f"a root hash is {HASH_BYTES} bytes, got {len(root_hash)}")
-    return (HEAD_FORMAT.encode() + b"\x00" + tree_size.to_bytes(8, "big")
-            + timestamp_ms.to_bytes(8, "big") + root_hash)
+    return (
+        HEAD_FORMAT.encode()
+        + b"\x00"
+        + tree_size.to_bytes(8, "big")
+        + timestamp_ms.to_bytes(8, "big")
+        + root_hash
+    )
 
 
 def cosigned_bytes(head: dict) -> bytes:
@@ -218,8 +227,9 @@ def signed_head_bytes(head: dict) -> bytes:
         ProofError: a field is missing or malformed.
     """
     try:
-        return head_bytes(int(head["tree_size"]), int(head["timestamp"]),
-                          bytes.fromhex(head["root_hash"]))
+        return head_bytes(
+            int(head["tree_size"]), int(head["timestamp"]), bytes.fromhex(head["root_hash"])
+        )
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ProofError(f"malformed tree head: {exc}") from exc
 
@@ -253,12 +263,15 @@ def check_log(document: dict) -> list[str]:
         raise ProofError("the document has no log section")
     head = log["head"]
     size, root = int(head["tree_size"]), bytes.fromhex(head["root_hash"])
-    signed = verify_ed25519(bytes.fromhex(log["public_key"]),
-                            bytes.fromhex(head["signature"]), signed_head_bytes(head))
+    signed = verify_ed25519(
+        bytes.fromhex(log["public_key"]), bytes.fromhex(head["signature"]), signed_head_bytes(head)
+    )
     if signed is False:
         raise ProofError("the tree head's signature does not verify with the log's key")
-    lines = [f"tree head: size {size}, root {head['root_hash']}, signature "
-             + ("verified" if signed else "not checked (install the cryptography package)")]
+    lines = [
+        f"tree head: size {size}, root {head['root_hash']}, signature "
+        + ("verified" if signed else "not checked (install the cryptography package)")
+    ]
     count = 0
     for roll in document["rolls"]:
         for entry in roll.get("log", []):
@@ -266,8 +279,10 @@ def check_log(document: dict) -> list[str]:
             fields = json.loads(leaf)
             for key in ("roll_id", "seq", "nonce", "seat", "commitment"):
                 if fields.get(key) != roll[key]:
-                    raise ProofError(f"log entry {entry['index']}: {key} is "
-                                     f"{fields.get(key)!r}, the roll's is {roll[key]!r}")
+                    raise ProofError(
+                        f"log entry {entry['index']}: {key} is "
+                        f"{fields.get(key)!r}, the roll's is {roll[key]!r}"
+                    )
             if fields.get("match_id") != document["match_id"]:
                 raise ProofError(f"log entry {entry['index']} is of another match")
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
@@ -275,8 +290,10 @@ def check_log(document: dict) -> list[str]:
             count += 1
         events = [json.loads(e["leaf"])["event"] for e in roll.get("log", [])]
         if not events or events[-1] != roll["state"]:
-            raise ProofError(f"roll {roll['roll_id']} is {roll['state']} but its last log "
-                             f"entry says {events[-1] if events else 'nothing'}")
+            raise ProofError(
+                f"roll {roll['roll_id']} is {roll['state']} but its last log "
+                f"entry says {events[-1] if events else 'nothing'}"
+            )
     lines.append(f"{count} log entries included in the tree of size {size}")
     return lines
 
