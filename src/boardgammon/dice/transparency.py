@@ -25,7 +25,8 @@ import hashlib
 import json
 import sys
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 LOG_FORMAT = "boardgammon-log-v1"
 HEAD_FORMAT = "boardgammon-log-head-v1"
@@ -181,7 +182,7 @@ def verify_consistency(
         raise ProofError(f"the proof does not lead to the root of size {second}")
 
 
-def leaf_bytes(event: str, roll: dict, at: str) -> bytes:
+def leaf_bytes(event: str, roll: Mapping[str, Any], at: str) -> bytes:
     """The leaf of one change of a roll: the UTF-8 of a JSON object, keys sorted, no spaces,
     ASCII only (``docs/fair-dice.md`` §The public log).
 

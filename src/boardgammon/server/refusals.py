@@ -48,6 +48,7 @@ class ErrorCode(StrEnum):
     RECORD_UNAVAILABLE = "record_unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
+    BAD_SIGNATURE = "bad_signature"
 
 
 class Refusal(Exception):

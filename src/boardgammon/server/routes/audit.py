@@ -22,10 +22,12 @@ from sqlalchemy.orm import Session
 
 from boardgammon.dice import verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.server import dice_log
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
 from boardgammon.server.i18n import choose_language, page_context
+from boardgammon.server.services import services
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -71,9 +73,12 @@ def verifier_source() -> PlainTextResponse:
 
 
 @router.get("/api/audit/{match_id}", responses=responses(404))
-def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
-    """The match's dice record as JSON (404 ``not_found`` if it has none)."""
-    return audit_document(session, match_id)
+def audit_json(request: Request, match_id: str = MatchId,
+               session: Session = Depends(get_session)) -> dict:
+    """The match's dice record as JSON, with its public log entries and their inclusion
+    proofs (404 ``not_found`` if it has none)."""
+    return dice_log.with_log(session, services(request.app).log_key,
+                             audit_document(session, match_id))
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
@@ -91,7 +96,8 @@ def audit_page(
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
             raise RollNotFound(f"no match {match_id!r}")
-        document = audit_document(session, match_id)
+        document = dice_log.with_log(session, services(request.app).log_key,
+                                     audit_document(session, match_id))
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
