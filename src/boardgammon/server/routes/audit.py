@@ -1,7 +1,8 @@
 """Public audit of the dice record: ``GET /audit/{match_id}`` (HTML page, ``?lang=en|de|ja``),
 ``GET /api/audit/{match_id}`` (the same as JSON, see
 :func:`boardgammon.server.dice_record.audit_document`) and ``GET /audit/verify.py`` (the
-stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
+stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
+/audit/transparency.py`` the public log's checker, :mod:`boardgammon.dice.transparency`).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
@@ -20,7 +21,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlalchemy.orm import Session
 
-from boardgammon.dice import verify
+from boardgammon.dice import transparency, verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server import dice_log
 from boardgammon.server.db import get_session
@@ -69,6 +70,13 @@ def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
 def verifier_source() -> PlainTextResponse:
     """The verifier module's source, to run alone: ``python3 verify.py FILE_OR_URL``."""
     source = Path(verify.__file__).read_text(encoding="utf-8")
+    return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
+
+
+@router.get("/audit/transparency.py", response_class=PlainTextResponse)
+def log_checker_source() -> PlainTextResponse:
+    """The public log's checker, to run alone: ``python3 transparency.py FILE_OR_URL``."""
+    source = Path(transparency.__file__).read_text(encoding="utf-8")
     return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
 
 
