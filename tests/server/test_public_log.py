@@ -174,3 +174,24 @@ def test_the_key_is_made_once_owner_only_and_kept(database_url, tmp_path, monkey
     os.chmod(path, 0o644)
     with pytest.raises(PermissionError, match="chmod 600"):
         LogKey.load_or_create(path)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_audit_page_and_fair_show_the_head_the_proofs_and_the_key(client, lang):
+    _, match_id = played(client, 3)
+    audit = get(client, f"/api/audit/{match_id}")
+    page = client.get(f"/audit/{match_id}?lang={lang}")
+    assert page.status_code == 200
+    head = audit["log"]["head"]
+    assert f'<td class="hex" id="log-root-hash">{head["root_hash"]}</td>' in page.text
+    assert f'<td class="hex" id="log-signature">{head["signature"]}</td>' in page.text
+    entries = [e for r in audit["rolls"] for e in r["log"]]
+    assert page.text.count("<tr data-roll=") == len(entries)
+    for entry in entries:
+        assert " ".join(entry["inclusion_path"]) in page.text
+    assert "python3 transparency.py" in page.text
+    key = get(client, "/api/log/public-key")["public_key"]
+    fair = client.get(f"/fair?lang={lang}")
+    assert f"<code>{key}</code>" in fair.text
+    checker = client.get("/audit/transparency.py")
+    assert checker.status_code == 200 and "def verify_consistency" in checker.text

@@ -284,6 +284,11 @@ def check_log(document: dict) -> list[str]:
                         f"log entry {entry['index']}: {key} is "
                         f"{fields.get(key)!r}, the roll's is {roll[key]!r}"
                     )
+            if entry.get("event", fields.get("event")) != fields.get("event"):
+                raise ProofError(
+                    f"log entry {entry['index']} says {entry['event']!r}, its leaf "
+                    f"{fields.get('event')!r}"
+                )
             if fields.get("match_id") != document["match_id"]:
                 raise ProofError(f"log entry {entry['index']} is of another match")
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]

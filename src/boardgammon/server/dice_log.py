@@ -29,6 +29,7 @@ Refusals are :class:`~boardgammon.server.refusals.Refusal` kinds with the codes 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -342,8 +343,8 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     """``document`` (a match's audit document) with the log added: ``document["log"]`` is
     ``{"format": "boardgammon-log-v1", "public_key" (hex), "head"}`` (:func:`signed_head`, one
     that includes every entry of the match) and each roll's ``log`` its entries in log order,
-    ``[{"index", "leaf", "inclusion_path": [hex …]}, …]`` (empty for a roll committed before
-    the log began)."""
+    ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
+    (empty for a roll committed before the log began)."""
     head = signed_head(session, key)
     tree_size = head["tree_size"]
     rows = list(
@@ -359,7 +360,12 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     by_roll: dict[str, list[dict]] = {}
     for (index, roll_id, leaf), path in zip(rows, paths, strict=True):
         by_roll.setdefault(roll_id, []).append(
-            {"index": index, "leaf": leaf, "inclusion_path": [p.hex() for p in path]}
+            {
+                "index": index,
+                "event": json.loads(leaf)["event"],
+                "leaf": leaf,
+                "inclusion_path": [p.hex() for p in path],
+            }
         )
     document["log"] = {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
     for roll in document["rolls"]:

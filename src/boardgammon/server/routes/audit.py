@@ -119,6 +119,7 @@ def audit_page(
         "programs": verify_programs(match_id, first) if first else None,
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
+        "log_checker_url": request.url_for("log_checker_source"),
         "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),
     }
     return pages.TemplateResponse(request, "audit.html", context)
