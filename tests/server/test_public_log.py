@@ -82,6 +82,10 @@ def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client):
     assert audit["log"]["head"]["tree_size"] == len(leaves)
     lines = check_log(audit)
     assert "signature verified" in lines[0]
+    # A roll rewritten after its last leaf (entropy, dice and chain re-hashed) is caught.
+    rewritten = {**audit["rolls"][0], "entry_hash": "ee" * 32}
+    with pytest.raises(ProofError, match="its last log entry says"):
+        check_log({**audit, "rolls": [rewritten, *audit["rolls"][1:]]})
     # A leaf rewritten in the document no longer verifies.
     entry = audit["rolls"][1]["log"][0]
     entry["leaf"] = entry["leaf"].replace('"seat":', '"seat": ')

@@ -253,8 +253,9 @@ def verify_ed25519(public_key: bytes, signature: bytes, message: bytes) -> bool 
 
 def check_log(document: dict) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
-    that name that roll, and each has an inclusion proof to the head's root; the head's
-    signature with ``log.public_key``. The report's lines, the failure (if any) last.
+    that name that roll, each has an inclusion proof to the head's root, the last names the
+    roll's state and entry hash now; the head's signature with ``log.public_key``. The
+    report's lines (a roll without entries, from before the log began, is counted there).
 
     Raises:
         ProofError: the first entry or proof that fails.
@@ -273,7 +274,7 @@ def check_log(document: dict) -> list[str]:
         f"tree head: size {size}, root {head['root_hash']}, signature "
         + ("verified" if signed else "not checked (install the cryptography package)")
     ]
-    count = 0
+    count = unlogged = 0
     for roll in document["rolls"]:
         for entry in roll.get("log", []):
             leaf = entry["leaf"].encode()
@@ -294,13 +295,25 @@ def check_log(document: dict) -> list[str]:
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
             verify_inclusion(int(entry["index"]), size, leaf_hash(leaf), path, root)
             count += 1
-        events = [json.loads(e["leaf"])["event"] for e in roll.get("log", [])]
-        if not events or events[-1] != roll["state"]:
+        if not roll.get("log"):
+            unlogged += 1
+            continue
+        last = json.loads(roll["log"][-1]["leaf"])
+        if last["event"] != roll["state"]:
             raise ProofError(
-                f"roll {roll['roll_id']} is {roll['state']} but its last log "
-                f"entry says {events[-1] if events else 'nothing'}"
+                f"roll {roll['roll_id']} is {roll['state']} but its last log entry says "
+                f"{last['event']}"
+            )
+        # The entry hash covers the roll's seed, entropy and dice: a roll rewritten after its
+        # last leaf no longer matches it, however its chain was re-hashed.
+        if last["entry_hash"] != roll["entry_hash"]:
+            raise ProofError(
+                f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
+                f"entry says {last['entry_hash']}"
             )
     lines.append(f"{count} log entries included in the tree of size {size}")
+    if unlogged:
+        lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
 
 
