@@ -6,8 +6,11 @@ requests are refused with their codes and change nothing; the key file is made o
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,7 +57,7 @@ def all_leaves(client: TestClient) -> list[str]:
     return [e["leaf"] for e in get(client, "/api/log/entries?start=0&count=1000")]
 
 
-def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client):
+def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client, tmp_path):
     players, match_id = played(client, 9)
     audit = get(client, f"/api/audit/{match_id}")
     leaves = all_leaves(client)
@@ -82,6 +85,33 @@ def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client):
     assert audit["log"]["head"]["tree_size"] == len(leaves)
     lines = check_log(audit)
     assert "signature verified" in lines[0]
+    # The checker as served, copied out and run on the standard library alone (-I -S: no
+    # PYTHONPATH, no site packages, so no cryptography: the signature is said unchecked).
+    checker = tmp_path / "transparency.py"
+    checker.write_text(client.get("/audit/transparency.py").text)
+    saved = tmp_path / "audit.json"
+    saved.write_text(json.dumps(audit))
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(checker), str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "signature not checked" in run.stdout
+    assert f"{len(leaves)} log entries included in the tree of size {len(leaves)}" in run.stdout
+    bent = json.loads(saved.read_text())
+    bent["rolls"][0]["log"][0]["inclusion_path"][0] = "00" * 32
+    saved.write_text(json.dumps(bent))
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(checker), str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 1 and run.stdout.startswith("FAILED: leaf"), run.stdout
     # A roll rewritten after its last leaf (entropy, dice and chain re-hashed) is caught.
     rewritten = {**audit["rolls"][0], "entry_hash": "ee" * 32}
     with pytest.raises(ProofError, match="its last log entry says"):
@@ -113,7 +143,9 @@ def test_every_proof_the_server_gives_verifies(client):
 
 
 def test_bad_requests_are_refused_and_change_nothing(client):
-    players, match_id = played(client, 2)  # the opening roll played: the next is pending
+    players, match_id = played(client, 2)
+    while players[0].state(match_id)["pending_roll"] is None:  # a tied opening roll, say
+        step(players, match_id)
     n = get(client, "/api/log/head")["tree_size"]
     assert (
         get(client, f"/api/log/proof/inclusion?index={n}&tree_size={n}", 422)["error"]["code"]
