@@ -1,0 +1,87 @@
+"""The log's stored tree against RFC 9162's recursion, on SQLite and PostgreSQL: after each of
+37 appends, the root from the stored subtrees is the root of the leaves, and (at sizes 1-9 and
+around 16 and 32) every inclusion and consistency proof is the one the RFC's definitions give
+over the same leaves; an append rolled
+back with its transaction leaves no leaf, no subtree and no gap."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from boardgammon.dice.transparency import (
+    consistency_path,
+    inclusion_path,
+    leaf_bytes,
+    leaf_hash,
+    root_of,
+)
+from boardgammon.server import dice_log
+
+START = datetime(2026, 12, 2, 13, 0, tzinfo=UTC)
+# Every proof at these sizes: each small shape, and around the powers of two.
+PROOF_SIZES = {*range(1, 10), 15, 16, 17, 31, 32, 33, 37}
+
+
+def change(k: int) -> tuple[str, dict, datetime]:
+    roll = {
+        "match_id": f"mat_m{k % 3}",
+        "roll_id": f"rol_r{k // 3}",
+        "seq": k // 3,
+        "nonce": k,
+        "seat": k % 2,
+        "commitment": f"{k:064x}",
+        "entry_hash": f"{k + 1:064x}",
+    }
+    return ("committed", "revealed", "played")[k % 3], roll, START + timedelta(seconds=k)
+
+
+def test_stored_tree_is_the_rfc_tree_at_every_size(database):
+    leaves: list[bytes] = []
+    with database.sessions() as session:
+        for k in range(37):
+            event, roll, at = change(k)
+            assert dice_log.append(session, event, roll, at) == k
+            session.commit()
+            leaves.append(leaf_bytes(event, roll, at.isoformat()))
+            hashes = [leaf_hash(leaf) for leaf in leaves]
+            size = k + 1
+            assert dice_log.size(session) == size
+            assert dice_log.root(session, size) == root_of(hashes)
+            if size not in PROOF_SIZES:
+                continue
+
+            def reference(lo, hi, hashes=hashes):
+                return root_of(hashes[lo:hi])
+
+            for index in range(size):
+                proof = dice_log.inclusion_proof(session, index, size)
+                assert proof["leaf"] == leaves[index].decode()
+                assert proof["inclusion_path"] == [
+                    p.hex() for p in inclusion_path(index, size, reference)
+                ]
+            for first in range(1, size + 1):
+                assert dice_log.consistency_proof(session, first, size)["consistency_path"] == [
+                    p.hex() for p in consistency_path(first, size, reference)
+                ]
+        # Older sizes keep their roots: the tree only grows.
+        for size in (1, 2, 3, 8, 16, 31, 32, 33):
+            assert dice_log.root(session, size) == root_of(
+                [leaf_hash(leaf) for leaf in leaves[:size]]
+            )
+
+
+def test_an_append_rolled_back_leaves_nothing(database):
+    with database.sessions() as session:
+        for k in range(3):
+            dice_log.append(session, *change(k))
+        session.commit()
+        dice_log.append(session, *change(3))
+        session.rollback()
+        assert dice_log.size(session) == 3
+        assert dice_log.entries(session, 0, 10) == [
+            {"index": k, "leaf": leaf_bytes(*change(k)[:2], change(k)[2].isoformat()).decode()}
+            for k in range(3)
+        ]
+        assert dice_log.append(session, *change(4)) == 3
+        session.commit()
+        assert dice_log.size(session) == 4
