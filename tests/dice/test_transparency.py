@@ -6,6 +6,7 @@ leaf, index, size, root or proof does not."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -206,3 +207,14 @@ def test_certificate_transparency_reference_vectors():
         "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
         "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
     ]
+
+
+def test_the_spec_states_these_vectors():
+    spec = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text("utf-8")
+    for vector in [
+        *CT_ROOTS,
+        "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1",
+        "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+        "626f61726467616d6d6f6e2d6c6f672d686561642d7631` `00` `0000000000000003` `0000019adf25fc80",
+    ]:
+        assert vector in spec
