@@ -105,3 +105,51 @@ def test_concurrent_appends_take_every_index_once(database):
         leaves = [e["leaf"].encode() for e in dice_log.entries(session, 0, 100)]
         assert len(leaves) == 40
         assert dice_log.root(session, 40) == root_of([leaf_hash(leaf) for leaf in leaves])
+
+
+def test_playing_and_committing_in_two_matches_at_once_never_deadlocks(database):
+    # One transaction marks a roll played (the log's size row) and then commits the match's
+    # next roll (the nonce counter); another commits a roll in another match meanwhile. Taken
+    # in opposite orders the two server-wide rows deadlock on PostgreSQL; both must finish.
+    import threading
+
+    from boardgammon.dice import new_match_id
+    from boardgammon.server import dice_record
+
+    first, second = new_match_id(), new_match_id()
+    with database.sessions() as session:
+        roll = dice_record.commit_roll(session, first, 0)
+        dice_record.reveal_roll(session, roll.roll_id, roll.commitment, bytes(16))
+    played = threading.Event()
+    errors: list[BaseException] = []
+
+    def play_then_commit() -> None:
+        try:
+            with database.sessions() as session:
+                dice_record.mark_played(session, roll.roll_id, commit=False)
+                played.set()
+                threading.Event().wait(0.5)  # the other transaction goes for its nonce now
+                dice_record.commit_roll(session, first, 1, commit=False)
+                session.commit()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+            played.set()
+
+    def commit_elsewhere() -> None:
+        played.wait(10)
+        try:
+            with database.sessions() as session:
+                dice_record.commit_roll(session, second, 0)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play_then_commit), threading.Thread(target=commit_elsewhere)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    with database.sessions() as session:
+        assert dice_log.size(session) == 5  # committed, revealed, played, and two commitments
+        assert len(dice_record.match_rolls(session, first)) == 2
+        assert len(dice_record.match_rolls(session, second)) == 1

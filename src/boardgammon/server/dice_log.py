@@ -6,9 +6,9 @@ roll of every match, as leaves of a Merkle tree (RFC 9162), with signed tree hea
 Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
 
 ``append(session, event, roll, at) -> int``
-    The one hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
+    The hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
     inside the caller's transaction, so the change and its leaf commit or roll back together;
-    the leaf's index.
+    the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
 ``signed_head(session, key) -> dict``
     The newest signed tree head, signed now (and stored) if the log grew since.
 ``inclusion_proof(session, index, size)``, ``consistency_proof(session, first, second)``,
@@ -72,6 +72,7 @@ _TAKE_INDEX = (
 _INSERT_ENTRY = insert(_ENTRIES)
 _INSERT_NODES = insert(_NODES)
 _READ_SIZE = select(_SIZE.c.size).where(_SIZE.c.id == 1)
+_HOLD_SIZE = _READ_SIZE.with_for_update()
 # Built once (building a statement costs more than running it on SQLite); the keys expand.
 _READ_NODES = select(_NODES.c.level, _NODES.c.idx, _NODES.c.hash).where(
     tuple_(_NODES.c.level, _NODES.c.idx).in_(bindparam("keys", expanding=True))
@@ -143,6 +144,14 @@ class LogKey:
     def sign(self, message: bytes) -> bytes:
         """The Ed25519 signature of ``message`` (64 bytes)."""
         return self._private.sign(message)
+
+
+def hold(session: Session) -> None:
+    """Lock the log's size row in the caller's transaction before it takes the dice nonce
+    counter: every transaction takes the two server-wide rows in that order (size, then
+    nonce), so that one that played a roll (size) and then commits the next (nonce) never
+    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL."""
+    session.execute(_HOLD_SIZE)
 
 
 def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:

@@ -351,6 +351,7 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
             "starts before it is played"
         )
     seed = secrets.token_bytes(SEED_BYTES)
+    dice_log.hold(session)  # the log's lock before the nonce's: see dice_log.hold
     row = _Entry(
         roll_id=new_roll_id(),
         match_id=match_id,
