@@ -18,12 +18,13 @@ from boardgammon.commands.selfplay import selfplay as selfplay_command
 from boardgammon.commands.serve import serve as serve_command
 from boardgammon.commands.train import train as train_command
 from boardgammon.commands.warm import warm as warm_command
+from boardgammon.commands.witness import witness as witness_command
 
 # The top-level module of each optional dependency a command may import: the extra (in
 # pyproject.toml) that installs it.
 EXTRAS = {"fastapi": "server", "uvicorn": "server", "sqlalchemy": "server", "alembic": "server",
           "pydantic": "server", "argon2": "server", "jinja2": "server", "redis": "server",
-          "psycopg": "postgres", "matplotlib": "plots"}
+          "psycopg": "postgres", "matplotlib": "plots", "cryptography": "server"}
 
 app = typer.Typer(
     name="boardgammon",
@@ -52,6 +53,7 @@ app.command(name="play")(play_command)
 app.command(name="warm")(warm_command)
 app.command(name="eval")(eval_command)
 app.command(name="rollout")(rollout_command)
+app.command(name="witness")(witness_command)
 # Unknown "options" are arguments here, so a negative die (-1) reaches the dice check.
 app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -26,7 +27,8 @@ from boardgammon.server import (
     websocket,
 )
 from boardgammon.server.db import open_database
-from boardgammon.server.routes import audit, pages
+from boardgammon.server.dice_log import LogKey
+from boardgammon.server.routes import audit, pages, public_log
 from boardgammon.server.services import Services
 from boardgammon.server.settings import Settings
 
@@ -60,6 +62,7 @@ def create_app(settings: Settings | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         logs.install()  # here, after the server configured its logging
         parts.opened = open_database(settings.database_url)
+        parts.opened_log_key = LogKey.load_or_create(Path(settings.log_key_path))
         parts.outage.watch(parts.opened.engine)
         try:
             async with runtime.running(app), analysis_worker.running(app):
@@ -71,6 +74,7 @@ def create_app(settings: Settings | None = None,
                   description=WEBSOCKETS_DESCRIPTION)
     errors.install(app, query_on_page=pages.QUERY_ON_PAGE)
     app.include_router(audit.router)
+    app.include_router(public_log.router)
     app.include_router(pages.router)
     game_server = runtime.install(app, game)
     if settings.echo_socket:

@@ -2,7 +2,8 @@
 
 Every online roll is an entry of an append-only, hash-chained record (table ``dice_rolls``,
 spec in ``docs/fair-dice.md``). A roll moves committed → revealed → played, or committed → void
-when it will never be revealed (a drop, a resignation, the match ended, a flag).
+when it will never be revealed (a drop, a resignation, the match ended, a flag). Each change
+is also a leaf of the public log (:func:`.dice_log.append`, in the same transaction).
 
 Service API (each writing function takes an open :class:`~sqlalchemy.orm.Session`, commits it
 before it returns and rolls it back on any error, so what it returns is durable and a refused
@@ -74,6 +75,7 @@ from boardgammon.dice.verify import (
     entry_hash,
     verify_document,
 )
+from boardgammon.server import dice_log
 from boardgammon.server.db import rowcount
 from boardgammon.server.refusals import (
     ErrorCode,
@@ -349,6 +351,7 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
             "starts before it is played"
         )
     seed = secrets.token_bytes(SEED_BYTES)
+    dice_log.hold(session)  # the log's lock before the nonce's: see dice_log.hold
     row = _Entry(
         roll_id=new_roll_id(),
         match_id=match_id,
@@ -370,6 +373,7 @@ def _append_roll(session: Session, match_id: str, seat: int, now: datetime) -> R
     )
     row.entry_hash = _row_hash(row)
     session.execute(_INSERT_ROLL, vars(row))
+    dice_log.append(session, "committed", vars(row), now)
     return Roll.from_row(row)
 
 
@@ -438,6 +442,7 @@ def _reveal(
     _update_one(session, _REVEAL, {"b_roll_id": roll_id, "client_entropy": row.client_entropy,
                                    "entropy_source": source, "die1": first, "die2": second,
                                    "entry_hash": row.entry_hash, "revealed_at": now})
+    dice_log.append(session, "revealed", vars(row), now)
     return Roll.from_row(row), True
 
 
@@ -518,6 +523,7 @@ def _advance(session: Session, roll_id: str, source: str, target: str, now: date
         setattr(row, _STATE_TIME[target], now)
         _update_one(session, _ADVANCE[target], {"b_roll_id": roll_id, "b_source": source,
                                                 "at": now})
+        dice_log.append(session, target, vars(row), now)
         return Roll.from_row(row)
 
     roll = _write(session, step, commit)

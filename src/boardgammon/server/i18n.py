@@ -287,6 +287,29 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.hard": "hard",
         # dice v2 (issue #25): the filled-in program of every row
         "verify.row": "The same program, filled in for roll {roll_id}",
+        # The public log (issue 25, dicelog)
+        "log.title": "The public log",
+        "log.intro": (
+            "Every commitment, reveal and state change of every roll on this server is also a "
+            "leaf of one public, append-only Merkle tree (RFC 9162). Below: a tree head signed by "
+            "the server's log key that includes this match, and each change's leaf index and "
+            "inclusion proof. Anyone can watch the log with boardgammon witness."
+        ),
+        "log.tree_size": "Tree size",
+        "log.root_hash": "Root hash",
+        "log.timestamp": "Signed at (ms since 1970 UTC)",
+        "log.signature": "Signature (Ed25519)",
+        "log.public_key": "Log key (also at /api/log/public-key)",
+        "log.index": "Leaf",
+        "log.event": "Change",
+        "log.inclusion_path": "Inclusion proof",
+        "log.hashes": "{count} hashes",
+        "log.event.committed": "committed",
+        "log.event.revealed": "revealed",
+        "log.event.played": "played",
+        "log.event.void": "void",
+        "log.check": "Check every leaf and proof of this match against the signed head:",
+        "fair.log_key": "Public log key (Ed25519) that signs the dice log's tree heads:",
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -567,6 +590,32 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.hard": "schwer",
         # dice v2 (issue #25): the filled-in program of every row
         "verify.row": "Dasselbe Programm, ausgefüllt für Wurf {roll_id}",
+        # Das öffentliche Log (Issue 25, dicelog)
+        "log.title": "Das öffentliche Log",
+        "log.intro": (
+            "Jede Festlegung, jedes Aufdecken und jede Zustandsänderung jedes Wurfs auf diesem "
+            "Server ist auch ein Blatt eines öffentlichen Merkle-Baums, an den nur angehängt "
+            "wird (RFC 9162). Unten: ein vom Log-Schlüssel des Servers signierter Baumkopf, der "
+            "diese Partie enthält, und zu jeder Änderung ihr Blatt und ihr Inklusionsbeweis. "
+            "Jeder kann das Log mit boardgammon witness beobachten."
+        ),
+        "log.tree_size": "Baumgröße",
+        "log.root_hash": "Wurzel-Hash",
+        "log.timestamp": "Signiert um (ms seit 1970 UTC)",
+        "log.signature": "Signatur (Ed25519)",
+        "log.public_key": "Log-Schlüssel (auch unter /api/log/public-key)",
+        "log.index": "Blatt",
+        "log.event": "Änderung",
+        "log.inclusion_path": "Inklusionsbeweis",
+        "log.hashes": "{count} Hashes",
+        "log.event.committed": "festgelegt",
+        "log.event.revealed": "aufgedeckt",
+        "log.event.played": "gespielt",
+        "log.event.void": "verfallen",
+        "log.check": "Jedes Blatt und jeden Beweis dieser Partie gegen den signierten Kopf prüfen:",
+        "fair.log_key": (
+            "Öffentlicher Log-Schlüssel (Ed25519), der die Baumköpfe des Würfel-Logs signiert:"
+        ),
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -821,6 +870,29 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.hard": "上級",
         # dice v2 (issue #25): the filled-in program of every row
         "verify.row": "同じプログラム（ロール {roll_id} の値入り）",
+        # 公開ログ（issue 25, dicelog）
+        "log.title": "公開ログ",
+        "log.intro": (
+            "このサーバーのすべてのロールのコミット、公開、状態の変化は、追記専用の公開 Merkle "
+            "木（RFC 9162）の葉にもなります。以下は、この対戦を含む、サーバーのログ鍵で署名された"
+            "ツリーヘッドと、各変化の葉の番号と包含証明です。boardgammon witness で誰でもログを"
+            "監視できます。"
+        ),
+        "log.tree_size": "木のサイズ",
+        "log.root_hash": "ルートハッシュ",
+        "log.timestamp": "署名時刻（1970 UTC からのミリ秒）",
+        "log.signature": "署名（Ed25519）",
+        "log.public_key": "ログ鍵（/api/log/public-key にも掲載）",
+        "log.index": "葉",
+        "log.event": "変化",
+        "log.inclusion_path": "包含証明",
+        "log.hashes": "ハッシュ {count} 個",
+        "log.event.committed": "コミット",
+        "log.event.revealed": "公開",
+        "log.event.played": "プレイ済み",
+        "log.event.void": "無効",
+        "log.check": "この対戦のすべての葉と証明を署名済みヘッドに照らして確認する：",
+        "fair.log_key": "ダイスログのツリーヘッドに署名する公開ログ鍵（Ed25519）：",
     },
 }
 

@@ -51,6 +51,7 @@ class ErrorCode(StrEnum):
     # dice v2 (issue #25)
     LINK_MISMATCH = "link_mismatch"
     ANCHOR_REGISTERED = "anchor_registered"
+    BAD_SIGNATURE = "bad_signature"
 
 
 class Refusal(Exception):

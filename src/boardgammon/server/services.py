@@ -13,6 +13,7 @@ from boardgammon.server.outage import Outage
 if TYPE_CHECKING:
     from boardgammon.server.analysis_worker import AnalysisWorker
     from boardgammon.server.db import Database
+    from boardgammon.server.dice_log import LogKey
     from boardgammon.server.runtime import Runtime
     from boardgammon.server.settings import Settings
 
@@ -20,13 +21,14 @@ if TYPE_CHECKING:
 @dataclass
 class Services:
     """The settings, the game server, the analysis worker, the database's outage watch and,
-    once the app has started, the database."""
+    once the app has started, the database and the public log's signing key."""
 
     settings: Settings
     game: Runtime
     analysis: AnalysisWorker
     opened: Database | None = None
     outage: Outage = field(default_factory=Outage)
+    opened_log_key: LogKey | None = None
 
     @property
     def db(self) -> Database:
@@ -38,6 +40,17 @@ class Services:
         if self.opened is None:
             raise RuntimeError("the database is opened when the app starts")
         return self.opened
+
+    @property
+    def log_key(self) -> LogKey:
+        """The public log's signing key (loaded, or made, at start-up).
+
+        Raises:
+            RuntimeError: the app has not started.
+        """
+        if self.opened_log_key is None:
+            raise RuntimeError("the log's key is loaded when the app starts")
+        return self.opened_log_key
 
 
 def services(app: Starlette) -> Services:

@@ -9,6 +9,9 @@ browser's WebSocket or cookie-signed state change from any other is refused; def
 server's own origin (the scheme and ``Host`` of each request).
 ``BOARDGAMMON_DATABASE_WAIT``: seconds ``boardgammon serve`` waits for the database at start-up,
 retrying with back-off, before it exits saying why (default 60).
+``BOARDGAMMON_LOG_KEY``: the file of the public log's Ed25519 signing key (PEM, mode 0600),
+made at the first start if missing; default ``./var/log-signing-key.pem``. Keep it out of the
+database and its backups' reach: whoever holds it can sign tree heads.
 ``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 """
@@ -20,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/boardgammon.sqlite3"
+DEFAULT_LOG_KEY = "./var/log-signing-key.pem"
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Settings:
     origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
     database_wait_s: float = 60.0
+    log_key_path: str = DEFAULT_LOG_KEY
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -39,7 +44,8 @@ class Settings:
                    echo_socket=environ.get("BOARDGAMMON_ECHO_SOCKET") == "1",
                    origins=_listed(environ.get("BOARDGAMMON_ORIGINS")),
                    trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")),
-                   database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0))
+                   database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0),
+                   log_key_path=environ.get("BOARDGAMMON_LOG_KEY") or DEFAULT_LOG_KEY)
 
 
 def _listed(value: str | None) -> tuple[str, ...]:

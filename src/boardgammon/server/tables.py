@@ -343,3 +343,63 @@ class DiceAnchor(Base):
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
     anchor: Mapped[str] = mapped_column(String(64))
     registered_at: Mapped[datetime] = mapped_column(UTCDateTime())
+# The public log of the dice record (issue 25): docs/fair-dice.md §The public log.
+class LogEntry(Base):
+    """One leaf of the public log (:mod:`.dice_log`): a change of a roll, in log order.
+    ``idx`` is the leaf's place (0, 1, …, without gaps); ``leaf`` the exact bytes hashed (ASCII
+    JSON, :func:`boardgammon.dice.transparency.leaf_bytes`). Inserted, never changed."""
+
+    __tablename__ = "log_entries"
+
+    idx: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    match_id: Mapped[str] = mapped_column(String(68), index=True)
+    roll_id: Mapped[str] = mapped_column(String(68))
+    leaf: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class LogNode(Base):
+    """The hash of a complete subtree of the log: ``level`` 0 is leaf ``idx``'s hash, level
+    ``l`` the subtree over leaves ``idx·2^l`` … ``(idx+1)·2^l − 1``; stored once complete, so
+    any root or proof needs O(log n) of them."""
+
+    __tablename__ = "log_nodes"
+
+    level: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
+    idx: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class LogSize(Base):
+    """One row (id 1): the number of leaves. The ``UPDATE … RETURNING`` that takes the next
+    index holds the row until the change's transaction commits, so indices have no gaps."""
+
+    __tablename__ = "log_size"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+
+
+class LogHead(Base):
+    """A signed tree head, the first one signed for its size: ``timestamp`` in milliseconds
+    since 1970 UTC, ``root_hash`` hex, ``signature`` the log key's Ed25519 signature (hex) of
+    :func:`boardgammon.dice.transparency.head_bytes`."""
+
+    __tablename__ = "log_heads"
+
+    tree_size: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    timestamp: Mapped[int] = mapped_column(BigInteger)
+    root_hash: Mapped[str] = mapped_column(String(64))
+    signature: Mapped[str] = mapped_column(String(128))
+
+
+class LogCosignature(Base):
+    """A witness's Ed25519 signature (hex) of a head it checked
+    (:func:`boardgammon.dice.transparency.cosigned_bytes`), under its public key (hex)."""
+
+    __tablename__ = "log_cosignatures"
+
+    tree_size: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    witness_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    signature: Mapped[str] = mapped_column(String(128))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -2,7 +2,8 @@
 ``GET /api/audit/{match_id}`` (the same as JSON, see
 :func:`boardgammon.server.dice_record.audit_document`, or the v2 record's
 :func:`boardgammon.server.dice_record_v2.audit_document`) and ``GET /audit/verify.py`` (the
-stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download).
+stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
+/audit/transparency.py`` the public log's checker, :mod:`boardgammon.dice.transparency`).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
@@ -23,15 +24,16 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlalchemy.orm import Session
 
-from boardgammon.dice import verify
+from boardgammon.dice import transparency, verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN
-from boardgammon.server import dice_record_v2
+from boardgammon.server import dice_log, dice_record_v2
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
 from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_repository import match_info
 from boardgammon.server.match_state import MatchInfo
+from boardgammon.server.services import services
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -91,14 +93,24 @@ def verifier_source() -> PlainTextResponse:
     return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
 
 
+@router.get("/audit/transparency.py", response_class=PlainTextResponse)
+def log_checker_source() -> PlainTextResponse:
+    """The public log's checker, to run alone: ``python3 transparency.py FILE_OR_URL``."""
+    source = Path(transparency.__file__).read_text(encoding="utf-8")
+    return PlainTextResponse(source, media_type="text/x-python; charset=utf-8")
+
+
 @router.get("/api/audit/{match_id}", responses=responses(404))
-def audit_json(match_id: str = MatchId, session: Session = Depends(get_session)) -> dict:
-    """The match's dice record as JSON: ``boardgammon-audit-v1``, or ``boardgammon-audit-v2``
-    for a match rolled with v2 dice (404 ``not_found`` if it has neither)."""
+def audit_json(request: Request, match_id: str = MatchId,
+               session: Session = Depends(get_session)) -> dict:
+    """The match's dice record as JSON: ``boardgammon-audit-v1`` with its public log entries
+    and their inclusion proofs, or ``boardgammon-audit-v2`` for a match rolled with v2 dice
+    (404 ``not_found`` if it has neither)."""
     try:
-        return audit_document(session, match_id)
+        document = audit_document(session, match_id)
     except RollNotFound:
         return dice_record_v2.audit_document(session, match_id)
+    return dice_log.with_log(session, services(request.app).log_key, document)
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
@@ -118,7 +130,8 @@ def audit_page(
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
             raise RollNotFound(f"no match {match_id!r}")
-        document = audit_document(session, match_id)
+        document = dice_log.with_log(session, services(request.app).log_key,
+                                     audit_document(session, match_id))
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
@@ -131,6 +144,7 @@ def audit_page(
         "row_programs": {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]},
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
+        "log_checker_url": request.url_for("log_checker_source"),
         "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),
     }
     return pages.TemplateResponse(request, "audit.html", context)

@@ -106,7 +106,9 @@ def fair(
     (also typed in capitals where the record's ID is lower-case, or as a pasted audit address)
     it redirects (303) to ``/audit/{match}``; a malformed ID (``fair.malformed``, or
     ``fair.control`` for one with a control character) or an unknown one (``fair.unknown``) is
-    answered on this page with the ID kept in the box, cut to :data:`ECHOED` characters."""
+    answered on this page with the ID kept in the box, cut to :data:`ECHOED` characters. The
+    page shows the public log's key (``docs/fair-dice.md`` §The public log)."""
+    request.state.log_key = services(request.app).log_key.public_key.hex()
     if match is None or not match.strip():
         return _render(request, "fair", lang, match="", problem=None)
     match_id = _typed_match_id(match)

@@ -2,7 +2,7 @@
 players' hash-chain anchors.
 
 Revision ID: 0012_dice_v2
-Revises: 0008_dice_report_requests
+Revises: 0011_dice_log
 Create Date: 2026-12-02
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from boardgammon.server.tables import UTCDateTime
 
 revision = "0012_dice_v2"
-down_revision = "0008_dice_report_requests"
+down_revision = "0011_dice_log"
 branch_labels = None
 depends_on = None
 

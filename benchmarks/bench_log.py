@@ -1,0 +1,149 @@
+"""The public log's cost per roll (``docs/fair-dice.md`` §The public log).
+
+1. Durable rolls (commit + reveal + played, three transactions) per second with the log, each
+   change appending its leaf and subtree hashes in its own transaction, beside the reference in
+   the same run: the same rolls with the log's append switched off (the v1 record alone). On
+   SQLite (WAL, ``synchronous=NORMAL`` as the server runs it) and, when it answers, on the
+   PostgreSQL of ``BOARDGAMMON_BENCH_POSTGRES`` (default the local test database, in a
+   schema of its own dropped afterwards).
+2. The time of an inclusion proof and of a consistency proof against the tree the rolls made,
+   as the API computes them (one query for the subtrees), beside the reference: reading one
+   roll by its primary key.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from boardgammon.dice import new_match_id
+from boardgammon.server import dice_log
+from boardgammon.server import dice_record as record
+from boardgammon.server.db import open_database
+
+ROLLS = 200
+PROOFS = 200
+ENTROPY = bytes(range(0xA0, 0xB0))
+POSTGRES = os.environ.get(
+    "BOARDGAMMON_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+def _rolls_per_second(url: str) -> float:
+    db = open_database(url)
+    try:
+        match_id = new_match_id()
+        with db.sessions() as session:
+            start = time.perf_counter()
+            for k in range(ROLLS):
+                roll = record.commit_roll(session, match_id, k % 2)
+                record.reveal_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record.mark_played(session, roll.roll_id)
+            return ROLLS / (time.perf_counter() - start)
+    finally:
+        db.dispose()
+
+
+@contextmanager
+def _without_log() -> Iterator[None]:
+    """The v1 record alone: the log's one hook does nothing."""
+    append = dice_log.append
+    dice_log.append = lambda *args, **kwargs: 0  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        dice_log.append = append  # type: ignore[assignment]
+
+
+def _per_call_ms(call: Callable[[int], object], count: int) -> float:
+    start = time.perf_counter()
+    for k in range(count):
+        call(k)
+    return (time.perf_counter() - start) / count * 1000
+
+
+def _proof_times(url: str) -> tuple[int, float, float, float]:
+    """The log's size, and ms per inclusion proof, consistency proof and one roll's read."""
+    db = open_database(url)
+    try:
+        with db.sessions() as session:
+            size = dice_log.size(session)
+            roll_ids = [r.roll_id for r in record.match_rolls(session, _some_match(session))]
+            inclusion = _per_call_ms(
+                lambda k: dice_log.inclusion_proof(session, (k * 7919) % size, size), PROOFS
+            )
+            consistency = _per_call_ms(
+                lambda k: dice_log.consistency_proof(session, 1 + (k * 7919) % size, size), PROOFS
+            )
+            read = _per_call_ms(
+                lambda k: record.get_roll(session, roll_ids[k % len(roll_ids)]), PROOFS
+            )
+            return size, inclusion, consistency, read
+    finally:
+        db.dispose()
+
+
+def _some_match(session) -> str:
+    from sqlalchemy import select
+
+    from boardgammon.server.tables import DiceRoll
+
+    return session.execute(select(DiceRoll.match_id).limit(1)).scalar_one()
+
+
+@contextmanager
+def _postgres_schema() -> Iterator[str | None]:
+    try:
+        import psycopg
+
+        conninfo = POSTGRES.replace("postgresql+psycopg://", "postgresql://")
+        schema = f"bench_log_{secrets.token_hex(4)}"
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+    except Exception as exc:  # noqa: BLE001 - any failure to reach it skips PostgreSQL
+        print(f"PostgreSQL skipped: {exc}")
+        yield None
+        return
+    try:
+        yield f"{POSTGRES}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def _report(name: str, with_log: str, without: str) -> None:
+    logged = _rolls_per_second(with_log)
+    with _without_log():
+        bare = _rolls_per_second(without)
+    append_ms = (1000 / logged - 1000 / bare) / 3
+    print(f"{name}: durable rolls with the log: {logged:,.0f}/s")
+    print(f"  reference: the same rolls without the log (v1 record alone): {bare:,.0f}/s")
+    print(
+        f"  ratio with / without: {logged / bare:.3f}; the log's append: "
+        f"{append_ms:.3f} ms per change (3 changes per roll)"
+    )
+    size, inclusion, consistency, read = _proof_times(with_log)
+    print(
+        f"  proofs in a log of {size} leaves: inclusion {inclusion:.3f} ms, "
+        f"consistency {consistency:.3f} ms"
+    )
+    print(
+        f"  reference: one roll read by its key: {read:.3f} ms; ratio inclusion / read: "
+        f"{inclusion / read:.2f}"
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-log-") as folder:
+        _report("SQLite", f"sqlite:///{folder}/log.sqlite3", f"sqlite:///{folder}/bare.sqlite3")
+    with _postgres_schema() as logged, _postgres_schema() as bare:
+        if logged is not None and bare is not None:
+            _report("PostgreSQL", logged, bare)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""``boardgammon witness URL``: watch a server's public dice log (``docs/fair-dice.md``
+§Witnesses).
+
+Each run fetches the server's newest signed tree head, checks its signature with the server's
+key (pinned at the first run), checks that it extends the last head this witness saw (a
+consistency proof, RFC 9162 §2.1.4), co-signs it with the witness's own Ed25519 key and stores
+it in the state file (JSON, mode 0600, made at the first run: the pinned key, the witness's
+key, the last head). With ``--post`` it sends the co-signature to the server
+(``POST /api/log/witness``), which shows it to everyone.
+
+Exit status 0: the head is consistent with everything this witness saw; 1: the server shows
+two histories, a shrunk log, a bad signature or another key (the state is left as it was, so
+every later run says so too); 2: the server or the state file cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from boardgammon.dice.transparency import (
+    ProofError,
+    cosigned_bytes,
+    signed_head_bytes,
+    verify_consistency,
+    verify_ed25519,
+)
+
+STATE_FORMAT = "boardgammon-witness-v1"
+
+
+class Misbehaviour(Exception):
+    """The server showed something no honest log shows; the message says what."""
+
+
+class Unreadable(Exception):
+    """The server or the state file could not be read."""
+
+
+def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
+    request = urllib.request.Request(
+        urllib.parse.urljoin(url.rstrip("/") + "/", path.lstrip("/")),
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
+            return json.load(answer)
+    except urllib.error.HTTPError as exc:
+        said = exc.read()[:300].decode(errors="replace")
+        raise Unreadable(f"{path}: HTTP {exc.code} {said}") from exc
+    except (OSError, ValueError) as exc:
+        raise Unreadable(f"{path}: {exc}") from exc
+
+
+def _load_state(path: Path) -> dict:
+    if not path.exists():
+        private = Ed25519PrivateKey.generate().private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return {
+            "format": STATE_FORMAT,
+            "witness_key": private.hex(),
+            "server_key": None,
+            "last_head": None,
+        }
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise Unreadable(f"the state file {path}: {exc}") from exc
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file")
+    return state
+
+
+def _save_state(path: Path, state: dict) -> None:
+    # Written whole under another name, then renamed over: a crash leaves the old state.
+    draft = path.with_name(f".{path.name}.tmp")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        json.dump(state, file, indent=1)
+    os.replace(draft, path)
+
+
+def check(url: str, state: dict) -> tuple[dict, list[str]]:
+    """One witness run against ``url`` from ``state``: the new state and the lines to say.
+
+    Raises:
+        Misbehaviour: another key, a bad signature, a shrunk log or two histories.
+        Unreadable: the server could not be read.
+    """
+    published = _fetch(url, "/api/log/public-key")["public_key"]
+    lines = []
+    if state["server_key"] is None:
+        lines.append(f"pinned the log's key {published} (first run)")
+    elif published != state["server_key"]:
+        raise Misbehaviour(f"the log's key changed from {state['server_key']} to {published}")
+    server_key = bytes.fromhex(published)
+    head = _fetch(url, "/api/log/head")
+    try:
+        signed = signed_head_bytes(head)
+        signature = bytes.fromhex(head["signature"])
+    except (ProofError, KeyError, ValueError) as exc:
+        raise Misbehaviour(f"a malformed tree head: {exc}") from exc
+    if not verify_ed25519(server_key, signature, signed):
+        raise Misbehaviour(f"the head of size {head['tree_size']} is not signed by the log's key")
+    last = state["last_head"]
+    size = head["tree_size"]
+    if last is not None:
+        if size < last["tree_size"]:
+            raise Misbehaviour(
+                f"the log shrank: it showed {last['tree_size']} entries "
+                f"(root {last['root_hash']}), now {size}"
+            )
+        if last["tree_size"] > 0:
+            proof = _fetch(
+                url, f"/api/log/proof/consistency?first={last['tree_size']}&second={size}"
+            )
+            try:
+                verify_consistency(
+                    last["tree_size"],
+                    size,
+                    bytes.fromhex(last["root_hash"]),
+                    bytes.fromhex(head["root_hash"]),
+                    [bytes.fromhex(p) for p in proof["consistency_path"]],
+                )
+            except (ProofError, KeyError, ValueError) as exc:
+                raise Misbehaviour(
+                    f"two histories: the head of size {size} (root {head['root_hash']}) does "
+                    f"not extend the head of size {last['tree_size']} (root "
+                    f"{last['root_hash']}) seen before: {exc}"
+                ) from exc
+        lines.append(f"consistent with the head of size {last['tree_size']} seen before")
+    witness = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(state["witness_key"]))
+    cosignature = witness.sign(cosigned_bytes(head)).hex()
+    public = (
+        witness.public_key()
+        .public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        .hex()
+    )
+    lines.append(
+        f"co-signed the head of size {size}, root {head['root_hash']} (witness key {public})"
+    )
+    new_state = {
+        **state,
+        "server_key": published,
+        "last_head": head,
+        "last_cosignature": cosignature,
+        "witness_public_key": public,
+    }
+    return new_state, lines
+
+
+def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], None] = print) -> int:
+    """One witness run; the exit status (see the module docstring)."""
+    try:
+        state = _load_state(state_path)
+        new_state, lines = check(url, state)
+    except Misbehaviour as exc:
+        out(f"MISBEHAVIOUR: {exc}")
+        return 1
+    except Unreadable as exc:
+        out(f"cannot witness {url}: {exc}")
+        return 2
+    _save_state(state_path, new_state)
+    for line in lines:
+        out(line)
+    if post:
+        try:
+            _fetch(
+                url,
+                "/api/log/witness",
+                {
+                    "tree_size": new_state["last_head"]["tree_size"],
+                    "witness_key": new_state["witness_public_key"],
+                    "signature": new_state["last_cosignature"],
+                },
+            )
+        except Unreadable as exc:
+            out(f"the server did not take the co-signature: {exc}")
+            return 2
+        out("sent the co-signature to the server")
+    return 0
+
+
+def witness(
+    url: str = typer.Argument(..., help="The server's address, e.g. https://play.example"),
+    state: Path = typer.Option(
+        Path("boardgammon-witness.json"),
+        "--state",
+        help="The witness's state file (made at the first run, 0600).",
+    ),
+    post: bool = typer.Option(False, "--post", help="Send the co-signature to the server."),
+) -> None:
+    """Check that a server's public dice log only grows, and co-sign its newest head.
+
+    Exit status 0: consistent with every head seen before.
+
+    Exit status 1: the server shows two histories, a shrunk log, another key or a bad signature.
+
+    Exit status 2: the server or the state file cannot be read.
+    """
+    raise typer.Exit(run(url, state, post, out=typer.echo))

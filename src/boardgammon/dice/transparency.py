@@ -1,0 +1,348 @@
+"""The dice record's public append-only log: a Merkle tree as RFC 9162 (Certificate
+Transparency 2.0) §2.1 defines it, its signed tree heads, and a checker.
+
+This module imports only the Python standard library (Ed25519 signatures are checked with the
+``cryptography`` package when it is installed, and said to be unchecked when it is not), so it
+can be copied out of the package and run alone::
+
+    python3 transparency.py audit.json     # or an https://…/api/audit/mat_… URL
+
+It checks every log entry of the audit document: its leaf names the roll it stands beside and
+its inclusion proof leads to the signed head's root. Exit status 0 when all hold, 1 naming the
+first that fails, 2 when the document cannot be loaded.
+
+Hashes are SHA-256. A leaf's hash is ``SHA-256(0x00 || leaf)``, an inner node's
+``SHA-256(0x01 || left || right)``, the hash of an empty tree ``SHA-256()`` (RFC 9162
+§2.1.1). Proofs are lists of 32-byte hashes in the order RFC 9162 §2.1.3 and §2.1.4 give them.
+The specification of the leaves and heads, with test vectors, is ``docs/fair-dice.md``
+§The public log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+LOG_FORMAT = "boardgammon-log-v1"
+HEAD_FORMAT = "boardgammon-log-head-v1"
+COSIGNATURE_FORMAT = "boardgammon-log-cosignature-v1"
+HASH_BYTES = 32
+EVENTS = ("committed", "revealed", "played", "void")
+
+Subtree = Callable[[int, int], bytes]
+"""``subtree(lo, hi)``: MTH(D[lo:hi]), the hash of the tree over leaves ``lo`` … ``hi - 1``."""
+
+
+class ProofError(ValueError):
+    """A proof, a leaf or a head that does not verify; the message says which and why."""
+
+
+def leaf_hash(leaf: bytes) -> bytes:
+    """The hash of a leaf: SHA-256(0x00 || leaf), 32 bytes."""
+    return hashlib.sha256(b"\x00" + leaf).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """The hash of an inner node: SHA-256(0x01 || left || right), 32 bytes."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def split(n: int) -> int:
+    """The largest power of two smaller than ``n`` (RFC 9162's k), for ``n`` > 1."""
+    return 1 << ((n - 1).bit_length() - 1)
+
+
+def root_of(hashes: Sequence[bytes]) -> bytes:
+    """MTH of the leaves whose hashes are ``hashes`` (RFC 9162 §2.1.1), by its recursion."""
+    if not hashes:
+        return hashlib.sha256().digest()
+    if len(hashes) == 1:
+        return hashes[0]
+    k = split(len(hashes))
+    return node_hash(root_of(hashes[:k]), root_of(hashes[k:]))
+
+
+def inclusion_path(index: int, size: int, subtree: Subtree) -> list[bytes]:
+    """PATH(index, D[size]) of RFC 9162 §2.1.3.1: the audit path of leaf ``index`` in the
+    tree of the first ``size`` leaves, hashes taken from ``subtree``.
+
+    Raises:
+        ValueError: not 0 <= index < size.
+    """
+    if not 0 <= index < size:
+        raise ValueError(f"leaf {index} is not in a tree of {size} leaves")
+
+    def path(m: int, lo: int, hi: int) -> list[bytes]:
+        if hi - lo == 1:
+            return []
+        k = split(hi - lo)
+        if m < k:
+            return path(m, lo, lo + k) + [subtree(lo + k, hi)]
+        return path(m - k, lo + k, hi) + [subtree(lo, lo + k)]
+
+    return path(index, 0, size)
+
+
+def consistency_path(first: int, second: int, subtree: Subtree) -> list[bytes]:
+    """PROOF(first, D[second]) of RFC 9162 §2.1.4.1: the proof that the tree of the first
+    ``first`` leaves is a prefix of the tree of ``second`` leaves; empty when they are equal.
+
+    Raises:
+        ValueError: not 1 <= first <= second.
+    """
+    if not 1 <= first <= second:
+        raise ValueError(
+            f"no consistency proof from size {first} to size {second} (1 <= first <= second)"
+        )
+
+    def subproof(m: int, lo: int, hi: int, whole: bool) -> list[bytes]:
+        if m == hi - lo:
+            return [] if whole else [subtree(lo, hi)]
+        k = split(hi - lo)
+        if m <= k:
+            return subproof(m, lo, lo + k, whole) + [subtree(lo + k, hi)]
+        return subproof(m - k, lo + k, hi, False) + [subtree(lo, lo + k)]
+
+    return subproof(first, 0, second, True)
+
+
+def verify_inclusion(
+    index: int, size: int, hashed_leaf: bytes, path: Sequence[bytes], root: bytes
+) -> None:
+    """Check an inclusion proof as RFC 9162 §2.1.3.2 does.
+
+    Raises:
+        ProofError: the path does not lead from the leaf hash to ``root``.
+    """
+    if not 0 <= index < size:
+        raise ProofError(f"leaf {index} is not in a tree of {size} leaves")
+    fn, sn, r = index, size - 1, hashed_leaf
+    for p in path:
+        if sn == 0:
+            raise ProofError("the inclusion path is longer than the tree is deep")
+        if fn & 1 or fn == sn:
+            r = node_hash(p, r)
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            r = node_hash(r, p)
+        fn, sn = fn >> 1, sn >> 1
+    if sn != 0:
+        raise ProofError("the inclusion path is shorter than the tree is deep")
+    if r != root:
+        raise ProofError(f"leaf {index} does not lead to the root of the tree of {size} leaves")
+
+
+def verify_consistency(
+    first: int, second: int, first_root: bytes, second_root: bytes, path: Sequence[bytes]
+) -> None:
+    """Check a consistency proof as RFC 9162 §2.1.4.2 does (equal sizes: an empty proof and
+    equal roots).
+
+    Raises:
+        ProofError: the tree of ``second`` leaves does not extend the tree of ``first``.
+    """
+    if not 1 <= first <= second:
+        raise ProofError(f"no consistency proof from size {first} to size {second}")
+    if first == second:
+        if path:
+            raise ProofError("a consistency proof between equal sizes is empty")
+        if first_root != second_root:
+            raise ProofError(f"two different roots for the same size {first}")
+        return
+    if not path:
+        raise ProofError("the consistency proof is empty")
+    hashes = list(path)
+    if first & (first - 1) == 0:
+        hashes.insert(0, first_root)
+    fn, sn = first - 1, second - 1
+    while fn & 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = hashes[0]
+    for c in hashes[1:]:
+        if sn == 0:
+            raise ProofError("the consistency proof is longer than the tree is deep")
+        if fn & 1 or fn == sn:
+            fr, sr = node_hash(c, fr), node_hash(c, sr)
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = node_hash(sr, c)
+        fn, sn = fn >> 1, sn >> 1
+    if sn != 0:
+        raise ProofError("the consistency proof is shorter than the tree is deep")
+    if fr != first_root:
+        raise ProofError(f"the proof does not lead to the root of size {first}")
+    if sr != second_root:
+        raise ProofError(f"the proof does not lead to the root of size {second}")
+
+
+def leaf_bytes(event: str, roll: Mapping[str, Any], at: str) -> bytes:
+    """The leaf of one change of a roll: the UTF-8 of a JSON object, keys sorted, no spaces,
+    ASCII only (``docs/fair-dice.md`` §The public log).
+
+    ``roll`` holds the roll's ``match_id``, ``roll_id``, ``seq``, ``nonce``, ``seat``,
+    ``commitment`` and ``entry_hash`` after the change; ``event`` is the state it entered
+    (one of :data:`EVENTS`); ``at`` when, ISO 8601 with offset.
+    """
+    if event not in EVENTS:
+        raise ValueError(f"event {event!r} is none of {', '.join(EVENTS)}")
+    fields = {
+        key: roll[key]
+        for key in ("match_id", "roll_id", "seq", "nonce", "seat", "commitment", "entry_hash")
+    }
+    document = {"format": LOG_FORMAT, "event": event, "at": at, **fields}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
+    """The bytes a tree head's signature covers: ``boardgammon-log-head-v1`` (ASCII), 0x00,
+    the tree size and the time (milliseconds since 1970-01-01 UTC) as unsigned 64-bit
+    big-endian integers, the 32-byte root hash; 72 bytes."""
+    if len(root_hash) != HASH_BYTES:
+        raise ValueError(f"a root hash is {HASH_BYTES} bytes, got {len(root_hash)}")
+    return (
+        HEAD_FORMAT.encode()
+        + b"\x00"
+        + tree_size.to_bytes(8, "big")
+        + timestamp_ms.to_bytes(8, "big")
+        + root_hash
+    )
+
+
+def cosigned_bytes(head: dict) -> bytes:
+    """The bytes a witness signs for ``head`` (a head as JSON, :func:`signed_head_bytes`):
+    ``boardgammon-log-cosignature-v1`` (ASCII), 0x00, then the head's signed bytes."""
+    return COSIGNATURE_FORMAT.encode() + b"\x00" + signed_head_bytes(head)
+
+
+def signed_head_bytes(head: dict) -> bytes:
+    """:func:`head_bytes` of a head as JSON (``tree_size``, ``timestamp``, ``root_hash`` hex).
+
+    Raises:
+        ProofError: a field is missing or malformed.
+    """
+    try:
+        return head_bytes(
+            int(head["tree_size"]), int(head["timestamp"]), bytes.fromhex(head["root_hash"])
+        )
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise ProofError(f"malformed tree head: {exc}") from exc
+
+
+def verify_ed25519(public_key: bytes, signature: bytes, message: bytes) -> bool | None:
+    """Whether ``signature`` is ``public_key``'s Ed25519 signature of ``message``; ``None``
+    when the ``cryptography`` package is not installed (the standard library has no Ed25519).
+    """
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        return None
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def check_log(document: dict) -> list[str]:
+    """Check the ``log`` section of an audit document: every roll's log entries are leaves
+    that name that roll, each has an inclusion proof to the head's root, the last names the
+    roll's state and entry hash now; the head's signature with ``log.public_key``. The
+    report's lines (a roll without entries, from before the log began, is counted there).
+
+    Raises:
+        ProofError: the first entry or proof that fails.
+    """
+    log = document.get("log")
+    if not isinstance(log, dict):
+        raise ProofError("the document has no log section")
+    head = log["head"]
+    size, root = int(head["tree_size"]), bytes.fromhex(head["root_hash"])
+    signed = verify_ed25519(
+        bytes.fromhex(log["public_key"]), bytes.fromhex(head["signature"]), signed_head_bytes(head)
+    )
+    if signed is False:
+        raise ProofError("the tree head's signature does not verify with the log's key")
+    lines = [
+        f"tree head: size {size}, root {head['root_hash']}, signature "
+        + ("verified" if signed else "not checked (install the cryptography package)")
+    ]
+    count = unlogged = 0
+    for roll in document["rolls"]:
+        for entry in roll.get("log", []):
+            leaf = entry["leaf"].encode()
+            fields = json.loads(leaf)
+            for key in ("roll_id", "seq", "nonce", "seat", "commitment"):
+                if fields.get(key) != roll[key]:
+                    raise ProofError(
+                        f"log entry {entry['index']}: {key} is "
+                        f"{fields.get(key)!r}, the roll's is {roll[key]!r}"
+                    )
+            if entry.get("event", fields.get("event")) != fields.get("event"):
+                raise ProofError(
+                    f"log entry {entry['index']} says {entry['event']!r}, its leaf "
+                    f"{fields.get('event')!r}"
+                )
+            if fields.get("match_id") != document["match_id"]:
+                raise ProofError(f"log entry {entry['index']} is of another match")
+            path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
+            verify_inclusion(int(entry["index"]), size, leaf_hash(leaf), path, root)
+            count += 1
+        if not roll.get("log"):
+            unlogged += 1
+            continue
+        last = json.loads(roll["log"][-1]["leaf"])
+        if last["event"] != roll["state"]:
+            raise ProofError(
+                f"roll {roll['roll_id']} is {roll['state']} but its last log entry says "
+                f"{last['event']}"
+            )
+        # The entry hash covers the roll's seed, entropy and dice: a roll rewritten after its
+        # last leaf no longer matches it, however its chain was re-hashed.
+        if last["entry_hash"] != roll["entry_hash"]:
+            raise ProofError(
+                f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
+                f"entry says {last['entry_hash']}"
+            )
+    lines.append(f"{count} log entries included in the tree of size {size}")
+    if unlogged:
+        lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
+    return lines
+
+
+def _load(source: str, timeout: float = 30.0) -> dict:
+    if source.startswith(("https://", "http://")):
+        with urllib.request.urlopen(source, timeout=timeout) as answer:  # noqa: S310
+            return json.load(answer)
+    with open(source, encoding="utf-8") as file:
+        return json.load(file)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python3 transparency.py FILE_OR_URL``: check an audit document's log section."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("source", help="an audit JSON file or its https:// URL")
+    args = parser.parse_args(argv)
+    try:
+        document = _load(args.source)
+    except (OSError, ValueError) as exc:
+        print(f"cannot load {args.source}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        for line in check_log(document):
+            print(line)
+    except (ProofError, KeyError, TypeError, ValueError) as exc:
+        print(f"FAILED: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

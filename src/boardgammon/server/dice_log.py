@@ -1,0 +1,432 @@
+"""The dice record's public append-only log: every commitment, reveal and state change of every
+roll of every match, as leaves of a Merkle tree (RFC 9162), with signed tree heads and proofs
+(spec: ``docs/fair-dice.md`` §The public log; the tree's algorithms:
+:mod:`boardgammon.dice.transparency`).
+
+Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
+
+``append(session, event, roll, at) -> int``
+    The hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
+    inside the caller's transaction, so the change and its leaf commit or roll back together;
+    the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
+``signed_head(session, key) -> dict``
+    The newest signed tree head, signed now (and stored) if the log grew since.
+``inclusion_proof(session, index, size)``, ``consistency_proof(session, first, second)``,
+``entries(session, start, count)``, ``with_log(session, key, document)`` (a match's audit
+document with its log entries and their proofs), ``add_cosignature(session, …)`` and
+``cosignatures(session)`` (a witness's signature of a head it checked).
+
+The tree is kept as the hashes of its complete subtrees (table ``log_nodes``): appending a leaf
+stores its hash and the subtrees it completes (one more row per leaf on average, one read of
+the left siblings); a root or a proof reads its O(log n) subtrees in one query.
+
+The signing key (:class:`LogKey`) is an Ed25519 key in a PEM file outside the database
+(setting ``BOARDGAMMON_LOG_KEY``), made at the server's first start with permissions 0600.
+
+Refusals are :class:`~boardgammon.server.refusals.Refusal` kinds with the codes of
+``docs/api.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import Table, bindparam, insert, select, tuple_, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.transparency import (
+    HEAD_FORMAT,
+    LOG_FORMAT,
+    Subtree,
+    consistency_path,
+    cosigned_bytes,
+    head_bytes,
+    inclusion_path,
+    leaf_bytes,
+    leaf_hash,
+    node_hash,
+    root_of,
+    split,
+    verify_ed25519,
+)
+from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
+from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize
+
+T = TypeVar("T")
+
+_ENTRIES = cast(Table, LogEntry.__table__)
+_NODES = cast(Table, LogNode.__table__)
+_SIZE = cast(Table, LogSize.__table__)
+_TAKE_INDEX = (
+    update(_SIZE).where(_SIZE.c.id == 1).values(size=_SIZE.c.size + 1).returning(_SIZE.c.size)
+)
+_INSERT_ENTRY = insert(_ENTRIES)
+_INSERT_NODES = insert(_NODES)
+_READ_SIZE = select(_SIZE.c.size).where(_SIZE.c.id == 1)
+_HOLD_SIZE = _READ_SIZE.with_for_update()
+# Built once (building a statement costs more than running it on SQLite); the keys expand.
+_READ_NODES = select(_NODES.c.level, _NODES.c.idx, _NODES.c.hash).where(
+    tuple_(_NODES.c.level, _NODES.c.idx).in_(bindparam("keys", expanding=True))
+)
+MAX_ENTRIES = 1000  # entries per request of ``GET /api/log/entries``
+
+
+class NoSuchEntry(NotFound):
+    """An index or a tree size beyond the log's."""
+
+
+class BadRange(Invalid):
+    """A malformed index, size or range."""
+
+
+class BadCosignature(Illegal):
+    """A witness's co-signature that does not verify with its key."""
+
+    code = ErrorCode.BAD_SIGNATURE
+
+
+class LogKey:
+    """The log's Ed25519 signing key, kept in a PEM file (PKCS #8, unencrypted, mode 0600)."""
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        self._private = private
+        self.public_key = private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @classmethod
+    def load_or_create(cls, path: Path) -> LogKey:
+        """The key in ``path``, made there first if there is none (its folder too).
+
+        Raises:
+            PermissionError: the file can be read by others than its owner (mode & 0o077).
+            ValueError: the file holds no Ed25519 private key.
+        """
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pem = Ed25519PrivateKey.generate().private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+            # Written whole under another name, then linked: a second process starting at the
+            # same moment reads either no file or the complete one, and the first link wins.
+            draft = path.with_name(f".{path.name}.{os.getpid()}")
+            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(pem)
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass
+            finally:
+                draft.unlink()
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            raise PermissionError(
+                f"the log signing key {path} has mode {mode:o}; "
+                "make it readable by its owner only (chmod 600)"
+            )
+        private = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        if not isinstance(private, Ed25519PrivateKey):
+            raise ValueError(f"{path} holds no Ed25519 private key")
+        return cls(private)
+
+    def sign(self, message: bytes) -> bytes:
+        """The Ed25519 signature of ``message`` (64 bytes)."""
+        return self._private.sign(message)
+
+
+def hold(session: Session) -> None:
+    """Lock the log's size row in the caller's transaction before it takes the dice nonce
+    counter: every transaction takes the two server-wide rows in that order (size, then
+    nonce), so that one that played a roll (size) and then commits the next (nonce) never
+    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL."""
+    session.execute(_HOLD_SIZE)
+
+
+def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:
+    """Append the leaf of a roll's change (``event`` the state it entered; ``roll`` its
+    fields after the change, as in :func:`~boardgammon.dice.transparency.leaf_bytes`) inside
+    the caller's transaction; the leaf's index."""
+    index = session.execute(_TAKE_INDEX).scalar_one() - 1
+    leaf = leaf_bytes(event, roll, at.astimezone(UTC).isoformat())
+    session.execute(
+        _INSERT_ENTRY,
+        {
+            "idx": index,
+            "match_id": roll["match_id"],
+            "roll_id": roll["roll_id"],
+            "leaf": leaf.decode(),
+            "created_at": at,
+        },
+    )
+    hashed = leaf_hash(leaf)
+    rows = [{"level": 0, "idx": index, "hash": hashed.hex()}]
+    # Leaf ``index`` completes one subtree per trailing 1 bit: their left halves are stored.
+    completes = (~index & (index + 1)).bit_length() - 1
+    siblings = _read_nodes(session, [(level, (index >> level) - 1) for level in range(completes)])
+    for level in range(completes):
+        hashed = node_hash(siblings[level, (index >> level) - 1], hashed)
+        rows.append({"level": level + 1, "idx": index >> (level + 1), "hash": hashed.hex()})
+    session.execute(_INSERT_NODES, rows)
+    return index
+
+
+def _read_nodes(session: Session, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    found = session.execute(_READ_NODES, {"keys": wanted})
+    nodes = {(level, index): bytes.fromhex(hashed) for level, index, hashed in found}
+    if len(nodes) != len(wanted):
+        missing = sorted(set(wanted) - set(nodes))
+        raise RuntimeError(f"the log's tree lacks the subtrees {missing[:5]}")
+    return nodes
+
+
+def _aligned(lo: int, hi: int) -> list[tuple[int, int]]:
+    """The complete subtrees (level, index) whose hashes make MTH(D[lo:hi]) by RFC 9162's
+    recursion (every range its proofs ask for splits into stored subtrees)."""
+    n = hi - lo
+    level = n.bit_length() - 1
+    if n & (n - 1) == 0 and lo % n == 0:
+        return [(level, lo >> level)]
+    k = split(n)
+    return _aligned(lo, lo + k) + _aligned(lo + k, hi)
+
+
+def _with_tree(session: Session, build: Callable[[Subtree], T]) -> T:
+    """``build(subtree)`` with the tree's stored subtrees: a first pass names the subtrees it
+    needs, one query reads them, a second pass builds."""
+    wanted: set[tuple[int, int]] = set()
+
+    def name(lo: int, hi: int) -> bytes:
+        wanted.update(_aligned(lo, hi))
+        return b""
+
+    build(name)
+    nodes = _read_nodes(session, wanted)
+
+    def subtree(lo: int, hi: int) -> bytes:
+        if hi - lo == 1 or (hi - lo) & (hi - lo - 1) == 0 and lo % (hi - lo) == 0:
+            level = (hi - lo).bit_length() - 1
+            return nodes[level, lo >> level]
+        k = split(hi - lo)
+        return node_hash(subtree(lo, lo + k), subtree(lo + k, hi))
+
+    return build(subtree)
+
+
+def size(session: Session) -> int:
+    """The number of leaves in the log."""
+    return int(session.execute(_READ_SIZE).scalar_one())
+
+
+def root(session: Session, tree_size: int) -> bytes:
+    """MTH of the first ``tree_size`` leaves (SHA-256 of nothing for 0)."""
+    if tree_size == 0:
+        return root_of([])
+    return _with_tree(session, lambda subtree: subtree(0, tree_size))
+
+
+def _head_json(row: LogHead) -> dict:
+    return {
+        "format": HEAD_FORMAT,
+        "tree_size": row.tree_size,
+        "timestamp": row.timestamp,
+        "root_hash": row.root_hash,
+        "signature": row.signature,
+    }
+
+
+def signed_head(session: Session, key: LogKey, now: datetime | None = None) -> dict:
+    """The newest signed tree head: ``{"format": "boardgammon-log-head-v1", "tree_size",
+    "timestamp" (ms since 1970 UTC), "root_hash" (hex), "signature" (hex, Ed25519 of
+    :func:`~boardgammon.dice.transparency.head_bytes`)}``; signed now and stored if the log
+    has grown since the newest stored head (commits the session)."""
+    current = size(session)
+    newest = session.execute(
+        select(LogHead).order_by(LogHead.tree_size.desc()).limit(1)
+    ).scalar_one_or_none()
+    if newest is not None and newest.tree_size >= current:
+        return _head_json(newest)
+    hashed = root(session, current)
+    stamp = int((now or datetime.now(UTC)).timestamp() * 1000)
+    row = LogHead(
+        tree_size=current,
+        timestamp=stamp,
+        root_hash=hashed.hex(),
+        signature=key.sign(head_bytes(current, stamp, hashed)).hex(),
+    )
+    session.add(row)
+    try:
+        session.commit()
+    except IntegrityError:
+        # Another request signed this size first: its head is the one.
+        session.rollback()
+        return _head_json(session.get_one(LogHead, current))
+    return _head_json(row)
+
+
+def _check_size(session: Session, tree_size: int) -> None:
+    have = size(session)
+    if tree_size > have:
+        raise NoSuchEntry(f"the log has {have} entries, not {tree_size}")
+
+
+def inclusion_proof(session: Session, index: int, tree_size: int) -> dict:
+    """``{"index", "tree_size", "leaf", "leaf_hash", "inclusion_path": [hex …]}``: the leaf at
+    ``index`` and its audit path (RFC 9162 §2.1.3) in the tree of ``tree_size`` leaves.
+
+    Raises:
+        BadRange: not 0 <= index < tree_size. NoSuchEntry: the log is smaller.
+    """
+    if not 0 <= index < tree_size:
+        raise BadRange(
+            f"leaf {index} is not in a tree of {tree_size} leaves (0 <= index < tree_size)"
+        )
+    _check_size(session, tree_size)
+    leaf = session.execute(select(_ENTRIES.c.leaf).where(_ENTRIES.c.idx == index)).scalar_one()
+    path = _with_tree(session, lambda subtree: inclusion_path(index, tree_size, subtree))
+    return {
+        "index": index,
+        "tree_size": tree_size,
+        "leaf": leaf,
+        "leaf_hash": leaf_hash(leaf.encode()).hex(),
+        "inclusion_path": [p.hex() for p in path],
+    }
+
+
+def consistency_proof(session: Session, first: int, second: int) -> dict:
+    """``{"first", "second", "consistency_path": [hex …]}`` (RFC 9162 §2.1.4).
+
+    Raises:
+        BadRange: not 1 <= first <= second. NoSuchEntry: the log is smaller than ``second``.
+    """
+    if not 1 <= first <= second:
+        raise BadRange(
+            f"no consistency proof from size {first} to size {second} (1 <= first <= second)"
+        )
+    _check_size(session, second)
+    path = _with_tree(session, lambda subtree: consistency_path(first, second, subtree))
+    return {"first": first, "second": second, "consistency_path": [p.hex() for p in path]}
+
+
+def entries(session: Session, start: int, count: int) -> list[dict]:
+    """Up to ``count`` (at most :data:`MAX_ENTRIES`) leaves from index ``start``:
+    ``[{"index", "leaf"}, …]``.
+
+    Raises:
+        BadRange: a negative ``start`` or a ``count`` outside 1 … MAX_ENTRIES.
+    """
+    if start < 0 or not 1 <= count <= MAX_ENTRIES:
+        raise BadRange(f"entries from a start >= 0, 1 to {MAX_ENTRIES} at a time")
+    rows = session.execute(
+        select(_ENTRIES.c.idx, _ENTRIES.c.leaf)
+        .where(_ENTRIES.c.idx >= start, _ENTRIES.c.idx < start + count)
+        .order_by(_ENTRIES.c.idx)
+    )
+    return [{"index": index, "leaf": leaf} for index, leaf in rows]
+
+
+def with_log(session: Session, key: LogKey, document: dict) -> dict:
+    """``document`` (a match's audit document) with the log added: ``document["log"]`` is
+    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head"}`` (:func:`signed_head`, one
+    that includes every entry of the match) and each roll's ``log`` its entries in log order,
+    ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
+    (empty for a roll committed before the log began)."""
+    head = signed_head(session, key)
+    tree_size = head["tree_size"]
+    rows = list(
+        session.execute(
+            select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf)
+            .where(_ENTRIES.c.match_id == document["match_id"], _ENTRIES.c.idx < tree_size)
+            .order_by(_ENTRIES.c.idx)
+        )
+    )
+    paths = _with_tree(
+        session, lambda subtree: [inclusion_path(index, tree_size, subtree) for index, _, _ in rows]
+    )
+    by_roll: dict[str, list[dict]] = {}
+    for (index, roll_id, leaf), path in zip(rows, paths, strict=True):
+        by_roll.setdefault(roll_id, []).append(
+            {
+                "index": index,
+                "event": json.loads(leaf)["event"],
+                "leaf": leaf,
+                "inclusion_path": [p.hex() for p in path],
+            }
+        )
+    document["log"] = {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
+    for roll in document["rolls"]:
+        roll["log"] = by_roll.get(roll["roll_id"], [])
+    return document
+
+
+def add_cosignature(
+    session: Session, tree_size: int, witness_key: str, signature: str, now: datetime | None = None
+) -> dict:
+    """Store a witness's co-signature of the signed head of ``tree_size`` (commits):
+    ``{"tree_size", "witness_key", "signature", "received_at"}``; the same one again is
+    accepted and changes nothing.
+
+    Raises:
+        NoSuchEntry: no signed head of that size. BadRange: a key or signature not hex of
+        32 or 64 bytes. BadCosignature: it does not verify.
+    """
+    try:
+        public, signed = bytes.fromhex(witness_key), bytes.fromhex(signature)
+    except ValueError:
+        public = signed = b""
+    if len(public) != 32 or len(signed) != 64:
+        raise BadRange("a witness key is 64 hex characters and a signature 128")
+    head = session.get(LogHead, tree_size)
+    if head is None:
+        raise NoSuchEntry(f"no signed tree head of size {tree_size}")
+    if not verify_ed25519(public, signed, cosigned_bytes(_head_json(head))):
+        raise BadCosignature(
+            f"the signature does not verify with key {witness_key} over the "
+            f"head of size {tree_size}"
+        )
+    row = session.get(LogCosignature, (tree_size, witness_key.lower()))
+    if row is None:
+        row = LogCosignature(
+            tree_size=tree_size,
+            witness_key=witness_key.lower(),
+            signature=signature.lower(),
+            received_at=now or datetime.now(UTC),
+        )
+        session.add(row)
+        session.commit()
+    return _cosignature_json(row)
+
+
+def _cosignature_json(row: LogCosignature) -> dict:
+    return {
+        "tree_size": row.tree_size,
+        "witness_key": row.witness_key,
+        "signature": row.signature,
+        "received_at": row.received_at.isoformat(),
+    }
+
+
+def cosignatures(session: Session, limit: int = 50) -> list[dict]:
+    """The newest co-signatures, largest heads first, each with its head:
+    ``[{"head", "witness_key", "signature", "received_at"}, …]``."""
+    rows = session.execute(
+        select(LogCosignature, LogHead)
+        .join(LogHead, LogHead.tree_size == LogCosignature.tree_size)
+        .order_by(LogCosignature.tree_size.desc(), LogCosignature.received_at.desc())
+        .limit(limit)
+    )
+    return [{**_cosignature_json(cosigned), "head": _head_json(head)} for cosigned, head in rows]

@@ -1,0 +1,91 @@
+"""The dice record's public log over HTTP (``docs/api.md`` §The public log): its signing key,
+its newest signed head, proofs, entries, and the witnesses' co-signatures. The work is
+:mod:`boardgammon.server.dice_log`'s."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import Field
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.transparency import HEAD_FORMAT
+from boardgammon.server import dice_log
+from boardgammon.server.bodies import RequestBody
+from boardgammon.server.db import get_session
+from boardgammon.server.errors import responses
+from boardgammon.server.services import services
+
+router = APIRouter(prefix="/api/log", tags=["public log"])
+Index = Annotated[int, Query(ge=0, description="a leaf's index (0 …)")]
+Size = Annotated[int, Query(ge=0, description="a tree size (number of leaves)")]
+
+
+class Cosignature(RequestBody):
+    """A witness's co-signature of a signed head (``docs/fair-dice.md`` §Witnesses)."""
+
+    tree_size: int = Field(ge=0)
+    witness_key: str = Field(pattern=r"^[0-9a-fA-F]{64}$", description="Ed25519, 32 bytes hex")
+    signature: str = Field(pattern=r"^[0-9a-fA-F]{128}$", description="Ed25519, 64 bytes hex")
+
+
+@router.get("/public-key")
+def public_key(request: Request) -> dict:
+    """The key that signs the log's tree heads: ``{"algorithm": "Ed25519", "public_key"
+    (32 bytes hex), "pem" (SubjectPublicKeyInfo), "head_format"}``."""
+    raw = services(request.app).log_key.public_key
+    pem = Ed25519PublicKey.from_public_bytes(raw).public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return {
+        "algorithm": "Ed25519",
+        "public_key": raw.hex(),
+        "pem": pem.decode(),
+        "head_format": HEAD_FORMAT,
+    }
+
+
+@router.get("/head")
+def head(request: Request, session: Session = Depends(get_session)) -> dict:
+    """The newest signed tree head (signed now if the log grew since the last one)."""
+    return dice_log.signed_head(session, services(request.app).log_key)
+
+
+@router.get("/proof/inclusion", responses=responses(404))
+def inclusion(index: Index, tree_size: Size, session: Session = Depends(get_session)) -> dict:
+    """The leaf at ``index`` and its inclusion proof in the tree of ``tree_size`` leaves (404
+    ``not_found`` beyond the log; 422 ``invalid_request`` for ``index >= tree_size``)."""
+    return dice_log.inclusion_proof(session, index, tree_size)
+
+
+@router.get("/proof/consistency", responses=responses(404))
+def consistency(first: Size, second: Size, session: Session = Depends(get_session)) -> dict:
+    """The consistency proof from the tree of ``first`` leaves to that of ``second`` (404
+    ``not_found`` beyond the log; 422 ``invalid_request`` unless 1 <= first <= second)."""
+    return dice_log.consistency_proof(session, first, second)
+
+
+@router.get("/entries")
+def entries(
+    start: Index,
+    count: Annotated[int, Query(ge=1, le=dice_log.MAX_ENTRIES)] = 100,
+    session: Session = Depends(get_session),
+) -> list[dict]:
+    """Up to ``count`` leaves from index ``start`` (fewer at the log's end)."""
+    return dice_log.entries(session, start, count)
+
+
+@router.post("/witness", status_code=201, responses=responses(400, 404))
+def witness(body: Cosignature, session: Session = Depends(get_session)) -> dict:
+    """Store a witness's co-signature of the signed head of ``tree_size`` (400
+    ``bad_signature`` if it does not verify, 404 ``not_found`` for no head of that size)."""
+    return dice_log.add_cosignature(session, body.tree_size, body.witness_key, body.signature)
+
+
+@router.get("/witnesses")
+def witnesses(session: Session = Depends(get_session)) -> list[dict]:
+    """The newest co-signatures, each with the head it signs."""
+    return dice_log.cosignatures(session)

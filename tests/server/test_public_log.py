@@ -1,0 +1,233 @@
+"""The public log over the API, on SQLite and PostgreSQL: every change of every roll is a leaf,
+in the same transaction as the change; the signed head verifies with the published key and its
+root is the RFC 9162 root of the leaves as served; every inclusion and consistency proof the
+server gives verifies; the audit JSON carries a verifying inclusion proof for each change; bad
+requests are refused with their codes and change nothing; the key file is made once, 0600."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from boardgammon.dice.transparency import (
+    ProofError,
+    check_log,
+    cosigned_bytes,
+    leaf_hash,
+    root_of,
+    signed_head_bytes,
+    verify_consistency,
+    verify_ed25519,
+    verify_inclusion,
+)
+from boardgammon.server.dice_log import LogKey
+from tests.server.gameplay import Player, live_match, make_app, step
+
+
+@pytest.fixture
+def client(database_url, tmp_path, monkeypatch):
+    # The key's default place, ./var/log-signing-key.pem, under this test's folder.
+    monkeypatch.chdir(tmp_path)
+    with TestClient(make_app(database_url)) as client:
+        yield client
+
+
+def played(client: TestClient, steps: int) -> tuple[dict[int, Player], str]:
+    players = {0: Player.register(client, "alice"), 1: Player.register(client, "bob")}
+    match_id = live_match(players[0], players[1])
+    for _ in range(steps):
+        step(players, match_id)
+    return players, match_id
+
+
+def get(client: TestClient, path: str, status: int = 200):
+    r = client.get(path)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def all_leaves(client: TestClient) -> list[str]:
+    return [e["leaf"] for e in get(client, "/api/log/entries?start=0&count=1000")]
+
+
+def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client, tmp_path):
+    players, match_id = played(client, 9)
+    audit = get(client, f"/api/audit/{match_id}")
+    leaves = all_leaves(client)
+    key = bytes.fromhex(get(client, "/api/log/public-key")["public_key"])
+    head = get(client, "/api/log/head")
+    assert head["tree_size"] == len(leaves)
+    assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
+    assert bytes.fromhex(head["root_hash"]) == root_of([leaf_hash(x.encode()) for x in leaves])
+    # Each roll's entries say its states in order: committed, then revealed and played (or
+    # void); the newest is the roll's state now.
+    expected = {
+        "played": ["committed", "revealed", "played"],
+        "void": ["committed", "void"],
+        "revealed": ["committed", "revealed"],
+        "committed": ["committed"],
+    }
+    for roll in audit["rolls"]:
+        events = [entry["leaf"] for entry in roll["log"]]
+        assert [leaf.split('"event":"')[1].split('"')[0] for leaf in events] == expected[
+            roll["state"]
+        ]
+    assert sum(len(r["log"]) for r in audit["rolls"]) == len(leaves)
+    assert len(audit["rolls"]) >= 5
+    # The audit JSON's proofs verify against its head, signature checked.
+    assert audit["log"]["head"]["tree_size"] == len(leaves)
+    lines = check_log(audit)
+    assert "signature verified" in lines[0]
+    # The checker as served, copied out and run on the standard library alone (-I -S: no
+    # PYTHONPATH, no site packages, so no cryptography: the signature is said unchecked).
+    checker = tmp_path / "transparency.py"
+    checker.write_text(client.get("/audit/transparency.py").text)
+    saved = tmp_path / "audit.json"
+    saved.write_text(json.dumps(audit))
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(checker), str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "signature not checked" in run.stdout
+    assert f"{len(leaves)} log entries included in the tree of size {len(leaves)}" in run.stdout
+    bent = json.loads(saved.read_text())
+    bent["rolls"][0]["log"][0]["inclusion_path"][0] = "00" * 32
+    saved.write_text(json.dumps(bent))
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(checker), str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 1 and run.stdout.startswith("FAILED: leaf"), run.stdout
+    # A roll rewritten after its last leaf (entropy, dice and chain re-hashed) is caught.
+    rewritten = {**audit["rolls"][0], "entry_hash": "ee" * 32}
+    with pytest.raises(ProofError, match="its last log entry says"):
+        check_log({**audit, "rolls": [rewritten, *audit["rolls"][1:]]})
+    # A leaf rewritten in the document no longer verifies.
+    entry = audit["rolls"][1]["log"][0]
+    entry["leaf"] = entry["leaf"].replace('"seat":', '"seat": ')
+    with pytest.raises(ProofError):
+        check_log(audit)
+
+
+def test_every_proof_the_server_gives_verifies(client):
+    played(client, 5)
+    leaves = all_leaves(client)
+    n = len(leaves)
+    assert n >= 7
+    hashes = [leaf_hash(x.encode()) for x in leaves]
+    for size in range(1, n + 1):
+        root = root_of(hashes[:size])
+        for index in range(size):
+            proof = get(client, f"/api/log/proof/inclusion?index={index}&tree_size={size}")
+            assert proof["leaf"] == leaves[index]
+            path = [bytes.fromhex(p) for p in proof["inclusion_path"]]
+            verify_inclusion(index, size, hashes[index], path, root)
+        for first in range(1, size + 1):
+            proof = get(client, f"/api/log/proof/consistency?first={first}&second={size}")
+            path = [bytes.fromhex(p) for p in proof["consistency_path"]]
+            verify_consistency(first, size, root_of(hashes[:first]), root, path)
+
+
+def test_bad_requests_are_refused_and_change_nothing(client):
+    players, match_id = played(client, 2)
+    while players[0].state(match_id)["pending_roll"] is None:  # a tied opening roll, say
+        step(players, match_id)
+    n = get(client, "/api/log/head")["tree_size"]
+    assert (
+        get(client, f"/api/log/proof/inclusion?index={n}&tree_size={n}", 422)["error"]["code"]
+        == "invalid_request"
+    )
+    assert (
+        get(client, f"/api/log/proof/inclusion?index=0&tree_size={n + 1}", 404)["error"]["message"]
+        == f"the log has {n} entries, not {n + 1}"
+    )
+    assert (
+        get(client, "/api/log/proof/consistency?first=3&second=2", 422)["error"]["code"]
+        == "invalid_request"
+    )
+    assert (
+        get(client, "/api/log/proof/consistency?first=0&second=2", 422)["error"]["code"]
+        == "invalid_request"
+    )
+    assert (
+        get(client, "/api/log/proof/inclusion?index=-1&tree_size=2", 422)["error"]["code"]
+        == "invalid_request"
+    )
+    # A reveal refused (the commitment is not the one issued) adds no leaf.
+    seat = players[0].state(match_id)["turn"]
+    r = players[seat].act(
+        match_id,
+        "roll",
+        **players[seat].roll_action(players[seat].state(match_id), commitment="00" * 32),
+    )
+    assert r.status_code == 400 and r.json()["error"]["code"] == "commitment_mismatch"
+    assert len(all_leaves(client)) == n
+    # A co-signature that does not verify is refused and not stored.
+    witness = LogKey.load_or_create(Path("witness.pem"))
+    head = get(client, "/api/log/head")
+    body = {
+        "tree_size": head["tree_size"],
+        "witness_key": witness.public_key.hex(),
+        "signature": witness.sign(b"something else").hex(),
+    }
+    r = client.post("/api/log/witness", json=body)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_signature"
+    assert get(client, "/api/log/witnesses") == []
+    r = client.post("/api/log/witness", json={**body, "tree_size": n + 50})
+    assert r.status_code == 404
+    # A good one is stored (twice is once) and shown with its head.
+    body["signature"] = witness.sign(cosigned_bytes(head)).hex()
+    for _ in range(2):
+        r = client.post("/api/log/witness", json=body)
+        assert r.status_code == 201, r.text
+    shown = get(client, "/api/log/witnesses")
+    assert [(s["head"], s["witness_key"]) for s in shown] == [(head, body["witness_key"])]
+
+
+def test_the_key_is_made_once_owner_only_and_kept(database_url, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with TestClient(make_app(database_url)) as client:
+        first = get(client, "/api/log/public-key")["public_key"]
+    path = tmp_path / "var" / "log-signing-key.pem"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert list(path.parent.glob(".log-signing-key.pem.*")) == []
+    with TestClient(make_app(database_url)) as client:
+        assert get(client, "/api/log/public-key")["public_key"] == first
+    os.chmod(path, 0o644)
+    with pytest.raises(PermissionError, match="chmod 600"):
+        LogKey.load_or_create(path)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_audit_page_and_fair_show_the_head_the_proofs_and_the_key(client, lang):
+    _, match_id = played(client, 3)
+    audit = get(client, f"/api/audit/{match_id}")
+    page = client.get(f"/audit/{match_id}?lang={lang}")
+    assert page.status_code == 200
+    head = audit["log"]["head"]
+    assert f'<td class="hex" id="log-root-hash">{head["root_hash"]}</td>' in page.text
+    assert f'<td class="hex" id="log-signature">{head["signature"]}</td>' in page.text
+    entries = [e for r in audit["rolls"] for e in r["log"]]
+    assert page.text.count("<tr data-roll=") == len(entries)
+    for entry in entries:
+        assert " ".join(entry["inclusion_path"]) in page.text
+    assert "python3 transparency.py" in page.text
+    key = get(client, "/api/log/public-key")["public_key"]
+    fair = client.get(f"/fair?lang={lang}")
+    assert f"<code>{key}</code>" in fair.text
+    checker = client.get("/audit/transparency.py")
+    assert checker.status_code == 200 and "def verify_consistency" in checker.text

@@ -1,0 +1,161 @@
+"""``boardgammon witness`` against a real server (uvicorn, SQLite): it pins the key, co-signs a
+head that extends the last one it saw, and — run as its own process — catches a server whose
+log table was truncated or rewritten (and re-hashed, and its old heads deleted) between two
+runs, exiting 1 with the reason while its state keeps the last good head."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy import create_engine, text
+
+from boardgammon.commands.witness import run
+from boardgammon.dice.transparency import leaf_hash, node_hash
+from tests.server.gameplay import Player, live_match, make_app, step
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch) -> Iterator[tuple[str, str]]:
+    """A server on a fresh SQLite file: its base URL and the database URL."""
+    monkeypatch.chdir(tmp_path)  # the log key's default place, ./var/, in the test's folder
+    database_url = f"sqlite:///{tmp_path / 'server.sqlite3'}"
+    app = make_app(database_url)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    instance = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(400):
+        if instance.started:
+            break
+        threading.Event().wait(0.05)
+    assert instance.started, "the server did not start within 20 s"
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}", database_url
+    instance.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+def witness_process(url: str, state: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-m", "boardgammon.cli", "witness", url, "--state", str(state)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def rebuild_nodes(database_url: str) -> None:
+    """What a forger does after changing leaves: every subtree hash made again from them."""
+    engine = create_engine(database_url)
+    with engine.begin() as db:
+        level = [
+            leaf_hash(leaf.encode())
+            for (leaf,) in db.execute(text("SELECT leaf FROM log_entries ORDER BY idx"))
+        ]
+        db.execute(text("DELETE FROM log_nodes"))
+        db.execute(text("DELETE FROM log_heads"))
+        db.execute(text("UPDATE log_size SET size = :n"), {"n": len(level)})
+        depth = 0
+        while level:
+            db.execute(
+                text("INSERT INTO log_nodes (level, idx, hash) VALUES (:l, :i, :h)"),
+                [{"l": depth, "i": i, "h": h.hex()} for i, h in enumerate(level)],
+            )
+            level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            depth += 1
+    engine.dispose()
+
+
+@pytest.mark.slow  # two witness processes start the CLI (~10-20 s each on a busy machine)
+def test_witness_catches_a_truncated_and_a_rewritten_history(server, tmp_path):
+    url, database_url = server
+    with httpx.Client(base_url=url, timeout=30) as client:
+        players = {0: Player.register(client, "alice"), 1: Player.register(client, "bob")}
+        match_id = live_match(players[0], players[1])
+
+        def play(steps: int) -> int:
+            for _ in range(steps):
+                step(players, match_id)
+            return client.get("/api/log/head").json()["tree_size"]
+
+        state = tmp_path / "witness.json"
+        said: list[str] = []
+        play(2)
+        assert run(url, state, post=True, out=said.append) == 0
+        assert said[0].startswith("pinned the log's key")
+        assert stat.S_IMODE(state.stat().st_mode) == 0o600
+        first = json.loads(state.read_text())["last_head"]
+        assert client.get("/api/log/witnesses").json()[0]["head"] == first
+
+        seen = play(4)
+        said.clear()
+        assert run(url, state, out=said.append) == 0
+        assert said[0] == f"consistent with the head of size {first['tree_size']} seen before"
+        assert json.loads(state.read_text())["last_head"]["tree_size"] == seen
+
+        # Truncated: the last three leaves deleted, the tree re-hashed, old heads gone.
+        engine = create_engine(database_url)
+        with engine.begin() as db:
+            cut = [
+                dict(row._mapping)
+                for row in db.execute(
+                    text("SELECT * FROM log_entries WHERE idx >= :n"), {"n": seen - 3}
+                )
+            ]
+            db.execute(text("DELETE FROM log_entries WHERE idx >= :n"), {"n": seen - 3})
+        rebuild_nodes(database_url)
+        assert client.get("/api/log/head").json()["tree_size"] == seen - 3
+        caught = witness_process(url, state)
+        assert caught.returncode == 1, caught.stdout + caught.stderr
+        assert f"the log shrank: it showed {seen} entries" in caught.stdout
+        # Put back as it was, the log is the one the witness saw: no alarm.
+        with engine.begin() as db:
+            db.execute(
+                text(
+                    "INSERT INTO log_entries (idx, match_id, roll_id, leaf, created_at) "
+                    "VALUES (:idx, :match_id, :roll_id, :leaf, :created_at)"
+                ),
+                cut,
+            )
+        rebuild_nodes(database_url)
+        assert run(url, state, out=said.append) == 0
+
+        # Rewritten: the first leaf changed, the tree re-hashed, and the log grown past the
+        # size the witness saw, so that a head of a larger size is all the server shows.
+        with engine.begin() as db:
+            changed = db.execute(
+                text("UPDATE log_entries SET leaf = replace(leaf, :was, :now) WHERE idx = 0"),
+                {"was": '"event":"committed"', "now": '"event":"void"'},
+            )
+            assert changed.rowcount == 1
+            assert (
+                '"event":"void"'
+                in db.execute(text("SELECT leaf FROM log_entries WHERE idx = 0")).scalar_one()
+            )
+        engine.dispose()
+        rebuild_nodes(database_url)
+        grown = play(6)
+        assert grown > seen
+        caught = witness_process(url, state)
+        assert caught.returncode == 1, caught.stdout + caught.stderr
+        assert (
+            f"two histories: the head of size {grown}" in caught.stdout
+            and f"does not extend the head of size {seen}" in caught.stdout
+        )
+        # The state still holds the last good head: every later run says so too.
+        assert json.loads(state.read_text())["last_head"]["tree_size"] == seen
