@@ -26,7 +26,7 @@ from boardgammon.server import (
     websocket,
 )
 from boardgammon.server.db import open_database
-from boardgammon.server.routes import audit, pages
+from boardgammon.server.routes import audit, pages, players
 from boardgammon.server.services import Services
 from boardgammon.server.settings import Settings
 
@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None,
     errors.install(app, query_on_page=pages.QUERY_ON_PAGE)
     app.include_router(audit.router)
     app.include_router(pages.router)
+    app.include_router(players.router)
     game_server = runtime.install(app, game)
     if settings.echo_socket:
         app.include_router(websocket.echo_router)

@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     RECORD_UNAVAILABLE = "record_unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
+    # Ratings (issue 23)
+    GUEST_UNRATED = "guest_unrated"
+    OUTSIDE_RATING_RANGE = "outside_rating_range"
 
 
 class Refusal(Exception):
