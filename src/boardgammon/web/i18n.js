@@ -231,6 +231,14 @@ const STRINGS = {
     "luck.unlucky": "unlucky",
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "rated",
+    "ratings.range": "rated {low}–{high}",
+    "ratings.rated.ask": "Rated",
+    "ratings.min": "Opponent's rating from",
+    "ratings.max": "Opponent's rating up to",
+    "ratings.leaderboard": "Leaderboard",
+    "ratings.profile": "My profile",
   },
   de: {
     "app.title": "Boardgammon",
@@ -460,6 +468,14 @@ const STRINGS = {
     "luck.unlucky": "unglücklich",
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "gewertet",
+    "ratings.range": "gewertet {low}–{high}",
+    "ratings.rated.ask": "Gewertet",
+    "ratings.min": "Wertung des Gegners ab",
+    "ratings.max": "Wertung des Gegners bis",
+    "ratings.leaderboard": "Bestenliste",
+    "ratings.profile": "Mein Profil",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -671,6 +687,14 @@ const STRINGS = {
     "luck.unlucky": "不運",
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "レーティング対象",
+    "ratings.range": "レーティング対象 {low}–{high}",
+    "ratings.rated.ask": "レーティング対象",
+    "ratings.min": "相手のレーティング（下限）",
+    "ratings.max": "相手のレーティング（上限）",
+    "ratings.leaderboard": "ランキング",
+    "ratings.profile": "自分のプロフィール",
   },
 };
 
