@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from boardgammon.ratings import GlickoRating, glicko
 from boardgammon.server import ratings
-from boardgammon.server.tables import PlayerRating, RatedMatch, RatingChange
+from boardgammon.server.tables import DiceRoll, PlayerRating, RatedMatch, RatingChange
 
 
 @pytest.fixture
@@ -216,3 +216,28 @@ def test_profiles_of_unknown_players_and_pages(client):
     assert "ランキング" in client.get("/leaderboard/standard?lang=ja").text
     assert "1 / (1 + 10^(−D·√n / 2000))" in client.get("/ratings").text
     assert client.get("/player/nobody").status_code == 404
+
+
+def test_a_players_dice_are_their_own_rolls_only(client, database):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    assert client.get("/api/players/ann/dice").json() is None
+    players = {0: ann, 1: bob}
+    for _ in range(2):
+        match_id = live_match(ann, bob)
+        open_game(players, match_id)
+        for _ in range(6):
+            step(players, match_id)
+    with database.sessions() as s:
+        rolls = s.execute(select(DiceRoll.seat, DiceRoll.die1, DiceRoll.die2).where(
+            DiceRoll.state.in_(("revealed", "played")))).all()
+    for seat, name in enumerate(("ann", "bob")):
+        table = [[0] * 6 for _ in range(6)]
+        for roll_seat, d1, d2 in rolls:
+            if roll_seat == seat:  # ann is seat 0 of both matches
+                table[d1 - 1][d2 - 1] += 1
+        report = client.get(f"/api/players/{name}/dice").json()
+        assert report["table"] == table and report["rolls"] == sum(map(sum, table))
+        assert report["doubles"]["doubles"] == sum(table[k][k] for k in range(6))
+    page = client.get("/player/ann?lang=en").text
+    assert "This player&#39;s own" in page or "This player's own" in page
+    assert 'id="dice-chi2"' in page

@@ -292,6 +292,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "player.prev": "← newer",
         "player.next": "older →",
         "player.page": "page {page} of {pages}",
+        "player.dice": "Their dice",
+        "player.dice.none": "No revealed roll yet.",
+        "player.dice.intro": (
+            "This player's own {rolls} revealed rolls (not the "
+            "opponents'), tested as on the dice record page:"
+        ),
         "leaderboard.title": "Leaderboard",
         "leaderboard.rule": (
             "Full accounts with at least {min} rated matches in this variant; guests play "
@@ -613,6 +619,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "player.prev": "← neuere",
         "player.next": "ältere →",
         "player.page": "Seite {page} von {pages}",
+        "player.dice": "Eigene Würfe",
+        "player.dice.none": "Noch kein aufgedeckter Wurf.",
+        "player.dice.intro": (
+            "Die {rolls} aufgedeckten Würfe dieses Spielers (nicht die der "
+            "Gegner), geprüft wie auf der Seite der Würfelstatistik:"
+        ),
         "leaderboard.title": "Bestenliste",
         "leaderboard.rule": (
             "Volle Konten mit mindestens {min} gewerteten Matches in dieser Variante; Gäste "
@@ -918,6 +930,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "player.prev": "← 新しい対局",
         "player.next": "古い対局 →",
         "player.page": "{pages} ページ中 {page} ページ",
+        "player.dice": "本人のダイス",
+        "player.dice.none": "公開されたロールはまだありません。",
+        "player.dice.intro": (
+            "このプレイヤー自身の公開済みロール {rolls} "
+            "回（相手のものは除く）を、ダイス記録のページと同じ方法で検定しました："
+        ),
         "leaderboard.title": "ランキング",
         "leaderboard.rule": (
             "この種類でレーティング対局を {min} 回以上終えた正規アカウント。ゲストは対象外です。"

@@ -10,12 +10,14 @@ import math
 from datetime import datetime
 
 from pydantic import BaseModel, Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from boardgammon.engine.board import Variant
+from boardgammon.server.dice_stats import REVEALED
 from boardgammon.server.refusals import Invalid, NotFound
 from boardgammon.server.tables import (
+    DiceRoll,
     MatchAnalysisRow,
     MatchRow,
     PlayerRating,
@@ -230,3 +232,23 @@ def history_svg_points(history: list[RatingPoint], width: int = 600, height: int
                     for k, v in enumerate(values)), low, high
 
 
+
+
+def player_dice(session: Session, user: User) -> dict | None:
+    """The statistics (:func:`boardgammon.stats.report.dice_report`) of ``user``'s own revealed
+    rolls (their seat's rolls only, opening rolls included) in every match they played;
+    ``None`` before their first revealed roll."""
+    from boardgammon.stats.record import DiceRecord
+    from boardgammon.stats.report import dice_report
+
+    rows = session.execute(
+        select(DiceRoll.match_id, DiceRoll.die1, DiceRoll.die2)
+        .join(MatchRow, MatchRow.id == DiceRoll.match_id)
+        .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None),
+               or_(and_(DiceRoll.seat == 0, MatchRow.seat0_id == user.id),
+                   and_(DiceRoll.seat == 1, MatchRow.seat1_id == user.id)))
+        .order_by(DiceRoll.match_id, DiceRoll.seq)).all()
+    if not rows:
+        return None
+    match_id, die1, die2 = zip(*rows, strict=True)
+    return dice_report(DiceRecord.from_columns(list(die1), list(die2), match_id=match_id))

@@ -36,6 +36,13 @@ def player_matches(name: str, page: int = Query(1, description="from 1"),
     return players.matches_page(session, players.find_player(session, name), page)
 
 
+@router.get("/api/players/{name}/dice", tags=["players"], responses=responses(404))
+def player_dice(name: str, session: Session = Depends(get_session)) -> dict | None:
+    """The statistics of the player's own revealed rolls (``boardgammon stats dice-report``'s
+    JSON; ``null`` before their first roll)."""
+    return players.player_dice(session, players.find_player(session, name))
+
+
 @router.get("/api/leaderboard/{variant}", response_model=Leaderboard, tags=["players"])
 def leaderboard(variant: str, session: Session = Depends(get_session)) -> Leaderboard:
     """The highest-rated full accounts in ``variant`` with at least 5 rated matches there."""
@@ -49,8 +56,11 @@ def player_page(request: Request, name: str, page: int = 1, lang: str | None = N
     user = players.find_player(session, name)
     profile = players.profile(session, user)
     plots = {r.variant: players.history_svg_points(r.history) for r in profile.ratings}
+    from boardgammon.stats.report import verdict_level
+
     return render(request, "player", lang, profile=profile, plots=plots,
-                  played=players.matches_page(session, user, page))
+                  played=players.matches_page(session, user, page),
+                  dice=players.player_dice(session, user), verdict=verdict_level)
 
 
 @router.api_route("/leaderboard/{variant}", methods=READ, response_class=HTMLResponse,
