@@ -20,18 +20,21 @@ not CI): Boardgammon's Glicko-2 adapted to match length beside the plain FIBS fo
 
     python -m benchmarks ratings          (defaults)
     python -m benchmarks.bench_ratings [--sequences 40] [--players 8] [--matches 6000] [--seed 1]
+        [--measured games.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -177,13 +180,22 @@ def main(argv: Sequence[str] = ()) -> None:
     parser.add_argument("--players", type=int, default=8, help="simulated players per strength")
     parser.add_argument("--matches", type=int, default=6000, help="simulated matches")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--measured", type=Path, help="a JSON file of measured games: read "
+                        "if it exists (the simulation again without playing), else written")
     args = parser.parse_args(list(argv))
     rng = random.Random(args.seed)
 
     started = time.perf_counter()
-    games = measure(args.sequences, args.seed)
-    print(f"measured {2 * args.sequences} games per pair of {len(STRENGTHS)} strengths "
-          f"in {time.perf_counter() - started:.0f} s")
+    if args.measured is not None and args.measured.exists():
+        games = {(int(k.split("-")[0]), int(k.split("-")[1])): v
+                 for k, v in json.loads(args.measured.read_text()).items()}
+        print(f"measured games read from {args.measured}")
+    else:
+        games = measure(args.sequences, args.seed)
+        print(f"measured {2 * args.sequences} games per pair of {len(STRENGTHS)} strengths "
+              f"in {time.perf_counter() - started:.0f} s")
+        if args.measured is not None:
+            args.measured.write_text(json.dumps({f"{i}-{j}": v for (i, j), v in games.items()}))
     names = [NoisyBot(level, sigma, 0).name for level, sigma in STRENGTHS]
     print("points per game of the row against the column (cubeless money, duplicate dice):")
     print("| | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
@@ -243,12 +255,17 @@ def main(argv: Sequence[str] = ()) -> None:
         print("\n| predicted | matches | mean predicted | won |\n|---|---|---|---|")
         for span, count, mean, won in calibration(pairs):
             print(f"| {span} | {count} | {mean:.3f} | {won:.3f} |")
-        print("\nnewcomer: mean |rating − settled mean of its strength| after k matches:")
+        # Each system spreads the field differently: the gap is also given in steps between
+        # neighbouring strengths (the mean distance between their settled means).
+        step = (means[-1] - means[0]) / (len(means) - 1)
+        print("\nnewcomer: mean |rating − settled mean of its strength| after k matches, in "
+              f"rating points and in strength steps ({step:.0f} points):")
         cells = []
         for k in NEWCOMER_CHECKS:
             gaps = [abs(trail[system.name][w][k - 1] - means[field[w].strength])
                     for w in newcomers if len(trail[system.name][w]) >= k]
-            cells.append(f"k={k}: {np.mean(gaps):.0f}" if gaps else f"k={k}: –")
+            cells.append(f"k={k}: {np.mean(gaps):.0f} ({np.mean(gaps) / step:.2f})" if gaps
+                         else f"k={k}: –")
         print(", ".join(cells))
     print(f"\n(brier of always 0.5: 0.2500; {args.matches} matches, seed {args.seed}, "
           f"{time.perf_counter() - started:.0f} s in all)")
