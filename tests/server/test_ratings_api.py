@@ -3,6 +3,8 @@ when a rated match ends by any ending, rating ranges, guests, profiles and the l
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import pytest
@@ -12,6 +14,7 @@ from sqlalchemy import select
 
 from boardgammon.ratings import GlickoRating, glicko
 from boardgammon.server import ratings
+from boardgammon.server.services import services
 from boardgammon.server.tables import DiceRoll, PlayerRating, RatedMatch, RatingChange
 
 
@@ -241,3 +244,30 @@ def test_a_players_dice_are_their_own_rolls_only(client, database):
     page = client.get("/player/ann?lang=en").text
     assert "This player&#39;s own" in page or "This player's own" in page
     assert 'id="dice-chi2"' in page
+
+
+def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, wall):
+    # Two apps on one database stand for two server processes (each its own match cache,
+    # locks and service): both find the reserve run out and settle the match at once.
+    with TestClient(make_app(database_url, wall)) as one, \
+            TestClient(make_app(database_url, wall)) as two:
+        ann, bob = Player.register(one, "ann"), Player.register(one, "bob")
+        match_id = rated_match(ann, bob, clock="bullet")
+        open_game({0: ann, 1: bob}, match_id)
+        slow = ann.state(match_id)["turn"]
+        wall.advance(40.0)
+        start = threading.Barrier(2)
+
+        def settle(client: TestClient) -> None:
+            start.wait()
+            services(client.app).game.service.settle(match_id)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(settle, (one, two)))
+        assert ann.state(match_id)["result"]["winner"] == 1 - slow
+        for client, name in ((one, "ann"), (two, "bob")):
+            rating = profile(client, name)["ratings"][0]
+            assert rating["matches"] == 1 and len(rating["history"]) == 1
+        won, lost = glicko.update(GlickoRating(), GlickoRating(), 1)
+        assert profile(two, ("ann", "bob")[slow])["ratings"][0]["rating"] == round(
+            lost.rating, 1)
