@@ -45,8 +45,14 @@ from boardgammon.engine import Board, Play
 from boardgammon.ratings import FibsRating, GlickoRating, fibs, glicko
 
 LENGTHS = (1, 3, 5, 7, 11)
-STRENGTHS = (("easy", 0.6), ("easy", 0.3), ("easy", 0.0), ("medium", 0.3), ("medium", 0.1),
-             ("medium", 0.0))
+STRENGTHS = (
+    ("easy", 0.6),
+    ("easy", 0.3),
+    ("easy", 0.0),
+    ("medium", 0.3),
+    ("medium", 0.1),
+    ("medium", 0.0),
+)
 """The simulated strengths, weakest first: (level, σ of the noise added to its evaluations)."""
 NEWCOMER_CHECKS = (5, 10, 20, 40)
 
@@ -62,10 +68,11 @@ class NoisyBot(Bot):
         self.name = f"{level}+{sigma}" if sigma else level
         self._rng = random.Random(seed)
 
-    def rank_plays(self, board: Board, dice: tuple[int, int],
-                   context: Context) -> list[RankedPlay]:
-        ranked = [RankedPlay(r.play, r.equity + self._rng.gauss(0.0, self.sigma))
-                  for r in self.inner.rank_plays(board, dice, context)]
+    def rank_plays(self, board: Board, dice: tuple[int, int], context: Context) -> list[RankedPlay]:
+        ranked = [
+            RankedPlay(r.play, r.equity + self._rng.gauss(0.0, self.sigma))
+            for r in self.inner.rank_plays(board, dice, context)
+        ]
         return sorted(ranked, key=lambda r: -r.equity)
 
     def choose_play(self, board: Board, dice: tuple[int, int], context: Context) -> Play:
@@ -110,12 +117,21 @@ class SimPlayer:
 class System:
     """One rating system over the simulated field: ``predict(a, b, n)`` and ``record``."""
 
-    def __init__(self, name: str, start: object,
-                 predict: Callable[[object, object, int], float],
-                 update: Callable[[object, object, int], tuple[object, object]],
-                 value: Callable[[object], float]) -> None:
+    def __init__(
+        self,
+        name: str,
+        start: object,
+        predict: Callable[[object, object, int], float],
+        update: Callable[[object, object, int], tuple[object, object]],
+        value: Callable[[object], float],
+    ) -> None:
         self.name, self.start, self._predict, self._update, self.value = (
-            name, start, predict, update, value)
+            name,
+            start,
+            predict,
+            update,
+            value,
+        )
         self.ratings: dict[int, object] = {}
 
     def rating(self, who: int) -> object:
@@ -126,21 +142,30 @@ class System:
 
     def record(self, winner: int, loser: int, length: int) -> None:
         self.ratings[winner], self.ratings[loser] = self._update(
-            self.rating(winner), self.rating(loser), length)
+            self.rating(winner), self.rating(loser), length
+        )
 
 
 def systems() -> list[System]:
     return [
-        System("Glicko-2 (match length)", GlickoRating(), glicko.win_probability,
-               glicko.update, lambda r: r.rating),
-        System("FIBS", FibsRating(),
-               lambda a, b, n: fibs.win_probability(a.rating, b.rating, n),
-               fibs.update, lambda r: r.rating),
+        System(
+            "Glicko-2 (match length)",
+            GlickoRating(),
+            glicko.win_probability,
+            glicko.update,
+            lambda r: r.rating,
+        ),
+        System(
+            "FIBS",
+            FibsRating(),
+            lambda a, b, n: fibs.win_probability(a.rating, b.rating, n),
+            fibs.update,
+            lambda r: r.rating,
+        ),
     ]
 
 
-def game_points(games: dict[tuple[int, int], list[int]], a: int, b: int,
-                rng: random.Random) -> int:
+def game_points(games: dict[tuple[int, int], list[int]], a: int, b: int, rng: random.Random) -> int:
     """Points strength ``a`` wins in one game against ``b`` (negative: ``b`` wins), drawn from
     the measured games of the pair (equal strengths: from a pair's games with a random
     sign, which keeps the measured gammon rate)."""
@@ -150,8 +175,9 @@ def game_points(games: dict[tuple[int, int], list[int]], a: int, b: int,
     return sign * rng.choice(games[key])
 
 
-def play_match(games: dict[tuple[int, int], list[int]], a: int, b: int, length: int,
-               rng: random.Random) -> bool:
+def play_match(
+    games: dict[tuple[int, int], list[int]], a: int, b: int, length: int, rng: random.Random
+) -> bool:
     """Whether strength ``a`` wins a ``length``-point match against ``b`` (no cube)."""
     score = [0, 0]
     while max(score) < length:
@@ -167,33 +193,47 @@ def calibration(pairs: Sequence[tuple[float, bool]]) -> list[tuple[str, int, flo
         lo, hi = k / 10, (k + 1) / 10
         inside = [(p, w) for p, w in pairs if lo <= p < hi or (k == 9 and p == 1.0)]
         if inside:
-            rows.append((f"{lo:.1f}–{hi:.1f}", len(inside),
-                         sum(p for p, _ in inside) / len(inside),
-                         sum(w for _, w in inside) / len(inside)))
+            rows.append(
+                (
+                    f"{lo:.1f}–{hi:.1f}",
+                    len(inside),
+                    sum(p for p, _ in inside) / len(inside),
+                    sum(w for _, w in inside) / len(inside),
+                )
+            )
     return rows
 
 
 def main(argv: Sequence[str] = ()) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_ratings")
-    parser.add_argument("--sequences", type=int, default=40,
-                        help="duplicate dice sequences per pair of strengths")
+    parser.add_argument(
+        "--sequences", type=int, default=40, help="duplicate dice sequences per pair of strengths"
+    )
     parser.add_argument("--players", type=int, default=8, help="simulated players per strength")
     parser.add_argument("--matches", type=int, default=6000, help="simulated matches")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--measured", type=Path, help="a JSON file of measured games: read "
-                        "if it exists (the simulation again without playing), else written")
+    parser.add_argument(
+        "--measured",
+        type=Path,
+        help="a JSON file of measured games: read "
+        "if it exists (the simulation again without playing), else written",
+    )
     args = parser.parse_args(list(argv))
     rng = random.Random(args.seed)
 
     started = time.perf_counter()
     if args.measured is not None and args.measured.exists():
-        games = {(int(k.split("-")[0]), int(k.split("-")[1])): v
-                 for k, v in json.loads(args.measured.read_text()).items()}
+        games = {
+            (int(k.split("-")[0]), int(k.split("-")[1])): v
+            for k, v in json.loads(args.measured.read_text()).items()
+        }
         print(f"measured games read from {args.measured}")
     else:
         games = measure(args.sequences, args.seed)
-        print(f"measured {2 * args.sequences} games per pair of {len(STRENGTHS)} strengths "
-              f"in {time.perf_counter() - started:.0f} s")
+        print(
+            f"measured {2 * args.sequences} games per pair of {len(STRENGTHS)} strengths "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
         if args.measured is not None:
             args.measured.write_text(json.dumps({f"{i}-{j}": v for (i, j), v in games.items()}))
     names = [NoisyBot(level, sigma, 0).name for level, sigma in STRENGTHS]
@@ -236,39 +276,55 @@ def main(argv: Sequence[str] = ()) -> None:
         played[a] += 1
         played[b] += 1
 
-    true_order = [p.strength for p in field[:-len(STRENGTHS)]]
+    true_order = [p.strength for p in field[: -len(STRENGTHS)]]
     for system in rated:
         values = [system.value(system.rating(k)) for k in range(len(field) - len(STRENGTHS))]
         rho = spearmanr(true_order, values).statistic
-        means = [np.mean([v for v, s in zip(values, true_order, strict=True) if s == k])
-                 for k in range(len(STRENGTHS))]
+        means = [
+            np.mean([v for v, s in zip(values, true_order, strict=True) if s == k])
+            for k in range(len(STRENGTHS))
+        ]
         pairs = predictions[system.name]
         brier = np.mean([(p - w) ** 2 for p, w in pairs])
         logloss = -np.mean([math.log(p if w else 1 - p) for p, w in pairs])
         print(f"\n### {system.name}\n")
-        print(f"Spearman ρ (rating vs strength, {len(values)} players): {rho:.3f}; "
-              f"strength means in order: {all(x < y for x, y in itertools.pairwise(means))}")
-        print("mean rating per strength: " + ", ".join(
-            f"{n} {v:.0f}" for n, v in zip(names, means, strict=True)))
-        print(f"Brier score {brier:.4f}, log loss {logloss:.4f} over {len(pairs)} matches "
-              "(after the first quarter)")
+        print(
+            f"Spearman ρ (rating vs strength, {len(values)} players): {rho:.3f}; "
+            f"strength means in order: {all(x < y for x, y in itertools.pairwise(means))}"
+        )
+        print(
+            "mean rating per strength: "
+            + ", ".join(f"{n} {v:.0f}" for n, v in zip(names, means, strict=True))
+        )
+        print(
+            f"Brier score {brier:.4f}, log loss {logloss:.4f} over {len(pairs)} matches "
+            "(after the first quarter)"
+        )
         print("\n| predicted | matches | mean predicted | won |\n|---|---|---|---|")
         for span, count, mean, won in calibration(pairs):
             print(f"| {span} | {count} | {mean:.3f} | {won:.3f} |")
         # Each system spreads the field differently: the gap is also given in steps between
         # neighbouring strengths (the mean distance between their settled means).
         step = (means[-1] - means[0]) / (len(means) - 1)
-        print("\nnewcomer: mean |rating − settled mean of its strength| after k matches, in "
-              f"rating points and in strength steps ({step:.0f} points):")
+        print(
+            "\nnewcomer: mean |rating − settled mean of its strength| after k matches, in "
+            f"rating points and in strength steps ({step:.0f} points):"
+        )
         cells = []
         for k in NEWCOMER_CHECKS:
-            gaps = [abs(trail[system.name][w][k - 1] - means[field[w].strength])
-                    for w in newcomers if len(trail[system.name][w]) >= k]
-            cells.append(f"k={k}: {np.mean(gaps):.0f} ({np.mean(gaps) / step:.2f})" if gaps
-                         else f"k={k}: –")
+            gaps = [
+                abs(trail[system.name][w][k - 1] - means[field[w].strength])
+                for w in newcomers
+                if len(trail[system.name][w]) >= k
+            ]
+            cells.append(
+                f"k={k}: {np.mean(gaps):.0f} ({np.mean(gaps) / step:.2f})" if gaps else f"k={k}: –"
+            )
         print(", ".join(cells))
-    print(f"\n(brier of always 0.5: 0.2500; {args.matches} matches, seed {args.seed}, "
-          f"{time.perf_counter() - started:.0f} s in all)")
+    print(
+        f"\n(brier of always 0.5: 0.2500; {args.matches} matches, seed {args.seed}, "
+        f"{time.perf_counter() - started:.0f} s in all)"
+    )
 
 
 if __name__ == "__main__":

@@ -55,9 +55,14 @@ def test_glicko2_matches_glickmans_worked_example():
     # glicko2.pdf: 1500/200/0.06 beats 1400/30, loses to 1550/100 and 1700/300 (τ = 0.5):
     # r' = 1464.06, RD' = 151.52, σ' = 0.05999.
     player = GlickoRating(1500, 200, 0.06)
-    after = glicko.rate(player, [glicko.Result(GlickoRating(1400, 30), 1),
-                                 glicko.Result(GlickoRating(1550, 100), 0),
-                                 glicko.Result(GlickoRating(1700, 300), 0)])
+    after = glicko.rate(
+        player,
+        [
+            glicko.Result(GlickoRating(1400, 30), 1),
+            glicko.Result(GlickoRating(1550, 100), 0),
+            glicko.Result(GlickoRating(1700, 300), 0),
+        ],
+    )
     assert after.rating == pytest.approx(1464.06, abs=0.01)
     assert after.deviation == pytest.approx(151.52, abs=0.01)
     assert after.volatility == pytest.approx(0.05999, abs=1e-5)

@@ -66,8 +66,14 @@ def test_a_rated_match_changes_both_ratings_once_by_glicko2(client):
     loser = profile(client, names[1 - winner])["ratings"][0]
     assert loser["rating"] == round(lost.rating, 1)
     assert loser["matches"] == 1 and loser["experience"] == 1
-    assert loser["history"] == [{"match_id": match_id, "at": loser["history"][0]["at"],
-                                 "before": 1500.0, "after": round(lost.rating, 1)}]
+    assert loser["history"] == [
+        {
+            "match_id": match_id,
+            "at": loser["history"][0]["at"],
+            "before": 1500.0,
+            "after": round(lost.rating, 1),
+        }
+    ]
     # Its lobby listing and the player's match list say so.
     page = client.get(f"/api/players/{names[winner]}/matches").json()
     assert page["total"] == 1 and page["matches"][0]["rated"] is True
@@ -140,9 +146,18 @@ def test_guests_are_refused_rated_seeks_and_the_state_stays(client):
 def test_a_rating_range_refuses_a_player_outside_it(client, database):
     ann, bob, cyd = (Player.register(client, n) for n in ("ann", "bob", "cyd"))
     with database.sessions() as s:
-        s.add(PlayerRating(user_id=bob.user["id"], variant="standard", rating=1720.0,
-                           deviation=80.0, volatility=0.06, experience=300, matches=40,
-                           updated_at=datetime.now(UTC)))
+        s.add(
+            PlayerRating(
+                user_id=bob.user["id"],
+                variant="standard",
+                rating=1720.0,
+                deviation=80.0,
+                volatility=0.06,
+                experience=300,
+                matches=40,
+                updated_at=datetime.now(UTC),
+            )
+        )
         s.commit()
     seek = ann.post("/api/seeks", {"rated": True, "min_rating": 1400, "max_rating": 1700})
     assert seek.status_code == 201, seek.text
@@ -150,9 +165,10 @@ def test_a_rating_range_refuses_a_player_outside_it(client, database):
     assert (seek["rated"], seek["min_rating"], seek["max_rating"]) == (True, 1400, 1700)
     r = bob.post(f"/api/seeks/{seek['id']}/accept")
     assert r.status_code == 403
-    assert r.json()["error"] == {"code": "outside_rating_range", "message":
-                                 "your standard rating 1720 is outside this seek's range "
-                                 "1400–1700"}
+    assert r.json()["error"] == {
+        "code": "outside_rating_range",
+        "message": "your standard rating 1720 is outside this seek's range 1400–1700",
+    }
     assert [s["id"] for s in cyd.get("/api/lobby").json()["seeks"]] == [seek["id"]]
     # A newcomer (1500) is inside; the lobby shows each owner's rating beside the name.
     lobby = cyd.get("/api/lobby").json()
@@ -160,11 +176,16 @@ def test_a_rating_range_refuses_a_player_outside_it(client, database):
     assert cyd.post(f"/api/seeks/{seek['id']}/accept").status_code == 201
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"min_rating": 1400}, "a rating range is for rated seeks only"),
-    ({"rated": True, "min_rating": 1800, "max_rating": 1700},
-     "min_rating 1800 is above max_rating 1700"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"min_rating": 1400}, "a rating range is for rated seeks only"),
+        (
+            {"rated": True, "min_rating": 1800, "max_rating": 1700},
+            "min_rating 1800 is above max_rating 1700",
+        ),
+    ],
+)
 def test_bad_ranges_are_refused(client, body, message):
     ann = Player.register(client, "ann")
     r = ann.post("/api/seeks", body)
@@ -200,7 +221,9 @@ def test_leaderboard_needs_five_rated_matches_and_orders_by_rating(client, datab
     board = client.get("/api/leaderboard/standard").json()
     assert board["min_matches"] == 5
     assert [(p["rank"], p["name"], p["matches"]) for p in board["players"]] == [
-        (1, "ann", 6), (2, "bob", 5)]  # cyd has one rated match only
+        (1, "ann", 6),
+        (2, "bob", 5),
+    ]  # cyd has one rated match only
     assert board["players"][0]["rating"] > 1500 > board["players"][1]["rating"]
     assert client.get("/api/leaderboard/nackgammon").json()["players"] == []
     r = client.get("/api/leaderboard/chess")
@@ -231,8 +254,11 @@ def test_a_players_dice_are_their_own_rolls_only(client, database):
         for _ in range(6):
             step(players, match_id)
     with database.sessions() as s:
-        rolls = s.execute(select(DiceRoll.seat, DiceRoll.die1, DiceRoll.die2).where(
-            DiceRoll.state.in_(("revealed", "played")))).all()
+        rolls = s.execute(
+            select(DiceRoll.seat, DiceRoll.die1, DiceRoll.die2).where(
+                DiceRoll.state.in_(("revealed", "played"))
+            )
+        ).all()
     for seat, name in enumerate(("ann", "bob")):
         table = [[0] * 6 for _ in range(6)]
         for roll_seat, d1, d2 in rolls:
@@ -249,8 +275,10 @@ def test_a_players_dice_are_their_own_rolls_only(client, database):
 def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, wall):
     # Two apps on one database stand for two server processes (each its own match cache,
     # locks and service): both find the reserve run out and settle the match at once.
-    with TestClient(make_app(database_url, wall)) as one, \
-            TestClient(make_app(database_url, wall)) as two:
+    with (
+        TestClient(make_app(database_url, wall)) as one,
+        TestClient(make_app(database_url, wall)) as two,
+    ):
         ann, bob = Player.register(one, "ann"), Player.register(one, "bob")
         match_id = rated_match(ann, bob, clock="bullet")
         open_game({0: ann, 1: bob}, match_id)
@@ -269,5 +297,4 @@ def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, 
             rating = profile(client, name)["ratings"][0]
             assert rating["matches"] == 1 and len(rating["history"]) == 1
         won, lost = glicko.update(GlickoRating(), GlickoRating(), 1)
-        assert profile(two, ("ann", "bob")[slow])["ratings"][0]["rating"] == round(
-            lost.rating, 1)
+        assert profile(two, ("ann", "bob")[slow])["ratings"][0]["rating"] == round(lost.rating, 1)

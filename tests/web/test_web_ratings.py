@@ -25,8 +25,7 @@ class Api:
 
     def __init__(self, request, base: str, name: str) -> None:
         self.request, self.base = request, base
-        r = request.post(f"{base}/api/auth/register", data={"username": name,
-                                                            "password": PASSWORD})
+        r = request.post(f"{base}/api/auth/register", data={"username": name, "password": PASSWORD})
         assert r.status == 201, r.text()
         self.headers = {"Authorization": f"Bearer {r.json()['token']}"}
 
@@ -50,14 +49,27 @@ def rated_resigned_match(owner: Api, other: Api, loser: int) -> str:
         player = seats[state["turn"]]
         pending = player.get(f"/api/matches/{match_id}")["pending_roll"]
         counter += 1
-        r = player.post(f"/api/matches/{match_id}/actions", {
-            "action_id": f"o{counter}", "type": "roll", "roll_id": pending["roll_id"],
-            "commitment": pending["commitment"], "entropy": os.urandom(16).hex()})
+        r = player.post(
+            f"/api/matches/{match_id}/actions",
+            {
+                "action_id": f"o{counter}",
+                "type": "roll",
+                "roll_id": pending["roll_id"],
+                "commitment": pending["commitment"],
+                "entropy": os.urandom(16).hex(),
+            },
+        )
         assert r.ok, r.text()
-    assert seats[loser].post(f"/api/matches/{match_id}/actions",
-                             {"action_id": "r", "type": "resign", "points": 1}).ok
-    assert seats[1 - loser].post(f"/api/matches/{match_id}/actions",
-                                 {"action_id": "a", "type": "accept_resign"}).ok
+    assert (
+        seats[loser]
+        .post(f"/api/matches/{match_id}/actions", {"action_id": "r", "type": "resign", "points": 1})
+        .ok
+    )
+    assert (
+        seats[1 - loser]
+        .post(f"/api/matches/{match_id}/actions", {"action_id": "a", "type": "accept_resign"})
+        .ok
+    )
     return match_id
 
 
@@ -68,8 +80,9 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
     matches = [rated_resigned_match(ann, bob, loser=1) for _ in range(5)]
 
     # cyd posts a rated seek with a range from the lobby's form.
-    answer = page.request.post(f"{live_server}/api/auth/register",
-                               data={"username": "cyd", "password": PASSWORD})
+    answer = page.request.post(
+        f"{live_server}/api/auth/register", data={"username": "cyd", "password": PASSWORD}
+    )
     assert answer.status == 201
     page.goto(live_server)
     page.wait_for_selector('[data-action="post-seek"]')
@@ -84,12 +97,17 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
     page.screenshot(path=str(output_dir / "ratings-lobby-360.png"), full_page=True)
     seek = ann.get("/api/lobby")["seeks"][0]
     assert (seek["owner"], seek["rated"], seek["min_rating"], seek["max_rating"]) == (
-        "cyd", True, 1400, 1700)
+        "cyd",
+        True,
+        1400,
+        1700,
+    )
     # ann sees cyd's rating beside the name, and is above the range: refused, on the page.
     ann_context = browser.new_context(viewport={"width": 360, "height": 800})
     ann_page = ann_context.new_page()
-    assert ann_page.request.post(f"{live_server}/api/auth/login",
-                                 data={"username": "ann", "password": PASSWORD}).ok
+    assert ann_page.request.post(
+        f"{live_server}/api/auth/login", data={"username": "ann", "password": PASSWORD}
+    ).ok
     ann_page.goto(live_server)
     item = ann_page.locator(f'[data-seek="{seek["id"]}"]')
     item.wait_for()
@@ -115,18 +133,22 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
             assert [rows.nth(k).get_attribute("data-match") for k in range(5)] == matches[::-1]
             links = rows.first.locator("a")
             assert [links.nth(k).get_attribute("href") for k in range(3)] == [
-                f"/match/{matches[-1]}", f"/audit/{matches[-1]}",
-                f"/match/{matches[-1]}/analysis"]
+                f"/match/{matches[-1]}",
+                f"/audit/{matches[-1]}",
+                f"/match/{matches[-1]}/analysis",
+            ]
             assert links.first.bounding_box()["height"] >= 44
-            page.screenshot(path=str(output_dir / f"ratings-player-{code}-{width}.png"),
-                            full_page=True)
+            page.screenshot(
+                path=str(output_dir / f"ratings-player-{code}-{width}.png"), full_page=True
+            )
             assert overflow(page) == 0, f"/player/ann?lang={code} scrolls at {width} px"
 
             page.goto(f"{live_server}/leaderboard/standard?lang={code}")
             cells = page.locator("#leaderboard tbody tr").all_inner_texts()
             assert [c.split("\t")[:2] for c in cells] == [["1", "ann"], ["2", "bob"]]
-            page.screenshot(path=str(output_dir / f"ratings-leaderboard-{code}-{width}.png"),
-                            full_page=True)
+            page.screenshot(
+                path=str(output_dir / f"ratings-leaderboard-{code}-{width}.png"), full_page=True
+            )
             assert overflow(page) == 0, f"leaderboard?lang={code} scrolls at {width} px"
     page.click("#leaderboard a >> text=bob")
     page.wait_for_url(f"{live_server}/player/bob?lang=ja")

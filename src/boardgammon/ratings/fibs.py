@@ -58,8 +58,7 @@ class FibsRating:
     experience: int = 0
 
 
-def update(winner: FibsRating, loser: FibsRating, length: int
-           ) -> tuple[FibsRating, FibsRating]:
+def update(winner: FibsRating, loser: FibsRating, length: int) -> tuple[FibsRating, FibsRating]:
     """Both players after ``winner`` beat ``loser`` in a ``length``-point match: the winner
     gains ``4·K_w·√n·(1 − P_w)``, the loser loses ``4·K_l·√n·(1 − P_w)``, ``P_w`` being the
     winner's win probability before the match (equal to the help text's ``P``).
@@ -69,7 +68,11 @@ def update(winner: FibsRating, loser: FibsRating, length: int
     """
     surprise = 1.0 - win_probability(winner.rating, loser.rating, length)
     step = 4.0 * math.sqrt(length) * surprise
-    return (FibsRating(winner.rating + experience_factor(winner.experience) * step,
-                       winner.experience + length),
-            FibsRating(loser.rating - experience_factor(loser.experience) * step,
-                       loser.experience + length))
+    return (
+        FibsRating(
+            winner.rating + experience_factor(winner.experience) * step, winner.experience + length
+        ),
+        FibsRating(
+            loser.rating - experience_factor(loser.experience) * step, loser.experience + length
+        ),
+    )

@@ -96,8 +96,9 @@ def _volatility(delta: float, phi: float, v: float, sigma: float, tau: float) ->
 
     def f(x: float) -> float:
         ex = math.exp(x)
-        return (ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex) ** 2)
-                - (x - a) / (tau * tau))
+        return ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex) ** 2) - (
+            x - a
+        ) / (tau * tau)
 
     lo = a
     if delta * delta > phi * phi + v:
@@ -145,8 +146,9 @@ def rate(player: GlickoRating, results: Sequence[Result], tau: float = TAU) -> G
     return GlickoRating(SCALE * mu_new + START, SCALE * phi_new, sigma)
 
 
-def update(winner: GlickoRating, loser: GlickoRating, length: int,
-           tau: float = TAU) -> tuple[GlickoRating, GlickoRating]:
+def update(
+    winner: GlickoRating, loser: GlickoRating, length: int, tau: float = TAU
+) -> tuple[GlickoRating, GlickoRating]:
     """Both players after ``winner`` beat ``loser`` in a ``length``-point match (one rating
     period each, both rated from the ratings before the match).
 
@@ -154,5 +156,4 @@ def update(winner: GlickoRating, loser: GlickoRating, length: int,
         RatingError: ``length`` < 1, or a deviation or volatility not above 0.
     """
     s = length_scale(length)
-    return (rate(winner, [Result(loser, 1.0, s)], tau),
-            rate(loser, [Result(winner, 0.0, s)], tau))
+    return (rate(winner, [Result(loser, 1.0, s)], tau), rate(loser, [Result(winner, 0.0, s)], tau))

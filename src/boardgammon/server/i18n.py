@@ -300,8 +300,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
         "leaderboard.title": "Leaderboard",
         "leaderboard.rule": (
-            "Full accounts with at least {min} rated matches in this variant; guests play "
-            "unrated."
+            "Full accounts with at least {min} rated matches in this variant; guests play unrated."
         ),
         "leaderboard.how": "How ratings work",
         "leaderboard.empty": "No one has enough rated matches yet.",

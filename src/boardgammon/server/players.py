@@ -69,8 +69,9 @@ class PlayedMatch(BaseModel):
     date: str = Field(description="when the match started (ISO 8601, UTC)")
     rating_change: float | None = Field(description="rated and finished: after − before")
     pr: float | None = Field(description="the player's PR from the analysis, null until done")
-    luck: float | None = Field(description="the player's luck from the analysis (MWC), null "
-                                           "until done")
+    luck: float | None = Field(
+        description="the player's luck from the analysis (MWC), null until done"
+    )
     links: dict[str, str] = Field(description="match, audit and analysis addresses")
 
 
@@ -92,8 +93,9 @@ class LeaderboardEntry(BaseModel):
 class Leaderboard(BaseModel):
     variant: str
     min_matches: int
-    players: list[LeaderboardEntry] = Field(description="highest rating first (ties: more "
-                                                        "matches, then name)")
+    players: list[LeaderboardEntry] = Field(
+        description="highest rating first (ties: more matches, then name)"
+    )
 
 
 def iso(when: datetime) -> str:
@@ -124,23 +126,40 @@ def check_variant(variant: str) -> str:
 def profile(session: Session, user: User) -> Profile:
     """``user``'s profile: ratings per variant (in the order of :class:`Variant`) with their
     history."""
-    rows = {r.variant: r for r in session.scalars(
-        select(PlayerRating).where(PlayerRating.user_id == user.id))}
-    changes = session.scalars(select(RatingChange).where(RatingChange.user_id == user.id)
-                              .order_by(RatingChange.created_at, RatingChange.match_id)).all()
+    rows = {
+        r.variant: r
+        for r in session.scalars(select(PlayerRating).where(PlayerRating.user_id == user.id))
+    }
+    changes = session.scalars(
+        select(RatingChange)
+        .where(RatingChange.user_id == user.id)
+        .order_by(RatingChange.created_at, RatingChange.match_id)
+    ).all()
     out = []
     for variant in (v.value for v in Variant):
         row = rows.get(variant)
         if row is None:
             continue
-        out.append(VariantRating(
-            variant=variant, rating=round(row.rating, 1), deviation=round(row.deviation, 1),
-            matches=row.matches, experience=row.experience,
-            history=[RatingPoint(match_id=c.match_id, at=iso(c.created_at),
-                                 before=round(c.before, 1), after=round(c.after, 1))
-                     for c in changes if c.variant == variant]))
-    return Profile(name=user.username, guest=user.guest, joined=iso(user.created_at),
-                   ratings=out)
+        out.append(
+            VariantRating(
+                variant=variant,
+                rating=round(row.rating, 1),
+                deviation=round(row.deviation, 1),
+                matches=row.matches,
+                experience=row.experience,
+                history=[
+                    RatingPoint(
+                        match_id=c.match_id,
+                        at=iso(c.created_at),
+                        before=round(c.before, 1),
+                        after=round(c.after, 1),
+                    )
+                    for c in changes
+                    if c.variant == variant
+                ],
+            )
+        )
+    return Profile(name=user.username, guest=user.guest, joined=iso(user.created_at), ratings=out)
 
 
 def _player_figures(result: str | None, seat: int) -> tuple[float | None, float | None]:
@@ -165,39 +184,72 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
         select(MatchRow, RatedMatch.match_id, MatchAnalysisRow.status, MatchAnalysisRow.result)
         .outerjoin(RatedMatch, RatedMatch.match_id == MatchRow.id)
         .outerjoin(MatchAnalysisRow, MatchAnalysisRow.match_id == MatchRow.id)
-        .where(mine).order_by(MatchRow.created_at.desc(), MatchRow.id)
-        .offset((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
+        .where(mine)
+        .order_by(MatchRow.created_at.desc(), MatchRow.id)
+        .offset((page - 1) * PAGE_SIZE)
+        .limit(PAGE_SIZE)
+    ).all()
     ids = {r.seat0_id for r, *_ in rows} | {r.seat1_id for r, *_ in rows}
-    names = dict(session.execute(select(User.id, User.username).where(
-        User.id.in_({i for i in ids if i is not None}))).all())
-    deltas = dict(session.execute(
-        select(RatingChange.match_id, RatingChange.after - RatingChange.before)
-        .where(RatingChange.user_id == user.id,
-               RatingChange.match_id.in_([r.id for r, *_ in rows]))).all())
+    names = dict(
+        session.execute(
+            select(User.id, User.username).where(User.id.in_({i for i in ids if i is not None}))
+        ).all()
+    )
+    deltas = dict(
+        session.execute(
+            select(RatingChange.match_id, RatingChange.after - RatingChange.before).where(
+                RatingChange.user_id == user.id, RatingChange.match_id.in_([r.id for r, *_ in rows])
+            )
+        ).all()
+    )
     out = []
     for row, rated, analysis_status, analysis in rows:
         seat = 0 if row.seat0_id == user.id else 1
         other = row.seat1_id if seat == 0 else row.seat0_id
-        opponent = (f"Computer ({row.bot_level})" if row.bot_seat is not None
-                    else names.get(other, "?") if other is not None else "?")
+        opponent = (
+            f"Computer ({row.bot_level})"
+            if row.bot_seat is not None
+            else names.get(other, "?")
+            if other is not None
+            else "?"
+        )
         pr, luck = _player_figures(analysis if analysis_status == "done" else None, seat)
         score = [row.score0, row.score1]
         delta = deltas.get(row.id)
-        out.append(PlayedMatch(
-            match_id=row.id, opponent=opponent, length=row.length, variant=row.variant,
-            mode=row.mode, rated=rated is not None, status=row.status,
-            result=None if row.status != "finished" else
-            "won" if row.winner == seat else "lost",
-            score=[score[seat], score[1 - seat]], date=iso(row.created_at),
-            rating_change=None if delta is None else round(delta, 1), pr=pr, luck=luck,
-            links={"match": f"/match/{row.id}", "audit": f"/audit/{row.id}",
-                   "analysis": f"/match/{row.id}/analysis"}))
-    return MatchPage(page=page, pages=max(1, math.ceil(total / PAGE_SIZE)), total=total,
-                     matches=out)
+        out.append(
+            PlayedMatch(
+                match_id=row.id,
+                opponent=opponent,
+                length=row.length,
+                variant=row.variant,
+                mode=row.mode,
+                rated=rated is not None,
+                status=row.status,
+                result=None
+                if row.status != "finished"
+                else "won"
+                if row.winner == seat
+                else "lost",
+                score=[score[seat], score[1 - seat]],
+                date=iso(row.created_at),
+                rating_change=None if delta is None else round(delta, 1),
+                pr=pr,
+                luck=luck,
+                links={
+                    "match": f"/match/{row.id}",
+                    "audit": f"/audit/{row.id}",
+                    "analysis": f"/match/{row.id}/analysis",
+                },
+            )
+        )
+    return MatchPage(
+        page=page, pages=max(1, math.ceil(total / PAGE_SIZE)), total=total, matches=out
+    )
 
 
-def leaderboard(session: Session, variant: str,
-                min_matches: int = LEADERBOARD_MIN_MATCHES) -> Leaderboard:
+def leaderboard(
+    session: Session, variant: str, min_matches: int = LEADERBOARD_MIN_MATCHES
+) -> Leaderboard:
     """The :data:`LEADERBOARD_SIZE` highest-rated full accounts in ``variant`` with at least
     ``min_matches`` rated matches there (guests never: they play unrated).
 
@@ -208,18 +260,33 @@ def leaderboard(session: Session, variant: str,
     rows = session.execute(
         select(User.username, PlayerRating.rating, PlayerRating.deviation, PlayerRating.matches)
         .join(User, User.id == PlayerRating.user_id)
-        .where(PlayerRating.variant == variant, PlayerRating.matches >= min_matches,
-               User.guest.is_(False))
+        .where(
+            PlayerRating.variant == variant,
+            PlayerRating.matches >= min_matches,
+            User.guest.is_(False),
+        )
         .order_by(PlayerRating.rating.desc(), PlayerRating.matches.desc(), User.username_key)
-        .limit(LEADERBOARD_SIZE)).all()
-    return Leaderboard(variant=variant, min_matches=min_matches, players=[
-        LeaderboardEntry(rank=k + 1, name=name, rating=round(rating, 1),
-                         deviation=round(deviation, 1), matches=matches)
-        for k, (name, rating, deviation, matches) in enumerate(rows)])
+        .limit(LEADERBOARD_SIZE)
+    ).all()
+    return Leaderboard(
+        variant=variant,
+        min_matches=min_matches,
+        players=[
+            LeaderboardEntry(
+                rank=k + 1,
+                name=name,
+                rating=round(rating, 1),
+                deviation=round(deviation, 1),
+                matches=matches,
+            )
+            for k, (name, rating, deviation, matches) in enumerate(rows)
+        ],
+    )
 
 
-def history_svg_points(history: list[RatingPoint], width: int = 600, height: int = 160
-                       ) -> tuple[str, float, float]:
+def history_svg_points(
+    history: list[RatingPoint], width: int = 600, height: int = 160
+) -> tuple[str, float, float]:
     """The rating history as an SVG polyline's ``points`` in a ``width`` × ``height`` box
     (the start of the first match, then after each), with the lowest and highest rating."""
     values = [history[0].before, *(p.after for p in history)] if history else []
@@ -228,10 +295,13 @@ def history_svg_points(history: list[RatingPoint], width: int = 600, height: int
     low, high = min(values), max(values)
     span = (high - low) or 1.0
     step = width / max(1, len(values) - 1)
-    return " ".join(f"{k * step:.1f},{height - (v - low) / span * height:.1f}"
-                    for k, v in enumerate(values)), low, high
-
-
+    return (
+        " ".join(
+            f"{k * step:.1f},{height - (v - low) / span * height:.1f}" for k, v in enumerate(values)
+        ),
+        low,
+        high,
+    )
 
 
 def player_dice(session: Session, user: User) -> dict | None:
@@ -244,10 +314,16 @@ def player_dice(session: Session, user: User) -> dict | None:
     rows = session.execute(
         select(DiceRoll.match_id, DiceRoll.die1, DiceRoll.die2)
         .join(MatchRow, MatchRow.id == DiceRoll.match_id)
-        .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None),
-               or_(and_(DiceRoll.seat == 0, MatchRow.seat0_id == user.id),
-                   and_(DiceRoll.seat == 1, MatchRow.seat1_id == user.id)))
-        .order_by(DiceRoll.match_id, DiceRoll.seq)).all()
+        .where(
+            DiceRoll.state.in_(REVEALED),
+            DiceRoll.die1.is_not(None),
+            or_(
+                and_(DiceRoll.seat == 0, MatchRow.seat0_id == user.id),
+                and_(DiceRoll.seat == 1, MatchRow.seat1_id == user.id),
+            ),
+        )
+        .order_by(DiceRoll.match_id, DiceRoll.seq)
+    ).all()
     if not rows:
         return None
     match_id, die1, die2 = zip(*rows, strict=True)

@@ -37,16 +37,20 @@ def _glicko(row: PlayerRating | None) -> GlickoRating:
     return START if row is None else GlickoRating(row.rating, row.deviation, row.volatility)
 
 
-def ratings_of(session: Session, user_ids: Iterable[int | None], variant: str
-               ) -> dict[int, float]:
+def ratings_of(session: Session, user_ids: Iterable[int | None], variant: str) -> dict[int, float]:
     """``{user_id: rating}`` in ``variant`` for the given players: the rating of a full
     account (1500 until its first rated match); guests are left out (they have none)."""
     ids = {i for i in user_ids if i is not None}
     if not ids:
         return {}
     full = session.scalars(select(User.id).where(User.id.in_(ids), User.guest.is_(False))).all()
-    found = dict(session.execute(select(PlayerRating.user_id, PlayerRating.rating).where(
-        PlayerRating.user_id.in_(full), PlayerRating.variant == variant)).all())
+    found = dict(
+        session.execute(
+            select(PlayerRating.user_id, PlayerRating.rating).where(
+                PlayerRating.user_id.in_(full), PlayerRating.variant == variant
+            )
+        ).all()
+    )
     return {i: found.get(i, START.rating) for i in full}
 
 
@@ -56,16 +60,23 @@ def check_seek(session: Session, seek: Seek, user: User) -> None:
     if not seek.rated:
         return
     if user.guest:
-        raise NotAllowed("guests play unrated: sign up (keeping your matches) to play rated "
-                         "seeks", ErrorCode.GUEST_UNRATED)
+        raise NotAllowed(
+            "guests play unrated: sign up (keeping your matches) to play rated seeks",
+            ErrorCode.GUEST_UNRATED,
+        )
     rating = ratings_of(session, [user.id], seek.variant)[user.id]
     low = seek.min_rating if seek.min_rating is not None else float("-inf")
     high = seek.max_rating if seek.max_rating is not None else float("inf")
     if not low <= rating <= high:
-        wanted = (f"{seek.min_rating:.0f}" if seek.min_rating is not None else "any") + "–" + (
-            f"{seek.max_rating:.0f}" if seek.max_rating is not None else "any")
-        raise NotAllowed(f"your {seek.variant} rating {rating:.0f} is outside this seek's "
-                         f"range {wanted}", ErrorCode.OUTSIDE_RATING_RANGE)
+        wanted = (
+            (f"{seek.min_rating:.0f}" if seek.min_rating is not None else "any")
+            + "–"
+            + (f"{seek.max_rating:.0f}" if seek.max_rating is not None else "any")
+        )
+        raise NotAllowed(
+            f"your {seek.variant} rating {rating:.0f} is outside this seek's range {wanted}",
+            ErrorCode.OUTSIDE_RATING_RANGE,
+        )
 
 
 def mark_rated(session: Session, match_id: str) -> None:
@@ -73,24 +84,39 @@ def mark_rated(session: Session, match_id: str) -> None:
     session.add(RatedMatch(match_id=match_id, rated_at=None))
 
 
-def record_result(session: Session, match_id: str, players: tuple[int | None, int | None],
-                  winner: int, length: int, variant: str) -> bool:
+def record_result(
+    session: Session,
+    match_id: str,
+    players: tuple[int | None, int | None],
+    winner: int,
+    length: int,
+    variant: str,
+) -> bool:
     """In the transaction that ends the match: if it is rated and not yet counted, update
     both players' ratings (Glicko-2 with the match's length) and their history. ``players``
     are the seats' user IDs, ``winner`` the winning seat. Returns whether ratings changed."""
     now = datetime.now(UTC)
-    claimed = rowcount(session.execute(
-        update(RatedMatch).where(RatedMatch.match_id == match_id, RatedMatch.rated_at.is_(None))
-        .values(rated_at=now)))
+    claimed = rowcount(
+        session.execute(
+            update(RatedMatch)
+            .where(RatedMatch.match_id == match_id, RatedMatch.rated_at.is_(None))
+            .values(rated_at=now)
+        )
+    )
     if claimed != 1:
         return False
     won, lost = players[winner], players[1 - winner]
     if won is None or lost is None:
         return False
-    rows = {r.user_id: r for r in session.scalars(
-        select(PlayerRating).where(PlayerRating.user_id.in_((won, lost)),
-                                   PlayerRating.variant == variant)
-        .order_by(PlayerRating.user_id).with_for_update())}
+    rows = {
+        r.user_id: r
+        for r in session.scalars(
+            select(PlayerRating)
+            .where(PlayerRating.user_id.in_((won, lost)), PlayerRating.variant == variant)
+            .order_by(PlayerRating.user_id)
+            .with_for_update()
+        )
+    }
     before = {who: _glicko(rows.get(who)) for who in (won, lost)}
     after = dict(zip((won, lost), glicko.update(before[won], before[lost], length), strict=True))
     for who in (won, lost):
@@ -103,8 +129,16 @@ def record_result(session: Session, match_id: str, players: tuple[int | None, in
         row.experience += length
         row.matches += 1
         row.updated_at = now
-        session.add(RatingChange(match_id=match_id, user_id=who, variant=variant,
-                                 before=before[who].rating, after=new.rating,
-                                 deviation=new.deviation, created_at=now))
+        session.add(
+            RatingChange(
+                match_id=match_id,
+                user_id=who,
+                variant=variant,
+                before=before[who].rating,
+                after=new.rating,
+                deviation=new.deviation,
+                created_at=now,
+            )
+        )
     session.flush()
     return True

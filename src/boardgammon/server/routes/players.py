@@ -21,17 +21,23 @@ from boardgammon.server.routes.pages import _render as render
 router = APIRouter()
 
 
-@router.get("/api/players/{name}", response_model=Profile, tags=["players"],
-            responses=responses(404))
+@router.get(
+    "/api/players/{name}", response_model=Profile, tags=["players"], responses=responses(404)
+)
 def player(name: str, session: Session = Depends(get_session)) -> Profile:
     """A player's profile: the rating per variant with its history."""
     return players.profile(session, players.find_player(session, name))
 
 
-@router.get("/api/players/{name}/matches", response_model=MatchPage, tags=["players"],
-            responses=responses(404))
-def player_matches(name: str, page: int = Query(1, description="from 1"),
-                   session: Session = Depends(get_session)) -> MatchPage:
+@router.get(
+    "/api/players/{name}/matches",
+    response_model=MatchPage,
+    tags=["players"],
+    responses=responses(404),
+)
+def player_matches(
+    name: str, page: int = Query(1, description="from 1"), session: Session = Depends(get_session)
+) -> MatchPage:
     """A player's matches, newest first, 20 a page, with PR and luck from the analysis."""
     return players.matches_page(session, players.find_player(session, name), page)
 
@@ -49,26 +55,46 @@ def leaderboard(variant: str, session: Session = Depends(get_session)) -> Leader
     return players.leaderboard(session, variant)
 
 
-@router.api_route("/player/{name}", methods=READ, response_class=HTMLResponse,
-                  include_in_schema=False)
-def player_page(request: Request, name: str, page: int = 1, lang: str | None = None,
-                session: Session = Depends(get_session)) -> HTMLResponse:
+@router.api_route(
+    "/player/{name}", methods=READ, response_class=HTMLResponse, include_in_schema=False
+)
+def player_page(
+    request: Request,
+    name: str,
+    page: int = 1,
+    lang: str | None = None,
+    session: Session = Depends(get_session),
+) -> HTMLResponse:
     user = players.find_player(session, name)
     profile = players.profile(session, user)
     plots = {r.variant: players.history_svg_points(r.history) for r in profile.ratings}
     from boardgammon.stats.report import verdict_level
 
-    return render(request, "player", lang, profile=profile, plots=plots,
-                  played=players.matches_page(session, user, page),
-                  dice=players.player_dice(session, user), verdict=verdict_level)
+    return render(
+        request,
+        "player",
+        lang,
+        profile=profile,
+        plots=plots,
+        played=players.matches_page(session, user, page),
+        dice=players.player_dice(session, user),
+        verdict=verdict_level,
+    )
 
 
-@router.api_route("/leaderboard/{variant}", methods=READ, response_class=HTMLResponse,
-                  include_in_schema=False)
-def leaderboard_page(request: Request, variant: str, lang: str | None = None,
-                     session: Session = Depends(get_session)) -> HTMLResponse:
-    return render(request, "leaderboard", lang, board=players.leaderboard(session, variant),
-                  variants=[v.value for v in Variant])
+@router.api_route(
+    "/leaderboard/{variant}", methods=READ, response_class=HTMLResponse, include_in_schema=False
+)
+def leaderboard_page(
+    request: Request, variant: str, lang: str | None = None, session: Session = Depends(get_session)
+) -> HTMLResponse:
+    return render(
+        request,
+        "leaderboard",
+        lang,
+        board=players.leaderboard(session, variant),
+        variants=[v.value for v in Variant],
+    )
 
 
 @router.api_route("/ratings", methods=READ, response_class=HTMLResponse, include_in_schema=False)

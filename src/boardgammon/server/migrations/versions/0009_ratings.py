@@ -19,8 +19,9 @@ depends_on = None
 
 def upgrade() -> None:
     with op.batch_alter_table("seeks") as batch:
-        batch.add_column(sa.Column("rated", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
+        batch.add_column(
+            sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
         batch.add_column(sa.Column("min_rating", sa.Float(), nullable=True))
         batch.add_column(sa.Column("max_rating", sa.Float(), nullable=True))
     op.create_table(
@@ -42,8 +43,7 @@ def upgrade() -> None:
     op.create_table(
         "rating_changes",
         sa.Column("match_id", sa.String(68), sa.ForeignKey("matches.id"), primary_key=True),
-        sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True,
-                  index=True),
+        sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True, index=True),
         sa.Column("variant", sa.String(12), nullable=False),
         sa.Column("before", sa.Float(), nullable=False),
         sa.Column("after", sa.Float(), nullable=False),
