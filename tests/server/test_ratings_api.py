@@ -3,6 +3,7 @@ when a rated match ends by any ending, rating ranges, guests, profiles and the l
 
 from __future__ import annotations
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -15,7 +16,13 @@ from sqlalchemy import select
 from boardgammon.ratings import GlickoRating, glicko
 from boardgammon.server import ratings
 from boardgammon.server.services import services
-from boardgammon.server.tables import DiceRoll, PlayerRating, RatedMatch, RatingChange
+from boardgammon.server.tables import (
+    DiceRoll,
+    MatchAnalysisRow,
+    PlayerRating,
+    RatedMatch,
+    RatingChange,
+)
 
 
 @pytest.fixture
@@ -298,3 +305,41 @@ def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, 
             assert rating["matches"] == 1 and len(rating["history"]) == 1
         won, lost = glicko.update(GlickoRating(), GlickoRating(), 1)
         assert profile(two, ("ann", "bob")[slow])["ratings"][0]["rating"] == round(lost.rating, 1)
+
+
+def test_pr_and_luck_come_from_the_analysis(client, database):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    players = {0: bob, 1: ann}  # ann is seat 1
+    ids = []
+    for pr in (7.5, 4.25):
+        match_id = live_match(bob, ann)
+        open_game(players, match_id)
+        resign_now(players, match_id, 0)
+        ids.append(match_id)
+        result = {
+            "players": [
+                {"seat": 0, "pr": 20.0, "luck_mwc": -0.1},
+                {"seat": 1, "pr": pr, "luck_mwc": 0.125},
+            ]
+        }
+        with database.sessions() as s:
+            s.add(
+                MatchAnalysisRow(
+                    match_id=match_id,
+                    status="done",
+                    plies=0,
+                    result=json.dumps(result),
+                    claimed_t=0.0,
+                    updated_at=datetime.now(UTC),
+                )
+            )
+            s.commit()
+    page = client.get("/api/players/ann/matches").json()
+    assert [(m["match_id"], m["pr"], m["luck"], m["result"]) for m in page["matches"]] == [
+        (ids[1], 4.25, 0.125, "won"),
+        (ids[0], 7.5, 0.125, "won"),
+    ]
+    html = client.get("/player/ann").text
+    assert 'id="pr-plot"' in html
+    assert "PR of each of 2 analysed matches, oldest first, from 4.2 to 7.5" in html
+    assert 'points="0.0,0.0 600.0,160.0"' in html  # 7.5 at the top, then 4.25 at the bottom

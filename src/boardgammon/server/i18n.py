@@ -298,6 +298,12 @@ MESSAGES: dict[str, dict[str, str]] = {
             "This player's own {rolls} revealed rolls (not the "
             "opponents'), tested as on the dice record page:"
         ),
+        "player.pr": "PR history",
+        "player.pr.none": "No analysed match yet.",
+        "player.pr.range": (
+            "PR of each of {count} analysed matches, oldest first, "
+            "from {low} to {high} (lower is better)."
+        ),
         "leaderboard.title": "Leaderboard",
         "leaderboard.rule": (
             "Full accounts with at least {min} rated matches in this variant; guests play unrated."
@@ -624,6 +630,12 @@ MESSAGES: dict[str, dict[str, str]] = {
             "Die {rolls} aufgedeckten Würfe dieses Spielers (nicht die der "
             "Gegner), geprüft wie auf der Seite der Würfelstatistik:"
         ),
+        "player.pr": "PR-Verlauf",
+        "player.pr.none": "Noch kein analysiertes Match.",
+        "player.pr.range": (
+            "PR jedes der {count} analysierten Matches, ältestes zuerst, "
+            "von {low} bis {high} (niedriger ist besser)."
+        ),
         "leaderboard.title": "Bestenliste",
         "leaderboard.rule": (
             "Volle Konten mit mindestens {min} gewerteten Matches in dieser Variante; Gäste "
@@ -934,6 +946,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "player.dice.intro": (
             "このプレイヤー自身の公開済みロール {rolls} "
             "回（相手のものは除く）を、ダイス記録のページと同じ方法で検定しました："
+        ),
+        "player.pr": "PR の推移",
+        "player.pr.none": "分析済みの対局はまだありません。",
+        "player.pr.range": (
+            "分析済み対局 {count} 局の PR（古い順）：{low} から {high}（低いほど良い）。"
         ),
         "leaderboard.title": "ランキング",
         "leaderboard.rule": (

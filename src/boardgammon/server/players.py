@@ -284,24 +284,45 @@ def leaderboard(
     )
 
 
-def history_svg_points(
-    history: list[RatingPoint], width: int = 600, height: int = 160
+def svg_points(
+    values: list[float], width: int = 600, height: int = 160
 ) -> tuple[str, float, float]:
-    """The rating history as an SVG polyline's ``points`` in a ``width`` × ``height`` box
-    (the start of the first match, then after each), with the lowest and highest rating."""
-    values = [history[0].before, *(p.after for p in history)] if history else []
+    """``values`` in order as an SVG polyline's ``points`` in a ``width`` × ``height`` box
+    (the lowest at the bottom), with the lowest and highest value; ``("", 0, 0)`` for none."""
     if not values:
         return "", 0.0, 0.0
     low, high = min(values), max(values)
     span = (high - low) or 1.0
     step = width / max(1, len(values) - 1)
-    return (
-        " ".join(
-            f"{k * step:.1f},{height - (v - low) / span * height:.1f}" for k, v in enumerate(values)
-        ),
-        low,
-        high,
+    points = " ".join(
+        f"{k * step:.1f},{height - (v - low) / span * height:.1f}" for k, v in enumerate(values)
     )
+    return points, low, high
+
+
+def rating_values(history: list[RatingPoint]) -> list[float]:
+    """The rating before the first match, then after each: what the history plot draws."""
+    return [history[0].before, *(p.after for p in history)] if history else []
+
+
+def pr_history(session: Session, user: User) -> list[tuple[str, float]]:
+    """``[(match_id, PR)]`` of ``user``'s analysed matches, oldest first (PR from the
+    analysis, :mod:`boardgammon.analysis.report`; matches without a decision are left out)."""
+    rows = session.execute(
+        select(MatchRow.id, MatchRow.seat0_id, MatchAnalysisRow.result)
+        .join(MatchAnalysisRow, MatchAnalysisRow.match_id == MatchRow.id)
+        .where(
+            or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id),
+            MatchAnalysisRow.status == "done",
+        )
+        .order_by(MatchRow.created_at, MatchRow.id)
+    ).all()
+    out = []
+    for match_id, seat0, result in rows:
+        pr, _ = _player_figures(result, 0 if seat0 == user.id else 1)
+        if pr is not None:
+            out.append((match_id, pr))
+    return out
 
 
 def player_dice(session: Session, user: User) -> dict | None:

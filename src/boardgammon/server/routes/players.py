@@ -67,7 +67,10 @@ def player_page(
 ) -> HTMLResponse:
     user = players.find_player(session, name)
     profile = players.profile(session, user)
-    plots = {r.variant: players.history_svg_points(r.history) for r in profile.ratings}
+    plots = {
+        r.variant: players.svg_points(players.rating_values(r.history)) for r in profile.ratings
+    }
+    prs = players.pr_history(session, user)
     from boardgammon.stats.report import verdict_level
 
     return render(
@@ -78,6 +81,8 @@ def player_page(
         plots=plots,
         played=players.matches_page(session, user, page),
         dice=players.player_dice(session, user),
+        pr_plot=players.svg_points([pr for _, pr in prs]),
+        pr_count=len(prs),
         verdict=verdict_level,
     )
 
