@@ -219,6 +219,9 @@ def main(argv: Sequence[str] = ()) -> None:
         "if it exists (the simulation again without playing), else written",
     )
     args = parser.parse_args(list(argv))
+    for name, least in (("sequences", 1), ("players", 1), ("matches", 20)):
+        if getattr(args, name) < least:
+            parser.error(f"--{name} is at least {least}")
     rng = random.Random(args.seed)
 
     started = time.perf_counter()
