@@ -343,3 +343,16 @@ def test_pr_and_luck_come_from_the_analysis(client, database):
     assert 'id="pr-plot"' in html
     assert "PR of each of 2 analysed matches, oldest first, from 4.2 to 7.5" in html
     assert 'points="0.0,0.0 600.0,160.0"' in html  # 7.5 at the top, then 4.25 at the bottom
+
+
+def test_an_unfinished_rated_match_changes_nothing(client, database):
+    # The documented rule for an abandoned match: no ending, no rating change.
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = rated_match(ann, bob, length=3)
+    open_game({0: ann, 1: bob}, match_id)
+    assert profile(client, "ann")["ratings"] == profile(client, "bob")["ratings"] == []
+    played = client.get("/api/players/ann/matches").json()["matches"][0]
+    assert (played["rated"], played["status"], played["result"]) == (True, "active", None)
+    assert played["rating_change"] is None
+    with database.sessions() as s:
+        assert s.get(RatedMatch, match_id).rated_at is None
