@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test check bench bench-strength bench-analysis lint install warm system-deps clean
+.PHONY: run test check bench bench-strength bench-analysis bench-ratings lint install warm system-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -54,6 +54,10 @@ bench-analysis: install system-deps
 	$(BIN)/python -m benchmarks analysis
 	$(BIN)/python -m benchmarks.analysis_vs_gnubg 3
 	$(BIN)/python -m benchmarks.cube_vs_gnubg 30
+
+# Rating systems on simulated players of measured strength (minutes; not in CI): docs/ratings.md.
+bench-ratings: install
+	$(BIN)/python -m benchmarks ratings
 
 # ruff, then mypy in its default mode over src/ (settings in pyproject.toml).
 lint: $(STAMP)

@@ -20,12 +20,14 @@ LAYERS: dict[str, set[str]] = {
     "engine": set(),
     "dice": set(),
     "stats": set(),
+    "ratings": set(),
     "cube": {"engine"},
     "formats": {"engine"},
     "odds": {"engine"},
     "bots": {"engine", "cube"},
     "analysis": {"engine", "cube", "bots"},
-    "server": {"engine", "cube", "bots", "analysis", "dice", "stats", "formats", "odds"},
+    "server": {"engine", "cube", "bots", "analysis", "dice", "stats", "formats", "odds",
+               "ratings"},
 }
 """The packages of ours each lower package may import (every other import of ours is refused)."""
 

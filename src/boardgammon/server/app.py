@@ -28,7 +28,7 @@ from boardgammon.server import (
 )
 from boardgammon.server.db import open_database
 from boardgammon.server.dice_log import LogKey
-from boardgammon.server.routes import audit, pages, public_log
+from boardgammon.server.routes import audit, pages, players, public_log
 from boardgammon.server.services import Services
 from boardgammon.server.settings import Settings
 
@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(audit.router)
     app.include_router(public_log.router)
     app.include_router(pages.router)
+    app.include_router(players.router)
     game_server = runtime.install(app, game)
     if settings.echo_socket:
         app.include_router(websocket.echo_router)

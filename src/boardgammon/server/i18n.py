@@ -310,6 +310,81 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.void": "void",
         "log.check": "Check every leaf and proof of this match against the signed head:",
         "fair.log_key": "Public log key (Ed25519) that signs the dice log's tree heads:",
+        # Ratings, profiles and leaderboards (issue 23)
+        "player.guest": "A guest: guests play unrated.",
+        "player.ratings": "Ratings",
+        "player.unrated": "No rated match yet (everyone starts at 1500).",
+        "player.unrated.short": "unrated",
+        "player.variant.standard": "Backgammon",
+        "player.variant.nackgammon": "Nackgammon",
+        "player.variant.hypergammon": "Hypergammon",
+        "player.rating.line": (
+            "Rating {rating} (deviation ±{deviation}), {matches} rated matches, experience "
+            "{experience}."
+        ),
+        "player.plot": "{variant} rating after each rated match",
+        "player.plot.range": "Rating after each rated match, from {low} to {high}.",
+        "player.matches": "Matches",
+        "player.no_matches": "No matches yet.",
+        "player.col.date": "Date",
+        "player.col.opponent": "Opponent",
+        "player.col.length": "Points",
+        "player.col.variant": "Variant",
+        "player.col.result": "Result",
+        "player.col.rating": "Rating ±",
+        "player.col.luck": "Luck",
+        "player.result.won": "won",
+        "player.result.lost": "lost",
+        "player.result.active": "playing",
+        "player.link.match": "match",
+        "player.link.audit": "dice audit",
+        "player.link.analysis": "analysis",
+        "player.prev": "← newer",
+        "player.next": "older →",
+        "player.page": "page {page} of {pages}",
+        "player.dice": "Their dice",
+        "player.dice.none": "No revealed roll yet.",
+        "player.dice.intro": (
+            "This player's own {rolls} revealed rolls (not the "
+            "opponents'), tested as on the dice record page:"
+        ),
+        "player.pr": "PR history",
+        "player.pr.none": "No analysed match yet.",
+        "player.pr.range": (
+            "PR of each of {count} analysed matches, oldest first, "
+            "from {low} to {high} (lower is better)."
+        ),
+        "leaderboard.title": "Leaderboard",
+        "leaderboard.rule": (
+            "Full accounts with at least {min} rated matches in this variant; guests play unrated."
+        ),
+        "leaderboard.how": "How ratings work",
+        "leaderboard.empty": "No one has enough rated matches yet.",
+        "leaderboard.col.player": "Player",
+        "leaderboard.col.rating": "Rating",
+        "leaderboard.col.matches": "Rated matches",
+        "ratings.title": "Ratings",
+        "ratings.intro": (
+            "Every full account has a rating per variant (backgammon, Nackgammon and Hypergammon "
+            "apart), starting at 1500. It changes once when a rated match ends, however it ends: "
+            "bear-off, a dropped double, a resignation or a lost clock. Guests and games against "
+            "the computer are unrated; an unfinished match changes nothing."
+        ),
+        "ratings.fibs": (
+            "The scale is the FIBS formula's: a player rated D points above the opponent wins an "
+            "n-point match with probability 1 / (1 + 10^(−D·√n / 2000))."
+        ),
+        "ratings.glicko": (
+            "The rating moves by Glicko-2 (Mark Glickman): beside the rating it keeps a "
+            "deviation, how sure it is, so a new player's rating moves fast and a settled one "
+            "slowly. Each match counts with the weight of its length: a match of n points weighs "
+            "√n / 5, so a rating difference predicts the same match-win chance as on FIBS."
+        ),
+        "ratings.why": (
+            "We chose it by simulating players of known strength: it orders them as well as FIBS "
+            "and predicts results better. The numbers and the formulas are in docs/ratings.md of "
+            "the source."
+        ),
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -616,6 +691,84 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "fair.log_key": (
             "Öffentlicher Log-Schlüssel (Ed25519), der die Baumköpfe des Würfel-Logs signiert:"
         ),
+        # Ratings, profiles and leaderboards (issue 23)
+        "player.guest": "Ein Gast: Gäste spielen ohne Wertung.",
+        "player.ratings": "Wertungen",
+        "player.unrated": "Noch kein gewertetes Match (alle beginnen bei 1500).",
+        "player.unrated.short": "ungewertet",
+        "player.variant.standard": "Backgammon",
+        "player.variant.nackgammon": "Nackgammon",
+        "player.variant.hypergammon": "Hypergammon",
+        "player.rating.line": (
+            "Wertung {rating} (Abweichung ±{deviation}), {matches} gewertete Matches, Erfahrung "
+            "{experience}."
+        ),
+        "player.plot": "{variant}-Wertung nach jedem gewerteten Match",
+        "player.plot.range": "Wertung nach jedem gewerteten Match, von {low} bis {high}.",
+        "player.matches": "Matches",
+        "player.no_matches": "Noch keine Matches.",
+        "player.col.date": "Datum",
+        "player.col.opponent": "Gegner",
+        "player.col.length": "Punkte",
+        "player.col.variant": "Variante",
+        "player.col.result": "Ergebnis",
+        "player.col.rating": "Wertung ±",
+        "player.col.luck": "Glück",
+        "player.result.won": "gewonnen",
+        "player.result.lost": "verloren",
+        "player.result.active": "läuft",
+        "player.link.match": "Match",
+        "player.link.audit": "Würfelprüfung",
+        "player.link.analysis": "Analyse",
+        "player.prev": "← neuere",
+        "player.next": "ältere →",
+        "player.page": "Seite {page} von {pages}",
+        "player.dice": "Eigene Würfe",
+        "player.dice.none": "Noch kein aufgedeckter Wurf.",
+        "player.dice.intro": (
+            "Die {rolls} aufgedeckten Würfe dieses Spielers (nicht die der "
+            "Gegner), geprüft wie auf der Seite der Würfelstatistik:"
+        ),
+        "player.pr": "PR-Verlauf",
+        "player.pr.none": "Noch kein analysiertes Match.",
+        "player.pr.range": (
+            "PR jedes der {count} analysierten Matches, ältestes zuerst, "
+            "von {low} bis {high} (niedriger ist besser)."
+        ),
+        "leaderboard.title": "Bestenliste",
+        "leaderboard.rule": (
+            "Volle Konten mit mindestens {min} gewerteten Matches in dieser Variante; Gäste "
+            "spielen ohne Wertung."
+        ),
+        "leaderboard.how": "Wie die Wertung funktioniert",
+        "leaderboard.empty": "Noch niemand hat genug gewertete Matches.",
+        "leaderboard.col.player": "Spieler",
+        "leaderboard.col.rating": "Wertung",
+        "leaderboard.col.matches": "Gewertete Matches",
+        "ratings.title": "Wertungen",
+        "ratings.intro": (
+            "Jedes volle Konto hat eine Wertung je Variante (Backgammon, Nackgammon und "
+            "Hypergammon getrennt), beginnend bei 1500. Sie ändert sich einmal, wenn ein "
+            "gewertetes Match endet, wie auch immer es endet: Abtragen, ein abgelehntes Doppel, "
+            "Aufgabe oder abgelaufene Uhr. Gäste und Partien gegen den Computer werden nicht "
+            "gewertet; ein unbeendetes Match ändert nichts."
+        ),
+        "ratings.fibs": (
+            "Die Skala ist die der FIBS-Formel: Wer D Punkte über dem Gegner steht, gewinnt ein "
+            "Match auf n Punkte mit der Wahrscheinlichkeit 1 / (1 + 10^(−D·√n / 2000))."
+        ),
+        "ratings.glicko": (
+            "Die Wertung bewegt sich nach Glicko-2 (Mark Glickman): Neben der Wertung führt sie "
+            "eine Abweichung, wie sicher sie ist; so bewegt sich die Wertung neuer Spieler "
+            "schnell und die erfahrener langsam. Jedes Match zählt mit dem Gewicht seiner Länge: "
+            "ein Match auf n Punkte wiegt √n / 5, sodass ein Wertungsunterschied dieselbe "
+            "Gewinnchance vorhersagt wie bei FIBS."
+        ),
+        "ratings.why": (
+            "Gewählt haben wir sie, indem wir Spieler bekannter Stärke simuliert haben: Sie "
+            "ordnet sie so gut wie FIBS und sagt Ergebnisse besser voraus. Zahlen und Formeln "
+            "stehen in docs/ratings.md im Quelltext."
+        ),
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -893,6 +1046,81 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.void": "無効",
         "log.check": "この対戦のすべての葉と証明を署名済みヘッドに照らして確認する：",
         "fair.log_key": "ダイスログのツリーヘッドに署名する公開ログ鍵（Ed25519）：",
+        # Ratings, profiles and leaderboards (issue 23)
+        "player.guest": "ゲストです。ゲストの対局はレーティング対象外です。",
+        "player.ratings": "レーティング",
+        "player.unrated": "まだレーティング対象の対局がありません（全員 1500 から始まります）。",
+        "player.unrated.short": "対象外",
+        "player.variant.standard": "バックギャモン",
+        "player.variant.nackgammon": "ナックギャモン",
+        "player.variant.hypergammon": "ハイパーギャモン",
+        "player.rating.line": (
+            "レーティング {rating}（偏差 ±{deviation}）、レーティング対局 {matches} 回、経験値 "
+            "{experience}。"
+        ),
+        "player.plot": "{variant} のレーティング推移（対局ごと）",
+        "player.plot.range": "レーティング対局ごとの推移：{low} から {high}。",
+        "player.matches": "対局",
+        "player.no_matches": "まだ対局がありません。",
+        "player.col.date": "日付",
+        "player.col.opponent": "相手",
+        "player.col.length": "ポイント",
+        "player.col.variant": "種類",
+        "player.col.result": "結果",
+        "player.col.rating": "レーティング増減",
+        "player.col.luck": "運",
+        "player.result.won": "勝ち",
+        "player.result.lost": "負け",
+        "player.result.active": "対局中",
+        "player.link.match": "対局",
+        "player.link.audit": "ダイス監査",
+        "player.link.analysis": "分析",
+        "player.prev": "← 新しい対局",
+        "player.next": "古い対局 →",
+        "player.page": "{pages} ページ中 {page} ページ",
+        "player.dice": "本人のダイス",
+        "player.dice.none": "公開されたロールはまだありません。",
+        "player.dice.intro": (
+            "このプレイヤー自身の公開済みロール {rolls} "
+            "回（相手のものは除く）を、ダイス記録のページと同じ方法で検定しました："
+        ),
+        "player.pr": "PR の推移",
+        "player.pr.none": "分析済みの対局はまだありません。",
+        "player.pr.range": (
+            "分析済み対局 {count} 局の PR（古い順）：{low} から {high}（低いほど良い）。"
+        ),
+        "leaderboard.title": "ランキング",
+        "leaderboard.rule": (
+            "この種類でレーティング対局を {min} 回以上終えた正規アカウント。ゲストは対象外です。"
+        ),
+        "leaderboard.how": "レーティングの仕組み",
+        "leaderboard.empty": "まだ条件を満たすプレイヤーがいません。",
+        "leaderboard.col.player": "プレイヤー",
+        "leaderboard.col.rating": "レーティング",
+        "leaderboard.col.matches": "レーティング対局数",
+        "ratings.title": "レーティング",
+        "ratings.intro": (
+            "正規アカウントには種類ごと（バックギャモン、ナックギャモン、ハイパーギャモンは別々）"
+            "のレーティングがあり、1500 "
+            "から始まります。レーティング対局が終わると、終わり方（ベアオフ、ダブルのパス、投了、"
+            "時間切れ）にかかわらず一度だけ変わります。ゲストとコンピューター相手の対局は対象外で"
+            "、終わっていない対局は何も変えません。"
+        ),
+        "ratings.fibs": (
+            "尺度は FIBS の式と同じです。相手より D 点高いプレイヤーが n "
+            "ポイントマッチに勝つ確率は 1 / (1 + 10^(−D·√n / 2000)) です。"
+        ),
+        "ratings.glicko": (
+            "レーティングは Glicko-2（Mark Glickman）で動きます。レーティングのほかに確かさを表す"
+            "偏差を持つので、新しいプレイヤーは速く、落ち着いたプレイヤーはゆっくり動きます。各対"
+            "局は長さに応じた重み（n ポイントで √n / 5）で数えるので、レーティング差は FIBS "
+            "と同じ勝率を予測します。"
+        ),
+        "ratings.why": (
+            "強さの分かっているプレイヤーをシミュレーションして選びました。FIBS "
+            "と同じくらい正しく順位をつけ、結果をよりよく予測します。数値と式はソースの "
+            "docs/ratings.md にあります。"
+        ),
     },
 }
 

@@ -17,6 +17,7 @@ from boardgammon.bots import levels
 from boardgammon.engine.board import Variant
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
+from boardgammon.server import ratings
 from boardgammon.server.auth import current_user
 from boardgammon.server.bodies import RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
@@ -50,6 +51,11 @@ class SeekIn(RequestBody):
                                                 " null for no clock")
     days: CorrespondenceDays | None = Field(None, description="correspondence: days per move")
     invite: Username | None = Field(None, description="invite this player only")
+    rated: bool = Field(False, description="a rated match (full accounts only)")
+    min_rating: float | None = Field(None, ge=0, le=5000, description="rated: the lowest "
+                                     "rating in this variant that may accept")
+    max_rating: float | None = Field(None, ge=0, le=5000, description="rated: the highest "
+                                     "rating in this variant that may accept")
 
 
 class SeekOut(BaseModel):
@@ -62,6 +68,11 @@ class SeekOut(BaseModel):
     days: int | None
     invite: str | None
     join_url: str
+    rated: bool
+    min_rating: float | None
+    max_rating: float | None
+    owner_rating: float | None = Field(description="the owner's rating in the seek's "
+                                                   "variant; null for a guest")
 
 
 class ComputerIn(RequestBody):
@@ -135,10 +146,14 @@ def _names(session: Session, some_ids: Iterable[int | None]) -> dict[int, str]:
 
 def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
     names = _names(session, [i for s in seeks for i in (s.owner_id, s.invite_id)])
+    rated = {variant: ratings.ratings_of(session, [s.owner_id for s in seeks], variant)
+             for variant in {s.variant for s in seeks}}
     return [SeekOut(id=s.id, owner=names.get(s.owner_id, "?"), length=s.length,
                     variant=s.variant, mode=s.mode, clock=s.clock, days=s.days,
                     invite=names.get(s.invite_id) if s.invite_id else None,
-                    join_url=f"/join/{s.id}") for s in seeks]
+                    join_url=f"/join/{s.id}", rated=s.rated, min_rating=s.min_rating,
+                    max_rating=s.max_rating, owner_rating=rated[s.variant].get(s.owner_id))
+            for s in seeks]
 
 
 def summaries(session: Session, user: User, request: Request) -> list[MatchSummary]:
@@ -191,10 +206,19 @@ def lobby(request: Request, user: User = Depends(current_user),
 
 
 @router.post("/api/seeks", status_code=201, response_model=SeekOut,
-             responses=responses(401, 404))
+             responses=responses(401, 403, 404))
 def create_seek(body: SeekIn, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> SeekOut:
-    """Post an open seek, or invite one player (``invite``); share ``join_url`` as a link."""
+    """Post an open seek, or invite one player (``invite``); share ``join_url`` as a link.
+    A rated seek (``rated``) may ask for a range of the opponent's rating."""
+    if body.rated and user.guest:
+        raise NotAllowed("guests play unrated: sign up (keeping your matches) to post a rated "
+                         "seek", ErrorCode.GUEST_UNRATED)
+    if not body.rated and (body.min_rating is not None or body.max_rating is not None):
+        raise Invalid("a rating range is for rated seeks only")
+    if body.min_rating is not None and body.max_rating is not None \
+            and body.min_rating > body.max_rating:
+        raise Invalid(f"min_rating {body.min_rating:g} is above max_rating {body.max_rating:g}")
     if body.mode == "live":
         if body.days is not None:
             raise Invalid("days are for correspondence matches")
@@ -215,7 +239,8 @@ def create_seek(body: SeekIn, user: User = Depends(current_user),
                 variant=body.variant, mode=body.mode, clock=body.clock,
                 days=(body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None,
                 invite_id=invitee.id if invitee else None, state="open",
-                created_at=datetime.now(UTC))
+                created_at=datetime.now(UTC), rated=body.rated, min_rating=body.min_rating,
+                max_rating=body.max_rating)
     session.add(seek)
     session.commit()
     return _seeks_out(session, [seek])[0]
@@ -233,6 +258,7 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
         raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
         raise NotAllowed("this invitation is for another player", ErrorCode.NOT_INVITED)
+    ratings.check_seek(session, seek, user)
     taken = rowcount(session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
                                      .values(state="accepted")))
     if taken != 1:
@@ -245,6 +271,8 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
         session, (Seat(owner.id, owner.username), Seat(user.id, user.username)), seek.length,
         seek.variant, seek.mode, seek.clock, seek.days)
     session.execute(update(Seek).where(Seek.id == seek_id).values(match_id=match_id))
+    if seek.rated:
+        ratings.mark_rated(session, match_id)
     session.commit()
     return MatchCreated(match_id=match_id)
 

@@ -53,7 +53,7 @@ from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.match import Match
-from boardgammon.server import dice_record, match_dice
+from boardgammon.server import dice_record, match_dice, ratings
 from boardgammon.server.actions import (
     AcceptResignAction,
     ClientAction,
@@ -475,7 +475,12 @@ class MatchService:
         return StepResult(events, cached.version)
 
     def _match_end(self, s: Session, cached: CachedMatch) -> MatchEndEvent:
+        """The match just ended (in this transaction, once): rate it, if rated, and say so."""
         match_id = cached.info.match_id
+        info, winner = cached.info, cached.match.winner
+        if winner is not None:
+            ratings.record_result(s, match_id, (info.seats[0].user_id, info.seats[1].user_id),
+                                  winner, info.length, info.variant)
         return match_end_event(cached.match.winner, cached.match.score,
                                dice_record.chain_head(s, match_id), match_id)
 

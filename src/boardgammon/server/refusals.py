@@ -52,6 +52,9 @@ class ErrorCode(StrEnum):
     LINK_MISMATCH = "link_mismatch"
     ANCHOR_REGISTERED = "anchor_registered"
     BAD_SIGNATURE = "bad_signature"
+    # Ratings (issue 23)
+    GUEST_UNRATED = "guest_unrated"
+    OUTSIDE_RATING_RANGE = "outside_rating_range"
 
 
 class Refusal(Exception):

@@ -29,6 +29,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -171,6 +172,10 @@ class Seek(Base):
     state: Mapped[str] = mapped_column(String(10), index=True)
     match_id: Mapped[str | None] = mapped_column(String(68))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Ratings (migration 0009): a rated seek, and the owner's range for the opponent's rating.
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    min_rating: Mapped[float | None] = mapped_column(Float)
+    max_rating: Mapped[float | None] = mapped_column(Float)
 
 
 class MatchRow(Base):
@@ -403,3 +408,43 @@ class LogCosignature(Base):
     witness_key: Mapped[str] = mapped_column(String(64), primary_key=True)
     signature: Mapped[str] = mapped_column(String(128))
     received_at: Mapped[datetime] = mapped_column(UTCDateTime())
+class PlayerRating(Base):
+    """A player's rating in one variant (Glicko-2 adapted to match length,
+    :mod:`boardgammon.ratings.glicko`): ``rating`` and ``deviation`` in rating points,
+    ``volatility`` on Glickman's scale, ``experience`` the sum of the lengths of the rated
+    matches finished (as FIBS counts it), ``matches`` their number. No row: never rated (1500)."""
+
+    __tablename__ = "player_ratings"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(12), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float, index=True)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    experience: Mapped[int] = mapped_column(Integer)
+    matches: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RatedMatch(Base):
+    """A rated match (from a rated seek): ``rated_at`` is set, exactly once, in the
+    transaction that ends the match and changes both ratings (a second writer finds it set)."""
+
+    __tablename__ = "rated_matches"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class RatingChange(Base):
+    """One player's rating before and after one rated match: the rating history."""
+
+    __tablename__ = "rating_changes"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True, index=True)
+    variant: Mapped[str] = mapped_column(String(12))
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

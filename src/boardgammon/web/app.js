@@ -8,6 +8,7 @@ import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
+import { ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 
 const LOBBY_POLL_MS = 2000;
 
@@ -187,7 +188,8 @@ class LobbyPage {
     this.lists = h("div", { class: "lists" });
     this.error = h("p", { class: "error", role: "alert" });
     fill(app.main, h("section", { class: "lobby" },
-      h("h1", {}, t("lobby.title")), this.error, app.user.guest ? upgradeForm() : null,
+      h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
+      app.user.guest ? upgradeForm() : null,
       this.lists, h("div", { class: "forms" })));
     this.start();
   }
@@ -240,7 +242,7 @@ class LobbyPage {
   renderLists(lobby) {
     const seekItem = (seek) => {
       const own = seek.owner === app.user.username;
-      return h("li", { "data-seek": seek.id }, seekText(seek),
+      return h("li", { "data-seek": seek.id }, seekText(seek), seekRating(seek),
         seek.invite ? ` · ${t("lobby.invited", { name: seek.invite })}` : "", " ",
         own ? h("button", { type: "button", "data-action": "withdraw", onclick: async () => {
           await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => (this.error.textContent = errorText(e)));
@@ -291,7 +293,7 @@ class LobbyPage {
         await request("POST", "/api/seeks", {
           length: Number(f.get("length")), variant: f.get("variant"), mode: f.get("mode"),
           clock: live ? f.get("clock") : null, days: live ? null : Number(f.get("days")),
-          invite: f.get("invite") || null,
+          invite: f.get("invite") || null, ...ratedBody(f),
         });
         await this.load();
       } catch (err) {
@@ -301,6 +303,7 @@ class LobbyPage {
     h("h2", {}, t("lobby.create")),
     lengthField(), field(t("lobby.variant"), variants()),
     field(t("lobby.mode"), mode), clockField, daysField, field(t("lobby.invite"), invite),
+    ratedFields(field),
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
     const botForm = h("form", { class: "computer", onsubmit: once(async () => {

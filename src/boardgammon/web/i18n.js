@@ -235,6 +235,14 @@ const STRINGS = {
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "What is a dance?",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "rated",
+    "ratings.range": "rated {low}–{high}",
+    "ratings.rated.ask": "Rated",
+    "ratings.min": "Opponent's rating from",
+    "ratings.max": "Opponent's rating up to",
+    "ratings.leaderboard": "Leaderboard",
+    "ratings.profile": "My profile",
   },
   de: {
     "app.title": "Boardgammon",
@@ -468,6 +476,14 @@ const STRINGS = {
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "Was heißt Tanzen?",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "gewertet",
+    "ratings.range": "gewertet {low}–{high}",
+    "ratings.rated.ask": "Gewertet",
+    "ratings.min": "Wertung des Gegners ab",
+    "ratings.max": "Wertung des Gegners bis",
+    "ratings.leaderboard": "Bestenliste",
+    "ratings.profile": "Mein Profil",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -683,6 +699,14 @@ const STRINGS = {
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "ダンスとは？",
+    // Ratings, profiles and leaderboards (issue 23)
+    "ratings.rated": "レーティング対象",
+    "ratings.range": "レーティング対象 {low}–{high}",
+    "ratings.rated.ask": "レーティング対象",
+    "ratings.min": "相手のレーティング（下限）",
+    "ratings.max": "相手のレーティング（上限）",
+    "ratings.leaderboard": "ランキング",
+    "ratings.profile": "自分のプロフィール",
   },
 };
 

@@ -2,7 +2,7 @@
 its complete subtrees, its size, its signed heads and the witnesses' co-signatures.
 
 Revision ID: 0011_dice_log
-Revises: 0008_dice_report_requests
+Revises: 0009_ratings
 Create Date: 2026-12-02
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from boardgammon.server.tables import UTCDateTime
 
 revision = "0011_dice_log"
-down_revision = "0008_dice_report_requests"
+down_revision = "0009_ratings"
 branch_labels = None
 depends_on = None
 
