@@ -476,7 +476,7 @@ class MatchService:
 
     def _match_end(self, s: Session, cached: CachedMatch) -> MatchEndEvent:
         match_id = cached.info.match_id
-        return match_end_event(cached.match.winner, cached.match.score,
+        return match_end_event(cached.match.winner, cached.match.final_score,
                                dice_record.chain_head(s, match_id), match_id)
 
     def _bot_step(self, s: Session, cached: CachedMatch,
