@@ -1,0 +1,234 @@
+"""The match screen in Chromium against a real server (issue 22): after every play the other
+player sees it marked with the dice that were played, the computer's dice and play are shown,
+the move list equals the match's ``.mat`` export line for line, the result dialog comes into
+view with the right final score and no Crawford badge, and at phone widths every control is
+at least 44 × 44 px with no horizontal scroll. Screenshots go to test-output/web/."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from test_web_live import new_page, register
+from webpage import play_by_tapping, seen, wait_gone
+
+from boardgammon.engine import Play
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LIMIT_S = 400
+
+
+def state_of(page, match_id: str) -> dict:
+    return page.request.get(f"/api/matches/{match_id}").json()
+
+
+def shown_last_play(page) -> dict:
+    """What the page shows of the last play: its line, the marks' points, the kept dice."""
+    return page.evaluate("""() => ({
+      text: document.querySelector('.last-play').textContent,
+      from: [...document.querySelectorAll('svg.board [data-last-from]')].map(e => +e.dataset.lastFrom),
+      to: [...document.querySelectorAll('svg.board [data-last-to]')].map(e => +e.dataset.lastTo),
+      hit: [...document.querySelectorAll('svg.board [data-last-hit]')].map(e => +e.dataset.lastHit),
+      dice: [...document.querySelectorAll('svg.board .die.last')].map(e => +e.dataset.die),
+    })""")
+
+
+def check_last_play(page, last: dict, viewer: int) -> None:
+    """``page`` (the seat ``viewer``) shows ``last`` (the state's last_play): the line names the
+    dice and the play, the marks sit on its points in the viewer's numbering, and the dice
+    stay on the board."""
+    page.wait_for_function(
+        "([d, p]) => document.querySelector('.last-play').textContent.includes(d)"
+        " && document.querySelector('.last-play').textContent.includes(p)",
+        arg=["-".join(map(str, last["dice"])), last["play"]])
+
+    def view(p: int) -> int:
+        return p if last["seat"] == viewer or p in (0, 25) else 25 - p
+
+    shown = shown_last_play(page)
+    assert sorted(shown["from"]) == sorted(view(m[0]) for m in last["moves"])
+    assert sorted(shown["to"]) == sorted(view(m[1]) for m in last["moves"])
+    assert sorted(shown["hit"]) == sorted(view(m[1]) for m in last["moves"] if m[2])
+    a, b = last["dice"]
+    assert sorted(shown["dice"]) == sorted([a] * 4 if a == b else [a, b])
+
+
+def mat_lines(text: str) -> list[list[tuple[str, str]]]:
+    """Per game, each numbered line of a ``.mat`` text as (left, right) column texts."""
+    games: list[list[tuple[str, str]]] = []
+    for line in text.splitlines():
+        if re.match(r"^ Game \d+$", line):
+            games.append([])
+        elif m := re.match(r"^\s*\d+\) (.*)$", line):
+            body = re.sub(r"\s*Wins \d+ points?$", "", m.group(1))
+            games[-1].append((body[:28].strip(), body[28:].strip()))
+    return games
+
+
+def same_entry(shown: str, mat: str) -> bool:
+    """A move-list entry (standard notation) and a .mat column say the same turn."""
+    if not mat or not shown:
+        return mat == shown
+    if m := re.fullmatch(r"(\d\d): ?(.*)", mat):
+        s = re.fullmatch(r"(\d\d):(?: (.*))?", shown)
+        if not s or s.group(1) != m.group(1):
+            return False
+        steps = [(int(a), int(b), bool(h)) for a, b, h in
+                 re.findall(r"(\d+)/(\d+)(\*?)", m.group(2))]
+        play = s.group(2) or ""
+        return (not steps and play in ("", "cannot move")) or Play.parse(play) == Play(steps)
+    return {"Takes": "Takes", "Drops": "Drops"}.get(mat, mat.replace("Doubles =>", "Doubles to")) \
+        == shown
+
+
+def move_list(page) -> list[list[tuple[str, str]]]:
+    return page.evaluate("""() => [...document.querySelectorAll('.move-list .moves-game')].map(
+      g => [...g.querySelectorAll('.turns li')].map(li => [...li.querySelectorAll('.cell')].map(
+        c => (c.querySelector('.turn-entry') || c).textContent.trim())))""")
+
+
+def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
+        browser, live_server, output_dir):
+    ann = new_page(browser, live_server, width=1280)
+    register(ann, "ann_screen")
+    bob = new_page(browser, live_server, width=390)
+    register(bob, "bob_screen")
+    ann.select_option('form.create select[name="length"]', "1")
+    ann.click('form.create [data-action="post-seek"]')
+    bob.goto(ann.locator(".join-url code").inner_text())
+    bob.click('section.join [data-action="accept"]')
+    bob.wait_for_selector("svg.board")
+    ann.wait_for_selector("svg.board", timeout=10_000)
+    match_id = bob.url.rsplit("/", 1)[1]
+    seat = {p: state_of(p, match_id)["you"] for p in (ann, bob)}
+    pages = [ann, bob]
+    plays = 0
+    deadline = time.monotonic() + LIMIT_S
+    while not all(seen(p)["result"] for p in pages):
+        assert time.monotonic() < deadline, "the match did not end in time"
+        acted = False
+        for page in pages:
+            other = bob if page is ann else ann
+            now = seen(page)
+            if now["busy"]:
+                continue
+            if now["roll"]:
+                page.click('[data-action="roll"]')
+                wait_gone(page, "roll")
+            elif now["answer"]:
+                page.click(f'[data-action="{now["answer"]}"]')
+                wait_gone(page, now["answer"])
+            elif now["dance"] or now["movable"]:
+                if now["dance"]:
+                    page.click('[data-action="dance"]')
+                    wait_gone(page, "dance")
+                else:
+                    play_by_tapping(page)
+                    page.click('[data-action="send"]')
+                    wait_gone(page, "send")
+                last = state_of(page, match_id)["last_play"]
+                if last is not None:  # None: the play ended the game
+                    check_last_play(other, last, seat[other])
+                    check_last_play(page, last, seat[page])
+                    if plays == 2:
+                        ann.screenshot(path=str(output_dir / "screen-last-play-desktop.png"))
+                        bob.screenshot(path=str(output_dir / "screen-last-play-390.png"),
+                                       full_page=True)
+                plays += 1
+            else:
+                continue
+            acted = True
+        if not acted:
+            ann.wait_for_timeout(30)
+    assert plays >= 6
+
+    mat = mat_lines(ann.request.get(f"/api/matches/{match_id}/export.mat").text())
+    for page in pages:
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.move-list .turns li').length === n",
+            arg=sum(len(g) for g in mat))
+        shown = move_list(page)
+        assert [len(g) for g in shown] == [len(g) for g in mat]
+        for shown_game, mat_game in zip(shown, mat, strict=True):
+            for (left, right), (mat_left, mat_right) in zip(shown_game, mat_game, strict=True):
+                assert same_entry(left, mat_left), (left, mat_left)
+                assert same_entry(right, mat_right), (right, mat_right)
+        # every roll in the list has its verdict, linked to its row on the audit page
+        page.wait_for_function("() => !document.querySelector('.move-list .roll-check.pending')")
+        links = page.eval_on_selector_all(".move-list .roll-check", "els => els.map(e => "
+                                          "[e.textContent, e.getAttribute('href')])")
+        assert links and all(t == "✓" and re.fullmatch(
+            rf"/audit/{match_id}\?lang=en#\S+", h) for t, h in links), links
+
+        # the result dialog is in view, with the right final score and no Crawford badge
+        final = state_of(page, match_id)
+        box = page.locator("section.result").bounding_box()
+        assert box is not None and 0 <= box["y"] < page.viewport_size["height"] / 2
+        you = seat[page]
+        score = final["result"]["score"]
+        assert sorted(score) == [0, 1]  # a 1-point match, whatever the gammons
+        assert page.locator(".result .final-score").inner_text() == \
+            f"Final score {score[you]}–{score[1 - you]}"
+        assert page.locator(".score-line .crawford").count() == 0
+        assert page.locator(".result .audit-link").inner_text() == "Provably fair dice · Verify"
+        assert page.locator(".result .match-id").inner_text() == match_id
+    ann.screenshot(path=str(output_dir / "screen-result-desktop.png"))
+    bob.screenshot(path=str(output_dir / "screen-result-390.png"))
+    ann.screenshot(path=str(output_dir / "screen-moves-desktop.png"), full_page=True)
+    bob.screenshot(path=str(output_dir / "screen-moves-390.png"), full_page=True)
+
+    # a past turn, read-only, and back
+    bob.locator(".move-list button.turn-entry").first.click()
+    bob.wait_for_selector(".past-turn:not([hidden])")
+    bob.screenshot(path=str(output_dir / "screen-past-turn-390.png"))
+    bob.click('[data-action="live"]')
+    bob.wait_for_selector(".past-turn[hidden]", state="attached")
+    ann.context.close()
+    bob.context.close()
+
+
+SMALL = ("button, a[href], select, input, textarea, summary, [role=button]:not(svg *), "
+         "[tabindex]:not([tabindex='-1']):not(svg *)")
+
+
+def undersized(page) -> list:
+    """Visible interactive HTML elements smaller than 44 × 44 px."""
+    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].filter(e => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && (r.width < 44 || r.height < 44);
+      }).map(e => [e.tagName, e.className && e.className.baseVal === undefined ? e.className : '',
+                   e.textContent.trim().slice(0, 30), Math.round(e.getBoundingClientRect().width),
+                   Math.round(e.getBoundingClientRect().height)])""", SMALL)
+
+
+def no_horizontal_scroll(page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 740), (390, 844)])
+def test_phone_tap_targets_and_no_horizontal_scroll(browser, live_server, output_dir, width,
+                                                    height):
+    context = browser.new_context(base_url=live_server, viewport={"width": width,
+                                                                   "height": height})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(live_server + "/")
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    no_horizontal_scroll(page)
+    assert (small := undersized(page)) == [], small
+    page.screenshot(path=str(output_dir / f"screen-lobby-{width}.png"), full_page=True)
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector('svg.board .hit[data-point="24"]', state="attached")
+    page.wait_for_selector('.controls button')
+    no_horizontal_scroll(page)
+    assert (small := undersized(page)) == [], small
+    # A point's target is its whole half-board height; its width is the board's 1/16.
+    heights = page.eval_on_selector_all(
+        "svg.board .hit", "els => els.map(e => e.getBoundingClientRect().height)")
+    assert min(heights) >= 44
+    page.screenshot(path=str(output_dir / f"screen-match-{width}.png"), full_page=True)
+    context.close()
