@@ -42,7 +42,8 @@ def check_last_play(page, last: dict, viewer: int) -> None:
     page.wait_for_function(
         "([d, p]) => document.querySelector('.last-play').textContent.includes(d)"
         " && document.querySelector('.last-play').textContent.includes(p)",
-        arg=["-".join(map(str, last["dice"])), last["play"]])
+        arg=["-".join(map(str, last["dice"])), last["play"]],
+    )
 
     def view(p: int) -> int:
         return p if last["seat"] == viewer or p in (0, 25) else 25 - p
@@ -75,12 +76,14 @@ def same_entry(shown: str, mat: str) -> bool:
         s = re.fullmatch(r"(\d\d):(?: (.*))?", shown)
         if not s or s.group(1) != m.group(1):
             return False
-        steps = [(int(a), int(b), bool(h)) for a, b, h in
-                 re.findall(r"(\d+)/(\d+)(\*?)", m.group(2))]
+        steps = [
+            (int(a), int(b), bool(h)) for a, b, h in re.findall(r"(\d+)/(\d+)(\*?)", m.group(2))
+        ]
         play = s.group(2) or ""
         return (not steps and play in ("", "cannot move")) or Play.parse(play) == Play(steps)
-    return {"Takes": "Takes", "Drops": "Drops"}.get(mat, mat.replace("Doubles =>", "Doubles to")) \
-        == shown
+    return {"Takes": "Takes", "Drops": "Drops"}.get(
+        mat, mat.replace("Doubles =>", "Doubles to")
+    ) == shown
 
 
 def move_list(page) -> list[list[tuple[str, str]]]:
@@ -90,7 +93,8 @@ def move_list(page) -> list[list[tuple[str, str]]]:
 
 
 def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
-        browser, live_server, output_dir):
+    browser, live_server, output_dir
+):
     ann = new_page(browser, live_server, width=1280)
     register(ann, "ann_screen")
     bob = new_page(browser, live_server, width=390)
@@ -134,8 +138,9 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
                     check_last_play(page, last, seat[page])
                     if plays == 2:
                         ann.screenshot(path=str(output_dir / "screen-last-play-desktop.png"))
-                        bob.screenshot(path=str(output_dir / "screen-last-play-390.png"),
-                                       full_page=True)
+                        bob.screenshot(
+                            path=str(output_dir / "screen-last-play-390.png"), full_page=True
+                        )
                 plays += 1
             else:
                 continue
@@ -148,7 +153,8 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
     for page in pages:
         page.wait_for_function(
             "(n) => document.querySelectorAll('.move-list .turns li').length === n",
-            arg=sum(len(g) for g in mat))
+            arg=sum(len(g) for g in mat),
+        )
         shown = move_list(page)
         assert [len(g) for g in shown] == [len(g) for g in mat]
         for shown_game, mat_game in zip(shown, mat, strict=True):
@@ -157,10 +163,12 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
                 assert same_entry(right, mat_right), (right, mat_right)
         # every roll in the list has its verdict, linked to its row on the audit page
         page.wait_for_function("() => !document.querySelector('.move-list .roll-check.pending')")
-        links = page.eval_on_selector_all(".move-list .roll-check", "els => els.map(e => "
-                                          "[e.textContent, e.getAttribute('href')])")
-        assert links and all(t == "✓" and re.fullmatch(
-            rf"/audit/{match_id}\?lang=en#\S+", h) for t, h in links), links
+        links = page.eval_on_selector_all(
+            ".move-list .roll-check", "els => els.map(e => [e.textContent, e.getAttribute('href')])"
+        )
+        assert links and all(
+            t == "✓" and re.fullmatch(rf"/audit/{match_id}\?lang=en#\S+", h) for t, h in links
+        ), links
 
         # the result dialog is in view, with the right final score and no Crawford badge
         final = state_of(page, match_id)
@@ -169,8 +177,10 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
         you = seat[page]
         score = final["result"]["score"]
         assert sorted(score) == [0, 1]  # a 1-point match, whatever the gammons
-        assert page.locator(".result .final-score").inner_text() == \
-            f"Final score {score[you]}–{score[1 - you]}"
+        assert (
+            page.locator(".result .final-score").inner_text()
+            == f"Final score {score[you]}–{score[1 - you]}"
+        )
         assert page.locator(".score-line .crawford").count() == 0
         assert page.locator(".result .audit-link").inner_text() == "Provably fair dice · Verify"
         assert page.locator(".result .match-id").inner_text() == match_id
@@ -189,18 +199,23 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
     bob.context.close()
 
 
-SMALL = ("button, a[href], select, input, textarea, summary, [role=button]:not(svg *), "
-         "[tabindex]:not([tabindex='-1']):not(svg *)")
+SMALL = (
+    "button, a[href], select, input, textarea, summary, [role=button]:not(svg *), "
+    "[tabindex]:not([tabindex='-1']):not(svg *)"
+)
 
 
 def undersized(page) -> list:
     """Visible interactive HTML elements smaller than 44 × 44 px."""
-    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].filter(e => {
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].filter(e => {
         const r = e.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && (r.width < 44 || r.height < 44);
       }).map(e => [e.tagName, e.className && e.className.baseVal === undefined ? e.className : '',
                    e.textContent.trim().slice(0, 30), Math.round(e.getBoundingClientRect().width),
-                   Math.round(e.getBoundingClientRect().height)])""", SMALL)
+                   Math.round(e.getBoundingClientRect().height)])""",
+        SMALL,
+    )
 
 
 def no_horizontal_scroll(page) -> None:
@@ -208,10 +223,10 @@ def no_horizontal_scroll(page) -> None:
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 740), (390, 844)])
-def test_phone_tap_targets_and_no_horizontal_scroll(browser, live_server, output_dir, width,
-                                                    height):
-    context = browser.new_context(base_url=live_server, viewport={"width": width,
-                                                                   "height": height})
+def test_phone_tap_targets_and_no_horizontal_scroll(
+    browser, live_server, output_dir, width, height
+):
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height})
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
     page.goto(live_server + "/")
@@ -223,12 +238,13 @@ def test_phone_tap_targets_and_no_horizontal_scroll(browser, live_server, output
     page.select_option('form.computer select[name="length"]', "1")
     page.click('form.computer [data-action="play-computer"]')
     page.wait_for_selector('svg.board .hit[data-point="24"]', state="attached")
-    page.wait_for_selector('.controls button')
+    page.wait_for_selector(".controls button")
     no_horizontal_scroll(page)
     assert (small := undersized(page)) == [], small
     # A point's target is its whole half-board height; its width is the board's 1/16.
     heights = page.eval_on_selector_all(
-        "svg.board .hit", "els => els.map(e => e.getBoundingClientRect().height)")
+        "svg.board .hit", "els => els.map(e => e.getBoundingClientRect().height)"
+    )
     assert min(heights) >= 44
     page.screenshot(path=str(output_dir / f"screen-match-{width}.png"), full_page=True)
     context.close()
