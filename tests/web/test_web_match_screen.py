@@ -26,13 +26,16 @@ def state_of(page, match_id: str) -> dict:
 
 def shown_last_play(page) -> dict:
     """What the page shows of the last play: its line, the marks' points, the kept dice."""
-    return page.evaluate("""() => ({
-      text: document.querySelector('.last-play').textContent,
-      from: [...document.querySelectorAll('svg.board [data-last-from]')].map(e => +e.dataset.lastFrom),
-      to: [...document.querySelectorAll('svg.board [data-last-to]')].map(e => +e.dataset.lastTo),
-      hit: [...document.querySelectorAll('svg.board [data-last-hit]')].map(e => +e.dataset.lastHit),
-      dice: [...document.querySelectorAll('svg.board .die.last')].map(e => +e.dataset.die),
-    })""")
+    return page.evaluate("""() => {
+      const all = (sel, key) => [...document.querySelectorAll(sel)].map(e => +e.dataset[key]);
+      return {
+        text: document.querySelector('.last-play').textContent,
+        from: all('svg.board [data-last-from]', 'lastFrom'),
+        to: all('svg.board [data-last-to]', 'lastTo'),
+        hit: all('svg.board [data-last-hit]', 'lastHit'),
+        dice: all('svg.board .die.last', 'die'),
+      };
+    }""")
 
 
 def check_last_play(page, last: dict, viewer: int) -> None:
