@@ -67,7 +67,13 @@ def mat_lines(text: str) -> list[list[tuple[str, str]]]:
             games.append([])
         elif m := re.match(r"^\s*\d+\) (.*)$", line):
             body = re.sub(r"\s*Wins \d+ points?$", "", m.group(1))
-            games[-1].append((body[:28].strip(), body[28:].strip()))
+            if not body[:28].strip():  # the left column empty
+                games[-1].append(("", body.strip()))
+                continue
+            # a left entry longer than its column pushes the right one along, as gnubg writes
+            entry = re.match(r"(\d\d:(?: \d+/\d+\*?)*|Doubles => \d+|Takes|Drops)\s*(.*)$", body)
+            assert entry, line
+            games[-1].append((entry.group(1), entry.group(2).strip()))
     return games
 
 
@@ -198,6 +204,22 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
     bob.screenshot(path=str(output_dir / "screen-past-turn-390.png"))
     bob.click('[data-action="live"]')
     bob.wait_for_selector(".past-turn[hidden]", state="attached")
+
+    # Rematch: bob asks, ann sees the offer and agrees; both go to the new match, colours swapped
+    bob.click('[data-action="rematch"]')
+    bob.wait_for_selector(".rematch-wait")
+    ann.wait_for_selector('[data-action="rematch"]:has-text("accept")', timeout=10_000)
+    ann.screenshot(path=str(output_dir / "screen-rematch-offer-desktop.png"))
+    ann.click('[data-action="rematch"]')
+    for page in pages:
+        page.wait_for_url(re.compile(r".*/match/(?!" + match_id + r")mat_\w+$"), timeout=10_000)
+    assert ann.url == bob.url
+    new = state_of(ann, ann.url.rsplit("/", 1)[1])
+    old = state_of(ann, match_id)
+    assert [p["username"] for p in new["players"]] == [
+        p["username"] for p in reversed(old["players"])
+    ]
+    assert (new["length"], new["variant"], new["mode"]) == (1, old["variant"], "live")
     ann.context.close()
     bob.context.close()
 
@@ -250,4 +272,116 @@ def test_phone_tap_targets_and_no_horizontal_scroll(
     )
     assert min(heights) >= 44
     page.screenshot(path=str(output_dir / f"screen-match-{width}.png"), full_page=True)
+    context.close()
+
+
+def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
+    browser, live_server, output_dir
+):
+    page = new_page(browser, live_server, width=390)
+    page.click('[data-action="guest"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    match_id = page.url.rsplit("/", 1)[1]
+    checked = []
+    shown = None
+    deadline = time.monotonic() + LIMIT_S
+    while True:
+        assert time.monotonic() < deadline, "the match did not end in time"
+        now = seen(page)
+        if now["busy"]:
+            continue
+        if now["roll"] or now["result"]:  # the computer has played: before our next roll
+            last = state_of(page, match_id)["last_play"]
+            if last and last["seat"] == 1 and last != shown:
+                check_last_play(page, last, 0)
+                assert "Computer (easy)" in shown_last_play(page)["text"]
+                if not checked:
+                    page.screenshot(path=str(output_dir / "screen-computer-390.png"))
+                checked.append(last)
+            shown = last
+            if now["result"]:
+                break
+        if now["roll"]:
+            page.click('[data-action="roll"]')
+            wait_gone(page, "roll")
+        elif now["answer"]:
+            page.click(f'[data-action="{now["answer"]}"]')
+            wait_gone(page, now["answer"])
+        elif now["dance"]:
+            page.click('[data-action="dance"]')
+            wait_gone(page, "dance")
+        elif now["movable"]:
+            play_by_tapping(page)
+            page.click('[data-action="send"]')
+            wait_gone(page, "send")
+        else:
+            page.wait_for_timeout(50)
+    assert len(checked) >= 2
+    # the computer always agrees to a rematch: it opens at once, colours swapped
+    page.click('[data-action="rematch"]')
+    page.wait_for_url(re.compile(r".*/match/(?!" + match_id + r")mat_\w+$"), timeout=10_000)
+    new = state_of(page, page.url.rsplit("/", 1)[1])
+    assert new["you"] == 1 and new["players"][0]["bot"] == "easy"
+    page.context.close()
+
+
+def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, output_dir):
+    """The dice are forced by standing in for the server (Playwright routing) with states and
+    move lists the server's own builders make from an engine match: 4-4, then 3-5."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID
+
+    from boardgammon.engine import Match
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from boardgammon.server.move_list import move_list
+
+    match = Match(1, players=("ann", "bob"))
+    info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None, None)
+
+    def now() -> tuple[dict, dict]:
+        return (
+            dict(build_state(info, match, [], 0, 0.0, lambda t: t)),
+            {"games": move_list(match)},
+        )
+
+    class WithMoves(StandIn):
+        def handle(self, route, request):
+            if request.url.endswith(f"/api/matches/{MATCH_ID}/moves"):
+                return self.json(route, self.moves)
+            return super().handle(route, request)
+
+    match.roll_opening(4, 4)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    state, moves = now()
+    stand_in = WithMoves(page, state)
+    stand_in.moves = moves
+    page.goto(f"{static_url}/match/{MATCH_ID}")
+    page.wait_for_selector("text=Opening roll: ann 4 · bob 4, a tie: rolled again")
+    assert sorted(
+        page.eval_on_selector_all("svg.board .die.last", "e => e.map(d => +d.dataset.die)")
+    ) == [4, 4]
+    assert "tied at 4-4" in page.locator(".status").inner_text()
+    page.screenshot(path=str(output_dir / "screen-opening-tie-390.png"))
+
+    match.roll_opening(3, 5)  # bob wins the opening and plays 5-3
+    stand_in.state, stand_in.moves = now()
+    page.click('[data-action="flip"]')  # the board's direction, remembered on this device
+    assert page.locator("svg.board g.flipped").count() == 1
+    page.click('[data-action="colours"]')
+    page.reload()
+    page.wait_for_selector("text=Opening roll: ann 3 · bob 5")
+    assert page.locator("svg.board g.flipped").count() == 1
+    assert page.get_attribute("svg.board", "class") == "board colours-reversed"
+    page.screenshot(path=str(output_dir / "screen-flipped-390.png"))
+    assert sorted(
+        page.eval_on_selector_all("svg.board .die", "e => e.map(d => +d.dataset.die)")
+    ) == [3, 5]
+    assert page.locator(".move-list .opening").all_inner_texts() == [
+        "Opening roll: ann 4 · bob 4, a tie: rolled again",
+        "Opening roll: ann 3 · bob 5",
+    ]
     context.close()

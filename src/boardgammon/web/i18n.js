@@ -268,6 +268,9 @@ const STRINGS = {
     "clock.standard": "standard",
     "clock.slow": "slow",
     "clock.preset": "{name} ({delay}s + {reserve}s/pt)",
+    "rematch.ask": "Rematch",
+    "rematch.accept": "Rematch: accept {name}'s offer",
+    "rematch.waiting": "Waiting for {name} to agree…",
   },
   de: {
     "app.title": "Boardgammon",
@@ -534,6 +537,9 @@ const STRINGS = {
     "clock.standard": "Normal",
     "clock.slow": "Langsam",
     "clock.preset": "{name} ({delay} s + {reserve} s/Pkt.)",
+    "rematch.ask": "Revanche",
+    "rematch.accept": "Revanche: Angebot von {name} annehmen",
+    "rematch.waiting": "Warte, bis {name} zustimmt …",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -782,6 +788,9 @@ const STRINGS = {
     "clock.standard": "スタンダード",
     "clock.slow": "スロー",
     "clock.preset": "{name}（{delay} 秒 + 1ポイント {reserve} 秒）",
+    "rematch.ask": "再戦",
+    "rematch.accept": "再戦：{name} の申し出を受ける",
+    "rematch.waiting": "{name} の同意を待っています…",
   },
 };
 

@@ -13,6 +13,7 @@ import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
 import { boardOptions, optionControls } from "./options.js";
+import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
@@ -63,6 +64,7 @@ export class MatchPage {
     clearInterval(this.poll);
     this.socket.close();
     this.notice.destroy();
+    if (this.rematch) this.rematch.stop();
   }
 
   build() {
@@ -195,6 +197,7 @@ export class MatchPage {
   }
 
   movesChanged() {
+    if (this.state.phase === "opening") this.renderBoard();
     this.renderStatus();
     this.renderLastPlay();
   }
@@ -364,7 +367,12 @@ export class MatchPage {
         if (i >= 0) used[i] = true;
       }
       dice = { values, used, side: s.turn === opp ? "them" : "me" };
-    } else if (s.phase !== "match_over" || s.last_play) {
+    } else if (s.phase === "opening") {
+      // After a tie both dice stay in view until the re-roll: one die each, seat 0's first.
+      const openings = this.moves.openings(s.game_number);
+      const last = openings[openings.length - 1];
+      if (last) dice = { values: last, used: [false, false], side: "me", last: true };
+    } else {
       dice = lastDice(s.last_play, me);
     }
     const owner = s.cube.owner;
@@ -582,6 +590,15 @@ export class MatchPage {
     if (!this.result.hidden) this.renderResult();
   }
 
+  /** The Rematch control for a player of the finished match (none for a spectator). */
+  rematchNode() {
+    const { me, player } = this.seats();
+    if (!player) return null;
+    this.rematch ||= new Rematch(this.matchId, me, (seat) => this.name(seat),
+      (id) => this.navigate(`/match/${id}`));
+    return this.rematch.node;
+  }
+
   /** The result dialog at the top of the page, scrolled into view when the match ends: the
    * winner, the final score, the match ID to copy, the audit link, the chain head, the
    * analysis, the rematch and the way back; then the games and the verified rolls. */
@@ -618,6 +635,7 @@ export class MatchPage {
         " ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
       h("p", { class: "result-actions" },
+        this.rematchNode(),
         h("a", { href: "/", "data-link": "", class: "button lobby-link" }, t("result.lobby"))),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
