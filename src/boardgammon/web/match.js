@@ -188,6 +188,7 @@ export class MatchPage {
     this.selected = null;
     this.moves.render(this.viewing);
     this.render();
+    this.pastBar.scrollIntoView({ block: "start" });  // below the list on a phone: bring it up
   }
 
   backToLive() {
@@ -642,12 +643,13 @@ export class MatchPage {
         g.how === "flag"  // a flag scores no points: it ends the match
           ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
-      h("details", { class: "verify-rolls" }, h("summary", {}, t("dice.verify.title")),
-        h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x)))),
       h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
-        h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))));
+        h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),
+      // Last: a long match has dozens of rolls, and everything above must stay in view.
+      h("h3", {}, t("dice.record")),
+      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))));
     if (first) {
       this.result.scrollIntoView({ block: "start" });
       this.result.focus({ preventScroll: true });
