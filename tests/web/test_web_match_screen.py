@@ -362,6 +362,7 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
     state, moves = now()
+    state["turn"] = 0  # ann rolls the re-roll (the stand-in has no dice record to say so)
     stand_in = WithMoves(page, state)
     stand_in.moves = moves
     page.goto(f"{static_url}/match/{MATCH_ID}")
