@@ -9,8 +9,9 @@ import pytest
 
 from boardgammon.engine import Match, Play
 from boardgammon.formats import write_mat
-from boardgammon.server.match_state import last_play
+from boardgammon.server.match_state import games_json, last_play
 from boardgammon.server.move_list import move_list
+from tests.helpers.endings import ENDINGS, ended
 from tests.helpers.random_match import play_random_match
 
 
@@ -133,3 +134,10 @@ def test_final_score_after_a_flag_gives_the_winner_the_match():
     m.play(0, "13/7 8/7", now=2.0)
     m.claim_flag(10_000.0)
     assert (m.winner, m.score, m.final_score) == (0, (0, 0), (5, 0))
+
+
+@pytest.mark.parametrize(("how", "length", "score", "final"), ENDINGS)
+def test_final_score_of_every_ending(how, length, score, final):
+    m = ended(how, length, score)
+    assert m.winner == 0 and m.final_score == final
+    assert games_json(m)[-1]["how"] == how

@@ -402,3 +402,49 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
         "Opening roll: ann 3 · bob 5",
     ]
     context.close()
+
+
+def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
+    """For each way a match ends (bear-off single, gammon and backgammon, drop, resignation and
+    flag, in 1-point and longer matches) the dialog names the winner and the final score, as
+    the server's state builder makes it from the engine's match (the server stood in)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID
+
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from tests.helpers.endings import ENDINGS, ended
+
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    stand_in = None
+    for how, length, score, final in ENDINGS:
+        match = ended(how, length, score)
+        info = MatchInfo(
+            MATCH_ID,
+            (Seat(1, "ann"), Seat(2, "bob")),
+            length,
+            "standard",
+            "live",
+            "blitz" if how == "flag" else None,
+            None,
+        )
+        state = dict(
+            build_state(info, match, [], 1, 10_000.0, lambda t: t, {"chain_head": "ab" * 32})
+        )
+        if stand_in is None:
+            stand_in = StandIn(page, state)
+        stand_in.state = state
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        page.wait_for_selector("section.result:not([hidden])")
+        assert page.locator(".result .winner").inner_text() == "ann wins the match"
+        # bob's view: his score first
+        assert (
+            page.locator(".result .final-score").inner_text()
+            == f"Final score {final[1]}–{final[0]}"
+        ), how
+        assert page.locator(".score-line .crawford").count() == 0
+        box = page.locator("section.result").bounding_box()
+        assert box is not None and box["y"] < 740 / 2
+        page.screenshot(path=str(output_dir / f"screen-result-{how}-{length}-360.png"))
+    context.close()
