@@ -13,6 +13,8 @@ from gameplay import PASSWORD, Player, computer_waits, live_match, make_app, pla
 from boardgammon.dice import derive_dice
 from boardgammon.engine.board import Board
 from boardgammon.engine.match import Match
+from boardgammon.server.match_state import last_play
+from boardgammon.server.move_list import move_list
 
 
 @pytest.fixture
@@ -365,10 +367,11 @@ def test_match_end_result_and_downloads(client, ann, bob):
     assert result["audit_url"] == f"/audit/{match_id}"
     assert result["analysis_url"] == f"/match/{match_id}/analysis"
     # No cube in a 1-point match: the one game scores 1, 2 or 3 by how it ended (the dice
-    # are fresh and random, so any of the three can happen).
+    # are fresh and random, so any of the three can happen); the final score is 1-0 (capped
+    # at the length, as gnubg shows a match won).
     game = final["games"][0]
     assert game["points"] == {"single": 1, "gammon": 2, "backgammon": 3}[game["how"]]
-    assert result["score"][result["winner"]] == game["points"]
+    assert result["score"][result["winner"]] == 1
     assert result["score"][1 - result["winner"]] == 0
     assert final["pending_roll"] is None
     assert all(r["state"] in ("played", "void") for r in audit["rolls"])
@@ -376,7 +379,10 @@ def test_match_end_result_and_downloads(client, ann, bob):
     assert mat.status_code == 200 and " 1 point match" in mat.text
     assert "ann" in mat.text and "bob" in mat.text
     record = Match.from_dict(client.get(f"/api/matches/{match_id}/export.json").json())
-    assert list(record.score) == result["score"] and record.winner == result["winner"]
+    assert list(record.final_score) == result["score"] and record.winner == result["winner"]
+    moves = client.get(f"/api/matches/{match_id}/moves").json()
+    assert moves == {"games": move_list(record)}
+    assert final["last_play"] == last_play(record)
     r = ann.act(match_id, "double")
     assert (r.status_code, code(r)) == (409, "match_over")
     assert [m["status"] for m in ann.get("/api/matches").json()] == ["finished"]

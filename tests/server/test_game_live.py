@@ -188,9 +188,13 @@ def test_live_clock_delay_reserve_and_flag(sqlite_url):
         state = ann.state(match_id)
         assert state["phase"] == "match_over"
         assert state["result"]["winner"] == 1 - flagged
+        # the final score gives the winner the match (1 point), not 0-0
+        assert state["result"]["score"][1 - flagged] == 1
+        assert state["result"]["score"][flagged] == 0
         assert state["games"][-1] == {"game_number": 1, "winner": 1 - flagged, "points": 0,
                                       "how": "flag"}
-        assert ann.get("/api/matches").json()[0]["status"] == "finished"
+        summary = ann.get("/api/matches").json()[0]
+        assert summary["status"] == "finished" and sorted(summary["score"]) == [0, 1]
         r = players[flagged].act(match_id, "double")
         assert r.status_code == 409
 

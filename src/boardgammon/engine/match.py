@@ -270,6 +270,18 @@ class Match:
         return self._score[0], self._score[1]
 
     @property
+    def final_score(self) -> tuple[int, int]:
+        """The score as the match's result shows it: while it runs, :attr:`score`; once over,
+        the winner's score capped at the length (a gammon in a 1-point match is 1–0, as gnubg
+        shows a match won) and, after a flag, the length for the winner (the flagged seat
+        keeps its points)."""
+        if self.winner is None or self.length == 0:
+            return self.score
+        final = list(self._score)
+        final[self.winner] = self.length
+        return final[0], final[1]
+
+    @property
     def is_over(self) -> bool:
         """Whether the match has a winner (by score or by a flag); never for money play."""
         return self.winner is not None

@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TypeVar
 
 from boardgammon.engine import InvalidRecord, Match, Phase, Variant
 from boardgammon.engine.errors import EngineError
@@ -52,6 +53,9 @@ _VARIATION_NAMES = {
 }
 _LEFT_WIDTH = 28  # a left-column entry is padded to this width after "NNN) "
 _RIGHT_COLUMN = 5 + _LEFT_WIDTH  # where a right-column entry starts
+
+
+T = TypeVar("T")
 
 
 class MatFormatError(InvalidRecord):
@@ -135,35 +139,37 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def _game_lines(entries: list[tuple[int, str]], winner: int | None, points: int) -> list[str]:
-    """One game's numbered lines: seat 0's entries on the left, seat 1's on the right."""
-    lines: list[str] = []
-    pending: str | None = None  # a line with its left column written, waiting for the right
-    number = 0
-    for seat, text in entries:
+def pair_columns(entries: list[tuple[int, T]]) -> list[tuple[T | None, T | None]]:
+    """The numbered lines of one game: each ``(seat, entry)`` in order, seat 0's entry
+    starting a line on the left, seat 1's ending it on the right (the move list of the match
+    screen pairs its turns with this too, so it agrees with the export line for line)."""
+    lines: list[tuple[T | None, T | None]] = []
+    left: list[T] = []  # a line with its left column written, waiting for the right
+    for seat, entry in entries:
         if seat == 0:
-            if pending is not None:
-                lines.append(pending)
-            number += 1
-            pending = f"{number:3d}) {text:<{_LEFT_WIDTH}}"
+            if left:
+                lines.append((left.pop(), None))
+            left.append(entry)
         else:
-            if pending is None:
-                number += 1
-                pending = f"{number:3d}) " + " " * _LEFT_WIDTH
-            lines.append(pending + text)
-            pending = None
-    if winner is not None:
-        wins = f" Wins {points} point{'s' if points > 1 else ''}"
-        if pending is not None and winner == 1:
-            lines.append(pending + wins)
-            pending = None
-        else:
-            if pending is not None:
-                lines.append(pending)
-                pending = None
-            lines.append((" " * 5 if winner == 0 else " " * _RIGHT_COLUMN) + wins)
-    elif pending is not None:
-        lines.append(pending)
+            lines.append((left.pop() if left else None, entry))
+    if left:
+        lines.append((left.pop(), None))
+    return lines
+
+
+def _game_lines(entries: list[tuple[int, str]], winner: int | None, points: int) -> list[str]:
+    """One game's numbered lines: seat 0's entries on the left, seat 1's on the right; the
+    ``Wins`` line in the winner's column (on the last line when its right column is free)."""
+    pairs = pair_columns(entries)
+    wins = f" Wins {points} point{'s' if points > 1 else ''}" if winner is not None else None
+    own_line = wins is not None
+    if wins is not None and winner == 1 and pairs and pairs[-1][1] is None:
+        pairs[-1] = (pairs[-1][0], wins)
+        own_line = False
+    lines = [f"{number:3d}) {left or '':<{_LEFT_WIDTH}}{right or ''}"
+             for number, (left, right) in enumerate(pairs, start=1)]
+    if own_line:
+        lines.append((" " * 5 if winner == 0 else " " * _RIGHT_COLUMN) + str(wins))
     return lines
 
 

@@ -352,7 +352,7 @@ class MatchRepository:
                 for i, action in enumerate(new)])
         changed = rowcount(s.execute(_SUMMARY, {
             "match_id": cached.info.match_id, "before": before, "version": before + len(new),
-            "turn_seat": m.waiting_for, "score0": m.score[0], "score1": m.score[1],
+            "turn_seat": m.waiting_for, "score0": m.final_score[0], "score1": m.final_score[1],
             "winner": m.winner, "status": "finished" if m.is_over else "active",
             "deadline_t": m.deadline(), "updated_at": now}))
         if changed != 1:

@@ -13,6 +13,7 @@ from boardgammon.formats.mat import write_mat
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.auth import current_user, optional_user
 from boardgammon.server.errors import responses
+from boardgammon.server.move_list import move_list
 from boardgammon.server.services import services
 from boardgammon.server.tables import User
 
@@ -52,6 +53,14 @@ def export_mat(match_id: str, request: Request) -> PlainTextResponse:
                              datetime.now(UTC).strftime("%Y.%m.%d")})
     return PlainTextResponse(text, headers={
         "Content-Disposition": f'attachment; filename="{info.match_id}.mat"'})
+
+
+@router.get("/api/matches/{match_id}/moves", responses=responses(404))
+def moves(match_id: str, request: Request) -> dict:
+    """The move list, game by game (``server.move_list``): the ``.mat`` export's numbered
+    lines with standard notation, the opening rolls, resignations and each game's end."""
+    _info, match = services(request.app).game.service.match_copy(match_id)
+    return {"games": move_list(match)}
 
 
 @router.get("/api/matches/{match_id}/export.json", responses=responses(404))

@@ -481,7 +481,7 @@ class MatchService:
         if winner is not None:
             ratings.record_result(s, match_id, (info.seats[0].user_id, info.seats[1].user_id),
                                   winner, info.length, info.variant)
-        return match_end_event(cached.match.winner, cached.match.score,
+        return match_end_event(cached.match.winner, cached.match.final_score,
                                dice_record.chain_head(s, match_id), match_id)
 
     def _bot_step(self, s: Session, cached: CachedMatch,

@@ -17,6 +17,8 @@ from boardgammon.engine.constants import BAR_INDEX, POINTS
 from boardgammon.engine.game import Phase
 from boardgammon.engine.ids import encode_position_ids
 from boardgammon.engine.match import Match
+from boardgammon.engine.plays import Play
+from boardgammon.engine.record import Played
 from boardgammon.server.dice_record import Roll
 
 
@@ -92,6 +94,17 @@ class LegalPlay(TypedDict):
     position_id: str | None
 
 
+class LastPlay(TypedDict):
+    """The last play of the current game (``state.last_play``): who, the dice, the play in
+    standard notation (``""`` for a dance) and its moves ``[from, to, hit]`` in the mover's
+    numbering."""
+
+    seat: int
+    dice: list[int]
+    play: str
+    moves: list[list[int]]
+
+
 class MatchState(TypedDict):
     """A match's ``state`` as the API sends it (``docs/api.md`` §A match); nested objects
     that are only passed through stay plain dicts."""
@@ -124,6 +137,7 @@ class MatchState(TypedDict):
     deadline: str | None
     games: list[GameEntry]
     result: dict[str, Any] | None
+    last_play: LastPlay | None
 
 
 def points(board: Board) -> list[int]:
@@ -145,6 +159,26 @@ def roll_json(roll: Roll) -> RollEntry:
         "entropy_source": roll.entropy_source,
         "dice": list(roll.dice) if roll.dice else None,
     }
+
+
+def moves_json(play: Play) -> list[list[int]]:
+    """A play's moves as ``[from, to, hit]`` (the mover's numbering, 25 the bar, 0 off)."""
+    return [[m.source, m.dest, int(m.hit)] for m in play.moves]
+
+
+def last_play(match: Match) -> LastPlay | None:
+    """The last play of the current game (``None`` before its first play)."""
+    index = len(match.games) - 1
+    for action in reversed(match.record):
+        if action.game != index:
+            return None
+        if isinstance(action, Played):
+            # Parsed from the text, which marks the hits: the marks need only where checkers
+            # left and landed, and the record keeps no board to replay the play on.
+            parsed = Play.parse(action.play) if action.play else Play()
+            return {"seat": action.seat, "dice": list(action.dice), "play": action.play,
+                    "moves": moves_json(parsed)}
+    return None
 
 
 def pending_roll(rolls: Sequence[Roll]) -> Roll | None:
@@ -244,7 +278,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
     deadline = match.deadline()
     result = None
     if match.is_over:
-        result = {"winner": match.winner, "score": list(match.score),
+        result = {"winner": match.winner, "score": list(match.final_score),
                   "audit_url": f"/audit/{info.match_id}",
                   "analysis_url": f"/match/{info.match_id}/analysis",
                   **(result_extra or {})}
@@ -287,4 +321,5 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         else None,
         "games": games_json(match),
         "result": result,
+        "last_play": last_play(match),
     }

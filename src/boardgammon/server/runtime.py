@@ -264,9 +264,9 @@ class Runtime:
 
 def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
     """Add the game server's routers to ``app``; returns its runtime."""
-    from boardgammon.server import auth, lobby, match_routes, websocket
+    from boardgammon.server import auth, lobby, match_routes, rematch, websocket
 
-    for module in (auth, lobby, match_routes, websocket):
+    for module in (auth, lobby, match_routes, rematch, websocket):
         app.include_router(module.router)
     return Runtime(config or GameConfig.from_env())
 

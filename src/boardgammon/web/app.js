@@ -154,10 +154,12 @@ function seekText(seek) {
     variant: t(`variant.${seek.variant}`), mode: t(`lobby.mode.${seek.mode}`) });
 }
 
-/** A clock preset as the lobby names it: "blitz (8s + 60s/pt)" (the name alone if unknown). */
+/** A clock preset as the lobby names it, translated: "blitz (8 s + 60 s/pt)" (the name alone
+ * if unknown). */
 function clockText(name) {
   const p = optionsCache && optionsCache.clock_presets.find((x) => x.name === name);
-  return p ? `${name} (${p.delay}s + ${p.reserve_per_point}s/pt)` : name;
+  return p ? t("clock.preset", { name: t(`clock.${name}`), delay: p.delay, reserve: p.reserve_per_point })
+    : t(`clock.${name}`);
 }
 
 /** How a match of "my matches" is played: its clock preset, or correspondence. */
@@ -319,7 +321,7 @@ class LobbyPage {
       }
     }) },
     h("h2", {}, t("lobby.computer")),
-    field(t("lobby.level"), select("level", options.bot_levels, String, options.bot_levels[0])),
+    field(t("lobby.level"), select("level", options.bot_levels, (level) => t(`level.${level}`), options.bot_levels[0])),
     lengthField(), field(t("lobby.variant"), variants()),
     h("button", { type: "submit", class: "primary", "data-action": "play-computer" }, t("lobby.start")));
     fill(app.main.querySelector(".forms"), seekForm, botForm);

@@ -44,6 +44,32 @@ function pointPlace(p) {
   return { x: RIGHT_X + (p - 19) * PW, bottom: false };
 }
 
+/** Where a checker of `side` ("mine" | "theirs") stands on `p` in the viewer's numbering
+ * (1–24, 25 the bar, 0 the tray): the centre of the first checker's place. */
+function spot(p, side) {
+  if (p === 25) return { x: BAR_X + BAR_W / 2, y: side === "mine" ? BOTTOM_Y + R : MID_Y - R };
+  if (p === 0) return { x: TRAY_X + TRAY_W / 2 - 2, y: side === "mine" ? HEIGHT - FRAME - 30 : TOP_Y + 30 };
+  const { x, bottom } = pointPlace(p);
+  return { x: x + PW / 2, y: bottom ? HEIGHT - FRAME - R : TOP_Y + R };
+}
+
+/** The last play's marks: a ring where each checker left, an arrow to where it landed, a
+ * cross on a checker it hit (data-last-from / data-last-to / data-last-hit for tests). */
+function drawMarks(svg, marks) {
+  const g = el("g", { class: "last-marks", "aria-hidden": "true" }, svg);
+  for (const { from, to, hit, side } of marks) {
+    const a = spot(from, side);
+    const b = spot(to, side);
+    el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `last-arrow ${side}` }, g);
+    el("circle", { cx: a.x, cy: a.y, r: R - 3, class: `last-from ${side}`, "data-last-from": from }, g);
+    el("circle", { cx: b.x, cy: b.y, r: R + 1, class: `last-to ${side}`, "data-last-to": to }, g);
+    if (hit) {
+      el("path", { d: `M${b.x - 9},${b.y - 9} L${b.x + 9},${b.y + 9} M${b.x + 9},${b.y - 9} L${b.x - 9},${b.y + 9}`,
+        class: "last-hit", "data-last-hit": to }, g);
+    }
+  }
+}
+
 function stack(parent, cx, count, startY, step, cls) {
   const shown = Math.min(count, MAX_SHOWN);
   for (let k = 0; k < shown; k++) {
@@ -100,9 +126,12 @@ function countLabel(mine, theirs) {
  * Draw the board into `svg` (emptied first).
  *
  * view: {mine, theirs: 26 numbers each in the viewer's numbering ([0] off, [25] bar),
- *   dice: {values: [..], used: [bool..], side: "me" | "them"} or null,
+ *   dice: {values: [..], used: [bool..], side: "me" | "them", last: true for the roll already
+ *     played} or null,
  *   cube: {value, side: "centre" | "me" | "them"},
- *   sources, destinations: Sets of points; selected: a point or null}
+ *   sources, destinations: Sets of points; selected: a point or null,
+ *   marks: the last play's moves [{from, to, hit, side: "mine" | "theirs"}] in the viewer's
+ *     numbering (optional), flip: true to draw the board mirrored, home board on the left}
  * onPoint(point): called when the viewer taps or presses a point, the bar (25) or their tray (0).
  */
 export function renderBoard(svg, view, onPoint) {
@@ -164,8 +193,11 @@ export function renderBoard(svg, view, onPoint) {
     const halfX = side === "me" ? RIGHT_X : LEFT_X;
     const total = values.length * 40 - 6;
     const startX = halfX + (6 * PW - total) / 2;
-    values.forEach((v, i) => drawDie(svg, startX + i * 40, MID_Y + 13, v, used[i], side));
+    const cls = view.dice.last ? `${side} last` : side;  // the last roll, kept in view
+    values.forEach((v, i) => drawDie(svg, startX + i * 40, MID_Y + 13, v, used[i], cls));
   }
+
+  if (view.marks && view.marks.length) drawMarks(svg, view.marks);
 
   const cube = view.cube;
   const cubeY = cube.side === "me" ? HEIGHT - FRAME - 44 : cube.side === "them" ? TOP_Y + 4
@@ -174,4 +206,15 @@ export function renderBoard(svg, view, onPoint) {
   el("rect", { x: 6, y: cubeY, width: 38, height: 38, rx: 5 }, g);
   const label = el("text", { x: 25, y: cubeY + 26, "text-anchor": "middle" }, g);
   label.textContent = String(cube.side === "centre" && cube.value === 1 ? 64 : cube.value);
+  if (view.flip) flip(svg);
+}
+
+/** Mirror the drawing left to right (home board on the left), its text kept readable. */
+function flip(svg) {
+  const g = el("g", { transform: `translate(${WIDTH} 0) scale(-1 1)`, class: "flipped" });
+  g.append(...svg.childNodes);
+  svg.append(g);
+  for (const text of g.querySelectorAll("text")) {
+    text.setAttribute("transform", `translate(${2 * Number(text.getAttribute("x"))} 0) scale(-1 1)`);
+  }
 }

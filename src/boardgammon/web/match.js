@@ -9,7 +9,12 @@ import { clockAfter, clockText, fill, h } from "./dom.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
+import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
+import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
+import { boardOptions, optionControls } from "./options.js";
+import { Rematch } from "./rematch.js";
+import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
 
@@ -31,6 +36,9 @@ export class MatchPage {
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
     this.receivedAt = performance.now();
+    this.viewing = null;  // a past turn shown read-only: {board, label}
+    this.notice = new Notice();
+    this.moves = new MoveList(matchId, this);
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -55,6 +63,8 @@ export class MatchPage {
     clearTimeout(this.danceTimer);
     clearInterval(this.poll);
     this.socket.close();
+    this.notice.destroy();
+    if (this.rematch) this.rematch.stop();
   }
 
   build() {
@@ -70,15 +80,23 @@ export class MatchPage {
     this.diceMark = h("span", { class: "dice-mark" });
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
-    this.result = h("section", { class: "result", hidden: true, "aria-labelledby": "result-title" });
+    this.result = h("section", { class: "result", hidden: true, role: "dialog",
+      "aria-labelledby": "result-title", tabindex: "-1" });
+    this.lastLine = h("p", { class: "last-play", "aria-live": "polite" });
+    this.pastBar = h("div", { class: "past-turn", hidden: true });
     fill(this.root, h("section", { class: "match", "data-match": this.matchId },
-      this.scoreLine, this.alert, this.top,
-      h("div", { class: "board-wrap" }, this.svg),
-      this.bottom,
-      h("div", { class: "turn" }, this.status, this.diceMark),
-      this.controls,
-      h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log),
-      this.result));
+      this.result,
+      h("div", { class: "match-layout" },
+        h("div", { class: "match-main" },
+          this.scoreLine, this.alert, this.top, this.pastBar,
+          h("div", { class: "board-wrap" }, this.svg),
+          this.bottom, this.lastLine,
+          h("div", { class: "turn" }, this.status, this.diceMark),
+          this.controls,
+          h("div", { class: "match-options" }, optionControls(() => this.renderBoard()),
+            this.notice.muteButton()),
+          h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log)),
+        this.moves.node)));
     this.status.textContent = t("match.connecting");
   }
 
@@ -132,6 +150,7 @@ export class MatchPage {
   }
 
   setState(state) {
+    this.noticeChanges(this.state, state);
     this.state = state;
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
@@ -146,7 +165,46 @@ export class MatchPage {
       }
     }
     this.verifyRolls(state);
+    this.moves.update(state);
     this.render();
+  }
+
+  /** Sounds for a roll, a play and the viewer's turn; the tab's title while it is hidden. */
+  noticeChanges(before, after) {
+    const mine = after.you !== null && after.you !== undefined && after.turn === after.you
+      && ["opening", "roll", "play", "double_offered", "resign_offered"].includes(after.phase);
+    this.notice.yourTurn(mine);
+    if (!before) return;
+    const played = (s) => (s.last_play ? `${s.game_number}|${s.last_play.seat}|${s.last_play.play}|${s.rolls.length}` : "");
+    if (played(after) !== played(before) && after.last_play) this.notice.sound("move");
+    else if ((after.rolls || []).length > (before.rolls || []).length) this.notice.sound("dice");
+    const wasMine = before.turn === before.you;
+    if (mine && !wasMine) this.notice.sound("turn");
+  }
+
+  /** Show the position after a past turn, read-only, until the viewer goes back. */
+  pick(entry, label) {
+    this.viewing = { board: entry.board, label };
+    this.selected = null;
+    this.moves.render(this.viewing);
+    this.render();
+    this.pastBar.scrollIntoView({ block: "start" });  // below the list on a phone: bring it up
+  }
+
+  backToLive() {
+    this.viewing = null;
+    this.moves.render(null);
+    this.render();
+  }
+
+  movesChanged() {
+    if (this.state.phase === "opening") this.renderBoard();
+    this.renderStatus();
+    this.renderLastPlay();
+  }
+
+  verdictOf(rollId) {
+    return this.verdicts.get(rollId) || null;
   }
 
   playKey(state) {
@@ -169,6 +227,7 @@ export class MatchPage {
       const verdict = await checkRoll(state.match_id, roll, known);
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
+      this.moves.render();
     }
   }
 
@@ -221,7 +280,7 @@ export class MatchPage {
 
   tap(point) {
     const b = this.builder;
-    if (!b || this.busy) return;
+    if (!b || this.busy || this.viewing) return;
     if (this.selected !== null && b.destinations(this.selected).includes(point)) {
       this.step(this.selected, point);
     } else if (this.selected === point) {
@@ -269,12 +328,14 @@ export class MatchPage {
     if (!p) return "?";
     // The server already names the computer by its level ("Computer (easy)"); say it once,
     // in the page's language, from the level rather than appending to that name.
-    return p.bot ? t("match.bot", { level: p.bot }) : p.username;
+    return p.bot ? t("match.bot", { level: t(`level.${p.bot}`) }) : p.username;
   }
 
   render() {
     if (!this.state) return;
     this.renderBoard();
+    this.renderPast();
+    this.renderLastPlay();
     this.renderPlayers();
     this.renderStatus();
     this.renderControls();
@@ -284,7 +345,16 @@ export class MatchPage {
 
   renderBoard() {
     const s = this.state;
+    if (!s) return;
     const { me, opp } = this.seats();
+    const options = boardOptions();
+    this.svg.setAttribute("class", `board colours-${options.colours}`);
+    if (this.viewing) {
+      const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
+      renderBoard(this.svg, { mine, theirs, dice: null, cube: { value: s.cube.value, side: "centre" },
+        sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
+      return;
+    }
     const position = this.builder ? this.builder.position()
       : { mine: s.board.points[me], theirs: mirror(s.board.points[opp]) };
     const sources = new Set(this.builder ? this.builder.sources() : []);
@@ -299,13 +369,20 @@ export class MatchPage {
         if (i >= 0) used[i] = true;
       }
       dice = { values, used, side: s.turn === opp ? "them" : "me" };
+    } else if (s.phase === "opening") {
+      // After a tie both dice stay in view until the re-roll: one die each, seat 0's first.
+      const openings = this.moves.openings(s.game_number);
+      const last = openings[openings.length - 1];
+      if (last) dice = { values: last, used: [false, false], side: "me", last: true };
+    } else {
+      dice = lastDice(s.last_play, me);
     }
     const owner = s.cube.owner;
     const cube = { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" };
     const focused = this.svg.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-point") : null;
-    renderBoard(this.svg, { ...position, dice, cube, sources, destinations, selected: this.selected },
-      (p) => this.tap(p));
+    renderBoard(this.svg, { ...position, dice, cube, sources, destinations, selected: this.selected,
+      marks: lastMarks(s.last_play, me), flip: options.flip }, (p) => this.tap(p));
     if (focused !== null) {
       const again = this.svg.querySelector(`[data-point="${focused}"][tabindex="0"]`)
         || this.svg.querySelector(".hit.dest, .hit.movable");
@@ -313,10 +390,35 @@ export class MatchPage {
     }
   }
 
+  /** The read-only banner over a past turn, with the way back to the live board. */
+  renderPast() {
+    this.pastBar.hidden = !this.viewing;
+    if (!this.viewing) return;
+    fill(this.pastBar, h("span", {}, t("moves.viewing", { turn: this.viewing.label })),
+      h("button", { type: "button", "data-action": "live", class: "primary", onclick: () => this.backToLive() },
+        t("moves.back")));
+  }
+
+  /** Who played what last (or the opening roll before the game's first play). */
+  renderLastPlay() {
+    const s = this.state;
+    if (!s) return;
+    const last = s.last_play;
+    if (last) {
+      this.lastLine.textContent = lastPlayText(last, this.name(last.seat));
+      return;
+    }
+    const openings = this.moves.openings(s.game_number);
+    const [a, b] = openings.length ? openings[openings.length - 1] : [];
+    this.lastLine.textContent = a === undefined ? ""
+      : t(a === b ? "moves.opening.tie" : "moves.opening", { first: this.name(0), a, second: this.name(1), b });
+  }
+
   renderPlayers() {
     const s = this.state;
     const { me, opp } = this.seats();
-    const crawford = s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
+    const over = s.phase === "match_over";  // a finished match has no Crawford game
+    const crawford = over ? "" : s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
     fill(this.scoreLine, h("span", { class: "score-text" },
       t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
@@ -366,8 +468,12 @@ export class MatchPage {
     const myTurn = player && s.turn === me;
     const dice = s.dice ? s.dice.join("-") : "";
     switch (s.phase) {
-      case "opening":
-        return t("match.opening");
+      case "opening": {
+        const openings = this.moves.openings(s.game_number);
+        const last = openings[openings.length - 1];
+        return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${t("match.opening")}`
+          : t("match.opening");
+      }
       case "roll":
         return myTurn ? t("match.yourroll") : t("match.theirturn", { name: this.name(s.turn) });
       case "play":
@@ -489,6 +595,18 @@ export class MatchPage {
     if (!this.result.hidden) this.renderResult();
   }
 
+  /** The Rematch control for a player of the finished match (none for a spectator). */
+  rematchNode() {
+    const { me, player } = this.seats();
+    if (!player) return null;
+    this.rematch ||= new Rematch(this.matchId, me, (seat) => this.name(seat),
+      (id) => this.navigate(`/match/${id}`));
+    return this.rematch.node;
+  }
+
+  /** The result dialog at the top of the page, scrolled into view when the match ends: the
+   * winner, the final score, the match ID to copy, the audit link, the chain head, the
+   * analysis, the rematch and the way back; then the games and the verified rolls. */
   renderResult() {
     const s = this.state;
     if (s.phase !== "match_over" || !s.result) {
@@ -498,6 +616,7 @@ export class MatchPage {
     const r = s.result;
     const { me, opp } = this.seats();
     const rolls = (s.rolls || []).filter((x) => x.server_seed);
+    const idNode = h("code", { class: "match-id" }, s.match_id);
     const copy = h("button", { type: "button", "data-action": "copy" }, t("result.copy"));
     copy.addEventListener("click", async () => {
       try {
@@ -507,28 +626,37 @@ export class MatchPage {
         getSelection().selectAllChildren(idNode);
       }
     });
-    const idNode = h("code", { class: "match-id" }, s.match_id);
     const base = `/api/matches/${encodeURIComponent(s.match_id)}`;
+    const first = this.result.hidden;
     this.result.hidden = false;
     fill(this.result,
       h("h2", { id: "result-title" }, t("result.title")),
+      h("p", { class: "result-id" }, `${t("result.matchid")}: `, idNode, " ", copy),
       h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
       h("p", { class: "final-score" }, t("result.score", { a: r.score[me], b: r.score[opp] })),
+      h("p", { class: "result-links" },
+        h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" },
+          t("dice.verify.title")),
+        " ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
+      r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
+      h("p", { class: "result-actions" },
+        this.rematchNode(),
+        h("a", { href: "/", "data-link": "", class: "button lobby-link" }, t("result.lobby"))),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
         g.how === "flag"  // a flag scores no points: it ends the match
           ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
-      h("h3", {}, t("dice.verify.title")),
-      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))),
-      h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
-      r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
-      h("p", {}, h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" }, t("result.audit")),
-        " · ", h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair")),
-        " · ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
+      h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
         h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),
-      h("p", {}, h("a", { href: "/", "data-link": "" }, t("result.lobby"))));
+      // Last: a long match has dozens of rolls, and everything above must stay in view.
+      h("h3", {}, t("dice.record")),
+      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))));
+    if (first) {
+      this.result.scrollIntoView({ block: "start" });
+      this.result.focus({ preventScroll: true });
+    }
   }
 }

@@ -1,0 +1,450 @@
+"""The match screen in Chromium against a real server (issue 22): after every play the other
+player sees it marked with the dice that were played, the computer's dice and play are shown,
+the move list equals the match's ``.mat`` export line for line, the result dialog comes into
+view with the right final score and no Crawford badge, and at phone widths every control is
+at least 44 × 44 px with no horizontal scroll. Screenshots go to test-output/web/."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+from test_web_live import new_page, register
+from webpage import play_by_tapping, seen, wait_gone
+
+from boardgammon.engine import Play
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LIMIT_S = int(os.environ.get("SCREEN_LIMIT_S", "400"))
+
+
+def state_of(page, match_id: str) -> dict:
+    return page.request.get(f"/api/matches/{match_id}").json()
+
+
+def shown_last_play(page) -> dict:
+    """What the page shows of the last play: its line, the marks' points, the kept dice."""
+    return page.evaluate("""() => {
+      const all = (sel, key) => [...document.querySelectorAll(sel)].map(e => +e.dataset[key]);
+      return {
+        text: document.querySelector('.last-play').textContent,
+        from: all('svg.board [data-last-from]', 'lastFrom'),
+        to: all('svg.board [data-last-to]', 'lastTo'),
+        hit: all('svg.board [data-last-hit]', 'lastHit'),
+        dice: all('svg.board .die.last', 'die'),
+      };
+    }""")
+
+
+def check_last_play(page, last: dict, viewer: int) -> None:
+    """``page`` (the seat ``viewer``) shows ``last`` (the state's last_play): the line names the
+    dice and the play, the marks sit on its points in the viewer's numbering, and the dice
+    stay on the board."""
+    page.wait_for_function(
+        "([d, p]) => document.querySelector('.last-play').textContent.includes(d)"
+        " && document.querySelector('.last-play').textContent.includes(p)",
+        arg=["-".join(map(str, last["dice"])), last["play"]],
+    )
+
+    def view(p: int) -> int:
+        return p if last["seat"] == viewer or p in (0, 25) else 25 - p
+
+    shown = shown_last_play(page)
+    assert sorted(shown["from"]) == sorted(view(m[0]) for m in last["moves"])
+    assert sorted(shown["to"]) == sorted(view(m[1]) for m in last["moves"])
+    assert sorted(shown["hit"]) == sorted(view(m[1]) for m in last["moves"] if m[2])
+    a, b = last["dice"]
+    assert sorted(shown["dice"]) == sorted([a] * 4 if a == b else [a, b])
+
+
+def mat_lines(text: str) -> list[list[tuple[str, str]]]:
+    """Per game, each numbered line of a ``.mat`` text as (left, right) column texts."""
+    games: list[list[tuple[str, str]]] = []
+    for line in text.splitlines():
+        if re.match(r"^ Game \d+$", line):
+            games.append([])
+        elif m := re.match(r"^\s*\d+\) (.*)$", line):
+            body = re.sub(r"\s*Wins \d+ points?$", "", m.group(1))
+            if not body[:28].strip():  # the left column empty
+                games[-1].append(("", body.strip()))
+                continue
+            # a left entry longer than its column pushes the right one along, as gnubg writes
+            entry = re.match(r"(\d\d:(?: \d+/\d+\*?)*|Doubles => \d+|Takes|Drops)\s*(.*)$", body)
+            assert entry, line
+            games[-1].append((entry.group(1), entry.group(2).strip()))
+    return games
+
+
+def same_entry(shown: str, mat: str) -> bool:
+    """A move-list entry (standard notation) and a .mat column say the same turn."""
+    if not mat or not shown:
+        return mat == shown
+    if m := re.fullmatch(r"(\d\d): ?(.*)", mat):
+        s = re.fullmatch(r"(\d\d):(?: (.*))?", shown)
+        if not s or s.group(1) != m.group(1):
+            return False
+        steps = [
+            (int(a), int(b), bool(h)) for a, b, h in re.findall(r"(\d+)/(\d+)(\*?)", m.group(2))
+        ]
+        play = s.group(2) or ""
+        return (not steps and play in ("", "cannot move")) or Play.parse(play) == Play(steps)
+    return {"Takes": "Takes", "Drops": "Drops"}.get(
+        mat, mat.replace("Doubles =>", "Doubles to")
+    ) == shown
+
+
+def move_list(page) -> list[list[tuple[str, str]]]:
+    return page.evaluate("""() => [...document.querySelectorAll('.move-list .moves-game')].map(
+      g => [...g.querySelectorAll('.turns li')].map(li => [...li.querySelectorAll('.cell')].map(
+        c => (c.querySelector('.turn-entry') || c).textContent.trim())))""")
+
+
+def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
+    browser, live_server, output_dir
+):
+    ann = new_page(browser, live_server, width=1280)
+    register(ann, "ann_screen")
+    bob = new_page(browser, live_server, width=390)
+    register(bob, "bob_screen")
+    ann.select_option('form.create select[name="length"]', "1")
+    ann.click('form.create [data-action="post-seek"]')
+    bob.goto(ann.locator(".join-url code").inner_text())
+    bob.click('section.join [data-action="accept"]')
+    bob.wait_for_selector("svg.board")
+    ann.wait_for_selector("svg.board", timeout=10_000)
+    match_id = bob.url.rsplit("/", 1)[1]
+    seat = {p: state_of(p, match_id)["you"] for p in (ann, bob)}
+    pages = [ann, bob]
+    plays = 0
+    deadline = time.monotonic() + LIMIT_S
+    while not all(seen(p)["result"] for p in pages):
+        assert time.monotonic() < deadline, "the match did not end in time"
+        acted = False
+        for page in pages:
+            other = bob if page is ann else ann
+            now = seen(page)
+            if now["busy"]:
+                continue
+            if now["roll"]:
+                page.click('[data-action="roll"]')
+                wait_gone(page, "roll")
+            elif now["answer"]:
+                page.click(f'[data-action="{now["answer"]}"]')
+                wait_gone(page, now["answer"])
+            elif now["dance"] or now["movable"]:
+                if now["dance"]:
+                    page.click('[data-action="dance"]')
+                    wait_gone(page, "dance")
+                else:
+                    play_by_tapping(page)
+                    page.click('[data-action="send"]')
+                    wait_gone(page, "send")
+                last = state_of(page, match_id)["last_play"]
+                if last is not None:  # None: the play ended the game
+                    check_last_play(other, last, seat[other])
+                    check_last_play(page, last, seat[page])
+                    if plays == 2:
+                        ann.screenshot(path=str(output_dir / "screen-last-play-desktop.png"))
+                        bob.screenshot(
+                            path=str(output_dir / "screen-last-play-390.png"), full_page=True
+                        )
+                plays += 1
+            else:
+                continue
+            acted = True
+        if not acted:
+            ann.wait_for_timeout(30)
+    assert plays >= 6
+
+    mat = mat_lines(ann.request.get(f"/api/matches/{match_id}/export.mat").text())
+    for page in pages:
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.move-list .turns li').length === n",
+            arg=sum(len(g) for g in mat),
+        )
+        shown = move_list(page)
+        assert [len(g) for g in shown] == [len(g) for g in mat]
+        for shown_game, mat_game in zip(shown, mat, strict=True):
+            for (left, right), (mat_left, mat_right) in zip(shown_game, mat_game, strict=True):
+                assert same_entry(left, mat_left), (left, mat_left)
+                assert same_entry(right, mat_right), (right, mat_right)
+        # every roll in the list has its verdict, linked to its row on the audit page
+        page.wait_for_function("() => !document.querySelector('.move-list .roll-check.pending')")
+        links = page.eval_on_selector_all(
+            ".move-list .roll-check", "els => els.map(e => [e.textContent, e.getAttribute('href')])"
+        )
+        assert links and all(
+            t == "✓" and re.fullmatch(rf"/audit/{match_id}\?lang=en#\S+", h) for t, h in links
+        ), links
+
+        # the result dialog is in view, with the right final score and no Crawford badge
+        final = state_of(page, match_id)
+        box = page.locator("section.result").bounding_box()
+        assert box is not None and 0 <= box["y"] < page.viewport_size["height"] / 2
+        you = seat[page]
+        score = final["result"]["score"]
+        assert sorted(score) == [0, 1]  # a 1-point match, whatever the gammons
+        assert (
+            page.locator(".result .final-score").inner_text()
+            == f"Final score {score[you]}–{score[1 - you]}"
+        )
+        assert page.locator(".score-line .crawford").count() == 0
+        assert page.locator(".result .audit-link").inner_text() == "Provably fair dice · Verify"
+        assert page.locator(".result .match-id").inner_text() == match_id
+    ann.screenshot(path=str(output_dir / "screen-result-desktop.png"))
+    bob.screenshot(path=str(output_dir / "screen-result-390.png"))
+    ann.screenshot(path=str(output_dir / "screen-moves-desktop.png"), full_page=True)
+    bob.screenshot(path=str(output_dir / "screen-moves-390.png"), full_page=True)
+
+    # a past turn, read-only, and back
+    bob.locator(".move-list button.turn-entry").first.click()
+    bob.wait_for_selector(".past-turn:not([hidden])")
+    bob.screenshot(path=str(output_dir / "screen-past-turn-390.png"))
+    bob.click('[data-action="live"]')
+    bob.wait_for_selector(".past-turn[hidden]", state="attached")
+
+    # Rematch: bob asks, ann sees the offer and agrees; both go to the new match, colours swapped
+    bob.click('[data-action="rematch"]')
+    bob.wait_for_selector(".rematch-wait")
+    ann.wait_for_selector('[data-action="rematch"]:has-text("accept")', timeout=10_000)
+    ann.screenshot(path=str(output_dir / "screen-rematch-offer-desktop.png"))
+    ann.click('[data-action="rematch"]')
+    for page in pages:
+        page.wait_for_url(re.compile(r".*/match/(?!" + match_id + r")mat_\w+$"), timeout=10_000)
+    assert ann.url == bob.url
+    new = state_of(ann, ann.url.rsplit("/", 1)[1])
+    old = state_of(ann, match_id)
+    assert [p["username"] for p in new["players"]] == [
+        p["username"] for p in reversed(old["players"])
+    ]
+    assert (new["length"], new["variant"], new["mode"]) == (1, old["variant"], "live")
+    ann.context.close()
+    bob.context.close()
+
+
+SMALL = (
+    "button, a[href], select, input, textarea, summary, [role=button]:not(svg *), "
+    "[tabindex]:not([tabindex='-1']):not(svg *)"
+)
+
+
+def undersized(page) -> list:
+    """Visible interactive HTML elements smaller than 44 × 44 px."""
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].filter(e => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && (r.width < 44 || r.height < 44);
+      }).map(e => [e.tagName, e.className && e.className.baseVal === undefined ? e.className : '',
+                   e.textContent.trim().slice(0, 30), Math.round(e.getBoundingClientRect().width),
+                   Math.round(e.getBoundingClientRect().height)])""",
+        SMALL,
+    )
+
+
+def no_horizontal_scroll(page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 740), (390, 844)])
+def test_phone_tap_targets_and_no_horizontal_scroll(
+    browser, live_server, output_dir, width, height
+):
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(live_server + "/")
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    no_horizontal_scroll(page)
+    assert (small := undersized(page)) == [], small
+    page.screenshot(path=str(output_dir / f"screen-lobby-{width}.png"), full_page=True)
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector('svg.board .hit[data-point="24"]', state="attached")
+    page.wait_for_selector(".controls button")
+    no_horizontal_scroll(page)
+    assert (small := undersized(page)) == [], small
+    # A point's target is its whole half-board height; its width is the board's 1/16.
+    heights = page.eval_on_selector_all(
+        "svg.board .hit", "els => els.map(e => e.getBoundingClientRect().height)"
+    )
+    assert min(heights) >= 44
+    page.screenshot(path=str(output_dir / f"screen-match-{width}.png"), full_page=True)
+    context.close()
+
+
+def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
+    browser, live_server, output_dir
+):
+    page = new_page(browser, live_server, width=390)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.click('[data-action="guest"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector("svg.board")
+    match_id = page.url.rsplit("/", 1)[1]
+    checked = []
+    shown = None
+    deadline = time.monotonic() + LIMIT_S
+    while True:
+        if time.monotonic() > deadline:
+            page.screenshot(path=str(output_dir / "screen-computer-stuck.png"), full_page=True)
+            raise AssertionError(f"the match did not end in time: {seen(page)} {errors}")
+        now = seen(page)
+        if now["busy"]:
+            continue
+        if now["roll"] or now["result"]:  # the computer has played: before our next roll
+            last = state_of(page, match_id)["last_play"]
+            if last and last["seat"] == 1 and last != shown:
+                check_last_play(page, last, 0)
+                assert "Computer (easy)" in shown_last_play(page)["text"]
+                if not checked:
+                    page.screenshot(path=str(output_dir / "screen-computer-390.png"))
+                checked.append(last)
+            shown = last
+            if now["result"]:
+                break
+        if now["roll"]:
+            page.click('[data-action="roll"]')
+            wait_gone(page, "roll")
+        elif now["answer"]:
+            page.click(f'[data-action="{now["answer"]}"]')
+            wait_gone(page, now["answer"])
+        elif now["dance"]:
+            page.click('[data-action="dance"]')
+            wait_gone(page, "dance")
+        elif now["movable"]:
+            play_by_tapping(page)
+            page.click('[data-action="send"]')
+            wait_gone(page, "send")
+        else:
+            page.wait_for_timeout(50)
+    assert len(checked) >= 2
+    # the computer always agrees to a rematch: it opens at once, colours swapped
+    page.click('[data-action="rematch"]')
+    page.wait_for_url(re.compile(r".*/match/(?!" + match_id + r")mat_\w+$"), timeout=10_000)
+    new = state_of(page, page.url.rsplit("/", 1)[1])
+    assert new["you"] == 1 and new["players"][0]["bot"] == "easy"
+    page.context.close()
+
+
+def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, output_dir):
+    """The dice are forced by standing in for the server (Playwright routing) with states and
+    move lists the server's own builders make from an engine match: 4-4, then 3-5."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID
+
+    from boardgammon.engine import Match
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from boardgammon.server.move_list import move_list
+
+    match = Match(1, players=("ann", "bob"))
+    info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None, None)
+
+    def now() -> tuple[dict, dict]:
+        return (
+            dict(build_state(info, match, [], 0, 0.0, lambda t: t)),
+            {"games": move_list(match)},
+        )
+
+    class WithMoves(StandIn):
+        def handle(self, route, request):
+            if request.url.endswith(f"/api/matches/{MATCH_ID}/moves"):
+                return self.json(route, self.moves)
+            return super().handle(route, request)
+
+    match.roll_opening(4, 4)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    state, moves = now()
+    state["turn"] = 0  # ann rolls the re-roll (the stand-in has no dice record to say so)
+    stand_in = WithMoves(page, state)
+    stand_in.moves = moves
+    page.goto(f"{static_url}/match/{MATCH_ID}")
+    page.wait_for_selector("text=Opening roll: ann 4 · bob 4, a tie: rolled again")
+    assert sorted(
+        page.eval_on_selector_all("svg.board .die.last", "e => e.map(d => +d.dataset.die)")
+    ) == [4, 4]
+    assert "tied at 4-4" in page.locator(".status").inner_text()
+    page.screenshot(path=str(output_dir / "screen-opening-tie-390.png"))
+
+    # ann's turn (the opening roll is hers): said in the title and icon once the tab is hidden
+    assert page.title() == "Boardgammon"
+    page.evaluate("""() => {
+      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    assert page.title() == "● Your turn · Boardgammon"
+    assert page.get_attribute('link[rel="icon"]', "href") == "/static/favicon-turn.svg"
+    page.click('[data-action="mute"]')  # the mute is remembered on this device
+
+    match.roll_opening(3, 5)  # bob wins the opening and plays 5-3
+    stand_in.state, stand_in.moves = now()
+    page.click('[data-action="flip"]')  # the board's direction, remembered on this device
+    assert page.locator("svg.board g.flipped").count() == 1
+    page.click('[data-action="colours"]')
+    page.reload()
+    page.wait_for_selector("text=Opening roll: ann 3 · bob 5")
+    assert page.locator("svg.board g.flipped").count() == 1
+    assert page.get_attribute("svg.board", "class") == "board colours-reversed"
+    assert page.get_attribute('[data-action="mute"]', "aria-pressed") == "true"
+    page.screenshot(path=str(output_dir / "screen-flipped-390.png"))
+    assert sorted(
+        page.eval_on_selector_all("svg.board .die", "e => e.map(d => +d.dataset.die)")
+    ) == [3, 5]
+    assert page.locator(".move-list .opening").all_inner_texts() == [
+        "Opening roll: ann 4 · bob 4, a tie: rolled again",
+        "Opening roll: ann 3 · bob 5",
+    ]
+    context.close()
+
+
+def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
+    """For each way a match ends (bear-off single, gammon and backgammon, drop, resignation and
+    flag, in 1-point and longer matches) the dialog names the winner and the final score, as
+    the server's state builder makes it from the engine's match (the server stood in)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID
+
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from tests.helpers.endings import ENDINGS, ended
+
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    stand_in = None
+    for how, length, score, final in ENDINGS:
+        match = ended(how, length, score)
+        info = MatchInfo(
+            MATCH_ID,
+            (Seat(1, "ann"), Seat(2, "bob")),
+            length,
+            "standard",
+            "live",
+            "blitz" if how == "flag" else None,
+            None,
+        )
+        state = dict(
+            build_state(info, match, [], 1, 10_000.0, lambda t: t, {"chain_head": "ab" * 32})
+        )
+        if stand_in is None:
+            stand_in = StandIn(page, state)
+        stand_in.state = state
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        page.wait_for_selector("section.result:not([hidden])")
+        assert page.locator(".result .winner").inner_text() == "ann wins the match"
+        # bob's view: his score first
+        assert (
+            page.locator(".result .final-score").inner_text()
+            == f"Final score {final[1]}–{final[0]}"
+        ), how
+        assert page.locator(".score-line .crawford").count() == 0
+        box = page.locator("section.result").bounding_box()
+        assert box is not None and box["y"] < 740 / 2
+        page.screenshot(path=str(output_dir / f"screen-result-{how}-{length}-360.png"))
+    context.close()
