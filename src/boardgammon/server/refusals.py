@@ -48,6 +48,9 @@ class ErrorCode(StrEnum):
     RECORD_UNAVAILABLE = "record_unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
+    BLOCKED = "blocked"
+    BLOCK_SELF = "block_self"
+    SESSION_CHANGED = "session_changed"
 
 
 class Refusal(Exception):
