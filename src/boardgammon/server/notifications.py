@@ -53,9 +53,12 @@ class Notification(BaseModel):
     opponent: str = Field(description="who plays you, or invites you")
     length: int
     variant: str
-    deadline: str | None = Field(default=None, description="turn: when your time runs out (ISO 8601)")
-    seconds_left: float | None = Field(default=None, description="turn: seconds until the deadline")
-    urgent: bool = Field(default=False, description="turn: less than a fifth of the move's time left")
+    deadline: str | None = Field(default=None,
+                                 description="turn: when your time runs out (ISO 8601)")
+    seconds_left: float | None = Field(default=None,
+                                       description="turn: seconds until the deadline")
+    urgent: bool = Field(default=False,
+                         description="turn: less than a fifth of the move's time left")
     url: str = Field(description="where the page for it is")
 
 

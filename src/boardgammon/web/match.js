@@ -6,6 +6,7 @@ import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
+import { ChatPanel } from "./chat.js";
 import { checkRoll, newEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
@@ -31,6 +32,7 @@ export class MatchPage {
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
     this.receivedAt = performance.now();
+    this.chat = new ChatPanel(matchId, user);
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -77,6 +79,7 @@ export class MatchPage {
       this.bottom,
       h("div", { class: "turn" }, this.status, this.diceMark),
       this.controls,
+      this.chat.node,
       h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log),
       this.result));
     this.status.textContent = t("match.connecting");
@@ -110,6 +113,7 @@ export class MatchPage {
       this.setState(message.state);
       this.refresh();
     } else if (message.type === "state") this.setState(message.state);
+    else if (this.chat.onEvent(message)) return;
     else if (message.type === "commitment") this.promise(message);
     else if (message.type === "error" && message.error) this.showError(message.error);
   }
@@ -133,6 +137,7 @@ export class MatchPage {
 
   setState(state) {
     this.state = state;
+    this.chat.setState(state);
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
     const key = this.playKey(state);
