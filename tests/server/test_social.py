@@ -10,6 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app, step
 
+from boardgammon.server.match_repository import CORRESPONDENCE_GRACE_PER_POINT
+
 XSS = '<img src=x onerror="alert(1)"><script>alert(2)</script>&amp;'
 
 
@@ -266,11 +268,15 @@ def test_notifications_list_turns_with_time_left_and_invitations(client, wall):
     items = me.get("/api/notifications").json()["items"]
     turn = next(i for i in items if i["kind"] == "turn")
     assert turn["match_id"] == match_id and turn["opponent"] == other.name
-    assert turn["seconds_left"] == pytest.approx(86400.0) and turn["urgent"] is False
+    grace = CORRESPONDENCE_GRACE_PER_POINT  # the reserve of a 1-point match, after the day
+    assert turn["seconds_left"] == pytest.approx(86400.0 + grace) and turn["urgent"] is False
     assert not [i for i in other.get("/api/notifications").json()["items"] if i["kind"] == "turn"]
-    wall.advance(86400 * 0.85)  # 3.6 h of the day left: flagged
+    wall.advance(86400 * 0.75)  # 6 h of the day left: not yet a fifth
     turn = next(i for i in me.get("/api/notifications").json()["items"] if i["kind"] == "turn")
-    assert turn["seconds_left"] == pytest.approx(86400 * 0.15) and turn["urgent"] is True
+    assert turn["urgent"] is False
+    wall.advance(86400 * 0.1)  # 3.6 h left: flagged
+    turn = next(i for i in me.get("/api/notifications").json()["items"] if i["kind"] == "turn")
+    assert turn["seconds_left"] == pytest.approx(86400 * 0.15 + grace) and turn["urgent"] is True
     invitation = next(i for i in ann.get("/api/notifications").json()["items"]
                       if i["kind"] == "invitation")
     assert invitation == {"kind": "invitation", "match_id": None, "seek_id": invite["id"],

@@ -115,8 +115,9 @@ def pending(session: Session, user: User, runtime: Runtime) -> Notifications:
     turns = []
     rows = [r for r in matches_of(session, user.id)
             if r.status == "active" and r.mode == "correspondence"]
-    names = dict(session.execute(select(User.id, User.username).where(User.id.in_(
-        {i for r in rows for i in (r.seat0_id, r.seat1_id) if i is not None})))) if rows else {}
+    ids = {i for r in rows for i in (r.seat0_id, r.seat1_id) if i is not None}
+    names = dict(session.execute(select(User.id, User.username)
+                                 .where(User.id.in_(ids))).all()) if ids else {}
     for r in rows:
         seat = 0 if r.seat0_id == user.id else 1
         if r.turn_seat != seat:
