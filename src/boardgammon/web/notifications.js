@@ -9,6 +9,22 @@ import { asUser, refusalText } from "./chat.js";
 import { clockText, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
 
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A bell drawn in SVG (an emoji needs a font the machine may lack). */
+function bellIcon() {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "20");
+  svg.setAttribute("height", "20");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("fill", "currentColor");
+  path.setAttribute("d", "M12 22a2.5 2.5 0 0 0 2.4-2H9.6a2.5 2.5 0 0 0 2.4 2zm7-6v-5a7 7 0 0 0-5.5-6.8V3a1.5 1.5 0 0 0-3 0v1.2A7 7 0 0 0 5 11v5l-2 2v1h18v-1z");
+  svg.append(path);
+  return svg;
+}
+
 export class Notifier {
   constructor(user) {
     this.user = user;
@@ -19,7 +35,7 @@ export class Notifier {
     this.badge = h("span", { class: "badge", "data-count": "0" }, "0");
     this.button = h("button", { type: "button", class: "bell", "data-action": "notifications",
       "aria-expanded": "false", "aria-label": t("notify.title"), onclick: () => this.toggle() },
-    "🔔", this.badge);
+    bellIcon(), this.badge);
     this.list = h("div", { class: "notify-list", hidden: true, role: "region", "aria-label": t("notify.title") });
     this.warning = h("p", { class: "error session-warning", role: "alert", hidden: true });
     this.node = h("span", { class: "notify" }, this.button, this.list, this.warning);
@@ -110,7 +126,7 @@ export class Notifier {
   render() {
     if (this.list.hidden) return;
     const item = (n) => h("li", { class: n.urgent ? "urgent" : "", "data-kind": n.kind },
-      h("a", { href: n.url, "data-link": "" }, this.itemText(n)),
+      h("a", { href: n.url, "data-link": "", onclick: () => this.toggle() }, this.itemText(n)),
       n.seconds_left !== null ? ` · ${t("notify.left", { time: clockText(n.seconds_left) })}` : "",
       n.urgent ? h("strong", { class: "flag" }, ` · ${t("notify.urgent")}`) : null);
     const ask = "Notification" in window && Notification.permission === "default"
