@@ -141,3 +141,23 @@ def test_an_invitation_reaches_the_badge_title_and_a_notification(browser, live_
     assert bob.errors == []
     for page in (ann, bob):
         page.context.close()
+
+
+def test_a_second_account_in_another_tab_is_refused_with_a_reason(browser, live_server):
+    ann = signed_in(browser, live_server, "ann_tabs")
+    bob = signed_in(browser, live_server, "bob_tabs")
+    match_id = match_between(ann, bob)
+    ann.goto(f"/match/{match_id}")
+    ann.wait_for_selector("section.chat:not([hidden])")
+    # A second tab of ann's browser signs in as bob: the cookie they share is now bob's.
+    tab = ann.context.new_page()
+    r = tab.request.post(live_server + "/api/auth/login",
+                         data={"username": "bob_tabs", "password": PASSWORD})
+    assert r.status == 200, r.text()
+    ann.fill('section.chat input[name="chat"]', "who am I?")
+    ann.click('[data-action="chat-send"]')
+    ann.wait_for_selector("section.chat .error:text('signed in as another account')")
+    assert ann.input_value('section.chat input[name="chat"]') == "who am I?"  # kept to resend
+    assert bob.request.get(f"/api/matches/{match_id}/chat").json()["messages"] == []
+    for page in (ann, bob):
+        page.context.close()
