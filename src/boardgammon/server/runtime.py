@@ -197,10 +197,14 @@ class Runtime:
 
     async def spectators_changed(self, match_id: str, by: int) -> None:
         """A spectator came (``by`` = 1) or went (-1): every connection to the match, on
-        every process, gets the new count as a ``spectators`` frame."""
-        count = await self.spectators.change(match_id, by)
-        await self.bus.publish(match_id, {"frame": {"type": "spectators", "count": count},
-                                          "seats": None})
+        every process, gets the new count as a ``spectators`` frame. A count that cannot be
+        changed (Redis unreachable) is logged and watching goes on without it."""
+        try:
+            count = await self.spectators.change(match_id, by)
+            await self.bus.publish(match_id, {"frame": {"type": "spectators", "count": count},
+                                              "seats": None})
+        except Exception:
+            log.warning("the spectator count of %s was not changed", match_id, exc_info=True)
 
     async def act(self, match_id: str, user_id: int, action: ClientAction,
                   token: str | None = None) -> StepResult:

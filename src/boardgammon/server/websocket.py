@@ -179,8 +179,9 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     if watching:
         await runtime.spectators_changed(match_id, 1)
     else:
-        count = (await runtime.spectators.counts([match_id]))[match_id]
-        connection.send({"type": "spectators", "count": count})
+        with contextlib.suppress(Exception):  # a count is not worth refusing a player for
+            count = (await runtime.spectators.counts([match_id]))[match_id]
+            connection.send({"type": "spectators", "count": count})
     try:
         while True:
             frame = await ws.receive()
@@ -192,12 +193,11 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
         pass
     finally:
         hub.leave(match_id, connection)
-        if watching:
-            with contextlib.suppress(Exception):  # the count must not keep the socket open
-                await runtime.spectators_changed(match_id, -1)
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
+        if watching:
+            await runtime.spectators_changed(match_id, -1)
 
 
 @echo_router.websocket("/ws/echo")
