@@ -102,7 +102,7 @@ def test_watch_list_opens_the_spectator_view(browser, live_server, output_dir):
     cyd.screenshot(path=str(output_dir / "social-watch-360.png"), full_page=True)
     cyd.click(f'[data-watch="{match_id}"] a')
     cyd.wait_for_url(f"**/match/{match_id}")
-    cyd.wait_for_selector('.spectators[data-spectators="1"]')
+    cyd.wait_for_selector("section.match svg.board")
     assert cyd.locator("section.chat").is_hidden()  # spectators neither read nor write
     ann.wait_for_selector('.spectators[data-spectators="1"]')
     assert ann.text_content(".spectators") == "1 spectator"

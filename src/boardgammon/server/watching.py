@@ -3,8 +3,8 @@ lobby, and how many spectators each has.
 
 Spectators are counted per match as their WebSockets come and go (:class:`Spectators`): in
 this process, or in one Redis hash shared by every server process when Redis fans out events,
-so that a count is the same whichever process a watcher asks. A change is broadcast to the
-match's connections as a ``spectators`` frame.
+so that a count is the same whichever process a watcher asks. A change is sent to the
+players' connections to the match as a ``spectators`` frame.
 """
 
 from __future__ import annotations

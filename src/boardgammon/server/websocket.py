@@ -181,7 +181,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
     else:
         with contextlib.suppress(Exception):  # a count is not worth refusing a player for
             count = (await runtime.spectators.counts([match_id]))[match_id]
-            connection.send({"type": "spectators", "count": count})
+            if count:  # none is what a client assumes
+                connection.send({"type": "spectators", "count": count})
     try:
         while True:
             frame = await ws.receive()
