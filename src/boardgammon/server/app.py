@@ -41,11 +41,15 @@ HTTP routes are listed below. OpenAPI cannot list WebSocket routes, so here they
 Client frames: `{"type": "action", "action": {…}}` (the body of
 `POST /api/matches/{match_id}/actions`) and `{"type": "ping"}`. Server frames, each after the
 change is committed: `state`, `commitment`, `roll`, `play`, `cube`, `resign`, `clock`,
-`game_end`, `match_end`, then `ack` (your action applied) or `error` (`action_id` and an error
+`game_end`, `match_end`, `chat` (players only), `spectators`, then `ack` (your action
+applied) or `error` (`action_id` and an error
 as in HTTP: the same codes, e.g. `not_your_turn`, `illegal_play`, `bad_entropy`, and
 `invalid_request` for a frame that is not JSON or not one of the two shapes), and `pong`.
 Close codes: 4404 (no such match; an `error` frame with `not_found` comes first), 1013 (the
 client reads too slowly; reconnect and resume from the fresh `state`).
+
+**`/ws/me`**: the signed-in player's own events: `hello`, then `turn` and `invitation`
+(close code 4401 without a session).
 
 **`/ws/echo`** (only with `BOARDGAMMON_ECHO_SOCKET=1`): sends every text frame back; the load
 benchmark's reference.

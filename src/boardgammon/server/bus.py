@@ -5,6 +5,9 @@ committed. :class:`LocalBus` hands it straight to this process's handler; :class
 publishes it on channel ``boardgammon:match:<match_id>`` and every process (this one
 included) receives it through a pattern subscription, so players connected to different
 processes behind one load balancer see the same events.
+
+The same classes carry messages for one user (``boardgammon:user:<user_id>``, see
+:mod:`.notifications`): a bus is made per channel prefix.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ log = logging.getLogger("boardgammon.server.bus")
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
 CHANNEL_PREFIX = "boardgammon:match:"
+USER_CHANNEL_PREFIX = "boardgammon:user:"
 
 
 class LocalBus:
@@ -40,10 +44,12 @@ class LocalBus:
 
 
 class RedisBus:
-    """Events go through Redis pub/sub at ``url`` (``redis://host:port/db``)."""
+    """Events go through Redis pub/sub at ``url`` (``redis://host:port/db``), on the channels
+    that start with ``prefix`` (the key after it: a match ID or a user ID)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, prefix: str = CHANNEL_PREFIX) -> None:
         self.url = url
+        self.prefix = prefix
         self._redis: Any = None
         self._task: asyncio.Task | None = None
 
@@ -52,7 +58,7 @@ class RedisBus:
 
         self._redis = aioredis.from_url(self.url)
         pubsub = self._redis.pubsub()
-        await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+        await pubsub.psubscribe(f"{self.prefix}*")
         self._task = asyncio.create_task(self._listen(pubsub, handler))
 
     async def _listen(self, pubsub: Any, handler: Handler) -> None:
@@ -62,12 +68,12 @@ class RedisBus:
             channel = message["channel"]
             channel = channel.decode() if isinstance(channel, bytes) else channel
             try:
-                await handler(channel[len(CHANNEL_PREFIX):], json.loads(message["data"]))
+                await handler(channel[len(self.prefix):], json.loads(message["data"]))
             except Exception:  # one bad delivery must not stop the subscription
                 log.exception("delivering %s failed", channel)
 
     async def publish(self, match_id: str, message: dict[str, Any]) -> None:
-        await self._redis.publish(f"{CHANNEL_PREFIX}{match_id}", json.dumps(message))
+        await self._redis.publish(f"{self.prefix}{match_id}", json.dumps(message))
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -78,6 +84,7 @@ class RedisBus:
             await self._redis.aclose()
 
 
-def bus_for(redis_url: str | None) -> LocalBus | RedisBus:
-    """Redis fan-out when ``redis_url`` is set, else in-process."""
-    return RedisBus(redis_url) if redis_url else LocalBus()
+def bus_for(redis_url: str | None, prefix: str = CHANNEL_PREFIX) -> LocalBus | RedisBus:
+    """Redis fan-out on the channels under ``prefix`` when ``redis_url`` is set, else
+    in-process."""
+    return RedisBus(redis_url, prefix) if redis_url else LocalBus()

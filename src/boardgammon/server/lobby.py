@@ -19,11 +19,13 @@ from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server import ratings
 from boardgammon.server.auth import current_user
+from boardgammon.server.blocks import kept_apart, refuse_if_blocked
 from boardgammon.server.bodies import RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_repository import matches_of
 from boardgammon.server.match_state import Seat, iso
+from boardgammon.server.notifications import notify_from_thread
 from boardgammon.server.refusals import ErrorCode, Invalid, NotAllowed, NotFound, StateConflict
 from boardgammon.server.services import services
 from boardgammon.server.tables import Seek, User
@@ -189,7 +191,9 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
 def lobby(request: Request, user: User = Depends(current_user),
           session: Session = Depends(get_session)) -> Lobby:
     """Open seeks (everyone's, invitations excluded), invitations to you, your own open seeks
-    and invitations (``mine``, oldest first), your matches."""
+    and invitations (``mine``, oldest first), your matches. Seeks and invitations of players
+    you blocked, or who blocked you, are left out."""
+    apart = kept_apart(session, user.id)
     open_seeks = session.execute(
         select(Seek).where(Seek.state == "open", Seek.invite_id.is_(None))
         .order_by(Seek.created_at)).scalars().all()
@@ -199,18 +203,21 @@ def lobby(request: Request, user: User = Depends(current_user),
     mine = session.execute(
         select(Seek).where(Seek.state == "open", Seek.owner_id == user.id)
         .order_by(Seek.created_at)).scalars().all()
-    return Lobby(seeks=_seeks_out(session, list(open_seeks)),
-                 invitations=_seeks_out(session, list(invitations)),
+    return Lobby(seeks=_seeks_out(session, [s for s in open_seeks if s.owner_id not in apart]),
+                 invitations=_seeks_out(session, [s for s in invitations
+                                                  if s.owner_id not in apart]),
                  mine=_seeks_out(session, list(mine)),
                  matches=summaries(session, user, request))
 
 
 @router.post("/api/seeks", status_code=201, response_model=SeekOut,
              responses=responses(401, 403, 404))
-def create_seek(body: SeekIn, user: User = Depends(current_user),
+def create_seek(body: SeekIn, request: Request, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> SeekOut:
-    """Post an open seek, or invite one player (``invite``); share ``join_url`` as a link.
-    A rated seek (``rated``) may ask for a range of the opponent's rating."""
+    """Post an open seek, or invite one player (``invite``; refused with 403 ``blocked`` if
+    either of you blocked the other); share ``join_url`` as a link. The invited player's
+    pages hear ``invitation``. A rated seek (``rated``) may ask for a range of the opponent's
+    rating."""
     if body.rated and user.guest:
         raise NotAllowed("guests play unrated: sign up (keeping your matches) to post a rated "
                          "seek", ErrorCode.GUEST_UNRATED)
@@ -235,6 +242,7 @@ def create_seek(body: SeekIn, user: User = Depends(current_user),
             raise NotFound(f"no player named {body.invite!r}")
         if invitee.id == user.id:
             raise Invalid("you cannot invite yourself")
+        refuse_if_blocked(session, user.id, invitee.id, f"you cannot invite {invitee.username}")
     seek = Seek(id=f"sek_{secrets.token_hex(10)}", owner_id=user.id, length=body.length,
                 variant=body.variant, mode=body.mode, clock=body.clock,
                 days=(body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None,
@@ -243,14 +251,19 @@ def create_seek(body: SeekIn, user: User = Depends(current_user),
                 max_rating=body.max_rating)
     session.add(seek)
     session.commit()
-    return _seeks_out(session, [seek])[0]
+    out = _seeks_out(session, [seek])[0]
+    if invitee is not None:
+        notify_from_thread(request.app, invitee.id, {"type": "invitation", "seek_id": seek.id,
+                                                     "from": user.username})
+    return out
 
 
 @router.post("/api/seeks/{seek_id}/accept", status_code=201, response_model=MatchCreated,
              responses=responses(401, 403, 404, 409))
 def accept_seek(seek_id: str, request: Request, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> MatchCreated:
-    """Accept a seek or an invitation: the match starts (the seek's owner is seat 0)."""
+    """Accept a seek or an invitation: the match starts (the seek's owner is seat 0). Refused
+    with 403 ``blocked`` if the owner and you blocked one another."""
     seek = session.get(Seek, seek_id)
     if seek is None or seek.state != "open":
         raise NotFound(f"no open seek {seek_id!r}")
@@ -258,6 +271,7 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
         raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
         raise NotAllowed("this invitation is for another player", ErrorCode.NOT_INVITED)
+    refuse_if_blocked(session, seek.owner_id, user.id, "you cannot take this seek")
     ratings.check_seek(session, seek, user)
     taken = rowcount(session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
                                      .values(state="accepted")))

@@ -128,7 +128,9 @@ class StepResult:
     the match version after it, and the refusal of a request that was answered with one
     (the events then are what the server did before refusing, e.g. a flag it claimed). For a
     resent action, ``replayed`` holds its first result's events, for its sender only: they
-    happened before and are not broadcast again."""
+    happened before and are not broadcast again. ``waiting_user``: the
+    player (user ID) the match waits for after it, ``None`` for the computer or when it is
+    over."""
 
     events: list[Event] = field(default_factory=list)
     version: int = 0
@@ -136,6 +138,7 @@ class StepResult:
     resent: bool = False
     snapshot: Snapshot | None = None
     replayed: list[Event] = field(default_factory=list)
+    waiting_user: int | None = None
 
 
 @dataclass
@@ -328,13 +331,16 @@ class MatchService:
 
     def _write(self, match_id: str, step: Callable[[Session, CachedMatch], R]) -> R:
         """:meth:`MatchRepository.write`; a finished match's computer player goes, and a
-        :class:`StepResult` gets the match's version and snapshot after the write."""
+        :class:`StepResult` gets the match's version, snapshot and waiting player after the
+        write."""
         result, cached = self.matches.write(match_id, step)
         if cached.match.is_over:
             self._bots.pop(match_id, None)
         if isinstance(result, StepResult):
             result.version = cached.version
             result.snapshot = cached.snapshot
+            seat = cached.match.waiting_for
+            result.waiting_user = None if seat is None else cached.info.seats[seat].user_id
         return result
 
     def _now(self, cached: CachedMatch) -> float:

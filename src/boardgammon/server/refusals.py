@@ -55,6 +55,9 @@ class ErrorCode(StrEnum):
     # Ratings (issue 23)
     GUEST_UNRATED = "guest_unrated"
     OUTSIDE_RATING_RANGE = "outside_rating_range"
+    BLOCKED = "blocked"
+    BLOCK_SELF = "block_self"
+    SESSION_CHANGED = "session_changed"
 
 
 class Refusal(Exception):

@@ -24,13 +24,15 @@ from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
 from boardgammon.server.actions import ClientAction
-from boardgammon.server.bus import bus_for
+from boardgammon.server.bus import USER_CHANNEL_PREFIX, bus_for
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService, StepResult
+from boardgammon.server.notifications import UserHub, notify
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
+from boardgammon.server.watching import spectators_for
 
 if TYPE_CHECKING:
     from boardgammon.server.db import Database
@@ -54,6 +56,7 @@ class GameConfig:
         address_login_rate, address_login_burst: sign-in attempts per second and burst per
             address, whatever the names (trying one password on many accounts).
         action_rate, action_burst: match actions per second and burst, per user.
+        chat_rate, chat_burst: chat lines per second and burst, per user.
     """
 
     redis_url: str | None = None
@@ -67,6 +70,8 @@ class GameConfig:
     address_login_burst: int = 30
     action_rate: float = 20.0
     action_burst: int = 40
+    chat_rate: float = 0.5
+    chat_burst: int = 5
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
@@ -97,7 +102,12 @@ class Runtime:
                                                "sign-in attempts from this address")
         self.action_limit = limiter_for(config.redis_url, config.action_rate,
                                         config.action_burst, "actions")
+        self.chat_limit = limiter_for(config.redis_url, config.chat_rate, config.chat_burst,
+                                      "chat messages")
         self.bus = bus_for(config.redis_url)
+        self.user_bus = bus_for(config.redis_url, USER_CHANNEL_PREFIX)
+        self.users = UserHub()
+        self.spectators = spectators_for(config.redis_url)
         self._service: MatchService | None = None
         self._hub: Hub | None = None
         self.locks = MatchLocks()
@@ -144,6 +154,7 @@ class Runtime:
         if credited:
             log.info("the service was down for %.1f s: not charged to any clock", credited)
         await self.bus.start(self.hub.deliver)
+        await self.user_bus.start(self.users.deliver)
         for match_id in await asyncio.to_thread(self.service.active_ids):
             await self.run(match_id, self.service.settle, match_id)
             self.kick_bot(match_id)
@@ -163,18 +174,38 @@ class Runtime:
         for task in self._bots.values():
             task.cancel()
         await self.bus.stop()
+        await self.user_bus.stop()
+        await self.spectators.stop()
 
-    async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any
-                  ) -> StepResult | None:
+    async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any,
+                  actor: int | None = None) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
-        calls for one match run one at a time here, so events leave in commit order."""
+        calls for one match run one at a time here, so events leave in commit order. When
+        the match then waits for a player other than ``actor`` (the user who acted; ``None``
+        for the server and the computer), that player's pages hear ``turn``
+        (:mod:`.notifications`)."""
         async with self.locks.calls(match_id):
             step = await asyncio.to_thread(fn, *args)
             if step is not None and step.events:
                 await self.bus.publish(match_id, {"version": step.version,
                                                   "snapshot": step.snapshot,
                                                   "events": step.events})
+                if step.waiting_user is not None and step.waiting_user != actor:
+                    await notify(self, step.waiting_user, {"type": "turn",
+                                                           "match_id": match_id})
         return step
+
+    async def spectators_changed(self, match_id: str, by: int) -> None:
+        """A spectator came (``by`` = 1) or went (-1): the players' connections to the match,
+        on every process, get the new count as a ``spectators`` frame (not the spectators':
+        a watcher's socket carries the match and nothing else). A count that cannot be
+        changed (Redis unreachable) is logged and watching goes on without it."""
+        try:
+            count = await self.spectators.change(match_id, by)
+            await self.bus.publish(match_id, {"frame": {"type": "spectators", "count": count},
+                                              "seats": [0, 1]})
+        except Exception:
+            log.warning("the spectator count of %s was not changed", match_id, exc_info=True)
 
     async def act(self, match_id: str, user_id: int, action: ClientAction,
                   token: str | None = None) -> StepResult:
@@ -188,7 +219,8 @@ class Runtime:
         """
         if self._unserved:
             await asyncio.to_thread(self._beat)
-        step = await self.run(match_id, self._act, match_id, user_id, action, token)
+        step = await self.run(match_id, self._act, match_id, user_id, action, token,
+                              actor=user_id)
         assert step is not None
         self.kick_bot(match_id)
         return step
@@ -264,9 +296,20 @@ class Runtime:
 
 def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
     """Add the game server's routers to ``app``; returns its runtime."""
-    from boardgammon.server import auth, lobby, match_routes, rematch, websocket
+    from boardgammon.server import (
+        auth,
+        blocks,
+        chat,
+        lobby,
+        match_routes,
+        notifications,
+        rematch,
+        watching,
+        websocket,
+    )
 
-    for module in (auth, lobby, match_routes, rematch, websocket):
+    for module in (auth, lobby, match_routes, rematch, websocket, chat, blocks, watching,
+                   notifications):
         app.include_router(module.router)
     return Runtime(config or GameConfig.from_env())
 

@@ -1,6 +1,7 @@
 """Every table of the server as ORM models (SQLAlchemy 2, declarative): the dice record,
 accounts, sessions, seeks, matches and each match's action log, the service clock, match
-analyses, and an operator's request to remake the dice record's report. Schema changes go
+analyses, an operator's request to remake the dice record's report, and the players' chat,
+chat mutes and block lists. Schema changes go
 through an Alembic migration under ``migrations/versions/``; the app applies them at start-up.
 
 A match's state is never kept only in memory: ``match_log`` holds every accepted action of the
@@ -447,4 +448,42 @@ class RatingChange(Base):
     before: Mapped[float] = mapped_column(Float)
     after: Mapped[float] = mapped_column(Float)
     deviation: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ChatMessage(Base):
+    """One chat line a player wrote in a match (``docs/api.md`` §Chat): plain text as written
+    (at most :data:`boardgammon.server.chat.MAX_CHARS` characters, no control characters),
+    escaped by whoever shows it. ``seat`` is the writer's seat; kept as long as the match."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (CheckConstraint("seat IN (0, 1)", name="ck_chat_messages_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    seat: Mapped[int] = mapped_column(SmallInteger)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ChatMute(Base):
+    """A player (``user_id``) muted their opponent's chat in one match."""
+
+    __tablename__ = "chat_mutes"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+
+
+class Block(Base):
+    """``user_id`` blocked ``blocked_id``: neither can invite the other, take the other's seek
+    or read the other's chat (``docs/api.md`` §Blocks)."""
+
+    __tablename__ = "blocks"
+    __table_args__ = (CheckConstraint("user_id <> blocked_id", name="ck_blocks_not_self"),)
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    blocked_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True,
+                                            index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())

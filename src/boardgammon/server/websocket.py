@@ -106,10 +106,19 @@ class Hub:
         self.connections.get(match_id, set()).discard(connection)
 
     async def deliver(self, match_id: str, message: dict[str, Any]) -> None:
-        """Send a committed batch of events, then each connection's fresh state."""
+        """Send a committed batch of events, then each connection's fresh state; or a
+        message beside the match's record (``{"frame": {...}, "seats": [...]}``: a chat line,
+        a spectator count) to the connections of those seats (``None``: to everyone)."""
         async with self.locks.delivery(match_id):
             connections = self.connections.get(match_id)
             if not connections:
+                return
+            if "frame" in message:
+                seats = message.get("seats")
+                for connection in list(connections):
+                    if seats is None or connection.seat in seats:
+                        with contextlib.suppress(asyncio.QueueFull):  # it resyncs on reconnect
+                            connection.send(message["frame"])
                 return
             seats = {connection.seat for connection in connections}
             snapshot = _snapshot(message.get("snapshot"))
@@ -166,6 +175,14 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
         await ws.close(code=TRY_AGAIN_LATER, reason="server problem: database unreachable")
         return
     writer = asyncio.create_task(connection.writer())
+    watching = connection.seat is None
+    if watching:
+        await runtime.spectators_changed(match_id, 1)
+    else:
+        with contextlib.suppress(Exception):  # a count is not worth refusing a player for
+            count = (await runtime.spectators.counts([match_id]))[match_id]
+            if count:  # none is what a client assumes
+                connection.send({"type": "spectators", "count": count})
     try:
         while True:
             frame = await ws.receive()
@@ -180,6 +197,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
+        if watching:
+            await runtime.spectators_changed(match_id, -1)
 
 
 @echo_router.websocket("/ws/echo")

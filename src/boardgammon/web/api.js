@@ -10,9 +10,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the API; resolves to the parsed JSON body (null for 204), rejects with ApiError. */
-export async function request(method, path, body) {
-  const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+/** Call the API; resolves to the parsed JSON body (null for 204), rejects with ApiError.
+ * `headers` are added to the request's own. */
+export async function request(method, path, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -9,6 +9,8 @@ import { glossaryLink } from "./glossary.js";
 import { lang, LANGUAGES, setLang, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
+import { Notifier } from "./notifications.js";
+import { WatchList } from "./watch.js";
 
 const LOBBY_POLL_MS = 2000;
 
@@ -54,7 +56,22 @@ function renderHeader() {
     : null;
   fill(app.header,
     h("a", { href: "/", "data-link": "", class: "brand" }, t("app.title")),
-    h("span", { class: "spacer" }), select, account);
+    h("span", { class: "spacer" }), notifier(), select, account);
+}
+
+/** The notifications badge of the signed-in player (kept across pages, made anew for
+ * another player or language). */
+function notifier() {
+  const key = app.user ? `${app.user.id}:${lang()}` : null;
+  if (app.notifier && app.notifier.key !== key) {
+    app.notifier.stop();
+    app.notifier = null;
+  }
+  if (key && !app.notifier) {
+    app.notifier = new Notifier(app.user);
+    app.notifier.key = key;
+  }
+  return app.notifier ? app.notifier.node : null;
 }
 
 function renderFooter() {
@@ -189,10 +206,11 @@ class LobbyPage {
     this.knownMatches = null;
     this.lists = h("div", { class: "lists" });
     this.error = h("p", { class: "error", role: "alert" });
+    this.watch = new WatchList();
     fill(app.main, h("section", { class: "lobby" },
       h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
       app.user.guest ? upgradeForm() : null,
-      this.lists, h("div", { class: "forms" })));
+      this.lists, this.watch.node, h("div", { class: "forms" })));
     this.start();
   }
 
@@ -209,6 +227,7 @@ class LobbyPage {
 
   destroy() {
     clearInterval(this.timer);
+    this.watch.destroy();
   }
 
   async load() {

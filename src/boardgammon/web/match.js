@@ -6,6 +6,7 @@ import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
+import { ChatPanel } from "./chat.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
@@ -39,6 +40,7 @@ export class MatchPage {
     this.viewing = null;  // a past turn shown read-only: {board, label}
     this.notice = new Notice();
     this.moves = new MoveList(matchId, this);
+    this.chat = new ChatPanel(matchId, user);
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -95,6 +97,7 @@ export class MatchPage {
           this.controls,
           h("div", { class: "match-options" }, optionControls(() => this.renderBoard()),
             this.notice.muteButton()),
+          this.chat.node,
           h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log)),
         this.moves.node)));
     this.status.textContent = t("match.connecting");
@@ -128,6 +131,7 @@ export class MatchPage {
       this.setState(message.state);
       this.refresh();
     } else if (message.type === "state") this.setState(message.state);
+    else if (this.chat.onEvent(message)) return;
     else if (message.type === "commitment") this.promise(message);
     else if (message.type === "error" && message.error) this.showError(message.error);
   }
@@ -152,6 +156,7 @@ export class MatchPage {
   setState(state) {
     this.noticeChanges(this.state, state);
     this.state = state;
+    this.chat.setState(state);
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
     const key = this.playKey(state);

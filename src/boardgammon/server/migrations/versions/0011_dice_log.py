@@ -2,7 +2,7 @@
 its complete subtrees, its size, its signed heads and the witnesses' co-signatures.
 
 Revision ID: 0011_dice_log
-Revises: 0009_ratings
+Revises: 0010_social
 Create Date: 2026-12-02
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from boardgammon.server.tables import UTCDateTime
 
 revision = "0011_dice_log"
-down_revision = "0009_ratings"
+down_revision = "0010_social"
 branch_labels = None
 depends_on = None
 

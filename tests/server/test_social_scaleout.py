@@ -1,0 +1,86 @@
+"""Chat, notifications and spectator counts across two ``boardgammon serve`` processes on the
+same PostgreSQL and Redis: a line written on one process reaches the opponent's match socket
+on the other, an invitation made on one reaches the invitee's ``/ws/me`` on the other, and a
+spectator on one is counted by the other."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from gameplay import REDIS, Http, free_port, redis_or_skip, serve
+
+pytestmark = pytest.mark.slow
+
+XSS = "<script>alert(1)</script> ✓"
+
+
+def frame_of(ws, kind: str, limit: int = 30, **fields) -> dict:
+    """The first frame of type ``kind`` (with ``fields``) the socket receives; others, and
+    frames another test's processes may put on the same Redis, are passed over."""
+    for _ in range(limit):
+        frame = json.loads(ws.recv(timeout=30))
+        if frame["type"] == kind and all(frame.get(k) == v for k, v in fields.items()):
+            return frame
+    raise AssertionError(f"no {kind} frame with {fields}")
+
+
+def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
+    redis_or_skip()
+    from websockets.sync.client import connect
+
+    env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url,
+           "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0"}
+    ports = [free_port(), free_port()]
+    servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
+    try:
+        servers.append(serve(ports[1], env, tmp_path))
+        bases = [f"http://127.0.0.1:{p}" for p in ports]
+        players = {}
+        for seat, name in enumerate(("ann", "bob")):
+            token = Http(bases[seat])("POST", "/api/auth/register",
+                                      {"username": name, "password": "long enough"})["token"]
+            players[seat] = Http(bases[seat], token)
+        ann, bob = players[0], players[1]
+        ws = f"ws://127.0.0.1:{ports[1]}"
+        with connect(f"{ws}/ws/me?token={bob.token}") as me:
+            assert frame_of(me, "hello")["user"]["username"] == "bob"
+            invite = ann("POST", "/api/seeks", {"invite": "bob", "length": 1})
+            assert frame_of(me, "invitation", seek_id=invite["id"])["from"] == "ann"
+            match_id = bob("POST", f"/api/seeks/{invite['id']}/accept")["match_id"]
+            with connect(f"{ws}/ws/matches/{match_id}?token={bob.token}") as match:
+                frame_of(match, "state")
+                line = ann("POST", f"/api/matches/{match_id}/chat", {"text": XSS})
+                got = frame_of(match, "chat")["message"]
+                assert got == line and got["text"] == XSS and got["name"] == "ann"
+                # A spectator on ann's process: counted on bob's.
+                with connect(f"ws://127.0.0.1:{ports[0]}/ws/matches/{match_id}"):
+                    assert frame_of(match, "spectators")["count"] == 1
+                    listed = Http(bases[1])("GET", "/api/watch")
+                    assert next(m for m in listed if m["match_id"] == match_id
+                                )["spectators"] == 1
+                assert frame_of(match, "spectators")["count"] == 0
+            # Play on until the turn passes from ann (on process 0) to bob: he hears it.
+            for n in range(20):
+                state = ann("GET", f"/api/matches/{match_id}")
+                seat = state["turn"]
+                mine = players[seat]("GET", f"/api/matches/{match_id}")
+                if mine["phase"] in ("opening", "roll"):
+                    pending = mine["pending_roll"]
+                    action = {"type": "roll", "roll_id": pending["roll_id"],
+                              "commitment": pending["commitment"],
+                              "entropy": os.urandom(16).hex()}
+                else:
+                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
+                players[seat]("POST", f"/api/matches/{match_id}/actions",
+                              {**action, "action_id": f"a{n}"})
+                if seat == 0 and ann("GET", f"/api/matches/{match_id}")["turn"] == 1:
+                    frame_of(me, "turn", match_id=match_id)
+                    break
+            else:
+                raise AssertionError("the turn never passed from ann to bob")
+    finally:
+        for server in servers:
+            server.kill()
+            server.wait()
