@@ -4,7 +4,7 @@ Passwords are hashed with argon2id (argon2-cffi's defaults, RFC 9106). A session
 token of 32 bytes; the database keeps only its SHA-256, so a leaked table opens no session.
 Browsers get the token as the ``bg_session`` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS),
 API clients send ``Authorization: Bearer <token>``; either works on every route and on the
-WebSocket (which also takes ``?token=``).
+WebSocket (which also takes the token in its first message, never in the URL).
 
 The server ends a session :data:`SESSION_MAX` after it was opened and :data:`SESSION_IDLE`
 after it was last used, whatever the cookie's own age says; each sign-in opens a new session.
@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from starlette.requests import HTTPConnection
 
 from boardgammon.server.bodies import RequestBody, Text, Username
 from boardgammon.server.db import get_session
@@ -118,8 +119,9 @@ def token_user_id(session: Session, token: str) -> int | None:
                                          **_bounds(datetime.now(UTC))}).scalar_one_or_none()
 
 
-def request_token(request: Request) -> str | None:
-    """The session token of a request: the bearer token, else the cookie."""
+def request_token(request: HTTPConnection) -> str | None:
+    """The session token of a request or WebSocket handshake: the bearer token, else the
+    cookie."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
