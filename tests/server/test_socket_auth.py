@@ -18,9 +18,14 @@ def world(database_url):
 
 
 def _roll(player: Player, match_id: str, action_id: str) -> dict:
-    return {"type": "action",
-            "action": {**player.roll_action(player.state(match_id)), "action_id": action_id,
-                       "type": "roll"}}
+    return {
+        "type": "action",
+        "action": {
+            **player.roll_action(player.state(match_id)),
+            "action_id": action_id,
+            "type": "roll",
+        },
+    }
 
 
 def _until(ws, kind: str) -> dict:

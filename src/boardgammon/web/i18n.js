@@ -231,6 +231,8 @@ const STRINGS = {
     "luck.unlucky": "unlucky",
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "Server problem, clocks stopped: your move was not sent. Try again in a few seconds.",
   },
   de: {
     "app.title": "Boardgammon",
@@ -460,6 +462,8 @@ const STRINGS = {
     "luck.unlucky": "unglücklich",
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "Serverproblem, die Uhren stehen: Dein Zug wurde nicht gesendet. Versuch es in ein paar Sekunden noch einmal.",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -671,6 +675,8 @@ const STRINGS = {
     "luck.unlucky": "不運",
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "サーバーの問題のため、時計は止まっています。手は送信されていません。数秒後にもう一度お試しください。",
   },
 };
 
