@@ -54,6 +54,11 @@ class Credentials(RequestBody):
     password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 
 
+class PasswordChange(RequestBody):
+    password: Text = Field(max_length=MAX_PASSWORD, description="the current password")
+    new_password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+
+
 class UserOut(BaseModel):
     id: int
     username: str
@@ -267,6 +272,29 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
         session.rollback()
         _taken(body.username)
     return UserAnswer(user=user_out(user))
+
+
+@router.post("/api/auth/password", response_model=SessionAnswer, responses=responses(401, 429))
+def change_password(body: PasswordChange, request: Request, response: Response,
+                    user: User = Depends(current_user),
+                    session: Session = Depends(get_session)) -> SessionAnswer:
+    """Change the password: every session of the account is revoked (whoever holds a stolen
+    token is signed out, open WebSockets can no longer act) and this client gets a new one.
+
+    Refused with 401 ``bad_credentials`` for a wrong current password (a guest has none: it
+    sets one with ``/api/auth/upgrade``), rate limited like sign-ins."""
+    services(request.app).game.login_limit.hit(f"password:{_client(request)}:{user.id}")
+    try:
+        ok = user.password_hash is not None and _hasher.verify(user.password_hash,
+                                                                body.password)
+    except (VerificationError, InvalidHashError):
+        ok = False
+    if not ok:
+        raise NotSignedIn("wrong current password", ErrorCode.BAD_CREDENTIALS)
+    user.password_hash = _hasher.hash(body.new_password)
+    session.execute(delete(AuthToken).where(AuthToken.user_id == user.id))
+    token = _open_session(session, user, request, response)
+    return SessionAnswer(user=user_out(user), token=token)
 
 
 @router.post("/api/auth/logout", status_code=204, responses=responses(401))
