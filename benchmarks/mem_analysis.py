@@ -8,9 +8,9 @@ Run: ``python -m benchmarks.mem_analysis [N]`` (default 8 matches of 7 points).
 
 from __future__ import annotations
 
+import argparse
 import gc
 import resource
-import sys
 import tracemalloc
 
 from benchmarks.analysis_vs_gnubg import bot_match
@@ -47,5 +47,14 @@ def main(n: int = 8) -> None:
               f"{stat.traceback[0].filename}")
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"N is a number of matches, 1 or more, not {text!r}")
+    return int(text)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 8)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=_count, default=8, metavar="N",
+                        help="matches to analyse (default 8)")
+    main(parser.parse_args().n)
