@@ -37,14 +37,19 @@ def main(n: int = 8) -> None:
     for i, match in enumerate(matches, 1):
         analyse_match(match, evaluator, 0)
         gc.collect()
-        print(f"{i} matches analysed: RSS {rss_mb():.0f} MB (+{rss_mb() - base:.0f}), "
-              f"traced {tracemalloc.get_traced_memory()[0] / 1e6:.1f} MB, "
-              f"_cube_model cache {met._cube_model.cache_info().currsize} entries", flush=True)
+        print(
+            f"{i} matches analysed: RSS {rss_mb():.0f} MB (+{rss_mb() - base:.0f}), "
+            f"traced {tracemalloc.get_traced_memory()[0] / 1e6:.1f} MB, "
+            f"_cube_model cache {met._cube_model.cache_info().currsize} entries",
+            flush=True,
+        )
     after = tracemalloc.take_snapshot()
     print("largest sources of memory still allocated since the warm-up:")
     for stat in after.compare_to(before, "filename")[:8]:
-        print(f"  {stat.size_diff / 1e6:8.2f} MB  {stat.count_diff:+7d} blocks  "
-              f"{stat.traceback[0].filename}")
+        print(
+            f"  {stat.size_diff / 1e6:8.2f} MB  {stat.count_diff:+7d} blocks  "
+            f"{stat.traceback[0].filename}"
+        )
 
 
 def _count(text: str) -> int:
@@ -55,6 +60,7 @@ def _count(text: str) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("n", nargs="?", type=_count, default=8, metavar="N",
-                        help="matches to analyse (default 8)")
+    parser.add_argument(
+        "n", nargs="?", type=_count, default=8, metavar="N", help="matches to analyse (default 8)"
+    )
     main(parser.parse_args().n)
