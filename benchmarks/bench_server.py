@@ -88,11 +88,12 @@ def _ok(response: httpx.Response) -> dict:
     return response.json()
 
 
-async def _player(url: str, budget: list[int], latencies: list[float], stop: float,
+async def _player(url: str, token: str, budget: list[int], latencies: list[float], stop: float,
                   think: tuple[float, float] | None = None) -> None:
     import websockets
 
-    async with websockets.connect(url, max_size=2**22) as ws:
+    async with websockets.connect(url, max_size=2**22,
+                                  additional_headers={"Authorization": f"Bearer {token}"}) as ws:
         sent_at: dict[str, float] = {}
         state: dict | None = None
         n = 0
@@ -179,8 +180,8 @@ async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool)
     start = time.perf_counter()
     per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
     await asyncio.gather(*(
-        _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={token}", budget, actions,
-                stop, think)
+        _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", token, budget, actions, stop,
+                think)
         for match_id, tokens in created
         for budget in [[per_match]] for token in tokens))
     actions_s = time.perf_counter() - start

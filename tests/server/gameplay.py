@@ -126,12 +126,12 @@ def computer_waits(player: Player, match_id: str) -> Iterator[Callable[[], dict]
     def done(state: dict) -> bool:
         return state["turn"] == 0 or state["phase"] == "match_over"
 
-    path = f"/ws/matches/{match_id}?token={player.token}"
     # The receive runs in a thread so that a computer which never moves fails the test after
     # a deadline instead of blocking it; the pool is left after the socket has closed, which
     # ends a receive still waiting.
     with ThreadPoolExecutor(max_workers=1) as pool, \
-            player.client.websocket_connect(path) as socket:
+            player.client.websocket_connect(f"/ws/matches/{match_id}",
+                                            headers=player.headers) as socket:
         def wait() -> dict:
             state = player.state(match_id)
             while not done(state):

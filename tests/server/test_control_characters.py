@@ -114,8 +114,8 @@ def test_the_same_clear_refusal_on_both_databases(worlds, request, at, char):
 @pytest.mark.parametrize("char", ["\x00", "\x1b", "\x85"])
 def test_a_socket_gets_an_error_and_stays_open(worlds, char):
     for world in worlds:
-        path = f"/ws/matches/{world.match_id}?token={world.ann.token}"
-        with world.client.websocket_connect(path) as ws:
+        with world.client.websocket_connect(f"/ws/matches/{world.match_id}",
+                                            headers=world.ann.headers) as ws:
             assert ws.receive_json()["type"] == "state"
             ws.send_json({"type": "action", "action": world.roll(action_id=f"a{char}b")})
             error = ws.receive_json()

@@ -31,8 +31,8 @@ def test_websocket_match_between_two_clients(sqlite_url):
     with TestClient(make_app(sqlite_url)) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob)
-        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa, \
-                client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as wa, \
+                client.websocket_connect(f"/ws/matches/{match_id}", headers=bob.headers) as wb:
             first_a, first_b = wa.receive_json(), wb.receive_json()
             assert first_a["type"] == first_b["type"] == "state"
             kept = {0: SocketRolls(), 1: SocketRolls()}
@@ -80,7 +80,7 @@ def test_websocket_match_between_two_clients(sqlite_url):
             assert error["action_id"] == "x1" and error["error"]["code"] in (
                 "not_your_turn", "wrong_phase")
         # Reconnecting resumes exactly where the match is.
-        with client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=bob.headers) as wb:
             assert wb.receive_json()["state"] == bob.state(match_id)
         # A spectator sees the state and cannot act.
         client.cookies.clear()
@@ -97,8 +97,8 @@ def test_a_resent_action_is_answered_to_its_sender_only(sqlite_url):
     with TestClient(make_app(sqlite_url)) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob)
-        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa, \
-                client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as wb:
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as wa, \
+                client.websocket_connect(f"/ws/matches/{match_id}", headers=bob.headers) as wb:
             wa.receive_json(), wb.receive_json()
             roll = {"type": "action", "action": {"action_id": "r1", "type": "roll",
                                                  **ann.roll_action(ann.state(match_id))}}
@@ -287,7 +287,7 @@ def test_a_socket_cannot_act_after_its_session_signed_out(sqlite_url):
     with TestClient(make_app(sqlite_url)) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob)
-        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as wa:
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as wa:
             wa.receive_json()
             before = ann.state(match_id)
             roll = {"type": "action", "action": {"action_id": "r1", "type": "roll",

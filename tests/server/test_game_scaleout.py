@@ -39,8 +39,10 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
             players[seat] = Http(bases[seat], token)
         seek = players[0]("POST", "/api/seeks", {"length": 1})
         match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
-        sockets = {seat: connect(f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}"
-                                 f"?token={players[seat].token}", legacy=True)
+        sockets = {seat: connect(f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}",
+                                 additional_headers={"Authorization":
+                                                     f"Bearer {players[seat].token}"},
+                                 legacy=True)
                    for seat in (0, 1)}
         try:
             kept = {0: SocketRolls(), 1: SocketRolls()}

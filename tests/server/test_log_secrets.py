@@ -1,6 +1,7 @@
 """No secret in any log line (issue 21, 3): everything a real server prints while two players
-sign in, watch their match over WebSockets signed in by ``?token=`` and play it to the end
-holds neither player's session token nor their password."""
+sign in, watch their match over WebSockets signed in by their first message and play it to the
+end holds neither player's session token nor their password; a socket that puts its token in
+the URL is refused, and the line logging its handshake shows ``token=[redacted]``."""
 
 from __future__ import annotations
 
@@ -67,11 +68,16 @@ def test_a_played_match_prints_no_token(tmp_path):
             players[seat] = Http(base, token)
         seek = players[0]("POST", "/api/seeks", {"length": 1})
         match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
-        sockets = [connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={p.token}",
-                           legacy=True)
+        with connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={players[0].token}",
+                     legacy=True) as refused:
+            assert json.loads(refused.recv(timeout=30))["error"]["code"] == "invalid_request"
+        sockets = [connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", legacy=True)
                    for p in players.values()]
         try:
-            assert all(json.loads(ws.recv(timeout=30))["type"] == "state" for ws in sockets)
+            for ws, p in zip(sockets, players.values(), strict=True):
+                assert json.loads(ws.recv(timeout=30))["type"] == "state"
+                ws.send(json.dumps({"type": "auth", "token": p.token}))
+                assert json.loads(ws.recv(timeout=30))["type"] == "signed_in"
             assert _play(players, match_id)["phase"] == "match_over"
         finally:
             for ws in sockets:

@@ -39,7 +39,7 @@ def test_an_outage_is_a_503_and_two_log_lines(postgres_url, proxy, caplog):
     with TestClient(make_app(url), raise_server_exceptions=False) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob)
-        with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as open_ws:
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as open_ws:
             assert open_ws.receive_json()["type"] == "state"
             state = ann.state(match_id)
             caplog.set_level(logging.INFO, logger="boardgammon.server.outage")

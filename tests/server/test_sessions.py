@@ -93,7 +93,7 @@ def test_sign_out_everywhere_stops_an_open_socket(client):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     r = ann.post("/api/seeks", {"length": 1})
     match_id = bob.post(f"/api/seeks/{r.json()['id']}/accept").json()["match_id"]
-    with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as ws:
+    with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as ws:
         assert ws.receive_json()["type"] == "state"
         assert ann.post("/api/auth/logout-all").status_code == 204
         state = bob.state(match_id)

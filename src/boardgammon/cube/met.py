@@ -210,7 +210,11 @@ def cube_knots(a: int, b: int, gammons: tuple[float, float] | None = None,
     return _cube_model(a, b, True, (gw, gl), post_crawford, float(efficiency))[1]
 
 
-@lru_cache(maxsize=8192)
+# An entry holds 15 curves on the grid, some 110 KB, and its key has the position's cube
+# efficiency (a float), so a server analysing matches filled 8,192 of them: about 0.9 GB
+# (issue 21, finding 8; docs/server.md §Memory). The hits come from the same position asked
+# again within a decision: 256 entries keep 98 % of them and bound the cache to ~30 MB.
+@lru_cache(maxsize=256)
 def _cube_model(a: int, b: int, published: bool,
                 gammons: tuple[float, float] = (GAMMON_RATE, GAMMON_RATE), post: bool = False,
                 x: float = X_CONTACT) -> tuple[dict[tuple[int, str], np.ndarray],

@@ -8,6 +8,11 @@ match at 120 s per point gives 600 s each). A player whose reserve runs out lose
 
 Time is passed in as float seconds on any monotonic scale (``now``); nothing here reads a clock.
 
+A server that could not serve for a while resumes the clocks with the delay window fresh: the
+times it resumed are given as :attr:`Clock.resumes`, and a running period that spans one is
+charged as two turns, the first cut at the resumption and the second starting there with a
+whole delay.
+
 >>> clock = Clock(PRESETS["rapid"], match_length=5)
 >>> clock.reserve
 (600.0, 600.0)
@@ -21,6 +26,7 @@ Time is passed in as float seconds on any monotonic scale (``now``); nothing her
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import ClockError
@@ -66,7 +72,9 @@ class Clock:
         control: the time control (a :data:`PRESETS` value or your own).
         match_length: points (≥ 1); the reserve is ``control.reserve_per_point × match_length``.
 
-    At most one clock runs at a time (``running``, since ``started_at``).
+    At most one clock runs at a time (``running``, since ``started_at``). ``resumes``: the
+    times (same scale) at which the clocks resumed after the server could not serve, ascending;
+    the caller may replace the sequence or extend it in place (empty by default).
     """
 
     def __init__(self, control: TimeControl, match_length: int) -> None:
@@ -76,6 +84,7 @@ class Clock:
         self._reserve = [control.reserve_per_point * match_length] * 2
         self.running: int | None = None
         self.started_at: float | None = None
+        self.resumes: Sequence[float] = ()
         self._last = float("-inf")
 
     @property
@@ -116,7 +125,19 @@ class Clock:
         now = self.check_time(now)
         if self.running != seat or self.started_at is None:
             return 0.0
-        return max(0.0, now - self.started_at - self.control.delay)
+        window, before = self._window(now)
+        return before + max(0.0, now - window - self.control.delay)
+
+    def _window(self, until: float) -> tuple[float, float]:
+        """(start of the running period's current delay window, seconds charged before it)
+        taking the resumptions up to ``until`` into account."""
+        assert self.started_at is not None
+        window, before = self.started_at, 0.0
+        for resumed in self.resumes:
+            if window < resumed <= until:
+                before += max(0.0, resumed - window - self.control.delay)
+                window = resumed
+        return window, before
 
     def remaining(self, seat: int, now: float) -> float:
         """Seconds of reserve ``seat`` has left at ``now`` (negative once it has run out)."""
@@ -131,14 +152,24 @@ class Clock:
         ``None`` when no clock runs."""
         if self.running is None or self.started_at is None:
             return None
-        return self.started_at + self.control.delay + self._reserve[self.running]
+        window, before = self.started_at, 0.0
+        for resumed in self.resumes:
+            flags = window + self.control.delay + self._reserve[self.running] - before
+            if resumed <= window:
+                continue
+            if flags < resumed:  # the flag fell before this resumption
+                return flags
+            before += max(0.0, resumed - window - self.control.delay)
+            window = resumed
+        return window + self.control.delay + self._reserve[self.running] - before
 
     def delay_left(self, now: float) -> float:
         """Free seconds left in the running player's delay window at ``now`` (0 if none runs)."""
         now = self.check_time(now)
         if self.running is None or self.started_at is None:
             return 0.0
-        return max(0.0, self.started_at + self.control.delay - now)
+        window, _ = self._window(now)
+        return max(0.0, window + self.control.delay - now)
 
     def start_turn(self, seat: int, now: float) -> None:
         """Start ``seat``'s clock at ``now``, with a fresh delay window.

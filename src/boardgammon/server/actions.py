@@ -105,13 +105,22 @@ class PingMessage(BaseModel):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[ActionMessage | PingMessage, Field(discriminator="type")]
+class AuthMessage(BaseModel):
+    """Sign the socket in with a session token, for clients that cannot send the cookie or an
+    ``Authorization`` header with the handshake (a token in the URL ends up in logs)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["auth"]
+    token: Text = Field(max_length=200)
+
+
+ClientMessage = Annotated[ActionMessage | PingMessage | AuthMessage, Field(discriminator="type")]
 _client_message = TypeAdapter(ClientMessage)
 
 MAX_FRAME = 4096
 
 
-def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage:
+def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage | AuthMessage:
     """Parse one WebSocket frame from a client.
 
     Raises:

@@ -36,10 +36,12 @@ WEBSOCKETS_DESCRIPTION = """\
 HTTP routes are listed below. OpenAPI cannot list WebSocket routes, so here they are
 (full contract: `docs/api.md`).
 
-**`/ws/matches/{match_id}`**: live events of a match. Signed in by the `bg_session` cookie or
-`?token=`; anyone else watches as a spectator and cannot act. On connect: `{"type": "state"}`.
-Client frames: `{"type": "action", "action": {…}}` (the body of
-`POST /api/matches/{match_id}/actions`) and `{"type": "ping"}`. Server frames, each after the
+**`/ws/matches/{match_id}`**: live events of a match. Signed in by the `bg_session` cookie,
+`Authorization: Bearer`, or a message `{"type": "auth", "token": …}` (answered `signed_in`
+and a `state`); a `?token=` is refused (close 1008); anyone else watches as a spectator and
+cannot act. On connect: `{"type": "state"}`. Client frames: `{"type": "action", "action": {…}}`
+(the body of `POST /api/matches/{match_id}/actions`), `{"type": "auth", …}` and
+`{"type": "ping"}`. Server frames, each after the
 change is committed: `state`, `commitment`, `roll`, `play`, `cube`, `resign`, `clock`,
 `game_end`, `match_end`, `chat` (players only), `spectators`, then `ack` (your action
 applied) or `error` (`action_id` and an error

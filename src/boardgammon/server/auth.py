@@ -4,7 +4,7 @@ Passwords are hashed with argon2id (argon2-cffi's defaults, RFC 9106). A session
 token of 32 bytes; the database keeps only its SHA-256, so a leaked table opens no session.
 Browsers get the token as the ``bg_session`` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS),
 API clients send ``Authorization: Bearer <token>``; either works on every route and on the
-WebSocket (which also takes ``?token=``).
+WebSocket (which also takes the token in its first message, never in the URL).
 
 The server ends a session :data:`SESSION_MAX` after it was opened and :data:`SESSION_IDLE`
 after it was last used, whatever the cookie's own age says; each sign-in opens a new session.
@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from starlette.requests import HTTPConnection
 
 from boardgammon.server.bodies import RequestBody, Text, Username
 from boardgammon.server.db import get_session
@@ -51,6 +52,11 @@ router = APIRouter(tags=["accounts"])
 class Credentials(RequestBody):
     username: Username
     password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+
+
+class PasswordChange(RequestBody):
+    password: Text = Field(max_length=MAX_PASSWORD, description="the current password")
+    new_password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
 
 
 class UserOut(BaseModel):
@@ -118,8 +124,9 @@ def token_user_id(session: Session, token: str) -> int | None:
                                          **_bounds(datetime.now(UTC))}).scalar_one_or_none()
 
 
-def request_token(request: Request) -> str | None:
-    """The session token of a request: the bearer token, else the cookie."""
+def request_token(request: HTTPConnection) -> str | None:
+    """The session token of a request or WebSocket handshake: the bearer token, else the
+    cookie."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
@@ -265,6 +272,29 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
         session.rollback()
         _taken(body.username)
     return UserAnswer(user=user_out(user))
+
+
+@router.post("/api/auth/password", response_model=SessionAnswer, responses=responses(401, 429))
+def change_password(body: PasswordChange, request: Request, response: Response,
+                    user: User = Depends(current_user),
+                    session: Session = Depends(get_session)) -> SessionAnswer:
+    """Change the password: every session of the account is revoked (whoever holds a stolen
+    token is signed out, open WebSockets can no longer act) and this client gets a new one.
+
+    Refused with 401 ``bad_credentials`` for a wrong current password (a guest has none: it
+    sets one with ``/api/auth/upgrade``), rate limited like sign-ins."""
+    services(request.app).game.login_limit.hit(f"password:{_client(request)}:{user.id}")
+    try:
+        ok = user.password_hash is not None and _hasher.verify(user.password_hash,
+                                                                body.password)
+    except (VerificationError, InvalidHashError):
+        ok = False
+    if not ok:
+        raise NotSignedIn("wrong current password", ErrorCode.BAD_CREDENTIALS)
+    user.password_hash = _hasher.hash(body.new_password)
+    session.execute(delete(AuthToken).where(AuthToken.user_id == user.id))
+    token = _open_session(session, user, request, response)
+    return SessionAnswer(user=user_out(user), token=token)
 
 
 @router.post("/api/auth/logout", status_code=204, responses=responses(401))

@@ -1,9 +1,10 @@
 """No secret in any log line: session tokens are cut out of what uvicorn logs.
 
 uvicorn logs each request's path with its query string, on ``uvicorn.access`` (HTTP) and on
-``uvicorn.error`` (each WebSocket handshake); a WebSocket client may sign in with ``?token=``,
-and a token copied from such a line signed in. :func:`install` adds :class:`RedactTokens` to
-those loggers.
+``uvicorn.error`` (each WebSocket handshake). WebSockets once signed in with ``?token=``, and a
+token copied from such a line signed in; the server now refuses a token in the URL, but a
+client that still sends one must not leave it in the log. :func:`install` adds
+:class:`RedactTokens` to those loggers.
 """
 
 from __future__ import annotations

@@ -193,11 +193,15 @@ class MatchRepository:
         locks: the process's per-match locks; every use of a cached match holds its
             :meth:`~.MatchLocks.thread` lock.
         cache_size: how many replayed matches to keep (see :data:`CACHE_SIZE`).
+        resumes: the service's clock resumptions (:attr:`.ServiceClock.resumes`), given to
+            every live match's clock.
     """
 
-    def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE,
+                 resumes: Sequence[float] = ()) -> None:
         self.db = db
         self.locks = locks
+        self.resumes = resumes
         self.cache = MatchCache(cache_size)
         # SQLite lets one transaction write at a time (every write session takes the lock up
         # front). Threads of this process queue here and are woken the moment the writer
@@ -299,6 +303,8 @@ class MatchRepository:
                                              (info.seats[0].username, info.seats[1].username),
                                              time_control(row.mode, row.clock, row.days),
                                              start=row.start_t))
+            if row.mode == "live" and cached.match.clock is not None:
+                cached.match.clock.resumes = self.resumes
         if cached.version < row.version:
             entries = s.execute(
                 select(MatchLogEntry.seq, MatchLogEntry.action)
@@ -364,6 +370,12 @@ class MatchRepository:
         with self.db.read_sessions() as s:
             return list(s.execute(select(MatchRow.id).where(MatchRow.status == "active"))
                         .scalars())
+
+    def move_deadline(self, s: Session, cached: CachedMatch) -> None:
+        """Store the match's deadline again (a resumption gave its running clock a fresh delay
+        window, so the stored one is too early)."""
+        s.execute(update(MatchRow).where(MatchRow.id == cached.info.match_id)
+                  .values(deadline_t=cached.match.deadline()))
 
     def due_ids(self, now: float) -> list[str]:
         """IDs of active matches whose running clock has run out by ``now`` (service time)."""

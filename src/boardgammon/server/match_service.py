@@ -167,7 +167,7 @@ class MatchService:
         self.db = db
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
-        self.matches = MatchRepository(db, self.locks, cache_size)
+        self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------
@@ -466,6 +466,9 @@ class MatchService:
             if cached.info.mode == "live":
                 events.insert(0, clock_event(clocks_json(m, now, self.clock.to_wall)))
             self.matches.persist(s, cached, before, None, None, events)
+        elif clock is not None and clock.started_at is not None and clock.resumes \
+                and clock.started_at < clock.resumes[-1]:
+            self.matches.move_deadline(s, cached)
         rolls = self.matches.rolls(s, cached)
         revealed = [r for r in rolls if r.server_seed is not None]
         applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))

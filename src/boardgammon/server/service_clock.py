@@ -13,8 +13,10 @@ The same rule covers an outage of the database (or of anything that stops every 
 committing): no process can write its heartbeat, so after :data:`DOWN_AFTER_S` the heartbeat is
 as stale as after a stop; a process that failed to beat and then beats again
 (:meth:`ServiceClock.beat` with ``credit_gap``) credits the gap as downtime, so no clock runs
-out while the server cannot serve, and the clocks resume where they stood (a delay already
-used up before the outage stays used).
+out while the server cannot serve. The clocks resume with the reserves where they stood and
+the delay window fresh: the service time of each resumption is kept (table
+``clock_resumptions``, :attr:`ServiceClock.resumes`) and a live clock that ran across one is
+charged as two turns (:attr:`boardgammon.engine.clock.Clock.resumes`).
 
 The wall clock is injected (``wall``) so that tests can move time by hand.
 """
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from boardgammon.server.tables import ServiceClockRow
+from boardgammon.server.tables import ClockResumption, ServiceClockRow
 
 HEARTBEAT_S = 1.0
 DOWN_AFTER_S = 3.0
@@ -43,6 +45,10 @@ class ServiceClock:
     def __init__(self, wall: Callable[[], float] = time.time) -> None:
         self.wall = wall
         self.downtime = 0.0
+        self.resumes: list[float] = []
+        """Service times at which the clocks resumed, ascending; updated in place (match
+        clocks hold this very list)."""
+        self._resumes_of: float | None = None  # the downtime they were read at
 
     def now(self) -> float:
         """Service seconds now (wall seconds minus the service's downtime)."""
@@ -68,8 +74,14 @@ class ServiceClock:
         if credit_gap and row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
             credited = wall - row.heartbeat
             row.downtime += credited
+            session.merge(ClockResumption(at=wall - row.downtime))
         row.heartbeat = max(row.heartbeat, wall)
         self.downtime = row.downtime
+        if self._resumes_of != row.downtime:  # a resumption is recorded with each credit
+            session.flush()
+            self.resumes[:] = session.execute(
+                select(ClockResumption.at).order_by(ClockResumption.at)).scalars()
+            self._resumes_of = row.downtime
         session.commit()
         return credited
 

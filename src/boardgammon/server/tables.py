@@ -251,6 +251,16 @@ class ServiceClockRow(Base):
     heartbeat: Mapped[float] = mapped_column(Float)
 
 
+class ClockResumption(Base):
+    """A service time (seconds) at which the clocks resumed after the server could not serve:
+    a live clock running across it gets a fresh delay window there
+    (:attr:`boardgammon.engine.clock.Clock.resumes`)."""
+
+    __tablename__ = "clock_resumptions"
+
+    at: Mapped[float] = mapped_column(Float, primary_key=True)
+
+
 class DiceReportRequest(Base):
     """One row (id 1): when an operator last asked for the dice record's public report to be
     made again (``boardgammon stats refresh-record``); every server process compares it with

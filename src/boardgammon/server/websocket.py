@@ -16,15 +16,20 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from boardgammon.server.actions import ActionMessage, action_id_of, parse_client_message
-from boardgammon.server.auth import COOKIE, user_for_token
+from boardgammon.server.actions import (
+    ActionMessage,
+    AuthMessage,
+    action_id_of,
+    parse_client_message,
+)
+from boardgammon.server.auth import request_token, user_for_token
 from boardgammon.server.errors import ws_error
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_service import MatchService
 from boardgammon.server.match_state import MatchState
 from boardgammon.server.outage import is_outage
 from boardgammon.server.outage import refusal as outage_refusal
-from boardgammon.server.refusals import NotSignedIn, Refusal
+from boardgammon.server.refusals import Invalid, NotSignedIn, Refusal
 from boardgammon.server.services import services
 
 if TYPE_CHECKING:
@@ -36,15 +41,20 @@ echo_router = APIRouter(tags=["benchmark"])
 SEND_QUEUE = 256  # a client this far behind is dropped; it reconnects and gets the state
 TRY_AGAIN_LATER = 1013
 """Close code of a socket the server cannot serve now (too slow a reader, a database outage)."""
+POLICY_VIOLATION = 1008
+"""Close code of a socket opened against the protocol (a token in the URL)."""
 
 
 @dataclass(eq=False)
 class Connection:
-    """One WebSocket: its seat (``None`` for a spectator), its send queue, and how many of the
-    match's revealed rolls it has been sent."""
+    """One WebSocket: who signed it in (``user_id`` and ``token``, ``None`` for a spectator),
+    its seat (``None`` for a spectator), its send queue, and how many of the match's revealed
+    rolls it has been sent."""
 
     ws: WebSocket
     seat: int | None
+    user_id: int | None = None
+    token: str | None = None
     queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
     rolls_sent: int = 0
 
@@ -81,8 +91,10 @@ class Hub:
         self.locks = locks
         self.connections: dict[str, set[Connection]] = {}
 
-    async def join(self, match_id: str, user_id: int | None, ws: WebSocket) -> Connection:
-        """Register a connection and queue its first ``state``.
+    async def join(self, match_id: str, ws: WebSocket, user_id: int | None,
+                   token: str | None) -> Connection:
+        """Register a connection of ``user_id`` (signed in by ``token``; ``None`` for a
+        spectator) and queue its first ``state``.
 
         Raises:
             NotFound: unknown match.
@@ -91,7 +103,7 @@ class Hub:
             # Registered before the state is read, so that no event committed after that read
             # can miss this connection (delivery waits for this lock, so it comes after the
             # first state; without the lock it would still reach the connection).
-            connection = Connection(ws, None)
+            connection = Connection(ws, None, user_id, token)
             self.connections.setdefault(match_id, set()).add(connection)
             try:
                 view = await asyncio.to_thread(self.service.view, match_id)
@@ -101,6 +113,16 @@ class Hub:
             connection.seat = view.info.seat_of(user_id)
             connection.send_state(view.states[connection.seat])
             return connection
+
+    async def sign_in(self, match_id: str, connection: Connection, user_id: int,
+                      token: str) -> None:
+        """Seat ``connection`` as ``user_id`` (signed in by ``token``) and queue its state
+        from that seat, inside the match's lock like :meth:`join`."""
+        async with self.locks.delivery(match_id):
+            view = await asyncio.to_thread(self.service.view, match_id)
+            connection.user_id, connection.token = user_id, token
+            connection.seat = view.info.seat_of(user_id)
+            connection.send_state(view.states[connection.seat])
 
     def leave(self, match_id: str, connection: Connection) -> None:
         self.connections.get(match_id, set()).discard(connection)
@@ -145,25 +167,35 @@ def _snapshot(raw: Any) -> Any:
         return None
 
 
+def _user_id(ws: WebSocket, token: str | None) -> int | None:
+    """The user whose session ``token`` is (``None`` if none is valid), the session marked
+    used; in a worker thread."""
+    with services(ws.app).db.sessions() as session:
+        user = user_for_token(session, token)
+        session.commit()
+        return user.id if user else None
+
+
 @router.websocket("/ws/matches/{match_id}")
-async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -> None:
-    """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie
-    or ``?token=``; anyone else watches as a spectator and cannot act."""
+async def match_socket(ws: WebSocket, match_id: str) -> None:
+    """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie,
+    an ``Authorization: Bearer`` header or a first message ``{"type": "auth", "token": …}``;
+    anyone else watches as a spectator and cannot act. A ``?token=`` in the URL is refused
+    (an error frame, then close 1008): URLs end up in access logs."""
     runtime = services(ws.app).game
     await ws.accept()
-
-    session_token = token or ws.cookies.get(COOKIE)
-
-    def lookup() -> int | None:
-        with services(ws.app).db.sessions() as session:
-            user = user_for_token(session, session_token)
-            session.commit()  # the session marked used
-            return user.id if user else None
-
+    if "token" in ws.query_params:
+        await ws.send_json(ws_error(None, Invalid(
+            "a token in the URL is not accepted (URLs end up in logs): send the cookie, an "
+            "Authorization: Bearer header, or a first message {\"type\": \"auth\", "
+            "\"token\": …}")))
+        await ws.close(code=POLICY_VIOLATION, reason="token in the URL")
+        return
+    token = request_token(ws)
     hub = runtime.hub
     try:
-        user_id = await asyncio.to_thread(lookup)
-        connection = await hub.join(match_id, user_id, ws)
+        user_id = await asyncio.to_thread(_user_id, ws, token)
+        connection = await hub.join(match_id, ws, user_id, token)
     except Refusal as exc:
         await ws.send_json(ws_error(None, exc))
         await ws.close(code=4404)
@@ -189,7 +221,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None) -
             if frame["type"] == "websocket.disconnect":
                 break
             text = frame.get("text") if frame.get("text") is not None else frame.get("bytes")
-            await _handle(runtime, match_id, user_id, session_token, connection, text or "")
+            await _handle(runtime, match_id, connection, text or "")
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -211,21 +243,25 @@ async def echo_socket(ws: WebSocket) -> None:
             await ws.send_text(await ws.receive_text())
 
 
-async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: str | None,
-                  connection: Connection, text: str | bytes) -> None:
+async def _handle(runtime: Runtime, match_id: str, connection: Connection,
+                  text: str | bytes) -> None:
     try:
         message = parse_client_message(text)
     except Refusal as exc:
         connection.send(ws_error(action_id_of(text), exc))
         return
+    if isinstance(message, AuthMessage):
+        await _sign_in(runtime, match_id, connection, message.token)
+        return
     if not isinstance(message, ActionMessage):
         connection.send({"type": "pong"})
         return
     action = message.action
+    user_id = connection.user_id
     try:
         if user_id is None:
             raise NotSignedIn("sign in to act in a match")
-        step = await runtime.act(match_id, user_id, action, token)
+        step = await runtime.act(match_id, user_id, action, connection.token)
     except Refusal as exc:
         connection.send(ws_error(action.action_id, exc))
         return
@@ -242,3 +278,22 @@ async def _handle(runtime: Runtime, match_id: str, user_id: int | None, token: s
     if step.resent:
         state = await asyncio.to_thread(runtime.service.view_for, match_id, user_id)
         connection.send_state(state)
+
+
+async def _sign_in(runtime: Runtime, match_id: str, connection: Connection, token: str) -> None:
+    """Answer an ``auth`` message: the socket now acts for the token's user, who is sent a
+    ``signed_in`` frame and the state from their seat. An unknown, revoked or expired token
+    (``not_authenticated``) or a database outage is answered with an ``error`` frame and
+    leaves the socket as it was."""
+    try:
+        user_id = await asyncio.to_thread(_user_id, connection.ws, token)
+        if user_id is None:
+            raise NotSignedIn("the token is unknown, revoked or expired: sign in again")
+        connection.send({"type": "signed_in", "user_id": user_id})
+        await runtime.hub.sign_in(match_id, connection, user_id, token)
+    except Refusal as exc:
+        connection.send(ws_error(None, exc))
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        connection.send(ws_error(None, outage_refusal()))

@@ -308,6 +308,8 @@ const STRINGS = {
     "notify.yourturn": "Your turn",
     "notify.invited": "{name} invites you",
     "notify.rematch": "Rematch offered",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "Server problem, clocks stopped: your move was not sent. Try again in a few seconds.",
   },
   de: {
     "app.title": "Boardgammon",
@@ -614,6 +616,8 @@ const STRINGS = {
     "notify.yourturn": "Du bist am Zug",
     "notify.invited": "{name} lädt dich ein",
     "notify.rematch": "Revanche angeboten",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "Serverproblem, die Uhren stehen: Dein Zug wurde nicht gesendet. Versuch es in ein paar Sekunden noch einmal.",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -902,6 +906,8 @@ const STRINGS = {
     "notify.yourturn": "あなたの番です",
     "notify.invited": "{name}から招待",
     "notify.rematch": "再戦の申し込み",
+    // hardening (issue 21): a database outage stops the clocks
+    "error.database_unavailable": "サーバーの問題のため、時計は止まっています。手は送信されていません。数秒後にもう一度お試しください。",
   },
 };
 

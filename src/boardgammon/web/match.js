@@ -316,7 +316,9 @@ export class MatchPage {
 
   showError(err) {
     const text = err instanceof ApiError || err.message ? err.message : String(err);
-    this.message = { text: t("error.generic", { message: text }), cls: "error" };
+    // An outage is the server's fault and costs no clock time: say so rather than echo it.
+    const key = err.code === "database_unavailable" ? "error.database_unavailable" : "error.generic";
+    this.message = { text: t(key, { message: text }), cls: "error" };
     this.renderStatus();
   }
 
