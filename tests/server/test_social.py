@@ -131,9 +131,9 @@ def test_chat_frames_reach_the_players_sockets_not_spectators_nor_a_muter(client
     match_id = live_match(ann, bob)
     client.put(f"/api/matches/{match_id}/chat/mute", json={"muted": True}, headers=bob.headers)
     path = f"/ws/matches/{match_id}"
-    with client.websocket_connect(f"{path}?token={ann.token}") as a, \
-            client.websocket_connect(f"{path}?token={bob.token}") as b, \
-            client.websocket_connect(f"{path}?token={cyd.token}") as c:
+    with client.websocket_connect(path, headers=ann.headers) as a, \
+            client.websocket_connect(path, headers=bob.headers) as b, \
+            client.websocket_connect(path, headers=cyd.headers) as c:
         for ws in (a, b, c):
             until(ws, "state")
         # The players hear the spectator come (the spectator does not).
@@ -237,13 +237,13 @@ def test_the_watch_list_shows_matches_being_played_with_spectators(client):
     assert ours["watch_url"] == f"/match/{match_id}"
     computer = next(m for m in listed if m["match_id"] != match_id)
     assert computer["players"][1]["name"] == "Computer (easy)"
-    with client.websocket_connect(f"/ws/matches/{match_id}?token={bob.token}") as seated:
+    with client.websocket_connect(f"/ws/matches/{match_id}", headers=bob.headers) as seated:
         until(seated, "state")
         with client.websocket_connect(f"/ws/matches/{match_id}") as watcher:
             until(watcher, "state")
             assert until(seated, "spectators")["count"] == 1
             # A player who connects now is told the count at once.
-            with client.websocket_connect(f"/ws/matches/{match_id}?token={ann.token}") as late:
+            with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as late:
                 assert until(late, "spectators")["count"] == 1
             counts = {m["match_id"]: m["spectators"] for m in client.get("/api/watch").json()}
             assert counts[match_id] == 1
@@ -297,7 +297,7 @@ def test_notifications_list_turns_with_time_left_and_invitations(client, wall):
 
 def test_my_socket_hears_invitations_and_turns(client):
     ann, bob = players(client, "ann", "bob")
-    with client.websocket_connect(f"/ws/me?token={bob.token}") as me:
+    with client.websocket_connect("/ws/me", headers=bob.headers) as me:
         assert me.receive_json() == {"type": "hello",
                                      "user": {"id": bob.user["id"], "username": "bob"}}
         invite = ann.post("/api/seeks", {"invite": "bob"}).json()
@@ -316,6 +316,6 @@ def test_my_socket_hears_invitations_and_turns(client):
 
 
 def test_my_socket_refuses_without_a_session(client):
-    with client.websocket_connect("/ws/me?token=nonsense") as me:
+    with client.websocket_connect("/ws/me", headers={"Authorization": "Bearer nonsense"}) as me:
         frame = me.receive_json()
         assert frame["type"] == "error" and frame["error"]["code"] == "not_authenticated"

@@ -44,12 +44,13 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
             players[seat] = Http(bases[seat], token)
         ann, bob = players[0], players[1]
         ws = f"ws://127.0.0.1:{ports[1]}"
-        with connect(f"{ws}/ws/me?token={bob.token}") as me:
+        bearer = {"Authorization": f"Bearer {bob.token}"}
+        with connect(f"{ws}/ws/me", additional_headers=bearer) as me:
             assert frame_of(me, "hello")["user"]["username"] == "bob"
             invite = ann("POST", "/api/seeks", {"invite": "bob", "length": 1})
             assert frame_of(me, "invitation", seek_id=invite["id"])["from"] == "ann"
             match_id = bob("POST", f"/api/seeks/{invite['id']}/accept")["match_id"]
-            with connect(f"{ws}/ws/matches/{match_id}?token={bob.token}") as match:
+            with connect(f"{ws}/ws/matches/{match_id}", additional_headers=bearer) as match:
                 frame_of(match, "state")
                 line = ann("POST", f"/api/matches/{match_id}/chat", {"text": XSS})
                 got = frame_of(match, "chat")["message"]

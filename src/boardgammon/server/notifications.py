@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.acting import acting_user
-from boardgammon.server.auth import COOKIE, user_for_token
+from boardgammon.server.auth import request_token, user_for_token
 from boardgammon.server.blocks import kept_apart
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses, ws_error
@@ -32,6 +32,7 @@ from boardgammon.server.match_state import iso
 from boardgammon.server.refusals import NotSignedIn
 from boardgammon.server.services import services
 from boardgammon.server.tables import Seek, User
+from boardgammon.server.websocket import refused_url_token
 
 if TYPE_CHECKING:
     from boardgammon.server.runtime import Runtime
@@ -151,17 +152,22 @@ def notifications(request: Request, user: User = Depends(acting_user),
 
 
 @router.websocket("/ws/me")
-async def my_socket(ws: WebSocket, token: str | None = None) -> None:
+async def my_socket(ws: WebSocket) -> None:
     """The signed-in player's own events (``docs/api.md`` §Notifications): first
     ``{"type": "hello", "user": {"id", "username"}}``, then ``turn`` and ``invitation``
-    frames; ``ping`` is answered ``pong``. Without a valid session: an ``error`` frame
-    (``not_authenticated``) and close code 4401."""
+    frames; ``ping`` is answered ``pong``. Signed in by the ``bg_session`` cookie or an
+    ``Authorization: Bearer`` header; without a valid session: an ``error`` frame
+    (``not_authenticated``) and close code 4401; a ``?token=`` in the URL is refused as on
+    the match socket."""
     runtime = services(ws.app).game
     await ws.accept()
+    if await refused_url_token(ws):
+        return
+    token = request_token(ws)
 
     def lookup() -> User | None:
         with services(ws.app).db.sessions() as session:
-            user = user_for_token(session, token or ws.cookies.get(COOKIE))
+            user = user_for_token(session, token)
             session.commit()
             return user
 

@@ -176,6 +176,19 @@ def _user_id(ws: WebSocket, token: str | None) -> int | None:
         return user.id if user else None
 
 
+async def refused_url_token(ws: WebSocket) -> bool:
+    """Refuse a socket with ``?token=`` in its URL (URLs end up in access logs): an
+    ``invalid_request`` error frame, then close 1008. Returns whether it refused."""
+    if "token" not in ws.query_params:
+        return False
+    await ws.send_json(ws_error(None, Invalid(
+        "a token in the URL is not accepted (URLs end up in logs): send the cookie, an "
+        "Authorization: Bearer header, or a first message {\"type\": \"auth\", "
+        "\"token\": …}")))
+    await ws.close(code=POLICY_VIOLATION, reason="token in the URL")
+    return True
+
+
 @router.websocket("/ws/matches/{match_id}")
 async def match_socket(ws: WebSocket, match_id: str) -> None:
     """Live events of a match (see ``docs/api.md``); signed in by the ``bg_session`` cookie,
@@ -184,12 +197,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     (an error frame, then close 1008): URLs end up in access logs."""
     runtime = services(ws.app).game
     await ws.accept()
-    if "token" in ws.query_params:
-        await ws.send_json(ws_error(None, Invalid(
-            "a token in the URL is not accepted (URLs end up in logs): send the cookie, an "
-            "Authorization: Bearer header, or a first message {\"type\": \"auth\", "
-            "\"token\": …}")))
-        await ws.close(code=POLICY_VIOLATION, reason="token in the URL")
+    if await refused_url_token(ws):
         return
     token = request_token(ws)
     hub = runtime.hub
