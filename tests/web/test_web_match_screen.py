@@ -221,6 +221,14 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
         p["username"] for p in reversed(old["players"])
     ]
     assert (new["length"], new["variant"], new["mode"]) == (1, old["variant"], "live")
+    # Opened again later, the finished match stays on screen: its agreed rematch is a link.
+    rematch_url = ann.url
+    ann.goto(rematch_url.rsplit("/match/", 1)[0] + f"/match/{match_id}")
+    ann.wait_for_selector('[data-action="open-rematch"]', timeout=10_000)
+    ann.wait_for_timeout(4000)  # longer than the rematch poll
+    assert ann.url.endswith(f"/match/{match_id}")
+    assert ann.get_attribute('[data-action="open-rematch"]', "href") == \
+        "/match/" + rematch_url.rsplit("/", 1)[1]
     ann.context.close()
     bob.context.close()
 

@@ -281,6 +281,7 @@ const STRINGS = {
     "clock.slow": "slow",
     "clock.preset": "{name} ({delay}s + {reserve}s/pt)",
     "rematch.ask": "Rematch",
+    "rematch.open": "Open the rematch",
     "rematch.accept": "Rematch: accept {name}'s offer",
     "rematch.waiting": "Waiting for {name} to agree…",
     // Chat, games to watch, notifications (issue 23: social)
@@ -589,6 +590,7 @@ const STRINGS = {
     "clock.slow": "Langsam",
     "clock.preset": "{name} ({delay} s + {reserve} s/Pkt.)",
     "rematch.ask": "Revanche",
+    "rematch.open": "Zur Revanche",
     "rematch.accept": "Revanche: Angebot von {name} annehmen",
     "rematch.waiting": "Warte, bis {name} zustimmt …",
     // Chat, games to watch, notifications (issue 23: social)
@@ -879,6 +881,7 @@ const STRINGS = {
     "clock.slow": "スロー",
     "clock.preset": "{name}（{delay} 秒 + 1ポイント {reserve} 秒）",
     "rematch.ask": "再戦",
+    "rematch.open": "再戦を開く",
     "rematch.accept": "再戦：{name} の申し出を受ける",
     "rematch.waiting": "{name} の同意を待っています…",
     // Chat, games to watch, notifications (issue 23: social)

@@ -1,6 +1,8 @@
 // The result dialog's Rematch (POST/GET /api/matches/{id}/rematch, docs/api.md): asking waits
 // for the opponent to agree (the page polls), an opponent's offer is shown as one to accept,
-// and once both agreed (the computer at once) the new match opens, colours swapped.
+// and once both agreed (the computer at once) the new match opens, colours swapped. A page that
+// opens a match whose rematch was agreed before shows a link to it rather than leaving: the
+// players must be able to look at the match they opened.
 
 import { request } from "./api.js";
 import { fill, h } from "./dom.js";
@@ -33,17 +35,20 @@ export class Rematch {
 
   async ask() {
     try {
-      this.show(await request("POST", this.path));
+      this.show(await request("POST", this.path), true);
     } catch (err) {
       this.error = err.message;
       this.render();
     }
   }
 
-  show(answer) {
+  /** `agreedHere`: this page asked or accepted; a poll opens the rematch only when this page
+   * saw the offer waiting, not when the match was agreed before the page was opened. */
+  show(answer, agreedHere = false) {
+    const waited = this.answer.offered_by !== null;
     this.answer = answer;
-    if (answer.match_id) {
-      this.stop();
+    if (answer.match_id) this.stop();
+    if (answer.match_id && (agreedHere || waited)) {
       this.open(answer.match_id);
     } else {
       this.render();
@@ -51,6 +56,11 @@ export class Rematch {
   }
 
   render() {
+    if (this.answer.match_id) {
+      fill(this.node, h("a", { class: "button", "data-action": "open-rematch",
+        href: `/match/${encodeURIComponent(this.answer.match_id)}` }, t("rematch.open")));
+      return;
+    }
     const by = this.answer.offered_by;
     const waiting = by !== null && by === this.you;
     const label = by !== null && !waiting ? t("rematch.accept", { name: this.name(by) }) : t("rematch.ask");
