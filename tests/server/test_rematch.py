@@ -103,3 +103,17 @@ def test_the_computer_always_agrees(client):
     while not ann.state(r["match_id"])["rolls"]:  # the computer, now seat 0, rolls first
         assert time.monotonic() < deadline, "the computer did not start the rematch"
         time.sleep(0.1)
+
+
+def test_the_rematch_of_a_rated_match_is_rated_and_of_an_unrated_one_unrated(client):
+    ann, bob = (Player.register(client, n) for n in ("ann", "bob"))
+    for rated in (True, False):
+        match_id = live_match(ann, bob, length=1, rated=rated)
+        resigned({0: ann, 1: bob}, match_id)
+        bob.post(f"/api/matches/{match_id}/rematch")
+        new_id = ann.post(f"/api/matches/{match_id}/rematch").json()["match_id"]
+        listed = {m["match_id"]: m for m in ann.get("/api/players/ann/matches").json()["matches"]}
+        assert listed[match_id]["rated"] is rated
+        resigned({0: bob, 1: ann}, new_id)  # finished, so it is listed with its rating flag
+        listed = {m["match_id"]: m for m in ann.get("/api/players/ann/matches").json()["matches"]}
+        assert listed[new_id]["rated"] is rated

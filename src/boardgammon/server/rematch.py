@@ -18,13 +18,14 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from boardgammon.server import ratings
 from boardgammon.server.auth import current_user
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat
 from boardgammon.server.refusals import ErrorCode, NotAllowed, NotFound, StateConflict
 from boardgammon.server.services import services
-from boardgammon.server.tables import MatchRow, Seek, User
+from boardgammon.server.tables import MatchRow, RatedMatch, Seek, User
 
 router = APIRouter(tags=["matches"])
 
@@ -129,6 +130,7 @@ def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple
                     days=row.days,
                     invite_id=row.seat1_id if seat == 0 else row.seat0_id,
                     state="open",
+                    rated=session.get(RatedMatch, row.id) is not None,
                     created_at=datetime.now(UTC),
                 )
             )
@@ -145,6 +147,8 @@ def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple
         session, new_seats, row.length, row.variant, row.mode, row.clock, row.days
     )
     session.execute(update(Seek).where(Seek.id == theirs.id).values(match_id=new_id))
+    if theirs.rated:  # the rematch of a rated match is rated too
+        ratings.mark_rated(session, new_id)
     session.commit()
     return Rematch(offered_by=None, match_id=new_id), False
 
