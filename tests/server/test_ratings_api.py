@@ -248,7 +248,12 @@ def test_profiles_of_unknown_players_and_pages(client):
     assert page.status_code == 200 and "Noch kein gewertetes Match" in page.text
     assert "ランキング" in client.get("/leaderboard/standard?lang=ja").text
     assert "1 / (1 + 10^(−D·√n / 2000))" in client.get("/ratings").text
-    assert client.get("/player/nobody").status_code == 404
+    # The pages people type and follow answer a page, not the API's JSON.
+    for address in ("/player/nobody", "/player/ann?page=0", "/leaderboard/chess",
+                    "/player/%3Cimg%20src%3Dx%3E"):
+        r = client.get(address)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+        assert "Not found" in r.text and "<img" not in r.text
 
 
 def test_a_players_dice_are_their_own_rolls_only(client, database):

@@ -13,8 +13,9 @@ from sqlalchemy.orm import Session
 from boardgammon.engine.board import Variant
 from boardgammon.server import players
 from boardgammon.server.db import get_session
-from boardgammon.server.errors import responses
+from boardgammon.server.errors import NOT_FOUND_PAGE, responses
 from boardgammon.server.players import Leaderboard, MatchPage, Profile
+from boardgammon.server.refusals import Invalid, NotFound
 from boardgammon.server.routes.pages import READ
 from boardgammon.server.routes.pages import _render as render
 
@@ -65,7 +66,13 @@ def player_page(
     lang: str | None = None,
     session: Session = Depends(get_session),
 ) -> HTMLResponse:
-    user = players.find_player(session, name)
+    """A player's page; an unknown name or a page past the last is the "not found" page (404),
+    as people type and follow these addresses."""
+    try:
+        user = players.find_player(session, name)
+        played = players.matches_page(session, user, page)
+    except (NotFound, Invalid):
+        return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
     profile = players.profile(session, user)
     plots = {
         r.variant: players.svg_points(players.rating_values(r.history)) for r in profile.ratings
@@ -79,7 +86,7 @@ def player_page(
         lang,
         profile=profile,
         plots=plots,
-        played=players.matches_page(session, user, page),
+        played=played,
         dice=players.player_dice(session, user),
         pr_plot=players.svg_points([pr for _, pr in prs]),
         pr_count=len(prs),
@@ -93,11 +100,16 @@ def player_page(
 def leaderboard_page(
     request: Request, variant: str, lang: str | None = None, session: Session = Depends(get_session)
 ) -> HTMLResponse:
+    """A variant's leaderboard; an unknown variant is the "not found" page (404)."""
+    try:
+        board = players.leaderboard(session, variant)
+    except (NotFound, Invalid):
+        return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
     return render(
         request,
         "leaderboard",
         lang,
-        board=players.leaderboard(session, variant),
+        board=board,
         variants=[v.value for v in Variant],
     )
 
