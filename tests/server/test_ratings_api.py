@@ -87,6 +87,13 @@ def test_a_rated_match_changes_both_ratings_once_by_glicko2(client):
     assert page["matches"][0]["result"] == "won"
     assert page["matches"][0]["rating_change"] == round(won.rating - 1500, 1)
     assert page["matches"][0]["links"]["audit"] == f"/audit/{match_id}"
+    # The profile page: one match in the singular, German decimals with commas.
+    change = round(won.rating - 1500, 1)
+    english = client.get(f"/player/{names[winner]}").text
+    assert f"{round(won.rating):.0f} (deviation" in english and "1 rated match," in english
+    assert f"{change:+.1f}" in english
+    german = client.get(f"/player/{names[winner]}?lang=de").text
+    assert "1 gewertetes Match," in german and f"{change:+.1f}".replace(".", ",") in german
 
 
 def test_resignation_right_after_the_opening_roll_is_rated(client, database):

@@ -318,12 +318,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.variant.standard": "Backgammon",
         "player.variant.nackgammon": "Nackgammon",
         "player.variant.hypergammon": "Hypergammon",
-        "player.rating.line": (
-            "Rating {rating} (deviation ±{deviation}), {matches} rated matches, experience "
-            "{experience}."
-        ),
+        "player.rating.line": {
+            "one": "Rating {rating} (deviation ±{deviation}), {matches} rated match, experience "
+                   "{experience}.",
+            "other": "Rating {rating} (deviation ±{deviation}), {matches} rated matches, "
+                     "experience {experience}.",
+        },
         "player.plot": "{variant} rating after each rated match",
-        "player.plot.range": "Rating after each rated match, from {low} to {high}.",
+        "player.plot.range": "Rating after each rated match, between {low} and {high}.",
         "player.matches": "Matches",
         "player.no_matches": "No matches yet.",
         "player.col.date": "Date",
@@ -699,12 +701,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.variant.standard": "Backgammon",
         "player.variant.nackgammon": "Nackgammon",
         "player.variant.hypergammon": "Hypergammon",
-        "player.rating.line": (
-            "Wertung {rating} (Abweichung ±{deviation}), {matches} gewertete Matches, Erfahrung "
-            "{experience}."
-        ),
+        "player.rating.line": {
+            "one": "Wertung {rating} (Abweichung ±{deviation}), {matches} gewertetes Match, "
+                   "Erfahrung {experience}.",
+            "other": "Wertung {rating} (Abweichung ±{deviation}), {matches} gewertete Matches, "
+                     "Erfahrung {experience}.",
+        },
         "player.plot": "{variant}-Wertung nach jedem gewerteten Match",
-        "player.plot.range": "Wertung nach jedem gewerteten Match, von {low} bis {high}.",
+        "player.plot.range": "Wertung nach jedem gewerteten Match, zwischen {low} und {high}.",
         "player.matches": "Matches",
         "player.no_matches": "Noch keine Matches.",
         "player.col.date": "Datum",
@@ -1059,7 +1063,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "{experience}。"
         ),
         "player.plot": "{variant} のレーティング推移（対局ごと）",
-        "player.plot.range": "レーティング対局ごとの推移：{low} から {high}。",
+        "player.plot.range": "レーティング対局ごとの推移：{low}〜{high} の範囲。",
         "player.matches": "対局",
         "player.no_matches": "まだ対局がありません。",
         "player.col.date": "日付",
