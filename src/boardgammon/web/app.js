@@ -324,7 +324,7 @@ class LobbyPage {
     h("h2", {}, t("lobby.create")),
     lengthField(), field(t("lobby.variant"), variants()),
     field(t("lobby.mode"), mode), clockField, daysField, field(t("lobby.invite"), invite),
-    ratedFields(field),
+    app.user.guest ? null : ratedFields(field),  // guests play unrated
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
     const botForm = h("form", { class: "computer", onsubmit: once(async () => {
