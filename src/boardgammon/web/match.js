@@ -149,7 +149,12 @@ export class MatchPage {
     localStorage.setItem(this.storeKey, JSON.stringify(this.known));
   }
 
+  /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
+   * and a late answer (to a roll, a play or a refresh) must not replace the newer states the
+   * socket brought meanwhile, as nothing else would bring them back (docs/api.md `version`).
+   * Returns whether the state was taken. */
   setState(state) {
+    if (this.state && state.version < this.state.version) return false;
     this.noticeChanges(this.state, state);
     this.state = state;
     this.receivedAt = performance.now();
@@ -167,6 +172,7 @@ export class MatchPage {
     this.verifyRolls(state);
     this.moves.update(state);
     this.render();
+    return true;
   }
 
   /** Sounds for a roll, a play and the viewer's turn; the tab's title while it is hidden. */
@@ -242,7 +248,7 @@ export class MatchPage {
       const body = { action_id: actionId(), ...action };
       const answer = await request("POST", `/api/matches/${encodeURIComponent(this.matchId)}/actions`, body);
       this.busy = false;
-      if (answer && answer.state) this.setState(answer.state);
+      if (!(answer && answer.state && this.setState(answer.state))) this.renderControls();
     } catch (err) {
       this.busy = false;
       this.showError(err);
