@@ -30,8 +30,8 @@ def test_every_change_of_a_match_raises_its_version_on_http_and_on_the_socket(da
         answers = [first["version"]]
         socket_versions: list[int] = []
         path = f"/ws/matches/{match_id}?token={ann.token}"
-        with ThreadPoolExecutor(max_workers=1) as pool, \
-                client.websocket_connect(path) as socket:
+        with ThreadPoolExecutor(max_workers=1) as pool, client.websocket_connect(path) as socket:
+
             def socket_reaches(version: int) -> None:
                 while not socket_versions or socket_versions[-1] < version:
                     message = pool.submit(socket.receive_json).result(30)
