@@ -117,6 +117,12 @@ function hitArea(parent, attrs, point, view, onPoint, label) {
   return node;
 }
 
+/** The checkers drawn where `node` is, as data-mine / data-theirs (what tests read). */
+function counts(node, mine, theirs) {
+  node.setAttribute("data-mine", mine);
+  node.setAttribute("data-theirs", theirs);
+}
+
 function countLabel(mine, theirs) {
   if (mine) return `${mine} ${t("match.you")}`;
   return theirs ? `${theirs} ×` : "0";
@@ -166,16 +172,16 @@ export function renderBoard(svg, view, onPoint) {
     const step = bottom ? -2 * R : 2 * R;
     if (mine) stack(points, x + PW / 2, mine, first, step, "mine");
     if (theirs) stack(points, x + PW / 2, theirs, first, step, "theirs");
-    hitArea(points, { x, y: bottom ? BOTTOM_Y : TOP_Y, width: PW, height: POINT_H }, p, view,
-      onPoint, t("point.label", { n: p, count: countLabel(mine, theirs) }));
+    counts(hitArea(points, { x, y: bottom ? BOTTOM_Y : TOP_Y, width: PW, height: POINT_H }, p, view,
+      onPoint, t("point.label", { n: p, count: countLabel(mine, theirs) })), mine, theirs);
   }
 
   // Bar: the viewer's checkers wait below the middle, the opponent's above it.
   const barX = BAR_X + BAR_W / 2;
   if (view.mine[25]) stack(svg, barX, view.mine[25], BOTTOM_Y + R, 2 * R, "mine");
   if (view.theirs[25]) stack(svg, barX, view.theirs[25], MID_Y - R, -2 * R, "theirs");
-  hitArea(svg, { x: BAR_X, y: BOTTOM_Y, width: BAR_W, height: POINT_H }, 25, view, onPoint,
-    `${t("point.bar")}: ${view.mine[25]}`);
+  counts(hitArea(svg, { x: BAR_X, y: BOTTOM_Y, width: BAR_W, height: POINT_H }, 25, view, onPoint,
+    `${t("point.bar")}: ${view.mine[25]}`), view.mine[25], view.theirs[25]);
 
   // Trays: one slab per borne-off checker.
   for (const [side, count] of [["mine", view.mine[0]], ["theirs", view.theirs[0]]]) {
@@ -187,6 +193,7 @@ export function renderBoard(svg, view, onPoint) {
   const trayHit = hitArea(svg, { x: TRAY_X, y: BOTTOM_Y, width: TRAY_W - 4, height: POINT_H }, 0,
     view, onPoint, `${t("point.off")}: ${view.mine[0]}`);
   trayHit.classList.add("tray-hit");
+  counts(trayHit, view.mine[0], view.theirs[0]);
 
   if (view.dice) {
     const { values, used, side } = view.dice;

@@ -283,6 +283,10 @@ const STRINGS = {
     "rematch.ask": "Rematch",
     "rematch.accept": "Rematch: accept {name}'s offer",
     "rematch.waiting": "Waiting for {name} to agree…",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "Skip to the end",
+    "lobby.won": "{name} won {a}–{b}",
+    "lobby.youwon": "you won {a}–{b}",
   },
   de: {
     "app.title": "Boardgammon",
@@ -564,6 +568,10 @@ const STRINGS = {
     "rematch.ask": "Revanche",
     "rematch.accept": "Revanche: Angebot von {name} annehmen",
     "rematch.waiting": "Warte, bis {name} zustimmt …",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "Zum Ende springen",
+    "lobby.won": "{name} hat {a}–{b} gewonnen",
+    "lobby.youwon": "du hast {a}–{b} gewonnen",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -827,6 +835,10 @@ const STRINGS = {
     "rematch.ask": "再戦",
     "rematch.accept": "再戦：{name} の申し出を受ける",
     "rematch.waiting": "{name} の同意を待っています…",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "最後まで飛ばす",
+    "lobby.won": "{name}の勝ち {a}–{b}",
+    "lobby.youwon": "あなたの勝ち {a}–{b}",
   },
 };
 

@@ -13,10 +13,16 @@ import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
 import { boardOptions, optionControls } from "./options.js";
+import { Playback } from "./playback.js";
 import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
+
+/** What tells one play from the next (a play repeated later in the game is another play). */
+function playedKey(s) {
+  return s.last_play ? `${s.game_number}|${s.last_play.seat}|${s.last_play.play}|${s.rolls.length}` : "";
+}
 
 export class MatchPage {
   constructor(root, matchId, user, navigate) {
@@ -39,6 +45,7 @@ export class MatchPage {
     this.viewing = null;  // a past turn shown read-only: {board, label}
     this.notice = new Notice();
     this.moves = new MoveList(matchId, this);
+    this.playback = new Playback(() => this.playbackChanged());
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -64,6 +71,7 @@ export class MatchPage {
     clearInterval(this.poll);
     this.socket.close();
     this.notice.destroy();
+    this.playback.stop();
     if (this.rematch) this.rematch.stop();
   }
 
@@ -84,12 +92,15 @@ export class MatchPage {
       "aria-labelledby": "result-title", tabindex: "-1" });
     this.lastLine = h("p", { class: "last-play", "aria-live": "polite" });
     this.pastBar = h("div", { class: "past-turn", hidden: true });
+    this.skipBar = h("div", { class: "playback", hidden: true },
+      h("button", { type: "button", "data-action": "skip", onclick: () => this.playback.skip() },
+        t("playback.skip")));
     fill(this.root, h("section", { class: "match", "data-match": this.matchId },
       this.result,
       h("div", { class: "match-layout" },
         h("div", { class: "match-main" },
           this.scoreLine, this.alert, this.top, this.pastBar,
-          h("div", { class: "board-wrap" }, this.svg),
+          h("div", { class: "board-wrap" }, this.svg, this.skipBar),
           this.bottom, this.lastLine,
           h("div", { class: "turn" }, this.status, this.diceMark),
           this.controls,
@@ -154,8 +165,9 @@ export class MatchPage {
    * socket brought meanwhile, as nothing else would bring them back (docs/api.md `version`).
    * Returns whether the state was taken. */
   setState(state) {
-    if (this.state && state.version < this.state.version) return false;
-    this.noticeChanges(this.state, state);
+    const before = this.state;
+    if (before && state.version < before.version) return false;
+    this.noticeChanges(before, state);
     this.state = state;
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
@@ -169,6 +181,12 @@ export class MatchPage {
         this.danceTimer = setTimeout(() => this.sendPlay(), DANCE_AUTO_MS);
       }
     }
+    if (before && playedKey(state) !== playedKey(before) && state.last_play
+      && state.last_play.seat !== state.you) {
+      this.playback.start(state.board.points, state.last_play);
+    } else if (before && state.version > before.version) {
+      this.playback.stop();  // whatever came next is drawn as it is
+    }
     this.verifyRolls(state);
     this.moves.update(state);
     this.render();
@@ -181,8 +199,7 @@ export class MatchPage {
       && ["opening", "roll", "play", "double_offered", "resign_offered"].includes(after.phase);
     this.notice.yourTurn(mine);
     if (!before) return;
-    const played = (s) => (s.last_play ? `${s.game_number}|${s.last_play.seat}|${s.last_play.play}|${s.rolls.length}` : "");
-    if (played(after) !== played(before) && after.last_play) this.notice.sound("move");
+    if (playedKey(after) !== playedKey(before) && after.last_play) this.notice.sound("move");
     else if ((after.rolls || []).length > (before.rolls || []).length) this.notice.sound("dice");
     const wasMine = before.turn === before.you;
     if (mine && !wasMine) this.notice.sound("turn");
@@ -340,6 +357,7 @@ export class MatchPage {
   render() {
     if (!this.state) return;
     this.renderBoard();
+    this.skipBar.hidden = !this.playback.active;
     this.renderPast();
     this.renderLastPlay();
     this.renderPlayers();
@@ -355,10 +373,15 @@ export class MatchPage {
     const { me, opp } = this.seats();
     const options = boardOptions();
     this.svg.setAttribute("class", `board colours-${options.colours}`);
+    delete this.svg.dataset.playback;
     if (this.viewing) {
       const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
       renderBoard(this.svg, { mine, theirs, dice: null, cube: { value: s.cube.value, side: "centre" },
         sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
+      return;
+    }
+    if (this.playback.active) {
+      this.renderPlayback(me, opp, options);
       return;
     }
     const position = this.builder ? this.builder.position()
@@ -394,6 +417,29 @@ export class MatchPage {
         || this.svg.querySelector(".hit.dest, .hit.movable");
       if (again) again.focus();
     }
+  }
+
+  /** The other side's play, the moves made so far (data-playback "done/total" for tests);
+   * a tap anywhere on the board shows the end. */
+  renderPlayback(me, opp, options) {
+    const s = this.state;
+    const board = this.playback.board();
+    const { done, total } = this.playback.progress();
+    const dice = lastDice(s.last_play, me);
+    dice.used = dice.values.map((_, i) => i < done);
+    dice.last = false;
+    const owner = s.cube.owner;
+    renderBoard(this.svg, { mine: board[me], theirs: mirror(board[opp]), dice,
+      cube: { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" },
+      sources: new Set(), destinations: new Set(), selected: null,
+      marks: lastMarks({ ...s.last_play, moves: s.last_play.moves.slice(0, done) }, me),
+      flip: options.flip }, () => this.playback.skip());
+    this.svg.dataset.playback = `${done}/${total}`;
+  }
+
+  playbackChanged() {
+    this.renderBoard();
+    this.skipBar.hidden = !this.playback.active;
   }
 
   /** The read-only banner over a past turn, with the way back to the live board. */
