@@ -19,9 +19,12 @@ import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
 
-/** What tells one play from the next (a play repeated later in the game is another play). */
+/** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
+ * play as it was. The same seat's same play twice in a row is two plays, but between them the
+ * other seat's play (or dance) was the last play. */
 function playedKey(s) {
-  return s.last_play ? `${s.game_number}|${s.last_play.seat}|${s.last_play.play}|${s.rolls.length}` : "";
+  const last = s.last_play;
+  return last ? `${s.game_number}|${last.seat}|${last.dice.join("-")}|${last.play}` : "";
 }
 
 export class MatchPage {
