@@ -112,7 +112,13 @@ def test_the_computers_play_step_by_step_and_skip_shows_the_end(browser, live_se
             else:  # watched to its end: one move every 0.4 s
                 page.set_viewport_size({"width": 1280, "height": 900})
                 page.screenshot(path=str(output_dir / "playback-step-1280.png"))
-                page.wait_for_selector("svg.board:not([data-playback])", timeout=5_000)
+                steps = [done]
+                while (step := page.get_attribute("svg.board", "data-playback")) is not None:
+                    steps.append(int(step.split("/")[0]))
+                    assert time.monotonic() < deadline
+                    page.wait_for_timeout(40)
+                # every step shown in turn up to the last one, none cut short by a later state
+                assert sorted(set(steps)) == list(range(steps[0], total)), (steps, total)
                 watched = True
             assert page.is_hidden('.playback [data-action="skip"]')
             assert drawn(page) == server_board(state)
