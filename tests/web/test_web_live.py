@@ -16,8 +16,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 MATCH_LIMIT_S = 400
 
 
-def new_page(browser, base: str, width: int = 800):
-    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000})
+def new_page(browser, base: str, width: int = 800, motion: bool = False):
+    # Without motion (prefers-reduced-motion) the other side's play is drawn at once, so a
+    # test reads the board the server sent; tests of the step-by-step playback pass motion.
+    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000},
+                                  reduced_motion="no-preference" if motion else "reduce")
     context.add_init_script(
         "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()

@@ -110,6 +110,9 @@ class MatchSummary(BaseModel):
     clocks: SummaryClocks | None = Field(
         description="an active live match's clock as state.clocks shows it; null otherwise")
     status: str
+    winner: int | None = Field(
+        default=None, description="a finished match's winning seat (its score is the final "
+                                  "score, state.result.score); null while it runs")
 
 
 class Lobby(BaseModel):
@@ -182,7 +185,7 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
             mode=r.mode, score=[r.score0, r.score1],
             your_turn=r.status == "active" and r.turn_seat == seat,
             deadline=iso(to_wall(r.deadline_t)) if r.mode == "correspondence" and r.deadline_t
-            else None, clock=r.clock, clocks=clocks, status=r.status))
+            else None, clock=r.clock, clocks=clocks, status=r.status, winner=r.winner))
     out.sort(key=lambda m: (not m.your_turn, m.status != "active"))
     return out
 

@@ -236,7 +236,7 @@ class MatchService:
                  if cached.match.is_over else None)
         now = self._now(cached)
         states = build_states(cached.info, cached.match, rolls, viewers, now, self.clock.to_wall,
-                              extra, cached.revealed())
+                              extra, cached.revealed(), log_version=cached.version)
         return View(cached.info, cached.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,

@@ -109,6 +109,7 @@ class MatchState(TypedDict):
     """A match's ``state`` as the API sends it (``docs/api.md`` §A match); nested objects
     that are only passed through stay plain dicts."""
 
+    version: int
     match_id: str
     length: int
     variant: str
@@ -228,29 +229,46 @@ def iso(wall: float) -> str:
     return datetime.fromtimestamp(wall, UTC).isoformat().replace("+00:00", "Z")
 
 
+# Each dice record entry's step in its life (committed → requested → revealed → played, or
+# void from committed or requested): an entry only moves forward, so the sum over the record
+# grows with every change of it.
+_ROLL_STEP = {"committed": 1, "requested": 2, "revealed": 3, "played": 4, "void": 4}
+
+
+def state_version(log_version: int, rolls: Sequence[Roll]) -> int:
+    """``state.version``: the match log's length plus each dice record entry's step. Both only
+    grow, and every change of what a state shows (an action, a roll committed, revealed or
+    voided) grows one of them, so of two states of a match the one with the larger version is
+    the newer (equal versions differ at most in the clocks' ``as_of``)."""
+    return log_version + sum(_ROLL_STEP[r.state] for r in rolls)
+
+
 def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: int | None,
                 now: float, to_wall: Callable[[float], float],
-                result_extra: dict[str, Any] | None = None) -> MatchState:
+                result_extra: dict[str, Any] | None = None, log_version: int = 0) -> MatchState:
     """The API ``state`` from ``viewer``'s seat (``None``: a spectator, no legal plays).
 
     Args:
         rolls: the match's dice record in order.
         now: service seconds; ``to_wall`` converts service seconds to Unix seconds.
         result_extra: ``chain_head`` (and any other result fields) once the match is over.
+        log_version: the match log's length (``matches.version``), see :func:`state_version`.
     """
-    return build_states(info, match, rolls, (viewer,), now, to_wall, result_extra)[viewer]
+    return build_states(info, match, rolls, (viewer,), now, to_wall, result_extra,
+                        log_version=log_version)[viewer]
 
 
 def build_states(info: MatchInfo, match: Match, rolls: Sequence[Roll],
                  viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
                  result_extra: dict[str, Any] | None = None,
-                 revealed: list[RollEntry] | None = None
+                 revealed: list[RollEntry] | None = None, log_version: int = 0
                  ) -> dict[int | None, MatchState]:
     """:func:`build_state` for each of ``viewers`` (seats, ``None`` for spectators), keyed by
     viewer. The seats' states differ only in ``you`` and ``legal_plays``; everything else is
     built once and shared (treat the states as read-only). ``revealed``: the ``rolls`` entries
     (:func:`roll_json` of each revealed roll, in order) if the caller keeps them already."""
-    common = _common_state(info, match, rolls, now, to_wall, result_extra, revealed)
+    common = _common_state(info, match, rolls, now, to_wall, result_extra, revealed,
+                           state_version(log_version, rolls))
     return {v: cast(MatchState, {**common, "you": v, "legal_plays": _legal_plays(match, v)})
             for v in set(viewers)}
 
@@ -271,7 +289,7 @@ def _legal_plays(match: Match, viewer: int | None) -> list[LegalPlay]:
 
 def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: float,
                   to_wall: Callable[[float], float], result_extra: dict[str, Any] | None,
-                  revealed: list[RollEntry] | None) -> MatchState:
+                  revealed: list[RollEntry] | None, version: int) -> MatchState:
     game = match.game
     turn = acting_seat(match, rolls)
     pending = pending_roll(rolls)
@@ -285,6 +303,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
     cube_available = (not match.is_over and game.phase is Phase.ROLL
                       and game.on_roll is not None and game.can_double(game.on_roll))
     return {
+        "version": version,
         "match_id": info.match_id,
         "length": info.length,
         "variant": info.variant,

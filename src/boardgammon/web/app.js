@@ -179,6 +179,14 @@ function clockText(name) {
     : t(`clock.${name}`);
 }
 
+/** A finished match of "my matches": who won, with the winner's final score first
+ * ("bob won 5–2"). */
+function finishedText(m) {
+  if (m.winner === null || m.winner === undefined) return t("lobby.finished");
+  const [a, b] = [m.score[m.winner], m.score[1 - m.winner]];
+  return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: m.opponent, a, b });
+}
+
 /** How a match of "my matches" is played: its clock preset, or correspondence. */
 function modeText(m) {
   if (m.clock) return clockText(m.clock);
@@ -279,7 +287,7 @@ class LobbyPage {
     const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
       h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
       ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
-      m.status === "finished" ? t("lobby.finished") : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
+      m.status === "finished" ? finishedText(m) : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "",
       m.clocks ? [" · ", matchClocks(m)] : null);
     // Your own seeks and invitations are listed once, under "mine" (to share or withdraw).

@@ -28,6 +28,15 @@ const MID_Y = TOP_Y + POINT_H;
 const BOTTOM_Y = MID_Y + MID_H;
 export const HEIGHT = BOTTOM_Y + POINT_H + FRAME;
 const MAX_SHOWN = 5; // checkers drawn per point before a count label takes over
+// A tap target spans its whole half of the board, frame and half the middle strip included:
+// its column's width (1/16 of the board, 21–23 px on a 360–390 px phone) cannot grow without
+// taking its neighbours' taps, so its height is what can (docs/architecture.md, the board).
+const HALF = HEIGHT / 2;
+
+/** The tap target's rectangle of a column at `x`, `width` wide, in the bottom or top half. */
+function target(x, width, bottom) {
+  return { x, y: bottom ? HALF : 0, width, height: HALF };
+}
 
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, tag);
@@ -117,6 +126,12 @@ function hitArea(parent, attrs, point, view, onPoint, label) {
   return node;
 }
 
+/** The checkers drawn where `node` is, as data-mine / data-theirs (what tests read). */
+function counts(node, mine, theirs) {
+  node.setAttribute("data-mine", mine);
+  node.setAttribute("data-theirs", theirs);
+}
+
 function countLabel(mine, theirs) {
   if (mine) return `${mine} ${t("match.you")}`;
   return theirs ? `${theirs} ×` : "0";
@@ -166,16 +181,16 @@ export function renderBoard(svg, view, onPoint) {
     const step = bottom ? -2 * R : 2 * R;
     if (mine) stack(points, x + PW / 2, mine, first, step, "mine");
     if (theirs) stack(points, x + PW / 2, theirs, first, step, "theirs");
-    hitArea(points, { x, y: bottom ? BOTTOM_Y : TOP_Y, width: PW, height: POINT_H }, p, view,
-      onPoint, t("point.label", { n: p, count: countLabel(mine, theirs) }));
+    counts(hitArea(points, target(x, PW, bottom), p, view,
+      onPoint, t("point.label", { n: p, count: countLabel(mine, theirs) })), mine, theirs);
   }
 
   // Bar: the viewer's checkers wait below the middle, the opponent's above it.
   const barX = BAR_X + BAR_W / 2;
   if (view.mine[25]) stack(svg, barX, view.mine[25], BOTTOM_Y + R, 2 * R, "mine");
   if (view.theirs[25]) stack(svg, barX, view.theirs[25], MID_Y - R, -2 * R, "theirs");
-  hitArea(svg, { x: BAR_X, y: BOTTOM_Y, width: BAR_W, height: POINT_H }, 25, view, onPoint,
-    `${t("point.bar")}: ${view.mine[25]}`);
+  counts(hitArea(svg, target(BAR_X, BAR_W, true), 25, view, onPoint,
+    `${t("point.bar")}: ${view.mine[25]}`), view.mine[25], view.theirs[25]);
 
   // Trays: one slab per borne-off checker.
   for (const [side, count] of [["mine", view.mine[0]], ["theirs", view.theirs[0]]]) {
@@ -184,9 +199,10 @@ export function renderBoard(svg, view, onPoint) {
       el("rect", { x: TRAY_X + 4, y, width: TRAY_W - 12, height: 9, rx: 2, class: `slab ${side}` }, svg);
     }
   }
-  const trayHit = hitArea(svg, { x: TRAY_X, y: BOTTOM_Y, width: TRAY_W - 4, height: POINT_H }, 0,
+  const trayHit = hitArea(svg, target(TRAY_X, TRAY_W - 4, true), 0,
     view, onPoint, `${t("point.off")}: ${view.mine[0]}`);
   trayHit.classList.add("tray-hit");
+  counts(trayHit, view.mine[0], view.theirs[0]);
 
   if (view.dice) {
     const { values, used, side } = view.dice;

@@ -311,6 +311,10 @@ const STRINGS = {
     "notify.rematch": "Rematch offered",
     // hardening (issue 21): a database outage stops the clocks
     "error.database_unavailable": "Server problem, clocks stopped: your move was not sent. Try again in a few seconds.",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "Skip to the end",
+    "lobby.won": "{name} won {a}–{b}",
+    "lobby.youwon": "you won {a}–{b}",
   },
   de: {
     "app.title": "Boardgammon",
@@ -620,6 +624,10 @@ const STRINGS = {
     "notify.rematch": "Revanche angeboten",
     // hardening (issue 21): a database outage stops the clocks
     "error.database_unavailable": "Serverproblem, die Uhren stehen: Dein Zug wurde nicht gesendet. Versuch es in ein paar Sekunden noch einmal.",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "Zum Ende springen",
+    "lobby.won": "{name} hat {a}–{b} gewonnen",
+    "lobby.youwon": "du hast {a}–{b} gewonnen",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -911,6 +919,10 @@ const STRINGS = {
     "notify.rematch": "再戦の申し込み",
     // hardening (issue 21): a database outage stops the clocks
     "error.database_unavailable": "サーバーの問題のため、時計は止まっています。手は送信されていません。数秒後にもう一度お試しください。",
+    // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
+    "playback.skip": "最後まで飛ばす",
+    "lobby.won": "{name}の勝ち {a}–{b}",
+    "lobby.youwon": "あなたの勝ち {a}–{b}",
   },
 };
 

@@ -14,10 +14,19 @@ import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
 import { boardOptions, optionControls } from "./options.js";
+import { Playback } from "./playback.js";
 import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
+
+/** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
+ * play as it was. The same seat's same play twice in a row is two plays, but between them the
+ * other seat's play (or dance) was the last play. */
+function playedKey(s) {
+  const last = s.last_play;
+  return last ? `${s.game_number}|${last.seat}|${last.dice.join("-")}|${last.play}` : "";
+}
 
 export class MatchPage {
   constructor(root, matchId, user, navigate) {
@@ -41,6 +50,7 @@ export class MatchPage {
     this.notice = new Notice();
     this.moves = new MoveList(matchId, this);
     this.chat = new ChatPanel(matchId, user);
+    this.playback = new Playback(() => this.playbackChanged());
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -66,6 +76,7 @@ export class MatchPage {
     clearInterval(this.poll);
     this.socket.close();
     this.notice.destroy();
+    this.playback.stop();
     if (this.rematch) this.rematch.stop();
   }
 
@@ -86,12 +97,15 @@ export class MatchPage {
       "aria-labelledby": "result-title", tabindex: "-1" });
     this.lastLine = h("p", { class: "last-play", "aria-live": "polite" });
     this.pastBar = h("div", { class: "past-turn", hidden: true });
+    this.skipBar = h("div", { class: "playback", hidden: true },
+      h("button", { type: "button", "data-action": "skip", onclick: () => this.playback.skip() },
+        t("playback.skip")));
     fill(this.root, h("section", { class: "match", "data-match": this.matchId },
       this.result,
       h("div", { class: "match-layout" },
         h("div", { class: "match-main" },
           this.scoreLine, this.alert, this.top, this.pastBar,
-          h("div", { class: "board-wrap" }, this.svg),
+          h("div", { class: "board-wrap" }, this.svg, this.skipBar),
           this.bottom, this.lastLine,
           h("div", { class: "turn" }, this.status, this.diceMark),
           this.controls,
@@ -153,8 +167,14 @@ export class MatchPage {
     localStorage.setItem(this.storeKey, JSON.stringify(this.known));
   }
 
+  /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
+   * and a late answer (to a roll, a play or a refresh) must not replace the newer states the
+   * socket brought meanwhile, as nothing else would bring them back (docs/api.md `version`).
+   * Returns whether the state was taken. */
   setState(state) {
-    this.noticeChanges(this.state, state);
+    const before = this.state;
+    if (before && state.version < before.version) return false;
+    this.noticeChanges(before, state);
     this.state = state;
     this.chat.setState(state);
     this.receivedAt = performance.now();
@@ -169,9 +189,16 @@ export class MatchPage {
         this.danceTimer = setTimeout(() => this.sendPlay(), DANCE_AUTO_MS);
       }
     }
+    if (before && playedKey(state) !== playedKey(before) && state.last_play
+      && state.last_play.seat !== state.you) {
+      this.playback.start(state.board.points, state.last_play);
+    } else if (before && state.version > before.version) {
+      this.playback.stop();  // whatever came next is drawn as it is
+    }
     this.verifyRolls(state);
     this.moves.update(state);
     this.render();
+    return true;
   }
 
   /** Sounds for a roll, a play and the viewer's turn; the tab's title while it is hidden. */
@@ -180,8 +207,7 @@ export class MatchPage {
       && ["opening", "roll", "play", "double_offered", "resign_offered"].includes(after.phase);
     this.notice.yourTurn(mine);
     if (!before) return;
-    const played = (s) => (s.last_play ? `${s.game_number}|${s.last_play.seat}|${s.last_play.play}|${s.rolls.length}` : "");
-    if (played(after) !== played(before) && after.last_play) this.notice.sound("move");
+    if (playedKey(after) !== playedKey(before) && after.last_play) this.notice.sound("move");
     else if ((after.rolls || []).length > (before.rolls || []).length) this.notice.sound("dice");
     const wasMine = before.turn === before.you;
     if (mine && !wasMine) this.notice.sound("turn");
@@ -247,7 +273,7 @@ export class MatchPage {
       const body = { action_id: actionId(), ...action };
       const answer = await request("POST", `/api/matches/${encodeURIComponent(this.matchId)}/actions`, body);
       this.busy = false;
-      if (answer && answer.state) this.setState(answer.state);
+      if (!(answer && answer.state && this.setState(answer.state))) this.renderControls();
     } catch (err) {
       this.busy = false;
       this.showError(err);
@@ -341,6 +367,7 @@ export class MatchPage {
   render() {
     if (!this.state) return;
     this.renderBoard();
+    this.skipBar.hidden = !this.playback.active;
     this.renderPast();
     this.renderLastPlay();
     this.renderPlayers();
@@ -356,10 +383,15 @@ export class MatchPage {
     const { me, opp } = this.seats();
     const options = boardOptions();
     this.svg.setAttribute("class", `board colours-${options.colours}`);
+    delete this.svg.dataset.playback;
     if (this.viewing) {
       const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
       renderBoard(this.svg, { mine, theirs, dice: null, cube: { value: s.cube.value, side: "centre" },
         sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
+      return;
+    }
+    if (this.playback.active) {
+      this.renderPlayback(me, opp, options);
       return;
     }
     const position = this.builder ? this.builder.position()
@@ -395,6 +427,29 @@ export class MatchPage {
         || this.svg.querySelector(".hit.dest, .hit.movable");
       if (again) again.focus();
     }
+  }
+
+  /** The other side's play, the moves made so far (data-playback "done/total" for tests);
+   * a tap anywhere on the board shows the end. */
+  renderPlayback(me, opp, options) {
+    const s = this.state;
+    const board = this.playback.board();
+    const { done, total } = this.playback.progress();
+    const dice = lastDice(s.last_play, me);
+    dice.used = dice.values.map((_, i) => i < done);
+    dice.last = false;
+    const owner = s.cube.owner;
+    renderBoard(this.svg, { mine: board[me], theirs: mirror(board[opp]), dice,
+      cube: { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" },
+      sources: new Set(), destinations: new Set(), selected: null,
+      marks: lastMarks({ ...s.last_play, moves: s.last_play.moves.slice(0, done) }, me),
+      flip: options.flip }, () => this.playback.skip());
+    this.svg.dataset.playback = `${done}/${total}`;
+  }
+
+  playbackChanged() {
+    this.renderBoard();
+    this.skipBar.hidden = !this.playback.active;
   }
 
   /** The read-only banner over a past turn, with the way back to the live board. */

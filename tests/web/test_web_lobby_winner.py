@@ -1,0 +1,63 @@
+"""My matches in the lobby name the winner of a finished match with its final score, winner's
+first, in each language (issue 22: it said "0–0 … finished" with no winner)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from test_web_lobby import new_page, register
+
+pytestmark = [pytest.mark.browser]
+
+
+def act(page, match_id: str, action: dict) -> dict:
+    r = page.request.post(
+        f"/api/matches/{match_id}/actions", data={"action_id": os.urandom(8).hex(), **action}
+    )
+    assert r.ok, r.text()
+    return r.json()["state"]
+
+
+def test_the_lobby_names_the_winner_of_a_finished_match(browser, live_server, output_dir):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_won")
+    register(bob, "bob_lost")
+    seek = ann.request.post("/api/seeks", data={"length": 1}).json()
+    match_id = bob.request.post(f"/api/seeks/{seek['id']}/accept").json()["match_id"]
+    pages = {
+        p["seat"]: ann if p["username"] == "ann_won" else bob
+        for p in ann.request.get(f"/api/matches/{match_id}").json()["players"]
+    }
+    while (state := ann.request.get(f"/api/matches/{match_id}").json())["phase"] == "opening":
+        pending = state["pending_roll"]
+        act(
+            pages[state["turn"]],
+            match_id,
+            {
+                "type": "roll",
+                "roll_id": pending["roll_id"],
+                "commitment": pending["commitment"],
+                "entropy": os.urandom(16).hex(),
+            },
+        )
+    act(bob, match_id, {"type": "resign", "points": 1})
+    assert act(ann, match_id, {"type": "accept_resign"})["phase"] == "match_over"
+    item = f'.lists li[data-match="{match_id}"]'
+    expected = {
+        "en": ("you won 1–0", "ann_won won 1–0"),
+        "de": ("du hast 1–0 gewonnen", "ann_won hat 1–0 gewonnen"),
+        "ja": ("あなたの勝ち 1–0", "ann_wonの勝ち 1–0"),
+    }
+    for lang, (winner_sees, loser_sees) in expected.items():
+        for page, text in ((ann, winner_sees), (bob, loser_sees)):
+            page.select_option("select#lang", lang)
+            page.wait_for_function(
+                "([sel, text]) => document.querySelector(sel)?.textContent.includes(text)",
+                arg=[item, text],
+            )
+    bob.set_viewport_size({"width": 360, "height": 740})
+    bob.screenshot(path=str(output_dir / "lobby-winner-360.png"), full_page=True)
+    assert not ann.errors and not bob.errors
+    ann.context.close()
+    bob.context.close()
