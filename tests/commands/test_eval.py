@@ -82,6 +82,9 @@ def test_cube_action(values, action):
     (["4HPwATDgc/AB"], "error: "),
     (["4HPwATDgc/ABMA", "--ply", "3"], "error: --ply is 0, 1 or 2, not 3"),
     (["4HPwATDgc/ABMA", "--match-id", "nonsense"], "error: "),
+    # 7-0 in a 5-point match: over (it crashed in the cube's match equity)
+    (["4HPwATDgc/ABMA", "--match-id", "MAGgAHAAAAAE"],
+     "error: the Match ID MAGgAHAAAAAE has the score 7-0 in a 5-point match: the match is over"),
 ])
 def test_bad_input_exits_2_with_a_message(args, message):
     result = runner.invoke(app, ["eval", *args])

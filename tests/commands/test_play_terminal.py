@@ -455,6 +455,8 @@ def test_play_on_from_a_position_and_match_id(tmp_path):
                                      "position: add --position POSITION_ID"),
     (["--position", "4HPwATDgc/ABMA", "--match-id", "MACgAAAAAAAE"],
      "Invalid value for --match-id: Match ID MACgAAAAAAAE is of a game not in progress"),
+    (["--position", "AAAAQAAAAAAAAA"], "Invalid value for --position: AAAAQAAAAAAAAA is a "
+                                       "finished game"),
     (["--position", "4HPwATDgc/ABMA", "--resume", "x.json"],
      "Invalid value for --position: --resume plays on from a record, --position from a "
      "position: give one of them"),

@@ -75,7 +75,8 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--ply", "2"], "error: --ply is 0 or 1 (the depth of the plays in the trials), not 2"),
-    (["--trials", "0"], "error: --trials is 1 or more, not 0"),
+    (["--trials", "0"], "error: --trials is 1 to 10,000,000, not 0"),
+    (["--trials", "99999999999999999999"], "error: --trials is 1 to 10,000,000, not 9999"),
     (["--truncate", "-1"], "error: --truncate is 0 (play to the end) or a number of plies"),
 ])
 def test_bad_options_exit_2_with_a_message(args, message):

@@ -242,6 +242,9 @@ class CheckerDecision:
         return mark(self.loss)
 
 
+NEGLIGIBLE = 0.0005
+"""EMG below which a resignation's loss is rounding, not an error (it prints as 0.000)."""
+
 CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong drop")
 
 
@@ -548,7 +551,7 @@ def _resignation(judge: _Judge, m: Match, seat: int, points: int, turn: int, whe
         game=where["game"], turn=turn, seat=seat, kind="offer", points=points, cube=g.cube,
         position_id=g.board.position_id, accepted=stakes.equity(accepted),
         played_on=stakes.equity(played_on), loss=loss,
-        error="resigned too much" if loss > 0 else None)
+        error="resigned too much" if loss >= NEGLIGIBLE else None)
 
 
 def _answer_resignation(offer: ResignationDecision, answer: str) -> ResignationDecision:
@@ -556,7 +559,7 @@ def _answer_resignation(offer: ResignationDecision, answer: str) -> ResignationD
     gain = offer.accepted - offer.played_on  # EMG, > 0: accepting is right
     loss = max(0.0, -gain) if answer == "accept" else max(0.0, gain)
     return replace(offer, seat=1 - offer.seat, kind=answer, loss=loss,
-                   error=f"wrong {answer}" if loss > 0 else None)
+                   error=f"wrong {answer}" if loss >= NEGLIGIBLE else None)
 
 
 def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where: _Where

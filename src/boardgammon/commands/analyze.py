@@ -94,6 +94,11 @@ def analyze(
         except UnavailableDepth as exc:
             typer.echo(f"--ply: {exc}", err=True)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            # Nothing is kept: an analysis is reported whole or not at all.
+            typer.echo(f"Interrupted (Ctrl-C) after {bar.n} of {len(match.record)} actions: "
+                       f"no report (an analysis is reported whole).", err=True)
+            raise typer.Exit(130) from None
     if as_json:
         typer.echo(json.dumps(to_dict(analysis, moves=moves), indent=2))
     else:

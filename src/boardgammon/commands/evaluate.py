@@ -127,6 +127,9 @@ def position_and_match(position_id: str, match_id: str | None) -> tuple[Board, M
     if fields.game_state != GAME_PLAYING:
         raise fail(f"the Match ID {match_id} is of no game under way (state "
                    f"{fields.game_state}): give one of a game being played")
+    if fields.length and max(fields.score) >= fields.length:
+        raise fail(f"the Match ID {match_id} has the score {fields.score[0]}-"
+                   f"{fields.score[1]} in a {fields.length}-point match: the match is over")
     return board, fields
 
 

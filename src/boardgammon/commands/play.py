@@ -548,6 +548,14 @@ def _set_up(position: str, match_id: str | None, length: int, variant: str, jaco
             raise typer.BadParameter(f"Match ID {match_id} has {what} waiting for an answer; "
                                      f"give the Match ID of the position before it",
                                      param_hint="--match-id")
+    try:
+        finished = Board.from_position_id(position).is_game_over()
+    except EngineError as exc:
+        raise typer.BadParameter(f"cannot play on from {position}: {exc}",
+                                 param_hint="--position") from exc
+    if finished:
+        raise typer.BadParameter(f"{position} is a finished game (a side has borne off every "
+                                 f"checker): no position to play on", param_hint="--position")
     setup = Setup(position_id=position, on_roll=fields.on_roll, score=fields.score,
                   cube=fields.cube, cube_owner=fields.cube_owner, crawford=fields.crawford,
                   dice=fields.dice if fields.dice != (0, 0) else None)

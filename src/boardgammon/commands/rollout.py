@@ -36,6 +36,9 @@ from boardgammon.engine import Board
 from .evaluate import fail, judge, position_and_match, text
 from .interrupt import deferred_interrupt
 
+MAX_TRIALS = 10_000_000
+"""The most trials a rollout takes (weeks at 0-ply; the seeds of its trials must fit 31 bits)."""
+
 BATCH = 36
 """Trials per kernel call: the 36 first rolls, so that every batch is stratified alike."""
 
@@ -211,8 +214,8 @@ def rollout_command(
     board, fields = position_and_match(position_id, match_id)
     if ply not in (0, 1):
         raise fail(f"--ply is 0 or 1 (the depth of the plays in the trials), not {ply}")
-    if trials < 1:
-        raise fail(f"--trials is 1 or more, not {trials}")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise fail(f"--trials is 1 to {MAX_TRIALS:,}, not {trials}")
     if stratify not in (1, 2):
         raise fail(f"--stratify is 1 (the first roll) or 2 (the first two rolls), not "
                    f"{stratify}")
