@@ -194,6 +194,12 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
         assert page.locator(".score-line .crawford").count() == 0
         assert page.locator(".result .audit-link").inner_text() == "Provably fair dice · Verify"
         assert page.locator(".result .match-id").inner_text() == match_id
+        # every roll of the dice record links to its own row of the audit page
+        rows = page.eval_on_selector_all(".result .verify-list a.roll-row",
+                                         "links => links.map(a => a.getAttribute('href'))")
+        assert rows and all(r.startswith(f"/audit/{match_id}?lang=") and "#rol_" in r
+                            for r in rows)
+        assert len(set(rows)) == len(rows)
     ann.screenshot(path=str(output_dir / "screen-result-desktop.png"))
     bob.screenshot(path=str(output_dir / "screen-result-390.png"))
     ann.screenshot(path=str(output_dir / "screen-moves-desktop.png"), full_page=True)

@@ -635,8 +635,11 @@ export class MatchPage {
   }
 
   /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */
+  /** One revealed roll of the dice record, linked to its row on the audit page. */
   rollItem(roll) {
-    return h("li", { "data-roll": roll.roll_id }, `${this.name(roll.seat)}: ${roll.dice.join("-")} `,
+    const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
+    return h("li", { "data-roll": roll.roll_id },
+      h("a", { href: row, class: "roll-row" }, `${this.name(roll.seat)}: ${roll.dice.join("-")}`), " ",
       roll.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
       this.verdictMark(roll));
   }
