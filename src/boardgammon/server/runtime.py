@@ -26,7 +26,7 @@ from boardgammon.bots.warm import warm_up
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import bus_for
 from boardgammon.server.locks import MatchLocks
-from boardgammon.server.match_service import MatchService, StepResult
+from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResult
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
@@ -67,15 +67,21 @@ class GameConfig:
     address_login_burst: int = 30
     action_rate: float = 20.0
     action_burst: int = 40
+    dice: str = "v2"
+    link_wait_s: float = LINK_WAIT_S
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
         """``BOARDGAMMON_REDIS_URL``, ``BOARDGAMMON_BOT_DELAY`` (seconds, default 0.4) and
         ``BOARDGAMMON_LOGIN_BURST`` (sign-ins and new guests at once per address, default 10;
-        the load benchmark raises it)."""
+        the load benchmark raises it), ``BOARDGAMMON_DICE`` (the dice protocol of new
+        matches, ``v2`` by default; ``v1`` for a comparison) and ``BOARDGAMMON_LINK_WAIT``
+        (seconds a live v2 roll waits for the opponent's link, default 3)."""
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
-                   login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")))
+                   login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
+                   dice=environ.get("BOARDGAMMON_DICE", "v2"),
+                   link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))))
 
 
 CHECKPOINT_S = 1.0
@@ -137,7 +143,8 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        self._service = MatchService(db, self.clock, self.locks)
+        self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
+                                     link_wait_s=self.config.link_wait_s)
         self._hub = Hub(self._service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
@@ -222,13 +229,15 @@ class Runtime:
 
     async def tick(self) -> None:
         """One round of the background task: heartbeat, then claim every flag that is due
-        (live reserves and correspondence deadlines)."""
+        (live reserves and correspondence deadlines) and reveal every v2 roll whose
+        opponent's link is overdue."""
         wall = self.clock.wall()
         if wall - self._last_beat >= HEARTBEAT_S:
             self._last_beat = wall
             await asyncio.to_thread(self._beat)
         for match_id in await asyncio.to_thread(self.service.due_ids):
             await self.run(match_id, self.service.settle, match_id)
+            self.kick_bot(match_id)  # a computer's roll revealed without the human's link
 
     def _beat(self) -> None:
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
