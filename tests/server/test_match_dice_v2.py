@@ -6,6 +6,7 @@ record passing the independent spec verifier. Every test runs on SQLite and Post
 from __future__ import annotations
 
 import hashlib
+import html
 import os
 import time
 
@@ -13,7 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app
 
+from boardgammon.dice.transparency import check_log, signed_head_bytes, verify_ed25519
 from boardgammon.dice.verify import derive_dice_v2
+from boardgammon.server.i18n import translator
 from boardgammon.server.services import services
 from tests.dice import spec_verifier_v2
 
@@ -274,3 +277,58 @@ def test_v1_matches_keep_v1_and_take_no_anchor(database_url):
         rolled = events(ann.roll(match_id), "roll")[0]
         assert rolled["entropy_source"] == "client" and "kind" not in rolled
         assert client.get(f"/api/audit/{match_id}").json()["format"] == "boardgammon-audit-v1"
+
+
+def play_out_v2(
+    players: dict[int, Player], devices: dict[int, Device | None], match_id: str
+) -> dict:
+    """Play to the end (first legal play each turn, every link revealed); the match_end
+    event."""
+    for _ in range(3000):
+        state = players[0].state(match_id)
+        seat = state["turn"]
+        if state["phase"] in ("opening", "roll"):
+            roll(players, devices, match_id, seat)
+            continue
+        r = play_first(players[seat], match_id)
+        ended = events(r, "match_end")
+        if ended:
+            return ended[0]
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, lang):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    ended = play_out_v2({0: ann, 1: bob}, devices, match_id)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True
+    # Every change of every roll is a leaf, requests included, each proven under the head.
+    check_log(document)
+    for entry in document["rolls"]:
+        events_logged = [leaf["event"] for leaf in entry["log"]]
+        assert events_logged in (
+            ["committed", "requested", "revealed", "played"],
+            ["committed", "void"],
+        ), events_logged
+    # The result carries a signed head that includes the match's last change.
+    head = ended["result"]["log_head"]
+    last = max(leaf["index"] for entry in document["rolls"] for leaf in entry["log"])
+    assert head["tree_size"] > last
+    key = bytes.fromhex(document["log"]["public_key"])
+    assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
+    assert ended["result"]["chain_head"] == document["chain_head"]
+    # The page serves the v2 record with each kind of roll counted in plain words.
+    page = client.get(f"/audit/{match_id}?lang={lang}")
+    assert page.status_code == 200, page.text
+    live = document["counts"]["live"]
+    assert live > 0 and f'data-kind="live">{translator(lang)("counts.live", count=live)}' in (
+        html.unescape(page.text)
+    )
+    assert translator(lang)("kind.opening") in page.text
+    assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])

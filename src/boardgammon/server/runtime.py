@@ -18,14 +18,17 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
+from boardgammon.server import dice_log
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import bus_for
+from boardgammon.server.dice_log import LogKey
 from boardgammon.server.locks import MatchLocks
+from boardgammon.server.match_events import MatchEndEvent
 from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResult
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
@@ -106,6 +109,7 @@ class Runtime:
         self.bus = bus_for(config.redis_url)
         self._service: MatchService | None = None
         self._hub: Hub | None = None
+        self.log_key: LogKey | None = None  # the public log's key, given at start
         self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
@@ -135,9 +139,10 @@ class Runtime:
             raise RuntimeError("the game server has not started")
         return self._hub
 
-    async def start(self, db: Database) -> None:
+    async def start(self, db: Database, log_key: LogKey | None = None) -> None:
         from boardgammon.server.websocket import Hub
 
+        self.log_key = log_key
         # Before any connection: compiling the computer players on the first computer move
         # held the GIL for some 15 s after an install and froze every match meanwhile.
         took = await asyncio.to_thread(warm_up)
@@ -174,9 +179,14 @@ class Runtime:
     async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any
                   ) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
-        calls for one match run one at a time here, so events leave in commit order."""
+        calls for one match run one at a time here, so events leave in commit order. A
+        ``match_end`` event gets the public log's signed head that includes the match's last
+        change (``result.log_head``)."""
         async with self.locks.calls(match_id):
             step = await asyncio.to_thread(fn, *args)
+            if step is not None and self.log_key is not None and any(
+                    event["type"] == "match_end" for event in step.events):
+                await asyncio.to_thread(self._sign_end, step)
             if step is not None and step.events:
                 await self.bus.publish(match_id, {"version": step.version,
                                                   "snapshot": step.snapshot,
@@ -199,6 +209,16 @@ class Runtime:
         assert step is not None
         self.kick_bot(match_id)
         return step
+
+    def _sign_end(self, step: StepResult) -> None:
+        # After the match's write committed, so the head covers its last change; signing
+        # commits a head of its own, which the write's transaction must not.
+        assert self.log_key is not None
+        with self.service.db.sessions() as session:
+            head = dice_log.signed_head(session, self.log_key)
+        for event in step.events:
+            if event["type"] == "match_end":
+                cast(MatchEndEvent, event)["result"]["log_head"] = head
 
     def _act(self, match_id: str, user_id: int, action: ClientAction,
              token: str | None) -> StepResult:
@@ -285,7 +305,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     """Start the app's runtime on its database and stop it afterwards."""
     parts = services(app)
     runtime = parts.game
-    await runtime.start(parts.db)
+    await runtime.start(parts.db, parts.log_key)
     loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
     try:
         yield
