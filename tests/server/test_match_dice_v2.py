@@ -159,6 +159,8 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         pending = roller.state(match_id)["pending_roll"]
         assert pending["state"] == "requested" and pending["kind"] == "normal"
         assert requested["opponent_prev_link"] == pending["opponent_prev_link"]
+        # The cube decision came before the request: no double now.
+        assert code(roller.act(match_id, "double")) == "wrong_phase"
         # The roller cannot reveal the opponent's link; a wrong link is refused; neither
         # changes the match.
         r = devices[seat].player.act(

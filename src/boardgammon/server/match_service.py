@@ -104,6 +104,7 @@ from boardgammon.server.match_state import (
 )
 from boardgammon.server.refusals import (
     ErrorCode,
+    Illegal,
     Invalid,
     NotAllowed,
     NotSignedIn,
@@ -407,10 +408,13 @@ class MatchService:
                              if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
             return step
-        if isinstance(action, RollAction) and match_dice.rolled_already(
-                self.matches.rolls(s, cached), seat, action):
+        rolls = self.matches.rolls(s, cached)
+        if isinstance(action, RollAction) and match_dice.rolled_already(rolls, seat, action):
             step.resent = True
             return step
+        if isinstance(action, DoubleAction) and match_dice.awaiting_link(rolls):
+            raise Illegal("the roll is asked for already: the cube decision comes before it",
+                          ErrorCode.WRONG_PHASE)
         step.events += self._perform(s, cached, seat, action, action.action_id, user_id)
         return step
 

@@ -235,6 +235,10 @@ const STRINGS = {
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "What is a dance?",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "the opponent's link does not hash to the link fixed for this roll",
+    "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
+    "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
   },
   de: {
     "app.title": "Boardgammon",
@@ -468,6 +472,10 @@ const STRINGS = {
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "Was heißt Tanzen?",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "das Glied des Gegners ergibt nicht das für diesen Wurf festgelegte",
+    "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
+    "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -683,6 +691,10 @@ const STRINGS = {
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "ダンスとは？",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "相手のリンクがこのロールに固定されたリンクにハッシュされません",
+    "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
+    "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
   },
 };
 

@@ -6,6 +6,7 @@ import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
+import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
@@ -30,6 +31,7 @@ export class MatchPage {
     this.storeKey = `bg.rolls.${matchId}`;
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
+    this.chain = new DeviceChain(matchId);
     this.receivedAt = performance.now();
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
@@ -146,6 +148,8 @@ export class MatchPage {
       }
     }
     this.verifyRolls(state);
+    this.chain.register(state);
+    if (this.chain.answer(state, this.known)) this.saveKnown();
     this.render();
   }
 
@@ -162,11 +166,14 @@ export class MatchPage {
   }
 
   async verifyRolls(state) {
-    for (const roll of state.rolls || []) {
+    const rolls = state.rolls || [];
+    for (const [index, roll] of rolls.entries()) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       this.verdicts.set(roll.roll_id, null);
       const known = this.known[roll.roll_id] || null;
-      const verdict = await checkRoll(state.match_id, roll, known);
+      const verdict = roll.kind === undefined ? await checkRoll(state.match_id, roll, known)
+        : await checkRollV2InRecord(state.match_id, roll, known, rolls.slice(0, index),
+          this.chain, state.you);
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
     }
@@ -406,8 +413,11 @@ export class MatchPage {
       h("button", { type: "button", onclick, disabled: this.busy, ...attrs }, label);
     if (player) {
       const myTurn = s.turn === me;
-      const rollable = s.pending_roll && myTurn && (s.phase === "roll" || s.phase === "opening");
-      if (s.phase === "roll" && myTurn && s.cube.available) {
+      // A v2 roll already asked for waits for the opponent's device: no second roll, no cube.
+      const asked = !!s.pending_roll && s.pending_roll.state === "requested";
+      const rollable = s.pending_roll && !asked && myTurn
+        && (s.phase === "roll" || s.phase === "opening");
+      if (s.phase === "roll" && myTurn && s.cube.available && !asked) {
         buttons.push(button(t("match.double"), () => this.act({ type: "double" }), { "data-action": "double" }));
       }
       if (rollable) {
