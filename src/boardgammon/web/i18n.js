@@ -239,6 +239,7 @@ const STRINGS = {
     "dice.problem.link_mismatch": "the opponent's link does not hash to the link fixed for this roll",
     "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
+    "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
   },
   de: {
     "app.title": "Boardgammon",
@@ -476,6 +477,7 @@ const STRINGS = {
     "dice.problem.link_mismatch": "das Glied des Gegners ergibt nicht das für diesen Wurf festgelegte",
     "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
+    "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -695,6 +697,7 @@ const STRINGS = {
     "dice.problem.link_mismatch": "相手のリンクがこのロールに固定されたリンクにハッシュされません",
     "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
+    "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
   },
 };
 

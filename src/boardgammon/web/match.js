@@ -113,6 +113,7 @@ export class MatchPage {
       this.refresh();
     } else if (message.type === "state") this.setState(message.state);
     else if (message.type === "commitment") this.promise(message);
+    else if (message.type === "match_end" && message.result) this.logHead = message.result.log_head;
     else if (message.type === "error" && message.error) this.showError(message.error);
   }
 
@@ -190,7 +191,12 @@ export class MatchPage {
       const body = { action_id: actionId(), ...action };
       const answer = await request("POST", `/api/matches/${encodeURIComponent(this.matchId)}/actions`, body);
       this.busy = false;
-      if (answer && answer.state) this.setState(answer.state);
+      // The socket may have brought a newer state first (v2 dice: the opponent's device
+      // revealed its link before this answer arrived): revealed rolls only ever grow.
+      const stale = answer && answer.state && this.state
+        && (answer.state.rolls || []).length < (this.state.rolls || []).length;
+      if (answer && answer.state && !stale) this.setState(answer.state);
+      else this.render();
     } catch (err) {
       this.busy = false;
       this.showError(err);
@@ -533,6 +539,9 @@ export class MatchPage {
       h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))),
       h("p", {}, `${t("result.matchid")}: `, idNode, " ", copy),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
+      // The public log's signed head that includes this match (sent with the match's end).
+      this.logHead ? h("p", { class: "log-head" }, t("result.loghead", { size: this.logHead.tree_size }),
+        " ", h("code", {}, this.logHead.root_hash)) : null,
       h("p", {}, h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" }, t("result.audit")),
         " · ", h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair")),
         " · ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
