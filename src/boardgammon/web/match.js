@@ -485,7 +485,9 @@ export class MatchPage {
   /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */
   rollItem(roll) {
     return h("li", { "data-roll": roll.roll_id }, `${this.name(roll.seat)}: ${roll.dice.join("-")} `,
-      roll.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
+      // v1: entropy_source; v2: roller_source (the computer's rolls).
+      (roll.entropy_source || roll.roller_source) === "server"
+        ? h("small", {}, `(${t("dice.source.server")}) `) : null,
       this.verdictMark(roll));
   }
 
