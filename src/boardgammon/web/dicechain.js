@@ -9,13 +9,25 @@ import { checkRollV2, linkBefore, newChain } from "./fairdice.js";
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
 
+/** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
+async function chainFrom(seed, length) {
+  const links = [seed];
+  for (let i = 0; i < length; i++) links.push(await linkBefore(links[links.length - 1]));
+  return links.reverse();
+}
+
 export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
-    // {links: [x_0 … x_N], registered: bool}; kept before the anchor is sent, so that a reload
-    // answers with the chain the server holds.
+    // {seed: x_N, length: N, registered: bool}: the chain's last link (the others follow from
+    // it), kept before the anchor is sent so that a reload answers with the chain the server
+    // holds; 64 hex characters per match, not the whole chain.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+    this.links = null; // [x_0 … x_N] once computed
+    this.ready = this.stored
+      ? chainFrom(this.stored.seed, this.stored.length).then((links) => { this.links = links; })
+      : Promise.resolve();
     this.sent = new Set(); // roll IDs whose link was sent by this page
     this.registering = null;
   }
@@ -35,12 +47,14 @@ export class DeviceChain {
     if (state.phase === "match_over" || this.registering) return;
     if (this.stored && this.stored.registered) return;
     this.registering = (async () => {
+      await this.ready;
       if (!this.stored) {
-        this.stored = { links: (await newChain(CHAIN_LENGTH)).links, registered: false };
+        this.links = (await newChain(CHAIN_LENGTH)).links;
+        this.stored = { seed: this.links[CHAIN_LENGTH], length: CHAIN_LENGTH, registered: false };
         this.save();
       }
       try {
-        await this.post({ type: "anchor", anchor: this.stored.links[0] });
+        await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
       } catch (err) {
         // Too late (rolls were committed without it) or registered from another device of
@@ -58,9 +72,9 @@ export class DeviceChain {
 
   /** The link after `prev` in this device's chain (hex), or null if `prev` is not ours. */
   linkAfter(prev) {
-    if (!this.stored) return null;
-    const at = this.stored.links.indexOf(prev);
-    return at >= 0 && at + 1 < this.stored.links.length ? this.stored.links[at + 1] : null;
+    if (!this.links) return null;
+    const at = this.links.indexOf(prev);
+    return at >= 0 && at + 1 < this.links.length ? this.links[at + 1] : null;
   }
 
   /**
@@ -73,6 +87,10 @@ export class DeviceChain {
     if (!pending || pending.state !== "requested" || state.you === null
         || state.you === undefined || pending.seat === state.you) return null;
     if (this.sent.has(pending.roll_id)) return null;
+    if (!this.links) { // still computing after a reload: answer once it is ready
+      this.ready.then(() => this.links && this.answer(state, known));
+      return null;
+    }
     const link = this.linkAfter(pending.opponent_prev_link);
     if (!link) return null;
     this.sent.add(pending.roll_id);
@@ -93,7 +111,7 @@ export async function checkRollV2InRecord(matchId, roll, known, previous, chain,
   const opponent = 1 - roll.seat;
   const before = previous.filter((r) => r.seat === roll.seat && r.opponent_entropy);
   const expected = before.length ? before[before.length - 1].opponent_entropy
-    : (opponent === you && chain.stored ? chain.stored.links[0] : undefined);
+    : (opponent === you && chain.links ? chain.links[0] : undefined);
   if (roll.opponent_prev_link && expected !== undefined && expected !== roll.opponent_prev_link) {
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;
