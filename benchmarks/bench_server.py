@@ -26,9 +26,16 @@ server and share its cores; their garbage collector is held off while they measu
 its pauses are not counted as the server's latency.
 
 ``BENCH_SERVER_MATCHES`` changes the number of matches, ``BENCH_SERVER_RUNS`` the runs
-(``capacity,live`` by default) and ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a
-PostgreSQL URL; its tables must be empty or absent). Prints, per run, actions per second and
-p50/p99 latency of the actions and of the echo reference, and their ratio.
+(``capacity,live`` by default), ``BENCH_SERVER_DICE`` the dice protocols (``v1,v2`` by
+default: a fresh server for each, one after the other in the same run) and
+``BENCH_SERVER_DATABASE_URL`` the database (e.g. a PostgreSQL URL; its tables must be empty or
+absent; with it, one protocol per run). Prints, per protocol and run, actions per second and
+p50/p99 latency of the actions and of the echo reference, and their ratio; then the live
+runs' p99 with v2 dice against v1's (issue #25's target: within 20 %).
+
+With v2 dice each player's device registers its chain anchor at the start (not measured) and
+reveals its next link (a ``contribute`` action, measured like the others) the moment the
+opponent asks to roll, as the web client does.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
 import json
 import os
 import random
@@ -56,6 +64,8 @@ PACED_ACTIONS_PER_MATCH = 16
 THINK_S = (1.0, 2.0)
 TIME_LIMIT_S = 120.0
 RUNS = os.environ.get("BENCH_SERVER_RUNS", "capacity,live").split(",")
+DICE = os.environ.get("BENCH_SERVER_DICE", "v1,v2").split(",")
+CHAIN_LENGTH = 200  # links per device: one per roll of the opponent, far more than a run uses
 
 
 def _free_port() -> int:
@@ -88,6 +98,14 @@ def _ok(response: httpx.Response) -> dict:
     return response.json()
 
 
+def _chain() -> list[str]:
+    """A device's hash chain, anchor first (docs/fair-dice.md §Version 2)."""
+    links = [os.urandom(32)]
+    for _ in range(CHAIN_LENGTH):
+        links.append(hashlib.sha256(links[-1]).digest())
+    return [link.hex() for link in reversed(links)]
+
+
 async def _player(url: str, token: str, budget: list[int], latencies: list[float], stop: float,
                   think: tuple[float, float] | None = None) -> None:
     import websockets
@@ -97,6 +115,9 @@ async def _player(url: str, token: str, budget: list[int], latencies: list[float
         sent_at: dict[str, float] = {}
         state: dict | None = None
         n = 0
+        chain = _chain()
+        anchored = False
+        answered: set[str] = set()
         while time.monotonic() < stop and (budget[0] > 0 or sent_at):
             try:
                 message = json.loads(await asyncio.wait_for(ws.recv(), stop - time.monotonic()))
@@ -104,17 +125,37 @@ async def _player(url: str, token: str, budget: list[int], latencies: list[float
                 return
             if message["type"] in ("ack", "error") and message.get("action_id") in sent_at:
                 started = sent_at.pop(message["action_id"])
-                if message["type"] == "ack":
+                if message["type"] == "ack" and not message["action_id"].endswith("-anchor"):
                     latencies.append(time.perf_counter() - started)
             elif message["type"] == "state":
                 state = message["state"]
-            # One action in flight per player; act on the newest state once it is answered.
-            if sent_at or budget[0] <= 0 or state is None or state["turn"] != state["you"]:
+            if sent_at or state is None:
                 continue
-            if state["phase"] in ("opening", "roll") and state["pending_roll"]:
-                roll = state["pending_roll"]
-                action = {"type": "roll", "roll_id": roll["roll_id"],
-                          "commitment": roll["commitment"], "entropy": os.urandom(16).hex()}
+            pending = state["pending_roll"]
+            if state.get("dice_protocol") == "v2" and not anchored:
+                anchored = True
+                action = {"type": "anchor", "action_id": f"{id(ws)}-anchor", "anchor": chain[0]}
+                sent_at[action["action_id"]] = time.perf_counter()
+                await ws.send(json.dumps({"type": "action", "action": action}))
+                continue
+            if (pending and pending.get("state") == "requested" and pending["seat"] != state["you"]
+                    and pending["roll_id"] not in answered):
+                # The device answers at once, as the web client does (no think time).
+                answered.add(pending["roll_id"])
+                link = chain[chain.index(pending["opponent_prev_link"]) + 1]
+                n += 1
+                action = {"type": "contribute", "action_id": f"{id(ws)}-{n}",
+                          "roll_id": pending["roll_id"], "link": link}
+                sent_at[action["action_id"]] = time.perf_counter()
+                await ws.send(json.dumps({"type": "action", "action": action}))
+                continue
+            # One action in flight per player; act on the newest state once it is answered.
+            if budget[0] <= 0 or state["turn"] != state["you"]:
+                continue
+            if state["phase"] in ("opening", "roll") and pending and (
+                    pending.get("state", "committed") == "committed"):
+                action = {"type": "roll", "roll_id": pending["roll_id"],
+                          "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
             elif state["phase"] == "play" and state["legal_plays"]:
                 action = {"type": "play", "play": state["legal_plays"][0]["notation"]}
             else:
@@ -163,7 +204,8 @@ def _collector_paused():
         gc.enable()
 
 
-async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool) -> None:
+async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool
+                   ) -> float | None:
     think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
@@ -199,10 +241,14 @@ async def _measure(port: int, created: list[tuple[str, list[str]]], paced: bool)
               f"mean {statistics.mean(actions) / statistics.mean(echo):.1f}x")
         if paced:
             print(f"  target p99 < 50 ms: {'met' if p99 < 0.05 else 'not met'}")
+        return p99
+    return None
 
 
-async def _run(port: int) -> None:
+async def _run(port: int) -> float | None:
+    """The runs against the server at ``port``; the live run's p99 action latency."""
     base = f"http://127.0.0.1:{port}"
+    live_p99 = None
     for run in RUNS:
         if run not in ("capacity", "live"):
             raise SystemExit(f"BENCH_SERVER_RUNS: unknown run {run!r} (capacity, live)")
@@ -210,16 +256,34 @@ async def _run(port: int) -> None:
             gate = asyncio.Semaphore(8)  # fresh matches for each run
             created = await asyncio.gather(*(_create_match(http, gate) for _ in range(MATCHES)))
         with _collector_paused():
-            await _measure(port, created, paced=run == "live")
+            p99 = await _measure(port, created, paced=run == "live")
+        if run == "live":
+            live_p99 = p99
+    return live_p99
 
 
 def main() -> None:
+    live: dict[str, float | None] = {}
+    for dice in DICE:
+        if dice not in ("v1", "v2"):
+            raise SystemExit(f"BENCH_SERVER_DICE: unknown protocol {dice!r} (v1, v2)")
+        print(f"dice {dice}:")
+        live[dice] = _serve_and_run(dice)
+    if live.get("v1") and live.get("v2"):
+        v1, v2 = live["v1"], live["v2"]
+        assert v1 is not None and v2 is not None
+        print(f"live p99 action latency, v2 dice / v1 dice: {v2 * 1000:.1f} ms / "
+              f"{v1 * 1000:.1f} ms = {v2 / v1:.2f}x (target: within 20 %, "
+              f"{'met' if v2 <= 1.2 * v1 else 'not met'})")
+
+
+def _serve_and_run(dice: str) -> float | None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
         database = os.environ.get("BENCH_SERVER_DATABASE_URL",
                                   f"sqlite:///{folder}/bench.sqlite3")
         print(f"database: {database.split('://')[0]}")
-        env = {**os.environ, "BOARDGAMMON_DATABASE_URL": database,
+        env = {**os.environ, "BOARDGAMMON_DATABASE_URL": database, "BOARDGAMMON_DICE": dice,
                "BOARDGAMMON_LOGIN_BURST": str(4 * MATCHES), "BOARDGAMMON_ECHO_SOCKET": "1"}
         env.pop("BOARDGAMMON_REDIS_URL", None)
         server = subprocess.Popen(
@@ -236,7 +300,7 @@ def main() -> None:
                     if time.monotonic() > deadline or server.poll() is not None:
                         raise RuntimeError("the server did not start") from None
                     time.sleep(0.2)
-            asyncio.run(_run(port))
+            return asyncio.run(_run(port))
         finally:
             end_group(server)
 

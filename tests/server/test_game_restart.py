@@ -39,7 +39,9 @@ def roll_or_play(http: Http, match_id: str, n: int) -> None:
 
 
 def test_sigkill_and_restart(tmp_path):
-    env = {**os.environ, "BOARDGAMMON_BOT_DELAY": "0",
+    # v1 dice: this test's players have no devices to reveal v2 links (the v2 match flow
+    # has its own tests, test_match_dice_v2.py).
+    env = {**os.environ, "BOARDGAMMON_BOT_DELAY": "0", "BOARDGAMMON_DICE": "v1",
            "BOARDGAMMON_DATABASE_URL": f"sqlite:///{tmp_path}/var/bg.sqlite3"}
     env.pop("BOARDGAMMON_REDIS_URL", None)
     port = free_port()

@@ -25,7 +25,8 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
     redis_or_skip()
     from websockets.sync.client import connect
 
-    env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url,
+    # v1 dice: the players have no devices to reveal v2 links (test_match_dice_v2.py).
+    env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url, "BOARDGAMMON_DICE": "v1",
            "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0"}
     ports = [free_port(), free_port()]
     servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start

@@ -43,8 +43,9 @@ def test_a_played_match_prints_no_token(tmp_path):
 
     port = free_port()
     log = tmp_path / "server.log"
+    # v1 dice: these players have no devices to reveal v2 links (test_match_dice_v2.py).
     env = {**os.environ, "BOARDGAMMON_DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
-           "BOARDGAMMON_BOT_DELAY": "0"}
+           "BOARDGAMMON_BOT_DELAY": "0", "BOARDGAMMON_DICE": "v1"}
     env.pop("BOARDGAMMON_REDIS_URL", None)
     with log.open("wb") as out:
         server = subprocess.Popen(

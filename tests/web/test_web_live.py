@@ -260,8 +260,13 @@ def test_a_signed_out_visitor_watches_a_match(browser, live_server):
     assert page.locator("form.auth").count() == 0
     assert page.locator('[data-action="roll"]').count() == 0
     assert checkers(page, 24) == 2 and checkers(page, 13) == 5
-    # Ann rolls the opening roll; the spectator's page shows it in the dice record.
-    state = httpx.get(f"{live_server}/api/matches/{match_id}", headers=tokens[0]).json()
+    # Ann rolls the opening roll; the spectator's page shows it in the dice record. (These
+    # players have no devices: the first v2 roll waits for their anchors, at most 3 s.)
+    for _ in range(100):
+        state = httpx.get(f"{live_server}/api/matches/{match_id}", headers=tokens[0]).json()
+        if state["pending_roll"]:
+            break
+        time.sleep(0.1)
     pending = state["pending_roll"]
     r = httpx.post(f"{live_server}/api/matches/{match_id}/actions", headers=tokens[0],
                    json={"action_id": "a1", "type": "roll", "roll_id": pending["roll_id"],

@@ -32,7 +32,7 @@ LOG_FORMAT = "boardgammon-log-v1"
 HEAD_FORMAT = "boardgammon-log-head-v1"
 COSIGNATURE_FORMAT = "boardgammon-log-cosignature-v1"
 HASH_BYTES = 32
-EVENTS = ("committed", "revealed", "played", "void")
+EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
 
 Subtree = Callable[[int, int], bytes]
 """``subtree(lo, hi)``: MTH(D[lo:hi]), the hash of the tree over leaves ``lo`` … ``hi - 1``."""

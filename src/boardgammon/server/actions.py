@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from boardgammon.dice.verify import ENTROPY_BYTES
+from boardgammon.dice.verify import ENTROPY_BYTES, LINK_BYTES
 from boardgammon.server.bodies import Text, one_of
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
@@ -42,6 +42,24 @@ class RollAction(_Action):
     commitment: Text = Field(max_length=200, description="the commitment as shown")
     # Not Text: entropy_bytes refuses anything but 32 hex digits, with its own code.
     entropy: str = Field(max_length=200, description="32 hex characters = 16 bytes")
+
+
+class AnchorAction(_Action):
+    """Register this device's hash-chain anchor ``x_0`` for the match (v2 dice, 64 hex
+    characters); the same anchor again is accepted and changes nothing."""
+
+    type: Literal["anchor"]
+    # Not Text: link_bytes refuses anything but 64 hex digits, with its own code.
+    anchor: str = Field(max_length=200, description="64 hex characters = 32 bytes")
+
+
+class ContributeAction(_Action):
+    """The opponent's device reveals its next chain link for the requested roll ``roll_id``
+    (v2 dice, 64 hex characters)."""
+
+    type: Literal["contribute"]
+    roll_id: Text = Field(max_length=100)
+    link: str = Field(max_length=200, description="64 hex characters = 32 bytes")
 
 
 class PlayAction(_Action):
@@ -89,7 +107,8 @@ class DeclineResignAction(_Action):
 
 
 ClientAction = Annotated[RollAction | PlayAction | ResignAction | DoubleAction | TakeAction
-                         | DropAction | AcceptResignAction | DeclineResignAction,
+                         | DropAction | AcceptResignAction | DeclineResignAction
+                         | AnchorAction | ContributeAction,
                          Field(discriminator="type")]
 """A player's action, one frozen model per ``type``; it reaches the service as it is."""
 
@@ -151,6 +170,7 @@ def action_id_of(text: str | bytes) -> str | None:
 
 
 _ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")
+_LINK = re.compile(rf"[0-9a-fA-F]{{{2 * LINK_BYTES}}}")
 
 
 def entropy_bytes(text: object) -> bytes:
@@ -164,6 +184,18 @@ def entropy_bytes(text: object) -> bytes:
         shown = repr(text)[:60]
         raise Invalid(f"entropy must be exactly 32 hex characters (16 bytes from the device), "
                       f"nothing else; got {shown}", ErrorCode.BAD_ENTROPY)
+    return bytes.fromhex(text)
+
+
+def link_bytes(text: object) -> bytes:
+    """The 32 bytes of a chain ``anchor`` or ``link``: exactly 64 hex characters.
+
+    Raises:
+        Invalid: ``bad_entropy``.
+    """
+    if not isinstance(text, str) or not _LINK.fullmatch(text):
+        raise Invalid(f"a chain anchor or link must be exactly 64 hex characters (32 bytes), "
+                      f"nothing else; got {repr(text)[:80]}", ErrorCode.BAD_ENTROPY)
     return bytes.fromhex(text)
 
 
@@ -182,11 +214,13 @@ def check_roll_resend(action: RollAction, rolled: Mapping[str, Any] | None) -> N
     Raises:
         StateConflict: ``already_rolled``.
     """
+    # The roller's entropy: v1's client_entropy, v2's roller_entropy.
+    entropy = rolled and rolled.get("client_entropy", rolled.get("roller_entropy"))
     same = (rolled is not None
             and action.roll_id == rolled["roll_id"]
             and action.commitment == rolled["commitment"]
-            and rolled["client_entropy"] is not None
-            and action.entropy.lower() == rolled["client_entropy"])
+            and entropy is not None
+            and action.entropy.lower() == entropy)
     if not same:
         raise StateConflict("these dice are already rolled; only the same roll action (same "
                             "roll_id, commitment and entropy) may be sent again",

@@ -33,6 +33,9 @@ before it returns and rolls it back on any error, so a refused call changes noth
     or the opponent has none); the caller decides when.
 ``mark_played``, ``void_roll``, ``match_rolls``, ``audit_document``.
 
+Each change (commit, request, reveal, played, void) is a leaf of the public log
+(:func:`.dice_log.append`, in the same transaction), as v1's are.
+
 Errors are :mod:`.dice_record`'s refusals plus :class:`LinkMismatch` and
 :class:`AnchorRegistered`. A :class:`RollV2` carries its seed only once revealed.
 """
@@ -68,6 +71,7 @@ from boardgammon.dice.verify import (
     entry_hash_v2,
     verify_document,
 )
+from boardgammon.server import dice_log
 from boardgammon.server.db import rowcount
 from boardgammon.server.dice_record import (
     COMMIT_ATTEMPTS,
@@ -266,12 +270,23 @@ def _lock(session: Session, roll_id: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
+# The time field of each state: the public log's leaf of the change carries it.
+_STATE_TIME = {
+    "committed": "committed_at",
+    "requested": "requested_at",
+    "revealed": "revealed_at",
+    "played": "played_at",
+    "void": "voided_at",
+}
+
+
 def _save(session: Session, row: dict[str, Any], from_state: str) -> RollV2:
     row["entry_hash"] = _hash_row(row)
     params = {key: row[key] for key in _MUTABLE}
     params.update(b_roll_id=row["roll_id"], b_state=from_state)
     if rowcount(session.execute(_SAVE, params)) != 1:
         raise WrongRollState(f"roll {row['roll_id']} changed while it was locked")
+    dice_log.append(session, row["state"], row, row[_STATE_TIME[row["state"]]])
     return RollV2.from_row(row)
 
 
@@ -363,6 +378,7 @@ def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime
         or session.execute(_ANCHOR, {"match_id": match_id, "seat": opponent}).scalar()
     )
     seed = secrets.token_bytes(SEED_BYTES)
+    dice_log.hold(session)  # the log's lock before the nonce's: see dice_log.hold
     row: dict[str, Any] = {
         "roll_id": new_roll_id(),
         "match_id": match_id,
@@ -391,6 +407,7 @@ def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime
     row["entry_hash"] = ""  # the hash of the entry covers every field but itself
     row["entry_hash"] = _hash_row(row)
     session.execute(_INSERT_ROLL, row)
+    dice_log.append(session, "committed", row, now)
     return RollV2.from_row(row)
 
 

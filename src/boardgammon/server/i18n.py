@@ -387,6 +387,44 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "and predicts results better. The numbers and the formulas are in docs/ratings.md of "
             "the source."
         ),
+        # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
+        "log.event.requested": "requested",
+        "col.kind": "Kind",
+        "col.roller_source": "Roller's entropy from",
+        "col.roller_entropy": "Roller's entropy",
+        "col.opponent_source": "Opponent's link",
+        "col.opponent_entropy": "Opponent's link (hex)",
+        "kind.opening": "opening roll",
+        "kind.normal": "turn",
+        "roller.client": "roller's device",
+        "roller.server": "server (the computer rolls)",
+        "opponent.client": "revealed by the opponent's device",
+        "opponent.absent": "absent: the opponent's device did not answer in time",
+        "opponent.none": "none: the opponent has no chain (the computer, or none registered)",
+        "verdict.opponent link mismatch": "opponent's link does not match its chain",
+        "verdict.void after reveal": "voided after its dice were known",
+        "counts.title": "What these rolls prove",
+        "counts.live": (
+            "{count} rolls with both devices' entropy: neither player alone, nor the server "
+            "with one of them, could choose or foresee them."
+        ),
+        "counts.computer": (
+            "{count} rolls of the computer with your device's link: the server alone could "
+            "neither choose nor foresee them."
+        ),
+        "counts.opponent_absent": (
+            "{count} rolls whose opponent's device did not answer in time: the server and the "
+            "roller together could have known them early."
+        ),
+        "counts.no_opponent_device": (
+            "{count} rolls whose opponent had no chain: the server and the roller together "
+            "could have known them early."
+        ),
+        "counts.server_only": "{count} rolls where the server drew every input.",
+        "verify.v2": (
+            "These are v2 dice: the program below checks every roll of the match, with the "
+            "opponents' links and the chain of entries."
+        ),
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
@@ -773,6 +811,44 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "ordnet sie so gut wie FIBS und sagt Ergebnisse besser voraus. Zahlen und Formeln "
             "stehen in docs/ratings.md im Quelltext."
         ),
+        # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
+        "log.event.requested": "angefordert",
+        "col.kind": "Art",
+        "col.roller_source": "Zufall des Würfelnden von",
+        "col.roller_entropy": "Zufall des Würfelnden",
+        "col.opponent_source": "Glied des Gegners",
+        "col.opponent_entropy": "Glied des Gegners (hex)",
+        "kind.opening": "Eröffnungswurf",
+        "kind.normal": "Zug",
+        "roller.client": "Gerät des Würfelnden",
+        "roller.server": "Server (der Computer würfelt)",
+        "opponent.client": "vom Gerät des Gegners aufgedeckt",
+        "opponent.absent": "fehlt: das Gerät des Gegners hat nicht rechtzeitig geantwortet",
+        "opponent.none": "keins: der Gegner hat keine Kette (der Computer, oder keine angemeldet)",
+        "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
+        "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
+        "counts.title": "Was diese Würfe beweisen",
+        "counts.live": (
+            "{count} Würfe mit dem Zufall beider Geräte: weder ein Spieler allein noch der "
+            "Server mit einem von ihnen konnte sie wählen oder vorher kennen."
+        ),
+        "counts.computer": (
+            "{count} Würfe des Computers mit dem Glied deines Geräts: der Server allein konnte "
+            "sie weder wählen noch vorher kennen."
+        ),
+        "counts.opponent_absent": (
+            "{count} Würfe, bei denen das Gerät des Gegners nicht rechtzeitig antwortete: "
+            "Server und Würfelnder zusammen hätten sie früh kennen können."
+        ),
+        "counts.no_opponent_device": (
+            "{count} Würfe, deren Gegner keine Kette hatte: Server und Würfelnder zusammen "
+            "hätten sie früh kennen können."
+        ),
+        "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
+        "verify.v2": (
+            "Das sind v2-Würfel: das Programm unten prüft jeden Wurf der Partie, mit den "
+            "Gliedern der Gegner und der Kette der Einträge."
+        ),
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
@@ -1124,6 +1200,43 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "強さの分かっているプレイヤーをシミュレーションして選びました。FIBS "
             "と同じくらい正しく順位をつけ、結果をよりよく予測します。数値と式はソースの "
             "docs/ratings.md にあります。"
+        ),
+        # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
+        "log.event.requested": "要求済み",
+        "col.kind": "種類",
+        "col.roller_source": "振る側の乱数の出所",
+        "col.roller_entropy": "振る側の乱数",
+        "col.opponent_source": "相手のリンク",
+        "col.opponent_entropy": "相手のリンク（16進）",
+        "kind.opening": "オープニングロール",
+        "kind.normal": "手番",
+        "roller.client": "振る側の端末",
+        "roller.server": "サーバー（コンピューターが振る）",
+        "opponent.client": "相手の端末が公開",
+        "opponent.absent": "欠如：相手の端末が時間内に応答しなかった",
+        "opponent.none": "なし：相手にチェーンがない（コンピューター、または未登録）",
+        "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
+        "verdict.void after reveal": "ダイスが判明した後に無効化された",
+        "counts.title": "これらのロールが証明すること",
+        "counts.live": (
+            "両方の端末の乱数を含むロール {count} 回：どちらのプレイヤーも単独では、"
+            "またサーバーがどちらか一方と組んでも、選ぶことも事前に知ることもできなかった。"
+        ),
+        "counts.computer": (
+            "あなたの端末のリンクを含むコンピューターのロール {count} 回："
+            "サーバー単独では選ぶことも事前に知ることもできなかった。"
+        ),
+        "counts.opponent_absent": (
+            "相手の端末が時間内に応答しなかったロール {count} 回："
+            "サーバーと振る側が組めば事前に知り得た。"
+        ),
+        "counts.no_opponent_device": (
+            "相手にチェーンがなかったロール {count} 回：サーバーと振る側が組めば事前に知り得た。"
+        ),
+        "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
+        "verify.v2": (
+            "これは v2 のダイスです。下のプログラムは、相手のリンクとエントリーの連鎖を含め、"
+            "この対戦のすべてのロールを確認します。"
         ),
     },
 }

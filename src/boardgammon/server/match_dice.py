@@ -3,29 +3,57 @@ revealing the pending roll into the match, recognising a roll sent again, and mo
 record on after each write (a finished roll marked played, a roll no longer wanted voided, the
 next roll committed). Every function works inside the caller's write transaction
 (``commit=False``) and updates the cached record (:meth:`CachedMatch.track`).
+
+A match rolls with the protocol chosen at its creation (:attr:`MatchInfo.dice`). With v2 a
+roll action is the roller's request (:func:`dice_record_v2.request_roll`); in a live match
+whose opponent registered a chain the roll then waits for the opponent's link
+(:func:`contribute`, sent by its device without its player doing anything) or for the wait to
+end (:func:`reveal_overdue`); otherwise (correspondence, the computer as opponent, no chain)
+it is revealed at once without it, and the record says so (``absent`` or ``none``). The
+computer's rolls are requested with the server's entropy after its cube decision and wait for
+the human's link in the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from boardgammon.bots.turn import RollDice
 from boardgammon.engine.game import Phase
-from boardgammon.server import dice_record
-from boardgammon.server.actions import RollAction, check_roll_resend, entropy_bytes
-from boardgammon.server.dice_record import Roll
-from boardgammon.server.match_events import CommitmentEvent, RollEvent, commitment_event, roll_event
+from boardgammon.server import dice_record, dice_record_v2
+from boardgammon.server.actions import (
+    AnchorAction,
+    ContributeAction,
+    RollAction,
+    check_roll_resend,
+    entropy_bytes,
+    link_bytes,
+)
+from boardgammon.server.dice_record_v2 import AnchorRegistered, RollV2
+from boardgammon.server.match_events import (
+    AnchorEvent,
+    CommitmentEvent,
+    Event,
+    RollEvent,
+    anchor_event,
+    commitment_event,
+    roll_event,
+    roll_requested_event,
+)
 from boardgammon.server.match_repository import CachedMatch
-from boardgammon.server.match_state import pending_roll, roll_json
-from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
+from boardgammon.server.match_state import AnyRoll, pending_roll, roll_json
+from boardgammon.server.refusals import ErrorCode, Illegal, NotAllowed, StateConflict
 
 
-def reveal(s: Session, cached: CachedMatch, rolls: Sequence[Roll], seat: int,
-           action: RollAction | RollDice, now: float) -> RollEvent:
+def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
+           action: RollAction | RollDice, now: float, wall: datetime) -> list[Event]:
     """Reveal the pending roll of ``rolls`` (the match's record) with the roller's entropy, or
-    the server's for the computer, and apply it to the match; the ``roll`` event.
+    the server's for the computer, and apply it to the match; the ``roll`` event. A v2 roll
+    that waits for the opponent's link is only requested: the ``roll_requested`` event.
+    ``wall``: the time now as the record stores it.
 
     Raises:
         Illegal: ``wrong_phase`` (no roll pending, or not the time to roll),
@@ -42,19 +70,122 @@ def reveal(s: Session, cached: CachedMatch, rolls: Sequence[Roll], seat: int,
     if game.phase not in (Phase.OPENING, Phase.ROLL):
         raise Illegal(f"cannot roll now: the game is in phase {game.phase.value}",
                       ErrorCode.WRONG_PHASE)
-    if isinstance(action, RollDice):
+    if isinstance(action, RollAction) and action.roll_id != pending.roll_id:
+        raise Illegal(f"roll {action.roll_id!r} is not the pending roll "
+                      f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
+    entropy = entropy_bytes(action.entropy) if isinstance(action, RollAction) else None
+    if isinstance(pending, RollV2):
+        return _request(s, cached, pending, action, entropy, now, wall)
+    if entropy is None:
         roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
     else:
-        if action.roll_id != pending.roll_id:
-            raise Illegal(f"roll {action.roll_id!r} is not the pending roll "
-                          f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
-        entropy = entropy_bytes(action.entropy)
+        assert isinstance(action, RollAction)
         roll = cached.track(dice_record.reveal_roll(
             s, pending.roll_id, action.commitment, entropy, commit=False))
-    return apply_roll(cached, roll, now)
+    return [apply_roll(cached, roll, now)]
 
 
-def apply_roll(cached: CachedMatch, roll: Roll, now: float) -> RollEvent:
+def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollAction | RollDice,
+             entropy: bytes | None, now: float, wall: datetime) -> list[Event]:
+    shown = action.commitment if isinstance(action, RollAction) else pending.commitment
+    roll = cached.track(dice_record_v2.request_roll(s, pending.roll_id, shown, entropy,
+                                                    now=wall, commit=False))
+    if roll.opponent_prev_link is not None and cached.info.mode == "live":
+        return [roll_requested_event(roll, roll.opponent_prev_link)]
+    # No chain to wait for (the computer, a device that registered none), or no one to wait
+    # for (a correspondence turn): revealed now, the record says "none" or "absent".
+    roll = cached.track(dice_record_v2.reveal_without_opponent(s, roll.roll_id, now=wall,
+                                                               commit=False))
+    return [apply_roll(cached, roll, now)]
+
+
+def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
+               action: ContributeAction, now: float, wall: datetime) -> list[Event]:
+    """The opponent's device reveals its link for the requested v2 roll: the roll revealed
+    with it and applied; the ``roll`` event. The same link again, once the roll is revealed
+    with it, changes nothing (no events).
+
+    Raises:
+        Illegal: ``wrong_phase`` (a v1 match, or no roll requested), ``roll_mismatch``;
+            NotAllowed: ``not_your_turn`` (the roller's own seat); Invalid: ``bad_entropy``;
+            and the v2 record's refusals (``link_mismatch``).
+    """
+    link = link_bytes(action.link)
+    done = next((r for r in rolls if r.roll_id == action.roll_id), None)
+    if isinstance(done, RollV2) and done.opponent_entropy == link and done.seat != seat:
+        return []
+    pending = pending_roll(rolls)
+    if not isinstance(pending, RollV2) or pending.state != "requested":
+        raise Illegal("no roll is waiting for your link (the dice are v1, or the roller has "
+                      "not asked to roll)", ErrorCode.WRONG_PHASE)
+    if action.roll_id != pending.roll_id:
+        raise Illegal(f"roll {action.roll_id!r} is not the requested roll {pending.roll_id}",
+                      ErrorCode.ROLL_MISMATCH)
+    if pending.seat == seat:
+        raise NotAllowed("the link is the opponent's to reveal, not the roller's",
+                         ErrorCode.NOT_YOUR_TURN)
+    roll = cached.track(dice_record_v2.contribute(s, pending.roll_id, link, now=wall,
+                                                  commit=False))
+    return [apply_roll(cached, roll, now)]
+
+
+def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], due: datetime,
+                   wall: datetime) -> None:
+    """Reveal, without the opponent's link, a v2 roll requested before ``due`` whose link has
+    not come (``absent`` in the record); the caller applies it as any revealed roll not yet
+    in the match log."""
+    pending = pending_roll(rolls)
+    if (isinstance(pending, RollV2) and pending.state == "requested"
+            and pending.requested_at is not None and pending.requested_at <= due):
+        cached.track(dice_record_v2.reveal_without_opponent(s, pending.roll_id, now=wall,
+                                                            commit=False))
+
+
+def awaiting_link(rolls: Sequence[AnyRoll]) -> bool:
+    """Whether the match waits for an opponent's link (a v2 roll requested, not revealed)."""
+    pending = pending_roll(rolls)
+    return pending is not None and pending.state == "requested"
+
+
+def _anchors_ready(s: Session, cached: CachedMatch, link_due: datetime) -> bool:
+    info = cached.info
+    if info.mode != "live" or info.bot_seat is not None:
+        return True  # no roll waits for a link here, or the one device registers in time
+    if info.created_at is not None and info.created_at <= link_due:
+        return True
+    return None not in dice_record_v2.anchors(s, info.match_id)
+
+
+def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAction,
+                    wall: datetime) -> list[Event]:
+    """Register ``seat``'s chain anchor (v2 dice); the ``anchor`` event, none when the same
+    anchor is registered already.
+
+    Raises:
+        Illegal: ``wrong_phase``: the match rolls with v1 dice; Invalid: ``bad_entropy``;
+            StateConflict: ``anchor_registered``: another anchor is registered for the seat.
+    """
+    anchor = link_bytes(action.anchor)
+    if cached.info.dice != "v2":
+        raise Illegal("this match rolls with v1 dice: it takes no chain anchor",
+                      ErrorCode.WRONG_PHASE)
+    registered = dice_record_v2.anchors(s, cached.info.match_id)[seat]
+    if registered == anchor.hex():
+        return []
+    if registered is not None:
+        raise AnchorRegistered(f"seat {seat} registered the anchor {registered} for this "
+                               "match already; it cannot be changed")
+    if any(roll.seat != seat for roll in cached.rolls):
+        raise Illegal("too late: rolls of this match were committed without your chain (it "
+                      "must be registered before the first roll where you are the opponent); "
+                      "the match goes on without it", ErrorCode.WRONG_PHASE)
+    dice_record_v2.register_anchor(s, cached.info.match_id, seat, anchor, now=wall,
+                                   commit=False)
+    event: AnchorEvent = anchor_event(seat, anchor.hex())
+    return [event]
+
+
+def apply_roll(cached: CachedMatch, roll: AnyRoll, now: float) -> RollEvent:
     """Apply a revealed roll to the match (an opening roll or a turn's); the ``roll`` event."""
     m = cached.match
     assert roll.dice is not None
@@ -65,43 +196,61 @@ def apply_roll(cached: CachedMatch, roll: Roll, now: float) -> RollEvent:
     return roll_event(roll)
 
 
-def rolled_already(rolls: Sequence[Roll], seat: int, action: RollAction) -> bool:
-    """A roll action for a roll this seat already revealed (e.g. the answer was lost and the
-    device sent it again under a new ``action_id``): true for the exact resend (same
-    commitment and entropy), which is answered as such.
+def rolled_already(rolls: Sequence[AnyRoll], seat: int, action: RollAction) -> bool:
+    """A roll action for a roll this seat already revealed, or (v2) requested (e.g. the answer
+    was lost and the device sent it again under a new ``action_id``): true for the exact
+    resend (same commitment and entropy), which is answered as such.
 
     Raises:
         StateConflict: ``already_rolled``: the same roll with another commitment or entropy
             (a second roll of dice already rolled).
     """
     roll = next((r for r in rolls if r.roll_id == action.roll_id), None)
-    if roll is None or roll.seat != seat or roll.server_seed is None:
+    asked = isinstance(roll, RollV2) and roll.roller_entropy is not None
+    if roll is None or roll.seat != seat or (roll.server_seed is None and not asked):
         return False
     check_roll_resend(action, roll_json(roll))
     return True
 
 
-def advance(s: Session, cached: CachedMatch, rolls: Sequence[Roll], void_pending: bool
-            ) -> list[CommitmentEvent]:
+def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pending: bool,
+            wall: datetime, link_due: datetime) -> list[CommitmentEvent]:
     """Move the record on to where the match is: the last roll marked played once its turn
     is over, a committed roll voided when the game ended (``void_pending``) or another seat
     must roll, the next roll committed when the match waits for one; the ``commitment``
-    event, if any. Another process doing the same at the same moment is no error."""
+    event, if any. Another process doing the same at the same moment is no error. ``wall``:
+    the time now as the record stores it.
+
+    The first roll of a live v2 match between two players waits for both devices' anchors
+    (each roll fixes the opponent's link when it is committed), or until the match is older
+    than ``link_due``: then it goes on, and a late anchor is refused."""
     m = cached.match
     last = rolls[-1] if rolls else None
-    events = []
+    v2 = cached.info.dice == "v2"
+    record = dice_record_v2 if v2 else dice_record
+    # v2 hashes its times, which must never go back: the service's time, as every other
+    # time of the roll. v1 keeps the record's own clock, as it always did.
+    at = wall if v2 else None
+    events: list[CommitmentEvent] = []
     try:
         if last is not None and last.state == "revealed" and (
                 m.is_over or m.game.phase is not Phase.PLAY):
-            last = cached.track(dice_record.mark_played(s, last.roll_id, commit=False))
+            last = cached.track(record.mark_played(s, last.roll_id, now=at, commit=False))
         need = m.waiting_for if m.game.phase in (Phase.OPENING, Phase.ROLL) else None
-        if last is not None and last.state == "committed" and (
+        if last is not None and pending_roll([last]) is not None and (
                 void_pending or m.is_over or (need is not None and last.seat != need)):
-            last = cached.track(dice_record.void_roll(s, last.roll_id, commit=False))
+            last = cached.track(record.void_roll(s, last.roll_id, now=at, commit=False))
+        if last is None and v2 and not _anchors_ready(s, cached, link_due):
+            return events
         if need is not None and (last is None or last.state in ("played", "void")):
-            roll = cached.track(dice_record.commit_roll(s, cached.info.match_id, need,
-                                                        commit=False))
-            events.append(commitment_event(roll))
+            match_id = cached.info.match_id
+            if v2:
+                kind = "opening" if m.game.phase is Phase.OPENING else "normal"
+                events.append(commitment_event(cached.track(
+                    dice_record_v2.commit_roll(s, match_id, need, kind, now=wall, commit=False))))
+            else:
+                events.append(commitment_event(cached.track(
+                    dice_record.commit_roll(s, match_id, need, commit=False))))
     except (dice_record.RollPending, dice_record.WrongRollState):
         pass  # another process settled this match at the same moment
     return events

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, cast
 
-from boardgammon.server.dice_record import Roll
-from boardgammon.server.match_state import Clocks, GameEntry, RollEntry, roll_json
+from boardgammon.server.match_state import AnyRoll, Clocks, GameEntry, RollEntry, roll_json
 
 
 class CommitmentEvent(TypedDict):
@@ -20,6 +19,25 @@ class CommitmentEvent(TypedDict):
     roll_id: str
     nonce: int
     commitment: str
+
+
+class RollRequestedEvent(TypedDict):
+    """A v2 roll the roller asked for: the opponent's device answers with its link
+    (``contribute``) without its player doing anything; the server reveals after it, or
+    without it once the wait is over."""
+
+    type: Literal["roll_requested"]
+    seat: int
+    roll_id: str
+    opponent_prev_link: str | None
+
+
+class AnchorEvent(TypedDict):
+    """``seat``'s device registered its hash-chain anchor for the match (v2 dice)."""
+
+    type: Literal["anchor"]
+    seat: int
+    anchor: str
 
 
 class RollEvent(RollEntry):
@@ -80,16 +98,25 @@ class MatchEndEvent(TypedDict):
 
 
 Event = (CommitmentEvent | RollEvent | PlayEvent | CubeEvent | ResignEvent | ClockEvent
-         | GameEndEvent | MatchEndEvent)
+         | GameEndEvent | MatchEndEvent | RollRequestedEvent | AnchorEvent)
 
 
-def commitment_event(roll: Roll) -> CommitmentEvent:
+def commitment_event(roll: AnyRoll) -> CommitmentEvent:
     return {"type": "commitment", "seat": roll.seat, "roll_id": roll.roll_id,
             "nonce": roll.nonce, "commitment": roll.commitment}
 
 
-def roll_event(roll: Roll) -> RollEvent:
+def roll_event(roll: AnyRoll) -> RollEvent:
     return cast(RollEvent, {"type": "roll", **roll_json(roll)})
+
+
+def roll_requested_event(roll: AnyRoll, opponent_prev_link: str | None) -> RollRequestedEvent:
+    return {"type": "roll_requested", "seat": roll.seat, "roll_id": roll.roll_id,
+            "opponent_prev_link": opponent_prev_link}
+
+
+def anchor_event(seat: int, anchor: str) -> AnchorEvent:
+    return {"type": "anchor", "seat": seat, "anchor": anchor}
 
 
 def play_event(seat: int, play: str, position_id: str | None) -> PlayEvent:

@@ -36,14 +36,22 @@ from sqlalchemy.orm import Session
 from boardgammon.engine.clock import PRESETS, TimeControl
 from boardgammon.engine.match import Match
 from boardgammon.engine.record import action_from_dict
-from boardgammon.server import dice_record
+from boardgammon.server import dice_record, dice_record_v2
 from boardgammon.server.db import Database, rowcount
 from boardgammon.server.dice_record import Roll
+from boardgammon.server.dice_record_v2 import RollV2
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import Event
-from boardgammon.server.match_state import MatchInfo, RollEntry, Seat, roll_json
+from boardgammon.server.match_state import AnyRoll, MatchInfo, RollEntry, Seat, roll_json
 from boardgammon.server.refusals import NotFound, Unavailable
-from boardgammon.server.tables import DiceRoll, MatchAnalysisRow, MatchLogEntry, MatchRow, User
+from boardgammon.server.tables import (
+    DiceRoll,
+    DiceRollV2,
+    MatchAnalysisRow,
+    MatchLogEntry,
+    MatchRow,
+    User,
+)
 
 CORRESPONDENCE_GRACE_PER_POINT = 60.0
 WRITE_ATTEMPTS = 5
@@ -65,9 +73,13 @@ _VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username)
             .select_from(_MATCHES.outerjoin(_NAME0, _NAME0.c.id == _MATCHES.c.seat0_id)
                          .outerjoin(_NAME1, _NAME1.c.id == _MATCHES.c.seat1_id))
             .where(_MATCHES.c.id == bindparam("match_id")))
-_ROLLS_HEAD = (select(_ROLLS.c.seq, _ROLLS.c.state)
-               .where(_ROLLS.c.match_id == bindparam("match_id"))
-               .order_by(_ROLLS.c.seq.desc()).limit(1))
+_ROLLS_V2 = cast(Table, DiceRollV2.__table__)
+# Each protocol's record head: a match's rolls are in the table of its protocol.
+_ROLLS_HEAD = {
+    dice: (select(table.c.seq, table.c.state).where(table.c.match_id == bindparam("match_id"))
+           .order_by(table.c.seq.desc()).limit(1))
+    for dice, table in (("v1", _ROLLS), ("v2", _ROLLS_V2))
+}
 _LOGGED = select(*_LOG.c).where(_LOG.c.match_id == bindparam("match_id"),
                                 _LOG.c.action_id == bindparam("action_id"))
 _APPEND_LOG = insert(_LOG)
@@ -88,6 +100,7 @@ _SUMMARY = (update(_MATCHES)
 
 
 T = TypeVar("T")
+RollT = TypeVar("RollT", Roll, RollV2)
 
 
 class Conflict(Exception):
@@ -106,7 +119,7 @@ class CachedMatch:
     info: MatchInfo
     match: Match
     version: int = 0
-    rolls: list[Roll] = field(default_factory=list)
+    rolls: list[AnyRoll] = field(default_factory=list)
     rolls_head: tuple[int, str] | None = None
     writing: bool = False  # inside a write transaction whose dice record is tracked here
     # The state's rolls[] entry of each revealed roll, by roll ID: a revealed roll's entry
@@ -124,7 +137,7 @@ class CachedMatch:
         return [entries.get(r.roll_id) or entries.setdefault(r.roll_id, roll_json(r))
                 for r in self.rolls if r.server_seed is not None]
 
-    def track(self, roll: Roll) -> Roll:
+    def track(self, roll: RollT) -> RollT:
         """Take a roll the write just changed or appended into the cached record."""
         if roll.seq < len(self.rolls):
             self.rolls[roll.seq] = roll
@@ -317,17 +330,19 @@ class MatchRepository:
         self.cache.put(match_id, cached)
         return cached
 
-    def rolls(self, s: Session, cached: CachedMatch) -> list[Roll]:
+    def rolls(self, s: Session, cached: CachedMatch) -> list[AnyRoll]:
         """The match's dice record, from the cache unless its newest entry changed (rolls
         only ever change at the head: appended, then revealed, played or voided). Inside a
         write the cache is current: the head was read at its start and every change since
         went through :meth:`CachedMatch.track`."""
         if cached.writing:
             return cached.rolls
-        head = s.execute(_ROLLS_HEAD, {"match_id": cached.info.match_id}).first()
+        match_id, dice = cached.info.match_id, cached.info.dice
+        head = s.execute(_ROLLS_HEAD[dice], {"match_id": match_id}).first()
         key = (head[0], head[1]) if head is not None else None
         if key != cached.rolls_head or key is None:
-            cached.rolls = dice_record.match_rolls(s, cached.info.match_id)
+            cached.rolls = list(dice_record_v2.match_rolls(s, match_id) if dice == "v2"
+                                else dice_record.match_rolls(s, match_id))
             cached.rolls_head = key
         return cached.rolls
 
@@ -377,13 +392,31 @@ class MatchRepository:
         s.execute(update(MatchRow).where(MatchRow.id == cached.info.match_id)
                   .values(deadline_t=cached.match.deadline()))
 
-    def due_ids(self, now: float) -> list[str]:
-        """IDs of active matches whose running clock has run out by ``now`` (service time)."""
+    def due_ids(self, now: float, link_due: datetime | None = None) -> list[str]:
+        """IDs of active matches whose running clock has run out by ``now`` (service time),
+        and (``link_due``, wall time) those whose wait for a device is over: a v2 roll
+        requested before it whose opponent's link has not come, a live v2 match created before
+        it whose first roll still waits for its players' anchors."""
         with self.db.read_sessions() as s:
-            return list(s.execute(
+            due = list(s.execute(
                 select(MatchRow.id).where(MatchRow.status == "active",
                                           MatchRow.deadline_t < now)
             ).scalars())
+            if link_due is not None:
+                late = s.execute(
+                    select(_ROLLS_V2.c.match_id).where(_ROLLS_V2.c.state == "requested",
+                                                       _ROLLS_V2.c.requested_at < link_due)
+                ).scalars().all()
+                # A new live v2 match whose players' anchors have not both come in time.
+                unanchored = s.execute(
+                    select(_MATCHES.c.id).where(
+                        _MATCHES.c.status == "active", _MATCHES.c.dice == "v2",
+                        _MATCHES.c.mode == "live", _MATCHES.c.created_at < link_due,
+                        ~select(_ROLLS_V2.c.roll_id)
+                        .where(_ROLLS_V2.c.match_id == _MATCHES.c.id).exists())
+                ).scalars().all()
+                due += [match_id for match_id in (*late, *unanchored) if match_id not in due]
+            return due
 
 
 def matches_of(s: Session, user_id: int) -> Sequence[MatchRow]:
@@ -423,7 +456,7 @@ def _info(s: Session, row: MatchRow) -> MatchInfo:
             user = s.get(User, user_id)
             seats.append(Seat(user_id, user.username if user else "?"))
     return MatchInfo(row.id, (seats[0], seats[1]), row.length, row.variant, row.mode,
-                     row.clock, row.days, row.bot_seed)
+                     row.clock, row.days, row.bot_seed, row.dice, row.created_at)
 
 
 def _rename(cached: CachedMatch, names: list[str | None]) -> None:

@@ -15,6 +15,10 @@ but not yet in the log is applied, a finished roll is marked played, a missing c
 made; :mod:`.match_dice`), which matters for records written before writes were single
 transactions; it is idempotent.
 
+New matches roll with the v2 protocol (:mod:`.dice_record_v2`: the roller's request, the
+opponent's device's chain link, the server's seed revealed last; :mod:`.match_dice` says how a
+roll waits for the link and when it goes on without it); a match created with v1 keeps it.
+
 Opening rolls are rolled by seat 0 and seat 1 in turn, seat 0 first (ties included): the
 roll's two dice are seat 0's die and seat 1's die.
 
@@ -31,7 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from sqlalchemy.orm import Session
@@ -53,10 +57,12 @@ from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
 from boardgammon.engine.match import Match
-from boardgammon.server import dice_record, match_dice, ratings
+from boardgammon.server import match_dice, ratings
 from boardgammon.server.actions import (
     AcceptResignAction,
+    AnchorAction,
     ClientAction,
+    ContributeAction,
     DeclineResignAction,
     DoubleAction,
     DropAction,
@@ -98,6 +104,7 @@ from boardgammon.server.match_state import (
 )
 from boardgammon.server.refusals import (
     ErrorCode,
+    Illegal,
     Invalid,
     NotAllowed,
     NotSignedIn,
@@ -116,6 +123,10 @@ from boardgammon.server.tables import MatchRow
 
 
 R = TypeVar("R")
+
+LINK_WAIT_S = 3.0
+"""Seconds a live v2 roll waits for the opponent's link (its device answers at once when
+connected: this only bounds what a device that went away costs the match)."""
 
 AnyAction = ClientAction | Decision
 """An action the service applies: a player's, or the computer's (which has no ``action_id``
@@ -160,11 +171,20 @@ class MatchService:
         clock: the service clock (injected wall clock in tests).
         locks: the process's per-match locks (shared with the runtime and the hub).
         cache_size: how many replayed matches to keep (see :data:`CACHE_SIZE`).
+        dice: the dice protocol of the matches it creates, ``"v2"`` or ``"v1"`` (a match
+            keeps the one it was created with).
+        link_wait_s: seconds a requested v2 roll waits for the opponent's link before it is
+            revealed without it (``absent``).
     """
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
-                 cache_size: int = CACHE_SIZE) -> None:
+                 cache_size: int = CACHE_SIZE, dice: str = "v2",
+                 link_wait_s: float = LINK_WAIT_S) -> None:
+        if dice not in ("v1", "v2"):
+            raise ValueError(f"dice must be v1 or v2, got {dice!r}")
         self.db = db
+        self.dice = dice
+        self.link_wait = timedelta(seconds=link_wait_s)
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
         self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes)
@@ -190,14 +210,16 @@ class MatchService:
             raise Invalid(str(exc)) from exc
         match_id = new_match_id()
         now = datetime.now(UTC)
+        # The service's wall time: a v2 match's first roll waits for the anchors from it.
+        created = self._wall(self.clock.now())
         bot_seat = next((s for s, who in enumerate(seats) if who.bot), None)
         self.matches.add(session, MatchRow(
             id=match_id, seat0_id=seats[0].user_id, seat1_id=seats[1].user_id,
             bot_seat=bot_seat, bot_level=seats[bot_seat].bot if bot_seat is not None else None,
             bot_seed=bot_seed, length=length, variant=variant, mode=mode, clock=clock,
             days=days, status="active", version=0, turn_seat=0, score0=0, score1=0,
-            winner=None, start_t=start, deadline_t=m.deadline(), created_at=now,
-            updated_at=now))
+            winner=None, start_t=start, deadline_t=m.deadline(), created_at=created,
+            updated_at=now, dice=self.dice))
         self.settle(match_id)
         return match_id
 
@@ -281,8 +303,10 @@ class MatchService:
         return self.matches.active_ids()
 
     def due_ids(self) -> list[str]:
-        """IDs of active matches whose running clock has run out (service time now)."""
-        return self.matches.due_ids(self.clock.now())
+        """IDs of active matches whose running clock has run out (service time now), or whose
+        requested v2 roll waited :attr:`link_wait` for the opponent's link."""
+        now = self.clock.now()
+        return self.matches.due_ids(now, self._wall(now) - self.link_wait)
 
     # Acting ---------------------------------------------------------------------------------
 
@@ -323,7 +347,8 @@ class MatchService:
             if cached is None:
                 return None
             seat = cached.info.bot_seat
-            if seat is None or cached.match.is_over or cached.match.waiting_for != seat:
+            if (seat is None or cached.match.is_over or cached.match.waiting_for != seat
+                    or match_dice.awaiting_link(cached.rolls)):
                 return None
             return cached.version, self._decide(cached, seat)
 
@@ -342,6 +367,10 @@ class MatchService:
             seat = cached.match.waiting_for
             result.waiting_user = None if seat is None else cached.info.seats[seat].user_id
         return result
+
+    def _wall(self, now: float) -> datetime:
+        """Service time ``now`` as the dice record's times (aware UTC)."""
+        return datetime.fromtimestamp(self.clock.to_wall(now), UTC)
 
     def _now(self, cached: CachedMatch) -> float:
         # After a restart the service clock resumes at the last heartbeat, which may be a
@@ -385,10 +414,13 @@ class MatchService:
                              if cached.match.flagged == seat else
                              from_engine(_match_over(cached.match)))
             return step
-        if isinstance(action, RollAction) and match_dice.rolled_already(
-                self.matches.rolls(s, cached), seat, action):
+        rolls = self.matches.rolls(s, cached)
+        if isinstance(action, RollAction) and match_dice.rolled_already(rolls, seat, action):
             step.resent = True
             return step
+        if isinstance(action, DoubleAction) and match_dice.awaiting_link(rolls):
+            raise Illegal("the roll is asked for already: the cube decision comes before it",
+                          ErrorCode.WRONG_PHASE)
         step.events += self._perform(s, cached, seat, action, action.action_id, user_id)
         return step
 
@@ -418,11 +450,17 @@ class MatchService:
         offer = game.resignation
         offered = int(offer.outcome) if offer else None
         events: list[Event]
+        wall = self._wall(now)
         try:
             match action:
+                case AnchorAction():
+                    return match_dice.register_anchor(s, cached, seat, action, wall)
+                case ContributeAction():
+                    events = match_dice.contribute(s, cached, self.matches.rolls(s, cached),
+                                                   seat, action, now, wall)
                 case RollAction() | RollDice():
-                    events = [match_dice.reveal(s, cached, self.matches.rolls(s, cached), seat,
-                                                action, now)]
+                    events = match_dice.reveal(s, cached, self.matches.rolls(s, cached), seat,
+                                               action, now, wall)
                 case PlayAction(play=play) | MakePlay(play=play):
                     legal = m.play(seat, play, now=now)
                     after = legal.after.swapped().position_id if legal.after else None
@@ -470,6 +508,9 @@ class MatchService:
                 and clock.started_at < clock.resumes[-1]:
             self.matches.move_deadline(s, cached)
         rolls = self.matches.rolls(s, cached)
+        wall = self._wall(now)
+        if not m.is_over:
+            match_dice.reveal_overdue(s, cached, rolls, wall - self.link_wait, wall)
         revealed = [r for r in rolls if r.server_seed is not None]
         applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))
         if len(revealed) > applied and not m.is_over:
@@ -478,7 +519,8 @@ class MatchService:
             event = match_dice.apply_roll(cached, revealed[applied], now)
             self.matches.persist(s, cached, before, None, None, [event])
             events.append(event)
-        events += match_dice.advance(s, cached, rolls, void_pending)
+        events += match_dice.advance(s, cached, rolls, void_pending, wall,
+                                     wall - self.link_wait)
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))
         return StepResult(events, cached.version)
@@ -490,8 +532,9 @@ class MatchService:
         if winner is not None:
             ratings.record_result(s, match_id, (info.seats[0].user_id, info.seats[1].user_id),
                                   winner, info.length, info.variant)
+        rolls = self.matches.rolls(s, cached)
         return match_end_event(cached.match.winner, cached.match.final_score,
-                               dice_record.chain_head(s, match_id), match_id)
+                               rolls[-1].entry_hash if rolls else GENESIS, match_id)
 
     def _bot_step(self, s: Session, cached: CachedMatch,
                   planned: tuple[int, Decision] | None = None) -> StepResult | None:
@@ -499,7 +542,8 @@ class MatchService:
         version = cached.version
         step = self._settle_step(s, cached)
         m = cached.match
-        if seat is None or m.is_over or m.waiting_for != seat:
+        if (seat is None or m.is_over or m.waiting_for != seat
+                or match_dice.awaiting_link(self.matches.rolls(s, cached))):
             return step if step.events else None
         # The plan holds if nothing changed since it was made (else: decide now, rarely).
         if planned is not None and planned[0] == version == cached.version:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 
@@ -20,6 +20,11 @@ from boardgammon.engine.match import Match
 from boardgammon.engine.plays import Play
 from boardgammon.engine.record import Played
 from boardgammon.server.dice_record import Roll
+from boardgammon.server.dice_record_v2 import RollV2
+
+AnyRoll = Roll | RollV2
+"""A roll of either protocol: a match rolls with the one chosen at its creation
+(:attr:`MatchInfo.dice`)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class MatchInfo:
     clock: str | None  # preset name (live with a clock)
     days: int | None  # correspondence: days per move
     bot_seed: int | None = None
+    dice: str = "v1"  # the dice protocol, "v1" or "v2" (docs/fair-dice.md)
+    created_at: datetime | None = None  # service wall time, aware UTC
 
     def seat_of(self, user_id: int | None) -> int | None:
         """The seat of ``user_id`` in this match, ``None`` for anyone else."""
@@ -57,16 +64,24 @@ class MatchInfo:
 
 
 class RollEntry(TypedDict):
-    """A revealed roll with everything needed to verify it (``state.rolls[]``)."""
+    """A revealed roll with everything needed to verify it (``state.rolls[]``): the v1 fields
+    (``client_entropy``, ``entropy_source``) or the v2 ones (``kind``, the roller's and the
+    opponent's contributions, as in the v2 audit entry)."""
 
     roll_id: str
     seat: int
     nonce: int
     commitment: str
     server_seed: str | None
-    client_entropy: str | None
-    entropy_source: str | None
     dice: list[int] | None
+    client_entropy: NotRequired[str | None]
+    entropy_source: NotRequired[str | None]
+    kind: NotRequired[str]
+    roller_entropy: NotRequired[str | None]
+    roller_source: NotRequired[str | None]
+    opponent_prev_link: NotRequired[str | None]
+    opponent_entropy: NotRequired[str | None]
+    opponent_source: NotRequired[str | None]
 
 
 class GameEntry(TypedDict):
@@ -130,6 +145,7 @@ class MatchState(TypedDict):
     match_id_gnubg: str
     pip_counts: list[int]
     legal_plays: list[LegalPlay]
+    dice_protocol: str
     pending_roll: dict[str, Any] | None
     rolls_from: int
     rolls: list[RollEntry]
@@ -148,18 +164,27 @@ def points(board: Board) -> list[int]:
     return [board.borne_off(0), *(int(n) for n in row[:POINTS]), int(row[BAR_INDEX])]
 
 
-def roll_json(roll: Roll) -> RollEntry:
+def roll_json(roll: AnyRoll) -> RollEntry:
     """A revealed roll with everything needed to verify it (the API's ``rolls[]`` entry)."""
-    return {
+    entry: RollEntry = {
         "roll_id": roll.roll_id,
         "seat": roll.seat,
         "nonce": roll.nonce,
         "commitment": roll.commitment,
         "server_seed": roll.server_seed.hex() if roll.server_seed else None,
-        "client_entropy": roll.client_entropy.hex() if roll.client_entropy else None,
-        "entropy_source": roll.entropy_source,
         "dice": list(roll.dice) if roll.dice else None,
     }
+    if isinstance(roll, Roll):
+        entry["client_entropy"] = roll.client_entropy.hex() if roll.client_entropy else None
+        entry["entropy_source"] = roll.entropy_source
+        return entry
+    entry["kind"] = roll.kind
+    entry["roller_entropy"] = roll.roller_entropy.hex() if roll.roller_entropy else None
+    entry["roller_source"] = roll.roller_source
+    entry["opponent_prev_link"] = roll.opponent_prev_link
+    entry["opponent_entropy"] = roll.opponent_entropy.hex() if roll.opponent_entropy else None
+    entry["opponent_source"] = roll.opponent_source
+    return entry
 
 
 def moves_json(play: Play) -> list[list[int]]:
@@ -182,12 +207,29 @@ def last_play(match: Match) -> LastPlay | None:
     return None
 
 
-def pending_roll(rolls: Sequence[Roll]) -> Roll | None:
-    """The newest roll if it is committed and not yet revealed."""
-    return rolls[-1] if rolls and rolls[-1].state == "committed" else None
+PENDING_STATES = ("committed", "requested")
+"""The states of a roll not yet revealed (``requested``: v2, waiting for the opponent's link)."""
 
 
-def acting_seat(match: Match, rolls: Sequence[Roll]) -> int | None:
+def pending_roll(rolls: Sequence[AnyRoll]) -> AnyRoll | None:
+    """The newest roll if it is committed (or, v2, requested) and not yet revealed."""
+    return rolls[-1] if rolls and rolls[-1].state in PENDING_STATES else None
+
+
+def pending_json(roll: AnyRoll) -> dict[str, Any]:
+    """``state.pending_roll``: what the roller's device needs to roll and, for a v2 roll,
+    what the opponent's device needs to reveal its link (``state`` ``requested``: the roller
+    asked, the opponent's link is awaited; ``opponent_prev_link``: the link it must hash to,
+    ``None`` when the opponent has no chain)."""
+    pending: dict[str, Any] = {"roll_id": roll.roll_id, "seat": roll.seat,
+                               "nonce": roll.nonce, "commitment": roll.commitment}
+    if isinstance(roll, RollV2):
+        pending.update(kind=roll.kind, state=roll.state,
+                       opponent_prev_link=roll.opponent_prev_link)
+    return pending
+
+
+def acting_seat(match: Match, rolls: Sequence[AnyRoll]) -> int | None:
     """The seat the match waits for: the engine's ``turn``, or in the opening phase the seat
     that holds the pending opening roll; ``None`` once the match is over."""
     if match.is_over:
@@ -235,7 +277,7 @@ def iso(wall: float) -> str:
 _ROLL_STEP = {"committed": 1, "requested": 2, "revealed": 3, "played": 4, "void": 4}
 
 
-def state_version(log_version: int, rolls: Sequence[Roll]) -> int:
+def state_version(log_version: int, rolls: Sequence[AnyRoll]) -> int:
     """``state.version``: the match log's length plus each dice record entry's step. Both only
     grow, and every change of what a state shows (an action, a roll committed, revealed or
     voided) grows one of them, so of two states of a match the one with the larger version is
@@ -243,7 +285,7 @@ def state_version(log_version: int, rolls: Sequence[Roll]) -> int:
     return log_version + sum(_ROLL_STEP[r.state] for r in rolls)
 
 
-def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: int | None,
+def build_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], viewer: int | None,
                 now: float, to_wall: Callable[[float], float],
                 result_extra: dict[str, Any] | None = None, log_version: int = 0) -> MatchState:
     """The API ``state`` from ``viewer``'s seat (``None``: a spectator, no legal plays).
@@ -258,7 +300,7 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], viewer: in
                         log_version=log_version)[viewer]
 
 
-def build_states(info: MatchInfo, match: Match, rolls: Sequence[Roll],
+def build_states(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll],
                  viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
                  result_extra: dict[str, Any] | None = None,
                  revealed: list[RollEntry] | None = None, log_version: int = 0
@@ -287,7 +329,7 @@ def _legal_plays(match: Match, viewer: int | None) -> list[LegalPlay]:
             for p in plays]
 
 
-def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: float,
+def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
                   to_wall: Callable[[float], float], result_extra: dict[str, Any] | None,
                   revealed: list[RollEntry] | None, version: int) -> MatchState:
     game = match.game
@@ -325,9 +367,8 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[Roll], now: flo
         "match_id_gnubg": match.match_id_gnubg,
         "pip_counts": list(game.board_for(0).pip_counts()),
         "legal_plays": [],
-        "pending_roll": {"roll_id": pending.roll_id, "seat": pending.seat,
-                         "nonce": pending.nonce, "commitment": pending.commitment}
-        if pending else None,
+        "dice_protocol": info.dice,
+        "pending_roll": pending_json(pending) if pending else None,
         "rolls_from": 0,
         "rolls": (revealed if revealed is not None
                   else [roll_json(r) for r in rolls if r.server_seed is not None]),

@@ -18,15 +18,18 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
+from boardgammon.server import dice_log
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import USER_CHANNEL_PREFIX, bus_for
+from boardgammon.server.dice_log import LogKey
 from boardgammon.server.locks import MatchLocks
-from boardgammon.server.match_service import MatchService, StepResult
+from boardgammon.server.match_events import MatchEndEvent
+from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResult
 from boardgammon.server.notifications import UserHub, notify
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
@@ -72,15 +75,21 @@ class GameConfig:
     action_burst: int = 40
     chat_rate: float = 0.5
     chat_burst: int = 5
+    dice: str = "v2"
+    link_wait_s: float = LINK_WAIT_S
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
         """``BOARDGAMMON_REDIS_URL``, ``BOARDGAMMON_BOT_DELAY`` (seconds, default 0.4) and
         ``BOARDGAMMON_LOGIN_BURST`` (sign-ins and new guests at once per address, default 10;
-        the load benchmark raises it)."""
+        the load benchmark raises it), ``BOARDGAMMON_DICE`` (the dice protocol of new
+        matches, ``v2`` by default; ``v1`` for a comparison) and ``BOARDGAMMON_LINK_WAIT``
+        (seconds a live v2 roll waits for the opponent's link, default 3)."""
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
-                   login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")))
+                   login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
+                   dice=environ.get("BOARDGAMMON_DICE", "v2"),
+                   link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))))
 
 
 CHECKPOINT_S = 1.0
@@ -110,6 +119,7 @@ class Runtime:
         self.spectators = spectators_for(config.redis_url)
         self._service: MatchService | None = None
         self._hub: Hub | None = None
+        self.log_key: LogKey | None = None  # the public log's key, given at start
         self.locks = MatchLocks()
         self._bots: dict[str, asyncio.Task] = {}
         self._last_beat = 0.0
@@ -139,15 +149,17 @@ class Runtime:
             raise RuntimeError("the game server has not started")
         return self._hub
 
-    async def start(self, db: Database) -> None:
+    async def start(self, db: Database, log_key: LogKey | None = None) -> None:
         from boardgammon.server.websocket import Hub
 
+        self.log_key = log_key
         # Before any connection: compiling the computer players on the first computer move
         # held the GIL for some 15 s after an install and froze every match meanwhile.
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        self._service = MatchService(db, self.clock, self.locks)
+        self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
+                                     link_wait_s=self.config.link_wait_s)
         self._hub = Hub(self._service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
@@ -183,9 +195,13 @@ class Runtime:
         calls for one match run one at a time here, so events leave in commit order. When
         the match then waits for a player other than ``actor`` (the user who acted; ``None``
         for the server and the computer), that player's pages hear ``turn``
-        (:mod:`.notifications`)."""
+        (:mod:`.notifications`). A ``match_end`` event gets the public log's signed head that
+        includes the match's last change (``result.log_head``)."""
         async with self.locks.calls(match_id):
             step = await asyncio.to_thread(fn, *args)
+            if step is not None and self.log_key is not None and any(
+                    event["type"] == "match_end" for event in step.events):
+                await asyncio.to_thread(self._sign_end, step)
             if step is not None and step.events:
                 await self.bus.publish(match_id, {"version": step.version,
                                                   "snapshot": step.snapshot,
@@ -225,6 +241,16 @@ class Runtime:
         self.kick_bot(match_id)
         return step
 
+    def _sign_end(self, step: StepResult) -> None:
+        # After the match's write committed, so the head covers its last change; signing
+        # commits a head of its own, which the write's transaction must not.
+        assert self.log_key is not None
+        with self.service.db.sessions() as session:
+            head = dice_log.signed_head(session, self.log_key)
+        for event in step.events:
+            if event["type"] == "match_end":
+                cast(MatchEndEvent, event)["result"]["log_head"] = head
+
     def _act(self, match_id: str, user_id: int, action: ClientAction,
              token: str | None) -> StepResult:
         # In the worker thread: a limiter in Redis waits for a round trip.
@@ -254,13 +280,15 @@ class Runtime:
 
     async def tick(self) -> None:
         """One round of the background task: heartbeat, then claim every flag that is due
-        (live reserves and correspondence deadlines)."""
+        (live reserves and correspondence deadlines) and reveal every v2 roll whose
+        opponent's link is overdue."""
         wall = self.clock.wall()
         if wall - self._last_beat >= HEARTBEAT_S:
             self._last_beat = wall
             await asyncio.to_thread(self._beat)
         for match_id in await asyncio.to_thread(self.service.due_ids):
             await self.run(match_id, self.service.settle, match_id)
+            self.kick_bot(match_id)  # a computer's roll revealed without the human's link
 
     def _beat(self) -> None:
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file
@@ -319,7 +347,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     """Start the app's runtime on its database and stop it afterwards."""
     parts = services(app)
     runtime = parts.game
-    await runtime.start(parts.db)
+    await runtime.start(parts.db, parts.log_key)
     loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
     try:
         yield

@@ -24,6 +24,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     SmallInteger,
     String,
@@ -218,6 +219,8 @@ class MatchRow(Base):
     start_t: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The dice protocol, fixed at creation: "v1" (dice_rolls) or "v2" (dice_rolls_v2).
+    dice: Mapped[str] = mapped_column(String(4), server_default="v1")
 
 
 class MatchLogEntry(Base):
@@ -316,6 +319,8 @@ class DiceRollV2(Base):
         CheckConstraint("kind IN ('opening', 'normal')", name="ck_dice_rolls_v2_kind"),
         CheckConstraint("state IN ('committed', 'requested', 'revealed', 'played', 'void')",
                         name="ck_dice_rolls_v2_state"),
+        # The server's tick looks for requested rolls whose opponent's link is overdue.
+        Index("ix_dice_rolls_v2_state", "state"),
     )
 
     roll_id: Mapped[str] = mapped_column(String(68), primary_key=True)

@@ -315,6 +315,11 @@ const STRINGS = {
     "playback.skip": "Skip to the end",
     "lobby.won": "{name} won {a}–{b}",
     "lobby.youwon": "you won {a}–{b}",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "the opponent's link does not hash to the link fixed for this roll",
+    "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
+    "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
+    "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
   },
   de: {
     "app.title": "Boardgammon",
@@ -628,6 +633,11 @@ const STRINGS = {
     "playback.skip": "Zum Ende springen",
     "lobby.won": "{name} hat {a}–{b} gewonnen",
     "lobby.youwon": "du hast {a}–{b} gewonnen",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "das Glied des Gegners ergibt nicht das für diesen Wurf festgelegte",
+    "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
+    "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
+    "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -923,6 +933,11 @@ const STRINGS = {
     "playback.skip": "最後まで飛ばす",
     "lobby.won": "{name}の勝ち {a}–{b}",
     "lobby.youwon": "あなたの勝ち {a}–{b}",
+    // dice v2 in the match flow (issue #25, dicewire)
+    "dice.problem.link_mismatch": "相手のリンクがこのロールに固定されたリンクにハッシュされません",
+    "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
+    "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
+    "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
   },
 };
 

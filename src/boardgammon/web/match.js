@@ -7,6 +7,7 @@ import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h } from "./dom.js";
 import { ChatPanel } from "./chat.js";
+import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
@@ -45,6 +46,7 @@ export class MatchPage {
     this.storeKey = `bg.rolls.${matchId}`;
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
+    this.chain = new DeviceChain(matchId);
     this.receivedAt = performance.now();
     this.viewing = null;  // a past turn shown read-only: {board, label}
     this.notice = new Notice();
@@ -147,6 +149,7 @@ export class MatchPage {
     } else if (message.type === "state") this.setState(message.state);
     else if (this.chat.onEvent(message)) return;
     else if (message.type === "commitment") this.promise(message);
+    else if (message.type === "match_end" && message.result) this.logHead = message.result.log_head;
     else if (message.type === "error" && message.error) this.showError(message.error);
   }
 
@@ -197,6 +200,8 @@ export class MatchPage {
     }
     this.verifyRolls(state);
     this.moves.update(state);
+    this.chain.register(state);
+    if (this.chain.answer(state, this.known)) this.saveKnown();
     this.render();
     return true;
   }
@@ -251,11 +256,14 @@ export class MatchPage {
   }
 
   async verifyRolls(state) {
-    for (const roll of state.rolls || []) {
+    const rolls = state.rolls || [];
+    for (const [index, roll] of rolls.entries()) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       this.verdicts.set(roll.roll_id, null);
       const known = this.known[roll.roll_id] || null;
-      const verdict = await checkRoll(state.match_id, roll, known);
+      const verdict = roll.kind === undefined ? await checkRoll(state.match_id, roll, known)
+        : await checkRollV2InRecord(state.match_id, roll, known, rolls.slice(0, index),
+          this.chain, state.you);
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
       this.moves.render();
@@ -574,8 +582,11 @@ export class MatchPage {
       h("button", { type: "button", onclick, disabled: this.busy, ...attrs }, label);
     if (player) {
       const myTurn = s.turn === me;
-      const rollable = s.pending_roll && myTurn && (s.phase === "roll" || s.phase === "opening");
-      if (s.phase === "roll" && myTurn && s.cube.available) {
+      // A v2 roll already asked for waits for the opponent's device: no second roll, no cube.
+      const asked = !!s.pending_roll && s.pending_roll.state === "requested";
+      const rollable = s.pending_roll && !asked && myTurn
+        && (s.phase === "roll" || s.phase === "opening");
+      if (s.phase === "roll" && myTurn && s.cube.available && !asked) {
         buttons.push(button(t("match.double"), () => this.act({ type: "double" }), { "data-action": "double" }));
       }
       if (rollable) {
@@ -640,7 +651,9 @@ export class MatchPage {
     const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
     return h("li", { "data-roll": roll.roll_id },
       h("a", { href: row, class: "roll-row" }, `${this.name(roll.seat)}: ${roll.dice.join("-")}`), " ",
-      roll.entropy_source === "server" ? h("small", {}, `(${t("dice.source.server")}) `) : null,
+      // v1: entropy_source; v2: roller_source (the computer's rolls).
+      (roll.entropy_source || roll.roller_source) === "server"
+        ? h("small", {}, `(${t("dice.source.server")}) `) : null,
       this.verdictMark(roll));
   }
 
@@ -713,6 +726,9 @@ export class MatchPage {
           ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),
+      // The public log's signed head that includes this match (sent with the match's end).
+      this.logHead ? h("p", { class: "log-head" }, t("result.loghead", { size: this.logHead.tree_size }),
+        " ", h("code", {}, this.logHead.root_hash)) : null,
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
         h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),

@@ -103,14 +103,23 @@ def log_checker_source() -> PlainTextResponse:
 @router.get("/api/audit/{match_id}", responses=responses(404))
 def audit_json(request: Request, match_id: str = MatchId,
                session: Session = Depends(get_session)) -> dict:
-    """The match's dice record as JSON: ``boardgammon-audit-v1`` with its public log entries
-    and their inclusion proofs, or ``boardgammon-audit-v2`` for a match rolled with v2 dice
-    (404 ``not_found`` if it has neither)."""
+    """The match's dice record as JSON, with its public log entries and their inclusion
+    proofs: ``boardgammon-audit-v1``, or ``boardgammon-audit-v2`` for a match rolled with v2
+    dice (404 ``not_found`` if it has neither)."""
+    return dice_log.with_log(session, services(request.app).log_key,
+                             either_document(session, match_id))
+
+
+def either_document(session: Session, match_id: str) -> dict:
+    """The audit document of the match's record, v1 or v2.
+
+    Raises:
+        RollNotFound: the match has no record of either.
+    """
     try:
-        document = audit_document(session, match_id)
+        return audit_document(session, match_id)
     except RollNotFound:
         return dice_record_v2.audit_document(session, match_id)
-    return dice_log.with_log(session, services(request.app).log_key, document)
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
@@ -131,12 +140,14 @@ def audit_page(
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
             raise RollNotFound(f"no match {match_id!r}")
         document = dice_log.with_log(session, services(request.app).log_key,
-                                     audit_document(session, match_id))
+                                     either_document(session, match_id))
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
-    # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
+    # A revealed roll that cannot be read (verdict malformed) cannot fill in a program; the
+    # filled-in programs are v1's recipe (v2 rows are checked by the whole-match verifier).
     readable = [r for r in document["rolls"]
-                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED]
+                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED
+                and document["format"] == verify.AUDIT_FORMAT]
     context |= {
         "doc": document,
         "players": player_names(match_info(session, match_id), translator(language)),

@@ -39,12 +39,12 @@ from boardgammon.odds import (
 )
 from boardgammon.server.bodies import control_character
 from boardgammon.server.db import get_session
-from boardgammon.server.dice_record import RollNotFound, audit_document
+from boardgammon.server.dice_record import RollNotFound
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
 from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_state import points
 from boardgammon.server.refusals import NotFound
-from boardgammon.server.routes.audit import TEMPLATES
+from boardgammon.server.routes.audit import TEMPLATES, either_document
 from boardgammon.server.routes.audit import pages as templates
 from boardgammon.server.services import services
 from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
@@ -121,7 +121,7 @@ def fair(
     # as typed comes first.
     for candidate in dict.fromkeys((match_id, match_id.lower())):
         try:
-            audit_document(session, candidate)
+            either_document(session, candidate)
         except RollNotFound:
             continue
         language = request_language(request, lang)

@@ -1,0 +1,336 @@
+"""Matches played over the API with v2 dice (issue #25): each device's chain anchor, the
+roller's request, the opponent's link revealed by its device, the wait that ends in ``absent``,
+the computer's rolls with the human's link, opening rolls marked, and the finished match's
+record passing the independent spec verifier. Every test runs on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import Player, Wall, live_match, make_app
+
+from boardgammon.dice.transparency import check_log, signed_head_bytes, verify_ed25519
+from boardgammon.dice.verify import derive_dice_v2
+from boardgammon.server.i18n import translator
+from boardgammon.server.services import services
+from tests.dice import spec_verifier_v2
+
+LINK_WAIT_S = 3.0
+
+
+class Device:
+    """A player's device: its hash chain (``links[0]`` the anchor, SHA-256 of each link the
+    one before it), as docs/fair-dice.md §Version 2 describes it."""
+
+    def __init__(self, player: Player, length: int = 200) -> None:
+        self.player = player
+        chain = [os.urandom(32)]
+        for _ in range(length):
+            chain.append(hashlib.sha256(chain[-1]).digest())
+        self.links = [link.hex() for link in reversed(chain)]
+
+    @property
+    def anchor(self) -> str:
+        return self.links[0]
+
+    def link_after(self, prev: str) -> str:
+        return self.links[self.links.index(prev) + 1]
+
+    def register(self, match_id: str):
+        return self.player.act(match_id, "anchor", anchor=self.anchor)
+
+    def contribute(self, match_id: str, pending: dict):
+        return self.player.act(
+            match_id,
+            "contribute",
+            roll_id=pending["roll_id"],
+            link=self.link_after(pending["opponent_prev_link"]),
+        )
+
+
+@pytest.fixture
+def wall():
+    return Wall()
+
+
+@pytest.fixture
+def client(database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as c:
+        yield c
+
+
+def code(response) -> str:
+    return response.json()["error"]["code"]
+
+
+def events(response, kind: str) -> list[dict]:
+    assert response.status_code == 200, response.text
+    return [e for e in response.json()["events"] if e["type"] == kind]
+
+
+def check_dice(match_id: str, roll: dict) -> None:
+    seed = bytes.fromhex(roll["server_seed"])
+    assert hashlib.sha256(seed).hexdigest() == roll["commitment"]
+    link = bytes.fromhex(roll["opponent_entropy"]) if roll["opponent_entropy"] else None
+    assert (
+        list(
+            derive_dice_v2(
+                seed,
+                match_id,
+                roll["roll_id"],
+                roll["nonce"],
+                roll["kind"],
+                bytes.fromhex(roll["roller_entropy"]),
+                link,
+            )
+        )
+        == roll["dice"]
+    )
+
+
+def play_first(player: Player, match_id: str):
+    state = player.state(match_id)
+    return player.act(match_id, "play", play=state["legal_plays"][0]["notation"])
+
+
+def roll(
+    players: dict[int, Player], devices: dict[int, Device | None], match_id: str, seat: int
+) -> dict:
+    """``seat`` rolls; the opponent's device, if it has a chain, reveals its link."""
+    r = players[seat].roll(match_id)
+    device = devices[1 - seat]
+    if device is None:
+        return events(r, "roll")[0]
+    pending = players[seat].state(match_id)["pending_roll"]
+    assert events(r, "roll_requested")[0]["roll_id"] == pending["roll_id"]
+    return events(device.contribute(match_id, pending), "roll")[0]
+
+
+def past_opening(
+    players: dict[int, Player], devices: dict[int, Device | None], match_id: str
+) -> None:
+    """Roll the opening rolls, each marked ``opening``."""
+    while (state := players[0].state(match_id))["phase"] == "opening":
+        rolled = roll(players, devices, match_id, state["turn"])
+        assert rolled["kind"] == "opening"
+        assert rolled["opponent_source"] == (
+            "none" if devices[1 - rolled["seat"]] is None else "client"
+        )
+        check_dice(match_id, rolled)
+
+
+def test_a_live_roll_takes_the_opponents_link(client, wall):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices = {0: Device(ann), 1: Device(bob)}
+    match_id = live_match(ann, bob)
+    state = ann.state(match_id)
+    # The first roll waits for both anchors: each roll fixes the opponent's link.
+    assert state["dice_protocol"] == "v2" and state["pending_roll"] is None
+    assert events(devices[0].register(match_id), "commitment") == []
+    r = devices[1].register(match_id)
+    assert events(r, "anchor")[0]["anchor"] == devices[1].anchor
+    assert events(r, "commitment")[0]["seat"] == 0
+    # The same anchor again changes nothing; another is refused and the first stays.
+    assert events(devices[0].register(match_id), "anchor") == []
+    r = ann.act(match_id, "anchor", anchor=os.urandom(32).hex())
+    assert (r.status_code, code(r)) == (409, "anchor_registered")
+    r = ann.act(match_id, "anchor", anchor="zz" * 32)
+    assert (r.status_code, code(r)) == (422, "bad_entropy")
+    players = {0: ann, 1: bob}
+    past_opening(players, dict(devices), match_id)
+    checked = 0
+    for _ in range(12):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            break
+        seat = state["turn"]
+        if state["phase"] == "play":
+            assert play_first(players[seat], match_id).status_code == 200
+            continue
+        roller, opponent = players[seat], devices[1 - seat]
+        r = roller.roll(match_id)
+        assert events(r, "roll") == []
+        requested = events(r, "roll_requested")[0]
+        pending = roller.state(match_id)["pending_roll"]
+        assert pending["state"] == "requested" and pending["kind"] == "normal"
+        assert requested["opponent_prev_link"] == pending["opponent_prev_link"]
+        # The cube decision came before the request: no double now.
+        assert code(roller.act(match_id, "double")) == "wrong_phase"
+        # The roller cannot reveal the opponent's link; a wrong link is refused; neither
+        # changes the match.
+        r = devices[seat].player.act(
+            match_id, "contribute", roll_id=pending["roll_id"], link=devices[seat].links[1]
+        )
+        assert code(r) == "not_your_turn"
+        r = opponent.player.act(
+            match_id, "contribute", roll_id=pending["roll_id"], link=os.urandom(32).hex()
+        )
+        assert code(r) == "link_mismatch"
+        assert roller.state(match_id)["pending_roll"] == pending
+        rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+        assert rolled["opponent_source"] == "client" and rolled["roller_source"] == "client"
+        assert rolled["opponent_entropy"] == opponent.link_after(pending["opponent_prev_link"])
+        check_dice(match_id, rolled)
+        # The same link again is no error and rolls nothing.
+        assert events(opponent.contribute(match_id, pending), "roll") == []
+        checked += 1
+    assert checked >= 3
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["format"] == "boardgammon-audit-v2" and document["verified"] is True
+    assert document["anchors"] == [devices[0].anchor, devices[1].anchor]
+    assert document["counts"]["live"] == checked + len(
+        [r for r in document["rolls"] if r["kind"] == "opening" and r["dice"]]
+    )
+    assert spec_verifier_v2.check(document) == [
+        "ok" if r["state"] in ("revealed", "played") else "pending" for r in document["rolls"]
+    ]
+
+
+def test_an_absent_opponent_costs_the_wait_and_the_roll_says_so(client, wall):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    bobs = Device(bob)
+    bobs.register(match_id)
+    # Ann's device never registers: the first roll waits for it, no longer than the wait.
+    wall.advance(LINK_WAIT_S - 0.5)
+    client.portal.call(services(client.app).game.tick)
+    assert ann.state(match_id)["pending_roll"] is None
+    wall.advance(1.0)
+    client.portal.call(services(client.app).game.tick)
+    assert ann.state(match_id)["pending_roll"]["seat"] == 0
+    players = {0: ann, 1: bob}
+    past_opening(players, {0: None, 1: bobs}, match_id)
+    state = ann.state(match_id)
+    while not (state["phase"] == "roll" and state["turn"] == 0):
+        seat = state["turn"]
+        if state["phase"] == "play":
+            play_first(players[seat], match_id)
+        else:  # ann's device registered no chain: bob's rolls go on at once ("none")
+            assert events(players[seat].roll(match_id), "roll")[0]["opponent_source"] == "none"
+        state = ann.state(match_id)
+    assert events(ann.roll(match_id), "roll_requested")
+    wall.advance(LINK_WAIT_S - 0.5)
+    client.portal.call(services(client.app).game.tick)
+    assert ann.state(match_id)["pending_roll"]["state"] == "requested"
+    wall.advance(1.0)
+    client.portal.call(services(client.app).game.tick)
+    state = ann.state(match_id)
+    assert state["pending_roll"] is None and state["phase"] == "play"
+    rolled = state["rolls"][-1]
+    assert rolled["opponent_source"] == "absent" and rolled["opponent_entropy"] is None
+    check_dice(match_id, rolled)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True and document["counts"]["opponent_absent"] == 1
+    assert play_first(ann, match_id).status_code == 200
+    if ann.state(match_id)["phase"] != "match_over":
+        assert events(bob.roll(match_id), "roll")[0]["opponent_source"] == "none"
+        # Bob rolled with ann as the opponent and no chain: too late for one now.
+        r = ann.act(match_id, "anchor", anchor=os.urandom(32).hex())
+        assert (r.status_code, code(r)) == (400, "wrong_phase")
+
+
+def test_the_computers_rolls_take_the_humans_link(client):
+    ann = Player.register(client, "ann")
+    r = ann.post("/api/matches/computer", {"level": "easy", "length": 1})
+    assert r.status_code == 201, r.text
+    match_id = r.json()["match_id"]
+    device = Device(ann)
+    device.register(match_id)
+    computer_rolls = 0
+    for _ in range(200):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over" or computer_rolls >= 2:
+            break
+        pending = state["pending_roll"]
+        if pending and pending["seat"] == 1 and pending["state"] == "requested":
+            # The computer asked (its cube decision made): its dice wait for ann's link.
+            rolled = events(device.contribute(match_id, pending), "roll")[0]
+            assert rolled["roller_source"] == "server" and rolled["opponent_source"] == "client"
+            check_dice(match_id, rolled)
+            computer_rolls += 1
+        elif state["turn"] == 0 and state["phase"] in ("opening", "roll"):
+            ann.roll(match_id)
+        elif state["turn"] == 0 and state["phase"] == "play":
+            play_first(ann, match_id)
+        elif state["turn"] == 0 and state["phase"] == "resign_offered":
+            ann.act(match_id, "accept_resign")
+        elif state["turn"] == 0 and state["phase"] == "double_offered":
+            ann.act(match_id, "take")
+        else:
+            time.sleep(0.2)  # the computer thinks (its task runs in the client's event loop)
+    assert computer_rolls >= 1  # no game ends before the computer has rolled
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True and document["counts"]["computer"] == computer_rolls
+
+
+def test_v1_matches_keep_v1_and_take_no_anchor(database_url):
+    with TestClient(make_app(database_url, dice="v1")) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        state = ann.state(match_id)
+        assert state["dice_protocol"] == "v1" and "kind" not in state["pending_roll"]
+        r = ann.act(match_id, "anchor", anchor=os.urandom(32).hex())
+        assert (r.status_code, code(r)) == (400, "wrong_phase")
+        rolled = events(ann.roll(match_id), "roll")[0]
+        assert rolled["entropy_source"] == "client" and "kind" not in rolled
+        assert client.get(f"/api/audit/{match_id}").json()["format"] == "boardgammon-audit-v1"
+
+
+def play_out_v2(
+    players: dict[int, Player], devices: dict[int, Device | None], match_id: str
+) -> dict:
+    """Play to the end (first legal play each turn, every link revealed); the match_end
+    event."""
+    for _ in range(3000):
+        state = players[0].state(match_id)
+        seat = state["turn"]
+        if state["phase"] in ("opening", "roll"):
+            roll(players, devices, match_id, seat)
+            continue
+        r = play_first(players[seat], match_id)
+        ended = events(r, "match_end")
+        if ended:
+            return ended[0]
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, lang):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    ended = play_out_v2({0: ann, 1: bob}, devices, match_id)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True
+    # Every change of every roll is a leaf, requests included, each proven under the head.
+    check_log(document)
+    for entry in document["rolls"]:
+        events_logged = [leaf["event"] for leaf in entry["log"]]
+        assert events_logged in (
+            ["committed", "requested", "revealed", "played"],
+            ["committed", "void"],
+        ), events_logged
+    # The result carries a signed head that includes the match's last change.
+    head = ended["result"]["log_head"]
+    last = max(leaf["index"] for entry in document["rolls"] for leaf in entry["log"])
+    assert head["tree_size"] > last
+    key = bytes.fromhex(document["log"]["public_key"])
+    assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
+    assert ended["result"]["chain_head"] == document["chain_head"]
+    # The page serves the v2 record with each kind of roll counted in plain words.
+    page = client.get(f"/audit/{match_id}?lang={lang}")
+    assert page.status_code == 200, page.text
+    live = document["counts"]["live"]
+    assert live > 0 and f'data-kind="live">{translator(lang)("counts.live", count=live)}' in (
+        html.unescape(page.text)
+    )
+    assert translator(lang)("kind.opening") in page.text
+    assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])
