@@ -29,8 +29,9 @@ def test_every_change_of_a_match_raises_its_version_on_http_and_on_the_socket(da
         assert _without_clock(again) == _without_clock(first)
         answers = [first["version"]]
         socket_versions: list[int] = []
-        path = f"/ws/matches/{match_id}?token={ann.token}"
-        with ThreadPoolExecutor(max_workers=1) as pool, client.websocket_connect(path) as socket:
+        path = f"/ws/matches/{match_id}"
+        with ThreadPoolExecutor(max_workers=1) as pool, \
+                client.websocket_connect(path, headers=ann.headers) as socket:
 
             def socket_reaches(version: int) -> None:
                 while not socket_versions or socket_versions[-1] < version:
