@@ -75,14 +75,14 @@ def test_chat_shows_markup_as_text_on_both_sides(browser, live_server, output_di
     ann.screenshot(path=str(output_dir / "social-chat-360.png"), full_page=True)
     bob.screenshot(path=str(output_dir / "social-chat-800.png"), full_page=True)
     # Muting ann: bob no longer reads her new lines, and sees them again when he unmutes.
-    bob.click('[data-action="mute"]')
-    bob.wait_for_selector('[data-action="mute"][aria-pressed="true"]')
+    bob.click('[data-action="chat-mute"]')
+    bob.wait_for_selector('[data-action="chat-mute"][aria-pressed="true"]')
     ann.fill('section.chat input[name="chat"]', "while muted")
     ann.click('[data-action="chat-send"]')
     ann.wait_for_selector("ol.chat-lines li:nth-child(2)")
     bob.wait_for_timeout(500)
     assert bob.locator("ol.chat-lines li").count() == 0
-    bob.click('[data-action="mute"]')
+    bob.click('[data-action="chat-mute"]')
     bob.wait_for_selector("ol.chat-lines li:nth-child(2)")
     for page in (ann, bob):
         page.context.close()
@@ -97,7 +97,7 @@ def test_watch_list_opens_the_spectator_view(browser, live_server, output_dir):
     ann.wait_for_selector("section.chat:not([hidden])")
     cyd.goto("/")
     item = cyd.wait_for_selector(f'[data-watch="{match_id}"]')
-    assert "ann_watch vs bob_watch" in item.text_content()
+    assert "ann_watch (1500) vs bob_watch (1500)" in item.text_content()
     assert "0–0 / 3" in item.text_content()
     cyd.screenshot(path=str(output_dir / "social-watch-360.png"), full_page=True)
     cyd.click(f'[data-watch="{match_id}"] a')

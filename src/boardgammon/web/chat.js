@@ -32,7 +32,7 @@ export class ChatPanel {
     this.input = h("input", { name: "chat", maxlength: MAX_CHARS, autocomplete: "off",
       "aria-label": t("chat.label"), placeholder: t("chat.label") });
     this.error = h("p", { class: "error", role: "alert" });
-    this.muteButton = h("button", { type: "button", "data-action": "mute", "aria-pressed": "false",
+    this.muteButton = h("button", { type: "button", "data-action": "chat-mute", "aria-pressed": "false",
       onclick: () => this.setMuted(!this.muted) }, t("chat.mute"));
     this.blockButton = h("button", { type: "button", "data-action": "block",
       onclick: () => this.block() }, t("chat.block"));
