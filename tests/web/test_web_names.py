@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize("lang,expected", [("en", "Computer (medium)"),
-                                           ("ja", "コンピューター (medium)")])
+                                           ("ja", "コンピューター (ふつう)")])
 def test_the_computer_is_named_once(browser, live_server, lang, expected):
     page = new_page(browser, live_server)
     page.evaluate(f"localStorage.setItem('bg.lang', '{lang}')")
