@@ -209,6 +209,7 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
     bob.locator(".move-list button.turn-entry").first.click()
     bob.wait_for_selector(".past-turn:not([hidden])")
     bob.screenshot(path=str(output_dir / "screen-past-turn-390.png"))
+    assert bob.locator(".controls button").count() == 0  # read-only: no roll, no double
     bob.click('[data-action="live"]')
     bob.wait_for_selector(".past-turn[hidden]", state="attached")
 

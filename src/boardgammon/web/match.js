@@ -576,6 +576,10 @@ export class MatchPage {
   renderControls() {
     const s = this.state;
     if (!s) return;
+    if (this.viewing) {  // a past position is read-only: act from the live board
+      fill(this.controls);
+      return;
+    }
     const { me, player } = this.seats();
     const buttons = [];
     const button = (label, onclick, attrs = {}) =>
