@@ -325,6 +325,11 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     key = bytes.fromhex(document["log"]["public_key"])
     assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
     assert ended["result"]["chain_head"] == document["chain_head"]
+    # Each player's own dice statistics count their normal rolls, not the opening ones.
+    for seat, name in ((0, "ann"), (1, "bob")):
+        own = [r for r in document["rolls"] if r["seat"] == seat and r["kind"] == "normal"
+               and r["state"] in ("revealed", "played")]
+        assert client.get(f"/api/players/{name}/dice").json()["rolls"] == len(own) > 0
     # The page serves the v2 record with each kind of roll counted in plain words.
     page = client.get(f"/audit/{match_id}?lang={lang}")
     assert page.status_code == 200, page.text

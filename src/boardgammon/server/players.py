@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import and_, func, or_, select
@@ -18,6 +19,7 @@ from boardgammon.server.dice_stats import REVEALED
 from boardgammon.server.refusals import Invalid, NotFound
 from boardgammon.server.tables import (
     DiceRoll,
+    DiceRollV2,
     MatchAnalysisRow,
     MatchRow,
     PlayerRating,
@@ -327,24 +329,29 @@ def pr_history(session: Session, user: User) -> list[tuple[str, float]]:
 
 def player_dice(session: Session, user: User) -> dict | None:
     """The statistics (:func:`boardgammon.stats.report.dice_report`) of ``user``'s own revealed
-    rolls (their seat's rolls only, opening rolls included) in every match they played;
-    ``None`` before their first revealed roll."""
+    rolls (their seat's rolls only) in every match they played; ``None`` before their first
+    revealed roll. Of v2 records (``kind`` per roll) the opening rolls, which belong to both
+    players, are left out; v1 records do not mark them, so there they count for the seat that
+    rolled them."""
     from boardgammon.stats.record import DiceRecord
     from boardgammon.stats.report import dice_report
 
-    rows = session.execute(
-        select(DiceRoll.match_id, DiceRoll.die1, DiceRoll.die2)
-        .join(MatchRow, MatchRow.id == DiceRoll.match_id)
-        .where(
-            DiceRoll.state.in_(REVEALED),
-            DiceRoll.die1.is_not(None),
-            or_(
-                and_(DiceRoll.seat == 0, MatchRow.seat0_id == user.id),
-                and_(DiceRoll.seat == 1, MatchRow.seat1_id == user.id),
-            ),
-        )
-        .order_by(DiceRoll.match_id, DiceRoll.seq)
-    ).all()
+    rows: list[Any] = []
+    for table, extra in ((DiceRoll, ()), (DiceRollV2, (DiceRollV2.kind == "normal",))):
+        rows += session.execute(
+            select(table.match_id, table.die1, table.die2)
+            .join(MatchRow, MatchRow.id == table.match_id)
+            .where(
+                table.state.in_(REVEALED),
+                table.die1.is_not(None),
+                or_(
+                    and_(table.seat == 0, MatchRow.seat0_id == user.id),
+                    and_(table.seat == 1, MatchRow.seat1_id == user.id),
+                ),
+                *extra,
+            )
+            .order_by(table.match_id, table.seq)
+        ).all()
     if not rows:
         return None
     match_id, die1, die2 = zip(*rows, strict=True)
