@@ -478,8 +478,11 @@ def test_beavers_in_money_play_both_ways():
     # A race the player (on roll) has lost: the computer beavers the player's double.
     lost = Board.from_points({13: 15}, {1: 5, 2: 5, 3: 5})
     match = Match(0, beavers=True, setup=Setup(position_id=lost.position_id, on_roll=0))
-    tg, lines, _ = _scripted(["double", "take"], match=match)
+    tg, lines, _ = _scripted(["double", "hint", "take"], match=match)
     assert "Computer beavers: the cube to 4, offered back." in lines
+    assert ("The computer beavered your double: take to play on at 4 (the cube stays the "
+            "computer's) or drop to lose 2 points. The cube hint covers doubles, not beavers."
+            ) in lines
     assert ("The computer beavers: the cube is 2, its own, and 4 is offered to you: take or "
             "drop? > ") in lines
     assert "You take: the cube is 4, the computer's." in lines

@@ -371,6 +371,10 @@ class TerminalGame:
             self.write("There is no doubling in this game: roll.")
         elif game.phase is Phase.ROLL and not game.can_double(YOU):
             self.write("You cannot double now (the cube is not yours to turn): roll.")
+        elif game.phase is Phase.DOUBLE_OFFERED and game.beavered:
+            self.write(f"The computer beavered your double: take to play on at {game.cube * 2} "
+                       f"(the cube stays the computer's) or drop to lose "
+                       f"{_points(game.cube)}. The cube hint covers doubles, not beavers.")
         elif game.phase in (Phase.ROLL, Phase.DOUBLE_OFFERED):
             self.write(format_cube_hint(cube_hint(self.match),
                                         offered=game.phase is Phase.DOUBLE_OFFERED))
