@@ -44,6 +44,7 @@ def test_a_kill_between_commit_and_answer(tmp_path):
         **os.environ,
         "BOARDGAMMON_DATABASE_URL": f"sqlite:///{db}",
         "BOARDGAMMON_BOT_DELAY": "0",
+        "BOARDGAMMON_DICE": "v1",  # players with no device to reveal v2 links
     }
     env.pop("BOARDGAMMON_REDIS_URL", None)
     port = free_port()

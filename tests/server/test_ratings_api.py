@@ -130,12 +130,13 @@ def test_a_flagged_match_is_rated_for_the_player_on_time(client, wall):
     assert profile(client, names[1 - slow])["ratings"][0]["rating"] > 1500
 
 
-def test_unrated_guest_and_computer_matches_change_nothing(client):
+def test_unrated_guest_and_computer_matches_change_nothing(client, wall):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     players = {0: ann, 1: bob}
     match_id = live_match(ann, bob)  # unrated by default
     open_game(players, match_id)
     resign_now(players, match_id, 1)
+    wall.advance(60.0)  # the test's clock stands still: the computer match is the newer
     r = ann.post("/api/matches/computer", {"level": "easy", "length": 1})
     assert r.status_code == 201
     assert profile(client, "ann")["ratings"] == []
@@ -319,11 +320,12 @@ def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, 
         assert profile(two, ("ann", "bob")[slow])["ratings"][0]["rating"] == round(lost.rating, 1)
 
 
-def test_pr_and_luck_come_from_the_analysis(client, database):
+def test_pr_and_luck_come_from_the_analysis(client, database, wall):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     players = {0: bob, 1: ann}  # ann is seat 1
     ids = []
     for pr in (7.5, 4.25):
+        wall.advance(60.0)  # the test's clock stands still: one match after the other
         match_id = live_match(bob, ann)
         open_game(players, match_id)
         resign_now(players, match_id, 0)
@@ -339,7 +341,7 @@ def test_pr_and_luck_come_from_the_analysis(client, database):
                 MatchAnalysisRow(
                     match_id=match_id,
                     status="done",
-                    plies=0,
+                    plies=2,  # as deep as the worker goes: its second pass leaves it alone
                     result=json.dumps(result),
                     claimed_t=0.0,
                     updated_at=datetime.now(UTC),

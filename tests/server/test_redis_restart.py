@@ -73,6 +73,7 @@ def test_a_redis_restart_mid_match(postgres_url, tmp_path):
         "BOARDGAMMON_DATABASE_URL": postgres_url,
         "BOARDGAMMON_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
         "BOARDGAMMON_BOT_DELAY": "0",
+        "BOARDGAMMON_DICE": "v1",  # players with no device to reveal v2 links
     }
     ports = [free_port(), free_port()]
     servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start

@@ -31,7 +31,8 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
     from websockets.sync.client import connect
 
     env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url,
-           "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0"}
+           "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0",
+           "BOARDGAMMON_DICE": "v1"}  # players with no device to reveal v2 links
     ports = [free_port(), free_port()]
     servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
     try:
