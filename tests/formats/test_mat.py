@@ -141,20 +141,26 @@ emit(out)
 '''
 
 
-def _canonical(text: str, comments: bool = True) -> list[str]:
-    """The lines with each play's steps in standard notation (a play can be written as
-    different single-die steps: ``13/10 10/6`` or ``13/9 9/6``; gnubg writes the steps its
-    move generator found, and reorders them on import), trailing spaces removed, comment
-    lines dropped unless ``comments``, and the gaps inside a line (which depend on the steps'
-    lengths) made single spaces."""
+def _canonical(text: str, comments: bool = True) -> list[tuple[str, tuple[Play, ...]]]:
+    """Each line with its plays taken out as :class:`Play` values, compared as plays (gnubg's
+    export writes single-die steps, ``13/10 10/6`` or ``13/9 9/6``, the ones its move
+    generator found; ours writes standard notation, ``13/6``, as the match screen's move list
+    does): the rest of the line with trailing spaces removed and its gaps (which depend on the
+    plays' lengths) made single spaces; comment lines dropped unless ``comments``."""
     out = []
     for line in text.splitlines():
         if line.startswith(";") and not comments:
             continue
-        line = re.sub(r"(?<=: )((?:\d+/\d+\*? )+)",
-                      lambda m: f"[{Play.parse(m.group(1).replace('/0', '/off'))}] ", line + " ")
+        plays: list[Play] = []
+
+        def take(m: re.Match[str], plays: list[Play] = plays) -> str:
+            plays.append(Play.parse(m.group(1).replace("/0", "/off")))
+            return "[play] "
+
+        line = re.sub(r"(?<=: )((?:(?:\d+|bar)(?:/(?:\d+|off)\*?)+(?:\(\d\))? )+)", take,
+                      line + " ")
         indent = len(line) - len(line.lstrip())
-        out.append(" " * indent + " ".join(line.split()))
+        out.append((" " * indent + " ".join(line.split()), tuple(plays)))
     return out
 
 
@@ -164,6 +170,8 @@ def test_gnubg_imports_our_mat_with_scores_games_and_moves():
                                  variant=("standard", "nackgammon", "hypergammon")[seed % 3],
                                  p_resign=0.03) for seed in range(4)]
     texts = [write_mat(m) for m in matches]
+    # The standard notation gnubg must read: the bar, bearing off, repeats, a hit on the way.
+    assert all(part in "".join(texts) for part in ("bar/", "/off", "(2)", "(4)", "*/"))
     got = run_script(_IMPORT, env={"TEXTS": json.dumps(texts)})
     for m, text, g in zip(matches, texts, got, strict=True):
         assert g["length"] == m.length

@@ -20,8 +20,8 @@ def _as_mat(entry) -> str:
     if entry is None:
         return ""
     if entry["kind"] in ("play", "roll"):
-        steps = "".join(f"{a}/{b}{'*' if hit else ''} " for a, b, hit in entry["moves"] or [])
-        return f"{entry['dice'][0]}{entry['dice'][1]}: {steps}"
+        play = f"{entry['play']} " if entry["play"] else ""  # the move list's own text
+        return f"{entry['dice'][0]}{entry['dice'][1]}: {play}"
     if entry["kind"] == "double":
         return f" Doubles => {entry['value']}"
     return " " + entry["kind"].capitalize() + "s"

@@ -21,8 +21,10 @@ The layout follows GNU Backgammon 1.07's own export, the reference for every det
 Seat 0 is the left column, seat 1 the right one; reading, the right column is found as gnubg's
 importer finds it (a second roll on the line, else the first double space from column 15), so
 files with narrower columns than gnubg's read as they do in gnubg. A play is its roll, a colon
-and the single-die steps in the order played (``25`` the bar, ``0`` off, ``*`` a hit); a dance
-is the roll alone.
+and the play in standard notation (``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2)``, one
+checker's move through a point written ``24/13``), as the match screen's move list writes it;
+gnubg writes single-die steps (``25`` the bar, ``0`` off) and imports either to the same plays
+(``tests/formats/test_mat.py``), and both are read here. A dance is the roll alone.
 Cube actions are `` Doubles => N``, `` Takes``, `` Drops``, and in money play `` Beavers => N``
 (the take that answers a beaver is not written: gnubg leaves it implied by the doubler's next
 roll; a match read from a file with a beaver allows beavers, and raccoons are refused);
@@ -63,8 +65,8 @@ class MatFormatError(InvalidRecord):
 
 
 def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
-    """The ``.mat`` text of ``match`` (finished or in progress) as gnubg writes it, with trailing
-    spaces removed from every line.
+    """The ``.mat`` text of ``match`` (finished or in progress) laid out as gnubg writes it, its
+    plays in standard notation, with trailing spaces removed from every line.
 
     Args:
         match: the match (money play is written as a 0-point match).
@@ -105,10 +107,11 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
             unplayed.pop(action.game, None)
             assert action.dice is not None and action.play is not None and seat is not None
             legal = replay.play(seat, action.play)
-            # Every step ends in a space, as in gnubg: it keeps an overlong left entry apart
-            # from the right column.
-            steps = "".join(f"{m.source}/{m.dest}{'*' if m.hit else ''} " for m in legal.moves)
-            entries[action.game].append((seat, f"{action.dice[0]}{action.dice[1]}: {steps}"))
+            # The play in standard notation, as the match screen's move list writes it; the
+            # trailing space, as in gnubg, keeps an overlong left entry apart from the right
+            # column.
+            text = f"{legal} " if legal.moves else ""
+            entries[action.game].append((seat, f"{action.dice[0]}{action.dice[1]}: {text}"))
         else:
             beavered = replay.game.beavered
             replay.apply(replace(action, t=None))  # the text has no clock
@@ -182,7 +185,7 @@ _SCORE = re.compile(r"^\s*(.*?)\s*:\s*(\d+)\s+(.*?)\s*:\s*(\d+)\s*$")
 _NUMBERED = re.compile(r"^\s*(\d+)\)")
 _TOKEN = re.compile(
     r"(?P<roll>[1-6][1-6]):"
-    r"|(?P<step>(?:\d{1,2}|bar)/(?:\d{1,2}|off)\*?)"
+    r"|(?P<step>(?:\d{1,2}|bar)(?:/(?:\d{1,2}|off)\*?)+(?:\([1-4]\))?)"
     r"|(?P<double>Doubles\s*=>\s*(?P<cube>\d+))"
     r"|(?P<beaver>Beavers\s*=>\s*(?P<beavered>\d+))"
     r"|(?P<take>Takes)|(?P<drop>Drops)"
