@@ -385,6 +385,10 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     ) == [4, 4]
     assert "tied at 4-4" in page.locator(".status").inner_text()
     page.screenshot(path=str(output_dir / "screen-opening-tie-390.png"))
+    # each side's die in its checkers' colour: ann's (the viewer's) light, bob's dark
+    fills = die_fills(page)
+    assert fills["dice"] == [[4, "me", fills["mine"]], [4, "them", fills["theirs"]]]
+    assert fills["mine"] != fills["theirs"]
 
     # ann's turn (the opening roll is hers): said in the title and icon once the tab is hidden
     assert page.title() == "Boardgammon"
@@ -407,14 +411,47 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     assert page.get_attribute("svg.board", "class") == "board colours-reversed"
     assert page.get_attribute('[data-action="mute"]', "aria-pressed") == "true"
     page.screenshot(path=str(output_dir / "screen-flipped-390.png"))
-    assert sorted(
-        page.eval_on_selector_all("svg.board .die", "e => e.map(d => +d.dataset.die)")
-    ) == [3, 5]
+    # bob plays the opening roll: ann's 3 and bob's 5, each in its side's colour as chosen
+    # (reversed: ann's checkers dark now), on its side's half of the board
+    page.wait_for_function("() => document.querySelectorAll('svg.board .die').length === 2")
+    reversed_fills = die_fills(page)
+    assert reversed_fills["mine"] == fills["theirs"] and reversed_fills["theirs"] == fills["mine"]
+    assert sorted(reversed_fills["dice"]) == [
+        [3, "me", reversed_fills["mine"]],
+        [5, "them", reversed_fills["theirs"]],
+    ]
     assert page.locator(".move-list .opening").all_inner_texts() == [
         "Opening roll: ann 4 · bob 4, a tie: rolled again",
         "Opening roll: ann 3 · bob 5",
     ]
+
+    # Escape leaves a past turn shown from the move list for the live board
+    match.play(1, "24/21 13/8")
+    stand_in.state, stand_in.moves = now()
+    page.reload()
+    page.click('.move-list button.turn-entry[data-play="24/21 13/8"]')
+    page.wait_for_selector(".past-turn:not([hidden])")
+    assert page.locator('.move-list button.turn-entry[aria-pressed="true"]').count() == 1
+    page.keyboard.press("Escape")
+    page.wait_for_selector(".past-turn[hidden]", state="attached")
+    assert page.locator('.move-list button.turn-entry[aria-pressed="true"]').count() == 0
+    # the live board again: bob's play marked on it
+    assert page.locator("svg.board [data-last-to]").count() == 2
     context.close()
+
+
+def die_fills(page) -> dict:
+    """The computed fill of the viewer's checkers, the opponent's and each die's face:
+    {mine, theirs, dice: [[value, "me" | "them", fill], …]} (dice sorted by value, then side)."""
+    return page.evaluate("""() => {
+      const fill = (sel) => getComputedStyle(document.querySelector(sel)).fill;
+      const dice = [...document.querySelectorAll('svg.board .die')].map(d => [
+        +d.dataset.die, d.classList.contains('me') ? 'me' : 'them',
+        getComputedStyle(d.querySelector('rect')).fill]);
+      dice.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
+      return {mine: fill('svg.board .checker.mine'), theirs: fill('svg.board .checker.theirs'),
+              dice};
+    }""")
 
 
 def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):

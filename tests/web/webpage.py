@@ -23,7 +23,7 @@ def checkers(page, point: int) -> int:
     """The viewer's checkers drawn on `point` (the count label when more than five)."""
     return page.evaluate(
         """(p) => {
-          const hit = document.querySelector(`svg.board .hit[data-point="${p}"]`);
+          const hit = document.querySelector(`svg.board .hit[data-point="${p}"] .column`);
           const x = +hit.getAttribute('x'), w = +hit.getAttribute('width');
           const y = +hit.getAttribute('y'), h = +hit.getAttribute('height');
           const within = (cx, cy) => cx > x && cx < x + w && cy > y && cy < y + h;

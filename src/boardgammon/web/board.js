@@ -4,8 +4,10 @@
 // right (viewer's below), the cube on the left (centred, or on its owner's side).
 //
 // Every point, the bar and the viewer's tray carry data-point (0 off, 1–24, 25 bar) and the
-// classes movable / selected / dest, so a tap (or Enter/Space with keyboard focus) can be mapped
-// to a move and tests can read what is lit.
+// classes movable / selected / dest, so tests can read what is lit; Enter/Space with keyboard
+// focus acts on the focused one. A tap is resolved by one handler from where it lands
+// (tapAt): on a phone a column is 21–23 px wide, so a tap snaps to the nearest legal target
+// within 22 px (docs/architecture.md, the board on a phone).
 
 import { t } from "./i18n.js";
 
@@ -28,15 +30,25 @@ const MID_Y = TOP_Y + POINT_H;
 const BOTTOM_Y = MID_Y + MID_H;
 export const HEIGHT = BOTTOM_Y + POINT_H + FRAME;
 const MAX_SHOWN = 5; // checkers drawn per point before a count label takes over
-// A tap target spans its whole half of the board, frame and half the middle strip included:
-// its column's width (1/16 of the board, 21–23 px on a 360–390 px phone) cannot grow without
-// taking its neighbours' taps, so its height is what can (docs/architecture.md, the board).
+// A point's target is its whole half of the board high, frame and half the middle strip
+// included, and at least TAP_PX screen pixels wide, centred on its column: wider than the
+// column on a phone, so neighbouring targets overlap and one handler decides (tapAt).
 const HALF = HEIGHT / 2;
+const TAP_PX = 44;
+const SNAP_PX = TAP_PX / 2; // a tap reaches a legal target whose column centre is this close
 
-/** The tap target's rectangle of a column at `x`, `width` wide, in the bottom or top half. */
-function target(x, width, bottom) {
-  return { x, y: bottom ? HALF : 0, width, height: HALF };
+/** Each target's column: its point, centre and edges in board units, and its half. */
+function columns() {
+  const out = [];
+  for (let p = 1; p <= 24; p++) {
+    const { x, bottom } = pointPlace(p);
+    out.push({ point: p, left: x, right: x + PW, bottom });
+  }
+  out.push({ point: 25, left: BAR_X, right: BAR_X + BAR_W, bottom: true });
+  out.push({ point: 0, left: TRAY_X, right: TRAY_X + TRAY_W - 4, bottom: true });
+  return out.map((c) => ({ ...c, centre: (c.left + c.right) / 2 }));
 }
+const COLUMNS = columns();
 
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, tag);
@@ -103,20 +115,28 @@ function drawDie(parent, x, y, value, used, cls) {
   for (const [px, py] of pips) el("circle", { cx: x + px, cy: y + py, r: 3.2, class: "pip" }, g);
 }
 
-function hitArea(parent, attrs, point, view, onPoint, label) {
+/** A target: a group (the .hit button that tests and the keyboard use) of its column's strip
+ * and its reach, a rectangle at least TAP_PX wide that sizeTargets() keeps so as the board is
+ * resized. The reach takes no pointer events (it overlaps its neighbours'): every tap goes to
+ * the board's one handler, which finds the target from where it landed. */
+function hitArea(parent, column, view, onPoint, label) {
+  const { point, left, right, bottom } = column;
   const classes = ["hit"];
   if (view.sources.has(point)) classes.push("movable");
   if (view.selected === point) classes.push("selected");
   if (view.destinations.has(point)) classes.push("dest");
   const active = classes.length > 1;
-  const node = el("rect", {
-    ...attrs, class: classes.join(" "), "data-point": point, role: "button",
+  const node = el("g", {
+    class: classes.join(" "), "data-point": point, role: "button",
     "aria-label": label + (view.destinations.has(point) ? ` · ${t("point.target")}`
       : view.sources.has(point) ? ` · ${t("point.movable")}` : ""),
   }, parent);
+  const y = bottom ? HALF : 0;
+  el("rect", { x: left, y, width: right - left, height: HALF, class: "column" }, node);
+  el("rect", { x: left, y, width: right - left, height: HALF, class: "reach",
+    "data-centre": column.centre }, node);
   if (active) node.setAttribute("tabindex", "0");
   else node.setAttribute("aria-disabled", "true");
-  node.addEventListener("click", () => onPoint(point));
   node.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
@@ -124,6 +144,62 @@ function hitArea(parent, attrs, point, view, onPoint, label) {
     }
   });
   return node;
+}
+
+/** Board units per screen pixel as the board is drawn now (1 before it is laid out). */
+function unitsPerPixel(svg) {
+  const width = svg.getBoundingClientRect().width;
+  return width > 0 ? WIDTH / width : 1;
+}
+
+/** Widen every target's reach to TAP_PX screen pixels, centred on its column and kept on the
+ * board (the tray's, at the edge, leans inwards). */
+function sizeTargets(svg) {
+  const need = TAP_PX * unitsPerPixel(svg) + 0.5;
+  for (const reach of svg.querySelectorAll(".hit .reach")) {
+    const column = reach.previousElementSibling;
+    const width = Math.max(Number(column.getAttribute("width")), need);
+    const x = Math.min(Math.max(Number(reach.dataset.centre) - width / 2, 0), WIDTH - width);
+    reach.setAttribute("x", x);
+    reach.setAttribute("width", width);
+  }
+}
+
+/**
+ * The point a tap at board coordinates (x, y) (unflipped) is meant for, or null: the column
+ * under it when that is a legal target now (a source, a lit destination); else the legal
+ * target in that half whose column centre is nearest, within `snap` units; else the column
+ * under it (tapping what cannot move does what it always did: nothing, or a deselect).
+ */
+export function tapAt(x, y, view, snap) {
+  const bottom = y >= HALF;
+  const half = COLUMNS.filter((c) => c.bottom === bottom);
+  const legal = (p) => view.sources.has(p) || view.destinations.has(p);
+  const under = half.find((c) => x >= c.left && x < c.right) || null;
+  if (under && legal(under.point)) return under.point;
+  let best = null;
+  for (const c of half) {
+    const d = Math.abs(c.centre - x);
+    if (legal(c.point) && d <= snap && (!best || d < best.d)) best = { point: c.point, d };
+  }
+  if (best) return best.point;
+  return under ? under.point : null;
+}
+
+/** Install the board's one tap handler and its resize watch, once per svg. */
+function listen(svg) {
+  if (svg.boardTaps) return;
+  svg.boardTaps = true;
+  svg.addEventListener("click", (e) => {
+    const { view, onPoint } = svg.boardView;
+    const ctm = svg.getScreenCTM();
+    if (!ctm) return;
+    const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    const x = view.flip ? WIDTH - at.x : at.x;
+    const point = tapAt(x, at.y, view, SNAP_PX * unitsPerPixel(svg));
+    if (point !== null) onPoint(point);
+  });
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => sizeTargets(svg)).observe(svg);
 }
 
 /** The checkers drawn where `node` is, as data-mine / data-theirs (what tests read). */
@@ -142,12 +218,13 @@ function countLabel(mine, theirs) {
  *
  * view: {mine, theirs: 26 numbers each in the viewer's numbering ([0] off, [25] bar),
  *   dice: {values: [..], used: [bool..], side: "me" | "them", last: true for the roll already
- *     played} or null,
+ *     played, sides: optional, each die's side (an opening roll: one die each)} or null,
  *   cube: {value, side: "centre" | "me" | "them"},
  *   sources, destinations: Sets of points; selected: a point or null,
  *   marks: the last play's moves [{from, to, hit, side: "mine" | "theirs"}] in the viewer's
  *     numbering (optional), flip: true to draw the board mirrored, home board on the left}
- * onPoint(point): called when the viewer taps or presses a point, the bar (25) or their tray (0).
+ * onPoint(point): called when the viewer taps or presses a point, the bar (25) or their tray (0);
+ *   a tap is resolved by tapAt (the nearest legal target within 22 px).
  */
 export function renderBoard(svg, view, onPoint) {
   svg.replaceChildren();
@@ -181,7 +258,7 @@ export function renderBoard(svg, view, onPoint) {
     const step = bottom ? -2 * R : 2 * R;
     if (mine) stack(points, x + PW / 2, mine, first, step, "mine");
     if (theirs) stack(points, x + PW / 2, theirs, first, step, "theirs");
-    counts(hitArea(points, target(x, PW, bottom), p, view,
+    counts(hitArea(points, COLUMNS[p - 1], view,
       onPoint, t("point.label", { n: p, count: countLabel(mine, theirs) })), mine, theirs);
   }
 
@@ -189,7 +266,7 @@ export function renderBoard(svg, view, onPoint) {
   const barX = BAR_X + BAR_W / 2;
   if (view.mine[25]) stack(svg, barX, view.mine[25], BOTTOM_Y + R, 2 * R, "mine");
   if (view.theirs[25]) stack(svg, barX, view.theirs[25], MID_Y - R, -2 * R, "theirs");
-  counts(hitArea(svg, target(BAR_X, BAR_W, true), 25, view, onPoint,
+  counts(hitArea(svg, COLUMNS[24], view, onPoint,
     `${t("point.bar")}: ${view.mine[25]}`), view.mine[25], view.theirs[25]);
 
   // Trays: one slab per borne-off checker.
@@ -199,18 +276,22 @@ export function renderBoard(svg, view, onPoint) {
       el("rect", { x: TRAY_X + 4, y, width: TRAY_W - 12, height: 9, rx: 2, class: `slab ${side}` }, svg);
     }
   }
-  const trayHit = hitArea(svg, target(TRAY_X, TRAY_W - 4, true), 0,
-    view, onPoint, `${t("point.off")}: ${view.mine[0]}`);
+  const trayHit = hitArea(svg, COLUMNS[25], view, onPoint, `${t("point.off")}: ${view.mine[0]}`);
   trayHit.classList.add("tray-hit");
   counts(trayHit, view.mine[0], view.theirs[0]);
 
   if (view.dice) {
-    const { values, used, side } = view.dice;
-    const halfX = side === "me" ? RIGHT_X : LEFT_X;
-    const total = values.length * 40 - 6;
-    const startX = halfX + (6 * PW - total) / 2;
-    const cls = view.dice.last ? `${side} last` : side;  // the last roll, kept in view
-    values.forEach((v, i) => drawDie(svg, startX + i * 40, MID_Y + 13, v, used[i], cls));
+    // Each die on its roller's half, in their checkers' colour (style.css); an opening roll
+    // has one die of each side.
+    const { values, used } = view.dice;
+    const sides = view.dice.sides || values.map(() => view.dice.side);
+    for (const side of ["me", "them"]) {
+      const own = values.map((_, i) => i).filter((i) => sides[i] === side);
+      const halfX = side === "me" ? RIGHT_X : LEFT_X;
+      const startX = halfX + (6 * PW - (own.length * 40 - 6)) / 2;
+      const cls = view.dice.last ? `${side} last` : side;  // the last roll, kept in view
+      own.forEach((i, k) => drawDie(svg, startX + k * 40, MID_Y + 13, values[i], used[i], cls));
+    }
   }
 
   if (view.marks && view.marks.length) drawMarks(svg, view.marks);
@@ -223,6 +304,9 @@ export function renderBoard(svg, view, onPoint) {
   const label = el("text", { x: 25, y: cubeY + 26, "text-anchor": "middle" }, g);
   label.textContent = String(cube.side === "centre" && cube.value === 1 ? 64 : cube.value);
   if (view.flip) flip(svg);
+  svg.boardView = { view, onPoint };
+  listen(svg);
+  sizeTargets(svg);
 }
 
 /** Mirror the drawing left to right (home board on the left), its text kept readable. */

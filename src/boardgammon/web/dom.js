@@ -21,6 +21,34 @@ export function fill(node, ...children) {
   return node;
 }
 
+/**
+ * Replace the children of `node` with `children` (same rules as h), keeping each element
+ * already there that is the same control: same tag, data-action, data-resign and text. The
+ * kept element takes the new one's attributes (disabled, aria-*) and keeps its listeners,
+ * which must do the same as the new one's. A button replaced between pointerdown and
+ * pointerup loses its click, and a socket message may redraw the controls at any moment.
+ */
+export function keep(node, ...children) {
+  const fresh = [];
+  append({ append: (c) => fresh.push(c) }, children);
+  const key = (e) => (e instanceof Element ? [e.tagName, e.getAttribute("data-action"),
+    e.getAttribute("data-resign"), e.textContent].join("|") : null);
+  const old = new Map([...node.children].map((e) => [key(e), e]));
+  const next = fresh.map((c) => {
+    const kept = c instanceof Element && old.get(key(c));
+    if (!kept) return c;
+    old.delete(key(c));
+    if (kept.outerHTML === c.outerHTML) return kept;
+    if (kept.children.length || c.children.length) return c;  // only a plain control is kept
+    for (const { name } of [...kept.attributes]) if (!c.hasAttribute(name)) kept.removeAttribute(name);
+    for (const { name, value } of [...c.attributes]) kept.setAttribute(name, value);
+    return kept;
+  });
+  const same = next.length === node.childNodes.length && next.every((c, i) => c === node.childNodes[i]);
+  if (!same) node.replaceChildren(...next);
+  return node;
+}
+
 function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -5,7 +5,7 @@
 import { analysisButton } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { clockAfter, clockText, fill, h } from "./dom.js";
+import { clockAfter, clockText, fill, h, keep } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
@@ -53,6 +53,14 @@ export class MatchPage {
     this.moves = new MoveList(matchId, this);
     this.chat = new ChatPanel(matchId, user);
     this.playback = new Playback(() => this.playbackChanged());
+    // Escape leaves a past turn shown from the move list for the live board.
+    this.onKey = (e) => {
+      if (e.key === "Escape" && this.viewing) {
+        e.preventDefault();
+        this.backToLive();
+      }
+    };
+    document.addEventListener("keydown", this.onKey);
     this.build();
     this.timer = setInterval(() => this.renderClocks(), 250);
     this.socket = new MatchSocket(matchId, (m) => this.onEvent(m), (s) => this.onSocket(s));
@@ -73,6 +81,7 @@ export class MatchPage {
   }
 
   destroy() {
+    document.removeEventListener("keydown", this.onKey);
     clearInterval(this.timer);
     clearTimeout(this.danceTimer);
     clearInterval(this.poll);
@@ -234,7 +243,7 @@ export class MatchPage {
   }
 
   movesChanged() {
-    if (this.state.phase === "opening") this.renderBoard();
+    if (["opening", "play"].includes(this.state.phase)) this.renderBoard();
     this.renderStatus();
     this.renderLastPlay();
   }
@@ -408,19 +417,22 @@ export class MatchPage {
     const destinations = new Set(this.builder && this.selected !== null
       ? this.builder.destinations(this.selected) : []);
     let dice = null;
+    // An opening roll is one die of each side: seat 0's, then seat 1's, each in its colour.
+    const sides = [0, 1].map((seat) => (seat === me ? "me" : "them"));
     if (s.dice && (s.phase === "play" || s.phase === "opening")) {
-      const values = s.dice[0] === s.dice[1] ? [...s.dice, ...s.dice] : s.dice.slice();
+      const opening = this.openingToPlay();
+      const values = opening || (s.dice[0] === s.dice[1] ? [...s.dice, ...s.dice] : s.dice.slice());
       const used = values.map(() => false);
       for (const die of this.builder ? this.builder.usedDice() : []) {
         const i = values.findIndex((v, k) => v === die && !used[k]);
         if (i >= 0) used[i] = true;
       }
-      dice = { values, used, side: s.turn === opp ? "them" : "me" };
+      dice = { values, used, side: s.turn === opp ? "them" : "me", sides: opening ? sides : undefined };
     } else if (s.phase === "opening") {
-      // After a tie both dice stay in view until the re-roll: one die each, seat 0's first.
+      // After a tie both dice stay in view until the re-roll.
       const openings = this.moves.openings(s.game_number);
       const last = openings[openings.length - 1];
-      if (last) dice = { values: last, used: [false, false], side: "me", last: true };
+      if (last) dice = { values: last, used: [false, false], side: "me", sides, last: true };
     } else {
       dice = lastDice(s.last_play, me);
     }
@@ -435,6 +447,17 @@ export class MatchPage {
         || this.svg.querySelector(".hit.dest, .hit.movable");
       if (again) again.focus();
     }
+  }
+
+  /** The opening roll being played ([seat 0's die, seat 1's]): the game's last opening roll
+   * while no play of the game is made yet and the dice to play are its dice; else null. */
+  openingToPlay() {
+    const s = this.state;
+    const game = this.moves.games[s.game_number - 1];
+    if (s.phase !== "play" || !s.dice || !game || game.lines.length) return null;
+    const last = game.opening[game.opening.length - 1];
+    const sorted = (d) => d.slice().sort().join();
+    return last && last[0] !== last[1] && sorted(last) === sorted(s.dice) ? last : null;
   }
 
   /** The other side's play, the moves made so far (data-playback "done/total" for tests);
@@ -623,7 +646,7 @@ export class MatchPage {
         buttons.push(this.resignControls(button));
       }
     }
-    fill(this.controls, ...buttons);
+    keep(this.controls, ...buttons);  // a control unchanged stays the same element
   }
 
   resignControls(button) {
