@@ -488,7 +488,8 @@ export class MatchPage {
     this.pastBar.hidden = !this.viewing;
     if (!this.viewing) return;
     fill(this.pastBar, h("span", {}, t("moves.viewing", { turn: this.viewing.label })),
-      h("button", { type: "button", "data-action": "live", class: "primary", onclick: () => this.backToLive() },
+      h("button", { type: "button", "data-action": "live", class: "primary", "aria-keyshortcuts": "Escape",
+        onclick: () => this.backToLive() },
         t("moves.back")));
   }
 
