@@ -8,6 +8,8 @@ phone)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_web_board import StandIn
 from webpage import checkers, points_with
 from webstate import MATCH_ID, make_state
@@ -160,3 +162,36 @@ def test_a_tap_on_a_legal_column_picks_it_even_beside_a_legal_neighbour(
     tap_at(page, 7, 8 * (1 if eight["cx"] > seven["cx"] else -1))
     assert (checkers(page, 8), checkers(page, 7)) == (2, 1)
     context.close()
+
+
+POINTS = st.sets(st.integers(0, 25), max_size=6)  # 0 the tray, 25 the bar
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sources=POINTS, destinations=POINTS, x=st.floats(0, 652), y=st.floats(0, 452),
+       snap=st.sampled_from([0.0, 18.0, 42.0]))
+def test_a_tap_goes_to_its_legal_column_else_the_nearest_legal_within_reach(
+    module_page, sources, destinations, x, y, snap
+):
+    """board.js tapAt against its definition, in board units (652 × 452; `snap` is 22 px on a
+    desktop board, a 390 px and a 360 px one)."""
+    columns, got = module_page.evaluate(
+        """async ([sources, destinations, x, y, snap]) => {
+          const { COLUMNS, tapAt } = await import('/static/board.js');
+          const view = { sources: new Set(sources), destinations: new Set(destinations) };
+          return [COLUMNS, tapAt(x, y, view, snap)];
+        }""",
+        [sorted(sources), sorted(destinations), x, y, snap],
+    )
+    half = [c for c in columns if c["bottom"] == (y >= 226)]
+    legal = sources | destinations
+    under = next((c["point"] for c in half if c["left"] <= x < c["right"]), None)
+    reach = {c["point"]: abs(c["centre"] - x) for c in half if c["point"] in legal}
+    reach = {p: d for p, d in reach.items() if d <= snap}
+    if under in legal:
+        assert got == under
+    elif reach:
+        assert got in reach and reach[got] == min(reach.values())
+    else:
+        assert got == under  # as before: the column under the tap, or nothing off the points

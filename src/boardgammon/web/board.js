@@ -48,7 +48,7 @@ function columns() {
   out.push({ point: 0, left: TRAY_X, right: TRAY_X + TRAY_W - 4, bottom: true });
   return out.map((c) => ({ ...c, centre: (c.left + c.right) / 2 }));
 }
-const COLUMNS = columns();
+export const COLUMNS = columns();
 
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, tag);
