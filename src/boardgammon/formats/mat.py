@@ -3,7 +3,8 @@ match mat``).
 
 Pure: :func:`write_mat` returns a string and :func:`read_mat` takes one; no file I/O here.
 
-The layout follows GNU Backgammon 1.07's own export, the reference for every detail::
+The layout follows GNU Backgammon 1.07's own export, the reference for every detail but the
+plays' notation (below)::
 
     ; [Variation "NackGammon"]            optional header comments; Variation only when not
                                           standard ("NackGammon", "HyperGammon (3)")
