@@ -21,11 +21,13 @@ install: $(STAMP) warm
 warm: $(STAMP)
 	$(BIN)/boardgammon warm
 
-# Debian packages the test suite drives: gnubg (the reference engine) and chromium (browser tests).
+# Debian packages the test suite drives: gnubg (the reference engine), chromium (browser tests)
+# and nginx (the deployment test, docs/deploy.md).
 system-deps:
 	@missing=""; \
 	{ command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; } || missing="$$missing gnubg"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	{ command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx; } || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
