@@ -216,17 +216,49 @@ def serve(port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
         cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _wait_until_up(process, port, lambda: process.stderr.read().decode())
+    return process
+
+
+def _wait_until_up(process: subprocess.Popen, port: int, output: Callable[[], str]) -> None:
+    """Return once ``process`` answers on ``port``; fail with the end of its ``output()`` if
+    it exits first, and kill it if it is not up within 120 s."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
+            raise AssertionError(f"the server exited: {output()[-2000:]}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/options", timeout=1).status_code == 200:
-                return process
+                return
         except httpx.TransportError:
             time.sleep(0.2)
     process.kill()
     raise AssertionError("the server did not start within 120 s")
+
+
+@contextlib.contextmanager
+def serving(ports: list[int], env: dict[str, str], cwd: Path) -> Iterator[list[Path]]:
+    """``boardgammon serve`` on each of ``ports`` (started one after the other: each applies
+    the migrations at start), each leading a process group of its own that is ended on leaving
+    the block, however it is left. Yields each process's log file (stdout and stderr: uvicorn's
+    access log and errors) under ``cwd``."""
+    from tests.helpers.processes import end_group
+
+    logs = [cwd / f"server-{port}.log" for port in ports]
+    started: list[subprocess.Popen] = []
+    try:
+        for port, log in zip(ports, logs, strict=True):
+            with open(log, "wb") as out:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
+                    cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True)
+            started.append(process)
+            _wait_until_up(process, port, log.read_text)
+        yield logs
+    finally:
+        for process in started:
+            end_group(process)
 
 
 class Http:
