@@ -236,29 +236,37 @@ def _wait_until_up(process: subprocess.Popen, port: int, output: Callable[[], st
     raise AssertionError("the server did not start within 120 s")
 
 
+@dataclass
+class Served:
+    """A ``boardgammon serve`` process and its log file (stdout and stderr: uvicorn's access
+    log and errors)."""
+
+    process: subprocess.Popen
+    log: Path
+
+
 @contextlib.contextmanager
-def serving(ports: list[int], env: dict[str, str], cwd: Path) -> Iterator[list[Path]]:
+def serving(ports: list[int], env: dict[str, str], cwd: Path) -> Iterator[list[Served]]:
     """``boardgammon serve`` on each of ``ports`` (started one after the other: each applies
     the migrations at start), each leading a process group of its own that is ended on leaving
-    the block, however it is left. Yields each process's log file (stdout and stderr: uvicorn's
-    access log and errors) under ``cwd``."""
+    the block, however it is left; logs under ``cwd`` (appended to: a restart keeps the log)."""
     from tests.helpers.processes import end_group
 
-    logs = [cwd / f"server-{port}.log" for port in ports]
-    started: list[subprocess.Popen] = []
+    started: list[Served] = []
     try:
-        for port, log in zip(ports, logs, strict=True):
-            with open(log, "wb") as out:
+        for port in ports:
+            log = cwd / f"server-{port}.log"
+            with open(log, "ab") as out:
                 process = subprocess.Popen(
                     [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
                     cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
                     start_new_session=True)
-            started.append(process)
+            started.append(Served(process, log))
             _wait_until_up(process, port, log.read_text)
-        yield logs
+        yield started
     finally:
-        for process in started:
-            end_group(process)
+        for served in started:
+            end_group(served.process)
 
 
 class Http:

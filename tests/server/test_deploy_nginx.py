@@ -185,7 +185,7 @@ def test_a_match_through_nginx_over_tls(postgres_url, tmp_path):
     site_url = f"https://127.0.0.1:{https}"
     tls = ssl.create_default_context(cafile=str(cert))
     (tmp_path / "nginx").mkdir()
-    with serving(backends, env, tmp_path) as logs, nginx(tmp_path / "nginx", site, https), \
+    with serving(backends, env, tmp_path) as servers, nginx(tmp_path / "nginx", site, https), \
             httpx.Client(base_url=site_url, timeout=30, transport=httpx.HTTPTransport(
                 verify=tls, local_address=PLAYER)) as client:
         # Plain HTTP is sent to HTTPS.
@@ -278,8 +278,8 @@ def test_a_match_through_nginx_over_tls(postgres_url, tmp_path):
 
     # What each process logged as the client: the player's address as nginx saw it (uvicorn's
     # access log prints the address the app believed), never a claimed one, never nginx's.
-    seen = {log: set(re.findall(r"(\d+\.\d+\.\d+\.\d+):\d+ - \"", log.read_text()))
-            for log in logs}
+    seen = {s.log: set(re.findall(r"(\d+\.\d+\.\d+\.\d+):\d+ - \"", s.log.read_text()))
+            for s in servers}
     assert all(PLAYER in addresses for addresses in seen.values()), seen
     assert not any(a.startswith("10.9.") for addresses in seen.values() for a in addresses)
     assert not any(a.startswith("10.7.") for addresses in seen.values() for a in addresses)
