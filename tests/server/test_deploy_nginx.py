@@ -27,9 +27,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gameplay import REDIS, free_port, redis_or_skip, serving
+from gameplay import REDIS, free_port, redis_or_skip
 
 from tests.helpers.processes import process_group
+from tests.helpers.servers import serving
 from tests.helpers.services import service_missing
 
 pytestmark = pytest.mark.slow

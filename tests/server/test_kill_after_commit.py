@@ -16,7 +16,9 @@ import sqlite3
 import time
 
 import pytest
-from gameplay import Http, free_port, serve, serving
+from gameplay import Http, free_port, serve
+
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
