@@ -236,6 +236,7 @@ def soak(args: argparse.Namespace) -> dict:
                      host=str(info["host"]), port=int(info.get("port", 5432)),
                      database=str(info.get("dbname", "postgres")),
                      query={"options": f"-csearch_path={schema}"})
+    _services_or_exit(args)
     with psycopg.connect(args.postgres, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
     try:
@@ -278,6 +279,23 @@ def soak(args: argparse.Namespace) -> dict:
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return report
+
+
+def _services_or_exit(args: argparse.Namespace) -> None:
+    """Exit with one line saying which service does not answer, before any work."""
+    import psycopg
+    import redis
+
+    try:
+        psycopg.connect(args.postgres, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
+        raise SystemExit(f"benchmarks.soak: PostgreSQL ({args.postgres}) does not answer: "
+                         f"{str(exc).strip()}") from None
+    try:
+        redis.Redis.from_url(args.redis, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        raise SystemExit(f"benchmarks.soak: Redis ({args.redis}) does not answer: {exc}"
+                         ) from None
 
 
 async def _all_pairs(matches: int, ports: list[int], tally: Tally, stop: float,
