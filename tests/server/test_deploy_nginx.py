@@ -45,8 +45,8 @@ PASSWORD = "long enough password"
 
 def nginx_or_skip() -> str:
     """The nginx binary; skip (fail in CI, where ``make system-deps`` installs it) without."""
-    found = shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+    # Debian puts it in /usr/sbin, which a user's PATH may lack.
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
     if found is None:
         service_missing("nginx (Debian package `nginx`) is not installed: `make system-deps`")
     assert found is not None
