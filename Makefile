@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test check bench bench-strength bench-analysis bench-ratings lint install warm system-deps clean
+.PHONY: run test check bench bench-strength bench-analysis bench-ratings bench-soak lint install warm system-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,11 +21,13 @@ install: $(STAMP) warm
 warm: $(STAMP)
 	$(BIN)/boardgammon warm
 
-# Debian packages the test suite drives: gnubg (the reference engine) and chromium (browser tests).
+# Debian packages the test suite drives: gnubg (the reference engine), chromium (browser tests)
+# and nginx (the deployment test, docs/deploy.md).
 system-deps:
 	@missing=""; \
 	{ command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; } || missing="$$missing gnubg"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	{ command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx; } || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -58,6 +60,12 @@ bench-analysis: install system-deps
 # Rating systems on simulated players of measured strength (minutes; not in CI): docs/ratings.md.
 bench-ratings: install
 	$(BIN)/python -m benchmarks ratings
+
+# Live matches on two server processes (PostgreSQL + Redis on this machine) for a bounded time,
+# then actions, losses, errors, latency and memory (minutes; not in CI): docs/server.md.
+# Options: ARGS="--matches 8 --seconds 120" (python -m benchmarks.soak --help).
+bench-soak: install
+	$(BIN)/python -m benchmarks.soak $(ARGS)
 
 # ruff, then mypy in its default mode over src/ (settings in pyproject.toml).
 lint: $(STAMP)

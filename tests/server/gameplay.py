@@ -9,7 +9,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from fastapi.testclient import TestClient
 from boardgammon.server.app import create_app
 from boardgammon.server.runtime import GameConfig
 from boardgammon.server.settings import Settings
+from tests.helpers.servers import wait_until_up
 
 PASSWORD = "correct horse battery"
 COMPUTER_DEADLINE_S = 45.0
@@ -216,17 +216,8 @@ def serve(port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
         cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/options", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("the server did not start within 120 s")
+    wait_until_up(process, port, lambda: process.stderr.read().decode())
+    return process
 
 
 class Http:

@@ -7,7 +7,9 @@ import json
 import os
 
 import pytest
-from gameplay import REDIS, Http, SocketRolls, free_port, redis_or_skip, serve
+from gameplay import REDIS, Http, SocketRolls, free_port, redis_or_skip
+
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
@@ -29,9 +31,7 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
     env = {**os.environ, "BOARDGAMMON_DATABASE_URL": postgres_url, "BOARDGAMMON_DICE": "v1",
            "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0"}
     ports = [free_port(), free_port()]
-    servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
-    try:
-        servers.append(serve(ports[1], env, tmp_path))
+    with serving(ports, env, tmp_path):  # each process's group ends with the block
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         players = {}
         for seat, name in enumerate(("ann", "bob")):
@@ -77,7 +77,3 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
         finally:
             for ws in sockets.values():
                 ws.close()
-    finally:
-        for server in servers:
-            server.kill()
-            server.wait()

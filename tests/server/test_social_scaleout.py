@@ -9,7 +9,9 @@ import json
 import os
 
 import pytest
-from gameplay import REDIS, Http, free_port, redis_or_skip, serve
+from gameplay import REDIS, Http, free_port, redis_or_skip
+
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
@@ -34,9 +36,7 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
            "BOARDGAMMON_REDIS_URL": REDIS, "BOARDGAMMON_BOT_DELAY": "0",
            "BOARDGAMMON_DICE": "v1"}  # players with no device to reveal v2 links
     ports = [free_port(), free_port()]
-    servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
-    try:
-        servers.append(serve(ports[1], env, tmp_path))
+    with serving(ports, env, tmp_path):  # each process's group ends with the block
         bases = [f"http://127.0.0.1:{p}" for p in ports]
         players = {}
         for seat, name in enumerate(("ann", "bob")):
@@ -82,7 +82,3 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
                     break
             else:
                 raise AssertionError("the turn never passed from ann to bob")
-    finally:
-        for server in servers:
-            server.kill()
-            server.wait()

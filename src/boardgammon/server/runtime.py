@@ -15,6 +15,7 @@ import contextlib
 import gc
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -60,6 +61,10 @@ class GameConfig:
             address, whatever the names (trying one password on many accounts).
         action_rate, action_burst: match actions per second and burst, per user.
         chat_rate, chat_burst: chat lines per second and burst, per user.
+        exit_after_commit: test-only (``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT``): the process
+            ends with ``os._exit(137)``, as a ``kill -9`` would, right after the Nth player
+            action's transaction commits and before anything is answered or published; 0
+            (default): never, and no code of the hook runs.
     """
 
     redis_url: str | None = None
@@ -77,6 +82,7 @@ class GameConfig:
     chat_burst: int = 5
     dice: str = "v2"
     link_wait_s: float = LINK_WAIT_S
+    exit_after_commit: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> GameConfig:
@@ -84,12 +90,15 @@ class GameConfig:
         ``BOARDGAMMON_LOGIN_BURST`` (sign-ins and new guests at once per address, default 10;
         the load benchmark raises it), ``BOARDGAMMON_DICE`` (the dice protocol of new
         matches, ``v2`` by default; ``v1`` for a comparison) and ``BOARDGAMMON_LINK_WAIT``
-        (seconds a live v2 roll waits for the opponent's link, default 3)."""
+        (seconds a live v2 roll waits for the opponent's link, default 3);
+        ``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT`` for tests only (:attr:`exit_after_commit`)."""
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
                    login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
                    dice=environ.get("BOARDGAMMON_DICE", "v2"),
-                   link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))))
+                   link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))),
+                   exit_after_commit=int(
+                       environ.get("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT") or "0"))
 
 
 CHECKPOINT_S = 1.0
@@ -160,6 +169,9 @@ class Runtime:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
         self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
                                      link_wait_s=self.config.link_wait_s)
+        if self.config.exit_after_commit:
+            self._service.act = _exiting_after(  # type: ignore[method-assign]
+                self._service.act, self.config.exit_after_commit)
         self._hub = Hub(self._service, self.locks)
         with db.sessions() as session:
             credited = self.clock.start(session)
@@ -357,3 +369,25 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
             with contextlib.suppress(asyncio.CancelledError):
                 await loop
         await runtime.stop()
+
+
+def _exiting_after(act: Callable[..., StepResult], n: int) -> Callable[..., StepResult]:
+    """``act`` (:meth:`MatchService.act`, which returns once the action's transaction has
+    committed) that ends the process on its ``n``-th return, before the caller can answer or
+    publish anything: the window between the commit and the answer, hit on purpose by the
+    kill -9 tests (:attr:`GameConfig.exit_after_commit`)."""
+    done = 0
+    lock = threading.Lock()
+
+    def exiting(*args: Any, **kwargs: Any) -> StepResult:
+        nonlocal done
+        result = act(*args, **kwargs)
+        with lock:
+            done += 1
+            if done == n:
+                log.warning("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT: exiting after action %d", n)
+                logging.shutdown()
+                os._exit(137)
+        return result
+
+    return exiting
