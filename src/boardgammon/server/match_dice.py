@@ -91,6 +91,9 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
     roll = cached.track(dice_record_v2.request_roll(s, pending.roll_id, shown, entropy,
                                                     now=wall, commit=False))
     if roll.opponent_prev_link is not None and cached.info.mode == "live":
+        if cached.match.clock is not None:
+            # The wait for the link is the opponent's time, not the roller's.
+            cached.match.await_device(1 - roll.seat, now)
         return [roll_requested_event(roll, roll.opponent_prev_link)]
     # No chain to wait for (the computer, a device that registered none), or no one to wait
     # for (a correspondence turn): revealed now, the record says "none" or "absent".
@@ -139,6 +142,23 @@ def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], du
             and pending.requested_at is not None and pending.requested_at <= due):
         cached.track(dice_record_v2.reveal_without_opponent(s, pending.roll_id, now=wall,
                                                             commit=False))
+
+
+def hold_clock(cached: CachedMatch, rolls: Sequence[AnyRoll], requested_t: float | None
+               ) -> None:
+    """Put the wait for a link back on the match clock after the match was replayed from its
+    log (the wait is in the log only once the roll is made): the opponent's reserve runs
+    since ``requested_t`` (the requested roll's time, service seconds), the roller's stands
+    still. Does nothing when no live roll waits for a link or the clock holds already."""
+    clock = cached.match.clock
+    pending = pending_roll(rolls)
+    if (clock is None or clock.held is not None or cached.match.is_over
+            or cached.info.mode != "live" or requested_t is None
+            or not isinstance(pending, RollV2) or pending.state != "requested"
+            or pending.opponent_prev_link is None or clock.running != pending.seat):
+        return
+    since = max(requested_t, clock.started_at or requested_t)
+    cached.match.await_device(1 - pending.seat, since)
 
 
 def awaiting_link(rolls: Sequence[AnyRoll]) -> bool:

@@ -496,8 +496,13 @@ class MatchService:
         was_over = m.is_over
         now = self._now(cached)
         clock = m.clock
-        if not m.is_over and clock is not None and clock.running is not None \
-                and clock.flagged(clock.running, now):
+        if clock is not None and clock.held is None and cached.info.mode == "live":
+            rolls = self.matches.rolls(s, cached)
+            pending = rolls[-1] if rolls else None
+            requested = getattr(pending, "requested_at", None)
+            match_dice.hold_clock(cached, rolls, None if requested is None else
+                                  min(now, requested.timestamp() - self.clock.downtime))
+        if not m.is_over and clock is not None and clock.out_of_time(now) is not None:
             before = cached.version
             m.claim_flag(now)
             events = [game_end_event(games_json(m)[-1])]
