@@ -13,10 +13,11 @@ times it resumed are given as :attr:`Clock.resumes`, and a running period that s
 charged as two turns, the first cut at the resumption and the second starting there with a
 whole delay.
 
-A roll that waits for the other player's device (v2 dice: the opponent's link, ``docs/fair-dice.md``)
-is that device's time, not the roller's: :meth:`Clock.hold` stops the running period where it
-is and runs the waited-for seat's reserve, without a delay window, until :meth:`Clock.release`;
-the running period then goes on where it stood (the delay left at the hold included).
+A roll that waits for the other player's device (v2 dice: the opponent's link,
+``docs/fair-dice.md``) is that device's time, not the roller's: :meth:`Clock.hold` stops the
+running period where it is and runs the waited-for seat's reserve, without a delay window,
+until :meth:`Clock.release`; the running period then goes on where it stood (the delay left at
+the hold included).
 
 >>> clock = Clock(PRESETS["rapid"], match_length=5)
 >>> clock.reserve
