@@ -339,3 +339,60 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     )
     assert translator(lang)("kind.opening") in page.text
     assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])
+
+
+def _clocked(client, wall) -> tuple[str, dict[int, Player], dict[int, Device]]:
+    """A live 1-point bullet match (5 s delay, 30 s reserve) whose devices registered."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, clock="bullet")
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    return match_id, {0: ann, 1: bob}, devices
+
+
+def test_the_wait_for_a_link_is_the_late_players_time(client, wall):
+    match_id, players, devices = _clocked(client, wall)
+    ann = players[0]
+    wall.advance(4.0)  # ann thinks 4 s of her 5 s delay before she asks for the opening roll
+    assert events(ann.roll(match_id), "roll_requested")
+    wall.advance(2.5)  # bob's device answers 2.5 s later
+    clocks = ann.state(match_id)["clocks"]
+    assert clocks["running"] == 1 and clocks["delay_left"] == 0.0
+    assert clocks["reserve"] == pytest.approx([30.0, 27.5])
+    # A server that forgot the match (restarted, cache evicted) puts the wait back on.
+    services(client.app).game.service.matches.cache.pop(match_id)
+    assert ann.state(match_id)["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+    pending = ann.state(match_id)["pending_roll"]
+    rolled = events(devices[1].contribute(match_id, pending), "roll")[0]
+    assert rolled["opponent_source"] == "client"
+    state = ann.state(match_id)
+    # Ann's clock stood still during the wait: 6.5 s since the start, 4 s of them hers.
+    assert state["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+    if state["clocks"]["running"] == 0:  # ann won the opening roll: her move goes on
+        assert state["clocks"]["delay_left"] == pytest.approx(1.0)
+    services(client.app).game.service.matches.cache.pop(match_id)
+    assert ann.state(match_id)["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+
+
+def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=60.0)) as client:
+        match_id, players, _ = _clocked(client, wall)
+        ann = players[0]
+        assert events(ann.roll(match_id), "roll_requested")
+        # Bob's device never answers; the wait (up to 60 s here) runs his 30 s reserve down.
+        wall.advance(29.5)
+        client.portal.call(services(client.app).game.tick)
+        state = ann.state(match_id)
+        assert state["phase"] == "opening" and state["pending_roll"]["state"] == "requested"
+        assert state["clocks"]["reserve"] == pytest.approx([30.0, 0.5])
+        wall.advance(1.0)
+        client.portal.call(services(client.app).game.tick)
+        state = ann.state(match_id)
+        assert state["phase"] == "match_over"
+        assert state["games"][-1]["how"] == "flag" and state["result"]["winner"] == 0
+        assert state["pending_roll"] is None
+        # Ann's clock never ran: 30.5 s passed, all of them bob's.
+        document = client.get(f"/api/audit/{match_id}").json()
+        assert [r["state"] for r in document["rolls"]] == ["void"]
+        assert document["verified"] is True

@@ -144,23 +144,6 @@ def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], du
                                                             commit=False))
 
 
-def hold_clock(cached: CachedMatch, rolls: Sequence[AnyRoll], requested_t: float | None
-               ) -> None:
-    """Put the wait for a link back on the match clock after the match was replayed from its
-    log (the wait is in the log only once the roll is made): the opponent's reserve runs
-    since ``requested_t`` (the requested roll's time, service seconds), the roller's stands
-    still. Does nothing when no live roll waits for a link or the clock holds already."""
-    clock = cached.match.clock
-    pending = pending_roll(rolls)
-    if (clock is None or clock.held is not None or cached.match.is_over
-            or cached.info.mode != "live" or requested_t is None
-            or not isinstance(pending, RollV2) or pending.state != "requested"
-            or pending.opponent_prev_link is None or clock.running != pending.seat):
-        return
-    since = max(requested_t, clock.started_at or requested_t)
-    cached.match.await_device(1 - pending.seat, since)
-
-
 def awaiting_link(rolls: Sequence[AnyRoll]) -> bool:
     """Whether the match waits for an opponent's link (a v2 roll requested, not revealed)."""
     pending = pending_roll(rolls)

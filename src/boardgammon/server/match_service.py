@@ -187,7 +187,8 @@ class MatchService:
         self.link_wait = timedelta(seconds=link_wait_s)
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
-        self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes)
+        self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
+                                       lambda wall: wall - clock.downtime)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------
@@ -496,12 +497,7 @@ class MatchService:
         was_over = m.is_over
         now = self._now(cached)
         clock = m.clock
-        if clock is not None and clock.held is None and cached.info.mode == "live":
-            rolls = self.matches.rolls(s, cached)
-            pending = rolls[-1] if rolls else None
-            requested = getattr(pending, "requested_at", None)
-            match_dice.hold_clock(cached, rolls, None if requested is None else
-                                  min(now, requested.timestamp() - self.clock.downtime))
+        self.matches.hold_for_link(s, cached)  # another process may have asked to roll
         if not m.is_over and clock is not None and clock.out_of_time(now) is not None:
             before = cached.version
             m.claim_flag(now)
