@@ -8,6 +8,9 @@ from __future__ import annotations
 import hashlib
 import html
 import os
+import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -396,3 +399,78 @@ def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_ur
         document = client.get(f"/api/audit/{match_id}").json()
         assert [r["state"] for r in document["rolls"]] == ["void"]
         assert document["verified"] is True
+
+
+def _row_programs(client, match_id: str) -> dict[str, str]:
+    """The audit page's filled-in programs by roll ID (the first roll's in "Verify it
+    yourself", every other's under its row)."""
+    page = client.get(f"/audit/{match_id}?lang=en").text
+    programs = {
+        roll_id: html.unescape(code)
+        for roll_id, code in re.findall(
+            r'<pre id="verify-roll-(rol_\w+)"><code>(.*?)</code></pre>', page, re.DOTALL
+        )
+    }
+    first = re.search(r'<pre id="verify-roll"><code>(.*?)</code></pre>', page, re.DOTALL)
+    assert first is not None
+    text = html.unescape(first.group(1))
+    programs[re.search(r"^roll_id = '(rol_\w+)'$", text, re.MULTILINE).group(1)] = text
+    return programs
+
+
+def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "verify_roll.py"
+    path.write_text(text, encoding="utf-8")
+    # -I -S: no site-packages, no PYTHONPATH, no current directory: the standard library only.
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(path)], capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+    )
+
+
+def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    past_opening(players, dict(devices), match_id)
+    for _ in range(8):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            break
+        if state["phase"] == "play":
+            play_first(players[state["turn"]], match_id)
+        else:
+            roll(players, dict(devices), match_id, state["turn"])
+    document = client.get(f"/api/audit/{match_id}").json()
+    revealed = [r for r in document["rolls"] if r["server_seed"] is not None]
+    programs = _row_programs(client, match_id)
+    assert sorted(programs) == sorted(r["roll_id"] for r in revealed) and len(revealed) >= 4
+    for entry in revealed:
+        text = programs[entry["roll_id"]]
+        done = _run(tmp_path, text)
+        assert done.returncode == 0, done.stderr
+        d1, d2 = entry["dice"]
+        assert f"the dice {d1}-{d2}, the entry hash and {len(entry['log'])} log entries" in (
+            done.stdout
+        )
+        assert "the opponent's link" in done.stdout
+    # Tampered values: each is caught, with the reason.
+    entry = revealed[-1]
+    text = programs[entry["roll_id"]]
+    d1, d2 = entry["dice"]
+    path_hash = entry["log"][0]["inclusion_path"][0]
+    changes = {
+        f"dice = ({d1}, {d2})": (f"dice = ({d1 % 6 + 1}, {d2})", "the dice are"),
+        entry["roller_entropy"]: ("00" * 16, "the dice are"),
+        entry["opponent_entropy"]: ("00" * 32, "the opponent's link"),
+        f"'{path_hash}'": (f"'{'0' * 64}'", "inclusion proof"),
+        f"'{entry['played_at'] or entry['revealed_at']}'": (
+            "'2030-01-01T00:00:00.000000Z'", "the entry hashes to"),
+    }
+    for old, (new, reason) in changes.items():
+        assert old in text
+        done = _run(tmp_path, text.replace(old, new))
+        assert done.returncode != 0 and reason in done.stderr, (old, done.stderr)
