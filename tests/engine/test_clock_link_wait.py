@@ -102,19 +102,25 @@ def test_the_opening_roll_waits_for_the_other_seat():
 
 
 def test_a_flag_during_the_wait_loses_for_the_late_player():
-    m = _on_roll()
+    m = Match(1, players=("ann", "bob"), time_control="rapid", start=0.0)
+    m.roll_opening(3, 1, now=1.0)
+    m.play(0, "8/5 6/5", now=2.0)
+    m.roll(1, 6, 5, now=3.0)
+    m.play(1, "24/13", now=132.5)  # bob's move from 2 s: 12 free, 118.5 off his 120
     clock = m.clock
-    assert clock is not None
-    clock._reserve[1] = 1.5  # bob has 1.5 s left
-    m.await_device(1, now=11.0)
-    assert clock.out_of_time(12.0) is None and clock.deadline() == 12.5
-    assert clock.out_of_time(12.6) == 1
+    assert clock is not None and clock.reserve == (120.0, 1.5)
+    m.await_device(1, now=133.5)
+    assert clock.out_of_time(134.5) is None and clock.deadline() == 135.0
+    assert clock.out_of_time(135.1) == 1
     with pytest.raises(Exception, match="seat 1's reserve ran out"):
-        m.roll(0, 6, 4, now=12.6)
-    assert m.claim_flag(12.6) == 1
+        m.roll(0, 6, 4, now=135.1)
+    assert m.claim_flag(135.1) == 1
     assert m.winner == 0 and m.flagged == 1
-    assert m.record[-1] == Flagged(game=0, seat=1, t=12.6, asked=11.0)
-    assert clock.reserve[0] == 120.0  # ann's clock never ran out: 1 s of her own, in the delay
+    assert m.record[-1] == Flagged(game=0, seat=1, t=135.1, asked=133.5)
+    assert clock.reserve[0] == 120.0  # ann's 1 s before she asked was in her delay
+    again = Match.from_json(m.to_json())
+    assert again.winner == 0 and again.flagged == 1 and again.clock is not None
+    assert again.clock.reserve == pytest.approx(clock.reserve)
 
 
 def test_nothing_but_the_roll_happens_during_the_wait():
