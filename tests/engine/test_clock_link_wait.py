@@ -141,3 +141,19 @@ def test_no_wait_outside_the_roll():
         m.await_device(1, now=13.0)
     with pytest.raises(Exception, match="no clock"):
         Match(1).await_device(1, now=0.0)
+
+
+def test_a_replay_without_the_clock_ignores_the_wait():
+    from dataclasses import replace
+
+    from boardgammon.formats import write_mat
+
+    m = _on_roll()
+    m.await_device(1, now=11.0)
+    m.roll(0, 6, 4, now=14.0)
+    m.play(0, "24/18 13/9", now=15.0)
+    plain = Match(1, players=("ann", "bob"))
+    for action in m.record:
+        plain.apply(replace(action, t=None))
+    assert plain.game.board == m.game.board and plain.clock is None
+    assert "64: 24/18 13/9" in write_mat(m)

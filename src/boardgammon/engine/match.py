@@ -645,9 +645,10 @@ class Match:
         """Apply one record entry (replay); raises as the matching method would."""
         t = action.t
         asked = getattr(action, "asked", None)
-        if asked is not None:
-            # The roll (or flag) came after a wait for the device of the seat not running.
-            running = self.clock.running if self.clock is not None else None
+        if asked is not None and self.clock is not None:
+            # The roll (or flag) came after a wait for the device of the seat not running; a
+            # replay without the clock (an export, an analysis) has no time to charge.
+            running = self.clock.running
             self.await_device(1 - running if running is not None else 0, asked)
         match action:
             case OpeningRolled(dice=dice):
