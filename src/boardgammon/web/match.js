@@ -274,11 +274,15 @@ export class MatchPage {
           verdict.checked.push(...logged.checked);
           verdict.treeSize = logged.treeSize;
           verdict.ok = verdict.problems.length === 0;
-        } catch {
-          // The log could not be fetched (a network problem): no verdict yet, tried again
-          // with the next state.
-          this.verdicts.delete(roll.roll_id);
-          continue;
+        } catch (err) {
+          if (err instanceof ApiError) {
+            // The log could not be fetched (a network problem, a busy server): no verdict
+            // yet, tried again with the next state.
+            this.verdicts.delete(roll.roll_id);
+            continue;
+          }
+          verdict.problems.push("malformed"); // a document that cannot be read, no Web Crypto
+          verdict.ok = false;
         }
       }
       this.verdicts.set(roll.roll_id, verdict);
