@@ -12,6 +12,8 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.play(seat, "24/18 13/11") # or a Play; "" is a dance; returns the legal Play
     m.resign(seat, 1|2|3) · m.accept(seat) · m.decline(seat)
     m.claim_flag(now)           # the running clock's reserve ran out: that seat loses the match
+    m.await_device(seat, now)   # the roll asked for waits for seat's device (v2 dice): its
+                                # reserve runs, the roller's clock stands still, until the roll
 
     m.game                      # the current Game: board (view of game.on_roll), phase, dice,
                                 # cube, cube_owner, turn, legal_plays(), board_for(seat)
