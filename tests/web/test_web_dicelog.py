@@ -14,7 +14,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from boardgammon.dice.transparency import head_bytes, inclusion_path, leaf_hash, root_of
+from boardgammon.dice.transparency import (
+    head_bytes,
+    inclusion_path,
+    leaf_bytes,
+    leaf_hash,
+    root_of,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -153,3 +159,74 @@ def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
     assert len(fetched) >= 2  # fetched again once before it failed
     page.screenshot(path=str(output_dir / "dicelog-failed-360.png"), full_page=True)
     context.close()
+
+
+def _logged_document() -> tuple[dict, dict, str]:
+    """The spec's v2 example (docs/fair-dice.md) with a public log: its first roll's last leaf
+    among four others, a head signed by a fresh key. (document, the roll as shown, key hex)"""
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
+    document = next(b for b in blocks if b.get("format") == "boardgammon-audit-v2")
+    roll = document["rolls"][0]
+    leaf = leaf_bytes("played", {**roll, "match_id": document["match_id"]},
+                      "2026-12-02T12:00:09+00:00")
+    leaves = [b"a", b"b", leaf, b"c", b"d"]
+    hashes = [leaf_hash(x) for x in leaves]
+    path = inclusion_path(2, 5, lambda lo, hi: root_of(hashes[lo:hi]))
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    head = {"tree_size": 5, "timestamp": 1_764_676_809_000, "root_hash": root_of(hashes).hex()}
+    head["signature"] = key.sign(head_bytes(5, head["timestamp"], root_of(hashes))).hex()
+    shown = {k: v for k, v in roll.items() if k != "log"}
+    roll["log"] = [{"index": 2, "event": "played", "leaf": leaf.decode(),
+                    "inclusion_path": [p.hex() for p in path]}]
+    document["log"] = {"format": "boardgammon-log-v1", "public_key": public, "head": head}
+    return document, shown, public
+
+
+def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False) -> dict:
+    return run(
+        page,
+        """if (arg.stub) {
+             const original = crypto.subtle.importKey.bind(crypto.subtle);
+             crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+               algorithm.name === "Ed25519"
+                 ? Promise.reject(new DOMException("no Ed25519", "NotSupportedError"))
+                 : original(format, data, algorithm, ...rest);
+           }
+           return await dl.checkInLog(arg.doc.match_id, arg.shown, arg.doc, arg.key);""",
+        {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519},
+    )
+
+
+def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
+    document, shown, key = _logged_document()
+    assert _check(module_page, document, shown, key) == {
+        "problems": [], "checked": ["log", "signature"], "treeSize": 5}
+    other = Ed25519PrivateKey.generate().public_key().public_bytes(
+        Encoding.Raw, PublicFormat.Raw).hex()
+    cases = [
+        ("another key", lambda d, s: (d, s, other), ["log_signature"]),
+        ("a forged signature", lambda d, s: (
+            {**d, "log": {**d["log"], "head": {**d["log"]["head"], "signature": "00" * 64}}},
+            s, key), ["log_signature"]),
+        ("other dice shown", lambda d, s: (d, {**s, "dice": [6, 6]}, key), ["log_mismatch"]),
+        ("a rewritten roll", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "opponent_at": "2026-12-02T12:00:04.000000Z"}]},
+            s, key), ["log_mismatch"]),
+        ("a proof for another leaf", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "log": [{**d["rolls"][0]["log"][0],
+                                                       "index": 3}]}]}, s, key),
+         ["log_proof"]),
+        ("no log entry", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "log": []}]}, s, key), ["log_missing"]),
+    ]
+    for name, change, problems in cases:
+        doc, roll, public = change(document, shown)
+        assert _check(module_page, doc, roll, public)["problems"] == problems, name
+
+
+def test_a_browser_without_ed25519_says_the_signature_was_not_checked(module_page):
+    document, shown, key = _logged_document()
+    assert _check(module_page, document, shown, key, stub_ed25519=True) == {
+        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 5}
