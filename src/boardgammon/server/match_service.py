@@ -377,6 +377,9 @@ class MatchService:
         # After a restart the service clock resumes at the last heartbeat, which may be a
         # moment before the last recorded action: never let the match see time go backwards.
         last = max((a.t for a in cached.match.record if a.t is not None), default=0.0)
+        clock = cached.match.clock
+        if clock is not None and clock.held is not None:  # a wait for a link began then
+            last = max(last, clock.held[1])
         return max(self.clock.now(), last)
 
     def _act(self, s: Session, cached: CachedMatch, user_id: int, action: ClientAction,
