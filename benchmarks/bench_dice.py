@@ -8,12 +8,16 @@
    127.0.0.1:5432 db ``test``, PostgreSQL (in a schema of its own, dropped afterwards).
 2. ``derive_dice`` calls per second beside hashlib/hmac's bare HMAC-SHA256 on a message of the
    same length (the derivation's floor: one HMAC per roll almost always).
+
+``BENCH_SCALE`` (default 1) multiplies every count: ``BENCH_SCALE=0.05`` is a smoke run whose
+figures say only that the benchmark runs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import sqlite3
 import tempfile
@@ -27,9 +31,10 @@ from boardgammon.server import dice_record as record
 from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database
 
-ROLLS = 300
-RAW_TRANSACTIONS = 900
-DERIVATIONS = 200_000
+SCALE = float(os.environ.get("BENCH_SCALE", "1"))
+ROLLS = max(2, int(300 * SCALE))
+RAW_TRANSACTIONS = max(2, int(900 * SCALE))
+DERIVATIONS = max(2, int(200_000 * SCALE))
 SEED = bytes(range(32))
 ENTROPY = bytes(range(0xA0, 0xB0))
 

@@ -9,10 +9,16 @@
 2. The time of an inclusion proof and of a consistency proof against the tree the rolls made,
    as the API computes them (one query for the subtrees), beside the reference: reading one
    roll by its primary key.
+3. SQL statements per v2 roll (commit, request, the opponent's link and reveal, played) with
+   the log, beside the same rolls without it: the log's statements per change (a count, not a
+   time: the same on any machine).
+
+``BENCH_SCALE`` (default 1) multiplies every count: ``BENCH_SCALE=0.05`` is a smoke run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import tempfile
@@ -20,13 +26,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from sqlalchemy import event
+
 from boardgammon.dice import new_match_id
 from boardgammon.server import dice_log
 from boardgammon.server import dice_record as record
+from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database
 
-ROLLS = 200
-PROOFS = 200
+SCALE = float(os.environ.get("BENCH_SCALE", "1"))
+ROLLS = max(4, int(200 * SCALE))
+PROOFS = max(4, int(200 * SCALE))
 ENTROPY = bytes(range(0xA0, 0xB0))
 POSTGRES = os.environ.get(
     "BOARDGAMMON_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -115,6 +125,38 @@ def _postgres_schema() -> Iterator[str | None]:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
+def _statements_per_v2_roll(url: str) -> float:
+    """SQL statements sent per v2 roll (four changes, each its own transaction)."""
+    db = open_database(url)
+    sent = 0
+
+    def count(*_args: object) -> None:
+        nonlocal sent
+        sent += 1
+
+    try:
+        with db.sessions() as session:
+            match_id = new_match_id()
+            chains = []
+            for seat in (0, 1):
+                links = [secrets.token_bytes(32)]
+                for _ in range(ROLLS):
+                    links.append(hashlib.sha256(links[-1]).digest())
+                chains.append(links[::-1])
+                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            event.listen(db.engine, "before_cursor_execute", count)
+            for k in range(ROLLS):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                record_v2.mark_played(session, roll.roll_id)
+            return sent / ROLLS
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+        db.dispose()
+
+
 def _report(name: str, with_log: str, without: str) -> None:
     logged = _rolls_per_second(with_log)
     with _without_log():
@@ -134,6 +176,13 @@ def _report(name: str, with_log: str, without: str) -> None:
     print(
         f"  reference: one roll read by its key: {read:.3f} ms; ratio inclusion / read: "
         f"{inclusion / read:.2f}"
+    )
+    statements = _statements_per_v2_roll(with_log)
+    with _without_log():
+        alone = _statements_per_v2_roll(without)
+    print(
+        f"  SQL statements per v2 roll with the log: {statements:.2f}; reference: without it "
+        f"{alone:.2f}; the log's share: {(statements - alone) / 4:.2f} per change"
     )
 
 

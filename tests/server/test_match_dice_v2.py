@@ -8,6 +8,9 @@ from __future__ import annotations
 import hashlib
 import html
 import os
+import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -339,3 +342,137 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     )
     assert translator(lang)("kind.opening") in page.text
     assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])
+
+
+def _clocked(client, wall) -> tuple[str, dict[int, Player], dict[int, Device]]:
+    """A live 1-point bullet match (5 s delay, 30 s reserve) whose devices registered."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, clock="bullet")
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    return match_id, {0: ann, 1: bob}, devices
+
+
+def test_the_wait_for_a_link_is_the_late_players_time(client, wall):
+    match_id, players, devices = _clocked(client, wall)
+    ann = players[0]
+    wall.advance(4.0)  # ann thinks 4 s of her 5 s delay before she asks for the opening roll
+    assert events(ann.roll(match_id), "roll_requested")
+    wall.advance(2.5)  # bob's device answers 2.5 s later
+    clocks = ann.state(match_id)["clocks"]
+    assert clocks["running"] == 1 and clocks["delay_left"] == 0.0
+    assert clocks["reserve"] == pytest.approx([30.0, 27.5])
+    # A server that forgot the match (restarted, cache evicted) puts the wait back on.
+    services(client.app).game.service.matches.cache.pop(match_id)
+    assert ann.state(match_id)["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+    pending = ann.state(match_id)["pending_roll"]
+    rolled = events(devices[1].contribute(match_id, pending), "roll")[0]
+    assert rolled["opponent_source"] == "client"
+    state = ann.state(match_id)
+    # Ann's clock stood still during the wait: 6.5 s since the start, 4 s of them hers.
+    assert state["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+    if state["clocks"]["running"] == 0:  # ann won the opening roll: her move goes on
+        assert state["clocks"]["delay_left"] == pytest.approx(1.0)
+    services(client.app).game.service.matches.cache.pop(match_id)
+    assert ann.state(match_id)["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
+
+
+def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=60.0)) as client:
+        match_id, players, _ = _clocked(client, wall)
+        ann = players[0]
+        assert events(ann.roll(match_id), "roll_requested")
+        # Bob's device never answers; the wait (up to 60 s here) runs his 30 s reserve down.
+        wall.advance(29.5)
+        client.portal.call(services(client.app).game.tick)
+        state = ann.state(match_id)
+        assert state["phase"] == "opening" and state["pending_roll"]["state"] == "requested"
+        assert state["clocks"]["reserve"] == pytest.approx([30.0, 0.5])
+        wall.advance(1.0)
+        client.portal.call(services(client.app).game.tick)
+        state = ann.state(match_id)
+        assert state["phase"] == "match_over"
+        assert state["games"][-1]["how"] == "flag" and state["result"]["winner"] == 0
+        assert state["pending_roll"] is None
+        # Ann's clock never ran: 30.5 s passed, all of them bob's.
+        document = client.get(f"/api/audit/{match_id}").json()
+        assert [r["state"] for r in document["rolls"]] == ["void"]
+        assert document["verified"] is True
+
+
+def _row_programs(client, match_id: str) -> dict[str, str]:
+    """The audit page's filled-in programs by roll ID (the first roll's in "Verify it
+    yourself", every other's under its row)."""
+    page = client.get(f"/audit/{match_id}?lang=en").text
+    programs = {
+        roll_id: html.unescape(code)
+        for roll_id, code in re.findall(
+            r'<pre id="verify-roll-(rol_\w+)"><code>(.*?)</code></pre>', page, re.DOTALL
+        )
+    }
+    first = re.search(r'<pre id="verify-roll"><code>(.*?)</code></pre>', page, re.DOTALL)
+    assert first is not None
+    text = html.unescape(first.group(1))
+    programs[re.search(r"^roll_id = '(rol_\w+)'$", text, re.MULTILINE).group(1)] = text
+    return programs
+
+
+def _run(tmp_path, text: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "verify_roll.py"
+    path.write_text(text, encoding="utf-8")
+    # -I -S: no site-packages, no PYTHONPATH, no current directory: the standard library only.
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(path)], capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+    )
+
+
+def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    past_opening(players, dict(devices), match_id)
+    for _ in range(8):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            break
+        if state["phase"] == "play":
+            play_first(players[state["turn"]], match_id)
+        else:
+            roll(players, dict(devices), match_id, state["turn"])
+    document = client.get(f"/api/audit/{match_id}").json()
+    revealed = [r for r in document["rolls"] if r["server_seed"] is not None]
+    programs = _row_programs(client, match_id)
+    assert sorted(programs) == sorted(r["roll_id"] for r in revealed) and len(revealed) >= 4
+    for entry in revealed:
+        text = programs[entry["roll_id"]]
+        done = _run(tmp_path, text)
+        assert done.returncode == 0, done.stderr
+        d1, d2 = entry["dice"]
+        assert f"the dice {d1}-{d2}, the entry hash and {len(entry['log'])} log entries" in (
+            done.stdout
+        )
+        assert "the opponent's link" in done.stdout
+    # Tampered values: each is caught, with the reason.
+    entry = revealed[-1]
+    text = programs[entry["roll_id"]]
+    d1, d2 = entry["dice"]
+    path_hash = entry["log"][0]["inclusion_path"][0]
+    # Other entropy gives the same dice once in 36 or so: then the entry hash catches it.
+    changes = {
+        f"dice = ({d1}, {d2})": (f"dice = ({d1 % 6 + 1}, {d2})", ("the dice are",)),
+        entry["roller_entropy"]: ("00" * 16, ("the dice are", "the entry hashes to")),
+        entry["opponent_entropy"]: ("00" * 32, ("the opponent's link",)),
+        f"'{path_hash}'": (f"'{'0' * 64}'", ("inclusion proof",)),
+        f"'{entry['played_at'] or entry['revealed_at']}'": (
+            "'2030-01-01T00:00:00.000000Z'", ("the entry hashes to",)),
+    }
+    for old, (new, reasons) in changes.items():
+        assert old in text
+        done = _run(tmp_path, text.replace(old, new))
+        assert done.returncode == 1 and done.stderr.startswith("FAILED: "), (old, done.stderr)
+        assert any(reason in done.stderr for reason in reasons), (old, done.stderr)

@@ -95,7 +95,7 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
         # Each row under its roller's name, anchored by its roll ID (the computer may have
         # rolled again since: the record only grows).
         shown = page.eval_on_selector_all(
-            "#rolls tbody tr",
+            "#rolls tbody tr[id]",
             "rows => rows.map(r => [r.id, r.querySelector('.roller').innerText])",
         )
         record = page.request.get(f"{live_server}/api/audit/{match_id}").json()["rolls"]

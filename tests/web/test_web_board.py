@@ -167,7 +167,7 @@ def test_own_roll_verified_on_the_device(page):
 
 def test_foreign_entropy_raises_a_loud_warning(page):
     roll_flow(page, lambda entropy: "00" * 16)  # the reveal ignores this device's entropy
-    assert page.locator(".dice-mark .verdict.failed").inner_text() == "⚠ FAILED"
+    assert page.locator(".dice-mark .verdict.failed").inner_text() == "✗ FAILED"
     alert = page.locator(".dice-alert")
     assert alert.is_visible()
     assert "does not hold this device's entropy" in alert.inner_text()
@@ -194,7 +194,7 @@ def test_result_screen(page, output_dir):
     assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
     assert page.locator(".verify-list li").count() == 2
     assert page.locator('.verify-list li[data-roll="rol_a"] .verdict').inner_text() == "✓ verified"
-    assert page.locator('.verify-list li[data-roll="rol_b"] .verdict').inner_text() == "⚠ FAILED"
+    assert page.locator('.verify-list li[data-roll="rol_b"] .verdict').inner_text() == "✗ FAILED"
     assert page.locator(".match-id").inner_text() == MATCH_ID
     assert page.get_attribute(".audit-link", "href") == f"/audit/{MATCH_ID}?lang=en"
     assert page.get_attribute(".analysis-link", "href") == f"/match/{MATCH_ID}/analysis"

@@ -13,6 +13,12 @@ times it resumed are given as :attr:`Clock.resumes`, and a running period that s
 charged as two turns, the first cut at the resumption and the second starting there with a
 whole delay.
 
+A roll that waits for the other player's device (v2 dice: the opponent's link,
+``docs/fair-dice.md``) is that device's time, not the roller's: :meth:`Clock.hold` stops the
+running period where it is and runs the waited-for seat's reserve, without a delay window,
+until :meth:`Clock.release`; the running period then goes on where it stood (the delay left at
+the hold included).
+
 >>> clock = Clock(PRESETS["rapid"], match_length=5)
 >>> clock.reserve
 (600.0, 600.0)
@@ -85,6 +91,9 @@ class Clock:
         self.running: int | None = None
         self.started_at: float | None = None
         self.resumes: Sequence[float] = ()
+        self.held: tuple[int, float] | None = None
+        """(the seat whose device the running seat's roll waits for, since when), or ``None``
+        (:meth:`hold`)."""
         self._last = float("-inf")
 
     @property
@@ -123,6 +132,11 @@ class Clock:
             ClockError: ``now`` before the last time this clock saw.
         """
         now = self.check_time(now)
+        if self.held is not None:
+            waited_for, since = self.held
+            if seat == waited_for:
+                return now - since
+            now = since  # the running period stands still during the hold
         if self.running != seat or self.started_at is None:
             return 0.0
         window, before = self._window(now)
@@ -147,9 +161,18 @@ class Clock:
         """Whether ``seat``'s reserve has run out at ``now`` (used more than all of it)."""
         return self.remaining(seat, now) < 0
 
+    def out_of_time(self, now: float) -> int | None:
+        """The seat whose reserve has run out at ``now`` (during a hold, the seat waited for:
+        the running one stands still), or ``None``."""
+        seat = self.held[0] if self.held is not None else self.running
+        return seat if seat is not None and self.flagged(seat, now) else None
+
     def deadline(self) -> float | None:
         """The time at which the running player's reserve runs out (flags just after), or
-        ``None`` when no clock runs."""
+        ``None`` when no clock runs. During a hold: when the waited-for seat's runs out."""
+        if self.held is not None:
+            waited_for, since = self.held
+            return since + self._reserve[waited_for]
         if self.running is None or self.started_at is None:
             return None
         window, before = self.started_at, 0.0
@@ -166,7 +189,7 @@ class Clock:
     def delay_left(self, now: float) -> float:
         """Free seconds left in the running player's delay window at ``now`` (0 if none runs)."""
         now = self.check_time(now)
-        if self.running is None or self.started_at is None:
+        if self.running is None or self.started_at is None or self.held is not None:
             return 0.0
         window, _ = self._window(now)
         return max(0.0, window + self.control.delay - now)
@@ -193,9 +216,54 @@ class Clock:
         Raises:
             ClockError: ``seat``'s clock is not running, or time went backwards.
         """
+        if self.held is not None:
+            raise ClockError(f"the clock waits for seat {self.held[0]}'s device; release it "
+                             "first")
         charged = self.charged(seat, now)
         if self.running != seat:
             raise ClockError(f"seat {seat}'s clock is not running")
         self._reserve[seat] -= charged
         self.running, self.started_at, self._last = None, None, float(now)
         return charged
+
+    @property
+    def ticking(self) -> int | None:
+        """The seat whose reserve runs now: the seat waited for during a hold, else the
+        running one."""
+        return self.held[0] if self.held is not None else self.running
+
+    def hold(self, seat: int, now: float) -> None:
+        """From ``now`` the running seat's roll waits for ``seat``'s device: the running
+        period stands still and ``seat``'s reserve runs, with no delay window (the wait is not
+        a move of ``seat``'s), until :meth:`release`.
+
+        Raises:
+            ClockError: no clock runs, ``seat`` is the running one or not a seat, a hold is
+                on already, or time went backwards.
+        """
+        now = self.check_time(now)
+        if self.running is None:
+            raise ClockError("no clock runs, so there is no roll to wait for")
+        if seat not in (0, 1) or seat == self.running:
+            raise ClockError(f"a hold waits for the other seat than the running seat "
+                             f"{self.running}, got {seat!r}")
+        if self.held is not None:
+            raise ClockError(f"the clock waits for seat {self.held[0]}'s device already")
+        self.held, self._last = (seat, now), now
+
+    def release(self, now: float) -> float:
+        """End the hold at ``now``: the seat waited for is charged every second of it, and
+        the running period goes on where it stood. Returns the seconds charged.
+
+        Raises:
+            ClockError: no hold is on, or time went backwards.
+        """
+        now = self.check_time(now)
+        if self.held is None or self.started_at is None:
+            raise ClockError("the clock waits for no device")
+        seat, since = self.held
+        waited = now - since
+        self._reserve[seat] -= waited
+        self.started_at += waited
+        self.held, self._last = None, now
+        return waited

@@ -12,6 +12,8 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.play(seat, "24/18 13/11") # or a Play; "" is a dance; returns the legal Play
     m.resign(seat, 1|2|3) · m.accept(seat) · m.decline(seat)
     m.claim_flag(now)           # the running clock's reserve ran out: that seat loses the match
+    m.await_device(seat, now)   # the roll asked for waits for seat's device (v2 dice): its
+                                # reserve runs, the roller's clock stands still, until the roll
 
     m.game                      # the current Game: board (view of game.on_roll), phase, dice,
                                 # cube, cube_owner, turn, legal_plays(), board_for(seat)
@@ -71,6 +73,7 @@ from .errors import (
     InvalidRecord,
     MatchOver,
     TimeExpired,
+    WrongPhase,
 )
 from .game import Game, GameResult, Outcome, Phase
 from .ids import (
@@ -342,13 +345,49 @@ class Match:
         Raises:
             InvalidDice, WrongPhase (game already started), MatchOver, ClockError.
         """
+        asked = self._asked()
         self._act(None, now, lambda: self.game.roll_opening(die0, die1),
-                  lambda _: OpeningRolled(game=self._index, dice=(int(die0), int(die1)), t=now))
+                  lambda _: OpeningRolled(game=self._index, dice=(int(die0), int(die1)), t=now,
+                                          asked=asked), rolls=True)
 
     def roll(self, seat: int, d1: int, d2: int, now: float | None = None) -> None:
         """``seat`` rolls ``d1``-``d2`` (see :meth:`Game.roll`)."""
+        asked = self._asked()
         self._act(seat, now, lambda: self.game.roll(seat, d1, d2),
-                  lambda _: Rolled(game=self._index, seat=seat, dice=(int(d1), int(d2)), t=now))
+                  lambda _: Rolled(game=self._index, seat=seat, dice=(int(d1), int(d2)), t=now,
+                                   asked=asked), rolls=True)
+
+    def await_device(self, seat: int, now: float) -> None:
+        """The roll the running seat asked for at ``now`` waits for ``seat``'s device (v2 dice:
+        the opponent's link, ``docs/fair-dice.md``): from ``now`` until the roll
+        (:meth:`roll`, :meth:`roll_opening`) ``seat``'s reserve runs, with no delay window,
+        and the roller's clock stands still (:meth:`Clock.hold`). The roll's record entry
+        keeps ``asked`` = ``now``; a flag during the wait is ``seat``'s. Nothing else can be
+        done until the roll or the flag.
+
+        Raises:
+            MatchOver; IllegalAction: no clock, or not the time to roll (a roll is asked for
+                in the opening or roll phase by the seat whose clock runs); TimeExpired: the
+                roller's reserve has run out; ClockError: ``seat`` is not the other seat, a
+                wait is on already, or time went backwards.
+        """
+        self._check_open()
+        clock = self.clock
+        if clock is None:
+            raise IllegalAction("no clock, so no wait to charge")
+        if self.game.phase not in (Phase.OPENING, Phase.ROLL) or clock.running is None \
+                or clock.running != self.waiting_for:
+            raise WrongPhase(f"no roll to wait for: the game is in phase "
+                             f"{self.game.phase.value}")
+        if clock.flagged(clock.running, now):
+            raise TimeExpired(f"seat {clock.running}'s reserve ran out at {clock.deadline()} s; "
+                              f"the flag must be claimed")
+        clock.hold(seat, now)
+
+    def _asked(self) -> float | None:
+        """When the roll now being made was asked for, if it waited for a device."""
+        clock = self.clock
+        return clock.held[1] if clock is not None and clock.held is not None else None
 
     def play(self, seat: int, play: Play | str, now: float | None = None) -> Play:
         """``seat`` plays the rolled dice (see :meth:`Game.play`); returns the legal play."""
@@ -410,12 +449,17 @@ class Match:
         clock = self.clock
         if clock is None or clock.running is None:
             raise IllegalAction("no clock is running, so no flag can fall")
-        seat = clock.running
-        if not clock.flagged(seat, now):
+        seat = clock.out_of_time(now)
+        if seat is None:
+            seat = clock.ticking
+            assert seat is not None
             raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of reserve "
                                 f"left at {now} s; no flag")
-        clock.stop(seat, now)
-        self._record.append(Flagged(game=self._index, seat=seat, t=float(now)))
+        asked = self._asked()
+        if asked is not None:
+            clock.release(now)  # a flag during a wait for a device falls for that device's seat
+        clock.stop(clock.running, now)
+        self._record.append(Flagged(game=self._index, seat=seat, t=float(now), asked=asked))
         self.flagged = seat
         self.winner = 1 - seat
         return seat
@@ -462,18 +506,22 @@ class Match:
             raise MatchOver(f"the match is over: seat {self.winner} won {how}")
 
     def _act(self, seat: int | None, now: float | None, action: Callable[[], Any],
-             entry: Callable[[Any], Action]) -> Any:
+             entry: Callable[[Any], Action], rolls: bool = False) -> Any:
         """Run a game action with the clock and the record: every check first (match over,
-        clock, the game's own checks), then the changes, which cannot fail."""
+        clock, the game's own checks), then the changes, which cannot fail. ``rolls``: the
+        action is a roll, the only one that ends a wait for a device (:meth:`await_device`)."""
         self._check_open()
         clock = self.clock
         if clock is not None:
             if now is None:
                 raise ClockError("this match has a clock: pass the time of the action (now=…)")
-            running = clock.running
-            if running is not None and clock.flagged(running, now):
-                raise TimeExpired(f"seat {running}'s reserve ran out at {clock.deadline()} s; "
+            late = clock.out_of_time(now)
+            if late is not None:
+                raise TimeExpired(f"seat {late}'s reserve ran out at {clock.deadline()} s; "
                                   f"the flag must be claimed")
+            if clock.held is not None and not rolls:
+                raise WrongPhase(f"the dice are being rolled (waiting for seat "
+                                 f"{clock.held[0]}'s device): roll first")
             clock.check_time(now)
         elif now is not None:
             now = Clock.check_number(now)
@@ -483,6 +531,8 @@ class Match:
         if ended is not None:
             self._end_game(ended)
         if clock is not None and now is not None:
+            if clock.held is not None:
+                clock.release(now)  # the wait is over: the roller's period goes on
             decider = self.waiting_for  # the next opening roller once a game has ended
             # A game's end ends the running move; the next game starts with a fresh delay.
             if clock.running is not None and (ended is not None or clock.running != decider):
@@ -596,6 +646,12 @@ class Match:
     def apply(self, action: Action) -> None:
         """Apply one record entry (replay); raises as the matching method would."""
         t = action.t
+        asked = getattr(action, "asked", None)
+        if asked is not None and self.clock is not None:
+            # The roll (or flag) came after a wait for the device of the seat not running; a
+            # replay without the clock (an export, an analysis) has no time to charge.
+            running = self.clock.running
+            self.await_device(1 - running if running is not None else 0, asked)
         match action:
             case OpeningRolled(dice=dice):
                 self.roll_opening(*dice, now=t)

@@ -5,7 +5,10 @@ form (:meth:`to_dict` / :func:`action_from_dict`), which stored records keep.
 Every entry has ``kind`` (its JSON name, one of :data:`ACTION_KINDS`), ``game`` (the game's
 index in the match, 0-based), ``seat`` (the acting seat; for a flag the seat whose reserve ran
 out; ``None`` for the opening roll, which belongs to both) and ``t`` (seconds on the caller's
-time scale when the match has a clock, else ``None``).
+time scale when the match has a clock, else ``None``). A roll or a flag that came after a wait
+for the device of the seat not on roll (v2 dice, :meth:`~boardgammon.engine.match.Match.
+await_device`) has ``asked``: when the roll was asked for, on the same scale; the wait from
+``asked`` to ``t`` was charged to that other seat.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from .errors import InvalidRecord
 ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
                 "accept", "decline", "flag")
 
-_JSON_FIELDS = ("seat", "dice", "play", "value", "t")
+_JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
 
 
@@ -49,6 +52,7 @@ class OpeningRolled(_Entry):
     game: int
     dice: tuple[int, int]
     t: float | None = None
+    asked: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +64,7 @@ class Rolled(_Entry):
     seat: int
     dice: tuple[int, int]
     t: float | None = None
+    asked: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,6 +162,7 @@ class Flagged(_Entry):
     game: int
     seat: int
     t: float
+    asked: float | None = None
 
 
 Action = (OpeningRolled | Rolled | Played | Doubled | Beavered | Took | Dropped | Resigned
@@ -180,10 +186,11 @@ def action_from_dict(d: dict[str, Any]) -> Action:
     if not isinstance(d, dict) or d.get("kind") not in ACTION_KINDS:
         raise InvalidRecord(f"not a record action: {d!r}"[:300])
     kind = d["kind"]
-    for name, types in (("game", int), ("seat", int), ("value", int), ("t", (int, float))):
+    for name, types in (("game", int), ("seat", int), ("value", int), ("t", (int, float)),
+                        ("asked", (int, float))):
         v = d.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, types)):
-            what = "a number" if name == "t" else "an integer"
+            what = "a number" if name in ("t", "asked") else "an integer"
             raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
     dice = d.get("dice")
     if dice is not None and not (isinstance(dice, list) and len(dice) == 2 and all(
@@ -201,7 +208,7 @@ def action_from_dict(d: dict[str, Any]) -> Action:
     if "game" not in present:
         raise InvalidRecord(f"bad record action {d!r}: it needs its game"[:300])
     missing = [name for name in _JSON_FIELDS if name in stored and name not in present
-               and not (name == "t" and kind != "flag")]
+               and not (name == "t" and kind != "flag") and name != "asked"]
     if missing:
         raise InvalidRecord(f"a {kind} action needs {_NEEDS[missing[0]]}")
     values = {("points" if name == "value" and kind == "resign" else name): d[name]

@@ -22,10 +22,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
     "en": {
         "audit.title": "Dice record of match {match_id}",
         "audit.intro": (
-            "Every roll of this match, both sides, in the order it was committed. Each roll was "
-            "fixed by a secret server seed whose SHA-256 (the commitment) was published before "
-            "the roll, then mixed with entropy from the roller's device. The verdicts below are "
-            "recomputed by the server on every load of this page."
+            "Every roll of this match, both sides, in the order it was committed. Three inputs "
+            "make each roll: a secret server seed, fixed and published as its SHA-256 (the "
+            "commitment) before the roll; entropy from the roller's device, sent after the "
+            "roller's cube decision; and the next link of the opponent's device's hash chain, "
+            "fixed when the match began and revealed after the roller asked to roll. The server "
+            "reveals its seed last. Every change of every roll, with its time, is also a leaf of "
+            "a public append-only log whose signed tree head anyone can watch, so a rewritten or "
+            "shortened history is caught. The verdicts below are recomputed by the server on "
+            "every load of this page."
         ),
         "audit.verified": "All revealed rolls verify and the hash chain is intact.",
         "audit.failed": "Verification FAILED at roll {roll_id}: {reason}.",
@@ -421,19 +426,33 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "could have known them early."
         ),
         "counts.server_only": "{count} rolls where the server drew every input.",
-        "verify.v2": (
-            "These are v2 dice: the program below checks every roll of the match, with the "
-            "opponents' links and the chain of entries."
+        # dice v2 audit page (issue #25, dice): the intro for v1 records, the v2 program
+        "audit.intro_v1": (
+            "This match was rolled with version 1 of the protocol, before the three inputs: "
+            "each roll mixed the server's committed seed with the roller's entropy only, and its "
+            "changes were not all in the public log. Its record remains verifiable, as below."
+        ),
+        "verify.roll_v2": (
+            "This Python program uses only the standard library. It is filled in with the "
+            "match's first revealed roll and checks its commitment, the opponent's link, the "
+            "dice, the entry hash over every field and time, and the inclusion proofs of its "
+            "public log entries; it stops with an error on any mismatch. Every other revealed "
+            "roll has the same program, filled in, under its row."
         ),
     },
     "de": {
         "audit.title": "Würfelprotokoll der Partie {match_id}",
         "audit.intro": (
-            "Jeder Wurf dieser Partie, beider Seiten, in der Reihenfolge seiner Festlegung. Jeder "
-            "Wurf war durch einen geheimen Server-Seed festgelegt, dessen SHA-256 (die "
-            "Festlegung) vor dem Wurf veröffentlicht wurde, und wurde dann mit Zufall vom Gerät "
-            "des Würfelnden gemischt. Die Urteile unten berechnet der Server bei jedem Aufruf "
-            "dieser Seite neu."
+            "Jeder Wurf dieser Partie, beider Seiten, in der Reihenfolge seiner Festlegung. Drei "
+            "Eingaben ergeben jeden Wurf: ein geheimer Server-Seed, vor dem Wurf festgelegt und "
+            "als sein SHA-256 (die Festlegung) veröffentlicht; Zufall vom Gerät des "
+            "Würfelnden, gesendet nach dessen Doppelentscheidung; und das nächste Glied der "
+            "Hash-Kette des gegnerischen Geräts, zu Beginn der Partie festgelegt und aufgedeckt, "
+            "nachdem der Würfelnde um den Wurf gebeten hat. Der Server deckt seinen Seed zuletzt "
+            "auf. Jede Änderung jedes Wurfs, mit ihrer Zeit, ist außerdem ein Blatt eines "
+            "öffentlichen, nur wachsenden Logs, dessen signierten Baumkopf jeder beobachten "
+            "kann: eine umgeschriebene oder gekürzte Geschichte fällt auf. Die Urteile unten "
+            "berechnet der Server bei jedem Aufruf dieser Seite neu."
         ),
         "audit.verified": "Alle aufgedeckten Würfe sind bestätigt, die Hash-Kette ist intakt.",
         "audit.failed": "Prüfung FEHLGESCHLAGEN bei Wurf {roll_id}: {reason}.",
@@ -845,18 +864,33 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "hätten sie früh kennen können."
         ),
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
-        "verify.v2": (
-            "Das sind v2-Würfel: das Programm unten prüft jeden Wurf der Partie, mit den "
-            "Gliedern der Gegner und der Kette der Einträge."
+        # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
+        "audit.intro_v1": (
+            "Diese Partie wurde mit Version 1 des Protokolls gewürfelt, vor den drei Eingaben: "
+            "jeder Wurf mischte den festgelegten Seed des Servers nur mit dem Zufall des "
+            "Würfelnden, und nicht alle seine Änderungen stehen im öffentlichen Log. Ihr "
+            "Protokoll bleibt prüfbar, wie unten."
+        ),
+        "verify.roll_v2": (
+            "Dieses Python-Programm braucht nur die Standardbibliothek. Es ist mit dem ersten "
+            "aufgedeckten Wurf der Partie ausgefüllt und prüft seine Festlegung, das Glied des "
+            "Gegners, die Würfel, den Eintrags-Hash über jedes Feld und jede Zeit und die "
+            "Einschlussbeweise seiner Einträge im öffentlichen Log; bei jeder Abweichung bricht "
+            "es mit einem Fehler ab. Jeder andere aufgedeckte Wurf hat dasselbe Programm, "
+            "ausgefüllt, unter seiner Zeile."
         ),
     },
     "ja": {
         "audit.title": "対戦 {match_id} のダイス記録",
         "audit.intro": (
-            "この対戦の両者のすべてのロールを、コミットされた順に示します。各ロールは秘密のサーバー"
-            "シードで事前に固定され、その SHA-256（コミットメント）がロール前に公開され、振る人の"
-            "端末のエントロピーと混ぜ合わされました。下の判定は、このページを開くたびにサーバーが"
-            "計算し直しています。"
+            "この対戦の両者のすべてのロールを、コミットされた順に示します。各ロールは3つの入力から"
+            "決まります。ロール前に固定され SHA-256（コミットメント）として公開される秘密のサーバー"
+            "シード、振る人のキューブ判断の後に送られる振る人の端末のエントロピー、そして対戦開始時"
+            "に固定され、振る人がロールを求めた後に公開される相手の端末のハッシュチェーンの次の"
+            "リンクです。サーバーは自分のシードを最後に公開します。各ロールのすべての変化は時刻と"
+            "ともに公開の追記専用ログの葉にもなり、その署名付きツリーヘッドは誰でも監視できるため、"
+            "書き換えや切り詰めは発覚します。下の判定は、このページを開くたびにサーバーが計算し直し"
+            "ています。"
         ),
         "audit.verified": "公開済みのロールはすべて検証され、ハッシュチェーンは無傷です。",
         "audit.failed": "ロール {roll_id} で検証に失敗しました：{reason}。",
@@ -1234,9 +1268,17 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "相手にチェーンがなかったロール {count} 回：サーバーと振る側が組めば事前に知り得た。"
         ),
         "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
-        "verify.v2": (
-            "これは v2 のダイスです。下のプログラムは、相手のリンクとエントリーの連鎖を含め、"
-            "この対戦のすべてのロールを確認します。"
+        # ダイス v2 の監査ページ (issue #25, dice)：v1 記録の説明、v2 のプログラム
+        "audit.intro_v1": (
+            "この対戦は3つの入力より前のプロトコル第1版で振られました。各ロールはサーバーのコミット"
+            "済みシードと振る人のエントロピーだけを混ぜ、その変化のすべてが公開ログにあるわけでは"
+            "ありません。記録は下のとおり引き続き検証できます。"
+        ),
+        "verify.roll_v2": (
+            "この Python プログラムは標準ライブラリだけを使います。対戦で最初に公開されたロールの値"
+            "が入っており、コミットメント、相手のリンク、ダイス、すべての項目と時刻にわたるエントリー"
+            "ハッシュ、公開ログの各エントリーの包含証明を確認し、不一致があればエラーで止まります。"
+            "ほかの公開済みロールにも、値を入れた同じプログラムが各行の下にあります。"
         ),
     },
 }

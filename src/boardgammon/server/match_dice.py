@@ -91,6 +91,9 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
     roll = cached.track(dice_record_v2.request_roll(s, pending.roll_id, shown, entropy,
                                                     now=wall, commit=False))
     if roll.opponent_prev_link is not None and cached.info.mode == "live":
+        if cached.match.clock is not None:
+            # The wait for the link is the opponent's time, not the roller's.
+            cached.match.await_device(1 - roll.seat, now)
         return [roll_requested_event(roll, roll.opponent_prev_link)]
     # No chain to wait for (the computer, a device that registered none), or no one to wait
     # for (a correspondence turn): revealed now, the record says "none" or "absent".

@@ -208,13 +208,16 @@ class MatchRepository:
         cache_size: how many replayed matches to keep (see :data:`CACHE_SIZE`).
         resumes: the service's clock resumptions (:attr:`.ServiceClock.resumes`), given to
             every live match's clock.
+        to_service: wall seconds (the dice record's times) to service seconds (the clocks').
     """
 
     def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE,
-                 resumes: Sequence[float] = ()) -> None:
+                 resumes: Sequence[float] = (),
+                 to_service: Callable[[float], float] = lambda wall: wall) -> None:
         self.db = db
         self.locks = locks
         self.resumes = resumes
+        self.to_service = to_service
         self.cache = MatchCache(cache_size)
         # SQLite lets one transaction write at a time (every write session takes the lock up
         # front). Threads of this process queue here and are woken the moment the writer
@@ -327,8 +330,28 @@ class MatchRepository:
             for seq, text in entries:
                 cached.match.apply(action_from_dict(json.loads(text)))
                 cached.version = seq + 1
+        if self.cache.get(match_id) is not cached:
+            self.hold_for_link(s, cached)  # replayed afresh
         self.cache.put(match_id, cached)
         return cached
+
+    def hold_for_link(self, s: Session, cached: CachedMatch) -> None:
+        """Put the wait for an opponent's link on the match clock where the dice record has
+        one and the match does not (replayed from its log, which has the wait only once the
+        roll is made, or changed by another process): the opponent's reserve runs since the
+        roll was requested, the roller's stands still (:meth:`Match.await_device`)."""
+        m = cached.match
+        clock = m.clock
+        if clock is None or clock.held is not None or m.is_over or cached.info.mode != "live":
+            return
+        rolls = self.rolls(s, cached)
+        pending = rolls[-1] if rolls else None
+        if (not isinstance(pending, RollV2) or pending.state != "requested"
+                or pending.opponent_prev_link is None or pending.requested_at is None
+                or clock.running != pending.seat):
+            return
+        since = self.to_service(pending.requested_at.timestamp())
+        m.await_device(1 - pending.seat, max(since, clock.started_at or since))
 
     def rolls(self, s: Session, cached: CachedMatch) -> list[AnyRoll]:
         """The match's dice record, from the cache unless its newest entry changed (rolls

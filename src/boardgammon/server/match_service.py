@@ -187,7 +187,8 @@ class MatchService:
         self.link_wait = timedelta(seconds=link_wait_s)
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
-        self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes)
+        self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
+                                       lambda wall: wall - clock.downtime)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------
@@ -376,6 +377,9 @@ class MatchService:
         # After a restart the service clock resumes at the last heartbeat, which may be a
         # moment before the last recorded action: never let the match see time go backwards.
         last = max((a.t for a in cached.match.record if a.t is not None), default=0.0)
+        clock = cached.match.clock
+        if clock is not None and clock.held is not None:  # a wait for a link began then
+            last = max(last, clock.held[1])
         return max(self.clock.now(), last)
 
     def _act(self, s: Session, cached: CachedMatch, user_id: int, action: ClientAction,
@@ -496,8 +500,8 @@ class MatchService:
         was_over = m.is_over
         now = self._now(cached)
         clock = m.clock
-        if not m.is_over and clock is not None and clock.running is not None \
-                and clock.flagged(clock.running, now):
+        self.matches.hold_for_link(s, cached)  # another process may have asked to roll
+        if not m.is_over and clock is not None and clock.out_of_time(now) is not None:
             before = cached.version
             m.claim_flag(now)
             events = [game_end_event(games_json(m)[-1])]

@@ -261,7 +261,7 @@ def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> 
     return {
         "delay": clock.control.delay,
         "reserve": [max(0.0, clock.remaining(s, now)) for s in (0, 1)],
-        "running": clock.running,
+        "running": clock.ticking,
         "delay_left": clock.delay_left(now),
         "as_of": to_wall(now),
     }

@@ -320,6 +320,16 @@ const STRINGS = {
     "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
     "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
+    // dice v2: this device checks the public log's inclusion proof (issue #25, dice)
+    "dice.check.link": "the opponent's link hashes to the link fixed for this roll",
+    "dice.check.chain": "the link continues the opponent's chain",
+    "dice.check.log": "in the public log: inclusion proof checked against the signed tree head of {size} entries",
+    "dice.check.signature": "tree head signature (Ed25519) verified",
+    "dice.check.signature_unchecked": "tree head signature NOT checked: this browser has no Ed25519 in Web Crypto",
+    "dice.problem.log_missing": "the public log has no entry for this roll",
+    "dice.problem.log_mismatch": "the public log holds another roll than the one shown",
+    "dice.problem.log_proof": "the inclusion proof does not lead to the signed tree head",
+    "dice.problem.log_signature": "the tree head's signature does not verify with the log's published key",
   },
   de: {
     "app.title": "Boardgammon",
@@ -638,6 +648,16 @@ const STRINGS = {
     "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
     "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
+    // Würfel v2: dieses Gerät prüft den Einschlussbeweis des öffentlichen Logs (Issue #25, dice)
+    "dice.check.link": "das Glied des Gegners ergibt das für diesen Wurf festgelegte",
+    "dice.check.chain": "das Glied setzt die Kette des Gegners fort",
+    "dice.check.log": "im öffentlichen Log: Einschlussbeweis gegen den signierten Baumkopf aus {size} Einträgen geprüft",
+    "dice.check.signature": "Signatur des Baumkopfs (Ed25519) geprüft",
+    "dice.check.signature_unchecked": "Signatur des Baumkopfs NICHT geprüft: dieser Browser kennt Ed25519 in Web Crypto nicht",
+    "dice.problem.log_missing": "das öffentliche Log hat keinen Eintrag für diesen Wurf",
+    "dice.problem.log_mismatch": "das öffentliche Log enthält einen anderen Wurf als den gezeigten",
+    "dice.problem.log_proof": "der Einschlussbeweis führt nicht zum signierten Baumkopf",
+    "dice.problem.log_signature": "die Signatur des Baumkopfs passt nicht zum veröffentlichten Schlüssel des Logs",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -938,6 +958,16 @@ const STRINGS = {
     "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
     "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
+    // ダイス v2: この端末が公開ログの包含証明を検証 (issue #25, dice)
+    "dice.check.link": "相手のリンクがこのロールに固定されたリンクにハッシュされる",
+    "dice.check.chain": "リンクが相手のチェーンの続き",
+    "dice.check.log": "公開ログに記録済み：{size} 件の署名済みツリーヘッドに対して包含証明を検証",
+    "dice.check.signature": "ツリーヘッドの署名（Ed25519）を検証済み",
+    "dice.check.signature_unchecked": "ツリーヘッドの署名は未検証：このブラウザの Web Crypto は Ed25519 に非対応",
+    "dice.problem.log_missing": "公開ログにこのロールの記録がありません",
+    "dice.problem.log_mismatch": "公開ログの記録が表示されたロールと異なります",
+    "dice.problem.log_proof": "包含証明が署名済みツリーヘッドに到達しません",
+    "dice.problem.log_signature": "ツリーヘッドの署名がログの公開鍵で検証できません",
   },
 };
 

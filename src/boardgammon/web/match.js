@@ -8,6 +8,7 @@ import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h, keep } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
+import { checkInLog } from "./dicelog.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, t } from "./i18n.js";
@@ -266,6 +267,7 @@ export class MatchPage {
 
   async verifyRolls(state) {
     const rolls = state.rolls || [];
+    let audit = null; // fetched once for the rolls checked here
     for (const [index, roll] of rolls.entries()) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       this.verdicts.set(roll.roll_id, null);
@@ -273,10 +275,46 @@ export class MatchPage {
       const verdict = roll.kind === undefined ? await checkRoll(state.match_id, roll, known)
         : await checkRollV2InRecord(state.match_id, roll, known, rolls.slice(0, index),
           this.chain, state.you);
+      if (roll.kind !== undefined) {
+        try {
+          const logged = await this.checkLogged(state.match_id, roll, audit);
+          audit = logged.audit;
+          verdict.problems.push(...logged.problems);
+          verdict.checked.push(...logged.checked);
+          verdict.treeSize = logged.treeSize;
+          verdict.ok = verdict.problems.length === 0;
+        } catch (err) {
+          if (err instanceof ApiError) {
+            // The log could not be fetched (a network problem, a busy server): no verdict
+            // yet, tried again with the next state.
+            this.verdicts.delete(roll.roll_id);
+            continue;
+          }
+          verdict.problems.push("malformed"); // a document that cannot be read, no Web Crypto
+          verdict.ok = false;
+        }
+      }
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
       this.moves.render();
     }
+  }
+
+  /** The public log's check of a v2 roll (dicelog.js): its entries in the match's audit
+   * document, their inclusion proofs, the signed head. A document read while the roll was
+   * changing (its newest leaf signed, the roll read just before) is fetched again once. */
+  async checkLogged(matchId, roll, audit) {
+    if (!this.logKey) {
+      this.logKey = (await request("GET", "/api/log/public-key")).public_key;
+    }
+    const fetchAudit = () => request("GET", `/api/audit/${encodeURIComponent(matchId)}`);
+    let doc = audit || await fetchAudit();
+    let logged = await checkInLog(matchId, roll, doc, this.logKey);
+    if (logged.problems.length) {
+      doc = await fetchAudit();
+      logged = await checkInLog(matchId, roll, doc, this.logKey);
+    }
+    return { ...logged, audit: doc };
   }
 
   // --- actions --------------------------------------------------------------------------------
@@ -667,10 +705,10 @@ export class MatchPage {
   verdictMark(roll) {
     const v = this.verdicts.get(roll.roll_id);
     if (v === undefined || v === null) return h("span", { class: "verdict pending" }, t("dice.pending"));
-    const title = v.ok ? v.checked.map((c) => t(`dice.check.${c}`)).join("; ")
+    const title = v.ok ? v.checked.map((c) => t(`dice.check.${c}`, { size: v.treeSize })).join("; ")
       : v.problems.map((p) => t(`dice.problem.${p}`)).join("; ");
     return h("span", { class: `verdict ${v.ok ? "ok" : "failed"}`, title, "data-verdict": v.ok ? "ok" : "failed" },
-      v.ok ? `✓ ${t("dice.ok")}` : `⚠ ${t("dice.failed")}`);
+      v.ok ? `✓ ${t("dice.ok")}` : `✗ ${t("dice.failed")}`);
   }
 
   /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */

@@ -91,7 +91,7 @@ export class MoveList {
     const sorted = (d) => d.slice().sort().join();
     if (!roll || !roll.dice || sorted(roll.dice) !== sorted(entry.dice)) return null;
     const v = this.page.verdictOf(roll.roll_id);
-    const mark = !v ? "…" : v.ok ? "✓" : "⚠";
+    const mark = !v ? "…" : v.ok ? "✓" : "✗";
     const title = !v ? t("dice.pending") : v.ok ? t("dice.ok") : t("dice.failed");
     return h("a", { class: `roll-check ${!v ? "pending" : v.ok ? "ok" : "failed"}`, title,
       "aria-label": `${title}: ${t("moves.audit")}`,

@@ -7,8 +7,10 @@ stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
-(``verify_roll.py.j2``) and an ``openssl`` command line (``verify_openssl.sh.j2``); every other
-revealed roll that can be read has its own filled-in Python program in its row.
+(``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the opponent's link,
+the entry hash and the roll's public log proofs) and, for v1, an ``openssl`` command line
+(``verify_openssl.sh.j2``); every other revealed roll that can be read has its own filled-in
+Python program in its row.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ programs = Environment(
     keep_trailing_newline=True,
     undefined=StrictUndefined,
 )
+programs.filters["py"] = repr  # a value as a Python literal (str, int, None, list of str)
 
 router = APIRouter(tags=["audit"])
 MatchId = PathParam(pattern=MATCH_ID_PATTERN, description="mat_… match ID")
@@ -57,6 +60,14 @@ def _octal(data: bytes) -> str:
 def roll_program(match_id: str, entry: dict) -> str:
     """The standard-library Python program that checks one revealed audit entry."""
     return programs.get_template("verify_roll.py.j2").render(match_id=match_id, roll=entry)
+
+
+def roll_program_v2(match_id: str, entry: dict, head: dict) -> str:
+    """The standard-library Python program that checks one revealed v2 audit entry: its
+    commitment, the opponent's link, the dice, its entry hash and its log entries' inclusion
+    proofs to the root of ``head`` (the document's signed tree head)."""
+    return programs.get_template("verify_roll_v2.py.j2").render(match_id=match_id, roll=entry,
+                                                                 head=head)
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
@@ -143,16 +154,21 @@ def audit_page(
                                      either_document(session, match_id))
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
-    # A revealed roll that cannot be read (verdict malformed) cannot fill in a program; the
-    # filled-in programs are v1's recipe (v2 rows are checked by the whole-match verifier).
+    # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
     readable = [r for r in document["rolls"]
-                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED
-                and document["format"] == verify.AUDIT_FORMAT]
+                if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED]
+    if document["format"] == verify.AUDIT_FORMAT:
+        first = verify_programs(match_id, readable[0]) if readable else None
+        rows = {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]}
+    else:  # v2: one program per row, with its inputs, entry hash and log proofs
+        head = document["log"]["head"]
+        rows = {r["roll_id"]: roll_program_v2(match_id, r, head) for r in readable}
+        first = {"python": rows.pop(readable[0]["roll_id"])} if readable else None
     context |= {
         "doc": document,
         "players": player_names(match_info(session, match_id), translator(language)),
-        "programs": verify_programs(match_id, readable[0]) if readable else None,
-        "row_programs": {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]},
+        "programs": first,
+        "row_programs": rows,
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
         "log_checker_url": request.url_for("log_checker_source"),

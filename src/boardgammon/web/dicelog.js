@@ -1,0 +1,196 @@
+// The public log's proof for a v2 roll, checked on the player's own device (docs/fair-dice.md
+// §The public log and §The record (v2); the server's side is boardgammon.dice.transparency):
+//   leaf hash = SHA-256(0x00 || leaf bytes), node = SHA-256(0x01 || left || right)
+//   the inclusion proof leads from the leaf to the signed head's root (RFC 9162 §2.1.3.2)
+//   the head's Ed25519 signature covers "boardgammon-log-head-v1" 0x00 size (8 BE) time (8 BE)
+//   root, where the browser has Ed25519 in Web Crypto
+//   the roll's last leaf names its state and its entry hash, which covers every field of the
+//   roll as shown (seed, both contributions, dice, times)
+
+import { fromHex, toHex } from "./fairdice.js";
+
+const encoder = new TextEncoder();
+export const HEAD_FORMAT = "boardgammon-log-head-v1";
+export const RECORD_SPEC_V2 = "boardgammon-record-v2";
+
+function subtle() {
+  if (!globalThis.crypto || !globalThis.crypto.subtle) {
+    throw new Error("Web Crypto is unavailable here (the page is not a secure context)");
+  }
+  return globalThis.crypto.subtle;
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function uint(value, width) {
+  const out = new Uint8Array(width);
+  let v = BigInt(value);
+  for (let i = width - 1; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+function lp(bytes) {
+  return concat([uint(bytes.length, 4), bytes]);
+}
+
+async function sha256(bytes) {
+  return new Uint8Array(await subtle().digest("SHA-256", bytes));
+}
+
+function equal(a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** SHA-256(0x00 || leaf): a leaf's hash in the tree (leaf: bytes). */
+export function leafHash(leaf) {
+  return sha256(concat([new Uint8Array([0]), leaf]));
+}
+
+function nodeHash(left, right) {
+  return sha256(concat([new Uint8Array([1]), left, right]));
+}
+
+/**
+ * The root that an inclusion proof leads to (RFC 9162 §2.1.3.2), or null where the proof
+ * cannot be one for leaf `index` of a tree of `size` leaves (index out of range, a path too
+ * long or too short). hash: the leaf's hash; path: [bytes …], in the RFC's order.
+ */
+export async function rootFromInclusion(index, size, hash, path) {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) {
+    return null;
+  }
+  // Safe integers below 2^53 halve exactly with Math.floor: no 32-bit bit operators here.
+  let fn = index;
+  let sn = size - 1;
+  let r = hash;
+  const odd = (n) => n % 2 === 1;
+  for (const p of path) {
+    if (sn === 0) return null;
+    if (odd(fn) || fn === sn) {
+      r = await nodeHash(p, r);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = Math.floor(fn / 2);
+          sn = Math.floor(sn / 2);
+        }
+      }
+    } else {
+      r = await nodeHash(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 ? r : null;
+}
+
+/** The 72 bytes a tree head's signature covers (head: {tree_size, timestamp, root_hash}). */
+export function headBytes(head) {
+  const root = fromHex(head.root_hash);
+  if (root.length !== 32) throw new Error("a root hash has 32 bytes");
+  return concat([encoder.encode(HEAD_FORMAT), new Uint8Array([0]), uint(head.tree_size, 8),
+    uint(head.timestamp, 8), root]);
+}
+
+/**
+ * Whether `head.signature` is the Ed25519 signature of the head by `publicKeyHex`: true,
+ * false, or null where this browser's Web Crypto has no Ed25519 (then nothing was checked).
+ */
+export async function verifyHeadSignature(publicKeyHex, head) {
+  let key;
+  try {
+    key = await subtle().importKey("raw", fromHex(publicKeyHex), { name: "Ed25519" }, false,
+      ["verify"]);
+  } catch (err) {
+    if (err && err.name === "NotSupportedError") return null;
+    return false; // a key that is no Ed25519 key
+  }
+  return subtle().verify({ name: "Ed25519" }, key, fromHex(head.signature), headBytes(head));
+}
+
+function text(value) {
+  return lp(value == null ? new Uint8Array(0) : encoder.encode(String(value)));
+}
+
+function raw(hex) {
+  return lp(hex == null ? new Uint8Array(0) : fromHex(hex));
+}
+
+/** A v2 audit entry's entry hash (docs/fair-dice.md §The record (v2)), lowercase hex. */
+export async function entryHashV2(matchId, roll) {
+  const dice = roll.dice == null ? [0, 0] : roll.dice;
+  const bytes = concat([
+    text(RECORD_SPEC_V2), text(roll.prev_hash), text(matchId), text(roll.roll_id),
+    uint(roll.seq, 4), uint(roll.nonce, 8), uint(roll.seat, 1),
+    text(roll.kind), text(roll.state), text(roll.commitment),
+    raw(roll.server_seed), raw(roll.roller_entropy), text(roll.roller_source),
+    raw(roll.opponent_prev_link), raw(roll.opponent_entropy), text(roll.opponent_source),
+    new Uint8Array(dice),
+    text(roll.committed_at), text(roll.requested_at), text(roll.opponent_at),
+    text(roll.revealed_at), text(roll.played_at), text(roll.voided_at),
+  ]);
+  return toHex(await sha256(bytes));
+}
+
+// The roll as the match showed it and as the audit document holds it must agree on these.
+const SAME = ["seat", "nonce", "kind", "commitment", "server_seed", "roller_entropy",
+  "opponent_prev_link", "opponent_entropy"];
+// A leaf names its roll by these.
+const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
+
+/**
+ * Check that a revealed v2 roll (`roll`, as the match showed it and this device checked it) is
+ * in the public log: `audit` is the match's audit document (GET /api/audit/{match_id}) and
+ * `publicKey` the log's key from its fixed address (GET /api/log/public-key).
+ * Returns {problems, checked, treeSize}: problem codes log_missing (no entry for the roll),
+ * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
+ * names another roll or state), log_proof (an inclusion proof does not lead to the head's
+ * root), log_signature (the head's signature does not verify, or another key signed it);
+ * checked codes log and signature, or signature_unchecked where the browser has no Ed25519.
+ */
+export async function checkInLog(matchId, roll, audit, publicKey) {
+  const problems = [];
+  const checked = [];
+  const head = audit && audit.log && audit.log.head;
+  const logged = audit && (audit.rolls || []).find((r) => r.roll_id === roll.roll_id);
+  if (!head || !logged || !logged.log || logged.log.length === 0) {
+    return { problems: ["log_missing"], checked, treeSize: null };
+  }
+  const differs = audit.match_id !== matchId
+    || SAME.some((k) => (roll[k] ?? null) !== (logged[k] ?? null))
+    || String(roll.dice) !== String(logged.dice);
+  const root = fromHex(head.root_hash);
+  let proofs = true;
+  let named = true;
+  for (const entry of logged.log) {
+    const leaf = encoder.encode(entry.leaf);
+    const fields = JSON.parse(entry.leaf);
+    if (fields.match_id !== matchId || NAMED.some((k) => fields[k] !== logged[k])) named = false;
+    const path = entry.inclusion_path.map(fromHex);
+    const reached = await rootFromInclusion(entry.index, head.tree_size, await leafHash(leaf), path);
+    if (!reached || !equal(reached, root)) proofs = false;
+  }
+  const last = JSON.parse(logged.log[logged.log.length - 1].leaf);
+  const hashed = await entryHashV2(matchId, logged);
+  if (differs || !named || last.event !== logged.state || last.entry_hash !== hashed
+      || logged.entry_hash !== hashed) {
+    problems.push("log_mismatch");
+  }
+  if (!proofs) problems.push("log_proof");
+  if (problems.length === 0) checked.push("log");
+  const signed = audit.log.public_key !== publicKey ? false
+    : await verifyHeadSignature(publicKey, head);
+  if (signed === false) problems.push("log_signature");
+  else checked.push(signed ? "signature" : "signature_unchecked");
+  return { problems, checked, treeSize: head.tree_size };
+}

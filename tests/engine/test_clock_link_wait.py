@@ -1,0 +1,159 @@
+"""The wait for the other player's device (v2 dice, issue #25: "a device that does not reveal in
+time costs its own player's clock, never stalls the match for free"): the roller's clock stands
+still while the roll waits for the opponent's link, the opponent's reserve runs without a delay
+window, a flag during the wait falls for the opponent, and the record replays it exactly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boardgammon.engine.clock import PRESETS, Clock
+from boardgammon.engine.errors import ClockError, WrongPhase
+from boardgammon.engine.match import Match
+from boardgammon.engine.record import Flagged, Rolled, action_from_dict
+
+RAPID = PRESETS["rapid"]  # 12 s delay, 120 s per point
+
+
+def test_the_wait_is_the_opponents_and_the_roller_keeps_its_delay():
+    clock = Clock(RAPID, match_length=1)
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=5.0)  # seat 0 asked to roll after 5 s: 7 s of delay left
+    assert clock.ticking == 1 and clock.deadline() == 5.0 + 120.0
+    assert clock.charged(0, now=9.0) == 0.0 and clock.charged(1, now=9.0) == 4.0
+    assert clock.delay_left(9.0) == 0.0
+    assert clock.release(now=9.0) == 4.0
+    assert clock.reserve == (120.0, 116.0)
+    # Seat 0's period goes on where it stood: 7 s of delay, then its reserve.
+    assert clock.delay_left(9.0) == 7.0
+    assert clock.stop(0, now=26.0) == 10.0  # 5 + 17 s of its own, 12 free
+    assert clock.reserve == (110.0, 116.0)
+
+
+def test_a_hold_is_for_the_other_seat_and_only_one_at_a_time():
+    clock = Clock(RAPID, match_length=1)
+    with pytest.raises(ClockError, match="no clock runs"):
+        clock.hold(1, now=0.0)
+    clock.start_turn(0, now=0.0)
+    with pytest.raises(ClockError, match="other seat"):
+        clock.hold(0, now=1.0)
+    clock.hold(1, now=1.0)
+    with pytest.raises(ClockError, match="already"):
+        clock.hold(1, now=2.0)
+    with pytest.raises(ClockError, match="release it first"):
+        clock.stop(0, now=2.0)
+    with pytest.raises(ClockError, match="backwards"):
+        clock.release(now=0.5)
+    assert clock.held == (1, 1.0) and clock.reserve == (120.0, 120.0)
+
+
+@given(before=st.floats(0, 100), wait=st.floats(0, 50), after=st.floats(0, 100))
+def test_the_roller_is_charged_as_if_the_wait_had_not_been(before, wait, after):
+    waited = Clock(RAPID, match_length=3)
+    waited.start_turn(0, now=0.0)
+    waited.hold(1, now=before)
+    waited.release(now=before + wait)
+    charged = waited.stop(0, now=before + wait + after)
+    plain = Clock(RAPID, match_length=3)
+    plain.start_turn(0, now=0.0)
+    assert charged == pytest.approx(plain.stop(0, now=before + after), abs=1e-9)
+    assert waited.reserve[1] == pytest.approx(360.0 - wait, abs=1e-9)
+
+
+def _on_roll(now: float = 0.0) -> Match:
+    """A rapid 1-point match between ann and bob, seat 0 on roll for its second turn at
+    ``now`` + 10 (the opening 3-1 at ``now``, bob's 6-5 turn from 2 to 8 s)."""
+    m = Match(1, players=("ann", "bob"), time_control="rapid", start=now)
+    m.roll_opening(3, 1, now=now + 1.0)
+    m.play(0, "8/5 6/5", now=now + 2.0)
+    m.roll(1, 6, 5, now=now + 3.0)
+    m.play(1, "24/13", now=now + 8.0)
+    return m
+
+
+def test_a_roll_that_waited_charges_the_opponent_and_replays():
+    m = _on_roll()
+    assert m.clock is not None and m.clock.running == 0
+    m.await_device(1, now=11.0)  # ann asked 3 s into her turn
+    m.roll(0, 6, 4, now=14.0)  # bob's link came 3 s later
+    assert m.record[-1] == Rolled(game=0, seat=0, dice=(6, 4), t=14.0, asked=11.0)
+    assert m.clock.reserve == (120.0, 117.0) and m.clock.delay_left(14.0) == 9.0
+    again = Match.from_json(m.to_json())
+    assert again.clock is not None
+    assert again.clock.reserve == (120.0, 117.0) and again.clock.delay_left(14.0) == 9.0
+    assert action_from_dict(m.record[-1].to_dict()) == m.record[-1]
+
+
+def test_the_opening_roll_waits_for_the_other_seat():
+    m = Match(1, players=("ann", "bob"), time_control="rapid", start=0.0)
+    m.await_device(1, now=2.0)
+    m.roll_opening(5, 2, now=4.5)
+    assert m.clock is not None and m.clock.reserve == (120.0, 117.5)
+    # Ann won it and goes on with her move: 2 s of it used before she asked.
+    assert m.clock.running == 0 and m.clock.delay_left(4.5) == 10.0
+    assert Match.from_json(m.to_json()).clock.reserve == (120.0, 117.5)  # type: ignore[union-attr]
+    other = Match(1, players=("ann", "bob"), time_control="rapid", start=0.0)
+    other.await_device(1, now=2.0)
+    other.roll_opening(2, 5, now=4.5)  # bob won it: his move starts with a whole delay
+    assert other.clock is not None and other.clock.reserve == (120.0, 117.5)
+    assert other.clock.running == 1 and other.clock.delay_left(4.5) == 12.0
+
+
+def test_a_flag_during_the_wait_loses_for_the_late_player():
+    m = Match(1, players=("ann", "bob"), time_control="rapid", start=0.0)
+    m.roll_opening(3, 1, now=1.0)
+    m.play(0, "8/5 6/5", now=2.0)
+    m.roll(1, 6, 5, now=3.0)
+    m.play(1, "24/13", now=132.5)  # bob's move from 2 s: 12 free, 118.5 off his 120
+    clock = m.clock
+    assert clock is not None and clock.reserve == (120.0, 1.5)
+    m.await_device(1, now=133.5)
+    assert clock.out_of_time(134.5) is None and clock.deadline() == 135.0
+    assert clock.out_of_time(135.1) == 1
+    with pytest.raises(Exception, match="seat 1's reserve ran out"):
+        m.roll(0, 6, 4, now=135.1)
+    assert m.claim_flag(135.1) == 1
+    assert m.winner == 0 and m.flagged == 1
+    assert m.record[-1] == Flagged(game=0, seat=1, t=135.1, asked=133.5)
+    assert clock.reserve[0] == 120.0  # ann's 1 s before she asked was in her delay
+    again = Match.from_json(m.to_json())
+    assert again.winner == 0 and again.flagged == 1 and again.clock is not None
+    assert again.clock.reserve == pytest.approx(clock.reserve)
+
+
+def test_nothing_but_the_roll_happens_during_the_wait():
+    m = _on_roll()
+    m.await_device(1, now=11.0)
+    before = m.to_json()
+    with pytest.raises(WrongPhase, match="waiting for seat 1's device"):
+        m.resign(1, 1, now=12.0)
+    with pytest.raises(WrongPhase, match="waiting for seat 1's device"):
+        m.double(0, now=12.0)
+    assert m.to_json() == before and m.clock is not None and m.clock.held == (1, 11.0)
+
+
+def test_no_wait_outside_the_roll():
+    m = _on_roll()
+    m.roll(0, 6, 4, now=12.0)
+    with pytest.raises(WrongPhase, match="no roll to wait for"):
+        m.await_device(1, now=13.0)
+    with pytest.raises(Exception, match="no clock"):
+        Match(1).await_device(1, now=0.0)
+
+
+def test_a_replay_without_the_clock_ignores_the_wait():
+    from dataclasses import replace
+
+    from boardgammon.formats import write_mat
+
+    m = _on_roll()
+    m.await_device(1, now=11.0)
+    m.roll(0, 6, 4, now=14.0)
+    m.play(0, "24/18 13/9", now=15.0)
+    plain = Match(1, players=("ann", "bob"))
+    for action in m.record:
+        plain.apply(replace(action, t=None))
+    assert plain.game.board == m.game.board and plain.clock is None
+    assert "64: 24/18 13/9" in write_mat(m)

@@ -1,0 +1,232 @@
+"""The client's check of the public log (web/dicelog.js) in Chromium: inclusion proofs against
+the server's Python (RFC 9162 §2.1.3), the v2 entry hash against the spec's example, the tree
+head's Ed25519 signature, and the match page's verdict against a real server: ✓ for a proof
+that holds, ✗ with the reason for a proof altered on its way to the page."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from boardgammon.dice.transparency import (
+    head_bytes,
+    inclusion_path,
+    leaf_bytes,
+    leaf_hash,
+    root_of,
+)
+
+pytestmark = pytest.mark.browser
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md"
+
+
+def run(page, body: str, arg=None):
+    return page.evaluate(
+        "async (arg) => { const dl = await import('/static/dicelog.js');"
+        "const fd = await import('/static/fairdice.js');" + body + "}",
+        arg,
+    )
+
+
+def test_inclusion_proofs_agree_with_the_server(module_page):
+    rng = random.Random(20261202)
+    cases = []
+    for size in [1, 2, 3, 5, 7, 8, 13, 64, 100]:
+        leaves = [rng.randbytes(rng.randrange(1, 40)) for _ in range(size)]
+        hashes = [leaf_hash(leaf) for leaf in leaves]
+
+        def subtree(lo: int, hi: int, hashes=hashes) -> bytes:
+            return root_of(hashes[lo:hi])
+
+        for index in sorted({0, size - 1, rng.randrange(size)}):
+            path = [p.hex() for p in inclusion_path(index, size, subtree)]
+            cases.append({"leaf": leaves[index].hex(), "index": index, "size": size,
+                          "path": path, "root": root_of(hashes).hex()})
+    got = run(
+        module_page,
+        """const out = [];
+        for (const c of arg) {
+          const h = await dl.leafHash(fd.fromHex(c.leaf));
+          const at = (i, s, p) => dl.rootFromInclusion(i, s, h, p.map(fd.fromHex));
+          const r = await at(c.index, c.size, c.path);
+          // The same proof for another leaf, a shortened proof, a leaf out of range: never
+          // the root.
+          const other = c.size > 1 ? await at((c.index + 1) % c.size, c.size, c.path) : null;
+          const short = c.path.length ? await at(c.index, c.size, c.path.slice(1)) : null;
+          const beyond = await at(c.size, c.size, c.path);
+          const hex = (x) => (x ? fd.toHex(x) : null);
+          out.push([hex(r), hex(other), hex(short), hex(beyond)]);
+        }
+        return out;""",
+        cases,
+    )
+    for case, (reached, other, short, beyond) in zip(cases, got, strict=True):
+        assert reached == case["root"]
+        assert case["root"] not in (other, short) and beyond is None
+
+
+def test_entry_hash_of_the_spec_example(module_page):
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
+    document = next(b for b in blocks if b.get("format") == "boardgammon-audit-v2")
+    got = run(
+        module_page,
+        "return Promise.all(arg.rolls.map((r) => dl.entryHashV2(arg.match_id, r)));",
+        document,
+    )
+    assert got == [r["entry_hash"] for r in document["rolls"]]
+    assert got[0] == "3c7b73549c45a6d72911ac4cdc266d058dfd1198abb6161ed3d7e626aa9cc1d6"
+
+
+def test_head_signature(module_page):
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    root = bytes(range(32))
+    head = {"tree_size": 17, "timestamp": 1_764_547_200_123, "root_hash": root.hex()}
+    head["signature"] = key.sign(head_bytes(17, 1_764_547_200_123, root)).hex()
+    got = run(
+        module_page,
+        """const v = (h) => dl.verifyHeadSignature(arg.key, h);
+        return [await v(arg.head), await v({...arg.head, tree_size: 18}),
+                await v({...arg.head, root_hash: "00".repeat(32)}),
+                fd.toHex(dl.headBytes(arg.head))];""",
+        {"key": public, "head": head},
+    )
+    assert got == [True, False, False, head_bytes(17, 1_764_547_200_123, root).hex()]
+
+
+def _computer_match(browser, live_server, tamper: bool):
+    """A guest's 1-point match against the computer on the real server, its page once the
+    first roll's verdict is shown; ``tamper``: every inclusion proof the page fetches has its
+    first hash altered."""
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    fetched: list[str] = []
+
+    def handle(route, request):
+        response = route.fetch()
+        document = response.json()
+        for roll in document["rolls"]:
+            for entry in roll.get("log", []):
+                if tamper and entry["inclusion_path"]:
+                    first = entry["inclusion_path"][0]
+                    entry["inclusion_path"][0] = ("0" if first[0] != "0" else "1") + first[1:]
+        fetched.append(request.url)
+        route.fulfill(response=response, body=json.dumps(document))
+
+    page.route(re.compile(r".*/api/audit/mat_[^/?]+$"), handle)
+    page.goto(live_server + "/")
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    page.wait_for_selector(".dice-log .verdict:not(.pending)", state="attached", timeout=30_000)
+    return context, page, fetched
+
+
+def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, output_dir):
+    context, page, fetched = _computer_match(browser, live_server, tamper=False)
+    mark = page.locator(".dice-log .verdict").first
+    assert mark.get_attribute("data-verdict") == "ok" and mark.text_content() == "✓ verified"
+    title = mark.get_attribute("title")
+    assert "inclusion proof checked against the signed tree head of" in title
+    assert "tree head signature (Ed25519) verified" in title  # Chromium has Ed25519
+    assert fetched  # the proof came from the audit document
+    page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
+    context.close()
+
+
+def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
+    context, page, fetched = _computer_match(browser, live_server, tamper=True)
+    mark = page.locator(".dice-log .verdict").first
+    assert mark.get_attribute("data-verdict") == "failed" and mark.text_content() == "✗ FAILED"
+    assert mark.get_attribute("title") == (
+        "the inclusion proof does not lead to the signed tree head"
+    )
+    page.wait_for_selector(".dice-alert p")
+    assert "the inclusion proof does not lead to the signed tree head" in page.locator(
+        ".dice-alert").text_content()
+    assert len(fetched) >= 2  # fetched again once before it failed
+    page.screenshot(path=str(output_dir / "dicelog-failed-360.png"), full_page=True)
+    context.close()
+
+
+def _logged_document() -> tuple[dict, dict, str]:
+    """The spec's v2 example (docs/fair-dice.md) with a public log: its first roll's last leaf
+    among four others, a head signed by a fresh key. (document, the roll as shown, key hex)"""
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
+    document = next(b for b in blocks if b.get("format") == "boardgammon-audit-v2")
+    roll = document["rolls"][0]
+    leaf = leaf_bytes("played", {**roll, "match_id": document["match_id"]},
+                      "2026-12-02T12:00:09+00:00")
+    leaves = [b"a", b"b", leaf, b"c", b"d"]
+    hashes = [leaf_hash(x) for x in leaves]
+    path = inclusion_path(2, 5, lambda lo, hi: root_of(hashes[lo:hi]))
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    head = {"tree_size": 5, "timestamp": 1_764_676_809_000, "root_hash": root_of(hashes).hex()}
+    head["signature"] = key.sign(head_bytes(5, head["timestamp"], root_of(hashes))).hex()
+    shown = {k: v for k, v in roll.items() if k != "log"}
+    roll["log"] = [{"index": 2, "event": "played", "leaf": leaf.decode(),
+                    "inclusion_path": [p.hex() for p in path]}]
+    document["log"] = {"format": "boardgammon-log-v1", "public_key": public, "head": head}
+    return document, shown, public
+
+
+def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False) -> dict:
+    return run(
+        page,
+        """if (arg.stub) {
+             const original = crypto.subtle.importKey.bind(crypto.subtle);
+             crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+               algorithm.name === "Ed25519"
+                 ? Promise.reject(new DOMException("no Ed25519", "NotSupportedError"))
+                 : original(format, data, algorithm, ...rest);
+           }
+           return await dl.checkInLog(arg.doc.match_id, arg.shown, arg.doc, arg.key);""",
+        {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519},
+    )
+
+
+def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
+    document, shown, key = _logged_document()
+    assert _check(module_page, document, shown, key) == {
+        "problems": [], "checked": ["log", "signature"], "treeSize": 5}
+    other = Ed25519PrivateKey.generate().public_key().public_bytes(
+        Encoding.Raw, PublicFormat.Raw).hex()
+    cases = [
+        ("another key", lambda d, s: (d, s, other), ["log_signature"]),
+        ("a forged signature", lambda d, s: (
+            {**d, "log": {**d["log"], "head": {**d["log"]["head"], "signature": "00" * 64}}},
+            s, key), ["log_signature"]),
+        ("other dice shown", lambda d, s: (d, {**s, "dice": [6, 6]}, key), ["log_mismatch"]),
+        ("a rewritten roll", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "opponent_at": "2026-12-02T12:00:04.000000Z"}]},
+            s, key), ["log_mismatch"]),
+        ("a proof for another leaf", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "log": [{**d["rolls"][0]["log"][0],
+                                                       "index": 3}]}]}, s, key),
+         ["log_proof"]),
+        ("no log entry", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "log": []}]}, s, key), ["log_missing"]),
+    ]
+    for name, change, problems in cases:
+        doc, roll, public = change(document, shown)
+        assert _check(module_page, doc, roll, public)["problems"] == problems, name
+
+
+def test_a_browser_without_ed25519_says_the_signature_was_not_checked(module_page):
+    document, shown, key = _logged_document()
+    assert _check(module_page, document, shown, key, stub_ed25519=True) == {
+        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 5}
