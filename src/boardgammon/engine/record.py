@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from .errors import InvalidRecord
 
 ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
-                "accept", "decline", "flag")
+                "accept", "decline", "flag", "forfeit")
 
 _JSON_FIELDS = ("seat", "dice", "play", "value", "t")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
@@ -159,13 +159,24 @@ class Flagged(_Entry):
     t: float
 
 
+@dataclass(frozen=True, kw_only=True)
+class Forfeited(_Entry):
+    """``seat`` forfeited the match (its player's account was deleted while it was played):
+    the opponent wins it, as after a flag. ``t``: when, where the match has a clock."""
+
+    kind: ClassVar[Literal["forfeit"]] = "forfeit"
+    game: int
+    seat: int
+    t: float | None = None
+
+
 Action = (OpeningRolled | Rolled | Played | Doubled | Beavered | Took | Dropped | Resigned
-          | Accepted | Declined | Flagged)
+          | Accepted | Declined | Flagged | Forfeited)
 """One entry of the match record."""
 
 _TYPES: dict[str, type[Action]] = {
     cls.kind: cls for cls in (OpeningRolled, Rolled, Played, Doubled, Beavered, Took, Dropped,
-                              Resigned, Accepted, Declined, Flagged)}
+                              Resigned, Accepted, Declined, Flagged, Forfeited)}
 _NEEDS = {"seat": "its seat", "dice": "two dice", "play": "its play", "value": "its value",
           "t": "its time"}
 

@@ -245,9 +245,9 @@ def games_json(match: Match) -> list[GameEntry]:
     games: list[GameEntry] = [
         {"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
         for i, r in enumerate(match.results)]
-    if match.flagged is not None:
+    if match.flagged is not None or match.forfeited is not None:
         games.append({"game_number": len(match.games), "winner": match.winner, "points": 0,
-                      "how": "flag"})
+                      "how": "flag" if match.flagged is not None else "forfeit"})
     return games
 
 
