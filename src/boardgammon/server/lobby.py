@@ -239,7 +239,8 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
         raise Invalid("a correspondence match has no clock preset")
     invitee = None
     if body.invite is not None:
-        invitee = session.execute(select(User).where(User.username_key == body.invite.lower())
+        invitee = session.execute(select(User).where(User.username_key == body.invite.lower(),
+                                                     User.deleted_at.is_(None))
                                   ).scalar_one_or_none()
         if invitee is None:
             raise NotFound(f"no player named {body.invite!r}")

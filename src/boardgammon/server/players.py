@@ -111,7 +111,8 @@ def find_player(session: Session, name: str) -> User:
     Raises:
         NotFound: ``not_found``.
     """
-    user = session.scalar(select(User).where(User.username_key == name.lower()))
+    user = session.scalar(select(User).where(User.username_key == name.lower(),
+                                             User.deleted_at.is_(None)))
     if user is None:
         raise NotFound(f"no player named {name!r}")
     return user

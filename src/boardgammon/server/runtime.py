@@ -325,6 +325,7 @@ class Runtime:
 def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
     """Add the game server's routers to ``app``; returns its runtime."""
     from boardgammon.server import (
+        accounts,
         auth,
         blocks,
         chat,
@@ -336,8 +337,8 @@ def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
         websocket,
     )
 
-    for module in (auth, lobby, match_routes, rematch, websocket, chat, blocks, watching,
-                   notifications):
+    for module in (auth, accounts, lobby, match_routes, rematch, websocket, chat, blocks,
+                   watching, notifications):
         app.include_router(module.router)
     return Runtime(config or GameConfig.from_env())
 
