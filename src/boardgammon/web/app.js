@@ -6,7 +6,8 @@ import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
 import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, LANGUAGES, setLang, t } from "./i18n.js";
+import { lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
+import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
 import { ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 import { Notifier } from "./notifications.js";
@@ -184,7 +185,7 @@ function clockText(name) {
 function finishedText(m) {
   if (m.winner === null || m.winner === undefined) return t("lobby.finished");
   const [a, b] = [m.score[m.winner], m.score[1 - m.winner]];
-  return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: m.opponent, a, b });
+  return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: playerName(m.opponent), a, b });
 }
 
 /** How a match of "my matches" is played: its clock preset, or correspondence. */
@@ -218,7 +219,8 @@ class LobbyPage {
     fill(app.main, h("section", { class: "lobby" },
       h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
       app.user.guest ? upgradeForm() : null,
-      this.lists, this.watch.node, h("div", { class: "forms" })));
+      this.lists, this.watch.node, h("div", { class: "forms" }),
+      deleteAccountBox(app.user, () => { app.user = null; navigate("/"); })));
     this.start();
   }
 
@@ -285,7 +287,7 @@ class LobbyPage {
     const list = (title, items, render) => h("section", {}, h("h2", {}, title),
       items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));
     const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
-      h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
+      h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: playerName(m.opponent) })),
       ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
       m.status === "finished" ? finishedText(m) : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "",

@@ -15,6 +15,15 @@ const STRINGS = {
     "auth.signout": "Sign out",
     "auth.upgrade": "Keep this account",
     "auth.upgrade.hint": "Choose a name and password to keep your guest matches.",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "Delete account",
+    "account.delete.what": "Deleting is for good: you are signed out everywhere and cannot sign in again; your rating goes; matches you are playing are forfeited to your opponents; your open seeks and invitations are withdrawn. Finished matches and their dice record stay, shown as “deleted player”; your name stays taken.",
+    "account.delete.confirm": "Yes, delete {name} for good",
+    "account.delete.button": "Delete my account",
+    "account.delete.wrong": "Wrong password: the account is not deleted.",
+    "player.deleted": "deleted player",
+    "result.gameforfeit": "Game {n}: {name} wins the match by forfeit (the opponent's account was deleted)",
+    "how.forfeit": "forfeit",
     "auth.rules": "Usernames: 3–20 letters, digits, _ or -. Passwords: at least 8 characters.",
     "auth.signedin": "Signed in as {name}",
     "lobby.title": "Lobby",
@@ -333,6 +342,15 @@ const STRINGS = {
     "auth.signout": "Abmelden",
     "auth.upgrade": "Konto behalten",
     "auth.upgrade.hint": "Wähle Namen und Passwort, um deine Gastpartien zu behalten.",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "Konto löschen",
+    "account.delete.what": "Das Löschen ist endgültig: Du wirst überall abgemeldet und kannst dich nicht mehr anmelden; deine Wertung verfällt; laufende Matches gehen an deine Gegner; offene Angebote und Einladungen werden zurückgezogen. Beendete Matches und ihr Würfelprotokoll bleiben, als „gelöschter Spieler“; dein Name bleibt vergeben.",
+    "account.delete.confirm": "Ja, {name} endgültig löschen",
+    "account.delete.button": "Mein Konto löschen",
+    "account.delete.wrong": "Falsches Passwort: Das Konto wurde nicht gelöscht.",
+    "player.deleted": "gelöschter Spieler",
+    "result.gameforfeit": "Spiel {n}: {name} gewinnt die Partie kampflos (das Konto des Gegners wurde gelöscht)",
+    "how.forfeit": "kampflos",
     "auth.rules": "Benutzernamen: 3–20 Buchstaben, Ziffern, _ oder -. Passwörter: mindestens 8 Zeichen.",
     "auth.signedin": "Angemeldet als {name}",
     "lobby.title": "Lobby",
@@ -651,6 +669,15 @@ const STRINGS = {
     "auth.signout": "ログアウト",
     "auth.upgrade": "このアカウントを残す",
     "auth.upgrade.hint": "名前とパスワードを決めるとゲストの対局が残ります。",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "アカウントを削除",
+    "account.delete.what": "削除は取り消せません。すべての端末でログアウトされ、再びログインできなくなります。レーティングは消え、対局中のマッチは相手の勝ち（没収）となり、募集中の対局と招待は取り下げられます。終わったマッチとそのダイス記録は「削除されたプレイヤー」として残り、名前は再登録できません。",
+    "account.delete.confirm": "はい、{name} を完全に削除します",
+    "account.delete.button": "アカウントを削除する",
+    "account.delete.wrong": "パスワードが違います。アカウントは削除されていません。",
+    "player.deleted": "削除されたプレイヤー",
+    "result.gameforfeit": "第{n}ゲーム: 相手のアカウント削除により {name} がマッチに不戦勝",
+    "how.forfeit": "不戦勝",
     "auth.rules": "ユーザー名: 英数字・_・- で3〜20文字。パスワード: 8文字以上。",
     "auth.signedin": "{name} としてログイン中",
     "lobby.title": "ロビー",
@@ -994,6 +1021,15 @@ export function t(key, params = {}) {
   }
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
+
+/** A player's name as the client shows it: a deleted account's placeholder name (the API's
+ * "deleted player", docs/api.md §Deleting an account) in the page's language. */
+export function playerName(name) {
+  return name === DELETED_NAME ? t("player.deleted") : name;
+}
+
+/** The API's name for every deleted account (no account can be called this: it has a space). */
+export const DELETED_NAME = "deleted player";
 
 /** Every key of every language, for the test that no language lacks a string. */
 export function keys(code) {

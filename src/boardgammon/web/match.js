@@ -10,7 +10,7 @@ import { ChatPanel } from "./chat.js";
 import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, t } from "./i18n.js";
+import { lang, playerName, t } from "./i18n.js";
 import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -369,7 +369,7 @@ export class MatchPage {
     if (!p) return "?";
     // The server already names the computer by its level ("Computer (easy)"); say it once,
     // in the page's language, from the level rather than appending to that name.
-    return p.bot ? t("match.bot", { level: t(`level.${p.bot}`) }) : p.username;
+    return p.bot ? t("match.bot", { level: t(`level.${p.bot}`) }) : playerName(p.username);
   }
 
   render() {
@@ -726,8 +726,8 @@ export class MatchPage {
         h("a", { href: "/", "data-link": "", class: "button lobby-link" }, t("result.lobby"))),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
-        g.how === "flag"  // a flag scores no points: it ends the match
-          ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
+        g.how === "flag" || g.how === "forfeit"  // no points: it ends the match
+          ? t(`result.game${g.how}`, { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),
       // The public log's signed head that includes this match (sent with the match's end).
