@@ -364,6 +364,15 @@ export class MatchPage {
     return { me, opp: 1 - me, player: s.you === 0 || s.you === 1 };
   }
 
+  /** The cube as the board draws it from seat `me`'s side (`null`: centred), or null in a
+   * 1-point match, which has no cube (money play and the Crawford game keep it in view). */
+  cubeView(me) {
+    const s = this.state;
+    if (s.length === 1) return null;
+    const owner = s.cube.owner;
+    return { value: s.cube.value, side: owner === null || me === null ? "centre" : owner === me ? "me" : "them" };
+  }
+
   name(seat) {
     const p = this.state.players[seat];
     if (!p) return "?";
@@ -394,7 +403,7 @@ export class MatchPage {
     delete this.svg.dataset.playback;
     if (this.viewing) {
       const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
-      renderBoard(this.svg, { mine, theirs, dice: null, cube: { value: s.cube.value, side: "centre" },
+      renderBoard(this.svg, { mine, theirs, dice: null, cube: this.cubeView(null),
         sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
       return;
     }
@@ -424,8 +433,7 @@ export class MatchPage {
     } else {
       dice = lastDice(s.last_play, me);
     }
-    const owner = s.cube.owner;
-    const cube = { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" };
+    const cube = this.cubeView(me);
     const focused = this.svg.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-point") : null;
     renderBoard(this.svg, { ...position, dice, cube, sources, destinations, selected: this.selected,
@@ -446,9 +454,8 @@ export class MatchPage {
     const dice = lastDice(s.last_play, me);
     dice.used = dice.values.map((_, i) => i < done);
     dice.last = false;
-    const owner = s.cube.owner;
     renderBoard(this.svg, { mine: board[me], theirs: mirror(board[opp]), dice,
-      cube: { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" },
+      cube: this.cubeView(me),
       sources: new Set(), destinations: new Set(), selected: null,
       marks: lastMarks({ ...s.last_play, moves: s.last_play.moves.slice(0, done) }, me),
       flip: options.flip }, () => this.playback.skip());
@@ -492,8 +499,8 @@ export class MatchPage {
     fill(this.scoreLine, h("span", { class: "score-text" },
       t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
-    h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
-      s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })));
+    this.cubeView(me) ? h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
+      s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })) : null);
     for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
       panel.dataset.seat = seat;
       panel.classList.toggle("on-turn", s.turn === seat);
