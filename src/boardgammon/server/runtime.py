@@ -212,14 +212,14 @@ class Runtime:
         return step
 
     async def spectators_changed(self, match_id: str, by: int) -> None:
-        """A spectator came (``by`` = 1) or went (-1): the players' connections to the match,
-        on every process, get the new count as a ``spectators`` frame (not the spectators':
-        a watcher's socket carries the match and nothing else). A count that cannot be
-        changed (Redis unreachable) is logged and watching goes on without it."""
+        """A spectator came (``by`` = 1) or went (-1): every connection to the match, the
+        players' and the spectators' (the newcomer's included), on every process, gets the new
+        count as a ``spectators`` frame. A count that cannot be changed (Redis unreachable) is
+        logged and watching goes on without it."""
         try:
             count = await self.spectators.change(match_id, by)
             await self.bus.publish(match_id, {"frame": {"type": "spectators", "count": count},
-                                              "seats": [0, 1]})
+                                              "seats": None})
         except Exception:
             log.warning("the spectator count of %s was not changed", match_id, exc_info=True)
 
