@@ -9,7 +9,7 @@ import { glossaryLink } from "./glossary.js";
 import { lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
 import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
-import { ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
+import { profileLink, ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 import { Notifier } from "./notifications.js";
 import { WatchList } from "./watch.js";
 
@@ -392,11 +392,40 @@ async function acceptSeek(seekId, errorNode, button) {
   }
 }
 
-function joinPage(seekId) {
+async function joinPage(seekId) {
   const error = h("p", { class: "error", role: "alert" });
+  const details = h("dl", { class: "seek-details" });
+  const accept = h("button", { type: "button", class: "primary", "data-action": "accept", hidden: true,
+    onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept"));
   fill(app.main, h("section", { class: "join" }, h("h1", {}, t("join.title")),
-    h("button", { type: "button", class: "primary", "data-action": "accept",
-      onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept")), error));
+    h("h2", {}, t("join.details")), details, accept, error));
+  let seek;
+  try {
+    optionsCache = optionsCache || (await request("GET", "/api/options"));
+    seek = await request("GET", `/api/seeks/${encodeURIComponent(seekId)}`);
+  } catch (err) {
+    error.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    return;
+  }
+  fill(details, seekDetails(seek).map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
+  accept.hidden = false;
+}
+
+/** The join page's rows for `seek` (docs/api.md §Lobby): [term, value] pairs. */
+function seekDetails(seek) {
+  const rating = seek.owner_rating === null || seek.owner_rating === undefined ? ""
+    : ` (${Math.round(seek.owner_rating)})`;
+  const bound = (x) => (x === null || x === undefined ? t("join.any") : String(Math.round(x)));
+  return [
+    [t("join.owner"), [profileLink(seek.owner), rating]],
+    seek.invite ? [t("join.invite"), seek.invite] : null,
+    [t("lobby.length"), t("join.points", { n: seek.length })],
+    [t("lobby.variant"), t(`variant.${seek.variant}`)],
+    [t("lobby.clock"), seek.mode === "correspondence" ? t("join.days", { n: seek.days })
+      : seek.clock ? clockText(seek.clock) : t("join.noclock")],
+    [t("join.rating"), seek.rated ? t("join.rated") : t("join.unrated")],
+    seek.rated ? [t("join.range"), `${bound(seek.min_rating)}–${bound(seek.max_rating)}`] : null,
+  ].filter(Boolean);
 }
 
 // --- routing --------------------------------------------------------------------------------
