@@ -42,7 +42,7 @@ def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, outp
     assert _details(bob) == {
         "Angeboten von": "ann_join (1500)",
         "Länge (Punkte)": "1 Punkt",
-        "Variante": "Standard",
+        "Variante": "Backgammon",
         "Uhr": "Fernpartie, 1 Tag pro Zug",
         "Wertung": "ungewertet",
     }

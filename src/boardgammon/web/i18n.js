@@ -57,7 +57,9 @@ const STRINGS = {
     "lobby.vs": "vs {name}",
     "lobby.seek": "{owner}: {length}-point {variant}, {mode}",
     "lobby.deadline": "deadline {time}",
-    "variant.standard": "Standard",
+    // One name per variant everywhere (issue #23): as the profile and leaderboard pages
+    // (server i18n.py "player.variant.*") and the rules page; "Standard" is also a clock preset.
+    "variant.standard": "Backgammon",
     "variant.nackgammon": "Nackgammon",
     "variant.hypergammon": "Hypergammon",
     "join.title": "Join a match",
@@ -396,7 +398,7 @@ const STRINGS = {
     "lobby.vs": "gegen {name}",
     "lobby.seek": "{owner}: {variant} auf {length} Punkte, {mode}",
     "lobby.deadline": "Frist {time}",
-    "variant.standard": "Standard",
+    "variant.standard": "Backgammon",
     "variant.nackgammon": "Nackgammon",
     "variant.hypergammon": "Hypergammon",
     "join.title": "Einer Partie beitreten",
@@ -735,7 +737,7 @@ const STRINGS = {
     "lobby.vs": "{name} 戦",
     "lobby.seek": "{owner}: {length}ポイント {variant}、{mode}",
     "lobby.deadline": "期限 {time}",
-    "variant.standard": "標準",
+    "variant.standard": "バックギャモン",
     "variant.nackgammon": "ナックギャモン",
     "variant.hypergammon": "ハイパーギャモン",
     "join.title": "対局に参加",
