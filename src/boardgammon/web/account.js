@@ -30,7 +30,7 @@ export function deleteAccountBox(user, onDeleted) {
   } },
   h("p", { class: "hint" }, t("account.delete.what")),
   password ? h("label", { class: "field" }, h("span", {}, t("auth.password")), password) : null,
-  h("label", { class: "field check" }, confirmed,
+  h("label", { class: "field confirm" }, confirmed,
     h("span", {}, t("account.delete.confirm", { name: user.username }))),
   h("button", { type: "submit", class: "danger", "data-action": "delete-account" },
     t("account.delete.button")),

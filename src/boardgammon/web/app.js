@@ -219,8 +219,9 @@ class LobbyPage {
     fill(app.main, h("section", { class: "lobby" },
       h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
       app.user.guest ? upgradeForm() : null,
-      this.lists, this.watch.node, h("div", { class: "forms" }),
-      deleteAccountBox(app.user, () => { app.user = null; navigate("/"); })));
+      this.lists, this.watch.node, h("div", { class: "forms" })),
+    // Outside the lobby's section: its own error line is not the lobby's.
+    deleteAccountBox(app.user, () => { app.user = null; navigate("/"); }));
     this.start();
   }
 
