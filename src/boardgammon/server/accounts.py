@@ -20,6 +20,7 @@ deleted player appears there under the placeholder, without a profile.
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -51,6 +52,7 @@ from boardgammon.server.tables import (
 )
 
 router = APIRouter(tags=["accounts"])
+log = logging.getLogger("boardgammon.server")
 
 
 class Deletion(RequestBody):
@@ -114,7 +116,12 @@ async def delete_account(body: Deletion, request: Request,
     playing = await asyncio.to_thread(_delete_account, request, user.id, body.password)
     game = services(request.app).game
     for match_id in playing:
-        await game.run(match_id, game.service.forfeit, match_id, user.id)
+        try:
+            await game.run(match_id, game.service.forfeit, match_id, user.id)
+        except Exception:
+            # The account is gone already; one match that cannot be forfeited now (its
+            # clock, if any, still ends it) must not keep the others and the ratings.
+            log.exception("deleted account %s: match %s was not forfeited", user.id, match_id)
     await asyncio.to_thread(_remove_ratings, request, user.id)
     response = Response(status_code=204)
     response.delete_cookie(COOKIE)
