@@ -3,8 +3,9 @@ not CI): Boardgammon's Glicko-2 adapted to match length beside the plain FIBS fo
 
 1. **Measured strengths.** Six computer players, weakest to strongest: easy with Gaussian
    noise of σ = 0.6 and 0.3 (cubeless equity) added to every play's evaluation, easy, medium
-   with noise 0.3 and 0.1, medium. (Hard is left out: one hard game takes about 15 s on a
-   loaded 2-core machine.) Every pair plays ``--sequences`` dice sequences twice with the sides
+   with noise 0.3 and 0.1, medium; with ``--hard N``, hard as a seventh (left out by default:
+   one hard game takes about 15 s on a loaded 2-core machine, so its pairs play only ``N``
+   sequences). Every other pair plays ``--sequences`` dice sequences twice with the sides
    swapped (cubeless money games, gammons and backgammons count, as
    :mod:`benchmarks.strength` plays them); the points of each game are kept.
 2. **Simulated matches.** ``--players`` simulated players per strength play matches of mixed
@@ -20,7 +21,7 @@ not CI): Boardgammon's Glicko-2 adapted to match length beside the plain FIBS fo
 
     python -m benchmarks ratings          (defaults)
     python -m benchmarks.bench_ratings [--sequences 40] [--players 8] [--matches 6000] [--seed 1]
-        [--measured games.json]
+        [--measured games.json] [--hard 2]
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ STRENGTHS = (
     ("medium", 0.0),
 )
 """The simulated strengths, weakest first: (level, σ of the noise added to its evaluations)."""
+HARD = ("hard", 0.0)
+"""The seventh strength, with ``--hard``: the strongest level, slow to measure."""
 NEWCOMER_CHECKS = (5, 10, 20, 40)
 
 
@@ -94,14 +97,17 @@ class NoisyBot(Bot):
         return self.inner.resign(board, context)
 
 
-def measure(sequences: int, seed: int) -> dict[tuple[int, int], list[int]]:
+def measure(sequences: int, seed: int, strengths: Sequence[tuple[str, float]] = STRENGTHS,
+            hard_sequences: int = 0) -> dict[tuple[int, int], list[int]]:
     """``{(i, j): points of strength i in each measured game against j}`` for every pair
-    ``i < j``: each dice sequence played twice, the sides swapped (duplicate dice)."""
+    ``i < j`` of ``strengths``: each dice sequence played twice, the sides swapped (duplicate
+    dice); ``sequences`` per pair, ``hard_sequences`` for a pair with the hard level."""
     games: dict[tuple[int, int], list[int]] = {}
-    for i, j in itertools.combinations(range(len(STRENGTHS)), 2):
-        a, b = NoisyBot(*STRENGTHS[i], seed=seed + i), NoisyBot(*STRENGTHS[j], seed=seed + 50 + j)
+    for i, j in itertools.combinations(range(len(strengths)), 2):
+        a, b = NoisyBot(*strengths[i], seed=seed + i), NoisyBot(*strengths[j], seed=seed + 50 + j)
+        hard = HARD in (strengths[i], strengths[j])
         points: list[int] = []
-        for g in range(sequences):
+        for g in range(hard_sequences if hard else sequences):
             dice = dice_sequence(seed * 1_000_003 + g)
             points += [play_game((a, b), dice), -play_game((b, a), dice)]
         games[i, j] = points
@@ -218,10 +224,19 @@ def main(argv: Sequence[str] = ()) -> None:
         help="a JSON file of measured games: read "
         "if it exists (the simulation again without playing), else written",
     )
+    parser.add_argument(
+        "--hard",
+        type=int,
+        default=0,
+        metavar="SEQUENCES",
+        help="add the hard level as a seventh strength, its pairs measured with this many "
+        "duplicate dice sequences (about 15 s a hard game here: keep it small; 0: left out)",
+    )
     args = parser.parse_args(list(argv))
-    for name, least in (("sequences", 1), ("players", 1), ("matches", 20)):
+    for name, least in (("sequences", 1), ("players", 1), ("matches", 20), ("hard", 0)):
         if getattr(args, name) < least:
             parser.error(f"--{name} is at least {least}")
+    strengths: tuple[tuple[str, float], ...] = (*STRENGTHS, HARD) if args.hard else STRENGTHS
     rng = random.Random(args.seed)
 
     started = time.perf_counter()
@@ -230,21 +245,24 @@ def main(argv: Sequence[str] = ()) -> None:
             (int(k.split("-")[0]), int(k.split("-")[1])): v
             for k, v in json.loads(args.measured.read_text()).items()
         }
+        # A file measured with --hard has a seventh strength.
+        strengths = (*STRENGTHS, HARD) if max(j for _, j in games) == len(STRENGTHS) else STRENGTHS
         print(f"measured games read from {args.measured}")
     else:
-        games = measure(args.sequences, args.seed)
+        games = measure(args.sequences, args.seed, strengths, args.hard)
+        hard = f" ({2 * args.hard} per pair with hard)" if args.hard else ""
         print(
-            f"measured {2 * args.sequences} games per pair of {len(STRENGTHS)} strengths "
+            f"measured {2 * args.sequences} games per pair of {len(strengths)} strengths{hard} "
             f"in {time.perf_counter() - started:.0f} s"
         )
         if args.measured is not None:
             args.measured.write_text(json.dumps({f"{i}-{j}": v for (i, j), v in games.items()}))
-    names = [NoisyBot(level, sigma, 0).name for level, sigma in STRENGTHS]
+    names = [NoisyBot(level, sigma, 0).name for level, sigma in strengths]
     print("points per game of the row against the column (cubeless money, duplicate dice):")
     print("| | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
-    for i in range(len(STRENGTHS)):
+    for i in range(len(strengths)):
         cells = []
-        for j in range(len(STRENGTHS)):
+        for j in range(len(strengths)):
             if i == j:
                 cells.append("–")
             else:
@@ -252,10 +270,10 @@ def main(argv: Sequence[str] = ()) -> None:
                 cells.append(f"{(1 if i < j else -1) * np.mean(pts):+.2f}")
         print(f"| {names[i]} | " + " | ".join(cells) + " |")
 
-    field = [SimPlayer(s, 0) for s in range(len(STRENGTHS)) for _ in range(args.players)]
+    field = [SimPlayer(s, 0) for s in range(len(strengths)) for _ in range(args.players)]
     settle = args.matches // 2
-    newcomers = list(range(len(field), len(field) + len(STRENGTHS)))
-    field += [SimPlayer(s, settle) for s in range(len(STRENGTHS))]
+    newcomers = list(range(len(field), len(field) + len(strengths)))
+    field += [SimPlayer(s, settle) for s in range(len(strengths))]
     rated = systems()
     predictions: dict[str, list[tuple[float, bool]]] = {s.name: [] for s in rated}
     played = [0] * len(field)
@@ -279,13 +297,13 @@ def main(argv: Sequence[str] = ()) -> None:
         played[a] += 1
         played[b] += 1
 
-    true_order = [p.strength for p in field[: -len(STRENGTHS)]]
+    true_order = [p.strength for p in field[: -len(strengths)]]
     for system in rated:
-        values = [system.value(system.rating(k)) for k in range(len(field) - len(STRENGTHS))]
+        values = [system.value(system.rating(k)) for k in range(len(field) - len(strengths))]
         rho = spearmanr(true_order, values).statistic
         means = [
             np.mean([v for v, s in zip(values, true_order, strict=True) if s == k])
-            for k in range(len(STRENGTHS))
+            for k in range(len(strengths))
         ]
         pairs = predictions[system.name]
         brier = np.mean([(p - w) ** 2 for p, w in pairs])

@@ -32,6 +32,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
         (["--players", "0"], "--players is at least 1"),
         (["--sequences", "0"], "--sequences is at least 1"),
         (["--matches", "5"], "--matches is at least 20"),
+        (["--hard", "-1"], "--hard is at least 0"),
     ],
 )
 def test_bad_arguments_are_refused_at_once(args, says):
@@ -40,12 +41,12 @@ def test_bad_arguments_are_refused_at_once(args, says):
     assert "Traceback" not in result.stderr
 
 
-def measured_ladder() -> dict[str, list[int]]:
+def measured_ladder(strengths: int = len(STRENGTHS)) -> dict[str, list[int]]:
     """Games where the stronger of each pair wins 3 in 4 (single games only)."""
     return {
         f"{i}-{j}": [-1, -1, -1, 1]
-        for i in range(len(STRENGTHS))
-        for j in range(i + 1, len(STRENGTHS))
+        for i in range(strengths)
+        for j in range(i + 1, strengths)
     }
 
 
@@ -72,3 +73,15 @@ def test_a_match_is_first_to_its_length():
 def test_calibration_bins_by_tenths():
     rows = calibration([(0.05, False), (0.07, True), (0.95, True), (1.0, True)])
     assert rows == [("0.0–0.1", 2, pytest.approx(0.06), 0.5), ("0.9–1.0", 2, 0.975, 1.0)]
+
+
+def test_the_report_takes_hard_from_a_file_measured_with_it(tmp_path):
+    # A file written with --hard has a seventh strength, hard, strongest: it is reported.
+    games = tmp_path / "games.json"
+    games.write_text(json.dumps(measured_ladder(len(STRENGTHS) + 1)))
+    result = _run("--measured", str(games), "--players", "4", "--matches", "1500")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "| medium | hard |" in out and "| hard |" in out
+    assert out.count("strength means in order: True") == 2
+    assert out.count(", hard ") == 2  # each system's mean rating of hard

@@ -138,6 +138,31 @@ def test_flag_loses_the_match_and_is_recorded():
         m.roll(1, 3, 1, now=40.0)
 
 
+def test_forfeit_gives_the_match_to_the_opponent_and_replays():
+    m = Match(5)
+    win_by_drop(m, 1)
+    m.roll_opening(4, 2)
+    m.play(0, "8/4 6/4")
+    m.double(1)  # a double on offer lapses with the forfeit
+    m.forfeit(0)
+    assert (m.winner, m.forfeited, m.flagged, m.score, m.final_score) == (1, 0, None, (0, 1),
+                                                                          (0, 5))
+    assert m.record[-1].to_dict() == {"kind": "forfeit", "game": 1, "seat": 0}
+    again = Match.from_json(m.to_json())
+    assert (again.winner, again.forfeited, again.final_score) == (1, 0, (0, 5))
+    with pytest.raises(MatchOver, match="by forfeit"):
+        m.forfeit(1)
+
+
+def test_forfeit_stops_a_running_clock():
+    m = timed()
+    m.forfeit(1, now=10.0)
+    assert (m.winner, m.clock.running, m.clock.reserve) == (0, None, (25.0, 30.0))
+    assert Match.from_json(m.to_json()).clock.reserve == (25.0, 30.0)
+    with pytest.raises(ClockError):
+        timed().forfeit(0)
+
+
 def _over() -> Match:
     m = Match(1)
     m.roll_opening(6, 1)

@@ -82,6 +82,26 @@ def test_resigned_game_is_a_wins_line_alone_and_reads_back_as_a_resignation():
     assert back.score == (2, 0) and back.results[0].how == "resign"
 
 
+def test_a_forfeit_ends_the_file_where_play_stopped():
+    # .mat has no line for a forfeit (nor for a flag): the file is the games as played, the
+    # last one unfinished, and reads back as that match still running.
+    m = Match(3, players=("Ann", "Bob"))
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    before = write_mat(m)
+    m.forfeit(1)
+    assert m.winner == 0
+    text = write_mat(m)
+    assert text == before
+    assert text.splitlines()[4:] == [
+        " Ann : 0                        Bob : 0",
+        "  1) 31: 8/5 6/5",
+        "",
+    ]
+    back = read_mat(text)
+    assert (back.score, back.winner, back.forfeited) == ((0, 0), None, None)
+
+
 def test_money_play_and_variants_have_headers():
     text = write_mat(Match(3, "nackgammon"))
     assert text.startswith('; [Variation "NackGammon"]\n\n 3 point match\n')

@@ -88,6 +88,8 @@ def test_websocket_match_between_two_clients(sqlite_url):
             state = ws.receive_json()["state"]
             assert state["you"] is None and state["legal_plays"] == []
             ws.send_json({"type": "action", "action": {"action_id": "s", "type": "double"}})
+            # Its own arrival's spectator count comes first (spectators see the count too).
+            assert ws.receive_json() == {"type": "spectators", "count": 1}
             assert ws.receive_json()["error"]["code"] == "not_authenticated"
 
 

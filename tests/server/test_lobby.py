@@ -175,3 +175,27 @@ def test_a_bad_username_is_refused_in_words(client, path, body, field):
         422, f"body.{field}: a username is 3 to 20 characters, each a letter A-Z or a-z, "
              f'a digit, _ or -; got "{bad}"')
     assert ann.get("/api/lobby").json()["mine"] == []
+
+
+def test_a_seek_is_read_by_its_link_while_it_is_open(client):
+    # What the join page shows before accepting (issue 23); gone once taken or withdrawn.
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    seek = ann.post("/api/seeks", {"length": 7, "variant": "nackgammon", "clock": "blitz",
+                                   "invite": "bob", "rated": True, "min_rating": 1400}).json()
+    r = bob.get(f"/api/seeks/{seek['id']}")
+    assert r.status_code == 200, r.text
+    assert r.json() == seek
+    assert {k: seek[k] for k in ("owner", "invite", "length", "variant", "clock", "rated",
+                                 "min_rating", "max_rating", "owner_rating")} == {
+        "owner": "ann", "invite": "bob", "length": 7, "variant": "nackgammon",
+        "clock": "blitz", "rated": True, "min_rating": 1400, "max_rating": None,
+        "owner_rating": 1500}
+    assert bob.post(f"/api/seeks/{seek['id']}/accept").status_code == 201
+    r = bob.get(f"/api/seeks/{seek['id']}")
+    assert (r.status_code, r.json()["error"]["code"]) == (404, "not_found")
+    other = ann.post("/api/seeks", {"length": 1}).json()
+    assert client.delete(f"/api/seeks/{other['id']}", headers=ann.headers).status_code == 204
+    assert bob.get(f"/api/seeks/{other['id']}").status_code == 404
+    assert bob.get("/api/seeks/sek_nothing").status_code == 404
+    client.cookies.clear()
+    assert client.get(f"/api/seeks/{seek['id']}").status_code == 401

@@ -313,6 +313,26 @@ def test_phone_width(browser, static_url, output_dir):
     context.close()
 
 
+def test_a_one_point_match_has_no_cube(browser, static_url, output_dir):
+    # No doubling in a 1-point match: no cube on the board, none named beside the score; a
+    # 3-point match's centred cube shows 64 and is named (money play keeps it as well).
+    for width in (360, 800):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        page = context.new_page()
+        page.base = static_url
+        page.add_init_script("localStorage.setItem('bg.lang', 'en')")
+        open_match(page, make_state(Board.initial(), dice=(3, 1)))
+        assert page.locator("svg.board g.cube").count() == 0
+        assert page.locator(".cube-info").count() == 0
+        assert page.locator(".score-text").inner_text() == "Score 0–0 · 1-point match"
+        page.screenshot(path=str(output_dir / f"board-one-point-{width}.png"), full_page=True)
+        open_match(page, make_state(Board.initial(), dice=(3, 1), length=3))
+        page.wait_for_selector("svg.board g.cube")
+        assert page.locator("svg.board g.cube text").text_content() == "64"
+        assert page.locator(".cube-info").inner_text() == "Cube 1 · centred"
+        context.close()
+
+
 CUBE = {"value": 2, "owner": 0, "available": True}
 
 

@@ -106,10 +106,20 @@ def test_watch_list_opens_the_spectator_view(browser, live_server, output_dir):
     assert cyd.locator("section.chat").is_hidden()  # spectators neither read nor write
     ann.wait_for_selector('.spectators[data-spectators="1"]')
     assert ann.text_content(".spectators") == "1 spectator"
+    # The spectator sees the count as well, and a second one arriving, live.
+    cyd.wait_for_selector('.spectators[data-spectators="1"]')
+    dan = signed_in(browser, live_server, "dan_watch", width=360)
+    dan.goto(f"/match/{match_id}")
+    for page in (ann, cyd, dan):
+        page.wait_for_selector('.spectators[data-spectators="2"]')
+    assert cyd.text_content(".spectators") == "2 spectators"
+    cyd.screenshot(path=str(output_dir / "social-spectator-count-360.png"), full_page=True)
+    dan.goto("/")
+    cyd.wait_for_selector('.spectators[data-spectators="1"]')
     cyd.goto("/")
     ann.wait_for_selector('.spectators[data-spectators="0"]', state="attached")
-    assert ann.errors == [] and cyd.errors == []
-    for page in (ann, bob, cyd):
+    assert ann.errors == [] and cyd.errors == [] and dan.errors == []
+    for page in (ann, bob, cyd, dan):
         page.context.close()
 
 

@@ -482,7 +482,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     doubled: tuple[CubeDecision, np.ndarray] | None = None
     offer: ResignationDecision | None = None
     for n, action in enumerate(record):
-        if action.kind == "flag":
+        if action.kind == "flag" or action.kind == "forfeit":
             break
         g = replay.game
         seat = action.seat

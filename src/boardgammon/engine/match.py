@@ -14,6 +14,7 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.claim_flag(now)           # the running clock's reserve ran out: that seat loses the match
     m.await_device(seat, now)   # the roll asked for waits for seat's device (v2 dice): its
                                 # reserve runs, the roller's clock stands still, until the roll
+    m.forfeit(seat)             # the seat gives up the whole match (its account was deleted)
 
     m.game                      # the current Game: board (view of game.on_roll), phase, dice,
                                 # cube, cube_owner, turn, legal_plays(), board_for(seat)
@@ -95,6 +96,7 @@ from .record import (
     Doubled,
     Dropped,
     Flagged,
+    Forfeited,
     OpeningRolled,
     Played,
     Resigned,
@@ -229,6 +231,7 @@ class Match:
         self.results: list[GameResult] = []
         self.winner: int | None = None
         self.flagged: int | None = None
+        self.forfeited: int | None = None
         self._crawford_played = False
         self.games: list[Game] = []
         self.setup = setup
@@ -464,6 +467,38 @@ class Match:
         self.winner = 1 - seat
         return seat
 
+    def forfeit(self, seat: int, now: float | None = None) -> None:
+        """``seat`` forfeits the match: the opponent wins it, whatever the score, the turn or
+        the phase (a resignation or double on offer lapses). The server records it when a
+        player's account is deleted while the match is played (``docs/api.md`` §Deleting an
+        account). The score stays as played; :attr:`final_score` gives the winner the length,
+        as after a flag.
+
+        Raises:
+            MatchOver: the match is already over.
+            ValueError: ``seat`` is not 0 or 1.
+            ClockError: a match with a clock and no ``now``, or ``now`` not a time or going
+                backwards.
+        """
+        self._check_open()
+        if seat not in (0, 1):
+            raise ValueError(f"a seat is 0 or 1, got {seat!r}")
+        clock = self.clock
+        if clock is not None:
+            if now is None:
+                raise ClockError("this match has a clock: pass the time of the forfeit (now=…)")
+            clock.check_time(now)
+            if clock.held is not None:
+                clock.release(now)  # a forfeit during a wait for a device ends the wait
+            if clock.running is not None:
+                clock.stop(clock.running, now)
+        elif now is not None:
+            now = Clock.check_number(now)
+        self._record.append(Forfeited(game=self._index, seat=seat,
+                                      t=None if now is None else float(now)))
+        self.forfeited = seat
+        self.winner = 1 - seat
+
     # Machinery ------------------------------------------------------------------------------
 
     def _set_up(self, setup: Setup) -> None:
@@ -502,7 +537,8 @@ class Match:
 
     def _check_open(self) -> None:
         if self.winner is not None:
-            how = "on time" if self.flagged is not None else f"{self.score[0]}-{self.score[1]}"
+            how = ("on time" if self.flagged is not None else "by forfeit"
+                   if self.forfeited is not None else f"{self.score[0]}-{self.score[1]}")
             raise MatchOver(f"the match is over: seat {self.winner} won {how}")
 
     def _act(self, seat: int | None, now: float | None, action: Callable[[], Any],
@@ -688,6 +724,8 @@ class Match:
             case Flagged(seat=seat, t=when):
                 if self.claim_flag(when) != seat:
                     raise InvalidRecord(f"the flag fell for seat {1 - seat}, not seat {seat}")
+            case Forfeited(seat=seat):
+                self.forfeit(seat, now=t)
 
 
 def _score_text(score: Any, winner: Any) -> str:

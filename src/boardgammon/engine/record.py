@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 from .errors import InvalidRecord
 
 ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
-                "accept", "decline", "flag")
+                "accept", "decline", "flag", "forfeit")
 
 _JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
@@ -165,13 +165,24 @@ class Flagged(_Entry):
     asked: float | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Forfeited(_Entry):
+    """``seat`` forfeited the match (its player's account was deleted while it was played):
+    the opponent wins it, as after a flag. ``t``: when, where the match has a clock."""
+
+    kind: ClassVar[Literal["forfeit"]] = "forfeit"
+    game: int
+    seat: int
+    t: float | None = None
+
+
 Action = (OpeningRolled | Rolled | Played | Doubled | Beavered | Took | Dropped | Resigned
-          | Accepted | Declined | Flagged)
+          | Accepted | Declined | Flagged | Forfeited)
 """One entry of the match record."""
 
 _TYPES: dict[str, type[Action]] = {
     cls.kind: cls for cls in (OpeningRolled, Rolled, Played, Doubled, Beavered, Took, Dropped,
-                              Resigned, Accepted, Declined, Flagged)}
+                              Resigned, Accepted, Declined, Flagged, Forfeited)}
 _NEEDS = {"seat": "its seat", "dice": "two dice", "play": "its play", "value": "its value",
           "t": "its time"}
 

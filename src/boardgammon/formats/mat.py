@@ -95,7 +95,7 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
     unplayed: dict[int, tuple[int, str]] = {}  # game -> its last roll while not played yet
     score_before = [replay.score]
     for action in match.record:
-        if action.kind == "flag":
+        if action.kind == "flag" or action.kind == "forfeit":
             continue
         seat = action.seat
         if action.kind in ("opening", "roll") and action.dice is not None:

@@ -284,12 +284,7 @@ def change_password(body: PasswordChange, request: Request, response: Response,
     Refused with 401 ``bad_credentials`` for a wrong current password (a guest has none: it
     sets one with ``/api/auth/upgrade``), rate limited like sign-ins."""
     services(request.app).game.login_limit.hit(f"password:{_client(request)}:{user.id}")
-    try:
-        ok = user.password_hash is not None and _hasher.verify(user.password_hash,
-                                                                body.password)
-    except (VerificationError, InvalidHashError):
-        ok = False
-    if not ok:
+    if not password_matches(user, body.password):
         raise NotSignedIn("wrong current password", ErrorCode.BAD_CREDENTIALS)
     user.password_hash = _hasher.hash(body.new_password)
     session.execute(delete(AuthToken).where(AuthToken.user_id == user.id))
@@ -325,6 +320,19 @@ def logout_all(user: User = Depends(current_user),
 def me(user: User = Depends(current_user)) -> UserAnswer:
     """The signed-in user."""
     return UserAnswer(user=user_out(user))
+
+
+def password_matches(user: User, password: str) -> bool:
+    """Whether ``password`` is ``user``'s (never for an account without one: a guest)."""
+    try:
+        return user.password_hash is not None and _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def client_address(request: Request) -> str:
+    """The address a request came from, for rate limits (``unknown`` without one)."""
+    return _client(request)
 
 
 def _client(request: Request) -> str:

@@ -59,7 +59,8 @@ def _list(session: Session, user: User) -> BlockList:
 
 
 def _player(session: Session, username: str) -> User:
-    found = session.execute(select(User).where(User.username_key == username.lower())
+    found = session.execute(select(User).where(User.username_key == username.lower(),
+                                               User.deleted_at.is_(None))
                             ).scalar_one_or_none()
     if found is None:
         raise NotFound(f"no player named {username!r}")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from starlette.requests import Request
 
 from boardgammon.server.numerals import NUMERALS
+from boardgammon.server.tables import DELETED_NAME
 
 LANGUAGES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
 DEFAULT_LANGUAGE = "en"
@@ -323,6 +324,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.variant.standard": "Backgammon",
         "player.variant.nackgammon": "Nackgammon",
         "player.variant.hypergammon": "Hypergammon",
+        # Deleted accounts (issue #23): the name shown in their place.
+        "player.deleted": "deleted player",
         "player.rating.line": {
             "one": "Rating {rating} (deviation ±{deviation}), {matches} rated match, experience "
                    "{experience}.",
@@ -758,6 +761,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.variant.standard": "Backgammon",
         "player.variant.nackgammon": "Nackgammon",
         "player.variant.hypergammon": "Hypergammon",
+        # Deleted accounts (issue #23): the name shown in their place.
+        "player.deleted": "gelöschter Spieler",
         "player.rating.line": {
             "one": "Wertung {rating} (Abweichung ±{deviation}), {matches} gewertetes Match, "
                    "Erfahrung {experience}.",
@@ -1168,6 +1173,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.variant.standard": "バックギャモン",
         "player.variant.nackgammon": "ナックギャモン",
         "player.variant.hypergammon": "ハイパーギャモン",
+        # Deleted accounts (issue #23): the name shown in their place.
+        "player.deleted": "削除されたプレイヤー",
         "player.rating.line": (
             "レーティング {rating}（偏差 ±{deviation}）、レーティング対局 {matches} 回、経験値 "
             "{experience}。"
@@ -1311,7 +1318,14 @@ def page_context(language: str, page: str | None = None) -> dict[str, object]:
         "num": NUMERALS[language],
         "site_pages": SITE_PAGES,
         "page": page,
+        "player_name": lambda name: shown_name(name, language),
     }
+
+
+def shown_name(name: str, language: str) -> str:
+    """A player's name as a page shows it: a deleted account's placeholder
+    (:data:`boardgammon.server.tables.DELETED_NAME`) in ``language``, any other name as is."""
+    return translator(language)("player.deleted") if name == DELETED_NAME else name
 
 
 def request_language(request: Request, requested: str | None) -> str:

@@ -239,7 +239,8 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
         raise Invalid("a correspondence match has no clock preset")
     invitee = None
     if body.invite is not None:
-        invitee = session.execute(select(User).where(User.username_key == body.invite.lower())
+        invitee = session.execute(select(User).where(User.username_key == body.invite.lower(),
+                                                     User.deleted_at.is_(None))
                                   ).scalar_one_or_none()
         if invitee is None:
             raise NotFound(f"no player named {body.invite!r}")
@@ -259,6 +260,22 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
         notify_from_thread(request.app, invitee.id, {"type": "invitation", "seek_id": seek.id,
                                                      "from": user.username})
     return out
+
+
+@router.get("/api/seeks/{seek_id}", response_model=SeekOut, responses=responses(401, 404))
+def seek_details(seek_id: str, user: User = Depends(current_user),
+                 session: Session = Depends(get_session)) -> SeekOut:
+    """An open seek or invitation, as the join page shows it before it is accepted: who,
+    length, variant, mode and clock, rated or not and the rating range. Its join link is
+    what people share, so whoever has it may read it (an invitation names its invitee).
+
+    Raises:
+        NotFound: no such seek, or it is no longer open (taken or withdrawn).
+    """
+    seek = session.get(Seek, seek_id)
+    if seek is None or seek.state != "open":
+        raise NotFound(f"no open seek {seek_id!r}")
+    return _seeks_out(session, [seek])[0]
 
 
 @router.post("/api/seeks/{seek_id}/accept", status_code=201, response_model=MatchCreated,

@@ -330,6 +330,35 @@ class MatchService:
         docstring); returns what it did."""
         return self._write(match_id, self._settle_step)
 
+    def forfeit(self, match_id: str, user_id: int) -> StepResult:
+        """``user_id`` forfeits ``match_id`` (their account is being deleted): the opponent
+        wins the match (record entry ``forfeit``, ``games[].how`` ``forfeit``), a pending roll
+        is voided, and a rated match is rated as any other ending. A match already over
+        (a flag fell first) is left as it is.
+
+        Raises:
+            NotAllowed: ``user_id`` does not play in the match; NotFound: unknown match.
+        """
+        return self._write(match_id, lambda s, cached: self._forfeit(s, cached, user_id))
+
+    def _forfeit(self, s: Session, cached: CachedMatch, user_id: int) -> StepResult:
+        seat = cached.info.seat_of(user_id)
+        if seat is None:
+            raise NotAllowed(f"you do not play in match {cached.info.match_id}")
+        step = self._settle_step(s, cached)
+        m = cached.match
+        if m.is_over:
+            return step
+        before = cached.version
+        m.forfeit(seat, now=self._now(cached) if m.clock is not None else None)
+        events: list[Event] = [game_end_event(games_json(m)[-1])]
+        self.matches.persist(s, cached, before, None, None, events)
+        events += self._settle_step(s, cached, void_pending=True).events
+        if not any(e["type"] == "match_end" for e in events):
+            events.append(self._match_end(s, cached))
+        step.events += events
+        return step
+
     def bot_step(self, match_id: str) -> StepResult | None:
         """Let the computer take the one action the match waits for from it, if any; the
         decision runs here, in the caller's (worker) thread. ``None``: nothing to do.

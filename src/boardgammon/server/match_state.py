@@ -85,7 +85,8 @@ class RollEntry(TypedDict):
 
 
 class GameEntry(TypedDict):
-    """How a finished game ended (``state.games[]``); ``how`` is ``flag`` for a flag."""
+    """How a finished game ended (``state.games[]``); ``how`` is ``flag`` for a flag, ``forfeit``
+    when a player whose account was deleted forfeited the match."""
 
     game_number: int
     winner: int | None
@@ -241,13 +242,13 @@ def acting_seat(match: Match, rolls: Sequence[AnyRoll]) -> int | None:
 
 
 def games_json(match: Match) -> list[GameEntry]:
-    """How each finished game ended (``state.games``), a flag included."""
+    """How each finished game ended (``state.games``), a flag or a forfeit included."""
     games: list[GameEntry] = [
         {"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
         for i, r in enumerate(match.results)]
-    if match.flagged is not None:
+    if match.flagged is not None or match.forfeited is not None:
         games.append({"game_number": len(match.games), "winner": match.winner, "points": 0,
-                      "how": "flag"})
+                      "how": "flag" if match.flagged is not None else "forfeit"})
     return games
 
 

@@ -74,7 +74,7 @@ def move_list(match: Match) -> list[GameMoves]:
                 }
             )
             entries.append([])
-        if action.kind == "flag":
+        if action.kind == "flag" or action.kind == "forfeit":
             continue
         if action.kind in ("opening", "roll"):
             assert action.dice is not None

@@ -21,6 +21,7 @@ from boardgammon.server.tables import (
     DiceRoll,
     DiceRollV2,
     MatchAnalysisRow,
+    MatchLogEntry,
     MatchRow,
     PlayerRating,
     RatedMatch,
@@ -111,7 +112,8 @@ def find_player(session: Session, name: str) -> User:
     Raises:
         NotFound: ``not_found``.
     """
-    user = session.scalar(select(User).where(User.username_key == name.lower()))
+    user = session.scalar(select(User).where(User.username_key == name.lower(),
+                                             User.deleted_at.is_(None)))
     if user is None:
         raise NotFound(f"no player named {name!r}")
     return user
@@ -330,29 +332,69 @@ def pr_history(session: Session, user: User) -> list[tuple[str, float]]:
 def player_dice(session: Session, user: User) -> dict | None:
     """The statistics (:func:`boardgammon.stats.report.dice_report`) of ``user``'s own revealed
     rolls (their seat's rolls only) in every match they played; ``None`` before their first
-    revealed roll. Of v2 records (``kind`` per roll) the opening rolls, which belong to both
-    players, are left out; v1 records do not mark them, so there they count for the seat that
-    rolled them."""
+    revealed roll. Opening rolls, which belong to both players (one die each), are left out:
+    v2 records mark them (``kind``); of v1 records, which do not, :func:`_v1_normal_rolls`
+    finds them in the match's record."""
     from boardgammon.stats.record import DiceRecord
     from boardgammon.stats.report import dice_report
 
-    rows: list[Any] = []
-    for table, extra in ((DiceRoll, ()), (DiceRollV2, (DiceRollV2.kind == "normal",))):
-        rows += session.execute(
-            select(table.match_id, table.die1, table.die2)
-            .join(MatchRow, MatchRow.id == table.match_id)
-            .where(
-                table.state.in_(REVEALED),
-                table.die1.is_not(None),
-                or_(
-                    and_(table.seat == 0, MatchRow.seat0_id == user.id),
-                    and_(table.seat == 1, MatchRow.seat1_id == user.id),
-                ),
-                *extra,
-            )
-            .order_by(table.match_id, table.seq)
-        ).all()
+    rows: list[Any] = _v1_normal_rolls(session, user)
+    rows += session.execute(
+        select(DiceRollV2.match_id, DiceRollV2.die1, DiceRollV2.die2)
+        .join(MatchRow, MatchRow.id == DiceRollV2.match_id)
+        .where(
+            DiceRollV2.state.in_(REVEALED),
+            DiceRollV2.die1.is_not(None),
+            DiceRollV2.kind == "normal",
+            or_(
+                and_(DiceRollV2.seat == 0, MatchRow.seat0_id == user.id),
+                and_(DiceRollV2.seat == 1, MatchRow.seat1_id == user.id),
+            ),
+        )
+        .order_by(DiceRollV2.match_id, DiceRollV2.seq)
+    ).all()
     if not rows:
         return None
     match_id, die1, die2 = zip(*rows, strict=True)
     return dice_report(DiceRecord.from_columns(list(die1), list(die2), match_id=match_id))
+
+
+def _v1_normal_rolls(session: Session, user: User) -> list[tuple[str, int, int]]:
+    """``(match_id, die1, die2)`` of ``user``'s own v1 rolls that were not opening rolls.
+
+    A match applies its revealed rolls in order, each as the next ``opening`` or ``roll`` entry
+    of its record (``match_log``; ties re-rolled are ``opening`` entries too): the k-th revealed
+    roll, by ``seq``, is the k-th such entry. A revealed roll past the record's entries (a
+    server stopped between the reveal and the log, until the match is loaded again) cannot be
+    told apart and is left out."""
+    rolls = session.execute(
+        select(DiceRoll.match_id, DiceRoll.seat, DiceRoll.die1, DiceRoll.die2,
+               MatchRow.seat0_id)
+        .join(MatchRow, MatchRow.id == DiceRoll.match_id)
+        .where(
+            DiceRoll.state.in_(REVEALED),
+            DiceRoll.die1.is_not(None),
+            or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id),
+        )
+        .order_by(DiceRoll.match_id, DiceRoll.seq)
+    ).all()
+    if not rolls:
+        return []
+    kinds: dict[str, list[str]] = {}
+    for match_id, action in session.execute(
+        select(MatchLogEntry.match_id, MatchLogEntry.action)
+        .where(MatchLogEntry.match_id.in_({r.match_id for r in rolls}))
+        .order_by(MatchLogEntry.match_id, MatchLogEntry.seq)
+    ):
+        kind = json.loads(action).get("kind")
+        if kind in ("opening", "roll"):
+            kinds.setdefault(match_id, []).append(kind)
+    out: list[tuple[str, int, int]] = []
+    index: dict[str, int] = {}
+    for match_id, seat, die1, die2, seat0_id in rolls:
+        k = index[match_id] = index.get(match_id, -1) + 1
+        applied = kinds.get(match_id, [])
+        mine = (seat == 0) == (seat0_id == user.id)
+        if mine and k < len(applied) and applied[k] == "roll" and die1 and die2:
+            out.append((match_id, die1, die2))
+    return out

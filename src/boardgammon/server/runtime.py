@@ -224,14 +224,14 @@ class Runtime:
         return step
 
     async def spectators_changed(self, match_id: str, by: int) -> None:
-        """A spectator came (``by`` = 1) or went (-1): the players' connections to the match,
-        on every process, get the new count as a ``spectators`` frame (not the spectators':
-        a watcher's socket carries the match and nothing else). A count that cannot be
-        changed (Redis unreachable) is logged and watching goes on without it."""
+        """A spectator came (``by`` = 1) or went (-1): every connection to the match, the
+        players' and the spectators' (the newcomer's included), on every process, gets the new
+        count as a ``spectators`` frame. A count that cannot be changed (Redis unreachable) is
+        logged and watching goes on without it."""
         try:
             count = await self.spectators.change(match_id, by)
             await self.bus.publish(match_id, {"frame": {"type": "spectators", "count": count},
-                                              "seats": [0, 1]})
+                                              "seats": None})
         except Exception:
             log.warning("the spectator count of %s was not changed", match_id, exc_info=True)
 
@@ -337,6 +337,7 @@ class Runtime:
 def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
     """Add the game server's routers to ``app``; returns its runtime."""
     from boardgammon.server import (
+        accounts,
         auth,
         blocks,
         chat,
@@ -348,8 +349,8 @@ def install(app: FastAPI, config: GameConfig | None = None) -> Runtime:
         websocket,
     )
 
-    for module in (auth, lobby, match_routes, rematch, websocket, chat, blocks, watching,
-                   notifications):
+    for module in (auth, accounts, lobby, match_routes, rematch, websocket, chat, blocks,
+                   watching, notifications):
         app.include_router(module.router)
     return Runtime(config or GameConfig.from_env())
 

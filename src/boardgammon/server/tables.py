@@ -130,7 +130,9 @@ class DiceNonceCounter(Base):
 
 class User(Base):
     """A player. ``username_key`` is the lower-cased name (names are unique regardless of
-    case); guests have no password until they upgrade."""
+    case); guests have no password until they upgrade. A deleted account (``deleted_at`` set,
+    migration 0018) keeps its row and ``username_key`` (the name stays taken) with
+    ``username`` the placeholder :data:`DELETED_NAME` and no password."""
 
     __tablename__ = "users"
 
@@ -140,6 +142,12 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(200))
     guest: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+DELETED_NAME = "deleted player"
+"""The name of every deleted account wherever its matches are shown (``users.username``): no
+account can be called this (a name has no space), and clients show it translated."""
 
 
 class AuthToken(Base):

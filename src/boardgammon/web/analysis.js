@@ -264,7 +264,9 @@ export class AnalysisPage {
     const [mineRaw, theirsRaw] = onRoll === this.seat ? [own, other] : [other, own];
     const side = (seat) => (seat === this.seat ? "me" : "them");
     const dice = m.type === "checker" ? { values: m.dice, used: [false, false], side: side(m.seat) } : null;
-    const cube = { value: m.cube, side: m.cube_owner === null ? "centre" : side(m.cube_owner) };
+    // A 1-point match has no cube: none is drawn (as on the match screen).
+    const cube = this.analysis.length === 1 ? null
+      : { value: m.cube, side: m.cube_owner === null ? "centre" : side(m.cube_owner) };
     renderBoard(this.svg, { mine: mineRaw, theirs: mirror(theirsRaw), dice, cube,
       sources: new Set(), destinations: new Set(), selected: null }, () => {});
     this.svg.setAttribute("aria-label", t("analysis.boardlabel", { n: this.index + 1 }));

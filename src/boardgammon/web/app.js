@@ -6,9 +6,10 @@ import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
 import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, LANGUAGES, setLang, t } from "./i18n.js";
+import { lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
+import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
-import { ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
+import { profileLink, ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 import { Notifier } from "./notifications.js";
 import { WatchList } from "./watch.js";
 
@@ -184,7 +185,7 @@ function clockText(name) {
 function finishedText(m) {
   if (m.winner === null || m.winner === undefined) return t("lobby.finished");
   const [a, b] = [m.score[m.winner], m.score[1 - m.winner]];
-  return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: m.opponent, a, b });
+  return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: playerName(m.opponent), a, b });
 }
 
 /** How a match of "my matches" is played: its clock preset, or correspondence. */
@@ -218,7 +219,9 @@ class LobbyPage {
     fill(app.main, h("section", { class: "lobby" },
       h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
       app.user.guest ? upgradeForm() : null,
-      this.lists, this.watch.node, h("div", { class: "forms" })));
+      this.lists, this.watch.node, h("div", { class: "forms" })),
+    // Outside the lobby's section: its own error line is not the lobby's.
+    deleteAccountBox(app.user, () => { app.user = null; navigate("/"); }));
     this.start();
   }
 
@@ -285,7 +288,7 @@ class LobbyPage {
     const list = (title, items, render) => h("section", {}, h("h2", {}, title),
       items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));
     const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
-      h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: m.opponent })),
+      h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: playerName(m.opponent) })),
       ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
       m.status === "finished" ? finishedText(m) : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "",
@@ -390,11 +393,40 @@ async function acceptSeek(seekId, errorNode, button) {
   }
 }
 
-function joinPage(seekId) {
+async function joinPage(seekId) {
   const error = h("p", { class: "error", role: "alert" });
+  const details = h("dl", { class: "seek-details" });
+  const accept = h("button", { type: "button", class: "primary", "data-action": "accept", hidden: true,
+    onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept"));
   fill(app.main, h("section", { class: "join" }, h("h1", {}, t("join.title")),
-    h("button", { type: "button", class: "primary", "data-action": "accept",
-      onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept")), error));
+    h("h2", {}, t("join.details")), details, accept, error));
+  let seek;
+  try {
+    optionsCache = optionsCache || (await request("GET", "/api/options"));
+    seek = await request("GET", `/api/seeks/${encodeURIComponent(seekId)}`);
+  } catch (err) {
+    error.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    return;
+  }
+  fill(details, seekDetails(seek).map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
+  accept.hidden = false;
+}
+
+/** The join page's rows for `seek` (docs/api.md §Lobby): [term, value] pairs. */
+function seekDetails(seek) {
+  const rating = seek.owner_rating === null || seek.owner_rating === undefined ? ""
+    : ` (${Math.round(seek.owner_rating)})`;
+  const bound = (x) => (x === null || x === undefined ? t("join.any") : String(Math.round(x)));
+  return [
+    [t("join.owner"), [profileLink(seek.owner), rating]],
+    seek.invite ? [t("join.invite"), seek.invite] : null,
+    [t("lobby.length"), t("join.points", { n: seek.length })],
+    [t("lobby.variant"), t(`variant.${seek.variant}`)],
+    [t("lobby.clock"), seek.mode === "correspondence" ? t("join.days", { n: seek.days })
+      : seek.clock ? clockText(seek.clock) : t("join.noclock")],
+    [t("join.rating"), seek.rated ? t("join.rated") : t("join.unrated")],
+    seek.rated ? [t("join.range"), `${bound(seek.min_rating)}–${bound(seek.max_rating)}`] : null,
+  ].filter(Boolean);
 }
 
 // --- routing --------------------------------------------------------------------------------

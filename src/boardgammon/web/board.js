@@ -219,7 +219,7 @@ function countLabel(mine, theirs) {
  * view: {mine, theirs: 26 numbers each in the viewer's numbering ([0] off, [25] bar),
  *   dice: {values: [..], used: [bool..], side: "me" | "them", last: true for the roll already
  *     played, sides: optional, each die's side (an opening roll: one die each)} or null,
- *   cube: {value, side: "centre" | "me" | "them"},
+ *   cube: {value, side: "centre" | "me" | "them"}, or null where the match has no cube (1 point),
  *   sources, destinations: Sets of points; selected: a point or null,
  *   marks: the last play's moves [{from, to, hit, side: "mine" | "theirs"}] in the viewer's
  *     numbering (optional), flip: true to draw the board mirrored, home board on the left}
@@ -296,17 +296,21 @@ export function renderBoard(svg, view, onPoint) {
 
   if (view.marks && view.marks.length) drawMarks(svg, view.marks);
 
-  const cube = view.cube;
+  if (view.cube) drawCube(svg, view.cube);
+  if (view.flip) flip(svg);
+  svg.boardView = { view, onPoint };
+  listen(svg);
+  sizeTargets(svg);
+}
+
+/** The doubling cube in its column: centred (showing 64 at 1), or on its owner's side. */
+function drawCube(svg, cube) {
   const cubeY = cube.side === "me" ? HEIGHT - FRAME - 44 : cube.side === "them" ? TOP_Y + 4
     : MID_Y + 10;
   const g = el("g", { class: `cube ${cube.side}`, "data-cube": cube.value }, svg);
   el("rect", { x: 6, y: cubeY, width: 38, height: 38, rx: 5 }, g);
   const label = el("text", { x: 25, y: cubeY + 26, "text-anchor": "middle" }, g);
   label.textContent = String(cube.side === "centre" && cube.value === 1 ? 64 : cube.value);
-  if (view.flip) flip(svg);
-  svg.boardView = { view, onPoint };
-  listen(svg);
-  sizeTargets(svg);
 }
 
 /** Mirror the drawing left to right (home board on the left), its text kept readable. */

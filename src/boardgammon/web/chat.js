@@ -4,7 +4,7 @@
 
 import { ApiError, request } from "./api.js";
 import { fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { DELETED_NAME, playerName, t } from "./i18n.js";
 
 export const MAX_CHARS = 300;
 
@@ -48,7 +48,8 @@ export class ChatPanel {
   /** A new state of the match: players get the chat (read once), spectators do not. */
   setState(state) {
     const other = state.you === 0 || state.you === 1 ? state.players[1 - state.you] : null;
-    this.opponent = other && !other.bot ? other.username : null;
+    // Nobody to block once the opponent's account is deleted.
+    this.opponent = other && !other.bot && other.username !== DELETED_NAME ? other.username : null;
     this.blockButton.hidden = !this.opponent;
     if (state.you === this.seat) return;
     this.seat = state.you;
@@ -88,7 +89,7 @@ export class ChatPanel {
     const mine = line.seat === this.seat;
     // Text nodes only: h() appends strings as text, so "<b>" stays "<b>".
     this.lines.append(h("li", { class: mine ? "mine" : "theirs", "data-chat": line.id },
-      h("span", { class: "name" }, line.name), " ", h("span", { class: "text" }, line.text)));
+      h("span", { class: "name" }, playerName(line.name)), " ", h("span", { class: "text" }, line.text)));
     this.lines.scrollTop = this.lines.scrollHeight;
   }
 

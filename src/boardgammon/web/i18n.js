@@ -15,6 +15,15 @@ const STRINGS = {
     "auth.signout": "Sign out",
     "auth.upgrade": "Keep this account",
     "auth.upgrade.hint": "Choose a name and password to keep your guest matches.",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "Delete account",
+    "account.delete.what": "Deleting is for good: you are signed out everywhere and cannot sign in again; your rating goes; matches you are playing are forfeited to your opponents; your open seeks and invitations are withdrawn. Finished matches and their dice record stay, shown as “deleted player”; your name stays taken.",
+    "account.delete.confirm": "Yes, delete {name} for good",
+    "account.delete.button": "Delete my account",
+    "account.delete.wrong": "Wrong password: the account is not deleted.",
+    "player.deleted": "deleted player",
+    "result.gameforfeit": "Game {n}: {name} wins the match by forfeit (the opponent's account was deleted)",
+    "how.forfeit": "forfeit",
     "auth.rules": "Usernames: 3–20 letters, digits, _ or -. Passwords: at least 8 characters.",
     "auth.signedin": "Signed in as {name}",
     "lobby.title": "Lobby",
@@ -48,11 +57,25 @@ const STRINGS = {
     "lobby.vs": "vs {name}",
     "lobby.seek": "{owner}: {length}-point {variant}, {mode}",
     "lobby.deadline": "deadline {time}",
-    "variant.standard": "Standard",
+    // One name per variant everywhere (issue #23): as the profile and leaderboard pages
+    // (server i18n.py "player.variant.*") and the rules page; "Standard" is also a clock preset.
+    "variant.standard": "Backgammon",
     "variant.nackgammon": "Nackgammon",
     "variant.hypergammon": "Hypergammon",
     "join.title": "Join a match",
     "join.gone": "This seek is no longer open.",
+    // The join page's details of the seek before accepting it (issue #23).
+    "join.details": "The match on offer",
+    "join.owner": "Offered by",
+    "join.invite": "Invitation for",
+    "join.points": { one: "{n} point", other: "{n} points" },
+    "join.noclock": "no clock",
+    "join.days": { one: "correspondence, {n} day per move", other: "correspondence, {n} days per move" },
+    "join.rating": "Rating",
+    "join.rated": "rated",
+    "join.unrated": "unrated",
+    "join.range": "Opponent's rating",
+    "join.any": "any",
     "match.score": "Score {a}–{b} · {length}-point match",
     "match.crawford": "Crawford",
     "match.postcrawford": "post-Crawford",
@@ -343,6 +366,15 @@ const STRINGS = {
     "auth.signout": "Abmelden",
     "auth.upgrade": "Konto behalten",
     "auth.upgrade.hint": "Wähle Namen und Passwort, um deine Gastpartien zu behalten.",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "Konto löschen",
+    "account.delete.what": "Das Löschen ist endgültig: Du wirst überall abgemeldet und kannst dich nicht mehr anmelden; deine Wertung verfällt; laufende Matches gehen an deine Gegner; offene Angebote und Einladungen werden zurückgezogen. Beendete Matches und ihr Würfelprotokoll bleiben, als „gelöschter Spieler“; dein Name bleibt vergeben.",
+    "account.delete.confirm": "Ja, {name} endgültig löschen",
+    "account.delete.button": "Mein Konto löschen",
+    "account.delete.wrong": "Falsches Passwort: Das Konto wurde nicht gelöscht.",
+    "player.deleted": "gelöschter Spieler",
+    "result.gameforfeit": "Spiel {n}: {name} gewinnt die Partie kampflos (das Konto des Gegners wurde gelöscht)",
+    "how.forfeit": "kampflos",
     "auth.rules": "Benutzernamen: 3–20 Buchstaben, Ziffern, _ oder -. Passwörter: mindestens 8 Zeichen.",
     "auth.signedin": "Angemeldet als {name}",
     "lobby.title": "Lobby",
@@ -376,11 +408,23 @@ const STRINGS = {
     "lobby.vs": "gegen {name}",
     "lobby.seek": "{owner}: {variant} auf {length} Punkte, {mode}",
     "lobby.deadline": "Frist {time}",
-    "variant.standard": "Standard",
+    "variant.standard": "Backgammon",
     "variant.nackgammon": "Nackgammon",
     "variant.hypergammon": "Hypergammon",
     "join.title": "Einer Partie beitreten",
     "join.gone": "Dieses Gesuch ist nicht mehr offen.",
+    // The join page's details of the seek before accepting it (issue #23).
+    "join.details": "Das angebotene Match",
+    "join.owner": "Angeboten von",
+    "join.invite": "Einladung für",
+    "join.points": { one: "{n} Punkt", other: "{n} Punkte" },
+    "join.noclock": "ohne Uhr",
+    "join.days": { one: "Fernpartie, {n} Tag pro Zug", other: "Fernpartie, {n} Tage pro Zug" },
+    "join.rating": "Wertung",
+    "join.rated": "gewertet",
+    "join.unrated": "ungewertet",
+    "join.range": "Wertung des Gegners",
+    "join.any": "beliebig",
     "match.score": "Stand {a}–{b} · Partie auf {length} Punkte",
     "match.crawford": "Crawford",
     "match.postcrawford": "nach Crawford",
@@ -671,6 +715,15 @@ const STRINGS = {
     "auth.signout": "ログアウト",
     "auth.upgrade": "このアカウントを残す",
     "auth.upgrade.hint": "名前とパスワードを決めるとゲストの対局が残ります。",
+    // Deleting an account and the name shown in a deleted player's place (issue #23).
+    "account.delete": "アカウントを削除",
+    "account.delete.what": "削除は取り消せません。すべての端末でログアウトされ、再びログインできなくなります。レーティングは消え、対局中のマッチは相手の勝ち（没収）となり、募集中の対局と招待は取り下げられます。終わったマッチとそのダイス記録は「削除されたプレイヤー」として残り、名前は再登録できません。",
+    "account.delete.confirm": "はい、{name} を完全に削除します",
+    "account.delete.button": "アカウントを削除する",
+    "account.delete.wrong": "パスワードが違います。アカウントは削除されていません。",
+    "player.deleted": "削除されたプレイヤー",
+    "result.gameforfeit": "第{n}ゲーム: 相手のアカウント削除により {name} がマッチに不戦勝",
+    "how.forfeit": "不戦勝",
     "auth.rules": "ユーザー名: 英数字・_・- で3〜20文字。パスワード: 8文字以上。",
     "auth.signedin": "{name} としてログイン中",
     "lobby.title": "ロビー",
@@ -704,11 +757,23 @@ const STRINGS = {
     "lobby.vs": "{name} 戦",
     "lobby.seek": "{owner}: {length}ポイント {variant}、{mode}",
     "lobby.deadline": "期限 {time}",
-    "variant.standard": "標準",
+    "variant.standard": "バックギャモン",
     "variant.nackgammon": "ナックギャモン",
     "variant.hypergammon": "ハイパーギャモン",
     "join.title": "対局に参加",
     "join.gone": "この募集はもう締め切られています。",
+    // The join page's details of the seek before accepting it (issue #23).
+    "join.details": "募集中の対局",
+    "join.owner": "募集者",
+    "join.invite": "招待相手",
+    "join.points": { other: "{n}ポイント" },
+    "join.noclock": "持ち時間なし",
+    "join.days": { other: "通信対局（1手{n}日）" },
+    "join.rating": "レーティング",
+    "join.rated": "レーティング対象",
+    "join.unrated": "レーティング対象外",
+    "join.range": "相手のレーティング",
+    "join.any": "制限なし",
     "match.score": "スコア {a}–{b} · {length}ポイントマッチ",
     "match.crawford": "クロフォード",
     "match.postcrawford": "ポストクロフォード",
@@ -1024,6 +1089,15 @@ export function t(key, params = {}) {
   }
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
+
+/** A player's name as the client shows it: a deleted account's placeholder name (the API's
+ * "deleted player", docs/api.md §Deleting an account) in the page's language. */
+export function playerName(name) {
+  return name === DELETED_NAME ? t("player.deleted") : name;
+}
+
+/** The API's name for every deleted account (no account can be called this: it has a space). */
+export const DELETED_NAME = "deleted player";
 
 /** Every key of every language, for the test that no language lacks a string. */
 export function keys(code) {

@@ -11,7 +11,7 @@ import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
 import { checkInLog } from "./dicelog.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, t } from "./i18n.js";
+import { lang, playerName, t } from "./i18n.js";
 import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -411,12 +411,21 @@ export class MatchPage {
     return { me, opp: 1 - me, player: s.you === 0 || s.you === 1 };
   }
 
+  /** The cube as the board draws it from seat `me`'s side (`null`: centred), or null in a
+   * 1-point match, which has no cube (money play and the Crawford game keep it in view). */
+  cubeView(me) {
+    const s = this.state;
+    if (s.length === 1) return null;
+    const owner = s.cube.owner;
+    return { value: s.cube.value, side: owner === null || me === null ? "centre" : owner === me ? "me" : "them" };
+  }
+
   name(seat) {
     const p = this.state.players[seat];
     if (!p) return "?";
     // The server already names the computer by its level ("Computer (easy)"); say it once,
     // in the page's language, from the level rather than appending to that name.
-    return p.bot ? t("match.bot", { level: t(`level.${p.bot}`) }) : p.username;
+    return p.bot ? t("match.bot", { level: t(`level.${p.bot}`) }) : playerName(p.username);
   }
 
   render() {
@@ -441,7 +450,7 @@ export class MatchPage {
     delete this.svg.dataset.playback;
     if (this.viewing) {
       const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
-      renderBoard(this.svg, { mine, theirs, dice: null, cube: { value: s.cube.value, side: "centre" },
+      renderBoard(this.svg, { mine, theirs, dice: null, cube: this.cubeView(null),
         sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
       return;
     }
@@ -474,8 +483,7 @@ export class MatchPage {
     } else {
       dice = lastDice(s.last_play, me);
     }
-    const owner = s.cube.owner;
-    const cube = { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" };
+    const cube = this.cubeView(me);
     const focused = this.svg.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-point") : null;
     renderBoard(this.svg, { ...position, dice, cube, sources, destinations, selected: this.selected,
@@ -507,9 +515,8 @@ export class MatchPage {
     const dice = lastDice(s.last_play, me);
     dice.used = dice.values.map((_, i) => i < done);
     dice.last = false;
-    const owner = s.cube.owner;
     renderBoard(this.svg, { mine: board[me], theirs: mirror(board[opp]), dice,
-      cube: { value: s.cube.value, side: owner === null ? "centre" : owner === me ? "me" : "them" },
+      cube: this.cubeView(me),
       sources: new Set(), destinations: new Set(), selected: null,
       marks: lastMarks({ ...s.last_play, moves: s.last_play.moves.slice(0, done) }, me),
       flip: options.flip }, () => this.playback.skip());
@@ -554,8 +561,8 @@ export class MatchPage {
     fill(this.scoreLine, h("span", { class: "score-text" },
       t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
-    h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
-      s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })));
+    this.cubeView(me) ? h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
+      s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })) : null);
     for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
       panel.dataset.seat = seat;
       panel.classList.toggle("on-turn", s.turn === seat);
@@ -788,8 +795,8 @@ export class MatchPage {
         h("a", { href: "/", "data-link": "", class: "button lobby-link" }, t("result.lobby"))),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
-        g.how === "flag"  // a flag scores no points: it ends the match
-          ? t("result.gameflag", { n: g.game_number, name: this.name(g.winner) })
+        g.how === "flag" || g.how === "forfeit"  // no points: it ends the match
+          ? t(`result.game${g.how}`, { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),
       // The public log's signed head that includes this match (sent with the match's end).

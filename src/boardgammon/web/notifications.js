@@ -7,7 +7,7 @@
 import { request } from "./api.js";
 import { asUser, refusalText } from "./chat.js";
 import { clockText, fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { playerName, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -143,6 +143,6 @@ export class Notifier {
   itemText(n) {
     if (n.kind === "invitation") return t("notify.invitation", { name: n.opponent, length: n.length });
     if (n.kind === "rematch") return t("notify.rematchfrom", { name: n.opponent });
-    return t("notify.turn", { name: n.opponent });
+    return t("notify.turn", { name: playerName(n.opponent) });
   }
 }

@@ -4,7 +4,7 @@
 
 import { request } from "./api.js";
 import { fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { playerName, t } from "./i18n.js";
 
 const POLL_MS = 5000;
 
@@ -27,7 +27,8 @@ export class WatchList {
     } catch {
       return; // the lobby's own poll says what is wrong with the server
     }
-    const player = (p) => (p.rating === null ? p.name : `${p.name} (${Math.round(p.rating)})`);
+    const player = (p) => (p.rating === null ? playerName(p.name)
+      : `${playerName(p.name)} (${Math.round(p.rating)})`);
     fill(this.list, matches.length ? h("ul", {}, matches.map((m) => h("li", { "data-watch": m.match_id },
       h("a", { href: m.watch_url, "data-link": "" },
         t("watch.players", { first: player(m.players[0]), second: player(m.players[1]) })),

@@ -36,6 +36,7 @@ from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_repository import match_info
 from boardgammon.server.match_state import MatchInfo
 from boardgammon.server.services import services
+from boardgammon.server.tables import DELETED_NAME
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -92,7 +93,8 @@ def player_names(info: MatchInfo | None, t: Callable[..., str]) -> tuple[str, st
     for a record without a match (the test vectors')."""
     if info is None:
         return None
-    first, second = (t("audit.computer", level=t(f"level.{who.bot}")) if who.bot else who.username
+    first, second = (t("audit.computer", level=t(f"level.{who.bot}")) if who.bot
+                     else t("player.deleted") if who.username == DELETED_NAME else who.username
                      for who in info.seats)
     return first, second
 

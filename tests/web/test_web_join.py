@@ -1,0 +1,59 @@
+"""The join page (an invitation or seek link) shows the seek before it is accepted (issue 23):
+who offers it with their rating, length, variant, clock, rated or not and the rating range; a
+seek no longer open says so and offers nothing to accept."""
+
+from __future__ import annotations
+
+import pytest
+from test_web_social import signed_in
+
+pytestmark = [pytest.mark.browser]
+
+
+def _details(page) -> dict[str, str]:
+    page.wait_for_selector("dl.seek-details dt")
+    terms = page.locator("dl.seek-details dt").all_text_contents()
+    values = page.locator("dl.seek-details dd").all_text_contents()
+    return dict(zip(terms, values, strict=True))
+
+
+def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, output_dir):
+    ann = signed_in(browser, live_server, "ann_join")
+    bob = signed_in(browser, live_server, "bob_join", width=360)
+    seek = ann.request.post("/api/seeks", data={
+        "length": 7, "variant": "nackgammon", "clock": "blitz", "invite": "bob_join",
+        "rated": True, "min_rating": 1400}).json()
+    bob.goto(seek["join_url"])
+    assert _details(bob) == {
+        "Offered by": "ann_join (1500)",
+        "Invitation for": "bob_join",
+        "Length (points)": "7 points",
+        "Variant": "Nackgammon",
+        "Clock": "blitz (8s + 60s/pt)",
+        "Rating": "rated",
+        "Opponent's rating": "1400–any",
+    }
+    assert bob.get_attribute("dl.seek-details a.profile", "href") == "/player/ann_join?lang=en"
+    bob.screenshot(path=str(output_dir / "join-details-360.png"), full_page=True)
+    # In German, an unrated correspondence seek.
+    other = ann.request.post("/api/seeks", data={"length": 1, "mode": "correspondence",
+                                                 "days": 1}).json()
+    bob.goto(f"{other['join_url']}?lang=de")
+    assert _details(bob) == {
+        "Angeboten von": "ann_join (1500)",
+        "Länge (Punkte)": "1 Punkt",
+        "Variante": "Backgammon",
+        "Uhr": "Fernpartie, 1 Tag pro Zug",
+        "Wertung": "ungewertet",
+    }
+    bob.screenshot(path=str(output_dir / "join-details-de-360.png"), full_page=True)
+    bob.goto(f"{seek['join_url']}?lang=en")
+    bob.wait_for_selector("dl.seek-details dt")
+    bob.click('section.join [data-action="accept"]')
+    bob.wait_for_url("**/match/mat_*")
+    # Taken now: the link says the seek is gone, with nothing to accept.
+    bob.goto(seek["join_url"])
+    bob.wait_for_selector("section.join .error:has-text('no longer open')")
+    assert bob.locator('section.join [data-action="accept"]').is_hidden()
+    assert bob.locator("dl.seek-details dt").count() == 0
+    assert ann.errors == [] and bob.errors == []
