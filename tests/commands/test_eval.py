@@ -9,9 +9,11 @@ import random
 import pytest
 from typer.testing import CliRunner
 
+from boardgammon.analysis.analysis import Stakes
 from boardgammon.bots import bearoff
 from boardgammon.cli import app
 from boardgammon.commands.evaluate import cube_action
+from boardgammon.cube import Context, met
 from boardgammon.engine import Board
 from boardgammon.engine.ids import MatchIdFields, encode_match_id
 
@@ -27,18 +29,33 @@ def _eval(*args: str) -> dict:
 
 def test_last_roll_is_exact():
     # 27 of 36 rolls bear a checker off from the 6-point (every roll but 2-1, 3-1, 4-1, 3-2
-    # and 1-1): 75 %, cubeless +0.5. Janowski money, no gammons (W = L = 1), bear-off cube
-    # efficiency 0.6: take point 0.2, cash point 0.8; no double 0.6·(-1 + 2·0.55/0.6) + 0.4·0.5
-    # = 0.700, double/take 2·(0.6·(-1 + 2·0.55/0.8) + 0.4·0.5) = 0.850.
+    # and 1-1): 75 %, cubeless +0.5. The cube is dead: no double 0.75 − 0.25 = +0.500,
+    # double/take twice that, +1.000 (the cube model's efficiency gave +0.700 and +0.850).
     out = _eval(LAST_ROLL.position_id)
     assert out["outputs"] == pytest.approx([0.75, 0, 0, 0, 0], abs=1e-6)
     assert out["cubeless"] == pytest.approx(0.5, abs=1e-6)
-    assert out["cube"] == pytest.approx([0.700, 0.850, 1.0], abs=1e-6)
-    assert out["cubeful"] == pytest.approx(0.850, abs=1e-6)
+    assert out["cube"] == pytest.approx([0.500, 1.000, 1.0], abs=1e-6)
+    assert out["cubeful"] == pytest.approx(1.000, abs=1e-6)
     assert out["action"] == "Double, take"
+    assert out["exact_cube"] is True
     text = runner.invoke(app, ["eval", LAST_ROLL.position_id]).stdout
     assert "  on roll       75.0%     0.0%     0.0%" in text
+    assert "Cubeful values exact: the bear-off solved over every roll" in text
+    assert "  No double     +0.500  (-0.500)" in text
     assert "Proper cube action: Double, take" in text
+
+
+def test_last_roll_in_a_match_is_exact():
+    # 5-point match, 0-0: the game is a single at the cube, valued on the match equity table.
+    match_id = encode_match_id(MatchIdFields(length=5))
+    out = _eval(LAST_ROLL.position_id, "--match-id", match_id)
+    win, lose = met.match_equity(4, 5), met.match_equity(5, 4)
+    assert out["mwc"] == pytest.approx(0.75 * met.match_equity(3, 5)
+                                       + 0.25 * met.match_equity(5, 3), abs=1e-9)
+    assert out["exact_cube"] is True
+    assert out["action"] == "Double, take"
+    assert out["cube"][0] == pytest.approx(
+        Stakes(Context(length=5)).equity(0.75 * win + 0.25 * lose), abs=1e-9)
 
 
 def test_bear_off_races_match_the_one_sided_database():

@@ -7,8 +7,9 @@ player on roll. Printed: the chances of winning, winning a gammon and a backgamm
 sides, the cubeless equity, the cubeful equity (money: per cube; match: match-winning chance
 and normalised equity, EMG), and, where the player on roll may double, the cube decision with
 its three values (no double, double/take, double/pass) and the proper action. Bear-off races
-where neither side can be gammoned are exact (the one-sided database,
-:mod:`boardgammon.bots.bearoff`).
+where neither side can be gammoned have exact cubeless chances (the one-sided database,
+:mod:`boardgammon.bots.bearoff`); short ones (up to four checkers a side) exact cubeful values
+too, solved over every roll (:mod:`boardgammon.bots.exact_cube`).
 
 Bad input (a malformed ID, a finished game, a depth outside 0–2) exits with code 2 and a
 message on standard error.
@@ -39,6 +40,8 @@ class Evaluation:
             ``None`` where the player on roll may not double.
         action: the proper cube action ("No double, take", "Double, take", "Double, pass",
             "Too good to double, pass"), or why there is none.
+        exact_cube: the cubeful values are exact, solved over every roll
+            (:mod:`boardgammon.bots.exact_cube`: short bear-offs), not the cube model's.
     """
 
     outputs: tuple[float, float, float, float, float]
@@ -47,6 +50,7 @@ class Evaluation:
     mwc: float | None
     cube: tuple[float, float, float] | None
     action: str
+    exact_cube: bool = False
 
 
 def cube_action(nd: float, dt: float, dp: float) -> str:
@@ -76,8 +80,9 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
     """The :class:`Evaluation` of ``board`` (player on roll's view) with cubeless ``outputs``
     ``float[5]`` (the network's or a rollout's), at the score and cube of ``fields``."""
     from boardgammon.analysis.analysis import Stakes
+    from boardgammon.bots import exact_cube
     from boardgammon.bots.network import cubeless_equity
-    from boardgammon.cube import Context, CubeOwner, cubeful
+    from boardgammon.cube import Context, CubeOwner
 
     seat = fields.on_roll
     owner = (CubeOwner.CENTRE if fields.cube_owner is None
@@ -88,9 +93,8 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
                       cube_value=fields.cube, cube_owner=owner, variant=variant,
                       jacoby=fields.jacoby)
     o = np.asarray(outputs, dtype=np.float64)
-    x = float(cubeful.cube_efficiency(board.array, variant))
     stakes = Stakes(context)
-    value = cubeful.on_roll_value(o, context, x)
+    value = exact_cube.position_value(board, o, context)
     cube = None
     if not context.cube_available_to_me:
         action = ("no cube decision: the Crawford game" if context.crawford
@@ -100,13 +104,14 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
     elif context.cube_dead_for_me:
         action = "no cube decision: a win at this cube already takes the match"
     else:
-        nd, dt, dp = cubeful.cube_values(o, context, x)
+        nd, dt, dp = exact_cube.decision_values(board, o, context)
         cube = (stakes.equity(nd), stakes.equity(dt), stakes.equity(dp))
         action = cube_action(nd, dt, dp)
     w, wg, wbg, lg, lbg = (float(v) for v in o)
     return Evaluation(outputs=(w, wg, wbg, lg, lbg), cubeless=float(cubeless_equity(o)),
                       cubeful=stakes.equity(value),
-                      mwc=float(value) if fields.length else None, cube=cube, action=action)
+                      mwc=float(value) if fields.length else None, cube=cube, action=action,
+                      exact_cube=exact_cube.applies(board))
 
 
 def position_and_match(position_id: str, match_id: str | None) -> tuple[Board, MatchIdFields]:
@@ -180,6 +185,8 @@ def text(e: Evaluation, fields: MatchIdFields, how: str,
               + (f" ± {errors[5]:.3f} (standard error)" if errors is not None else ""),
               f"Cubeful equity  {e.cubeful:+.3f} ({unit})"
               + (f", match-winning chance {e.mwc:.1%}" if e.mwc is not None else "")]
+    if e.exact_cube:
+        lines.append("Cubeful values exact: the bear-off solved over every roll")
     if e.cube is None:
         lines.append(f"Cube: {e.action}")
     else:
