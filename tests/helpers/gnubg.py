@@ -108,13 +108,22 @@ def run_commands(commands: list[str], timeout: float = 600.0) -> str:
         return proc.stdout
 
 
+def cube_analyses(output: str) -> list[tuple[tuple[float, ...], tuple[float, float, float]]]:
+    """Of every ``eval`` in gnubg's ``output`` (:func:`run_commands`), in order: its cubeless
+    outputs ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` at the cube
+    decision's depth, and its ``(no double, double/take, double/pass)``."""
+    found = []
+    for block in output.split("Cube analysis")[1:]:
+        probs = [float(v) for v in re.search(
+            r"\n\s*([\d.]+) ([\d.]+) ([\d.]+) - [\d.]+ ([\d.]+) ([\d.]+)", block).groups()]
+        values = dict(re.findall(r"\d\. (No double|Double, take|Double, pass)\s+([+-]\d+\.\d+)",
+                                 block))
+        found.append((tuple(probs), (float(values["No double"]), float(values["Double, take"]),
+                                     float(values["Double, pass"]))))
+    return found
+
+
 def cube_equities(output: str) -> list[tuple[float, float, float]]:
     """``(no double, double/take, double/pass)`` of every ``eval`` in gnubg's ``output``
     (:func:`run_commands`), in order."""
-    found = []
-    for block in output.split("Cubeful equities:")[1:]:
-        values = dict(re.findall(r"\d\. (No double|Double, take|Double, pass)\s+([+-]\d+\.\d+)",
-                                 block))
-        found.append((float(values["No double"]), float(values["Double, take"]),
-                      float(values["Double, pass"])))
-    return found
+    return [values for _, values in cube_analyses(output)]
