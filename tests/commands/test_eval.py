@@ -107,3 +107,41 @@ def test_bad_input_exits_2_with_a_message(args, message):
     result = runner.invoke(app, ["eval", *args])
     assert result.exit_code == 2 and result.stdout == ""
     assert message in result.stderr
+
+
+def test_a_match_id_with_dice_rolled_evaluates_the_plays_of_that_roll():
+    rolled = encode_match_id(MatchIdFields(dice=(3, 1)))
+    out = _eval(Board.initial().position_id, "--match-id", rolled)
+    assert out["dice"] == [3, 1] and out["unit"] == "equity"
+    plays = [p["play"] for p in out["plays"]]
+    assert plays[0] == "8/5 6/5"
+    assert sorted(plays) == sorted(str(p) for p in Board.initial().legal_plays(3, 1))
+    values = [p["value"] for p in out["plays"]]
+    assert values == sorted(values, reverse=True)
+    shown = runner.invoke(app, ["eval", Board.initial().position_id, "--match-id", rolled])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith("The Match ID has the roll 3-1 to play: its plays, not the "
+                                   "position before the roll (give a Match ID without dice for "
+                                   "that).\n")
+    assert " 1. 8/5 6/5 " in shown.stdout
+
+
+def test_a_match_id_with_a_double_offered_evaluates_take_and_pass():
+    # Two checkers on the 6-point against two on the 5-point, solved exactly (gnubg's
+    # two-sided database agrees): double/take +0.647 for the doubler, so the player doubled
+    # takes at −0.647 rather than pass at −1.
+    board = Board.from_points({6: 2}, {5: 2})
+    doubled = encode_match_id(MatchIdFields(doubled=True, turn=1))
+    out = _eval(board.position_id, "--match-id", doubled)
+    assert out["answer"]["action"] == "take"
+    assert out["answer"]["take"] == pytest.approx(-0.6469891530762587, abs=1e-9)
+    assert out["answer"]["pass"] == -1.0
+    shown = runner.invoke(app, ["eval", board.position_id, "--match-id", doubled]).stdout
+    assert shown.endswith("A double is offered (the Match ID): for the player doubled, take "
+                          "-0.647, pass -1.000 (per cube); proper answer: take\n")
+    pending = encode_match_id(MatchIdFields(resigned=1, turn=1))
+    refused = runner.invoke(app, ["eval", board.position_id, "--match-id", pending])
+    assert refused.exit_code == 2
+    assert (f"error: the Match ID {pending} has a resignation waiting for its answer: eval "
+            f"values positions before the roll, a roll's plays or a double; give the Match ID "
+            f"of the position before the offer") in refused.stderr
