@@ -93,3 +93,18 @@ def test_money_values_agree_with_gnubg_two_sided_database():
     for board, gnubg in zip(boards, theirs, strict=True):
         ours = exact_cube.cube_values(board, Context())
         assert ours == pytest.approx(gnubg, abs=6e-4), board.position_id  # gnubg prints 3 places
+
+
+def test_the_analysis_judges_a_last_roll_double_exactly():
+    from boardgammon.analysis.analysis import analyse_match
+    from boardgammon.engine.match import Match, Setup
+
+    m = Match(0, setup=Setup(position_id=LAST_ROLL.position_id))
+    m.double(0)
+    m.take(1)
+    m.roll(0, 6, 5)
+    m.play(0, "6/off")
+    double, take = analyse_match(m, plies=0).cube
+    assert (double.nd, double.dt, double.dp) == pytest.approx((0.5, 1.0, 1.0), abs=1e-9)
+    assert double.loss == 0 and double.best == "double, take"
+    assert take.action == "take" and take.loss == 0  # taking costs what passing does

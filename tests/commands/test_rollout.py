@@ -65,6 +65,8 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
     assert out["trials"] == 36 and out["outputs"][0] == pytest.approx(0.75, abs=1e-6)
     assert out["cubeless"] == pytest.approx(0.5, abs=1e-5)
     assert out["action"] == "Double, take"
+    # The cube decision of a short bear-off is exact (the cube model gave 0.700 and 0.850).
+    assert out["exact_cube"] and out["cube"] == pytest.approx([0.5, 1.0, 1.0], abs=1e-9)
     shown = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
                                 "2", "--no-progress"])
     assert shown.exit_code == 0, shown.output
