@@ -279,3 +279,37 @@ def test_the_plays_of_a_roll_show_a_progress_bar():
     assert shown.exit_code == 0, shown.output
     # tqdm writes to standard error: the trials of both plays, the play under way.
     assert "144/144" in shown.stderr and "8/5 6/5: equity" in shown.stderr, shown.stderr
+
+
+def test_ctrl_c_in_a_rollout_of_plays_keeps_the_trials_done(tmp_path, monkeypatch):
+    from contextlib import contextmanager
+
+    from boardgammon.commands import rollout as rollout_module
+
+    calls = []
+
+    @contextmanager
+    def after_three_batches():
+        def interrupted() -> bool:
+            calls.append(1)
+            return len(calls) > 3
+
+        yield interrupted
+
+    args = ["rollout", START.position_id, "--dice", "3", "1", "--plays", "2", "--truncate",
+            "1", "--seed", "2", "--trials", "72"]
+    whole = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["plays"]
+    checkpoint = tmp_path / "cut.json"
+    monkeypatch.setattr(rollout_module, "deferred_interrupt", after_three_batches)
+    cut = runner.invoke(app, [*args, "--save", str(checkpoint)])
+    assert cut.exit_code == 130
+    assert (f"Interrupted (Ctrl-C): the plays and trials done so far; kept in {checkpoint}: go "
+            f"on with --resume {checkpoint}.") in cut.stdout
+    kept = json.loads(checkpoint.read_text())["plays_done"]
+    assert 0 < sum(len(rows) for _, rows in kept) < 144
+    monkeypatch.undo()
+    resumed = json.loads(runner.invoke(app, [*args, "--json", "--resume",
+                                             str(checkpoint)]).stdout)["plays"]
+    assert [(r["play"], r["trials"]) for r in resumed] == [(r["play"], 72) for r in whole]
+    for ours, one_run in zip(resumed, whole, strict=True):
+        assert ours["outputs"] == pytest.approx(one_run["outputs"], abs=1e-9)
