@@ -90,9 +90,11 @@ def test_money_rules_and_a_roll_not_yet_played_come_back():
     m.roll_opening(3, 1)
     m.play(0, "8/5 6/5")
     m.roll(1, 6, 3)
-    text = write_mat(m)
+    text = write_mat(m, unplayed_roll=True)
     assert text.splitlines()[:2] == ['; [Jacoby "On"]', '; [Beaver "On"]']
     assert text.splitlines()[-2:] == ["  1) 31: 8/5 6/5                 63:", ""]
+    # By default the text ends at the last action done (the server's move list agrees).
+    assert write_mat(m).splitlines()[-2:] == ["  1) 31: 8/5 6/5", ""]
     back = read_mat(text)
     assert back.jacoby and back.beavers
     assert back.game.phase.value == "play" and back.game.dice == (6, 3)

@@ -238,14 +238,15 @@ def save_match(match: Match, directory: Path, number: int) -> list[Path]:
     """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
     (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the paths written, the
     JSON record first. A match set up from a position has no ``.mat`` form, so only its JSON
-    record is written. Each file is replaced whole (written beside it, then renamed), so that a
+    record is written; a roll not yet played is written in both (``play --resume`` plays on
+    from either). Each file is replaced whole (written beside it, then renamed), so that a
     record rewritten after every move is never left half written by Ctrl-C or a closed
     terminal."""
     directory.mkdir(parents=True, exist_ok=True)
     base = directory / f"match-{number:04d}"
     texts = [(base.with_suffix(".json"), match.to_json(indent=1))]
     if match.setup is None:
-        texts.append((base.with_suffix(".mat"), write_mat(match)))
+        texts.append((base.with_suffix(".mat"), write_mat(match, unplayed_roll=True)))
     for path, text in texts:
         part = path.with_name(f".{path.name}.part")
         part.write_text(text)

@@ -30,10 +30,10 @@ each game ends with `` Wins N
 point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
 ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
 line, and an unfinished game (the match in progress, or lost on time) has none. A roll left
-unplayed, by a resignation or in a match saved mid-turn, is written alone (``31:``), as gnubg
-does, and read back as dice rolled (a dance, which is also a roll alone, has no legal move);
-a double waiting for its answer is written as it stands, a pending resignation offer is not
-(the format has no entry for one: the match's JSON record keeps it).
+unplayed, by a resignation or (``unplayed_roll``) in a match saved mid-turn, is written alone
+(``31:``), as gnubg does, and read back as dice rolled (a dance, which is also a roll alone,
+has no legal move); a double waiting for its answer is written as it stands, a pending
+resignation offer is not (the format has no entry for one: the match's JSON record keeps it).
 
 Money-play rules: gnubg's export writes neither the Jacoby rule nor beavers, and its import
 takes both from its own settings (``set jacoby``, ``set beavers``), whatever the file says.
@@ -69,7 +69,8 @@ class MatFormatError(InvalidRecord):
     """``.mat`` text that cannot be parsed or whose games do not replay under the rules."""
 
 
-def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
+def write_mat(match: Match, comments: dict[str, str] | None = None,
+              unplayed_roll: bool = False) -> str:
     """The ``.mat`` text of ``match`` (finished or in progress) as gnubg writes it, with trailing
     spaces removed from every line.
 
@@ -77,6 +78,9 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
         match: the match (money play is written as a 0-point match).
         comments: header lines written as ``; [Key "Value"]``, e.g. ``{"EventDate":
             "2026.11.30"}``; the variant is added for Nackgammon and Hypergammon.
+        unplayed_roll: in a match saved mid-turn, write the roll not yet played, alone, as
+            gnubg's export does (for a record to play on from: ``play --resume``); without it
+            the text ends at the last action done, as the server's move list does.
 
     Raises:
         MatFormatError: ``match`` was set up from a position
@@ -133,8 +137,9 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
                 entries[action.game].append((action.seat, f" {action.kind.capitalize()}s"))
         if len(score_before) < len(replay.games):
             score_before.append(replay.score)
-    for index, entry in unplayed.items():  # a resignation, or the match saved mid-turn
-        entries[index].append(entry)
+    for index, entry in unplayed.items():
+        if index < len(match.results) or unplayed_roll:  # a resignation, or saved mid-turn
+            entries[index].append(entry)
 
     for index, game_entries in enumerate(entries):
         result = match.results[index] if index < len(match.results) else None
