@@ -58,6 +58,25 @@ app.command(name="witness")(witness_command)
 app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 
 
+def _summaries(group: typer.Typer) -> None:
+    """Give every command of ``group`` (and of its sub-groups) a one-paragraph summary for the
+    command lists of ``--help``: typer keeps the docstring's own line breaks there, so a
+    summary wrapped in the source came out ragged ("…standard errors, and the cube" and
+    "decision." on lines of their own)."""
+    import inspect
+
+    for info in group.registered_commands:
+        if info.short_help is None and info.callback is not None:
+            first = inspect.cleandoc(info.callback.__doc__ or "").split("\n\n")[0]
+            info.short_help = " ".join(first.split())
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _summaries(sub.typer_instance)
+
+
+_summaries(app)
+
+
 def main() -> None:
     """Entry point of the ``boardgammon`` console script (and ``python -m boardgammon``): a
     command whose optional dependencies are not installed says which extra to install."""

@@ -372,7 +372,14 @@ def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
     result = CliRunner().invoke(app, ["analyze", str(path)])
     assert result.exit_code == 0, result.output
     assert "3-point match, score 0-0, unfinished" in result.output
-    assert "luck-adjusted result — MWC" in result.output
+    # What is missing is said, not shown as a dash or "None": Bob has not rolled yet.
+    assert "  no luck-adjusted result: the match is unfinished (it needs the final result)" \
+        in result.output
+    lines = result.output.splitlines()
+    bob = lines[lines.index("Bob (seat 1)"):]
+    assert any(line.startswith("  luck +0.000 EMG (+0.000 MWC), no luck rating (no roll of "
+                               "this player's was judged); ") for line in bob), bob
+    assert "None" not in result.output
 
 
 def test_a_money_session_reports_points_won_not_unfinished(tmp_path):

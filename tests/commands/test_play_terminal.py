@@ -377,6 +377,35 @@ def test_resume_plays_on_from_a_saved_record(tmp_path):
         refused.output
 
 
+def test_resume_from_mat_keeps_the_jacoby_rule_and_the_dice_rolled(tmp_path):
+    """A money session under the Jacoby rule quit after rolling: the .mat keeps both (a header
+    line and the roll alone, as gnubg writes an unplayed roll), so resuming from it is
+    resuming from the JSON record (it lost both before)."""
+    from typer.testing import CliRunner
+
+    from boardgammon.cli import app
+
+    runner = CliRunner()
+    first = runner.invoke(app, ["play", "--length", "0", "--jacoby", "--dice-seed", "5",
+                                "--save", str(tmp_path)],
+                          input="8/3 6/3\nyes\nroll\nquit\nyes\n")
+    assert first.exit_code == 0, first.output
+    before = Match.from_json((tmp_path / "match-0001.json").read_text())
+    assert before.jacoby and before.record[-1].kind == "roll"
+    mat = tmp_path / "match-0001.mat"
+    assert mat.read_text().startswith('; [Jacoby "On"]\n')
+    again = runner.invoke(app, ["play", "--resume", str(mat), "--dice-seed", "6"],
+                          input="quit\nyes\n")
+    assert again.exit_code == 0, again.output
+    assert f"Money play (Jacoby rule) resumed from {mat} at " in again.output
+    d1, d2 = before.record[-1].dice
+    assert f"You rolled {d1}-{d2}. Your play (or hint) > " in again.output
+    resumed = Match.from_json((tmp_path / "match-0002.json").read_text())
+    assert resumed.jacoby
+    assert [a.to_dict() for a in resumed.record if a.kind != "opening"] == \
+        [a.to_dict() for a in before.record if a.kind != "opening"]
+
+
 @pytest.mark.slow
 def test_ctrl_c_saves_the_record_and_says_so(tmp_path):
     term = Terminal([sys.executable, "-m", "boardgammon.cli", "play", "--bot", "easy",

@@ -65,6 +65,8 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
     assert out["trials"] == 36 and out["outputs"][0] == pytest.approx(0.75, abs=1e-6)
     assert out["cubeless"] == pytest.approx(0.5, abs=1e-5)
     assert out["action"] == "Double, take"
+    # The cube decision of a short bear-off is exact (the cube model gave 0.700 and 0.850).
+    assert out["exact_cube"] and out["cube"] == pytest.approx([0.5, 1.0, 1.0], abs=1e-9)
     shown = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
                                 "2", "--no-progress"])
     assert shown.exit_code == 0, shown.output
@@ -237,3 +239,77 @@ def test_a_1ply_rollout_through_the_command():
     # Two plies from the start: the same dice, some plays chosen differently.
     assert out["outputs"] != zero["outputs"]
     assert abs(out["cubeless"] - zero["cubeless"]) < 0.1
+
+
+def test_the_plays_of_a_roll_saved_and_resumed_are_the_rollout_of_one_run(tmp_path):
+    args = ["rollout", START.position_id, "--dice", "3", "1", "--plays", "2", "--truncate",
+            "2", "--seed", "4", "--json"]
+    whole = json.loads(runner.invoke(app, [*args, "--trials", "72"]).stdout)["plays"]
+    checkpoint = tmp_path / "plays.json"
+    part = runner.invoke(app, [*args, "--trials", "36", "--save", str(checkpoint)])
+    assert part.exit_code == 0, part.output
+    kept = json.loads(checkpoint.read_text())
+    assert kept["dice"] == [3, 1] and kept["plays"] == 2
+    assert sorted((play, len(rows)) for play, rows in kept["plays_done"]) == \
+        sorted((r["play"], 36) for r in json.loads(part.stdout)["plays"])
+    resumed = runner.invoke(app, [*args, "--trials", "72", "--resume", str(checkpoint)])
+    assert resumed.exit_code == 0, resumed.output
+    rows = json.loads(resumed.stdout)["plays"]
+    assert [(r["play"], r["trials"]) for r in rows] == [(r["play"], 72) for r in whole]
+    for ours, one_run in zip(rows, whole, strict=True):
+        assert ours["outputs"] == pytest.approx(one_run["outputs"], abs=1e-9)
+        assert ours["cubeless_stderr"] == pytest.approx(one_run["cubeless_stderr"], abs=1e-9)
+    assert sorted(len(r) for _, r in json.loads(checkpoint.read_text())["plays_done"]) == \
+        [72, 72]
+    # Another roll, or a position rollout, from this checkpoint is refused, saying why.
+    other = runner.invoke(app, [*args[:3], "4", "2", *args[5:], "--resume", str(checkpoint)])
+    assert other.exit_code == 2
+    assert (f"error: --resume: {checkpoint} is a rollout with dice [3, 1], not [4, 2]: resume "
+            f"it with the same settings") in other.stderr
+    position = runner.invoke(app, ["rollout", START.position_id, "--truncate", "2", "--seed",
+                                   "4", "--resume", str(checkpoint)])
+    assert position.exit_code == 2
+    assert (f"error: --resume: {checkpoint} is the rollout of the plays of a roll: resume it "
+            f"with --dice 3 1") in position.stderr
+
+
+def test_the_plays_of_a_roll_show_a_progress_bar():
+    shown = runner.invoke(app, ["rollout", START.position_id, "--dice", "3", "1", "--plays",
+                                "2", "--trials", "72", "--truncate", "1"])
+    assert shown.exit_code == 0, shown.output
+    # tqdm writes to standard error: the trials of both plays, the play under way.
+    assert "144/144" in shown.stderr and "8/5 6/5: equity" in shown.stderr, shown.stderr
+
+
+def test_ctrl_c_in_a_rollout_of_plays_keeps_the_trials_done(tmp_path, monkeypatch):
+    from contextlib import contextmanager
+
+    from boardgammon.commands import rollout as rollout_module
+
+    calls = []
+
+    @contextmanager
+    def after_three_batches():
+        def interrupted() -> bool:
+            calls.append(1)
+            return len(calls) > 3
+
+        yield interrupted
+
+    args = ["rollout", START.position_id, "--dice", "3", "1", "--plays", "2", "--truncate",
+            "1", "--seed", "2", "--trials", "72"]
+    whole = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["plays"]
+    checkpoint = tmp_path / "cut.json"
+    monkeypatch.setattr(rollout_module, "deferred_interrupt", after_three_batches)
+    cut = runner.invoke(app, [*args, "--save", str(checkpoint)])
+    assert cut.exit_code == 130
+    assert (f"Interrupted (Ctrl-C): the plays and trials done so far; kept in {checkpoint}: go "
+            f"on with --resume {checkpoint}.") in cut.stdout
+    kept = json.loads(checkpoint.read_text())["plays_done"]
+    assert 0 < sum(len(rows) for _, rows in kept) < 144
+    monkeypatch.undo()
+    resumed = json.loads(runner.invoke(app, [*args, "--json", "--resume",
+                                             str(checkpoint)]).stdout)["plays"]
+    assert [(r["play"], r["trials"]) for r in resumed] == [(r["play"], 72) for r in whole]
+    for ours, one_run in zip(resumed, whole, strict=True):
+        assert ours["outputs"] == pytest.approx(one_run["outputs"], abs=1e-9)

@@ -13,7 +13,7 @@ from boardgammon.bots import create
 from boardgammon.cli import app
 from boardgammon.commands.selfplay import run
 from boardgammon.engine.match import Match
-from boardgammon.formats import write_mat
+from boardgammon.formats import read_mat, write_mat
 from tests.helpers.gnubg import run_script
 
 runner = CliRunner()
@@ -211,12 +211,41 @@ def test_cli_save_twice_into_one_directory_keeps_the_first_records(tmp_path):
     assert {p: (tmp_path / p).read_text() for p in before} == before
 
 
-def test_save_with_money_play_is_refused_before_playing(tmp_path):
+def test_money_play_saves_the_session(tmp_path):
+    """Money play is one session without an end: it is saved under one number with every game
+    finished (it was refused: "money play has no finished matches to save"), the Jacoby rule
+    kept in both records."""
     target = tmp_path / "records"
-    result = runner.invoke(app, ["selfplay", "--games", "2", "--seed", "1", "--save", str(target)])
-    assert result.exit_code == 2
-    assert "money play" in result.output and "--length" in result.output
-    assert not target.exists()  # nothing created, no game played
+    result = runner.invoke(app, ["selfplay", "--games", "3", "--seed", "1", "--jacoby",
+                                 "--save", str(target), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [Path(p).name for p in data["saved"]] == ["match-0001.json", "match-0001.mat"]
+    record = Match.from_json((target / "match-0001.json").read_text())
+    assert record.length == 0 and record.jacoby and len(record.results) == 3
+    assert record.score == tuple(data["points"])
+    mat = (target / "match-0001.mat").read_text()
+    assert mat.startswith('; [Jacoby "On"]\n') and mat.count(" Game ") == 3
+    assert read_mat(mat).score == record.score
+
+
+def test_ctrl_c_in_money_play_keeps_the_games_finished(tmp_path):
+    from boardgammon.commands.selfplay import save_match
+
+    played, saved = [], []
+
+    def on_game() -> None:
+        played.append(1)
+        if len(played) == 2:
+            raise KeyboardInterrupt
+
+    def on_match(match: Match) -> None:
+        saved[:] = save_match(match, tmp_path, 1)
+
+    summary = run(create("easy", 1), create("easy", 2), games=50, length=0,
+                  rng=random.Random(5), on_game=on_game, on_match=on_match)
+    assert summary.interrupted and summary.games == 2
+    assert len(Match.from_json(saved[0].read_text()).results) == 2
 
 
 def test_cli_refuses_match_lengths_beyond_64_points():

@@ -102,6 +102,55 @@ def test_a_forfeit_ends_the_file_where_play_stopped():
     assert (back.score, back.winner, back.forfeited) == ((0, 0), None, None)
 
 
+def test_money_rules_and_a_roll_not_yet_played_come_back():
+    """A money session under the Jacoby rule with beavers, saved mid-turn (dice rolled, not
+    played): gnubg's export writes neither rule, so ours adds header lines; the unplayed roll
+    is written alone, as gnubg writes it, and read back as dice rolled."""
+    m = Match(0, players=("Ann", "Bob"), jacoby=True, beavers=True)
+    m.roll_opening(3, 1)
+    m.play(0, "8/5 6/5")
+    m.roll(1, 6, 3)
+    text = write_mat(m, unplayed_roll=True)
+    assert text.splitlines()[:2] == ['; [Jacoby "On"]', '; [Beaver "On"]']
+    assert text.splitlines()[-2:] == ["  1) 31: 8/5 6/5                 63:", ""]
+    # By default the text ends at the last action done (the server's move list agrees).
+    assert write_mat(m).splitlines()[-2:] == ["  1) 31: 8/5 6/5", ""]
+    back = read_mat(text)
+    assert back.jacoby and back.beavers
+    assert back.game.phase.value == "play" and back.game.dice == (6, 3)
+    assert [a.to_dict() for a in back.record] == [a.to_dict() for a in m.record]
+    # Without the headers (gnubg's own export), the rules are off; other values are refused.
+    plain = read_mat(text.split("\n", 2)[2])
+    assert not plain.jacoby and not plain.beavers and plain.game.dice == (6, 3)
+    with pytest.raises(MatFormatError, match=r'^the header \[Jacoby\] says \'Yes\': it is '
+                                             r'"On" or "Off"$'):
+        read_mat(text.replace('"On"', '"Yes"', 1))
+
+
+_EXPORT_ROLLED = """
+gnubg.command("set player 0 human")
+gnubg.command("set player 1 human")
+gnubg.command("set jacoby on")
+gnubg.command("set seed 7")
+gnubg.command("new session")
+gnubg.command("roll")
+gnubg.command("export match mat out.mat")
+emit({"text": open("out.mat").read()})
+"""
+
+
+@pytest.mark.gnubg
+def test_gnubgs_export_of_a_roll_not_played_reads_as_dice_rolled():
+    got = run_script(_EXPORT_ROLLED)
+    text = got["text"]
+    assert "Jacoby" not in text  # gnubg's .mat has no Jacoby rule, even with it on
+    last = text.rstrip().splitlines()[-1]
+    assert re.fullmatch(r"\s+1\)\s+\d\d:", last), last  # the roll alone
+    back = read_mat(text)
+    d1, d2 = (int(c) for c in last.split()[-1].rstrip(":"))
+    assert back.game.phase.value == "play" and sorted(back.game.dice) == sorted((d1, d2))
+
+
 def test_money_play_and_variants_have_headers():
     text = write_mat(Match(3, "nackgammon"))
     assert text.startswith('; [Variation "NackGammon"]\n\n 3 point match\n')
@@ -293,9 +342,11 @@ _OPENING = "  1) 31: 8/5 6/5                 42: 8/4 6/4\n"
 
 
 @pytest.mark.parametrize(("tail", "message"), [
-    # A file cut short after a roll (was "no move is incomplete: both dice can be played").
-    ("  2) 63:\n", r"^line 6 \(game 1\): the roll 63 has no play written, but it can be "
-                   r"played \(is the file cut short\?\)$"),
+    # A roll alone with a play after it (was "no move is incomplete: both dice can be
+    # played"); last in the file it is a roll not yet played, as gnubg writes one.
+    ("  2) 63:                          42: 24/20 13/11\n",
+     r"^line 6 \(game 1\): the roll 63 has no play written, but it can be "
+     r"played \(is the file cut short\?\)$"),
     # Moves after a drop (were read into the game after it: "no blot to hit").
     ("  2)  Doubles => 2                 Drops\n  3) 63: 24/18 13/10\n",
      r"^line 7 \(game 1\): the game is over by the drop, but the record goes on$"),

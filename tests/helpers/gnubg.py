@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -83,3 +84,46 @@ def run_script(body: str, *, setup: bool = False, env: dict[str, str] | None = N
             raise GnubgError(f"gnubg emitted no result (exit {proc.returncode}):\n"
                              f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
         return json.loads(out.read_text())
+
+
+def run_commands(commands: list[str], timeout: float = 600.0) -> str:
+    """Type ``commands`` into gnubg's command line (``gnubg -t -q``, both players human) and
+    return what it printed: for what its Python interface does not give, such as the cubeful
+    equities of ``eval``.
+
+    Raises:
+        GnubgError: gnubg not installed or timed out.
+    """
+    exe = gnubg_path()
+    if exe is None:
+        raise GnubgError("gnubg is not installed (Debian package 'gnubg'; `make test` installs it)")
+    with tempfile.TemporaryDirectory(prefix="boardgammon-gnubg-") as tmp:
+        try:
+            proc = processes.run([exe, "-t", "-q"], cwd=tmp, env={**os.environ, "HOME": tmp},
+                                 timeout=timeout,
+                                 input="\n".join(["set player 0 human", "set player 1 human",
+                                                  *commands]) + "\n")
+        except subprocess.TimeoutExpired as exc:
+            raise GnubgError(f"gnubg did not finish within {timeout} s") from exc
+        return proc.stdout
+
+
+def cube_analyses(output: str) -> list[tuple[tuple[float, ...], tuple[float, float, float]]]:
+    """Of every ``eval`` in gnubg's ``output`` (:func:`run_commands`), in order: its cubeless
+    outputs ``(win, win gammon, win backgammon, lose gammon, lose backgammon)`` at the cube
+    decision's depth, and its ``(no double, double/take, double/pass)``."""
+    found = []
+    for block in output.split("Cube analysis")[1:]:
+        probs = [float(v) for v in re.search(
+            r"\n\s*([\d.]+) ([\d.]+) ([\d.]+) - [\d.]+ ([\d.]+) ([\d.]+)", block).groups()]
+        values = dict(re.findall(r"\d\. (No double|Double, take|Double, pass)\s+([+-]\d+\.\d+)",
+                                 block))
+        found.append((tuple(probs), (float(values["No double"]), float(values["Double, take"]),
+                                     float(values["Double, pass"]))))
+    return found
+
+
+def cube_equities(output: str) -> list[tuple[float, float, float]]:
+    """``(no double, double/take, double/pass)`` of every ``eval`` in gnubg's ``output``
+    (:func:`run_commands`), in order."""
+    return [values for _, values in cube_analyses(output)]

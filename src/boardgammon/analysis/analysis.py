@@ -51,6 +51,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from boardgammon.bots import exact_cube
 from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
@@ -568,9 +569,7 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
     board = m.game.board
     stakes = Stakes(context_for(m, seat))
     outputs = judge.pre_roll(board)
-    nd, dt, dp = cubeful.cube_values(outputs, stakes.context,
-                                     float(cubeful.cube_efficiency(board.array,
-                                                                   stakes.context.variant)))
+    nd, dt, dp = exact_cube.decision_values(board, outputs, stakes.context)
     right = min(dt, dp)
     if doubled:
         loss_value = max(0.0, nd - right)

@@ -323,10 +323,14 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             "  " + "  ".join(f"{SKILL_NAMES[k]} {MARKS[k]} {p.skill[k]}" for k in MARKS)
             + " (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
-            f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), luck rating "
-            f"{p.luck_rating or 'no roll'}; "
+            f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), "
+            + (f"luck rating {p.luck_rating}" if p.luck_rating is not None
+               else "no luck rating (no roll of this player's was judged)") + "; "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
-            f"  luck-adjusted result {_fmt(p.luck_adjusted, '+.3f')} {unit}",
+            f"  luck-adjusted result {p.luck_adjusted:+.3f} {unit}"
+            if p.luck_adjusted is not None
+            else "  no luck-adjusted result: the match is unfinished (it needs the final "
+                 "result)",
             *_resignation_lines(analysis, p.seat), ""]
     if moves:
         clear = 0

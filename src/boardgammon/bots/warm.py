@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from boardgammon.bots import exact_cube
 from boardgammon.bots.base import create, levels
 from boardgammon.cube import Context, CubeOwner
 from boardgammon.engine import movegen
@@ -56,5 +57,7 @@ def warm_up() -> float:
         out = np.empty((256, 2, 25), dtype=np.int8)
         movegen.generate_batch(boards, np.array([[3, 1], [6, 6]], dtype=np.int64), out,
                                np.empty(3, dtype=np.int64))
+        # The exact cube of short bear-offs (eval, rollout and the analysis' cube decisions).
+        exact_cube.cube_values(Board.from_points({1: 1}, {1: 1}), Context())
         _DONE = True
         return time.perf_counter() - started

@@ -7,8 +7,13 @@ player on roll. Printed: the chances of winning, winning a gammon and a backgamm
 sides, the cubeless equity, the cubeful equity (money: per cube; match: match-winning chance
 and normalised equity, EMG), and, where the player on roll may double, the cube decision with
 its three values (no double, double/take, double/pass) and the proper action. Bear-off races
-where neither side can be gammoned are exact (the one-sided database,
-:mod:`boardgammon.bots.bearoff`).
+where neither side can be gammoned have exact cubeless chances (the one-sided database,
+:mod:`boardgammon.bots.bearoff`); short ones (up to four checkers a side) exact cubeful values
+too, solved over every roll (:mod:`boardgammon.bots.exact_cube`).
+
+A Match ID with the dice rolled evaluates the plays of that roll instead (best first, as the
+terminal game's hint ranks them); one with a double offered adds the doubled player's take and
+pass and its proper answer; one with a resignation waiting is refused.
 
 Bad input (a malformed ID, a finished game, a depth outside 0–2) exits with code 2 and a
 message on standard error.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import typer
@@ -39,6 +45,8 @@ class Evaluation:
             ``None`` where the player on roll may not double.
         action: the proper cube action ("No double, take", "Double, take", "Double, pass",
             "Too good to double, pass"), or why there is none.
+        exact_cube: the cubeful values are exact, solved over every roll
+            (:mod:`boardgammon.bots.exact_cube`: short bear-offs), not the cube model's.
     """
 
     outputs: tuple[float, float, float, float, float]
@@ -47,6 +55,7 @@ class Evaluation:
     mwc: float | None
     cube: tuple[float, float, float] | None
     action: str
+    exact_cube: bool = False
 
 
 def cube_action(nd: float, dt: float, dp: float) -> str:
@@ -76,8 +85,9 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
     """The :class:`Evaluation` of ``board`` (player on roll's view) with cubeless ``outputs``
     ``float[5]`` (the network's or a rollout's), at the score and cube of ``fields``."""
     from boardgammon.analysis.analysis import Stakes
+    from boardgammon.bots import exact_cube
     from boardgammon.bots.network import cubeless_equity
-    from boardgammon.cube import Context, CubeOwner, cubeful
+    from boardgammon.cube import Context, CubeOwner
 
     seat = fields.on_roll
     owner = (CubeOwner.CENTRE if fields.cube_owner is None
@@ -88,9 +98,8 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
                       cube_value=fields.cube, cube_owner=owner, variant=variant,
                       jacoby=fields.jacoby)
     o = np.asarray(outputs, dtype=np.float64)
-    x = float(cubeful.cube_efficiency(board.array, variant))
     stakes = Stakes(context)
-    value = cubeful.on_roll_value(o, context, x)
+    value = exact_cube.position_value(board, o, context)
     cube = None
     if not context.cube_available_to_me:
         action = ("no cube decision: the Crawford game" if context.crawford
@@ -100,13 +109,14 @@ def judge(board: Board, outputs: np.ndarray, fields: MatchIdFields) -> Evaluatio
     elif context.cube_dead_for_me:
         action = "no cube decision: a win at this cube already takes the match"
     else:
-        nd, dt, dp = cubeful.cube_values(o, context, x)
+        nd, dt, dp = exact_cube.decision_values(board, o, context)
         cube = (stakes.equity(nd), stakes.equity(dt), stakes.equity(dp))
         action = cube_action(nd, dt, dp)
     w, wg, wbg, lg, lbg = (float(v) for v in o)
     return Evaluation(outputs=(w, wg, wbg, lg, lbg), cubeless=float(cubeless_equity(o)),
                       cubeful=stakes.equity(value),
-                      mwc=float(value) if fields.length else None, cube=cube, action=action)
+                      mwc=float(value) if fields.length else None, cube=cube, action=action,
+                      exact_cube=exact_cube.applies(board))
 
 
 def position_and_match(position_id: str, match_id: str | None) -> tuple[Board, MatchIdFields]:
@@ -151,12 +161,65 @@ def eval_command(
     board, fields = position_and_match(position_id, match_id)
     if ply not in (0, 1, 2):
         raise fail(f"--ply is 0, 1 or 2, not {ply}")
+    if fields.resigned:
+        raise fail(f"the Match ID {match_id} has a resignation waiting for its answer: eval "
+                   f"values positions before the roll, a roll's plays or a double; give the "
+                   f"Match ID of the position before the offer")
+    if fields.dice != (0, 0) and not fields.doubled:
+        _plays_of_roll(position_id, board, fields, ply, as_json, match_id)
+        return
     result = evaluate(board, fields, ply)
+    answer = _answer(result, fields) if fields.doubled else None
     if as_json:
         typer.echo(json.dumps({"position_id": position_id, "match_id": match_id, "ply": ply,
-                               **result.__dict__}))
+                               **result.__dict__,
+                               **({"answer": answer} if answer is not None else {})}))
         return
     typer.echo(text(result, fields, f"the network at {ply}-ply"))
+    if answer is not None:
+        unit = "EMG" if fields.length else "per cube"
+        typer.echo(f"A double is offered (the Match ID): for the player doubled, take "
+                   f"{answer['take']:+.3f}, pass {answer['pass']:+.3f} ({unit}); proper "
+                   f"answer: {answer['action']}")
+
+
+def _answer(e: Evaluation, fields: MatchIdFields) -> dict[str, Any]:
+    """The doubled player's take and pass values (its view: the doubler's, negated, in EMG or
+    per cube) and its proper answer, from an evaluation at the cube before the double."""
+    if e.cube is None:
+        raise fail(f"the Match ID has a double offered, but the player on roll may not double "
+                   f"here ({e.action.removeprefix('no cube decision: ')})")
+    _, dt, dp = e.cube
+    return {"take": -dt, "pass": -dp, "action": "take" if dt <= dp else "pass"}
+
+
+def _plays_of_roll(position_id: str, board: Board, fields: MatchIdFields, ply: int,
+                   as_json: bool, match_id: str | None) -> None:
+    """``eval`` of a Match ID with the dice rolled: the plays of that roll, best first, as the
+    hint ranks them (cubeful, the best few searched at ``ply``)."""
+    from boardgammon.analysis.hint import play_hint
+    from boardgammon.engine.match import Match, Setup
+
+    from .play import format_play_hint
+
+    d1, d2 = fields.dice
+    setup = Setup(position_id=position_id, on_roll=fields.on_roll, score=fields.score,
+                  cube=fields.cube, cube_owner=fields.cube_owner, crawford=fields.crawford,
+                  dice=(d1, d2))
+    variant = "hypergammon" if board.checkers == 3 else "standard"
+    try:
+        match = Match(fields.length, variant, jacoby=fields.jacoby, setup=setup)
+    except (ValueError, EngineError) as exc:
+        raise fail(f"cannot play {d1}-{d2} from {position_id}: {exc}") from None
+    hint = play_hint(match, plies=ply)
+    if as_json:
+        typer.echo(json.dumps({"position_id": position_id, "match_id": match_id, "ply": ply,
+                               "dice": [d1, d2], "unit": hint.unit,
+                               "plays": [p.__dict__ for p in hint.plays]}))
+        return
+    typer.echo(f"The Match ID has the roll {d1}-{d2} to play: its plays, not the position "
+               f"before the roll (give a Match ID without dice for that).")
+    typer.echo(format_play_hint(hint))
 
 
 def text(e: Evaluation, fields: MatchIdFields, how: str,
@@ -180,6 +243,8 @@ def text(e: Evaluation, fields: MatchIdFields, how: str,
               + (f" ± {errors[5]:.3f} (standard error)" if errors is not None else ""),
               f"Cubeful equity  {e.cubeful:+.3f} ({unit})"
               + (f", match-winning chance {e.mwc:.1%}" if e.mwc is not None else "")]
+    if e.exact_cube:
+        lines.append("Cubeful values exact: the bear-off solved over every roll")
     if e.cube is None:
         lines.append(f"Cube: {e.action}")
     else:

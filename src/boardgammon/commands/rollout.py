@@ -8,7 +8,9 @@ equities and the cube decision as ``boardgammon eval`` prints them.
 
 With ``--dice D1 D2`` the best ``--plays`` plays of that roll (by the network at 0-ply) are
 rolled out instead, each from its resulting position with the same trials, and listed best
-first with their equities and standard errors (the mover's view).
+first with their equities and standard errors (the mover's view); the progress bar counts the
+trials of all of them, showing the play under way, and ``--save``/``--resume`` keep and go on
+from each play's trials as below.
 
 Trials run in batches of 36 (a whole set of first rolls); the result of a batched rollout is
 that of one run of as many trials. Ctrl-C stops at the end of the batch under way and prints the
@@ -104,9 +106,26 @@ def save_checkpoint(path: Path, settings: dict[str, Any], results: np.ndarray) -
     Raises:
         OSError: the file cannot be written.
     """
+    _write(path, {"format": CHECKPOINT_FORMAT, "version": 1, **settings,
+                  "results": results.tolist()})
+
+
+def save_plays_checkpoint(path: Path, settings: dict[str, Any],
+                          ranked: list[tuple[str, np.ndarray]]) -> None:
+    """Write ``settings`` (position, match, dice, plays, truncation, seed) and the results so
+    far of each play (the mover's view, :func:`roll_out_plays`) to ``path``, whole, as
+    :func:`save_checkpoint` does.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    _write(path, {"format": CHECKPOINT_FORMAT, "version": 1, **settings,
+                  "plays_done": [[play, results.tolist()] for play, results in ranked]})
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
     part = path.with_name(f".{path.name}.part")
-    part.write_text(json.dumps({"format": CHECKPOINT_FORMAT, "version": 1, **settings,
-                                "results": results.tolist()}))
+    part.write_text(json.dumps(data))
     os.replace(part, path)
 
 
@@ -118,6 +137,30 @@ def load_checkpoint(path: Path, settings: dict[str, Any]) -> np.ndarray:
         ValueError: not a rollout checkpoint, or one of other settings than ``settings``
             (the message names the first that differs).
     """
+    data = _read(path, settings)
+    if "plays_done" in data:
+        raise ValueError(f"{path} is the rollout of the plays of a roll: resume it with "
+                         f"--dice {' '.join(map(str, data.get('dice') or []))}")
+    return _rows(path, data.get("results"))
+
+
+def load_plays_checkpoint(path: Path, settings: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The results so far of each play (the mover's view) kept in ``path`` by
+    :func:`save_plays_checkpoint`.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: as :func:`load_checkpoint`.
+    """
+    data = _read(path, settings)
+    done = data.get("plays_done")
+    if not isinstance(done, list) or not all(isinstance(d, list) and len(d) == 2
+                                             and isinstance(d[0], str) for d in done):
+        raise ValueError(f"{path} is not the rollout of the plays of a roll (--dice)")
+    return {play: _rows(path, rows) for play, rows in done}
+
+
+def _read(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except (ValueError, RecursionError) as exc:
@@ -128,11 +171,14 @@ def load_checkpoint(path: Path, settings: dict[str, Any]) -> np.ndarray:
         if data.get(name) != value:
             raise ValueError(f"{path} is a rollout with {name} {data.get(name)!r}, not "
                              f"{value!r}: resume it with the same settings")
+    return data
+
+
+def _rows(path: Path, rows: object) -> np.ndarray:
     try:
-        results = np.array(data.get("results"), dtype=np.float64).reshape(-1, 5)
+        return np.array(rows, dtype=np.float64).reshape(-1, 5)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path}: its results are not rows of five outputs") from exc
-    return results
 
 
 def _mover_view(results: np.ndarray) -> np.ndarray:
@@ -144,12 +190,25 @@ def _mover_view(results: np.ndarray) -> np.ndarray:
 def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                    truncate: int = 0, seed: int = 1,
                    interrupted: Callable[[], bool] = lambda: False, stratify: int = 1,
-                   plies: int = 0) -> list[tuple[str, np.ndarray]]:
+                   plies: int = 0,
+                   progress: Callable[[list[tuple[str, np.ndarray]]], None] | None = None,
+                   earlier: dict[str, np.ndarray] | None = None
+                   ) -> list[tuple[str, np.ndarray]]:
     """The best ``plays`` plays of ``dice`` in ``board`` (player on roll's view) by the
     network at 0-ply, each with the luck-adjusted results ``float64[n, 5]`` (the mover's view)
     of ``trials`` trials from its resulting position (fewer, or none for the plays not
     reached, after ``interrupted()``); a play that ends the game has its result, once.
-    ``stratify`` and ``plies`` (the trials' depth): as for :func:`roll_out`."""
+    ``stratify`` and ``plies`` (the trials' depth): as for :func:`roll_out`.
+
+    Args:
+        progress: called after every batch with the plays so far, the one under way last
+            with its results so far.
+        earlier: a checkpoint: results (the mover's view) of the first trials of some plays,
+            by play; each goes on from there as :func:`roll_out` does.
+
+    Raises:
+        ValueError: an ``earlier`` result with a part batch and fewer than ``trials``
+            trials."""
     from boardgammon.analysis.evaluator import terminal_outputs
     from boardgammon.bots.network import cubeless_equity
     from boardgammon.bots.neural import NetworkEvaluator
@@ -160,16 +219,28 @@ def roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                                          board.checkers, 0).astype(np.float64)
     # Best for the mover: worst for the opponent, on roll after it.
     order = np.argsort(np.asarray(cubeless_equity(theirs)), kind="stable")[:plays]
-    ranked = []
+    ranked: list[tuple[str, np.ndarray]] = []
     for k in order:
         play = legal[int(k)]
+        name = str(play)
         done = terminal_outputs(afters[k], board.checkers)
         if done is not None:
-            ranked.append((str(play), np.asarray(done, dtype=np.float64)[None]))
-        elif not interrupted():
-            results = roll_out(play.board_after.swapped(), trials, truncate, seed,
-                               interrupted=interrupted, stratify=stratify, plies=plies)
-            ranked.append((str(play), _mover_view(results)))
+            ranked.append((name, np.asarray(done, dtype=np.float64)[None]))
+            continue
+        kept = (earlier or {}).get(name)
+        if interrupted() and kept is None:
+            continue  # not reached; a later play's kept trials still count
+        before = list(ranked)
+
+        def show(results: np.ndarray, name: str = name,
+                 before: list[tuple[str, np.ndarray]] = before) -> None:
+            if progress is not None:
+                progress([*before, (name, _mover_view(results))])
+
+        results = roll_out(play.board_after.swapped(), trials, truncate, seed, show,
+                           interrupted, None if kept is None else _mover_view(kept),
+                           stratify, plies)
+        ranked.append((name, _mover_view(results)))
     return ranked
 
 
@@ -202,7 +273,8 @@ def rollout_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
     save: Path | None = typer.Option(None, "--save", metavar="FILE", help=(
-        "Keep a checkpoint of the trials done in FILE, rewritten after every batch of 36.")),
+        "Keep a checkpoint of the trials done in FILE, rewritten after every batch of 36 "
+        "(with --dice: of every play's trials).")),
     resume: Path | None = typer.Option(None, "--resume", metavar="FILE", help=(
         "Go on from the checkpoint in FILE (same position and settings) to --trials; saved "
         "there again unless --save names another file.")),
@@ -223,14 +295,12 @@ def rollout_command(
         raise fail(f"--truncate is 0 (play to the end) or a number of plies, not {truncate}")
     if not 0 <= seed <= 2**31 - 2**16 - trials:
         raise fail(f"--seed is 0 to {2**31 - 2**16 - trials} for {trials} trials, not {seed}")
-    if dice is not None:
-        if save is not None or resume is not None:
-            raise fail("--save and --resume keep the rollout of a position, not of the plays "
-                       "of a roll (--dice)")
-        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify, ply)
-        return
     settings = {"position_id": position_id, "match_id": match_id, "truncate": truncate,
                 "seed": seed, "stratify": stratify, **({"ply": ply} if ply else {})}
+    if dice is not None:
+        _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify, ply,
+                        progress, settings, save, resume)
+        return
     earlier = None
     if resume is not None:
         try:
@@ -284,7 +354,11 @@ def rollout_command(
 
 
 def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
-                    truncate: int, seed: int, as_json: bool, stratify: int, ply: int) -> None:
+                    truncate: int, seed: int, as_json: bool, stratify: int, ply: int,
+                    progress: bool, settings: dict[str, Any], save: Path | None,
+                    resume: Path | None) -> None:
+    from tqdm import tqdm
+
     from boardgammon.engine import EngineError
     from boardgammon.engine.board import check_dice
 
@@ -294,9 +368,41 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
         raise fail(f"--dice: {exc}") from None
     if plays < 1:
         raise fail(f"--plays is 1 or more, not {plays}")
-    with deferred_interrupt() as interrupted:
-        ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted,
-                                stratify, ply)
+    settings = {**settings, "dice": [d1, d2], "plays": plays}
+    earlier = None
+    if resume is not None:
+        try:
+            earlier = load_plays_checkpoint(resume, settings)
+        except OSError as exc:
+            raise fail(f"--resume: cannot read {resume}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise fail(f"--resume: {exc}") from None
+        save = save or resume
+    # Every play that does not end the game is rolled out with the same trials.
+    total = trials * min(plays, len(board.legal_plays(d1, d2)))
+    with tqdm(total=total, unit="trial", disable=not progress or as_json,
+              leave=False) as bar, deferred_interrupt() as interrupted:
+
+        def show(ranked: list[tuple[str, np.ndarray]]) -> None:
+            if save is not None:
+                save_plays_checkpoint(save, settings, ranked)
+            play, results = ranked[-1]
+            equity, error = _equity_and_error(results)
+            bar.update(sum(len(r) for _, r in ranked) - bar.n)
+            bar.set_postfix_str(f"{play}: equity {equity:+.3f} ± {error:.3f}")
+
+        try:
+            ranked = roll_out_plays(board, (d1, d2), plays, trials, truncate, seed, interrupted,
+                                    stratify, ply, show, earlier)
+        except ValueError as exc:
+            raise fail(f"--resume: {exc}") from None
+        except OSError as exc:
+            raise fail(f"--save: cannot write {save}: {exc.strerror or exc}") from None
+    if save is not None and ranked:
+        try:
+            save_plays_checkpoint(save, settings, ranked)
+        except OSError as exc:
+            raise fail(f"--save: cannot write {save}: {exc.strerror or exc}") from None
     rows = []
     for play, results in ranked:
         equity, error = _equity_and_error(results)
@@ -309,7 +415,9 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
     cut = interrupted() and (len(ranked) < min(plays, len(board.legal_plays(d1, d2)))
                              or any(r["trials"] < trials for r in rows))
     if cut:
-        typer.echo("Interrupted (Ctrl-C): the plays and trials done so far.", err=as_json)
+        kept = f"; kept in {save}: go on with --resume {save}" if save is not None else ""
+        typer.echo(f"Interrupted (Ctrl-C): the plays and trials done so far{kept}.",
+                   err=as_json)
     if as_json:
         typer.echo(json.dumps({"dice": [d1, d2], "ply": ply, "truncate": truncate, "seed": seed,
                                "stratify": stratify, "plays": rows}))

@@ -4,10 +4,12 @@
 5-point matches, a new match starting when one ends; ``--length 0`` is money play), shows a
 progress bar, and prints wins, gammons and backgammons per side, points per game and games per
 second (``--json`` prints the same as JSON). ``--save DIR`` writes every finished match's record
-as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports (refused with
-money play, which has no finished matches), numbered after any ``match-NNNN`` records already
-in ``DIR``. Dice come from a ``random.Random`` seeded with ``--seed`` (the OS's entropy when
-absent); the bots are seeded from it too, so a seed reproduces a run.
+as JSON (``Match.to_json``) and as a Jellyfish ``.mat`` file that gnubg imports, numbered after
+any ``match-NNNN`` records already in ``DIR``; in money play, which is one session without an
+end, the session's record (its finished games) under one number, rewritten after every game,
+so that Ctrl-C keeps every game finished. Dice come from a ``random.Random`` seeded with
+``--seed`` (the OS's entropy when absent); the bots are seeded from it too, so a seed
+reproduces a run.
 
 The bots' side of a match is :func:`bot_act`, shared with ``play``: it applies the decision of
 :func:`boardgammon.bots.turn.decide`, as the game server does.
@@ -158,7 +160,8 @@ def run(white: Bot, black: Bot, games: int, length: int, rng: random.Random,
         length: match length (0: money play, one long session).
         rng: the dice.
         on_game: called after every game (progress bars).
-        on_match: called with every finished match (saving records).
+        on_match: called with every finished match, and in money play with the session
+            after every game (saving records).
         jacoby: money play under the Jacoby rule.
         beavers: money play with beavers (the bots beaver and answer beavers).
     """
@@ -198,6 +201,8 @@ def _play_games(match: Match, bots: tuple[Bot, Bot], games: int, summary: Summar
             summary.gammons[result.winner] += 1
         elif result.outcome is Outcome.BACKGAMMON:
             summary.backgammons[result.winner] += 1
+        if not match.length and on_match:
+            on_match(match)  # first: Ctrl-C in on_game's progress bar keeps this game
         if on_game:
             on_game()
         if match.is_over:
@@ -233,14 +238,15 @@ def save_match(match: Match, directory: Path, number: int) -> list[Path]:
     """Write ``match`` as ``match-NNNN.json`` (the replayable record) and ``match-NNNN.mat``
     (Jellyfish, for gnubg's ``import mat``) in ``directory``; returns the paths written, the
     JSON record first. A match set up from a position has no ``.mat`` form, so only its JSON
-    record is written. Each file is replaced whole (written beside it, then renamed), so that a
+    record is written; a roll not yet played is written in both (``play --resume`` plays on
+    from either). Each file is replaced whole (written beside it, then renamed), so that a
     record rewritten after every move is never left half written by Ctrl-C or a closed
     terminal."""
     directory.mkdir(parents=True, exist_ok=True)
     base = directory / f"match-{number:04d}"
     texts = [(base.with_suffix(".json"), match.to_json(indent=1))]
     if match.setup is None:
-        texts.append((base.with_suffix(".mat"), write_mat(match)))
+        texts.append((base.with_suffix(".mat"), write_mat(match, unplayed_roll=True)))
     for path, text in texts:
         part = path.with_name(f".{path.name}.part")
         part.write_text(text)
@@ -257,7 +263,9 @@ def selfplay(
     length: int = typer.Option(0, min=0, max=MAX_LENGTH, help="Match length; 0 for money play."),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     seed: int | None = typer.Option(None, help="Seed of the dice and bots (reproducible run)."),
-    save: Path | None = typer.Option(None, help="Directory for the records of finished matches."),
+    save: Path | None = typer.Option(None, help=(
+        "Directory for the records of finished matches (money play: the session's, rewritten "
+        "after every game).")),
     jacoby: bool = typer.Option(False, "--jacoby", help=(
         "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
         "been turned).")),
@@ -288,10 +296,6 @@ def selfplay(
     black_bot = create(black, rng.getrandbits(63))
     saved: list[Path] = []
     finished = [0]
-    if save is not None and length == 0:
-        raise typer.BadParameter("money play (--length 0, the default) has no finished matches "
-                                 "to save; give a match length, e.g. --length 5",
-                                 param_hint="--save")
     if save is not None:
         # Checked before playing: a bad path used to crash after the games were played.
         try:
@@ -301,14 +305,16 @@ def selfplay(
                                      param_hint="--save") from None
 
     def on_match(match: Match) -> None:
-        finished[0] += 1
+        if length or not saved:  # a money session keeps its one number
+            finished[0] += 1
         if save is not None:
             try:
-                saved.extend(save_match(match, save, finished[0]))
+                paths = save_match(match, save, finished[0])
             except OSError as error:
                 typer.echo(f"cannot save match {finished[0]} into {str(save)!r}: "
                            f"{error.strerror or error}; stopped", err=True)
                 raise typer.Exit(1) from None
+            saved.extend(p for p in paths if p not in saved)
 
     with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
         summary = run(white_bot, black_bot, games, length, rng, variant,

@@ -69,11 +69,9 @@ def _dead_mwc(o: np.ndarray, context: Context, cube: int) -> np.ndarray:
     return _outcomes(o) @ _outcome_mwc(context, cube)
 
 
-def _money_values(o: np.ndarray, gammons: bool) -> tuple[float, float, float]:
+def _money_values(o: np.ndarray) -> tuple[float, float, float]:
     """(win probability, average win W, average loss L) in points per cube."""
     w = float(np.clip(o[0], 1e-6, 1 - 1e-6))
-    if not gammons:
-        return w, 1.0, 1.0
     win = 1.0 + (max(o[1], 0.0) + max(o[2], 0.0)) / w
     loss = 1.0 + (max(o[3], 0.0) + max(o[4], 0.0)) / (1.0 - w)
     return w, win, loss
@@ -83,10 +81,21 @@ def money_equity(o: np.ndarray, owner: CubeOwner, x: float = X_CONTACT,
                  gammons: bool = True) -> float:
     """Janowski's cubeful money equity per unit cube (module docstring) of outputs ``o``
     with the cube owned by ``owner`` (decider's view), cube efficiency ``x``
-    (:func:`cube_efficiency`). ``gammons=False``: the Jacoby rule with the cube centred."""
-    w, win, loss = _money_values(o, gammons)
+    (:func:`cube_efficiency`).
+
+    ``gammons=False``: the Jacoby rule with the cube centred. A game played out with the cube
+    in the middle scores no gammons (the dead-cube part, and the ends of the live line at
+    ``p`` = 0 and 1, are ±1), but the take and cash points stay those with gammons counted,
+    since a game where the cube is turned scores them: gnubg's treatment (given gnubg 0-ply's
+    probabilities, its no double with Jacoby on is ours: ``tests/cube/test_jacoby_gnubg.py``).
+    With the take and cash points of a gammonless game instead (before 2026-12-02), no double
+    came out too low in gammonish positions (0.735 against gnubg's 0.842 at 75 % wins, 40 %
+    gammons), and a position gnubg holds was doubled."""
+    w, win, loss = _money_values(o)
     tp = (loss - 0.5) / (win + loss + 0.5)
     cp = (loss + 1.0) / (win + loss + 0.5)
+    if not gammons:
+        win = loss = 1.0
     points = [(0.0, -loss), (1.0, win)]
     if owner in (CubeOwner.CENTRE, CubeOwner.OPPONENT):
         points.append((tp, -1.0))

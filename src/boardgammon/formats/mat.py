@@ -32,10 +32,17 @@ roll; a match read from a file with a beaver allows beavers, and raccoons are re
 each game ends with `` Wins N
 point(s)`` in the winner's column. The format has no entries for resignations, declined offers,
 ties of the opening roll, clocks or flags: a game won by resignation shows only its ``Wins``
-line, and an unfinished game (the match in progress, or lost on time) has none. A roll a
-resignation left unplayed is written alone (``31:``), as gnubg does, and read back as dice
-rolled (a dance, which is also a roll alone, has no legal move); in an unfinished game a roll
-not yet played and a pending offer are not written.
+line, and an unfinished game (the match in progress, or lost on time) has none. A roll left
+unplayed, by a resignation or (``unplayed_roll``) in a match saved mid-turn, is written alone
+(``31:``), as gnubg does, and read back as dice rolled (a dance, which is also a roll alone,
+has no legal move); a double waiting for its answer is written as it stands, a pending
+resignation offer is not (the format has no entry for one: the match's JSON record keeps it).
+
+Money-play rules: gnubg's export writes neither the Jacoby rule nor beavers, and its import
+takes both from its own settings (``set jacoby``, ``set beavers``), whatever the file says.
+Here ``; [Jacoby "On"]`` and ``; [Beaver "On"]`` header lines carry them (gnubg reads past
+them: its import of such a file is the same match), and a file with a ``Beavers`` entry allows
+beavers without the header.
 """
 
 from __future__ import annotations
@@ -65,7 +72,8 @@ class MatFormatError(InvalidRecord):
     """``.mat`` text that cannot be parsed or whose games do not replay under the rules."""
 
 
-def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
+def write_mat(match: Match, comments: dict[str, str] | None = None,
+              unplayed_roll: bool = False) -> str:
     """The ``.mat`` text of ``match`` (finished or in progress) laid out as gnubg writes it, its
     plays in standard notation, with trailing spaces removed from every line.
 
@@ -73,6 +81,9 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
         match: the match (money play is written as a 0-point match).
         comments: header lines written as ``; [Key "Value"]``, e.g. ``{"EventDate":
             "2026.11.30"}``; the variant is added for Nackgammon and Hypergammon.
+        unplayed_roll: in a match saved mid-turn, write the roll not yet played, alone, as
+            gnubg's export does (for a record to play on from: ``play --resume``); without it
+            the text ends at the last action done, as the server's move list does.
 
     Raises:
         MatFormatError: ``match`` was set up from a position
@@ -86,6 +97,10 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
     header = dict(comments or {})
     if match.variant in _VARIATION_NAMES:
         header.setdefault("Variation", _VARIATION_NAMES[match.variant])
+    if match.jacoby:
+        header.setdefault("Jacoby", "On")
+    if match.beavers:
+        header.setdefault("Beaver", "On")
     lines = [f'; [{key} "{value}"]' for key, value in header.items()]
     lines += ["", f" {match.length} point match", ""]
 
@@ -127,7 +142,7 @@ def write_mat(match: Match, comments: dict[str, str] | None = None) -> str:
         if len(score_before) < len(replay.games):
             score_before.append(replay.score)
     for index, entry in unplayed.items():
-        if index < len(match.results):  # the game ended (by a resignation) before the play
+        if index < len(match.results) or unplayed_roll:  # a resignation, or saved mid-turn
             entries[index].append(entry)
 
     for index, game_entries in enumerate(entries):
@@ -250,14 +265,30 @@ def read_mat(text: str) -> Match:
     names = (games[0]["score"][0], games[0]["score"][2]) if games else ("Player 0", "Player 1")
     variant = _variant(comments.get("Variation"))
     try:
-        beavers = any(kind == "beaver" for game in games for kind, *_ in game["tokens"])
-        match = Match(length, variant, names, beavers=beavers)
+        beavers = (_switch(comments, "Beaver")
+                   or any(kind == "beaver" for game in games for kind, *_ in game["tokens"]))
+        match = Match(length, variant, names, jacoby=_switch(comments, "Jacoby"),
+                      beavers=beavers)
     except ValueError as exc:
         raise MatFormatError(str(exc)) from exc
     for number, game in enumerate(games, start=1):
         game["number"] = number
+        game["last"] = number == len(games)
         _replay_game(match, game)
     return match
+
+
+def _switch(comments: dict[str, str], key: str) -> bool:
+    """Whether the header ``; [key "On"]`` turns a money-play rule on (``Off``, or no such
+    line: off).
+
+    Raises:
+        MatFormatError: a value other than On or Off.
+    """
+    value = comments.get(key, "Off")
+    if value.lower() not in ("on", "off"):
+        raise MatFormatError(f'the header [{key}] says {_quoted(value)}: it is "On" or "Off"')
+    return value.lower() == "on"
 
 
 def _quoted(text: str, limit: int = 40) -> str:
@@ -444,13 +475,15 @@ def _replay_event(match: Match, game: dict, events: list, plays: list,
             on_roll = _on_roll(match, game, lineno)
             _check_column(game, "a roll", column, on_roll, lineno)
             match.roll(on_roll, *dice)
-        # A roll alone is a dance, or, last before a resignation, dice left unplayed.
+        # A roll alone is a dance, or, last before a resignation or last of a match saved
+        # mid-turn, dice left unplayed.
         dance = match.game.legal_plays()[0].is_dance
-        resigned_unplayed = not steps and wins is not None and events[-1] == event and not dance
-        if not steps and not dance and not resigned_unplayed:
+        unplayed = (not steps and (wins is not None or game["last"]) and events[-1] == event
+                    and not dance)
+        if not steps and not dance and not unplayed:
             raise MatFormatError(f"{_at(game, lineno)}: the roll {dice[0]}{dice[1]} has no play "
                                  f"written, but it can be played (is the file cut short?)")
-        if not resigned_unplayed:
+        if not unplayed:
             match.play(_on_roll(match, game, lineno), " ".join(steps).replace("/0", "/off"))
     elif kind == "double":
         if value != g.cube * 2:
