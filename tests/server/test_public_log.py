@@ -231,3 +231,25 @@ def test_the_audit_page_and_fair_show_the_head_the_proofs_and_the_key(client, la
     assert f"<code>{key}</code>" in fair.text
     checker = client.get("/audit/transparency.py")
     assert checker.status_code == 200 and "def verify_consistency" in checker.text
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", f"/api/log/entries?start={2**63}&count=1", None),
+        ("GET", f"/api/log/entries?start={2**63 - 1}&count=2", None),
+        ("GET", f"/api/log/proof/inclusion?index=0&tree_size={2**64}", None),
+        ("GET", f"/api/log/proof/consistency?first=1&second={10**30}", None),
+        ("POST", "/api/log/witness", {"tree_size": 10**23}),
+    ],
+)
+def test_numbers_beyond_any_log_are_refused_not_a_server_error(client, method, path, body):
+    # An index or size no 64-bit database column holds was passed on to SQL and came back as
+    # a 500 (SQLite: "Python int too large to convert to SQLite INTEGER").
+    if body is not None:
+        body = {**body, "witness_key": "ab" * 32, "signature": "00" * 64}
+    r = client.request(method, path, json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "invalid_request"
+    assert "less than or equal to" in r.json()["error"]["message"]
+    assert get(client, "/api/log/witnesses") == []

@@ -20,14 +20,17 @@ from boardgammon.server.errors import responses
 from boardgammon.server.services import services
 
 router = APIRouter(prefix="/api/log", tags=["public log"])
-Index = Annotated[int, Query(ge=0, description="a leaf's index (0 …)")]
-Size = Annotated[int, Query(ge=0, description="a tree size (number of leaves)")]
+# Indexes and sizes go into SQL as signed 64-bit integers (and ``start + count`` too): a larger
+# one is refused here (422) rather than failing in the database driver (500).
+LARGEST = 2**62
+Index = Annotated[int, Query(ge=0, le=LARGEST, description="a leaf's index (0 …)")]
+Size = Annotated[int, Query(ge=0, le=LARGEST, description="a tree size (number of leaves)")]
 
 
 class Cosignature(RequestBody):
     """A witness's co-signature of a signed head (``docs/fair-dice.md`` §Witnesses)."""
 
-    tree_size: int = Field(ge=0)
+    tree_size: int = Field(ge=0, le=LARGEST)
     witness_key: str = Field(pattern=r"^[0-9a-fA-F]{64}$", description="Ed25519, 32 bytes hex")
     signature: str = Field(pattern=r"^[0-9a-fA-F]{128}$", description="Ed25519, 64 bytes hex")
 
