@@ -17,7 +17,12 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app
 
-from boardgammon.dice.transparency import check_log, signed_head_bytes, verify_ed25519
+from boardgammon.dice.transparency import (
+    ProofError,
+    check_log,
+    signed_head_bytes,
+    verify_ed25519,
+)
 from boardgammon.dice.verify import derive_dice_v2
 from boardgammon.server.i18n import translator
 from boardgammon.server.services import services
@@ -342,6 +347,27 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     )
     assert translator(lang)("kind.opening") in page.text
     assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])
+
+
+def test_a_v2_roll_stripped_of_its_log_entries_fails_the_log_check(client):
+    # A server that rewrites a roll (new entropy and dice from the seed it holds), re-hashes
+    # the chain and serves the roll without its leaves passed: check_log counted it as a roll
+    # "committed before the log began", which no v2 roll can be (the log came first).
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    play_out_v2({0: ann, 1: bob}, devices, match_id)
+    document = client.get(f"/api/audit/{match_id}").json()
+    check_log(document)
+    last = document["rolls"][-1]
+    for stripped in ([], last["log"][1:]):
+        rolls = [*document["rolls"][:-1], {**last, "log": stripped}]
+        with pytest.raises(ProofError, match=f"roll {last['roll_id']}") as caught:
+            check_log({**document, "rolls": rolls})
+        assert "every change of a v2 roll is logged" in str(caught.value)
 
 
 def _clocked(client, wall) -> tuple[str, dict[int, Player], dict[int, Device]]:

@@ -255,7 +255,8 @@ def check_log(document: dict) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
     that name that roll, each has an inclusion proof to the head's root, the last names the
     roll's state and entry hash now; the head's signature with ``log.public_key``. The
-    report's lines (a roll without entries, from before the log began, is counted there).
+    report's lines (a v1 roll without entries, from before the log began, is counted there;
+    a v2 roll is logged from its commitment on, or it fails).
 
     Raises:
         ProofError: the first entry or proof that fails.
@@ -275,6 +276,7 @@ def check_log(document: dict) -> list[str]:
         + ("verified" if signed else "not checked (install the cryptography package)")
     ]
     count = unlogged = 0
+    v2 = document.get("format") == "boardgammon-audit-v2"
     for roll in document["rolls"]:
         for entry in roll.get("log", []):
             leaf = entry["leaf"].encode()
@@ -295,6 +297,15 @@ def check_log(document: dict) -> list[str]:
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
             verify_inclusion(int(entry["index"]), size, leaf_hash(leaf), path, root)
             count += 1
+        # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
+        # commitment on, so a v2 roll without leaves, or whose first leaf is not its
+        # commitment, had them taken away.
+        if v2 and (not roll.get("log") or json.loads(roll["log"][0]["leaf"])["event"]
+                   != "committed"):
+            raise ProofError(
+                f"roll {roll['roll_id']} has no log entry of its commitment; every change "
+                "of a v2 roll is logged"
+            )
         if not roll.get("log"):
             unlogged += 1
             continue
