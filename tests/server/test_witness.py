@@ -159,3 +159,37 @@ def test_witness_catches_a_truncated_and_a_rewritten_history(server, tmp_path):
         )
         # The state still holds the last good head: every later run says so too.
         assert json.loads(state.read_text())["last_head"]["tree_size"] == seen
+
+
+def test_a_roll_left_out_of_the_audit_is_found_by_a_scan_of_the_log(server, tmp_path):
+    # A server that deletes a match's last roll serves a record whose chain is intact and
+    # whose every remaining leaf is proven: only the log still holds the deleted roll's leaves.
+    url, database_url = server
+    with httpx.Client(base_url=url, timeout=30) as client:
+        players = {0: Player.register(client, "alice"), 1: Player.register(client, "bob")}
+        match_id = live_match(players[0], players[1])
+        for _ in range(4):
+            step(players, match_id)
+    engine = create_engine(database_url)
+    with engine.begin() as db:
+        last = db.execute(
+            text("SELECT roll_id, seq FROM dice_rolls WHERE match_id = :m ORDER BY seq DESC"),
+            {"m": match_id},
+        ).first()
+        assert last is not None
+        db.execute(text("DELETE FROM dice_rolls WHERE roll_id = :r"), {"r": last.roll_id})
+    engine.dispose()
+
+    def checker(*args: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        return subprocess.run(
+            [sys.executable, "-m", "boardgammon.dice.transparency", *args,
+             f"{url}/api/audit/{match_id}"],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )
+
+    assert httpx.get(f"{url}/api/audit/{match_id}").json()["verified"] is True
+    assert checker().returncode == 0
+    caught = checker("--scan")
+    assert caught.returncode == 1, caught.stdout + caught.stderr
+    assert f"of roll {last.roll_id}, seq {last.seq}) is not in the document" in caught.stdout

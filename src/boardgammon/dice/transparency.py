@@ -6,6 +6,7 @@ This module imports only the Python standard library (Ed25519 signatures are che
 can be copied out of the package and run alone::
 
     python3 transparency.py audit.json     # or an https://…/api/audit/mat_… URL
+    python3 transparency.py --scan https://…/api/audit/mat_…   # and no change left out
 
 It checks every log entry of the audit document: its leaf names the roll it stands beside and
 its inclusion proof leads to the signed head's root. Exit status 0 when all hold, 1 naming the
@@ -328,6 +329,49 @@ def check_log(document: dict) -> list[str]:
     return lines
 
 
+def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
+    """Check that the audit document holds every log entry of its match: ``leaves`` are the
+    log's leaves 0 … ``tree_size - 1`` of the document's head, as ``GET /api/log/entries``
+    serves them. Their RFC 9162 root must be the head's, and the leaves that name the match
+    must be exactly the entries beside the document's rolls: a roll left out of the document
+    (the last one, say, with the chain head moved back to the roll before it) still has its
+    leaves in the log. The report's lines.
+
+    Raises:
+        ProofError: the leaves are not the head's tree, or the document misses a logged change.
+    """
+    head = document["log"]["head"]
+    size = int(head["tree_size"])
+    if len(leaves) != size:
+        raise ProofError(f"{len(leaves)} leaves for a tree of size {size}")
+    if root_of([leaf_hash(leaf.encode()) for leaf in leaves]) != bytes.fromhex(head["root_hash"]):
+        raise ProofError(f"the log's {size} leaves do not make the head's root")
+    shown = {int(entry["index"]) for roll in document["rolls"] for entry in roll.get("log", [])}
+    for index, leaf in enumerate(leaves):
+        fields = json.loads(leaf)
+        if fields.get("match_id") == document["match_id"] and index not in shown:
+            raise ProofError(
+                f"log entry {index} ({fields.get('event')} of roll {fields.get('roll_id')}, "
+                f"seq {fields.get('seq')}) is not in the document"
+            )
+    return [f"every one of the match's log entries among the {size} is in the document"]
+
+
+def _log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[str]:
+    """The leaves 0 … ``tree_size - 1`` from the log of the server that serves ``audit_url``."""
+    base = audit_url.split("/api/audit/", 1)[0]
+    leaves: list[str] = []
+    while len(leaves) < tree_size:
+        count = min(1000, tree_size - len(leaves))
+        url = f"{base}/api/log/entries?start={len(leaves)}&count={count}"
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
+            page = json.load(answer)
+        if not page:
+            break
+        leaves.extend(entry["leaf"] for entry in page)
+    return leaves
+
+
 def _load(source: str, timeout: float = 30.0) -> dict:
     if source.startswith(("https://", "http://")):
         with urllib.request.urlopen(source, timeout=timeout) as answer:  # noqa: S310
@@ -340,7 +384,15 @@ def main(argv: list[str] | None = None) -> int:
     """``python3 transparency.py FILE_OR_URL``: check an audit document's log section."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("source", help="an audit JSON file or its https:// URL")
+    parser.add_argument(
+        "--scan",
+        action="store_true",
+        help="also read the whole log up to the head (source: a URL) and check that the "
+        "document holds every entry of its match",
+    )
     args = parser.parse_args(argv)
+    if args.scan and not args.source.startswith(("https://", "http://")):
+        parser.error("--scan reads the log of the server the source URL names: give a URL")
     try:
         document = _load(args.source)
     except (OSError, ValueError) as exc:
@@ -349,6 +401,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for line in check_log(document):
             print(line)
+        if args.scan:
+            leaves = _log_leaves(args.source, int(document["log"]["head"]["tree_size"]))
+            for line in check_match_complete(document, leaves):
+                print(line)
+    except OSError as exc:
+        print(f"cannot read the log: {exc}", file=sys.stderr)
+        return 2
     except (ProofError, KeyError, TypeError, ValueError) as exc:
         print(f"FAILED: {exc}")
         return 1
