@@ -253,3 +253,18 @@ def test_numbers_beyond_any_log_are_refused_not_a_server_error(client, method, p
     assert r.json()["error"]["code"] == "invalid_request"
     assert "less than or equal to" in r.json()["error"]["message"]
     assert get(client, "/api/log/witnesses") == []
+
+
+@pytest.mark.parametrize("content", [b"not a key\n", b""])
+def test_a_key_file_that_holds_no_key_is_refused_naming_the_file_and_the_setting(
+    tmp_path, content
+):
+    # cryptography's own "Unable to load PEM file. See https://cryptography.io/…" named
+    # neither the file nor what to do.
+    path = tmp_path / "log-signing-key.pem"
+    path.write_bytes(content)
+    os.chmod(path, 0o600)
+    with pytest.raises(ValueError, match="BOARDGAMMON_LOG_KEY") as caught:
+        LogKey.load_or_create(path)
+    assert str(path) in str(caught.value)
+    assert path.read_bytes() == content

@@ -136,9 +136,17 @@ class LogKey:
                 f"the log signing key {path} has mode {mode:o}; "
                 "make it readable by its owner only (chmod 600)"
             )
-        private = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        private: object
+        try:
+            private = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except (ValueError, TypeError):  # not PEM, another format, or encrypted
+            private = None
         if not isinstance(private, Ed25519PrivateKey):
-            raise ValueError(f"{path} holds no Ed25519 private key")
+            raise ValueError(
+                f"{path} holds no unencrypted Ed25519 private key (PEM, PKCS #8); point "
+                "BOARDGAMMON_LOG_KEY at the log's key, or at a file that does not exist yet "
+                "to make a new one (every witness then reports another key)"
+            )
         return cls(private)
 
     def sign(self, message: bytes) -> bytes:
