@@ -193,3 +193,36 @@ def test_a_roll_left_out_of_the_audit_is_found_by_a_scan_of_the_log(server, tmp_
     caught = checker("--scan")
     assert caught.returncode == 1, caught.stdout + caught.stderr
     assert f"of roll {last.roll_id}, seq {last.seq}) is not in the document" in caught.stdout
+
+
+@pytest.mark.parametrize("size", ["600", 600.0, True])
+def test_a_head_whose_size_is_no_integer_is_reported_not_a_crash(tmp_path, monkeypatch, size):
+    # The head's bytes were signed from int(tree_size), so a size served as "600" or 600.0
+    # verified, and the witness then compared it with an integer: a TypeError, no verdict.
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.dice.transparency import head_bytes
+    from boardgammon.server.dice_log import LogKey
+
+    key = LogKey.load_or_create(tmp_path / "server.pem")
+    root = bytes(range(32))
+    heads = [{"tree_size": 5, "timestamp": 1, "root_hash": root.hex()},
+             {"tree_size": size, "timestamp": 2, "root_hash": root.hex()}]
+    for head in heads:
+        head["signature"] = key.sign(head_bytes(int(head["tree_size"]), head["timestamp"],
+                                                root)).hex()
+    served = iter(heads)
+
+    def fetch(url: str, path: str, body: dict | None = None) -> dict:
+        if path == "/api/log/public-key":
+            return {"public_key": key.public_key.hex()}
+        return next(served)
+
+    monkeypatch.setattr(witness_command, "_fetch", fetch)
+    state = tmp_path / "witness.json"
+    said: list[str] = []
+    assert run("http://server.test", state, out=said.append) == 0
+    kept = state.read_text()
+    said.clear()
+    assert run("http://server.test", state, out=said.append) == 1
+    assert said == [f"MISBEHAVIOUR: a malformed tree head: its tree_size {size!r} is no integer"]
+    assert state.read_text() == kept

@@ -113,6 +113,11 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
         signature = bytes.fromhex(head["signature"])
     except (ProofError, KeyError, ValueError) as exc:
         raise Misbehaviour(f"a malformed tree head: {exc}") from exc
+    # The signed bytes take int(tree_size): "600" or 600.0 would verify and then be compared
+    # and stored as they were served.
+    for field in ("tree_size", "timestamp"):
+        if type(head[field]) is not int:
+            raise Misbehaviour(f"a malformed tree head: its {field} {head[field]!r} is no integer")
     if not verify_ed25519(server_key, signature, signed):
         raise Misbehaviour(f"the head of size {head['tree_size']} is not signed by the log's key")
     last = state["last_head"]
