@@ -104,6 +104,7 @@ def _entry(link: bytes | None = LINK) -> dict:
         ({"server_seed": "ff" * 32}, {}, ["commitment_mismatch", "dice_mismatch"]),
         ({}, {"entropy": "11" * 16}, ["entropy_not_ours"]),
         ({"kind": "other"}, {}, ["malformed"]),
+        ({}, {"link_sent_for": "rol_0000"}, ["link_reused"]),
     ],
 )
 def test_v2_verdicts(module_page, change, known_change, problems):
@@ -132,3 +133,26 @@ def test_v2_roll_without_the_opponents_link(module_page):
         {"match": MATCH, "roll": _entry(None)},
     )
     assert verdict == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
+
+
+def test_a_link_asked_for_again_is_marked_reused_for_the_rolls_check(module_page):
+    # The server asked for a link this device had sent already, for a roll that did not use it
+    # (revealed "absent" or voided after the link arrived): the server knew the new roll's
+    # third input before it committed the seed, so the roll cannot claim the live guarantee.
+    links = [chain_link(LINK).hex(), LINK.hex()]
+    known = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const chain = new dc.DeviceChain("mat_reuse");
+        chain.links = arg.links;
+        chain.post = () => Promise.resolve({});
+        const known = {};
+        const ask = (roll_id) => chain.answer({ you: 1, pending_roll: { roll_id, seat: 0,
+            state: "requested", opponent_prev_link: arg.links[0] } }, known);
+        await ask("rol_a");
+        await ask("rol_b");
+        return known;""",
+        {"links": links},
+    )
+    assert known == {"rol_a": {"link": links[1]},
+                     "rol_b": {"link": links[1], "link_sent_for": "rol_a"}}

@@ -94,7 +94,13 @@ export class DeviceChain {
     const link = this.linkAfter(pending.opponent_prev_link);
     if (!link) return null;
     this.sent.add(pending.roll_id);
-    known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link };
+    // A link already sent for another roll that did not use it (revealed without it, or
+    // voided): the server has known it since, before this roll's seed was committed, so this
+    // roll's check says so (link_reused). It is still sent: the match goes on.
+    const earlier = Object.keys(known).find(
+      (id) => id !== pending.roll_id && known[id] && known[id].link === link);
+    known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link,
+      ...(earlier ? { link_sent_for: earlier } : {}) };
     return this.post({ type: "contribute", roll_id: pending.roll_id, link }).catch(() => null);
   }
 }

@@ -228,9 +228,11 @@ export async function newChain(length) {
  * Check one revealed v2 roll (an audit entry) against the recipe and what this device knows.
  *
  * known: null or {nonce, commitment} as promised, plus `entropy` when this device rolled, plus
- *   `link` when this device revealed its link for the roll.
+ *   `link` when this device revealed its link for the roll, and `link_sent_for` (a roll ID)
+ *   when that link had been sent before, for a roll that did not use it.
  * Problem codes: v1's, and link_mismatch (the opponent's link does not hash to
- * opponent_prev_link), link_not_ours (our link is not the one used). Checked codes add `link`.
+ * opponent_prev_link), link_not_ours (our link is not the one used), link_reused (the server
+ * had our link before this roll was committed). Checked codes add `link`.
  */
 export async function checkRollV2(matchId, roll, known) {
   const problems = [];
@@ -256,5 +258,6 @@ export async function checkRollV2(matchId, roll, known) {
       && known.link.toLowerCase() !== String(roll.opponent_entropy)) {
     problems.push("link_not_ours");
   }
+  if (known && known.link_sent_for) problems.push("link_reused");
   return { ok: problems.length === 0, problems, checked };
 }

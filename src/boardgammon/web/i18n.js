@@ -341,6 +341,8 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "the opponent's link does not hash to the link fixed for this roll",
     "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
+    // Link asked for again (issue #25 review, r25)
+    "dice.problem.link_reused": "the server asked again for a link this device had already sent for a roll that did not use it: it knew this roll's third input before the roll was committed",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
     "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
     // dice v2: this device checks the public log's inclusion proof (issue #25, dice)
@@ -690,6 +692,8 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "das Glied des Gegners ergibt nicht das für diesen Wurf festgelegte",
     "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
+    // Link asked for again (issue #25 review, r25)
+    "dice.problem.link_reused": "der Server hat ein Glied erneut verlangt, das dieses Gerät schon für einen Wurf gesendet hatte, der es nicht verwendete: er kannte die dritte Eingabe dieses Wurfs, bevor der Wurf festgelegt wurde",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
     "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
     // Würfel v2: dieses Gerät prüft den Einschlussbeweis des öffentlichen Logs (Issue #25, dice)
@@ -1021,6 +1025,8 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "相手のリンクがこのロールに固定されたリンクにハッシュされません",
     "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
+    // Link asked for again (issue #25 review, r25)
+    "dice.problem.link_reused": "この端末が以前のロールに送ったが使われなかったリンクを、サーバーが再び求めました。サーバーはこのロールの第3の入力をロールの確定前に知っていました",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
     "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
     // ダイス v2: この端末が公開ログの包含証明を検証 (issue #25, dice)
