@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from boardgammon.dice.verify import ENTROPY_BYTES, LINK_BYTES
-from boardgammon.server.bodies import Text, one_of
+from boardgammon.server.bodies import Text, lone_surrogate, one_of
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 if TYPE_CHECKING:
@@ -152,6 +152,8 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage | Aut
         data: Any = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise Invalid(f"not JSON: {exc}") from None
+    if (found := lone_surrogate(text)) is not None:
+        raise Invalid(f"the message holds a lone surrogate ({found}), which is no character")
     try:
         return _client_message.validate_python(data)
     except ValidationError as exc:

@@ -29,6 +29,27 @@ def control_character(text: str) -> str | None:
     return f"U+{ord(found.group()):04X}" if found else None
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(raw: str | bytes) -> str | None:
+    """The first lone UTF-16 surrogate the JSON text ``raw`` decodes to, as its code point
+    (``U+D800``), or ``None``: an escape such as ``\\ud800`` without its pair, which JSON
+    allows and Python's parser keeps, but which is no character (neither database can store it,
+    and pydantic fails on it). A pair (an emoji as two escapes) decodes to one character and is
+    fine; text that is not JSON is ``None`` (its parser says why)."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if not _SURROGATE_ESCAPE.search(text):
+        return None
+    try:
+        decoded = json.dumps(json.loads(text), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return None
+    found = _SURROGATE.search(decoded)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
 def _no_control(value: str) -> str:
     if (found := control_character(value)) is not None:
         raise ValueError(f"control characters are not allowed (found {found})")

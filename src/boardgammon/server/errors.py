@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boardgammon.server import outage
-from boardgammon.server.bodies import control_character
+from boardgammon.server.bodies import control_character, lone_surrogate
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -117,6 +117,47 @@ class BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class LoneSurrogates:
+    """ASGI middleware: a request body whose JSON holds a lone UTF-16 surrogate
+    (:func:`~boardgammon.server.bodies.lone_surrogate`) is refused with 422
+    ``invalid_request`` before any route reads it, the same on every database (such a string
+    cannot be stored, and pydantic fails on some fields instead of refusing). It reads the body
+    first (inside :class:`BodyLimit`, so at most its limit) and hands it on unchanged."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        try:
+            while True:
+                message = await receive()
+                messages.append(message)
+                if message["type"] != "http.request" or not message.get("more_body"):
+                    break
+        except HTTPException:  # over the body limit
+            response: Response = error_response(413, ErrorCode.PAYLOAD_TOO_LARGE,
+                                                _too_large(MAX_BODY_BYTES))
+            await response(scope, receive, send)
+            return
+        found = lone_surrogate(b"".join(m.get("body", b"") for m in messages
+                                        if m["type"] == "http.request"))
+        if found is not None:
+            response = error_response(422, ErrorCode.INVALID_REQUEST,
+                                      f"the request body holds a lone surrogate ({found}), "
+                                      f"which is no character")
+            await response(scope, receive, send)
+            return
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
 
 
 class ControlCharacters:
@@ -223,6 +264,7 @@ def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
     """Register the error handlers, the body limit and the refusal of control characters in
     addresses on ``app`` (but not in the query of the pages at ``query_on_page``, which answer
     it themselves)."""
+    app.add_middleware(LoneSurrogates)
     app.add_middleware(BodyLimit)
     app.add_middleware(ControlCharacters, query_on_page=query_on_page)
 

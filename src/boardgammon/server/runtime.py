@@ -34,7 +34,7 @@ from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResu
 from boardgammon.server.notifications import UserHub, notify
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
-from boardgammon.server.service_clock import HEARTBEAT_S, ServiceClock
+from boardgammon.server.service_clock import DOWN_AFTER_S, HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
 from boardgammon.server.watching import spectators_for
 
@@ -135,6 +135,10 @@ class Runtime:
         # A heartbeat failed (the database unreachable): the next one credits the gap, and
         # an action waits for it, so no clock is charged for the time nobody could act.
         self._unserved = False
+        # When the background round now under way began (wall seconds), else None: one whose
+        # statements hung past DOWN_AFTER_S met an outage as a failed one did (the database
+        # hangs rather than fails: a network partition).
+        self._tick_began: float | None = None
 
     @property
     def service(self) -> MatchService:
@@ -245,6 +249,9 @@ class Runtime:
             NotSignedIn: ``token`` no longer valid; RateLimited; and every
                 refusal of :meth:`MatchService.act`.
         """
+        began = self._tick_began
+        if began is not None and self.clock.wall() - began > DOWN_AFTER_S:
+            self._unserved = True
         if self._unserved:
             await asyncio.to_thread(self._beat)
         step = await self.run(match_id, self._act, match_id, user_id, action, token,
@@ -294,13 +301,18 @@ class Runtime:
         """One round of the background task: heartbeat, then claim every flag that is due
         (live reserves and correspondence deadlines) and reveal every v2 roll whose
         opponent's link is overdue."""
-        wall = self.clock.wall()
-        if wall - self._last_beat >= HEARTBEAT_S:
-            self._last_beat = wall
-            await asyncio.to_thread(self._beat)
-        for match_id in await asyncio.to_thread(self.service.due_ids):
-            await self.run(match_id, self.service.settle, match_id)
-            self.kick_bot(match_id)  # a computer's roll revealed without the human's link
+        wall = self._tick_began = self.clock.wall()
+        try:
+            if wall - self._last_beat >= HEARTBEAT_S:
+                self._last_beat = wall
+                await asyncio.to_thread(self._beat)
+            for match_id in await asyncio.to_thread(self.service.due_ids):
+                await self.run(match_id, self.service.settle, match_id)
+                self.kick_bot(match_id)  # a computer's roll revealed without the human's link
+        finally:
+            self._tick_began = None
+            if self.clock.wall() - wall > DOWN_AFTER_S:  # hung: the next heartbeat credits it
+                self._unserved = True
 
     def _beat(self) -> None:
         # Taken in turn with the matches' writes: on SQLite a writer that finds the file

@@ -13,8 +13,10 @@ The same rule covers an outage of the database (or of anything that stops every 
 committing): no process can write its heartbeat, so after :data:`DOWN_AFTER_S` the heartbeat is
 as stale as after a stop; a process that failed to beat and then beats again
 (:meth:`ServiceClock.beat` with ``credit_gap``) credits the gap as downtime, so no clock runs
-out while the server cannot serve. The clocks resume with the reserves where they stood and
-the delay window fresh: the service time of each resumption is kept (table
+out while the server cannot serve; so does a heartbeat whose own statement hung for more than
+:data:`DOWN_AFTER_S` (a database that neither answers nor fails: a network partition). The
+clocks resume with the reserves where they stood and the delay window fresh: the service time
+of each resumption is kept (table
 ``clock_resumptions``, :attr:`ServiceClock.resumes`) and a live clock that ran across one is
 charged as two turns (:attr:`boardgammon.engine.clock.Clock.resumes`).
 
@@ -68,8 +70,12 @@ class ServiceClock:
         after this process failed to beat): first credit the time since the last heartbeat as
         downtime if no process has beaten for :data:`DOWN_AFTER_S`. Returns the seconds
         credited."""
+        started = self.wall()
         row = self._row(session)
         wall = self.wall()
+        # A heartbeat whose own read of the row waited that long met a database that hangs
+        # rather than fails (a network partition): the same outage as a failed heartbeat.
+        credit_gap = credit_gap or wall - started > DOWN_AFTER_S
         credited = 0.0
         if credit_gap and row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
             credited = wall - row.heartbeat

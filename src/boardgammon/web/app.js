@@ -440,14 +440,27 @@ function segment(raw) {
   }
 }
 
+/** The database is unreachable, so whether the visitor is signed in is unknown: the sign-in
+ * form would tell a signed-in player they were signed out. Says so and asks again. */
+function outagePage() {
+  fill(app.main, h("section", { class: "outage" },
+    h("p", { class: "error", role: "alert" }, t("outage.page"))));
+  app.retry = setTimeout(() => route(), OUTAGE_RETRY_MS);
+}
+
+const OUTAGE_RETRY_MS = 5000; // the API's Retry-After for database_unavailable
+
 async function route() {
   if (app.page && app.page.destroy) app.page.destroy();
   app.page = null;
+  clearTimeout(app.retry);
+  let outage = false;
   if (app.user === null) {
     try {
       app.user = (await request("GET", "/api/me")).user;
-    } catch {
+    } catch (err) {
       app.user = null;
+      outage = err instanceof ApiError && err.code === "database_unavailable";
     }
   }
   renderHeader();
@@ -462,6 +475,8 @@ async function route() {
     app.page = new AnalysisPage(app.main, segment(analysis[1]), app.user);
   } else if (match) {
     app.page = new MatchPage(app.main, segment(match[1]), app.user, navigate);
+  } else if (!app.user && outage) {
+    outagePage();
   } else if (!app.user) {
     authPage(() => route());
   } else if (join) {

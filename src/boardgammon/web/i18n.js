@@ -355,6 +355,8 @@ const STRINGS = {
     "dice.problem.log_mismatch": "the public log holds another roll than the one shown",
     "dice.problem.log_proof": "the inclusion proof does not lead to the signed tree head",
     "dice.problem.log_signature": "the tree head's signature does not verify with the log's published key",
+    // issue 21 review: a page opened during a database outage
+    "outage.page": "Server problem, clocks stopped: the server cannot reach its database just now. This page tries again every few seconds.",
   },
   de: {
     "app.title": "Boardgammon",
@@ -706,6 +708,8 @@ const STRINGS = {
     "dice.problem.log_mismatch": "das öffentliche Log enthält einen anderen Wurf als den gezeigten",
     "dice.problem.log_proof": "der Einschlussbeweis führt nicht zum signierten Baumkopf",
     "dice.problem.log_signature": "die Signatur des Baumkopfs passt nicht zum veröffentlichten Schlüssel des Logs",
+    // issue 21 review: a page opened during a database outage
+    "outage.page": "Serverproblem, die Uhren stehen: Der Server erreicht seine Datenbank gerade nicht. Diese Seite versucht es alle paar Sekunden erneut.",
   },
   ja: {
     "app.title": "Boardgammon",
@@ -1039,6 +1043,8 @@ const STRINGS = {
     "dice.problem.log_mismatch": "公開ログの記録が表示されたロールと異なります",
     "dice.problem.log_proof": "包含証明が署名済みツリーヘッドに到達しません",
     "dice.problem.log_signature": "ツリーヘッドの署名がログの公開鍵で検証できません",
+    // issue 21 review: a page opened during a database outage
+    "outage.page": "サーバーの問題のため、時計は止まっています。サーバーは現在データベースに接続できません。このページは数秒ごとに再試行します。",
   },
 };
 

@@ -332,6 +332,9 @@ export class MatchPage {
     } catch (err) {
       this.busy = false;
       this.showError(err);
+      // Drawn while the action was on its way (disabled); the refresh may fail too (an
+      // outage), so draw them again now: the action must be sendable again.
+      this.renderControls();
       this.refresh();
     }
   }
