@@ -252,6 +252,11 @@ def test_profiles_of_unknown_players_and_pages(client):
     r = client.get("/api/players/ANN/matches?page=0")
     assert r.status_code == 422 and "pages start at 1" in r.json()["error"]["message"]
     assert client.get("/api/players/ann/matches?page=3").json()["matches"] == []
+    # A page number past what the database's integers hold is past the last page, not a 500.
+    huge = client.get("/api/players/ann/matches?page=99999999999999999999")
+    assert huge.status_code == 200 and huge.json()["matches"] == []
+    assert huge.json()["pages"] == 1
+    assert client.get("/player/ann?page=99999999999999999999").status_code == 200
     page = client.get("/player/ann?lang=de")
     assert page.status_code == 200 and "Noch kein gewertetes Match" in page.text
     assert "ランキング" in client.get("/leaderboard/standard?lang=ja").text
