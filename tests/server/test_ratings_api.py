@@ -252,6 +252,11 @@ def test_profiles_of_unknown_players_and_pages(client):
     r = client.get("/api/players/ANN/matches?page=0")
     assert r.status_code == 422 and "pages start at 1" in r.json()["error"]["message"]
     assert client.get("/api/players/ann/matches?page=3").json()["matches"] == []
+    # A page number past what the database's integers hold is past the last page, not a 500.
+    huge = client.get("/api/players/ann/matches?page=99999999999999999999")
+    assert huge.status_code == 200 and huge.json()["matches"] == []
+    assert huge.json()["pages"] == 1
+    assert client.get("/player/ann?page=99999999999999999999").status_code == 200
     page = client.get("/player/ann?lang=de")
     assert page.status_code == 200 and "Noch kein gewertetes Match" in page.text
     assert "ランキング" in client.get("/leaderboard/standard?lang=ja").text
@@ -384,3 +389,20 @@ def test_an_unfinished_rated_match_changes_nothing(client, database):
     assert played["rating_change"] is None
     with database.sessions() as s:
         assert s.get(RatedMatch, match_id).rated_at is None
+
+
+def test_each_variant_keeps_its_own_rating(client):
+    # A rated Hypergammon match moves the Hypergammon ratings only; Backgammon stays at 1500.
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    players = {0: ann, 1: bob}
+    match_id = rated_match(ann, bob, length=1, variant="hypergammon")
+    open_game(players, match_id)
+    resign_now(players, match_id, 1)
+    (rating,) = profile(client, "ann")["ratings"]
+    assert rating["variant"] == "hypergammon" and rating["rating"] > 1500
+    lobby = ann.post("/api/seeks", {"length": 1, "variant": "standard", "mode": "live",
+                                    "rated": True}).json()
+    assert lobby["owner_rating"] == 1500
+    hyper = ann.post("/api/seeks", {"length": 1, "variant": "hypergammon", "mode": "live",
+                                    "rated": True}).json()
+    assert hyper["owner_rating"] == pytest.approx(rating["rating"], abs=0.05)

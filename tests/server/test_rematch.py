@@ -117,3 +117,35 @@ def test_the_rematch_of_a_rated_match_is_rated_and_of_an_unrated_one_unrated(cli
         resigned({0: bob, 1: ann}, new_id)  # finished, so it is listed with its rating flag
         listed = {m["match_id"]: m for m in ann.get("/api/players/ann/matches").json()["matches"]}
         assert listed[new_id]["rated"] is rated
+
+
+def test_a_rematch_offer_is_a_rematch_in_the_notifications_and_on_my_socket(client):
+    ann, bob = (Player.register(client, n) for n in ("ann", "bob"))
+    match_id = live_match(ann, bob, length=1)
+    resigned({0: ann, 1: bob}, match_id)
+    with client.websocket_connect("/ws/me", headers=ann.headers) as ws:
+        assert ws.receive_json()["type"] == "hello"
+        bob.post(f"/api/matches/{match_id}/rematch")
+        assert ws.receive_json() == {"type": "rematch", "match_id": match_id, "from": "bob"}
+    (item,) = ann.get("/api/notifications").json()["items"]
+    assert (item["kind"], item["match_id"], item["opponent"], item["url"]) == (
+        "rematch", match_id, "bob", f"/match/{match_id}")
+    # a plain invitation stays one
+    cyd = Player.register(client, "cyd")
+    cyd.post("/api/seeks", json={"length": 3, "variant": "standard", "mode": "live",
+                                 "invite": "ann"})
+    kinds = [i["kind"] for i in ann.get("/api/notifications").json()["items"]]
+    assert kinds == ["invitation", "rematch"]
+
+
+def test_a_block_refuses_a_rematch_offer_and_nothing_changes(client):
+    ann, bob = (Player.register(client, n) for n in ("ann", "bob"))
+    match_id = live_match(ann, bob, length=1)
+    resigned({0: ann, 1: bob}, match_id)
+    assert client.put("/api/blocks/bob", headers=ann.headers).status_code == 200
+    r = bob.post(f"/api/matches/{match_id}/rematch")
+    assert r.status_code == 403 and r.json()["error"]["code"] == "blocked"
+    assert bob.get(f"/api/matches/{match_id}/rematch").json() == {
+        "offered_by": None, "match_id": None}
+    assert ann.post(f"/api/matches/{match_id}/rematch").status_code == 403
+    assert ann.get("/api/lobby").json()["mine"] == []

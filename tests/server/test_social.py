@@ -109,6 +109,20 @@ def test_chat_is_rate_limited_per_player(database_url, wall):
         assert [m["text"] for m in chat(bob, match_id)["messages"]] == ["one", "two", "mine"]
 
 
+def test_a_refused_chat_line_costs_no_allowance(database_url, wall):
+    # Lines refused as not yours (a mistyped match, a match you only watch) change nothing,
+    # the rate limit's allowance included.
+    with TestClient(make_app(database_url, wall, chat_rate=0.01, chat_burst=2)) as client:
+        ann, bob, cyd = players(client, "ann", "bob", "cyd")
+        match_id = live_match(ann, bob)
+        for _ in range(3):
+            refused(say(ann, "mat_nothing", "hello"), 404, "not_found")
+            refused(say(cyd, match_id, "hello"), 403, "not_your_match")
+        assert say(ann, match_id, "one").status_code == 201
+        assert say(ann, match_id, "two").status_code == 201
+        refused(say(ann, match_id, "three"), 429, "rate_limited")
+
+
 def test_mute_hides_the_opponent_in_that_match_only(client):
     ann, bob = players(client, "ann", "bob")
     first, second = live_match(ann, bob), live_match(ann, bob)

@@ -149,6 +149,10 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
                 path=str(output_dir / f"ratings-player-{code}-{width}.png"), full_page=True
             )
             assert overflow(page) == 0, f"/player/ann?lang={code} scrolls at {width} px"
+            if width == 1280:  # a wide screen shows the whole table, links included
+                hidden = page.evaluate("(t => t.scrollWidth - t.clientWidth)"
+                                       "(document.querySelector('#player-matches'))")
+                assert hidden == 0, f"/player/ann?lang={code}: the table hides {hidden} px"
 
             page.goto(f"{live_server}/leaderboard/standard?lang={code}")
             cells = page.locator("#leaderboard tbody tr").all_inner_texts()

@@ -5,6 +5,9 @@ background tab, the title and a browser notification asked for only after a clic
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 pytestmark = [pytest.mark.browser]
@@ -149,6 +152,53 @@ def test_an_invitation_reaches_the_badge_title_and_a_notification(browser, live_
     bob.set_viewport_size({"width": 360, "height": 800})
     bob.screenshot(path=str(output_dir / "social-notifications-360.png"), full_page=True)
     assert bob.errors == []
+    for page in (ann, bob):
+        page.context.close()
+
+
+def finished_by_resignation(owner, guest, match_id: str) -> None:
+    """Rolls the opening through the API (the dice wait for no device link), then the player
+    on roll resigns a single game of the 1-point match and the other accepts."""
+    pages, ids = {0: owner, 1: guest}, iter(range(1000))
+
+    def act(page, **body):
+        r = page.request.post(f"/api/matches/{match_id}/actions",
+                              data={"action_id": f"t{next(ids)}", **body})
+        assert r.status == 200, r.text()
+
+    for _ in range(60):
+        state = owner.request.get(f"/api/matches/{match_id}").json()
+        if state["phase"] != "opening":
+            break
+        pending = state["pending_roll"]
+        if pending and pending["state"] == "committed":
+            act(pages[pending["seat"]], type="roll", roll_id=pending["roll_id"],
+                commitment=pending["commitment"], entropy=os.urandom(16).hex())
+        else:
+            time.sleep(0.5)
+    act(pages[state["turn"]], type="resign", points=1)
+    act(pages[1 - state["turn"]], type="accept_resign")
+
+
+def test_a_rematch_offer_reaches_the_badge_title_and_the_finished_match(browser, live_server):
+    ann = signed_in(browser, live_server, "ann_again", width=360)
+    bob = signed_in(browser, live_server, "bob_again")
+    seek = ann.request.post("/api/seeks", data={"length": 1, "invite": "bob_again"}).json()
+    match_id = bob.request.post(f"/api/seeks/{seek['id']}/accept").json()["match_id"]
+    finished_by_resignation(ann, bob, match_id)
+    ann.goto("/")
+    ann.wait_for_selector('.notify .badge[data-count="0"]')
+    ann.evaluate("window.__hidden = true")
+    assert bob.request.post(f"/api/matches/{match_id}/rematch").json()["offered_by"] == 1
+    ann.wait_for_selector('.notify .badge[data-count="1"]')
+    assert ann.title().startswith("● Rematch offered")
+    ann.click('[data-action="notifications"]')
+    link = ann.wait_for_selector('.notify-list li[data-kind="rematch"] a')
+    assert link.text_content() == "bob_again offers a rematch"
+    link.click()
+    ann.wait_for_url(f"{live_server}/match/{match_id}")
+    ann.get_by_role("button", name="Rematch: accept bob_again's offer").wait_for()
+    assert ann.errors == []
     for page in (ann, bob):
         page.context.close()
 

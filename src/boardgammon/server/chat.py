@@ -121,9 +121,10 @@ def read_chat(match_id: str, user: User = Depends(acting_user),
 
 def _write(request: Request, match_id: str, user: User, text: str
            ) -> tuple[ChatLine, list[int]]:
-    services(request.app).game.chat_limit.hit(f"user:{user.id}")
     with services(request.app).db.sessions() as session:
         row, seat = _seat(session, match_id, user)
+        # after the match's own refusals, so that a line refused as not yours costs nothing
+        services(request.app).game.chat_limit.hit(f"user:{user.id}")
         message = ChatMessage(match_id=match_id, seat=seat, user_id=user.id, text=text,
                               created_at=datetime.now(UTC))
         session.add(message)

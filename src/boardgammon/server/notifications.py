@@ -31,7 +31,7 @@ from boardgammon.server.match_repository import matches_of
 from boardgammon.server.match_state import iso
 from boardgammon.server.refusals import NotSignedIn
 from boardgammon.server.services import services
-from boardgammon.server.tables import Seek, User
+from boardgammon.server.tables import MatchRow, Seek, User
 from boardgammon.server.websocket import refused_url_token
 
 if TYPE_CHECKING:
@@ -49,8 +49,10 @@ NOT_SIGNED_IN = 4401
 
 class Notification(BaseModel):
     kind: Literal["turn", "invitation", "rematch"]
-    match_id: str | None = Field(default=None, description="turn, rematch: the match")
-    seek_id: str | None = Field(default=None, description="invitation: the seek to accept")
+    match_id: str | None = Field(default=None, description="turn: the match; rematch: the "
+                                                           "finished match it would replay")
+    seek_id: str | None = Field(default=None,
+                                description="invitation, rematch: the seek (the offer)")
     opponent: str = Field(description="who plays you, or invites you")
     length: int
     variant: str
@@ -65,7 +67,7 @@ class Notification(BaseModel):
 
 class Notifications(BaseModel):
     items: list[Notification] = Field(description="turns (the most urgent first), then "
-                                                  "invitations (oldest first)")
+                                                  "invitations, then rematch offers (oldest first)")
     count: int
 
 
@@ -103,10 +105,26 @@ def notify_from_thread(app: Starlette, user_id: int, message: dict[str, Any]) ->
     anyio.from_thread.run(notify, services(app).game, user_id, message)
 
 
-def rematch_offers(session: Session, user: User) -> list[Notification]:
-    """Rematch offers waiting for ``user``: the hook for rematches (issue #23, built apart);
-    until they are merged there are none."""
-    return []
+def rematch_of(session: Session, seek: Seek) -> str | None:
+    """The finished match whose rematch the invitation ``seek`` offers: the latest match
+    between its two players with its settings that ended before the seek was made (the offers
+    ``server/rematch.py`` makes and finds), or None for an invitation that is no rematch."""
+    pair = (seek.owner_id, seek.invite_id)
+    return session.scalar(
+        select(MatchRow.id)
+        .where(
+            MatchRow.status == "finished",
+            MatchRow.seat0_id.in_(pair),
+            MatchRow.seat1_id.in_(pair),
+            MatchRow.length == seek.length,
+            MatchRow.variant == seek.variant,
+            MatchRow.mode == seek.mode,
+            MatchRow.clock.is_(None) if seek.clock is None else MatchRow.clock == seek.clock,
+            MatchRow.updated_at <= seek.created_at,
+        )
+        .order_by(MatchRow.updated_at.desc())
+        .limit(1)
+    )
 
 
 def pending(session: Session, user: User, runtime: Runtime) -> Notifications:
@@ -136,10 +154,19 @@ def pending(session: Session, user: User, runtime: Runtime) -> Notifications:
     invitations = session.execute(
         select(Seek, User.username).join(User, User.id == Seek.owner_id)
         .where(Seek.state == "open", Seek.invite_id == user.id).order_by(Seek.created_at)).all()
-    invited = [Notification(kind="invitation", seek_id=s.id, opponent=name, length=s.length,
-                            variant=s.variant, url=f"/join/{s.id}")
-               for s, name in invitations if s.owner_id not in apart]
-    items = turns + invited + rematch_offers(session, user)
+    invited, rematches = [], []
+    for s, name in invitations:
+        if s.owner_id in apart:
+            continue
+        finished = rematch_of(session, s)
+        if finished is None:
+            invited.append(Notification(kind="invitation", seek_id=s.id, opponent=name,
+                                        length=s.length, variant=s.variant, url=f"/join/{s.id}"))
+        else:  # answered on the finished match's page, whose Rematch swaps the colours
+            rematches.append(Notification(kind="rematch", match_id=finished, seek_id=s.id,
+                                          opponent=name, length=s.length, variant=s.variant,
+                                          url=f"/match/{finished}"))
+    items = turns + invited + rematches
     return Notifications(items=items, count=len(items))
 
 

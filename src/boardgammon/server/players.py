@@ -184,7 +184,9 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
         raise Invalid(f"page {page} does not exist; pages start at 1")
     mine = or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id)
     total = session.scalar(select(func.count()).select_from(MatchRow).where(mine)) or 0
-    rows = session.execute(
+    # A page past the last is empty without asking the database, whose integers could not
+    # hold the offset of a page number as large as a query string may carry.
+    rows = [] if (page - 1) * PAGE_SIZE >= total else session.execute(
         select(MatchRow, RatedMatch.match_id, MatchAnalysisRow.status, MatchAnalysisRow.result)
         .outerjoin(RatedMatch, RatedMatch.match_id == MatchRow.id)
         .outerjoin(MatchAnalysisRow, MatchAnalysisRow.match_id == MatchRow.id)

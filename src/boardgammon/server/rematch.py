@@ -20,9 +20,11 @@ from sqlalchemy.orm import Session
 
 from boardgammon.server import ratings
 from boardgammon.server.auth import current_user
+from boardgammon.server.blocks import refuse_if_blocked
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import Seat
+from boardgammon.server.notifications import notify
 from boardgammon.server.refusals import ErrorCode, NotAllowed, NotFound, StateConflict
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchRow, RatedMatch, Seek, User
@@ -95,8 +97,11 @@ def _seat(session: Session, row: MatchRow, seat: int) -> Seat:
     return Seat(user.id, user.username)
 
 
-def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple[Rematch, bool]:
-    """Agree to a rematch; returns the answer and whether the computer must be started."""
+def _ask(
+    request: Request, session: Session, match_id: str, user: User
+) -> tuple[Rematch, bool, int | None]:
+    """Agree to a rematch; returns the answer, whether the computer must be started, and the
+    opponent to tell of a new offer (None when no offer was made)."""
     row, seat = _finished(session, match_id, user)
     service = services(request.app).game.service
     new_seats = (_seat(session, row, 1), _seat(session, row, 0))
@@ -111,14 +116,19 @@ def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple
             row.days,
             bot_seed=secrets.randbelow(2**31),
         )
-        return Rematch(offered_by=None, match_id=new_id), True
+        return Rematch(offered_by=None, match_id=new_id), True, None
     offers = _offers(session, row)
     answer = _answer(row, offers)
     if answer.match_id is not None:
-        return answer, False
+        return answer, False, None
+    other = row.seat1_id if seat == 0 else row.seat0_id
+    if other is not None:  # a rematch is an invitation: a block refuses it (§Blocks)
+        refuse_if_blocked(session, user.id, other, "you cannot ask for a rematch")
     theirs = next((s for s in offers if s.state == "open" and s.owner_id != user.id), None)
     if theirs is None:
+        offered_to = None
         if answer.offered_by is None:  # asking twice changes nothing
+            offered_to = other
             session.add(
                 Seek(
                     id=f"sek_{secrets.token_hex(10)}",
@@ -135,7 +145,7 @@ def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple
                 )
             )
             session.commit()
-        return Rematch(offered_by=seat, match_id=None), False
+        return Rematch(offered_by=seat, match_id=None), False, offered_to
     taken = rowcount(
         session.execute(
             update(Seek).where(Seek.id == theirs.id, Seek.state == "open").values(state="accepted")
@@ -150,7 +160,7 @@ def _ask(request: Request, session: Session, match_id: str, user: User) -> tuple
     if theirs.rated:  # the rematch of a rated match is rated too
         ratings.mark_rated(session, new_id)
     session.commit()
-    return Rematch(offered_by=None, match_id=new_id), False
+    return Rematch(offered_by=None, match_id=new_id), False, None
 
 
 @router.post(
@@ -167,9 +177,12 @@ async def ask_rematch(
     """Agree to a rematch: against the computer it starts at once; against a player it waits
     (``offered_by`` your seat) until the opponent agrees too, then ``match_id`` is the new
     match, with the colours swapped."""
-    answer, bot = await asyncio.to_thread(_ask, request, session, match_id, user)
+    answer, bot, offered_to = await asyncio.to_thread(_ask, request, session, match_id, user)
     if bot and answer.match_id is not None:
         services(request.app).game.kick_bot(answer.match_id)
+    if offered_to is not None:
+        await notify(services(request.app).game, offered_to,
+                     {"type": "rematch", "match_id": match_id, "from": user.username})
     return answer
 
 
