@@ -70,8 +70,13 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
     shown = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
                                 "2", "--no-progress"])
     assert shown.exit_code == 0, shown.output
+    # Within 80 columns (issue 26 review: this heading and the line of standard errors wrapped).
     assert shown.stdout.startswith("Evaluation by a rollout of 36 trials, 0-ply, truncated at 2 "
-                                   "plies, money play, cube 1:")
+                                   "plies,\n  money play, cube 1:\n")
+    assert max(len(line) for line in shown.stdout.splitlines()) <= 80, shown.stdout
+    lines = shown.stdout.splitlines()
+    assert lines[5].startswith("  std. error ") and lines[5].endswith("%  (on roll)")
+    assert lines[6].startswith("  std. error ") and lines[6].endswith("%  (opponent)")
     assert "(standard error)" in shown.stdout and "Proper cube action:" in shown.stdout
 
 
