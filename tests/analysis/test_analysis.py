@@ -4,6 +4,7 @@ equity losses, normalisation at match score, luck sums, PR and the cube error cl
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -380,6 +381,22 @@ def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
     assert any(line.startswith("  luck +0.000 EMG (+0.000 MWC), no luck rating (no roll of "
                                "this player's was judged); ") for line in bob), bob
     assert "None" not in result.output
+
+
+def test_the_luck_rating_is_quoted_as_gnubgs_name(tmp_path):
+    # Issue 26 review: gnubg's neutral band is called "None", and "luck rating None" read as a
+    # value missing; every band is quoted as a name, the neutral one explained.
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(6, 4)  # luck -0.014 EMG: gnubg's neutral band
+    m.play(0, "24/20 24/18")
+    m.resign(1, 1)
+    m.accept(0)
+    path = tmp_path / "money.json"
+    path.write_text(m.to_json())
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 0, result.output
+    assert re.findall(r"(?<!no )luck rating (\S+)", result.output) == ['"None"']
+    assert 'luck rating "None" (gnubg\'s band for neither lucky nor unlucky); ' in result.output
 
 
 def test_a_money_session_reports_points_won_not_unfinished(tmp_path):

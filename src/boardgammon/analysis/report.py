@@ -272,6 +272,13 @@ def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "—" if x is None else format(x, spec)
 
 
+def _luck_rating_text(name: str) -> str:
+    """gnubg's luck band quoted, as a name: its neutral band is called "None", which unquoted
+    read as a value missing (issue 26 review: "luck rating None")."""
+    return f'luck rating "{name}"' + (" (gnubg's band for neither lucky nor unlucky)"
+                                      if name == LUCK_RATINGS[None] else "")
+
+
 def _resignation_lines(analysis: MatchAnalysis, seat: int) -> list[str]:
     """One line per resignation ``seat`` offered or answered: right or wrong, by how much."""
     names = {1: "a single", 2: "a gammon", 3: "a backgammon"}
@@ -324,7 +331,7 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             + " (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
             f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), "
-            + (f"luck rating {p.luck_rating}" if p.luck_rating is not None
+            + (_luck_rating_text(p.luck_rating) if p.luck_rating is not None
                else "no luck rating (no roll of this player's was judged)") + "; "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
             f"  luck-adjusted result {p.luck_adjusted:+.3f} {unit}"
