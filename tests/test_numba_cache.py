@@ -117,3 +117,21 @@ def test_every_compiled_module_takes_njit_from_the_keyed_cache():
            and re.search(r"^\s*from numba import .*\bn?jit\b|\bnumba\.n?jit\b",
                          p.read_text(encoding="utf-8"), re.MULTILINE)]
     assert own == [], "use `from boardgammon._numba_cache import njit` in " + ", ".join(own)
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_word_on_compiling_clears_a_progress_bar_on_a_terminal(monkeypatch, terminal):
+    # Issue 26 review: the word ran on from a rollout's progress bar on the same line.
+    import io
+
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    stream = Stream()
+    stream.write("  0%|          | 0/2592 [00:00<?, ?trial/s]")
+    monkeypatch.setattr(sys, "__stderr__", stream)
+    _numba_cache._say_compiling()
+    said = stream.getvalue().split("?trial/s]", 1)[1]
+    assert said.startswith("\r\x1b[Kboardgammon: compiling" if terminal
+                           else "boardgammon: compiling")

@@ -151,6 +151,9 @@ def _say_compiling() -> None:
     """The word on the real stderr (not a command's captured output) that compiling started."""
     stream = sys.__stderr__
     if stream is not None:
-        print(f"boardgammon: compiling native code for this version, once (up to a minute; "
+        # On a terminal, first clear the line: a progress bar drawn there (rollout, train)
+        # ran into the word, "...[00:00<?, ?trial/s]boardgammon: compiling...".
+        clear = "\r\x1b[K" if stream.isatty() else ""
+        print(f"{clear}boardgammon: compiling native code for this version, once (up to a minute; "
               f"cached in {cache_dir()}; `boardgammon warm` does this ahead)…",
               file=stream, flush=True)

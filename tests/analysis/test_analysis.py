@@ -3,7 +3,9 @@ equity losses, normalisation at match score, luck sums, PR and the cube error cl
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 
 import numpy as np
 import pytest
@@ -377,9 +379,48 @@ def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
         in result.output
     lines = result.output.splitlines()
     bob = lines[lines.index("Bob (seat 1)"):]
-    assert any(line.startswith("  luck +0.000 EMG (+0.000 MWC), no luck rating (no roll of "
-                               "this player's was judged); ") for line in bob), bob
+    # (the line wrapped within 80 columns: its words, whatever the wrap)
+    assert ("luck +0.000 EMG (+0.000 MWC), no luck rating (no roll of this player's was "
+            "judged); ") in " ".join(" ".join(bob).split()), bob
     assert "None" not in result.output
+
+
+def test_the_luck_rating_is_quoted_as_gnubgs_name(tmp_path):
+    # Issue 26 review: gnubg's neutral band is called "None", and "luck rating None" read as a
+    # value missing; every band is quoted as a name, the neutral one explained.
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(6, 4)  # luck -0.014 EMG: gnubg's neutral band
+    m.play(0, "24/20 24/18")
+    m.resign(1, 1)
+    m.accept(0)
+    path = tmp_path / "money.json"
+    path.write_text(m.to_json())
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 0, result.output
+    assert re.findall(r"(?<!no )luck rating (\S+)", result.output) == ['"None"']
+    assert 'luck rating "None" (gnubg\'s band for neither lucky nor unlucky); ' \
+        in " ".join(result.output.split())
+
+
+def test_the_text_report_fits_an_80_column_terminal(tmp_path):
+    # Issue 26 review: the ratings' bands, the luck and the resignation lines were 86-112 wide;
+    # a long line goes on under a hanging indent, its words whole.
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(3, 2)
+    m.play(0, "24/21 13/11")
+    m.resign(1, 1)
+    m.accept(0)
+    path = tmp_path / "money.json"
+    path.write_text(m.to_json())
+    lines = CliRunner().invoke(app, ["analyze", str(path)]).output.splitlines()
+    assert max(len(line) for line in lines) <= 80, lines
+    bob = lines[lines.index("Bob (seat 1)"):]
+    at = next(i for i, line in enumerate(bob) if line.startswith("  game 1: offered to resign a "
+                                                                 "single at cube 1: "))
+    rest = list(itertools.takewhile(lambda line: line.startswith("      "), bob[at + 1:]))
+    assert rest, bob  # a continuation, indented four more than the line it continues
+    assert " ".join(w for line in [bob[at], *rest] for w in line.split()).endswith(
+        "EMG for the side offered it)")
 
 
 def test_a_money_session_reports_points_won_not_unfinished(tmp_path):
@@ -469,7 +510,7 @@ def test_resignations_are_judged_by_the_game_played_on(answer):
         assert reply.error == "wrong decline" and reply.loss == pytest.approx(offer.loss)
     text = rep.format_text(analysis)
     assert (f"game 1: offered to resign a single at cube 1: wrong (resigned too much), lost "
-            f"{offer.loss:.3f} EMG") in text
+            f"{offer.loss:.3f} EMG") in " ".join(text.split())  # the words, wrapped at 80
     assert rep.to_dict(analysis)["resignations"][1]["kind"] == answer
 
 

@@ -4,6 +4,7 @@ on every decision."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -99,7 +100,11 @@ def test_a_player_judged_by_its_own_engine_is_flagged(medium_match):
     text = rep.format_text(own)
     warning = "  WARNING: " + rep.SELF_JUDGED_WARNING.format(judge="our network at 0-ply")
     lines = text.splitlines()
-    assert lines[lines.index("white-medium (seat 0)") + 1] == warning
+    at = lines.index("white-medium (seat 0)") + 1
+    # The warning wrapped within 80 columns, its continuations indented four more.
+    rest = list(itertools.takewhile(lambda line: line.startswith("      "), lines[at + 1:]))
+    assert " ".join(" ".join([lines[at], *rest]).split()) == " ".join(warning.split())
+    assert lines[at].startswith("  WARNING: ")
     assert text.count("WARNING") == 1
     # At another depth the judge is not medium's engine; hard would be judged by itself.
     assert analyse_match(m, plies=1, engines=("medium", "easy")).self_judged == (False, False)
@@ -136,7 +141,7 @@ def test_text_report_marks_and_thresholds():
     assert (
         "Marks, gnubg 1.07's thresholds: doubtful ?! ≥ 0.03, bad ? ≥ 0.06, very bad ?? ≥ "
         "0.12 EMG lost"
-    ) in text
+    ) in " ".join(text.split())  # the words, wrapped within 80 columns
     s = rep.summarise(a)
     p = s.players[0]
     assert (

@@ -121,7 +121,7 @@ def test_a_match_id_with_dice_rolled_evaluates_the_plays_of_that_roll():
     shown = runner.invoke(app, ["eval", Board.initial().position_id, "--match-id", rolled])
     assert shown.exit_code == 0, shown.output
     assert shown.stdout.startswith("The Match ID has the roll 3-1 to play: its plays, not the "
-                                   "position before the roll (give a Match ID without dice for "
+                                   "position before the\nroll (give a Match ID without dice for "
                                    "that).\n")
     assert " 1. 8/5 6/5 " in shown.stdout
 
@@ -145,3 +145,17 @@ def test_a_match_id_with_a_double_offered_evaluates_take_and_pass():
     assert (f"error: the Match ID {pending} has a resignation waiting for its answer: eval "
             f"values positions before the roll, a roll's plays or a double; give the Match ID "
             f"of the position before the offer") in refused.stderr
+
+
+def test_every_line_fits_an_80_column_terminal():
+    # Issue 26 review: the heading of an evaluation in a match (93 characters) and the line of
+    # a Match ID with dice (129) wrapped on an 80-column terminal, as the hint's header did.
+    five = encode_match_id(MatchIdFields(length=5))
+    rolled = encode_match_id(MatchIdFields(dice=(3, 1)))
+    for args in ([], ["--match-id", five], ["--match-id", rolled]):
+        shown = runner.invoke(app, ["eval", Board.initial().position_id, *args])
+        assert shown.exit_code == 0, shown.output
+        assert max(len(line) for line in shown.stdout.splitlines()) <= 80, shown.stdout
+    assert runner.invoke(app, ["eval", Board.initial().position_id, "--match-id", five]
+                         ).stdout.startswith("Evaluation by the network at 0-ply,\n  5-point "
+                                             "match, score 0-0 (player on roll first), cube 1:\n")

@@ -522,7 +522,14 @@ def test_beavers_in_money_play_both_ways():
     match.roll_opening(3, 1)
     match.play(0, "8/5 6/5")
     match.double(1)
-    tg, lines, _ = _scripted(["beaver"], match=match)
+    tg, lines, _ = _scripted(["hint", "beaver"], match=match)
+    # Issue 26 review: the hint answered take or drop only; with beavers it names the beaver
+    # where double/take is below 0 for the doubler (gnubg's rule), as here after the opening.
+    beaver = next(line for line in lines if line.startswith("  With beavers: beaver."))
+    dt = float(re.search(r"Double, take is ([+-][0-9.]+) for the computer", beaver)[1])
+    assert dt < 0 and f"  double, take  {dt:+.3f}" in "\n".join(lines)
+    assert beaver.endswith("below 0:\n  the take is in your favour, and a beaver doubles the "
+                           "stake at once.")
     assert "The computer doubles to 2: take, beaver or drop? > " in lines
     assert "You beaver: the cube is 2, yours, and you redouble to 4." in lines
     answer = next(line for line in lines if line in ("Computer takes.", "Computer drops."))

@@ -70,8 +70,13 @@ def test_the_command_prints_outputs_errors_and_the_cube_decision():
     shown = runner.invoke(app, ["rollout", START.position_id, "--trials", "36", "--truncate",
                                 "2", "--no-progress"])
     assert shown.exit_code == 0, shown.output
+    # Within 80 columns (issue 26 review: this heading and the line of standard errors wrapped).
     assert shown.stdout.startswith("Evaluation by a rollout of 36 trials, 0-ply, truncated at 2 "
-                                   "plies, money play, cube 1:")
+                                   "plies,\n  money play, cube 1:\n")
+    assert max(len(line) for line in shown.stdout.splitlines()) <= 80, shown.stdout
+    lines = shown.stdout.splitlines()
+    assert lines[5].startswith("  std. error ") and lines[5].endswith("%  (on roll)")
+    assert lines[6].startswith("  std. error ") and lines[6].endswith("%  (opponent)")
     assert "(standard error)" in shown.stdout and "Proper cube action:" in shown.stdout
 
 
@@ -94,6 +99,16 @@ def test_the_best_plays_of_a_roll_rolled_out():
     assert len(rows) == 3 and rows[0]["play"] == "8/5 6/5"
     assert [r["cubeless"] for r in rows] == sorted((r["cubeless"] for r in rows), reverse=True)
     assert all(r["trials"] == 36 and 0 < r["cubeless_stderr"] < 0.05 for r in rows)
+    # As text, within 80 columns (issue 26 review: 112 wide), the figures of the JSON.
+    shown = runner.invoke(app, ["rollout", START.position_id, "--dice", "3", "1", "--trials",
+                                "36", "--truncate", "3", "--no-progress"]).stdout.splitlines()
+    assert shown[0] == "Rollout of the best 3 plays of 3-1 (0-ply, truncated at 3 plies):"
+    assert max(len(line) for line in shown) <= 80, shown
+    first = rows[0]
+    w, wg, _, lg, _ = first["outputs"]
+    assert shown[3] == (f" 1. 8/5 6/5                 {first['cubeless']:+.3f} ± "
+                        f"{first['cubeless_stderr']:.3f}  {100 * w:5.1f}  {100 * wg:5.1f} | "
+                        f"{100 * lg:7.1f}      36")
     # A play that ends the game is its result, exactly, with no trial needed.
     last = json.loads(runner.invoke(app, ["rollout", LAST_ROLL.position_id, "--dice", "6",
                                           "5", "--json"]).stdout)["plays"]

@@ -248,6 +248,26 @@ def test_ctrl_c_in_money_play_keeps_the_games_finished(tmp_path):
     assert len(Match.from_json(saved[0].read_text()).results) == 2
 
 
+def test_ctrl_c_while_a_game_is_being_saved_keeps_the_summary_and_the_record_alike():
+    # Issue 26 review: Ctrl-C landing while the money session was written (a long session
+    # takes a while to write) counted the game in the summary (39 games, 94 points) but left
+    # the record without it (38 games, 92 points). The real signal, sent from the saving.
+    import os
+    import signal
+
+    recorded: list[int] = []
+
+    def on_match(match: Match) -> None:
+        if len(match.results) == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        recorded.append(len(match.results))
+
+    summary = run(create("easy", 1), create("easy", 2), games=50, length=0,
+                  rng=random.Random(5), on_match=on_match)
+    assert summary.interrupted and summary.games == 3
+    assert recorded == [1, 2, 3]
+
+
 def test_cli_refuses_match_lengths_beyond_64_points():
     """A 500-point match took 15 GB building its match equity table, a million points ended
     in a RecursionError (found by a fresh user); gnubg stops at 64 too."""

@@ -32,6 +32,7 @@ Conventions (all equity in normalised equity, EMG, see :mod:`.analysis`):
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from dataclasses import asdict, dataclass
 
@@ -272,6 +273,21 @@ def _fmt(x: float | None, spec: str = ".1f") -> str:
     return "—" if x is None else format(x, spec)
 
 
+def _fit(line: str, width: int = 80) -> list[str]:
+    """``line`` wrapped at spaces to ``width`` columns, its continuations indented four more
+    than it; an empty line stays one."""
+    indent = line[:len(line) - len(line.lstrip())]
+    return textwrap.wrap(line, width, subsequent_indent=indent + "    ", break_long_words=False,
+                         break_on_hyphens=False) or [line]
+
+
+def _luck_rating_text(name: str) -> str:
+    """gnubg's luck band quoted, as a name: its neutral band is called "None", which unquoted
+    read as a value missing (issue 26 review: "luck rating None")."""
+    return f'luck rating "{name}"' + (" (gnubg's band for neither lucky nor unlucky)"
+                                      if name == LUCK_RATINGS[None] else "")
+
+
 def _resignation_lines(analysis: MatchAnalysis, seat: int) -> list[str]:
     """One line per resignation ``seat`` offered or answered: right or wrong, by how much."""
     names = {1: "a single", 2: "a gammon", 3: "a backgammon"}
@@ -324,7 +340,7 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             + " (checker plays and cube decisions)",
             "  cube errors: " + ", ".join(f"{k} {v}" for k, v in p.cube_errors.items()),
             f"  luck {p.luck:+.3f} EMG ({p.luck_mwc:+.3f} {unit}), "
-            + (f"luck rating {p.luck_rating}" if p.luck_rating is not None
+            + (_luck_rating_text(p.luck_rating) if p.luck_rating is not None
                else "no luck rating (no roll of this player's was judged)") + "; "
             + ", ".join(f"{k} {v}" for k, v in p.luck_rolls.items()),
             f"  luck-adjusted result {p.luck_adjusted:+.3f} {unit}"
@@ -332,6 +348,9 @@ def format_text(analysis: MatchAnalysis, moves: bool = False) -> str:
             else "  no luck-adjusted result: the match is unfinished (it needs the final "
                  "result)",
             *_resignation_lines(analysis, p.seat), ""]
+    # The summary within 80 columns (a terminal's width): a long line goes on under a hanging
+    # indent (issue 26 review: the ratings, luck and resignation lines were 86-112 wide).
+    lines = [wrapped for line in lines for wrapped in _fit(line)]
     if moves:
         clear = 0
         width = max(12, *(len(n) for n in analysis.players))  # names line up however long

@@ -218,7 +218,7 @@ def _plays_of_roll(position_id: str, board: Board, fields: MatchIdFields, ply: i
                                "plays": [p.__dict__ for p in hint.plays]}))
         return
     typer.echo(f"The Match ID has the roll {d1}-{d2} to play: its plays, not the position "
-               f"before the roll (give a Match ID without dice for that).")
+               f"before the\nroll (give a Match ID without dice for that).")
     typer.echo(format_play_hint(hint))
 
 
@@ -232,13 +232,20 @@ def text(e: Evaluation, fields: MatchIdFields, how: str,
     where = (f"{fields.length}-point match, score {fields.score[fields.on_roll]}-"
              f"{fields.score[1 - fields.on_roll]} (player on roll first)" if fields.length
              else "money play" + (", Jacoby rule" if fields.jacoby else ""))
-    lines = [f"Evaluation by {how}, {where}, cube {fields.cube}:",
+    # Every line within 80 columns (a terminal's width, gnubg's too): a long heading (a
+    # truncated rollout, a match score) goes on two lines.
+    heading = f"Evaluation by {how}, {where}, cube {fields.cube}:"
+    if len(heading) > 80:
+        heading = f"Evaluation by {how},\n  {where}, cube {fields.cube}:"
+    lines = [heading,
              "                 win   gammon  backgammon",
              f"  on roll     {w:7.1%}  {wg:7.1%}  {wbg:7.1%}",
              f"  opponent    {1 - w:7.1%}  {lg:7.1%}  {lbg:7.1%}"]
     if errors is not None:
-        lines.append(f"  std. error  {errors[0]:7.2%}  {errors[1]:7.2%}  {errors[2]:7.2%} "
-                     f"(opponent's gammons {errors[3]:.2%}, backgammons {errors[4]:.2%})")
+        lines += [f"  std. error  {errors[0]:7.2%}  {errors[1]:7.2%}  {errors[2]:7.2%}"
+                  f"  (on roll)",
+                  f"  std. error  {errors[0]:7.2%}  {errors[3]:7.2%}  {errors[4]:7.2%}"
+                  f"  (opponent)"]
     lines += [f"Cubeless equity {e.cubeless:+.3f}"
               + (f" ± {errors[5]:.3f} (standard error)" if errors is not None else ""),
               f"Cubeful equity  {e.cubeful:+.3f} ({unit})"

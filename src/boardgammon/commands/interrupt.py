@@ -28,3 +28,14 @@ def deferred_interrupt() -> Iterator[Callable[[], bool]]:
         yield lambda: caught[0]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def held_interrupt() -> Iterator[None]:
+    """Within the block, Ctrl-C waits: the block runs to its end, then ``KeyboardInterrupt``
+    is raised if Ctrl-C came meanwhile. For bookkeeping that must not be cut in two (a game
+    counted in a summary and written to its record)."""
+    with deferred_interrupt() as interrupted:
+        yield
+    if interrupted():
+        raise KeyboardInterrupt

@@ -376,8 +376,14 @@ class TerminalGame:
                        f"(the cube stays the computer's) or drop to lose "
                        f"{_points(game.cube)}. The cube hint covers doubles, not beavers.")
         elif game.phase in (Phase.ROLL, Phase.DOUBLE_OFFERED):
-            self.write(format_cube_hint(cube_hint(self.match),
-                                        offered=game.phase is Phase.DOUBLE_OFFERED))
+            hint = cube_hint(self.match)
+            self.write(format_cube_hint(hint, offered=game.phase is Phase.DOUBLE_OFFERED))
+            if game.phase is Phase.DOUBLE_OFFERED and game.can_beaver(YOU) and hint.dt < 0:
+                # gnubg's rule in money play with beavers: a take worth more than 0 to the
+                # player doubled (double/take below 0 for the doubler) is a beaver.
+                self.write(f"  With beavers: beaver. Double, take is {hint.dt:+.3f} for the "
+                           f"computer, below 0:\n  the take is in your favour, and a beaver "
+                           f"doubles the stake at once.")
         else:
             self.write("No hint here: answer the resignation with accept or decline.")
 

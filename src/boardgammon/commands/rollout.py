@@ -423,12 +423,14 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
                                "stratify": stratify, "plays": rows}))
     else:
         depth = f"truncated at {truncate} plies" if truncate else "played to the end"
-        typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} ({ply}-ply, {depth}; "
-                   f"cubeless equity of the mover ± standard error):")
+        # Within 80 columns (it was 112 wide): a table under a heading of two lines.
+        typer.echo(f"Rollout of the best {len(rows)} plays of {d1}-{d2} ({ply}-ply, {depth}):\n"
+                   f"the mover's cubeless equity ± standard error, chances in %\n"
+                   f"    {'play':<22}  equity   s.e.    win gammon | lose g.  trials")
         for i, r in enumerate(rows, start=1):
             w, wg, wbg, lg, lbg = r["outputs"]
-            typer.echo(f"  {i}. {r['play']:<22} {r['cubeless']:+.3f} ± "
-                       f"{r['cubeless_stderr']:.3f}   win {w:.1%} (gammon {wg:.1%}), "
-                       f"lose gammon {lg:.1%}   {r['trials']} trials")
+            typer.echo(f"{i:>2}. {r['play']:<22}  {r['cubeless']:+.3f} ± "
+                       f"{r['cubeless_stderr']:.3f}  {100 * w:5.1f}  {100 * wg:5.1f} | "
+                       f"{100 * lg:7.1f}  {r['trials']:>6}")
     if cut:
         raise typer.Exit(130)

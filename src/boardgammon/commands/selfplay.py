@@ -41,9 +41,11 @@ from boardgammon.bots.turn import (
     Take,
     decide,
 )
-from boardgammon.engine.game import Outcome, Phase
+from boardgammon.engine.game import Game, Outcome, Phase
 from boardgammon.engine.match import MAX_LENGTH, Match
 from boardgammon.formats import write_mat
+
+from .interrupt import held_interrupt
 
 Dice = Callable[[], tuple[int, int]]
 
@@ -191,28 +193,39 @@ def _play_games(match: Match, bots: tuple[Bot, Bot], games: int, summary: Summar
             seat = game.turn
             assert seat is not None  # a game under way waits for a seat
             bot_act(match, seat, bots[seat], dice)
-        result = game.result
-        assert result is not None
-        summary.games += 1
-        summary.wins[result.winner] += 1
-        summary.points[result.winner] += result.points
-        # A resigned gammon is a gammon won; a dropped double is always a single.
-        if result.outcome is Outcome.GAMMON:
-            summary.gammons[result.winner] += 1
-        elif result.outcome is Outcome.BACKGAMMON:
-            summary.backgammons[result.winner] += 1
-        if not match.length and on_match:
-            on_match(match)  # first: Ctrl-C in on_game's progress bar keeps this game
+        # Counted and saved as one step: Ctrl-C meanwhile waits until both are done, so that
+        # the summary and the record have the same games (it used to land in the saving, a
+        # while in a long session, leaving the game counted but not kept).
+        with held_interrupt():
+            _finish_game(match, game, summary, on_match)
         if on_game:
             on_game()
         if match.is_over:
-            assert match.winner is not None
-            summary.matches += 1
-            summary.match_wins[match.winner] += 1
-            if on_match:
-                on_match(match)
             match = Match(match.length, match.variant, players=match.players,
                           jacoby=match.jacoby, beavers=match.beavers)
+
+
+def _finish_game(match: Match, game: Game, summary: Summary,
+                 on_match: Callable[[Match], None] | None) -> None:
+    """Count ``game``, just finished, in ``summary`` and save the records (see ``run``)."""
+    result = game.result
+    assert result is not None
+    summary.games += 1
+    summary.wins[result.winner] += 1
+    summary.points[result.winner] += result.points
+    # A resigned gammon is a gammon won; a dropped double is always a single.
+    if result.outcome is Outcome.GAMMON:
+        summary.gammons[result.winner] += 1
+    elif result.outcome is Outcome.BACKGAMMON:
+        summary.backgammons[result.winner] += 1
+    if not match.length and on_match:
+        on_match(match)
+    if match.is_over:
+        assert match.winner is not None
+        summary.matches += 1
+        summary.match_wins[match.winner] += 1
+        if on_match:
+            on_match(match)
 
 
 def prepare_save(directory: Path) -> int:
