@@ -457,6 +457,37 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     context.close()
 
 
+def test_the_dice_record_says_an_opening_roll_is_each_sides_die(browser, static_url):
+    """The match page's dice record (in the game and in the result dialog) names an opening
+    roll as one die of each side, seat 0's first, a tie as a tie, not as the roll of the seat
+    whose device rolled it (as a fresh user read "ann: 4-4" for an opening tie)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, make_state, revealed_roll
+
+    from boardgammon.engine import Board
+
+    rolls = [
+        {**revealed_roll(f"rol_{n}", seat, n, bytes([n]) * 32, bytes(16), dice=dice),
+         "kind": kind}
+        for n, (seat, dice, kind) in enumerate(
+            [(0, [4, 4], "opening"), (1, [3, 5], "opening"), (0, [6, 2], "normal")])
+    ]
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    for phase in ("roll", "match_over"):
+        StandIn(page, make_state(Board.initial(), phase=phase, rolls=rolls))
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        record = ".result .verify-list" if phase == "match_over" else ".dice-log"
+        page.wait_for_selector(f"{record} a.roll-row", state="attached")
+        assert page.locator(f"{record} a.roll-row").all_text_contents() == [
+            "Opening roll: ann 4 · bob 4, a tie: rolled again",
+            "Opening roll: ann 3 · bob 5",
+            "ann: 6-2",
+        ]
+    context.close()
+
+
 def die_fills(page) -> dict:
     """The computed fill of the viewer's checkers, the opponent's and each die's face:
     {mine, theirs, dice: [[value, "me" | "them", fill], …]} (dice sorted by value, then side)."""

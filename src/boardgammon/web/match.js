@@ -718,12 +718,17 @@ export class MatchPage {
       v.ok ? `✓ ${t("dice.ok")}` : `✗ ${t("dice.failed")}`);
   }
 
-  /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */
-  /** One revealed roll of the dice record, linked to its row on the audit page. */
+  /** One revealed roll of the dice record, linked to its row on the audit page: who rolled
+   * what (an opening roll as each side's die, seat 0's first, a tie said as one), whose
+   * entropy, and this device's verdict. */
   rollItem(roll) {
     const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
-    return h("li", { "data-roll": roll.roll_id },
-      h("a", { href: row, class: "roll-row" }, `${this.name(roll.seat)}: ${roll.dice.join("-")}`), " ",
+    const [a, b] = roll.dice;
+    const text = roll.kind === "opening"
+      ? t(a === b ? "moves.opening.tie" : "moves.opening", { first: this.name(0), a, second: this.name(1), b })
+      : `${this.name(roll.seat)}: ${roll.dice.join("-")}`;
+    return h("li", { "data-roll": roll.roll_id, "data-kind": roll.kind || "normal" },
+      h("a", { href: row, class: "roll-row" }, text), " ",
       // v1: entropy_source; v2: roller_source (the computer's rolls).
       (roll.entropy_source || roll.roller_source) === "server"
         ? h("small", {}, `(${t("dice.source.server")}) `) : null,
