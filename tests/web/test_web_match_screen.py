@@ -542,6 +542,11 @@ def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
             == f"Final score {final[1]}–{final[0]}"
         ), how
         assert page.locator(".score-line .crawford").count() == 0
+        # the board's score line and the players' scores say the final score too (after a
+        # flag they said 0–0 under the dialog's "Final score 0–5")
+        assert page.locator(".score-line .score-text").inner_text() == \
+            f"Score {final[1]}–{final[0]} · {length}-point match", how
+        assert page.locator(".player .score").all_inner_texts() == [str(final[0]), str(final[1])]
         box = page.locator("section.result").bounding_box()
         assert box is not None and box["y"] < 740 / 2
         page.screenshot(path=str(output_dir / f"screen-result-{how}-{length}-360.png"))

@@ -558,8 +558,11 @@ export class MatchPage {
     const { me, opp } = this.seats();
     const over = s.phase === "match_over";  // a finished match has no Crawford game
     const crawford = over ? "" : s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
+    // Once over, the final score as the result dialog says it (the winner's capped at the
+    // length, also after a flag), not the points as scored (0–2 for a 1-point gammon).
+    const score = over && s.result ? s.result.score : s.score;
     fill(this.scoreLine, h("span", { class: "score-text" },
-      t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
+      t("match.score", { a: score[me], b: score[opp], length: s.length })),
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
     this.cubeView(me) ? h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
       s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })) : null);
@@ -568,7 +571,7 @@ export class MatchPage {
       panel.classList.toggle("on-turn", s.turn === seat);
       fill(panel,
         h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
-        h("span", { class: "score" }, String(s.score[seat])),
+        h("span", { class: "score" }, String(score[seat])),
         h("span", { class: "pips", "data-pips": s.pip_counts[seat] },
           glossaryLink("pip-count", t("match.pips", { n: s.pip_counts[seat] }))),
         s.board?.points[seat][0] ? h("span", { class: "off", "data-off": s.board.points[seat][0] },
