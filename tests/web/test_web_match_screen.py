@@ -488,6 +488,39 @@ def test_the_dice_record_says_an_opening_roll_is_each_sides_die(browser, static_
     context.close()
 
 
+def test_the_opening_rolls_winner_played_both_sides_dice(browser, static_url, output_dir):
+    """ann loses the opening roll 1 to 2 and bob plays it at once (as the computer does): ann
+    sees the opening roll said with bob's play and its dice kept one of each side, hers in her
+    colour (she saw "bob rolled 2-1", both dice in his colour, as if he had rolled them)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, revealed_roll
+
+    from boardgammon.engine import Match
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+
+    match = Match(1, players=("ann", "bob"))
+    match.roll_opening(1, 2)
+    match.play(1, "13/11 6/5")
+    info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None, None)
+    state = dict(build_state(info, match, [], 0, 0.0, lambda t: t))
+    state["rolls"] = [{**revealed_roll("rol_0", 0, 0, bytes(32), bytes(16), dice=[1, 2]),
+                       "kind": "opening"}]
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  reduced_motion="reduce")
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    StandIn(page, state)
+    page.goto(f"{static_url}/match/{MATCH_ID}")
+    page.wait_for_selector("svg.board .die.last")
+    line = page.locator(".last-play").inner_text()
+    assert line.startswith("Opening roll: ann 1 · bob 2 · bob rolled "), line
+    assert line.endswith(" and played 13/11 6/5"), line
+    fills = die_fills(page)
+    assert fills["dice"] == [[1, "me", fills["mine"]], [2, "them", fills["theirs"]]]
+    page.screenshot(path=str(output_dir / "screen-opening-lost-390.png"))
+    context.close()
+
+
 def die_fills(page) -> dict:
     """The computed fill of the viewer's checkers, the opponent's and each die's face:
     {mine, theirs, dice: [[value, "me" | "them", fill], …]} (dice sorted by value, then side)."""

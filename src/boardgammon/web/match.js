@@ -482,6 +482,9 @@ export class MatchPage {
       if (last) dice = { values: last, used: [false, false], side: "me", sides, last: true };
     } else {
       dice = lastDice(s.last_play, me);
+      // The game's first play was of the opening roll: its dice stay one of each side's.
+      const opening = this.openingOfLastPlay();
+      if (dice && opening) dice = { ...dice, values: opening, used: [false, false], sides };
     }
     const cube = this.cubeView(me);
     const focused = this.svg.contains(document.activeElement)
@@ -504,6 +507,17 @@ export class MatchPage {
     const last = game.opening[game.opening.length - 1];
     const sorted = (d) => d.slice().sort().join();
     return last && last[0] !== last[1] && sorted(last) === sorted(s.dice) ? last : null;
+  }
+
+  /** The opening roll ([seat 0's die, seat 1's]) that the last play played, if it did (the
+   * last revealed roll is an opening roll with the play's dice); else null. */
+  openingOfLastPlay() {
+    const s = this.state;
+    const rolls = (s.rolls || []).filter((r) => r.server_seed);
+    const roll = rolls[rolls.length - 1];
+    const sorted = (d) => d.slice().sort().join();
+    return s.last_play && roll && roll.kind === "opening" && sorted(roll.dice) === sorted(s.last_play.dice)
+      ? roll.dice : null;
   }
 
   /** The other side's play, the moves made so far (data-playback "done/total" for tests);
@@ -544,7 +558,10 @@ export class MatchPage {
     if (!s) return;
     const last = s.last_play;
     if (last) {
-      this.lastLine.textContent = lastPlayText(last, this.name(last.seat));
+      // The game's first play says the opening roll it played: one die of each side.
+      const opening = this.openingOfLastPlay();
+      this.lastLine.textContent = (opening ? `${t("moves.opening", { first: this.name(0), a: opening[0],
+        second: this.name(1), b: opening[1] })} · ` : "") + lastPlayText(last, this.name(last.seat));
       return;
     }
     const openings = this.moves.openings(s.game_number);
