@@ -493,31 +493,44 @@ def test_the_dice_record_says_an_opening_roll_is_each_sides_die(browser, static_
 
 
 def test_the_opening_rolls_winner_played_both_sides_dice(browser, static_url, output_dir):
-    """ann loses the opening roll 1 to 2 and bob plays it at once (as the computer does): ann
-    sees the opening roll said with bob's play and its dice kept one of each side, hers in her
-    colour (she saw "bob rolled 2-1", both dice in his colour, as if he had rolled them)."""
+    """ann and bob tie the opening roll at 3-3, then ann loses it 1 to 2 and bob plays it at
+    once (as the computer does, re-rolling a tie itself): ann sees the tie and the opening
+    roll said with bob's play and its dice kept one of each side, hers in her colour (she saw
+    "bob rolled 2-1", both dice in his colour, as if he had rolled them, and no tie)."""
     from test_web_board import StandIn
     from webstate import MATCH_ID, revealed_roll
 
     from boardgammon.engine import Match
     from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from boardgammon.server.move_list import move_list
+
+    class WithMoves(StandIn):
+        def handle(self, route, request):
+            if request.url.endswith(f"/api/matches/{MATCH_ID}/moves"):
+                return self.json(route, {"games": move_list(match)})
+            return super().handle(route, request)
 
     match = Match(1, players=("ann", "bob"))
+    match.roll_opening(3, 3)
     match.roll_opening(1, 2)
     match.play(1, "13/11 6/5")
     info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None, None)
     state = dict(build_state(info, match, [], 0, 0.0, lambda t: t))
-    state["rolls"] = [{**revealed_roll("rol_0", 0, 0, bytes(32), bytes(16), dice=[1, 2]),
-                       "kind": "opening"}]
+    state["rolls"] = [
+        {**revealed_roll(f"rol_{n}", n, n, bytes(32), bytes(16), dice=dice), "kind": "opening"}
+        for n, dice in enumerate([[3, 3], [1, 2]])
+    ]
     context = browser.new_context(viewport={"width": 390, "height": 844},
                                   reduced_motion="reduce")
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
-    StandIn(page, state)
+    WithMoves(page, state)
     page.goto(f"{static_url}/match/{MATCH_ID}")
     page.wait_for_selector("svg.board .die.last")
+    page.wait_for_selector(".move-list .opening")
     line = page.locator(".last-play").inner_text()
-    assert line.startswith("Opening roll: ann 1 · bob 2 · bob rolled "), line
+    assert line.startswith("Opening roll: ann 3 · bob 3, a tie: rolled again"
+                           " · Opening roll: ann 1 · bob 2 · bob rolled "), line
     assert line.endswith(" and played 13/11 6/5"), line
     fills = die_fills(page)
     assert fills["dice"] == [[1, "me", fills["mine"]], [2, "them", fills["theirs"]]]

@@ -557,17 +557,19 @@ export class MatchPage {
     const s = this.state;
     if (!s) return;
     const last = s.last_play;
+    const said = ([a, b]) => t(a === b ? "moves.opening.tie" : "moves.opening",
+      { first: this.name(0), a, second: this.name(1), b });
     if (last) {
-      // The game's first play says the opening roll it played: one die of each side.
+      // The game's first play says the opening roll it played (one die of each side) and the
+      // ties before it: the computer rolls again at once after a tie and plays.
       const opening = this.openingOfLastPlay();
-      this.lastLine.textContent = (opening ? `${t("moves.opening", { first: this.name(0), a: opening[0],
-        second: this.name(1), b: opening[1] })} · ` : "") + lastPlayText(last, this.name(last.seat));
+      const ties = opening ? this.moves.openings(s.game_number).filter(([a, b]) => a === b) : [];
+      this.lastLine.textContent = (opening ? `${[...ties, opening].map(said).join(" · ")} · ` : "")
+        + lastPlayText(last, this.name(last.seat));
       return;
     }
     const openings = this.moves.openings(s.game_number);
-    const [a, b] = openings.length ? openings[openings.length - 1] : [];
-    this.lastLine.textContent = a === undefined ? ""
-      : t(a === b ? "moves.opening.tie" : "moves.opening", { first: this.name(0), a, second: this.name(1), b });
+    this.lastLine.textContent = openings.length ? said(openings[openings.length - 1]) : "";
   }
 
   renderPlayers() {
