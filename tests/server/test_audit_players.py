@@ -83,6 +83,18 @@ def test_the_computer_is_named_by_its_level(client):
         assert line.startswith(first) and line.endswith(second)
 
 
+def test_the_profile_names_the_computer_opponent_in_its_language(client):
+    """A player's page lists a match against the computer with the level in the page's
+    language, as the audit page names it (it said "Computer (easy)" in German)."""
+    Player.register(client, "dave").post(
+        "/api/matches/computer", {"level": "hard", "length": 1, "variant": "standard"})
+    expected = {"en": "Computer (hard)", "de": "Computer (schwer)", "ja": "コンピューター（上級）"}
+    for code, name in expected.items():
+        page = html.unescape(client.get(f"/player/dave?lang={code}").text)
+        opponents = re.findall(r'<tr data-match="mat_\w+"><td>[^<]*</td><td>([^<]*)</td>', page)
+        assert opponents == [name], (code, opponents)
+
+
 def test_a_record_without_a_match_has_no_players_line(client):
     from boardgammon.dice import new_match_id
     from boardgammon.server import dice_record

@@ -446,9 +446,19 @@ def test_the_sheet_names_its_judge_and_warns_of_a_self_judged_player(page, outpu
     page.screenshot(path=str(output_dir / "analysis-self-judged-360.png"), full_page=True)
     page.select_option("#lang", "de")
     page.wait_for_selector(".analysis-warning")
+    # The computer's name says its level in the page's language (issue 22), everywhere on
+    # the sheet: the heading line, the warning and the table's column.
     assert page.locator(".analysis-warning").inner_text().startswith(
-        "Computer (hard) wird von der eigenen Engine beurteilt (unser Netz mit 2-ply)")
+        "Computer (schwer) wird von der eigenen Engine beurteilt (unser Netz mit 2-ply)")
+    assert "Computer (schwer)" in page.locator(".analysis-match").inner_text()
+    assert page.locator('.analysis-summary th[data-seat="1"]').inner_text() == \
+        "Computer (schwer) (Schwarz)"
+    # German's long words ("Glücksbereinigtes Ergebnis") wrap: nothing scrolls sideways.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=str(output_dir / "analysis-self-judged-de-360.png"), full_page=True)
     page.select_option("#lang", "ja")
     page.wait_for_selector(".analysis-warning")
     assert "自分のエンジン" in page.locator(".analysis-warning").inner_text()
+    assert page.locator(".analysis-warning").inner_text().startswith("コンピューター (むずかしい)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert "判定は当サイトのネットワーク (2-ply)" in page.locator(".analysis-match").inner_text()

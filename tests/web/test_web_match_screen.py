@@ -339,8 +339,12 @@ def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
             if now["result"]:
                 break
         if now["roll"]:
+            # Until the roll is in the page's dice record: the Roll button may never leave
+            # (the computer won the opening roll and played it, the roll is ours again).
+            rolled = page.locator(".dice-log li").count()
             page.click('[data-action="roll"]')
-            wait_gone(page, "roll")
+            page.wait_for_function(
+                "(n) => document.querySelectorAll('.dice-log li').length > n", arg=rolled)
         elif now["answer"]:
             page.click(f'[data-action="{now["answer"]}"]')
             wait_gone(page, now["answer"])
@@ -457,6 +461,83 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     context.close()
 
 
+def test_the_dice_record_says_an_opening_roll_is_each_sides_die(browser, static_url):
+    """The match page's dice record (in the game and in the result dialog) names an opening
+    roll as one die of each side, seat 0's first, a tie as a tie, not as the roll of the seat
+    whose device rolled it (as a fresh user read "ann: 4-4" for an opening tie)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, make_state, revealed_roll
+
+    from boardgammon.engine import Board
+
+    rolls = [
+        {**revealed_roll(f"rol_{n}", seat, n, bytes([n]) * 32, bytes(16), dice=dice),
+         "kind": kind}
+        for n, (seat, dice, kind) in enumerate(
+            [(0, [4, 4], "opening"), (1, [3, 5], "opening"), (0, [6, 2], "normal")])
+    ]
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    for phase in ("roll", "match_over"):
+        StandIn(page, make_state(Board.initial(), phase=phase, rolls=rolls))
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        record = ".result .verify-list" if phase == "match_over" else ".dice-log"
+        page.wait_for_selector(f"{record} a.roll-row", state="attached")
+        assert page.locator(f"{record} a.roll-row").all_text_contents() == [
+            "Opening roll: ann 4 · bob 4, a tie: rolled again",
+            "Opening roll: ann 3 · bob 5",
+            "ann: 6-2",
+        ]
+    context.close()
+
+
+def test_the_opening_rolls_winner_played_both_sides_dice(browser, static_url, output_dir):
+    """ann and bob tie the opening roll at 3-3, then ann loses it 1 to 2 and bob plays it at
+    once (as the computer does, re-rolling a tie itself): ann sees the tie and the opening
+    roll said with bob's play and its dice kept one of each side, hers in her colour (she saw
+    "bob rolled 2-1", both dice in his colour, as if he had rolled them, and no tie)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, revealed_roll
+
+    from boardgammon.engine import Match
+    from boardgammon.server.match_state import MatchInfo, Seat, build_state
+    from boardgammon.server.move_list import move_list
+
+    class WithMoves(StandIn):
+        def handle(self, route, request):
+            if request.url.endswith(f"/api/matches/{MATCH_ID}/moves"):
+                return self.json(route, {"games": move_list(match)})
+            return super().handle(route, request)
+
+    match = Match(1, players=("ann", "bob"))
+    match.roll_opening(3, 3)
+    match.roll_opening(1, 2)
+    match.play(1, "13/11 6/5")
+    info = MatchInfo(MATCH_ID, (Seat(1, "ann"), Seat(2, "bob")), 1, "standard", "live", None, None)
+    state = dict(build_state(info, match, [], 0, 0.0, lambda t: t))
+    state["rolls"] = [
+        {**revealed_roll(f"rol_{n}", n, n, bytes(32), bytes(16), dice=dice), "kind": "opening"}
+        for n, dice in enumerate([[3, 3], [1, 2]])
+    ]
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  reduced_motion="reduce")
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    WithMoves(page, state)
+    page.goto(f"{static_url}/match/{MATCH_ID}")
+    page.wait_for_selector("svg.board .die.last")
+    page.wait_for_selector(".move-list .opening")
+    line = page.locator(".last-play").inner_text()
+    assert line.startswith("Opening roll: ann 3 · bob 3, a tie: rolled again"
+                           " · Opening roll: ann 1 · bob 2 · bob rolled "), line
+    assert line.endswith(" and played 13/11 6/5"), line
+    fills = die_fills(page)
+    assert fills["dice"] == [[1, "me", fills["mine"]], [2, "them", fills["theirs"]]]
+    page.screenshot(path=str(output_dir / "screen-opening-lost-390.png"))
+    context.close()
+
+
 def die_fills(page) -> dict:
     """The computed fill of the viewer's checkers, the opponent's and each die's face:
     {mine, theirs, dice: [[value, "me" | "them", fill], …]} (dice sorted by value, then side)."""
@@ -511,6 +592,11 @@ def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
             == f"Final score {final[1]}–{final[0]}"
         ), how
         assert page.locator(".score-line .crawford").count() == 0
+        # the board's score line and the players' scores say the final score too (after a
+        # flag they said 0–0 under the dialog's "Final score 0–5")
+        assert page.locator(".score-line .score-text").inner_text() == \
+            f"Score {final[1]}–{final[0]} · {length}-point match", how
+        assert page.locator(".player .score").all_inner_texts() == [str(final[0]), str(final[1])]
         box = page.locator("section.result").bounding_box()
         assert box is not None and box["y"] < 740 / 2
         page.screenshot(path=str(output_dir / f"screen-result-{how}-{length}-360.png"))

@@ -9,6 +9,7 @@ so that a missing translation shows (a test compares their keys); the code is a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from starlette.requests import Request
@@ -1324,8 +1325,13 @@ def page_context(language: str, page: str | None = None) -> dict[str, object]:
 
 def shown_name(name: str, language: str) -> str:
     """A player's name as a page shows it: a deleted account's placeholder
-    (:data:`boardgammon.server.tables.DELETED_NAME`) in ``language``, any other name as is."""
-    return translator(language)("player.deleted") if name == DELETED_NAME else name
+    (:data:`boardgammon.server.tables.DELETED_NAME`) and the computer's (``Computer (easy)``,
+    as the API names it) in ``language``, any other name as is (no username has a space)."""
+    t = translator(language)
+    if name == DELETED_NAME:
+        return t("player.deleted")
+    bot = re.fullmatch(r"Computer \((easy|medium|hard)\)", name)
+    return t("audit.computer", level=t(f"level.{bot[1]}")) if bot else name
 
 
 def request_language(request: Request, requested: str | None) -> str:

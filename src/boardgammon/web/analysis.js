@@ -6,7 +6,7 @@ import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, t } from "./i18n.js";
+import { lang, playerName, t } from "./i18n.js";
 import { mirror } from "./moves.js";
 
 const POLL_MS = 2000;
@@ -172,10 +172,10 @@ export class AnalysisPage {
       "aria-keyshortcuts": "ArrowRight", title: "→" }, t("analysis.next") + " ▶");
     fill(this.body,
       h("p", { class: "analysis-match" }, t("analysis.match", {
-        a: a.players[0].name, b: a.players[1].name, sa: a.score[0], sb: a.score[1],
+        a: playerName(a.players[0].name), b: playerName(a.players[1].name), sa: a.score[0], sb: a.score[1],
         length: a.length, plies: a.plies })),
       a.players.filter((p) => p.self_judged).map((p) => h("p", { class: "analysis-warning", role: "note" },
-        t("analysis.selfjudged", { name: p.name, plies: a.plies }))),
+        t("analysis.selfjudged", { name: playerName(p.name), plies: a.plies }))),
       h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
         h("span", { class: "blunders", "data-blunders": a.blunders }, t("analysis.blunders", { n: a.blunders })),
         " · ", h("a", { href: `/skill-levels?lang=${lang()}`, class: "skill-link" }, t("site.skill"))),
@@ -206,7 +206,7 @@ export class AnalysisPage {
     return h("table", { class: "analysis-summary" },
       h("thead", {}, h("tr", {}, h("th", {}),
         [white, black].map((p, seat) => h("th", { scope: "col", "data-seat": seat },
-          `${p.name} (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
+          `${playerName(p.name)} (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
       h("tbody", {},
         row("pr", (p) => fixed(p.pr), "pr"),
         row("luck", (p) => signed(p.luck), "luck"),
@@ -237,7 +237,7 @@ export class AnalysisPage {
   }
 
   who(m) {
-    return t("analysis.who", { game: m.game + 1, name: this.analysis.players[m.seat].name });
+    return t("analysis.who", { game: m.game + 1, name: playerName(this.analysis.players[m.seat].name) });
   }
 
   /** Show decision `i` in the review: its board, the choice made and the alternatives. */

@@ -1103,9 +1103,13 @@ export function t(key, params = {}) {
 }
 
 /** A player's name as the client shows it: a deleted account's placeholder name (the API's
- * "deleted player", docs/api.md §Deleting an account) in the page's language. */
+ * "deleted player", docs/api.md §Deleting an account) and the computer's ("Computer (easy)",
+ * its level in the API's words) in the page's language. */
 export function playerName(name) {
-  return name === DELETED_NAME ? t("player.deleted") : name;
+  if (name === DELETED_NAME) return t("player.deleted");
+  // No account can be called this either (a username has no space or parenthesis).
+  const bot = /^Computer \((easy|medium|hard)\)$/.exec(name);
+  return bot ? t("match.bot", { level: t(`level.${bot[1]}`) }) : name;
 }
 
 /** The API's name for every deleted account (no account can be called this: it has a space). */

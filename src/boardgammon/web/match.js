@@ -485,6 +485,9 @@ export class MatchPage {
       if (last) dice = { values: last, used: [false, false], side: "me", sides, last: true };
     } else {
       dice = lastDice(s.last_play, me);
+      // The game's first play was of the opening roll: its dice stay one of each side's.
+      const opening = this.openingOfLastPlay();
+      if (dice && opening) dice = { ...dice, values: opening, used: [false, false], sides };
     }
     const cube = this.cubeView(me);
     const focused = this.svg.contains(document.activeElement)
@@ -507,6 +510,17 @@ export class MatchPage {
     const last = game.opening[game.opening.length - 1];
     const sorted = (d) => d.slice().sort().join();
     return last && last[0] !== last[1] && sorted(last) === sorted(s.dice) ? last : null;
+  }
+
+  /** The opening roll ([seat 0's die, seat 1's]) that the last play played, if it did (the
+   * last revealed roll is an opening roll with the play's dice); else null. */
+  openingOfLastPlay() {
+    const s = this.state;
+    const rolls = (s.rolls || []).filter((r) => r.server_seed);
+    const roll = rolls[rolls.length - 1];
+    const sorted = (d) => d.slice().sort().join();
+    return s.last_play && roll && roll.kind === "opening" && sorted(roll.dice) === sorted(s.last_play.dice)
+      ? roll.dice : null;
   }
 
   /** The other side's play, the moves made so far (data-playback "done/total" for tests);
@@ -546,14 +560,19 @@ export class MatchPage {
     const s = this.state;
     if (!s) return;
     const last = s.last_play;
+    const said = ([a, b]) => t(a === b ? "moves.opening.tie" : "moves.opening",
+      { first: this.name(0), a, second: this.name(1), b });
     if (last) {
-      this.lastLine.textContent = lastPlayText(last, this.name(last.seat));
+      // The game's first play says the opening roll it played (one die of each side) and the
+      // ties before it: the computer rolls again at once after a tie and plays.
+      const opening = this.openingOfLastPlay();
+      const ties = opening ? this.moves.openings(s.game_number).filter(([a, b]) => a === b) : [];
+      this.lastLine.textContent = (opening ? `${[...ties, opening].map(said).join(" · ")} · ` : "")
+        + lastPlayText(last, this.name(last.seat));
       return;
     }
     const openings = this.moves.openings(s.game_number);
-    const [a, b] = openings.length ? openings[openings.length - 1] : [];
-    this.lastLine.textContent = a === undefined ? ""
-      : t(a === b ? "moves.opening.tie" : "moves.opening", { first: this.name(0), a, second: this.name(1), b });
+    this.lastLine.textContent = openings.length ? said(openings[openings.length - 1]) : "";
   }
 
   renderPlayers() {
@@ -561,8 +580,11 @@ export class MatchPage {
     const { me, opp } = this.seats();
     const over = s.phase === "match_over";  // a finished match has no Crawford game
     const crawford = over ? "" : s.crawford ? t("match.crawford") : s.post_crawford ? t("match.postcrawford") : "";
+    // Once over, the final score as the result dialog says it (the winner's capped at the
+    // length, also after a flag), not the points as scored (0–2 for a 1-point gammon).
+    const score = over && s.result ? s.result.score : s.score;
     fill(this.scoreLine, h("span", { class: "score-text" },
-      t("match.score", { a: s.score[me], b: s.score[opp], length: s.length })),
+      t("match.score", { a: score[me], b: score[opp], length: s.length })),
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
     this.cubeView(me) ? h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
       s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })) : null);
@@ -571,7 +593,7 @@ export class MatchPage {
       panel.classList.toggle("on-turn", s.turn === seat);
       fill(panel,
         h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
-        h("span", { class: "score" }, String(s.score[seat])),
+        h("span", { class: "score" }, String(score[seat])),
         h("span", { class: "pips", "data-pips": s.pip_counts[seat] },
           glossaryLink("pip-count", t("match.pips", { n: s.pip_counts[seat] }))),
         s.board?.points[seat][0] ? h("span", { class: "off", "data-off": s.board.points[seat][0] },
@@ -721,12 +743,17 @@ export class MatchPage {
       v.ok ? `✓ ${t("dice.ok")}` : `✗ ${t("dice.failed")}`);
   }
 
-  /** A line of the dice record: who rolled what, whose entropy, and this device's verdict. */
-  /** One revealed roll of the dice record, linked to its row on the audit page. */
+  /** One revealed roll of the dice record, linked to its row on the audit page: who rolled
+   * what (an opening roll as each side's die, seat 0's first, a tie said as one), whose
+   * entropy, and this device's verdict. */
   rollItem(roll) {
     const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
-    return h("li", { "data-roll": roll.roll_id },
-      h("a", { href: row, class: "roll-row" }, `${this.name(roll.seat)}: ${roll.dice.join("-")}`), " ",
+    const [a, b] = roll.dice;
+    const text = roll.kind === "opening"
+      ? t(a === b ? "moves.opening.tie" : "moves.opening", { first: this.name(0), a, second: this.name(1), b })
+      : `${this.name(roll.seat)}: ${roll.dice.join("-")}`;
+    return h("li", { "data-roll": roll.roll_id, "data-kind": roll.kind || "normal" },
+      h("a", { href: row, class: "roll-row" }, text), " ",
       // v1: entropy_source; v2: roller_source (the computer's rolls).
       (roll.entropy_source || roll.roller_source) === "server"
         ? h("small", {}, `(${t("dice.source.server")}) `) : null,
