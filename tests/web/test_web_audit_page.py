@@ -102,8 +102,8 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
         assert len(shown) >= len(audit["rolls"])
         assert [roll_id for roll_id, _ in shown] == [r["roll_id"] for r in record[: len(shown)]]
         for (_, player), entry in zip(shown, record, strict=False):
-            # The computer by its level, in the page's language ("コンピューター（初級）").
-            level = {"en": "easy", "de": "leicht", "ja": "初級"}[code]
+            # The computer by its level, in the page's language ("コンピューター (やさしい)").
+            level = {"en": "easy", "de": "leicht", "ja": "やさしい"}[code]
             expected = guest if entry["seat"] == state["you"] else level
             assert expected in player and (player == guest) == (expected == guest)
     assert missing == [], f"answered with an error: {missing}"

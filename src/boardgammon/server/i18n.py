@@ -1130,7 +1130,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "record.summary": "コマンド自身の要約（英語）",
         # The audit page's players and way back (issue 22).
         "audit.players": "{first} 対 {second}",
-        "audit.computer": "コンピューター（{level}）",
+        "audit.computer": "コンピューター ({level})",
         "audit.back": "対戦に戻る",
         # Clock presets and the computer's levels by name (pages, issue 22).
         "preset.bullet": "バレット",
@@ -1138,9 +1138,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "preset.rapid": "ラピッド",
         "preset.standard": "スタンダード",
         "preset.slow": "スロー",
-        "level.easy": "初級",
-        "level.medium": "中級",
-        "level.hard": "上級",
+        "level.easy": "やさしい",
+        "level.medium": "ふつう",
+        "level.hard": "むずかしい",
         # dice v2 (issue #25): the filled-in program of every row
         "verify.row": "同じプログラム（ロール {roll_id} の値入り）",
         # 公開ログ（issue 25, dicelog）
