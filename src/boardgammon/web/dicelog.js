@@ -7,7 +7,7 @@
 //   the roll's last leaf names its state and its entry hash, which covers every field of the
 //   roll as shown (seed, both contributions, dice, times)
 
-import { fromHex, toHex } from "./fairdice.js";
+import { concat, fromHex, lp, toHex, uint } from "./fairdice.js";
 
 const encoder = new TextEncoder();
 export const HEAD_FORMAT = "boardgammon-log-head-v1";
@@ -18,30 +18,6 @@ function subtle() {
     throw new Error("Web Crypto is unavailable here (the page is not a secure context)");
   }
   return globalThis.crypto.subtle;
-}
-
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function uint(value, width) {
-  const out = new Uint8Array(width);
-  let v = BigInt(value);
-  for (let i = width - 1; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
-}
-
-function lp(bytes) {
-  return concat([uint(bytes.length, 4), bytes]);
 }
 
 async function sha256(bytes) {

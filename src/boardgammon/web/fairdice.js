@@ -31,7 +31,8 @@ export function fromHex(hex) {
   return out;
 }
 
-function concat(parts) {
+/** Byte helpers shared with dicelog.js (the spec's encodings). */
+export function concat(parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -41,7 +42,7 @@ function concat(parts) {
   return out;
 }
 
-function uint(value, width) {
+export function uint(value, width) {
   const out = new Uint8Array(width);
   let v = BigInt(value);
   for (let i = width - 1; i >= 0; i--) {
@@ -51,7 +52,7 @@ function uint(value, width) {
   return out;
 }
 
-function lp(bytes) {
+export function lp(bytes) {
   return concat([uint(bytes.length, 4), bytes]);
 }
 
