@@ -75,7 +75,8 @@ def test_the_computer_is_named_by_its_level(client):
     assert client.get(f"/api/audit/{match_id}").status_code == 200
     seats = {p["seat"]: p for p in state["players"]}
     computer = next(s for s, p in seats.items() if p["bot"])
-    expected = {"en": "Computer (easy)", "de": "Computer (leicht)", "ja": "コンピューター (やさしい)"}
+    expected = {"en": "Computer (easy)", "de": "Computer (leicht)",
+                "ja": "コンピューター (やさしい)"}
     for code, name in expected.items():
         page = client.get(f"/audit/{match_id}?lang={code}").text
         line = html.unescape(re.search(r'<p id="players">(.*?)</p>', page).group(1))
@@ -88,7 +89,8 @@ def test_the_profile_names_the_computer_opponent_in_its_language(client):
     language, as the audit page names it (it said "Computer (easy)" in German)."""
     Player.register(client, "dave").post(
         "/api/matches/computer", {"level": "hard", "length": 1, "variant": "standard"})
-    expected = {"en": "Computer (hard)", "de": "Computer (schwer)", "ja": "コンピューター (むずかしい)"}
+    expected = {"en": "Computer (hard)", "de": "Computer (schwer)",
+                "ja": "コンピューター (むずかしい)"}
     for code, name in expected.items():
         page = html.unescape(client.get(f"/player/dave?lang={code}").text)
         opponents = re.findall(r'<tr data-match="mat_\w+"><td>[^<]*</td><td>([^<]*)</td>', page)
