@@ -458,6 +458,22 @@ def test_an_opening_tie_shows_both_dice_then_the_re_roll(browser, static_url, ou
     assert page.locator('.move-list button.turn-entry[aria-pressed="true"]').count() == 0
     # the live board again: bob's play marked on it
     assert page.locator("svg.board [data-last-to]").count() == 2
+
+    # a past turn shows its own pip counts and its dice, not the live ones
+    match.roll(0, 6, 1)
+    match.play(0, "13/7 8/7")
+    stand_in.state, stand_in.moves = now()
+    page.reload()
+    page.wait_for_selector('.move-list button.turn-entry[data-play="13/7 8/7"]')
+    pips = '[data-seat="0"] > .pips'
+    assert page.get_attribute(pips, "data-pips") == "160"  # live: ann has played her 6-1
+    page.click('.move-list button.turn-entry[data-play="24/21 13/8"]')
+    page.wait_for_selector(".past-turn:not([hidden])")
+    assert page.get_attribute(pips, "data-pips") == "167"  # before ann's 6-1
+    assert [d[:2] for d in die_fills(page)["dice"]] == [[3, "them"], [5, "them"]]
+    page.keyboard.press("Escape")
+    page.wait_for_selector(".past-turn[hidden]", state="attached")
+    assert page.get_attribute(pips, "data-pips") == "160"
     context.close()
 
 

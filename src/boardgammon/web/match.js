@@ -30,6 +30,11 @@ function playedKey(s) {
   return last ? `${s.game_number}|${last.seat}|${last.dice.join("-")}|${last.play}` : "";
 }
 
+/** A seat's pip count from its points in its own numbering ([0] off, [1..24], [25] bar). */
+function pipCount(points) {
+  return points.reduce((sum, n, i) => sum + i * n, 0);
+}
+
 export class MatchPage {
   constructor(root, matchId, user, navigate) {
     this.root = root;
@@ -230,7 +235,7 @@ export class MatchPage {
 
   /** Show the position after a past turn, read-only, until the viewer goes back. */
   pick(entry, label) {
-    this.viewing = { board: entry.board, label };
+    this.viewing = { board: entry.board, label, dice: entry.dice, seat: entry.seat };
     this.selected = null;
     this.moves.render(this.viewing);
     this.render();
@@ -453,7 +458,10 @@ export class MatchPage {
     delete this.svg.dataset.playback;
     if (this.viewing) {
       const [mine, theirs] = [this.viewing.board[me], mirror(this.viewing.board[opp])];
-      renderBoard(this.svg, { mine, theirs, dice: null, cube: this.cubeView(null),
+      // The turn's dice stay beside its position, on its mover's side (its moves are not marked).
+      const dice = this.viewing.dice ? lastDice({ dice: this.viewing.dice, seat: this.viewing.seat }, me)
+        : null;
+      renderBoard(this.svg, { mine, theirs, dice, cube: this.cubeView(null),
         sources: new Set(), destinations: new Set(), selected: null, flip: options.flip }, () => {});
       return;
     }
@@ -588,16 +596,19 @@ export class MatchPage {
     crawford ? h("span", { class: "crawford" }, glossaryLink("crawford", crawford)) : null,
     this.cubeView(me) ? h("span", { class: "cube-info" }, glossaryLink("cube", t("match.cube", { value: s.cube.value })), " · ",
       s.cube.owner === null ? t("match.cube.centre") : t("match.cube.owner", { name: this.name(s.cube.owner) })) : null);
+    // A past turn shown from the move list: its pip counts and borne-off checkers, not the live ones.
+    const points = this.viewing ? this.viewing.board : s.board?.points;
+    const pips = this.viewing ? this.viewing.board.map(pipCount) : s.pip_counts;
     for (const [panel, seat] of [[this.top, opp], [this.bottom, me]]) {
       panel.dataset.seat = seat;
       panel.classList.toggle("on-turn", s.turn === seat);
       fill(panel,
         h("span", { class: "name" }, this.name(seat), seat === s.you ? ` (${t("match.you")})` : ""),
         h("span", { class: "score" }, String(score[seat])),
-        h("span", { class: "pips", "data-pips": s.pip_counts[seat] },
-          glossaryLink("pip-count", t("match.pips", { n: s.pip_counts[seat] }))),
-        s.board?.points[seat][0] ? h("span", { class: "off", "data-off": s.board.points[seat][0] },
-          glossaryLink("bear-off", `${t("point.off")}: ${s.board.points[seat][0]}`)) : null,
+        h("span", { class: "pips", "data-pips": pips[seat] },
+          glossaryLink("pip-count", t("match.pips", { n: pips[seat] }))),
+        points?.[seat][0] ? h("span", { class: "off", "data-off": points[seat][0] },
+          glossaryLink("bear-off", `${t("point.off")}: ${points[seat][0]}`)) : null,
         h("span", { class: "clock", "data-clock-seat": seat }));
     }
     this.renderClocks();
