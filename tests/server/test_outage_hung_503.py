@@ -2,8 +2,8 @@
 answers while it hangs (issue 21, review): before, every request waited for the whole hang
 with no 503 and no log line. Now, once the database has left a call waiting for longer than
 ``HUNG_AFTER_S``, a new request that needs it is answered 503 ``database_unavailable`` with
-``Retry-After`` at once, the log gets one start line, and after the hang heals requests work
-again and the end line is logged."""
+``Retry-After`` at once (a new WebSocket: an ``error`` frame and a close), the log gets one
+start line, and after the hang heals requests work again and the end line is logged."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, live_match, make_app
+from starlette.websockets import WebSocketDisconnect
 
 from boardgammon.server.outage import HUNG_AFTER_S, RETRY_AFTER_S
 from tests.helpers.tcp_proxy import CuttableProxy
@@ -50,6 +51,13 @@ def test_a_hung_database_is_a_503_while_it_hangs(postgres_url, proxy, caplog):
                 assert answer.status_code == 503, answer.text
                 assert answer.json()["error"]["code"] == "database_unavailable"
                 assert answer.headers["retry-after"] == str(RETRY_AFTER_S)
+            with client.websocket_connect(f"/ws/matches/{match_id}") as new_ws:
+                error = new_ws.receive_json()
+                assert (error["type"], error["error"]["code"]) == (
+                    "error", "database_unavailable")
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    new_ws.receive_json()
+                assert closed.value.code == 1013 and "database" in closed.value.reason
             refused_after = time.monotonic() - held
             assert client.get("/api/options").status_code == 200  # no database needed
             lines = _lines(caplog)
