@@ -3,6 +3,8 @@
 >>> with CuttableProxy(("127.0.0.1", 5432)) as proxy:  # doctest: +SKIP
 ...     proxy.cut()      # every connection through it drops, new ones are closed at once
 ...     proxy.restore()  # new connections go through again
+...     proxy.hold()     # a partition: bytes are held, neither forwarded nor refused
+...     proxy.release()  # the held bytes go on
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class CuttableProxy:
         self._lock = threading.Lock()
         self._cut = False
         self._closed = False
+        self._flowing = threading.Event()
+        self._flowing.set()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def cut(self) -> None:
@@ -41,8 +45,18 @@ class CuttableProxy:
         with self._lock:
             self._cut = False
 
+    def hold(self) -> None:
+        """Stop forwarding: every byte sent either way, on open and new connections, waits
+        (nothing fails) until :meth:`release`."""
+        self._flowing.clear()
+
+    def release(self) -> None:
+        """Forward again, the held bytes first."""
+        self._flowing.set()
+
     def close(self) -> None:
         self._closed = True
+        self._flowing.set()
         self.cut()
         self._listener.close()
 
@@ -76,6 +90,7 @@ class CuttableProxy:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
+                self._flowing.wait()
                 sink.sendall(data)
         except OSError:
             pass

@@ -69,7 +69,8 @@ def create_app(settings: Settings | None = None,
         logs.install()  # here, after the server configured its logging
         parts.opened = open_database(settings.database_url)
         parts.opened_log_key = LogKey.load_or_create(Path(settings.log_key_path))
-        parts.outage.watch(parts.opened.engine)
+        parts.outage.watch(parts.opened.engine, parts.opened.sessions,
+                           parts.opened.read_sessions)
         try:
             async with runtime.running(app), analysis_worker.running(app):
                 yield

@@ -51,6 +51,9 @@ SQLITE_AUTOCHECKPOINT_PAGES = 10_000
 """WAL pages (4 KiB each) after which a commit checkpoints by itself (SQLite's default: 1000)."""
 READ_ONLY = "boardgammon_read_only"
 """Execution option of the engine behind :attr:`Database.read_sessions` (deferred ``BEGIN``)."""
+PG_CONNECT_TIMEOUT_S = 5
+"""PostgreSQL: seconds a new connection may take (libpq's ``connect_timeout``, unless the URL
+sets one): a connection to a database that hangs fails instead of waiting for ever."""
 
 
 def create_db_engine(url: str) -> Engine:
@@ -63,6 +66,11 @@ def create_db_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "postgresql":
+        connect_args = ({} if "connect_timeout" in parsed.query
+                        else {"connect_timeout": PG_CONNECT_TIMEOUT_S})
+        return create_engine(parsed, hide_parameters=True, pool_pre_ping=True,
+                             connect_args=connect_args)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, hide_parameters=True, pool_pre_ping=True)
     if parsed.database in (None, "", ":memory:"):
