@@ -28,7 +28,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import typer
@@ -37,6 +37,8 @@ from boardgammon.engine import Board
 
 from .evaluate import fail, judge, position_and_match, text
 from .interrupt import deferred_interrupt
+
+T = TypeVar("T")
 
 MAX_TRIALS = 10_000_000
 """The most trials a rollout takes (weeks at 0-ply; the seeds of its trials must fit 31 bits)."""
@@ -301,15 +303,8 @@ def rollout_command(
         _roll_out_plays(board, dice, plays, trials, truncate, seed, as_json, stratify, ply,
                         progress, settings, save, resume)
         return
-    earlier = None
-    if resume is not None:
-        try:
-            earlier = load_checkpoint(resume, settings)
-        except OSError as exc:
-            raise fail(f"--resume: cannot read {resume}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise fail(f"--resume: {exc}") from None
-        save = save or resume
+    earlier = _resumed(load_checkpoint, resume, settings)
+    save = save or resume
     with tqdm(total=trials, unit="trial", disable=not progress or as_json,
               leave=False) as bar, deferred_interrupt() as interrupted:
 
@@ -353,6 +348,21 @@ def rollout_command(
         raise typer.Exit(130)
 
 
+
+def _resumed(load: Callable[[Path, dict[str, Any]], T], resume: Path | None,
+             settings: dict[str, Any]) -> T | None:
+    """What ``load`` reads from the ``--resume`` file (None without one), its errors as the
+    command's messages."""
+    if resume is None:
+        return None
+    try:
+        return load(resume, settings)
+    except OSError as exc:
+        raise fail(f"--resume: cannot read {resume}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise fail(f"--resume: {exc}") from None
+
+
 def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int,
                     truncate: int, seed: int, as_json: bool, stratify: int, ply: int,
                     progress: bool, settings: dict[str, Any], save: Path | None,
@@ -369,15 +379,8 @@ def _roll_out_plays(board: Board, dice: tuple[int, int], plays: int, trials: int
     if plays < 1:
         raise fail(f"--plays is 1 or more, not {plays}")
     settings = {**settings, "dice": [d1, d2], "plays": plays}
-    earlier = None
-    if resume is not None:
-        try:
-            earlier = load_plays_checkpoint(resume, settings)
-        except OSError as exc:
-            raise fail(f"--resume: cannot read {resume}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise fail(f"--resume: {exc}") from None
-        save = save or resume
+    earlier = _resumed(load_plays_checkpoint, resume, settings)
+    save = save or resume
     # Every play that does not end the game is rolled out with the same trials.
     total = trials * min(plays, len(board.legal_plays(d1, d2)))
     with tqdm(total=total, unit="trial", disable=not progress or as_json,
