@@ -219,7 +219,7 @@ def audit_page(
         first = verify_programs(match_id, readable[0])
     elif readable:  # v2: with its inputs, entry hash and log proofs
         first = {"python": roll_program_v2(match_id, readable[0], document["log"]["head"])}
-    # Every other row's program is a link: embedded, 60 rolls made a page of 870 KB.
+    # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
     rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
             for r in readable}
     context |= {
