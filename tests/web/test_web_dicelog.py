@@ -188,12 +188,12 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
     context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
-    asked: list[float] = []
+    asked: dict[str, list[float]] = {}
 
     def never_covered(route, request):
         response = route.fetch()
         proof = response.json()
-        asked.append(time.monotonic())
+        asked.setdefault(request.url, []).append(time.monotonic())
         route.fulfill(response=response, body=json.dumps(
             {**proof, "covered": False, "retry_after": 1, "roll": {**proof["roll"], "log": []}}))
 
@@ -207,8 +207,10 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
     page.click('[data-action="roll"]')
     page.wait_for_selector(".dice-log .verdict", state="attached", timeout=30_000)
     page.wait_for_timeout(3_500)
-    assert len(asked) >= 3  # asked again about once a second
-    assert all(b - a >= 0.9 for a, b in zip(asked, asked[1:], strict=False))
+    # Each roll asked again about once a second (as Retry-After said), not in a tight loop.
+    assert max(len(times) for times in asked.values()) >= 3
+    for times in asked.values():
+        assert all(b - a >= 0.9 for a, b in zip(times, times[1:], strict=False))
     marks = page.locator(".dice-log .verdict")
     assert all(m.get_attribute("class") == "verdict pending" for m in marks.all())
     context.close()
