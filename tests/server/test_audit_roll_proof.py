@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 
 from boardgammon.dice import new_match_id
 from boardgammon.dice.transparency import (
+    ProofError,
     check_log,
     leaf_hash,
     signed_head_bytes,
@@ -97,12 +98,17 @@ def test_each_rolls_proof_verifies_and_is_small(client, tmp_path):
             verify_inclusion(leaf["index"], head["tree_size"], leaf_hash(leaf["leaf"].encode()),
                              [bytes.fromhex(p) for p in leaf["inclusion_path"]], root)
         assert "signature verified" in check_log(one_roll_document(proof))[0]
-    # The stdlib checker as served, on the last roll's proof.
+        assert check_log(proof) == check_log(one_roll_document(proof))
+    # The stdlib checker as served, on the last roll's proof as served, and bent.
     saved = tmp_path / "proof.json"
-    saved.write_text(json.dumps(one_roll_document(proof)))
+    saved.write_text(json.dumps(proof))
     done = run_python(tmp_path, "transparency.py", checker, str(saved))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(proof['roll']['log'])} log entries included" in done.stdout
+    proof["roll"]["log"][-1]["inclusion_path"][0] = "00" * 32
+    saved.write_text(json.dumps(proof))
+    done = run_python(tmp_path, "transparency.py", checker, str(saved))
+    assert done.returncode == 1 and done.stdout.startswith("FAILED: leaf"), done.stdout
     # Bytes a device fetches per roll: the proof stays a few KB; the whole document (what it
     # fetched before) is 60 rolls' worth.
     assert max(sizes) < 8_000 < 60_000 < len(json.dumps(document))
@@ -131,6 +137,9 @@ def test_heads_are_signed_at_a_bounded_rate(database_url, tmp_path, monkeypatch)
             assert int(answer.headers["retry-after"]) == proof["retry_after"] >= 3599
             assert proof["log"]["head"] == first["log"]["head"]
             assert proof["roll"]["log"] == []  # none of its leaves is under that head
+            with pytest.raises(ProofError, match=r"not under the signed head yet: fetch its "
+                               r"proof again in 3\d{3} s"):
+                check_log(proof)
             assert c.get("/api/log/head").json() == first["log"]["head"]
         assert heads(c) == 1
         # The audit document and the roll's program must show a head that includes the match:

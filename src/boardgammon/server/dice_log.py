@@ -50,6 +50,7 @@ from sqlalchemy.orm import Session
 from boardgammon.dice.transparency import (
     HEAD_FORMAT,
     LOG_FORMAT,
+    PROOF_FORMAT,
     Subtree,
     consistency_path,
     cosigned_bytes,
@@ -421,9 +422,6 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     for roll in document["rolls"]:
         roll["log"] = by_roll.get(roll["roll_id"], [])
     return document
-
-
-PROOF_FORMAT = "boardgammon-roll-proof-v1"
 
 
 def roll_proof(
