@@ -12,6 +12,13 @@
 3. SQL statements per v2 roll (commit, request, the opponent's link and reveal, played) with
    the log, beside the same rolls without it: the log's statements per change (a count, not a
    time: the same on any machine).
+4. What a player's device fetches to check each roll in the log over a 60-roll v2 match: the
+   roll's own proof (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``, O(log n) bytes),
+   beside the reference it replaced: the match's whole audit document after each roll (O(n)
+   bytes per roll, O(n²) per match). A count of bytes, the same on any machine.
+5. Heads signed per second under load (a roll change, then four devices asking for a proof,
+   again and again) with ``BOARDGAMMON_LOG_HEAD_INTERVAL``'s default of 1 s, beside the
+   reference in the same run: interval 0, a head whenever the log grew (the old rule).
 
 ``BENCH_SCALE`` (default 1) multiplies every count: ``BENCH_SCALE=0.05`` is a smoke run.
 """
@@ -19,6 +26,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import secrets
 import tempfile
@@ -26,6 +34,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import event
 
 from boardgammon.dice import new_match_id
@@ -33,6 +42,7 @@ from boardgammon.server import dice_log
 from boardgammon.server import dice_record as record
 from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database
+from boardgammon.server.tables import LogHead
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 ROLLS = max(4, int(200 * SCALE))
@@ -186,9 +196,87 @@ def _report(name: str, with_log: str, without: str) -> None:
     )
 
 
+MATCH_ROLLS = 60
+KEY = dice_log.LogKey(Ed25519PrivateKey.generate())
+
+
+def _bytes_per_roll(url: str) -> tuple[float, float]:
+    """Bytes a device fetches per roll of a 60-roll v2 match: (its proof, the whole document).
+    Each roll is proven under a head signed after it (interval 0: what a device gets once
+    the interval has passed)."""
+    db = open_database(url)
+    proofs = documents = 0
+    try:
+        with db.sessions() as session:
+            match_id = new_match_id()
+            chains = []
+            for seat in (0, 1):
+                links = [secrets.token_bytes(32)]
+                for _ in range(MATCH_ROLLS):
+                    links.append(hashlib.sha256(links[-1]).digest())
+                chains.append(links[::-1])
+                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            for k in range(MATCH_ROLLS):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                document = record_v2.audit_document(session, match_id)
+                proof = dice_log.roll_proof(session, KEY, document, roll.roll_id, 0.0)
+                proofs += len(json.dumps(proof))
+                documents += len(json.dumps(dice_log.with_log(session, KEY, document)))
+                record_v2.mark_played(session, roll.roll_id)
+        return proofs / MATCH_ROLLS, documents / MATCH_ROLLS
+    finally:
+        db.dispose()
+
+
+def _heads_per_second(url: str, interval_s: float, seconds: float) -> tuple[float, float]:
+    """(heads signed, roll changes) per second while, for ``seconds``, every roll change (a
+    roll committed, then voided: two leaves) is followed by four devices asking for a proof."""
+    db = open_database(url)
+    try:
+        with db.sessions() as session:
+            match_id = new_match_id()
+            heads_before = session.query(LogHead).count()
+            changes = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                roll = record.commit_roll(session, match_id, changes % 2)
+                record.void_roll(session, roll.roll_id)
+                changes += 1
+                for _ in range(4):
+                    dice_log.signed_head(session, KEY, interval_s=interval_s)
+            took = time.perf_counter() - start
+            signed = session.query(LogHead).count() - heads_before
+            return signed / took, changes / took
+    finally:
+        db.dispose()
+
+
+def _report_client(folder: str) -> None:
+    proof, document = _bytes_per_roll(f"sqlite:///{folder}/client.sqlite3")
+    print(
+        f"bytes a device fetches per roll over a {MATCH_ROLLS}-roll v2 match: its proof "
+        f"{proof:,.0f}; reference: the whole audit document {document:,.0f} (ratio "
+        f"{document / proof:.1f}); per match {proof * MATCH_ROLLS / 1e6:.2f} MB against "
+        f"{document * MATCH_ROLLS / 1e6:.2f} MB"
+    )
+    seconds = max(2.0, 20 * SCALE)
+    url = f"sqlite:///{folder}/heads.sqlite3"
+    bounded, changes = _heads_per_second(url, 1.0, seconds)
+    unbounded, reference_changes = _heads_per_second(url, 0.0, seconds)
+    print(
+        f"heads signed per second under load (four proof requests per roll change): "
+        f"{bounded:.2f} with the 1 s interval ({changes:,.0f} changes/s); reference: interval "
+        f"0 {unbounded:.1f} ({reference_changes:,.0f} changes/s)"
+    )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-log-") as folder:
         _report("SQLite", f"sqlite:///{folder}/log.sqlite3", f"sqlite:///{folder}/bare.sqlite3")
+        _report_client(folder)
     with _postgres_schema() as logged, _postgres_schema() as bare:
         if logged is not None and bare is not None:
             _report("PostgreSQL", logged, bare)

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from boardgammon.server.app import create_app
 from boardgammon.server.runtime import GameConfig
-from boardgammon.server.settings import Settings
+from boardgammon.server.settings import DEFAULT_LOG_HEAD_INTERVAL, Settings
 from tests.helpers.servers import wait_until_up
 
 PASSWORD = "correct horse battery"
@@ -41,7 +41,8 @@ class Wall:
         self.t += seconds
 
 
-def make_app(database_url: str, wall: Wall | None = None, **config):
+def make_app(database_url: str, wall: Wall | None = None, *,
+             log_head_interval_s: float = DEFAULT_LOG_HEAD_INTERVAL, **config):
     # Rate limits out of the way (tests drive matches faster than people; the limits have
     # tests of their own that pass their own values). New matches roll with v1 dice here:
     # these tests pin the v1 match flow, which matches made before v2 keep; the v2 flow has
@@ -49,7 +50,7 @@ def make_app(database_url: str, wall: Wall | None = None, **config):
     config = {"dice": "v1", "background": False, "login_rate": 1000.0, "login_burst": 1000,
               "address_login_rate": 1000.0, "address_login_burst": 1000,
               "action_rate": 1000.0, "action_burst": 1000, "bot_delay_s": 0.0, **config}
-    return create_app(Settings(database_url=database_url),
+    return create_app(Settings(database_url=database_url, log_head_interval_s=log_head_interval_s),
                       GameConfig(wall=wall or Wall(), **config))
 
 

@@ -1,9 +1,12 @@
 """The audit page offers a filled-in "Verify it yourself" program for every revealed roll
-(issue #25: it was filled in for the first roll only): each runs alone with the standard
-library, passes on its own roll and fails when that roll's dice are changed."""
+(issue #25: it was filled in for the first roll only): each row links to its program (served
+by ``/api/audit/{match_id}/rolls/{roll_id}/verify.py``, not embedded: that made a 60-roll page
+870 KB), each runs alone with the standard library, passes on its own roll and fails when that
+roll's dice are changed."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -29,11 +32,15 @@ def test_every_revealed_row_has_its_program(client_for, sqlite_url, tmp_path):  
         ("ja", "の値入り"),
     ):
         page = client.get(f"/audit/{match_id}?lang={lang}").text
-        assert page.count('class="roll-program"') == 3 and words in page
+        assert page.count('class="roll-program"') == 4 and words in page
     assert f'id="verify-roll-{void.roll_id}"' not in page
-    assert f'id="verify-roll-{rolls[0].roll_id}"' not in page  # it is the section's program
-    for roll in rolls[1:]:
-        program = page_block(page, f"verify-roll-{roll.roll_id}")
+    for roll in rolls:
+        link = re.search(rf'<a id="verify-roll-{roll.roll_id}" href="([^"]+)">', page)
+        assert link is not None
+        answer = client.get(link.group(1))
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "text/x-python; charset=utf-8"
+        program = answer.text
         path = tmp_path / f"{roll.roll_id}.py"
         path.write_text(program)
         done = subprocess.run(
@@ -47,3 +54,6 @@ def test_every_revealed_row_has_its_program(client_for, sqlite_url, tmp_path):  
             [sys.executable, "-I", "-S", str(path)], capture_output=True, text=True
         )
         assert failed.returncode == 1 and "dice mismatch" in failed.stderr
+    # The first roll's is also in "Verify it yourself", the same text.
+    assert page_block(page, "verify-roll") == client.get(
+        f"/api/audit/{match_id}/rolls/{rolls[0].roll_id}/verify.py").text

@@ -429,18 +429,16 @@ def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_ur
 
 def _row_programs(client, match_id: str) -> dict[str, str]:
     """The audit page's filled-in programs by roll ID (the first roll's in "Verify it
-    yourself", every other's under its row)."""
+    yourself"; each row links to its own, which is the same for the first)."""
     page = client.get(f"/audit/{match_id}?lang=en").text
     programs = {
-        roll_id: html.unescape(code)
-        for roll_id, code in re.findall(
-            r'<pre id="verify-roll-(rol_\w+)"><code>(.*?)</code></pre>', page, re.DOTALL
-        )
+        roll_id: client.get(link).text
+        for roll_id, link in re.findall(r'<a id="verify-roll-(rol_\w+)" href="([^"]+)">', page)
     }
     first = re.search(r'<pre id="verify-roll"><code>(.*?)</code></pre>', page, re.DOTALL)
     assert first is not None
     text = html.unescape(first.group(1))
-    programs[re.search(r"^roll_id = '(rol_\w+)'$", text, re.MULTILINE).group(1)] = text
+    assert programs[re.search(r"^roll_id = '(rol_\w+)'$", text, re.MULTILINE).group(1)] == text
     return programs
 
 

@@ -221,10 +221,15 @@ def test_the_audit_page_and_fair_show_the_head_the_proofs_and_the_key(client, la
     head = audit["log"]["head"]
     assert f'<td class="hex" id="log-root-hash">{head["root_hash"]}</td>' in page.text
     assert f'<td class="hex" id="log-signature">{head["signature"]}</td>' in page.text
-    entries = [e for r in audit["rolls"] for e in r["log"]]
-    assert page.text.count("<tr data-roll=") == len(entries)
-    for entry in entries:
-        assert " ".join(entry["inclusion_path"]) in page.text
+    # One line per roll with leaves: each leaf's index, and a link to the roll's proofs.
+    logged = [r for r in audit["rolls"] if r["log"]]
+    assert page.text.count("<tr data-roll=") == len(logged) == len(audit["rolls"])
+    for roll in logged:
+        for entry in roll["log"]:
+            assert f'<span data-index="{entry["index"]}">' in page.text
+        url = f"/api/audit/{match_id}/rolls/{roll['roll_id']}/proof"
+        assert f'href="{url}"' in page.text
+        assert get(client, url)["roll"]["log"] == roll["log"]
     assert "python3 transparency.py" in page.text
     key = get(client, "/api/log/public-key")["public_key"]
     fair = client.get(f"/fair?lang={lang}")

@@ -30,7 +30,9 @@ def server(tmp_path, monkeypatch) -> Iterator[tuple[str, str]]:
     """A server on a fresh SQLite file: its base URL and the database URL."""
     monkeypatch.chdir(tmp_path)  # the log key's default place, ./var/, in the test's folder
     database_url = f"sqlite:///{tmp_path / 'server.sqlite3'}"
-    app = make_app(database_url)
+    # Heads signed whenever the log grew (no interval): the test reads the log's size from the
+    # newest head right after each step of play.
+    app = make_app(database_url, log_head_interval_s=0.0)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     instance = uvicorn.Server(uvicorn.Config(app, log_level="warning"))

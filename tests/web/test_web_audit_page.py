@@ -164,3 +164,55 @@ def test_a_link_to_a_roll_opens_its_row_in_view(browser, live_server, output_dir
     page.screenshot(path=str(output_dir / "audit-anchor-en-360.png"))
     assert page.request.get(f"{live_server}/favicon.ico").status == 200
     context.close()
+
+
+def sideways(page) -> dict[str, int]:
+    """By how many CSS pixels the page and each of its tables are wider than their box (what
+    scrolls sideways), for those that are."""
+    return page.evaluate(
+        """() => {
+             const out = {};
+             const page = document.documentElement.scrollWidth - window.innerWidth;
+             if (page > 0) out.page = page;
+             for (const t of document.querySelectorAll('table')) {
+               const more = t.scrollWidth - t.clientWidth;
+               if (more > 1) out[t.id || 'table'] = more;
+             }
+             return out; }"""
+    )
+
+
+def test_the_public_log_tables_fit_a_phone_and_link_each_rolls_proof_and_program(
+    browser, live_server, output_dir
+):
+    # Issue #25: the log's tables scrolled sideways at 360 px; each row's program and each
+    # roll's proofs are links now (embedded, they made a long match's page hundreds of KB).
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    audit = play_until(page, live_server, match_id, revealed=6)
+    for code in LANGUAGES:
+        for width in (360, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{live_server}/audit/{match_id}?lang={code}")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            tables = ("log-head", "log-entries") + (("rolls",) if width == 360 else ())
+            assert not set(sideways(page)) & {"page", *tables}, (code, width, sideways(page))
+            if width == 360:
+                assert small_targets(page) == [], code
+            page.locator("#public-log").scroll_into_view_if_needed()
+            page.screenshot(path=str(output_dir / f"audit-log-{code}-{width}.png"))
+            page.locator("#log-entries").screenshot(
+                path=str(output_dir / f"audit-log-entries-{code}-{width}.png"))
+    page.goto(f"{live_server}/audit/{match_id}?lang=en")
+    revealed = [r for r in audit["rolls"] if r["server_seed"] is not None]
+    for entry in revealed:
+        link = page.locator(f"#verify-roll-{entry['roll_id']}")
+        program = page.request.get(live_server + link.get_attribute("href"))
+        assert program.status == 200 and f"roll_id = '{entry['roll_id']}'" in program.text()
+    proofs = page.locator("#log-entries a.log-proof")
+    assert proofs.count() >= len(audit["rolls"])  # the computer may have rolled since
+    proof = page.request.get(live_server + proofs.first.get_attribute("href")).json()
+    assert proof["format"] == "boardgammon-roll-proof-v1"
+    assert proof["roll"]["roll_id"] == audit["rolls"][0]["roll_id"]
+    context.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -102,27 +103,34 @@ def test_head_signature(module_page):
     assert got == [True, False, False, head_bytes(17, 1_764_547_200_123, root).hex()]
 
 
-def _computer_match(browser, live_server, tamper: bool):
+def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
     """A guest's 1-point match against the computer on the real server, its page once the
     first roll's verdict is shown; ``tamper``: every inclusion proof the page fetches has its
-    first hash altered."""
+    first hash altered; ``uncovered``: the first so many proofs the page fetches are answered
+    as the server answers a roll that no signed head covers yet (``covered: false``, retry in
+    1 s). What the page fetched of the audit API: (context, page, proofs, documents)."""
     context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
     context.add_init_script("localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
     fetched: list[str] = []
+    documents: list[str] = []
 
     def handle(route, request):
         response = route.fetch()
-        document = response.json()
-        for roll in document["rolls"]:
-            for entry in roll.get("log", []):
-                if tamper and entry["inclusion_path"]:
-                    first = entry["inclusion_path"][0]
-                    entry["inclusion_path"][0] = ("0" if first[0] != "0" else "1") + first[1:]
+        proof = response.json()
+        if len(fetched) < uncovered:
+            proof = {**proof, "covered": False, "retry_after": 1,
+                     "roll": {**proof["roll"], "log": []}}
+        for entry in proof["roll"].get("log", []):
+            if tamper and entry["inclusion_path"]:
+                first = entry["inclusion_path"][0]
+                entry["inclusion_path"][0] = ("0" if first[0] != "0" else "1") + first[1:]
         fetched.append(request.url)
-        route.fulfill(response=response, body=json.dumps(document))
+        route.fulfill(response=response, body=json.dumps(proof))
 
-    page.route(re.compile(r".*/api/audit/mat_[^/?]+$"), handle)
+    page.route(re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof$"), handle)
+    page.on("request", lambda r: documents.append(r.url)
+            if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
     page.goto(live_server + "/")
     page.click('[data-action="guest"]')
     page.wait_for_selector('form.computer [data-action="play-computer"]')
@@ -131,23 +139,24 @@ def _computer_match(browser, live_server, tamper: bool):
     page.wait_for_selector('[data-action="roll"]')
     page.click('[data-action="roll"]')
     page.wait_for_selector(".dice-log .verdict:not(.pending)", state="attached", timeout=30_000)
-    return context, page, fetched
+    return context, page, fetched, documents
 
 
 def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, output_dir):
-    context, page, fetched = _computer_match(browser, live_server, tamper=False)
+    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "ok" and mark.text_content() == "✓ verified"
     title = mark.get_attribute("title")
     assert "inclusion proof checked against the signed tree head of" in title
     assert "tree head signature (Ed25519) verified" in title  # Chromium has Ed25519
-    assert fetched  # the proof came from the audit document
+    assert fetched  # the proof came from the roll's own proof
+    assert documents == []  # never the whole audit document
     page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
     context.close()
 
 
 def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
-    context, page, fetched = _computer_match(browser, live_server, tamper=True)
+    context, page, fetched, _ = _computer_match(browser, live_server, tamper=True)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "failed" and mark.text_content() == "✗ FAILED"
     assert mark.get_attribute("title") == (
@@ -158,6 +167,52 @@ def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
         ".dice-alert").text_content()
     assert len(fetched) >= 2  # fetched again once before it failed
     page.screenshot(path=str(output_dir / "dicelog-failed-360.png"), full_page=True)
+    context.close()
+
+
+def test_a_roll_no_head_covers_yet_waits_and_is_checked_after(browser, live_server):
+    # The first two answers say "not covered, retry in 1 s": the roll shows "…" meanwhile, the
+    # page asks again by itself (no new state needed), and then shows the verdict.
+    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False,
+                                                        uncovered=2)
+    page.wait_for_function(
+        "() => document.querySelector('.dice-log .verdict').dataset.verdict !== undefined",
+        timeout=15_000)
+    mark = page.locator(".dice-log .verdict").first
+    assert mark.get_attribute("data-verdict") == "ok"
+    assert fetched.count(fetched[0]) >= 2 and documents == []
+    context.close()
+
+
+def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_server):
+    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
+    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    asked: dict[str, list[float]] = {}
+
+    def never_covered(route, request):
+        response = route.fetch()
+        proof = response.json()
+        asked.setdefault(request.url, []).append(time.monotonic())
+        route.fulfill(response=response, body=json.dumps(
+            {**proof, "covered": False, "retry_after": 1, "roll": {**proof["roll"], "log": []}}))
+
+    page.route(re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof$"), never_covered)
+    page.goto(live_server + "/")
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', "1")
+    page.click('form.computer [data-action="play-computer"]')
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    page.wait_for_selector(".dice-log .verdict", state="attached", timeout=30_000)
+    page.wait_for_timeout(3_500)
+    # Each roll asked again about once a second (as Retry-After said), not in a tight loop.
+    assert max(len(times) for times in asked.values()) >= 3
+    for times in asked.values():
+        assert all(b - a >= 0.9 for a, b in zip(times, times[1:], strict=False))
+    marks = page.locator(".dice-log .verdict")
+    assert all(m.get_attribute("class") == "verdict pending" for m in marks.all())
     context.close()
 
 
@@ -194,7 +249,8 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
                  ? Promise.reject(new DOMException("no Ed25519", "NotSupportedError"))
                  : original(format, data, algorithm, ...rest);
            }
-           return await dl.checkInLog(arg.doc.match_id, arg.shown, arg.doc, arg.key);""",
+           const proof = {match_id: arg.doc.match_id, roll: arg.doc.rolls[0], log: arg.doc.log};
+           return await dl.checkInLog(arg.doc.match_id, arg.shown, proof, arg.key);""",
         {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519},
     )
 

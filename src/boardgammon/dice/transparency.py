@@ -7,6 +7,7 @@ can be copied out of the package and run alone::
 
     python3 transparency.py audit.json     # or an https://…/api/audit/mat_… URL
     python3 transparency.py --scan https://…/api/audit/mat_…   # and no change left out
+    python3 transparency.py https://…/api/audit/mat_…/rolls/rol_…/proof   # one roll
 
 It checks every log entry of the audit document: its leaf names the roll it stands beside and
 its inclusion proof leads to the signed head's root. Exit status 0 when all hold, 1 naming the
@@ -32,6 +33,7 @@ from typing import Any
 LOG_FORMAT = "boardgammon-log-v1"
 HEAD_FORMAT = "boardgammon-log-head-v1"
 COSIGNATURE_FORMAT = "boardgammon-log-cosignature-v1"
+PROOF_FORMAT = "boardgammon-roll-proof-v1"  # one roll's proof (GET …/rolls/{roll_id}/proof)
 HASH_BYTES = 32
 EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
 
@@ -259,9 +261,15 @@ def check_log(document: dict) -> list[str]:
     report's lines (a v1 roll without entries, from before the log began, is counted there;
     a v2 roll is logged from its commitment on, or it fails).
 
+    A roll's proof (format ``boardgammon-roll-proof-v1``) is checked as the document of that
+    one roll.
+
     Raises:
-        ProofError: the first entry or proof that fails.
+        ProofError: the first entry or proof that fails, or a roll's proof that its head does
+            not cover yet.
     """
+    if document.get("format") == PROOF_FORMAT:
+        document = proof_document(document)
     log = document.get("log")
     if not isinstance(log, dict):
         raise ProofError("the document has no log section")
@@ -329,6 +337,21 @@ def check_log(document: dict) -> list[str]:
     return lines
 
 
+def proof_document(proof: dict) -> dict:
+    """A roll's proof as the audit document of that one roll (what :func:`check_log` reads).
+
+    Raises:
+        ProofError: the server said its head does not cover the roll yet (``covered`` false).
+    """
+    if proof.get("covered") is False:
+        raise ProofError(
+            f"roll {proof['roll']['roll_id']} is not under the signed head yet: fetch its "
+            f"proof again in {proof.get('retry_after') or 1} s"
+        )
+    return {"format": proof["record_format"], "match_id": proof["match_id"],
+            "log": proof["log"], "rolls": [proof["roll"]]}
+
+
 def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
     """Check that the audit document holds every log entry of its match: ``leaves`` are the
     log's leaves 0 … ``tree_size - 1`` of the document's head, as ``GET /api/log/entries``
@@ -383,7 +406,8 @@ def _load(source: str, timeout: float = 30.0) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """``python3 transparency.py FILE_OR_URL``: check an audit document's log section."""
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("source", help="an audit JSON file or its https:// URL")
+    parser.add_argument("source", help="an audit JSON file or its https:// URL (or one "
+                        "roll's proof)")
     parser.add_argument(
         "--scan",
         action="store_true",
@@ -397,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
         document = _load(args.source)
     except (OSError, ValueError) as exc:
         print(f"cannot load {args.source}: {exc}", file=sys.stderr)
+        return 2
+    if args.scan and document.get("format") == PROOF_FORMAT:
+        print("--scan needs the match's audit document (/api/audit/mat_…), not one roll's "
+              "proof", file=sys.stderr)
         return 2
     try:
         for line in check_log(document):

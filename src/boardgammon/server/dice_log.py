@@ -9,12 +9,15 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
     The hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
     inside the caller's transaction, so the change and its leaf commit or roll back together;
     the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
-``signed_head(session, key) -> dict``
-    The newest signed tree head, signed now (and stored) if the log grew since.
+``signed_head(session, key, interval_s=…, covering=…) -> dict``
+    The newest signed tree head, signed now (and stored) if the log grew since and the newest
+    is at least ``interval_s`` old or does not cover ``covering`` leaves.
 ``inclusion_proof(session, index, size)``, ``consistency_proof(session, first, second)``,
 ``entries(session, start, count)``, ``with_log(session, key, document)`` (a match's audit
-document with its log entries and their proofs), ``add_cosignature(session, …)`` and
-``cosignatures(session)`` (a witness's signature of a head it checked).
+document with its log entries and their proofs), ``roll_proof(session, key, document,
+roll_id, interval_s)`` (one roll's entry and proofs, heads signed at a bounded rate),
+``add_cosignature(session, …)`` and ``cosignatures(session)`` (a witness's signature of a
+head it checked).
 
 The tree is kept as the hashes of its complete subtrees (table ``log_nodes``): appending a leaf
 stores its hash and the subtrees it completes (one more row per leaf on average, one read of
@@ -30,6 +33,7 @@ Refusals are :class:`~boardgammon.server.refusals.Refusal` kinds with the codes 
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -46,6 +50,7 @@ from sqlalchemy.orm import Session
 from boardgammon.dice.transparency import (
     HEAD_FORMAT,
     LOG_FORMAT,
+    PROOF_FORMAT,
     Subtree,
     consistency_path,
     cosigned_bytes,
@@ -257,19 +262,34 @@ def _head_json(row: LogHead) -> dict:
     }
 
 
-def signed_head(session: Session, key: LogKey, now: datetime | None = None) -> dict:
+def signed_head(
+    session: Session,
+    key: LogKey,
+    now: datetime | None = None,
+    *,
+    interval_s: float = 0.0,
+    covering: int = 0,
+) -> dict:
     """The newest signed tree head: ``{"format": "boardgammon-log-head-v1", "tree_size",
     "timestamp" (ms since 1970 UTC), "root_hash" (hex), "signature" (hex, Ed25519 of
-    :func:`~boardgammon.dice.transparency.head_bytes`)}``; signed now and stored if the log
-    has grown since the newest stored head (commits the session)."""
+    :func:`~boardgammon.dice.transparency.head_bytes`)}``.
+
+    A new head of the whole log is signed and stored (committing the session) when the log
+    has grown since the newest stored head and either that head is at least ``interval_s``
+    seconds old or it covers fewer than ``covering`` leaves (a caller that must show a head
+    including a given leaf passes its index + 1; 0: the interval alone decides). So requests
+    sign at most one head per ``interval_s`` per process (more only when two processes race,
+    or for ``covering``); ``interval_s`` 0 signs whenever the log grew.
+    """
     current = size(session)
-    newest = session.execute(
-        select(LogHead).order_by(LogHead.tree_size.desc()).limit(1)
-    ).scalar_one_or_none()
-    if newest is not None and newest.tree_size >= current:
+    newest = _newest_head(session)
+    stamp = int((now or datetime.now(UTC)).timestamp() * 1000)
+    if newest is not None and (
+        newest.tree_size >= current
+        or (newest.tree_size >= covering and stamp - newest.timestamp < interval_s * 1000)
+    ):
         return _head_json(newest)
     hashed = root(session, current)
-    stamp = int((now or datetime.now(UTC)).timestamp() * 1000)
     row = LogHead(
         tree_size=current,
         timestamp=stamp,
@@ -284,6 +304,12 @@ def signed_head(session: Session, key: LogKey, now: datetime | None = None) -> d
         session.rollback()
         return _head_json(session.get_one(LogHead, current))
     return _head_json(row)
+
+
+def _newest_head(session: Session) -> LogHead | None:
+    return session.execute(
+        select(LogHead).order_by(LogHead.tree_size.desc()).limit(1)
+    ).scalar_one_or_none()
 
 
 def _check_size(session: Session, tree_size: int) -> None:
@@ -347,21 +373,10 @@ def entries(session: Session, start: int, count: int) -> list[dict]:
     return [{"index": index, "leaf": leaf} for index, leaf in rows]
 
 
-def with_log(session: Session, key: LogKey, document: dict) -> dict:
-    """``document`` (a match's audit document) with the log added: ``document["log"]`` is
-    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head"}`` (:func:`signed_head`, one
-    that includes every entry of the match) and each roll's ``log`` its entries in log order,
-    ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
-    (empty for a roll committed before the log began)."""
-    head = signed_head(session, key)
-    tree_size = head["tree_size"]
-    rows = list(
-        session.execute(
-            select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf)
-            .where(_ENTRIES.c.match_id == document["match_id"], _ENTRIES.c.idx < tree_size)
-            .order_by(_ENTRIES.c.idx)
-        )
-    )
+def _proven(session: Session, rows: list[Any], tree_size: int) -> dict[str, list[dict]]:
+    """Log rows ``(idx, roll_id, leaf)`` (each below ``tree_size``) with their inclusion
+    proofs in the tree of ``tree_size`` leaves, by roll, in log order:
+    ``{roll_id: [{"index", "event", "leaf", "inclusion_path": [hex …]}, …]}``."""
     paths = _with_tree(
         session, lambda subtree: [inclusion_path(index, tree_size, subtree) for index, _, _ in rows]
     )
@@ -375,10 +390,93 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
                 "inclusion_path": [p.hex() for p in path],
             }
         )
-    document["log"] = {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
+    return by_roll
+
+
+def _match_rows(session: Session, match_id: str, roll_id: str | None = None) -> list[Any]:
+    """The log rows ``(idx, roll_id, leaf)`` of a match (of one of its rolls), in log order."""
+    query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
+        _ENTRIES.c.match_id == match_id
+    )
+    if roll_id is not None:
+        query = query.where(_ENTRIES.c.roll_id == roll_id)
+    return list(session.execute(query.order_by(_ENTRIES.c.idx)))
+
+
+def _log_json(key: LogKey, head: dict) -> dict:
+    return {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
+
+
+def with_log(session: Session, key: LogKey, document: dict) -> dict:
+    """``document`` (a match's audit document) with the log added: ``document["log"]`` is
+    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head"}`` (:func:`signed_head`, one
+    that includes every entry of the match: the newest stored head if it does, else one
+    signed now whatever its age) and each roll's ``log`` its entries in log order,
+    ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
+    (empty for a roll committed before the log began)."""
+    rows = _match_rows(session, document["match_id"])
+    covering = rows[-1][0] + 1 if rows else 0
+    head = signed_head(session, key, interval_s=float("inf"), covering=covering)
+    by_roll = _proven(session, rows, head["tree_size"])  # the head covers every row read
+    document["log"] = _log_json(key, head)
     for roll in document["rolls"]:
         roll["log"] = by_roll.get(roll["roll_id"], [])
     return document
+
+
+def roll_proof(
+    session: Session,
+    key: LogKey,
+    document: dict,
+    roll_id: str,
+    interval_s: float,
+    now: datetime | None = None,
+    *,
+    cover: bool = False,
+) -> dict:
+    """One roll of ``document`` (a match's audit document) with its log entries proven
+    against a signed head, what a player's device checks after each roll instead of the
+    whole document (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``):
+    ``{"format": "boardgammon-roll-proof-v1", "record_format" (the document's format),
+    "match_id", "roll" (the document's entry with ``log`` as in :func:`with_log`), "log":
+    {"format", "public_key", "head"}, "covered" (bool), "retry_after" (seconds, or None)}``.
+
+    The head is :func:`signed_head` under ``interval_s``, so these requests sign at most one
+    head per interval per process. ``covered`` is false when the roll's newest entry is not
+    yet under that head: ``roll.log`` then holds only the entries that are, and
+    ``retry_after`` says in how many whole seconds (at least 1) a request may get a newer
+    head. ``cover``: the newest head that covers the roll's entries whatever its age, signed
+    now if there is none (the roll's program, which must be complete).
+
+    Raises:
+        NoSuchEntry: ``roll_id`` is not a roll of the document's match.
+    """
+    entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
+    if entry is None:
+        raise NoSuchEntry(f"match {document['match_id']} has no roll {roll_id}")
+    moment = now or datetime.now(UTC)
+    rows = _match_rows(session, document["match_id"], roll_id)
+    if cover:
+        covering = rows[-1][0] + 1 if rows else 0
+        head = signed_head(session, key, moment, interval_s=float("inf"), covering=covering)
+    else:
+        head = signed_head(session, key, moment, interval_s=interval_s)
+    tree_size = head["tree_size"]
+    covered = all(index < tree_size for index, _, _ in rows)
+    retry_after = None
+    if not covered:
+        wait_ms = head["timestamp"] + interval_s * 1000 - moment.timestamp() * 1000
+        retry_after = max(1, math.ceil(wait_ms / 1000))
+    proven = _proven(session, [r for r in rows if r[0] < tree_size], tree_size)
+    return {
+        "format": PROOF_FORMAT,
+        "record_format": document["format"],
+        "match_id": document["match_id"],
+        "roll": {**entry, "log": proven.get(roll_id, [])},
+        "log": _log_json(key, head),
+        "covered": covered,
+        "retry_after": retry_after,
+    }
 
 
 def add_cosignature(

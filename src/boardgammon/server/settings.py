@@ -12,6 +12,9 @@ retrying with back-off, before it exits saying why (default 60).
 ``BOARDGAMMON_LOG_KEY``: the file of the public log's Ed25519 signing key (PEM, mode 0600),
 made at the first start if missing; default ``./var/log-signing-key.pem``. Keep it out of the
 database and its backups' reach: whoever holds it can sign tree heads.
+``BOARDGAMMON_LOG_HEAD_INTERVAL``: seconds; a request signs a new head of the public log only
+if the newest one is at least this old (default 1), so heads are signed at a bounded rate
+however many rolls are checked (``docs/fair-dice.md`` §The device's check).
 ``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/boardgammon.sqlite3"
 DEFAULT_LOG_KEY = "./var/log-signing-key.pem"
+DEFAULT_LOG_HEAD_INTERVAL = 1.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     database_wait_s: float = 60.0
     log_key_path: str = DEFAULT_LOG_KEY
+    log_head_interval_s: float = DEFAULT_LOG_HEAD_INTERVAL
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -45,9 +50,29 @@ class Settings:
                    origins=_listed(environ.get("BOARDGAMMON_ORIGINS")),
                    trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")),
                    database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0),
-                   log_key_path=environ.get("BOARDGAMMON_LOG_KEY") or DEFAULT_LOG_KEY)
+                   log_key_path=environ.get("BOARDGAMMON_LOG_KEY") or DEFAULT_LOG_KEY,
+                   log_head_interval_s=_seconds(environ, "BOARDGAMMON_LOG_HEAD_INTERVAL",
+                                                DEFAULT_LOG_HEAD_INTERVAL))
 
 
 def _listed(value: str | None) -> tuple[str, ...]:
     """The items of a comma-separated setting, blanks dropped."""
     return tuple(item.strip() for item in (value or "").split(",") if item.strip())
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
+    """A setting of seconds (>= 0), ``default`` when unset or empty.
+
+    Raises:
+        ValueError: the value is no number, or a negative one (naming the setting).
+    """
+    value = environ.get(name)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ValueError(f"{name}={value!r}: give a number of seconds, 0 or more")
+    return seconds

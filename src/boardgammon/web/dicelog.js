@@ -126,23 +126,26 @@ const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
 
 /**
  * Check that a revealed v2 roll (`roll`, as the match showed it and this device checked it) is
- * in the public log: `audit` is the match's audit document (GET /api/audit/{match_id}) and
- * `publicKey` the log's key from its fixed address (GET /api/log/public-key).
+ * in the public log: `proof` is the roll's proof (GET /api/audit/{match_id}/rolls/{roll_id}/proof:
+ * {match_id, roll: its audit entry with `log`, its leaves and inclusion proofs, log: {head,
+ * public_key}}) and `publicKey` the log's key from its fixed address (GET /api/log/public-key).
  * Returns {problems, checked, treeSize}: problem codes log_missing (no entry for the roll),
  * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
  * names another roll or state), log_proof (an inclusion proof does not lead to the head's
  * root), log_signature (the head's signature does not verify, or another key signed it);
  * checked codes log and signature, or signature_unchecked where the browser has no Ed25519.
+ * A proof the server marked `covered: false` (the head not yet signed over the roll's newest
+ * leaf) is the caller's to fetch again later, not to check.
  */
-export async function checkInLog(matchId, roll, audit, publicKey) {
+export async function checkInLog(matchId, roll, proof, publicKey) {
   const problems = [];
   const checked = [];
-  const head = audit && audit.log && audit.log.head;
-  const logged = audit && (audit.rolls || []).find((r) => r.roll_id === roll.roll_id);
+  const head = proof && proof.log && proof.log.head;
+  const logged = proof && proof.roll && proof.roll.roll_id === roll.roll_id ? proof.roll : null;
   if (!head || !logged || !logged.log || logged.log.length === 0) {
     return { problems: ["log_missing"], checked, treeSize: null };
   }
-  const differs = audit.match_id !== matchId
+  const differs = proof.match_id !== matchId
     || SAME.some((k) => (roll[k] ?? null) !== (logged[k] ?? null))
     || String(roll.dice) !== String(logged.dice);
   const root = fromHex(head.root_hash);
@@ -164,7 +167,7 @@ export async function checkInLog(matchId, roll, audit, publicKey) {
   }
   if (!proofs) problems.push("log_proof");
   if (problems.length === 0) checked.push("log");
-  const signed = audit.log.public_key !== publicKey ? false
+  const signed = proof.log.public_key !== publicKey ? false
     : await verifyHeadSignature(publicKey, head);
   if (signed === false) problems.push("log_signature");
   else checked.push(signed ? "signature" : "signature_unchecked");

@@ -90,6 +90,7 @@ export class MatchPage {
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.timer);
     clearTimeout(this.danceTimer);
+    clearTimeout(this.logRetry);
     clearInterval(this.poll);
     this.socket.close();
     this.notice.destroy();
@@ -272,7 +273,6 @@ export class MatchPage {
 
   async verifyRolls(state) {
     const rolls = state.rolls || [];
-    let audit = null; // fetched once for the rolls checked here
     for (const [index, roll] of rolls.entries()) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       this.verdicts.set(roll.roll_id, null);
@@ -282,8 +282,14 @@ export class MatchPage {
           this.chain, state.you);
       if (roll.kind !== undefined) {
         try {
-          const logged = await this.checkLogged(state.match_id, roll, audit);
-          audit = logged.audit;
+          const logged = await this.checkLogged(state.match_id, roll);
+          if (logged.retryAfter) {
+            // No head signed over the roll's newest leaf yet (heads are signed at most once a
+            // second or so): no verdict yet ("…"), asked again when the server says.
+            this.verdicts.delete(roll.roll_id);
+            this.checkAgainIn(logged.retryAfter);
+            continue;
+          }
           verdict.problems.push(...logged.problems);
           verdict.checked.push(...logged.checked);
           verdict.treeSize = logged.treeSize;
@@ -295,7 +301,7 @@ export class MatchPage {
             this.verdicts.delete(roll.roll_id);
             continue;
           }
-          verdict.problems.push("malformed"); // a document that cannot be read, no Web Crypto
+          verdict.problems.push("malformed"); // a proof that cannot be read, no Web Crypto
           verdict.ok = false;
         }
       }
@@ -305,21 +311,35 @@ export class MatchPage {
     }
   }
 
-  /** The public log's check of a v2 roll (dicelog.js): its entries in the match's audit
-   * document, their inclusion proofs, the signed head. A document read while the roll was
-   * changing (its newest leaf signed, the roll read just before) is fetched again once. */
-  async checkLogged(matchId, roll, audit) {
+  /** Check the rolls still without a verdict again in `seconds` (once, however many wait). */
+  checkAgainIn(seconds) {
+    if (this.logRetry) return;
+    this.logRetry = setTimeout(() => {
+      this.logRetry = null;
+      if (this.state) this.verifyRolls(this.state);
+    }, Math.max(1, seconds) * 1000);
+  }
+
+  /** The public log's check of a v2 roll (dicelog.js) from the roll's own proof (its entry,
+   * its leaves' inclusion proofs, the signed head: a few KB, where the match's whole audit
+   * document grew with every roll). A proof read while the roll was changing (its newest leaf
+   * signed, the roll read just before) is fetched again once. {retryAfter} (seconds) when
+   * no signed head covers the roll's newest leaf yet. */
+  async checkLogged(matchId, roll) {
     if (!this.logKey) {
       this.logKey = (await request("GET", "/api/log/public-key")).public_key;
     }
-    const fetchAudit = () => request("GET", `/api/audit/${encodeURIComponent(matchId)}`);
-    let doc = audit || await fetchAudit();
-    let logged = await checkInLog(matchId, roll, doc, this.logKey);
+    const url = `/api/audit/${encodeURIComponent(matchId)}/rolls/`
+      + `${encodeURIComponent(roll.roll_id)}/proof`;
+    let proof = await request("GET", url);
+    if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
+    let logged = await checkInLog(matchId, roll, proof, this.logKey);
     if (logged.problems.length) {
-      doc = await fetchAudit();
-      logged = await checkInLog(matchId, roll, doc, this.logKey);
+      proof = await request("GET", url);
+      if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
+      logged = await checkInLog(matchId, roll, proof, this.logKey);
     }
-    return { ...logged, audit: doc };
+    return logged;
   }
 
   // --- actions --------------------------------------------------------------------------------

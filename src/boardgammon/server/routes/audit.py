@@ -5,12 +5,17 @@
 stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
 /audit/transparency.py`` the public log's checker, :mod:`boardgammon.dice.transparency`).
 
+Per roll: ``GET /api/audit/{match_id}/rolls/{roll_id}/proof`` (the roll's entry and its log
+entries proven against a signed head, :func:`boardgammon.server.dice_log.roll_proof`: what a
+player's device fetches after each roll) and ``GET
+/api/audit/{match_id}/rolls/{roll_id}/verify.py`` (the roll's filled-in program).
+
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
 (``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the opponent's link,
 the entry hash and the roll's public log proofs) and, for v1, an ``openssl`` command line
-(``verify_openssl.sh.j2``); every other revealed roll that can be read has its own filled-in
-Python program in its row.
+(``verify_openssl.sh.j2``); every revealed roll that can be read links to its own filled-in
+Python program from its row (served by the address above, so that the page stays small).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
@@ -27,7 +32,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlalchemy.orm import Session
 
 from boardgammon.dice import transparency, verify
-from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
 from boardgammon.server import dice_log, dice_record_v2
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
@@ -51,6 +56,7 @@ programs.filters["py"] = repr  # a value as a Python literal (str, int, None, li
 
 router = APIRouter(tags=["audit"])
 MatchId = PathParam(pattern=MATCH_ID_PATTERN, description="mat_… match ID")
+RollId = PathParam(pattern=ROLL_ID_PATTERN, description="rol_… roll ID")
 
 
 def _octal(data: bytes) -> str:
@@ -123,6 +129,55 @@ def audit_json(request: Request, match_id: str = MatchId,
                              either_document(session, match_id))
 
 
+@router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
+def roll_proof(request: Request, response: Response, match_id: str = MatchId,
+               roll_id: str = RollId, session: Session = Depends(get_session)) -> dict:
+    """One roll's audit entry and its public log entries with inclusion proofs against a
+    signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
+    player's device checks after a roll, instead of the whole audit document. A new head is
+    signed only if the newest is older than ``BOARDGAMMON_LOG_HEAD_INTERVAL``; a roll whose
+    newest entry it does not cover yet answers ``"covered": false`` with ``Retry-After``.
+    404 ``not_found``: no such match, or no such roll in it; 422 ``invalid_request``: an ID
+    that is not one."""
+    parts = services(request.app)
+    proof = dice_log.roll_proof(session, parts.log_key, either_document(session, match_id),
+                                roll_id, parts.settings.log_head_interval_s)
+    if not proof["covered"]:
+        response.headers["Retry-After"] = str(proof["retry_after"])
+    return proof
+
+
+@router.get("/api/audit/{match_id}/rolls/{roll_id}/verify.py", response_class=PlainTextResponse,
+            responses=responses(404))
+def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str = RollId,
+                        session: Session = Depends(get_session)) -> PlainTextResponse:
+    """The standard-library Python program that checks one revealed roll, filled in with its
+    values (v2: and its log entries' proofs to a signed head that covers them), as a file
+    ``verify-{roll_id}.py``; run alone with ``python3``. 404 ``not_found``: no such match or
+    roll, or a roll that is not revealed or cannot be read (it has no program); 422
+    ``invalid_request``: an ID that is not one."""
+    document = either_document(session, match_id)
+    entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
+    if entry is None:
+        raise dice_log.NoSuchEntry(f"match {match_id} has no roll {roll_id}")
+    if entry["server_seed"] is None or entry["verdict"] == verify.MALFORMED:
+        raise RollNotFound(
+            f"roll {roll_id} of match {match_id} has no program: it is "
+            + ("not revealed" if entry["server_seed"] is None else "malformed")
+        )
+    if document["format"] == verify.AUDIT_FORMAT:
+        program = roll_program(match_id, entry)
+    else:
+        proof = dice_log.roll_proof(session, services(request.app).log_key, document, roll_id,
+                                    0.0, cover=True)
+        program = roll_program_v2(match_id, proof["roll"], proof["log"]["head"])
+    return PlainTextResponse(
+        program,
+        media_type="text/x-python; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="verify-{roll_id}.py"'},
+    )
+
+
 def either_document(session: Session, match_id: str) -> dict:
     """The audit document of the match's record, v1 or v2.
 
@@ -159,13 +214,14 @@ def audit_page(
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
     readable = [r for r in document["rolls"]
                 if r["server_seed"] is not None and r["verdict"] != verify.MALFORMED]
-    if document["format"] == verify.AUDIT_FORMAT:
-        first = verify_programs(match_id, readable[0]) if readable else None
-        rows = {r["roll_id"]: roll_program(match_id, r) for r in readable[1:]}
-    else:  # v2: one program per row, with its inputs, entry hash and log proofs
-        head = document["log"]["head"]
-        rows = {r["roll_id"]: roll_program_v2(match_id, r, head) for r in readable}
-        first = {"python": rows.pop(readable[0]["roll_id"])} if readable else None
+    first = None
+    if readable and document["format"] == verify.AUDIT_FORMAT:
+        first = verify_programs(match_id, readable[0])
+    elif readable:  # v2: with its inputs, entry hash and log proofs
+        first = {"python": roll_program_v2(match_id, readable[0], document["log"]["head"])}
+    # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
+    rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
+            for r in readable}
     context |= {
         "doc": document,
         "players": player_names(match_info(session, match_id), translator(language)),

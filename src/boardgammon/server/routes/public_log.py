@@ -53,8 +53,11 @@ def public_key(request: Request) -> dict:
 
 @router.get("/head")
 def head(request: Request, session: Session = Depends(get_session)) -> dict:
-    """The newest signed tree head (signed now if the log grew since the last one)."""
-    return dice_log.signed_head(session, services(request.app).log_key)
+    """The newest signed tree head (signed now if the log grew since the last one and that
+    one is at least ``BOARDGAMMON_LOG_HEAD_INTERVAL`` old)."""
+    parts = services(request.app)
+    return dice_log.signed_head(session, parts.log_key,
+                                interval_s=parts.settings.log_head_interval_s)
 
 
 @router.get("/proof/inclusion", responses=responses(404))

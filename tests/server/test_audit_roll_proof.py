@@ -1,0 +1,283 @@
+"""One roll's proof and one roll's program (issue #25, the audit's cost):
+``GET /api/audit/{match_id}/rolls/{roll_id}/proof`` gives a roll's entry and its log leaves
+proven against a signed head, a few KB where the whole audit document grew with every roll;
+heads are signed at most once per ``BOARDGAMMON_LOG_HEAD_INTERVAL``, a roll not yet under the
+newest head answers ``covered: false`` with ``Retry-After``; ``…/verify.py`` is the row's
+filled-in program, the audit page links it instead of embedding it (a 60-roll page was
+870 KB). Bad IDs are refused with their status and change nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from boardgammon.dice import new_match_id
+from boardgammon.dice.transparency import (
+    ProofError,
+    check_log,
+    leaf_hash,
+    signed_head_bytes,
+    verify_ed25519,
+    verify_inclusion,
+)
+from boardgammon.server import dice_log
+from boardgammon.server import dice_record as record
+from boardgammon.server import dice_record_v2 as v2
+from boardgammon.server.app import create_app
+from boardgammon.server.routes.audit import roll_program, roll_program_v2
+from boardgammon.server.services import services
+from boardgammon.server.settings import Settings
+from boardgammon.server.tables import LogHead
+from tests.helpers.dice_v2 import Device, play_match
+
+ENTROPY = bytes(range(0xA0, 0xB0))
+
+
+@contextmanager
+def started(url: str, interval_s: float = 1.0) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(database_url=url, log_head_interval_s=interval_s))) as c:
+        yield c
+
+
+@pytest.fixture
+def client(sqlite_url, tmp_path, monkeypatch) -> Iterator[TestClient]:
+    monkeypatch.chdir(tmp_path)  # the log key's default place
+    with started(sqlite_url, interval_s=3600.0) as c:
+        yield c
+
+
+def heads(c: TestClient) -> int:
+    with services(c.app).db.sessions() as session:
+        return session.execute(select(func.count()).select_from(LogHead)).scalar_one()
+
+
+def one_roll_document(proof: dict) -> dict:
+    """The proof as an audit document of one roll, the shape the log checkers read."""
+    return {"format": proof["record_format"], "match_id": proof["match_id"],
+            "log": proof["log"], "rolls": [proof["roll"]]}
+
+
+def run_python(tmp_path, name: str, text: str, *args: str) -> subprocess.CompletedProcess:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    # -I -S: no site packages, no PYTHONPATH: the standard library alone.
+    return subprocess.run([sys.executable, "-I", "-S", str(path), *args], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path, check=False)
+
+
+def test_each_rolls_proof_verifies_and_is_small(client, tmp_path):
+    match_id = play_match(services(client.app).db, 60, (Device(), Device()))
+    document = client.get(f"/api/audit/{match_id}").json()
+    key = bytes.fromhex(client.get("/api/log/public-key").json()["public_key"])
+    sizes = []
+    checker = client.get("/audit/transparency.py").text
+    for entry in document["rolls"]:
+        answer = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/proof")
+        assert answer.status_code == 200 and "retry-after" not in answer.headers
+        sizes.append(len(answer.content))
+        proof = answer.json()
+        assert proof["format"] == "boardgammon-roll-proof-v1" and proof["covered"] is True
+        assert proof["retry_after"] is None and proof["match_id"] == match_id
+        assert proof["record_format"] == "boardgammon-audit-v2"
+        # The same entry and leaves as the whole document, under the same head here (the
+        # document's head covers the match and nothing was added since).
+        assert proof["roll"] == entry and proof["log"] == document["log"]
+        head = proof["log"]["head"]
+        assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
+        root = bytes.fromhex(head["root_hash"])
+        for leaf in proof["roll"]["log"]:
+            verify_inclusion(leaf["index"], head["tree_size"], leaf_hash(leaf["leaf"].encode()),
+                             [bytes.fromhex(p) for p in leaf["inclusion_path"]], root)
+        assert "signature verified" in check_log(one_roll_document(proof))[0]
+        assert check_log(proof) == check_log(one_roll_document(proof))
+    # The stdlib checker as served, on the last roll's proof as served, and bent.
+    saved = tmp_path / "proof.json"
+    saved.write_text(json.dumps(proof))
+    done = run_python(tmp_path, "transparency.py", checker, str(saved))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(proof['roll']['log'])} log entries included" in done.stdout
+    proof["roll"]["log"][-1]["inclusion_path"][0] = "00" * 32
+    saved.write_text(json.dumps(proof))
+    done = run_python(tmp_path, "transparency.py", checker, str(saved))
+    assert done.returncode == 1 and done.stdout.startswith("FAILED: leaf"), done.stdout
+    # Bytes a device fetches per roll: the proof stays a few KB; the whole document (what it
+    # fetched before) is 60 rolls' worth.
+    assert max(sizes) < 8_000 < 60_000 < len(json.dumps(document))
+    assert heads(client) == 1  # one head for all of it
+
+
+def test_heads_are_signed_at_a_bounded_rate(database_url, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with started(database_url, interval_s=3600.0) as c:
+        db = services(c.app).db
+        device = Device()
+        match_id = play_match(db, 2, (device, None))
+        rolls = c.get(f"/api/audit/{match_id}").json()["rolls"]
+        first = c.get(f"/api/audit/{match_id}/rolls/{rolls[0]['roll_id']}/proof").json()
+        assert first["covered"] is True and heads(c) == 1
+        # Another roll of the match: its leaves are newer than the newest head, signed less
+        # than the interval ago.
+        with db.sessions() as s:
+            roll = v2.commit_roll(s, match_id, 0)
+            roll = v2.request_roll(s, roll.roll_id, roll.commitment, ENTROPY)
+            roll = v2.reveal_without_opponent(s, roll.roll_id)
+        for _ in range(5):
+            answer = c.get(f"/api/audit/{match_id}/rolls/{roll.roll_id}/proof")
+            proof = answer.json()
+            assert answer.status_code == 200 and proof["covered"] is False
+            assert int(answer.headers["retry-after"]) == proof["retry_after"] >= 3599
+            assert proof["log"]["head"] == first["log"]["head"]
+            assert proof["roll"]["log"] == []  # none of its leaves is under that head
+            with pytest.raises(ProofError, match=r"not under the signed head yet: fetch its "
+                               r"proof again in 3\d{3} s"):
+                check_log(proof)
+            assert c.get("/api/log/head").json() == first["log"]["head"]
+        assert heads(c) == 1
+        # The audit document and the roll's program must show a head that includes the match:
+        # they sign one whatever the newest one's age, and the proof is covered under it.
+        page = c.get(f"/audit/{match_id}")
+        assert page.status_code == 200 and heads(c) == 2
+        program = c.get(f"/api/audit/{match_id}/rolls/{roll.roll_id}/verify.py")
+        assert program.status_code == 200 and heads(c) == 2
+        proof = c.get(f"/api/audit/{match_id}/rolls/{roll.roll_id}/proof").json()
+        assert proof["covered"] is True and len(proof["roll"]["log"]) == 3
+        check_log(one_roll_document(proof))
+    # With no interval, every request after a change signs.
+    with started(database_url, interval_s=0.0) as c:
+        with services(c.app).db.sessions() as s:
+            v2.mark_played(s, roll.roll_id)
+        before = heads(c)
+        for _ in range(3):
+            with services(c.app).db.sessions() as s:
+                v2.void_roll(s, v2.commit_roll(s, match_id, 1).roll_id)
+            assert c.get(f"/api/audit/{match_id}/rolls/{roll.roll_id}/proof").json()["covered"]
+        assert heads(c) == before + 3
+
+
+def test_signed_head_waits_out_the_interval(database):
+    key = dice_log.LogKey(Ed25519PrivateKey.generate())
+    t0 = datetime(2026, 12, 3, 4, 0, tzinfo=UTC)
+    match_id = new_match_id()
+
+    def change(s) -> None:  # two leaves: a roll committed and voided
+        record.void_roll(s, record.commit_roll(s, match_id, 0).roll_id)
+
+    with database.sessions() as s:
+        change(s)
+        first = dice_log.signed_head(s, key, t0, interval_s=1.0)
+        change(s)
+        grown = dice_log.size(s)
+        assert first["tree_size"] < grown
+        # Younger than the interval: the newest head, unless a caller needs more leaves.
+        for ms in (0, 1, 999):
+            at = t0 + timedelta(milliseconds=ms)
+            assert dice_log.signed_head(s, key, at, interval_s=1.0) == first
+        covering = dice_log.signed_head(s, key, t0 + timedelta(milliseconds=500),
+                                        interval_s=1.0, covering=grown)
+        assert covering["tree_size"] == grown
+        change(s)
+        # Old enough: a new head of the whole log.
+        later = dice_log.signed_head(s, key, t0 + timedelta(milliseconds=1500), interval_s=1.0)
+        assert later["tree_size"] == dice_log.size(s) > grown
+        # Nothing grew: the same head, however old.
+        assert dice_log.signed_head(s, key, t0 + timedelta(days=1), interval_s=1.0) == later
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "words"),
+    [
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/proof", 404, "no v2 dice record"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/verify.py", 404, "no v2 dice record"),
+        ("/api/audit/{match}/rolls/rol_nosuch/proof", 404, "has no roll rol_nosuch"),
+        ("/api/audit/{match}/rolls/rol_nosuch/verify.py", 404, "has no roll rol_nosuch"),
+        ("/api/audit/{match}/rolls/{pending}/verify.py", 404, "not revealed"),
+        ("/api/audit/{match}/rolls/{other}/proof", 404, "has no roll"),
+        ("/api/audit/{match}/rolls/roll-1/proof", 422, "path.roll_id"),
+        ("/api/audit/{match}/rolls/rol_a%20b/verify.py", 422, "path.roll_id"),
+        ("/api/audit/match-1/rolls/{pending}/proof", 422, "path.match_id"),
+        (f"/api/audit/mat_{'x' * 65}/rolls/{{pending}}/verify.py", 422, "path.match_id"),
+    ],
+)
+def test_bad_ids_are_refused_and_sign_nothing(client, path, status, words):
+    db = services(client.app).db
+    match_id = play_match(db, 2, (Device(), None))
+    other = play_match(db, 1, (Device(), None))
+    with db.sessions() as s:
+        pending = v2.commit_roll(s, match_id, 0).roll_id
+        other_roll = v2.match_rolls(s, other)[0].roll_id
+    before = heads(client)
+    answer = client.get(path.format(match=match_id, pending=pending, other=other_roll))
+    assert answer.status_code == status, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == ("not_found" if status == 404 else "invalid_request")
+    assert words in error["message"]
+    assert heads(client) == before
+
+
+def test_a_rows_program_runs_alone_for_v2_and_v1(client, tmp_path):
+    db = services(client.app).db
+    match_id = play_match(db, 6, (Device(), Device()))
+    document = client.get(f"/api/audit/{match_id}").json()
+    for entry in document["rolls"]:
+        answer = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/verify.py")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "text/x-python; charset=utf-8"
+        assert answer.headers["content-disposition"] == (
+            f'attachment; filename="verify-{entry["roll_id"]}.py"')
+        # The program the page embedded before, byte for byte (the same head here).
+        assert answer.text == roll_program_v2(match_id, entry, document["log"]["head"])
+        done = run_python(tmp_path, "verify_roll.py", answer.text)
+        assert done.returncode == 0, done.stderr
+        d1, d2 = entry["dice"]
+        assert (f"the dice {d1}-{d2}, the entry hash and {len(entry['log'])} log entries"
+                in done.stdout)
+    bent = run_python(tmp_path, "bent.py", answer.text.replace(
+        f"dice = ({d1}, {d2})", f"dice = ({d1 % 6 + 1}, {d2})"))
+    assert bent.returncode == 1 and bent.stderr.startswith("FAILED: ")
+
+    v1_match = new_match_id()
+    with db.sessions() as s:
+        roll = record.commit_roll(s, v1_match, 0)
+        record.reveal_roll(s, roll.roll_id, roll.commitment, ENTROPY)
+        roll = record.mark_played(s, roll.roll_id)
+    entry = client.get(f"/api/audit/{v1_match}").json()["rolls"][0]
+    answer = client.get(f"/api/audit/{v1_match}/rolls/{roll.roll_id}/verify.py")
+    assert answer.status_code == 200 and answer.text == roll_program(v1_match, entry)
+    done = run_python(tmp_path, "verify_v1.py", answer.text)
+    assert done.returncode == 0, done.stderr
+    assert f"the dice {roll.dice[0]}-{roll.dice[1]} of {roll.roll_id} verify" in done.stdout
+
+
+def test_a_60_roll_page_links_each_rows_program_and_stays_small(client):
+    match_id = play_match(services(client.app).db, 60, (Device(), None))
+    document = client.get(f"/api/audit/{match_id}").json()
+    page = client.get(f"/audit/{match_id}?lang=en")
+    assert page.status_code == 200
+    # Each row embedded its program before: 870 KB for these 60 rolls.
+    assert len(page.content) < 200_000
+    for entry in document["rolls"]:
+        link = f'/api/audit/{match_id}/rolls/{entry["roll_id"]}/verify.py'
+        assert f'<a id="verify-roll-{entry["roll_id"]}" href="{link}">' in page.text
+        assert f'href="/api/audit/{match_id}/rolls/{entry["roll_id"]}/proof"' in page.text
+    assert page.text.count('class="roll-program"') == 60
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(None, 1.0), ("", 1.0), ("2.5", 2.5), ("0", 0.0)])
+def test_the_interval_setting(value, seconds):
+    environ = {} if value is None else {"BOARDGAMMON_LOG_HEAD_INTERVAL": value}
+    assert Settings.from_env(environ).log_head_interval_s == seconds
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan", "inf"])
+def test_a_bad_interval_setting_is_refused_by_name(value):
+    with pytest.raises(ValueError, match="BOARDGAMMON_LOG_HEAD_INTERVAL"):
+        Settings.from_env({"BOARDGAMMON_LOG_HEAD_INTERVAL": value})
