@@ -2,7 +2,7 @@
 
 The labels are the five cubeless outputs of ``training/data/rollouts-*.npz`` (see
 :mod:`training.rollouts`: positions from the player on roll's view, rolled out by our own
-network; gnubg never teaches). 3,600 labels are few for 27,397 weights, so the fit is guarded:
+network; gnubg never teaches). 3,600 labels are few for 27,525 weights, so the fit is guarded:
 
 * a validation split, drawn from ``--seed`` and disjoint from the training rows, on which the
   mean squared error (per output, race and contact apart) is reported before and after, and
@@ -27,7 +27,7 @@ Everything random (split, anchors, order) follows ``--seed``; a run takes a minu
         [--anchors 20000] [--anchor-weight 1.0] [--search 0] [--search-keep 0.25]
         [--search-weight 1.0] [--cache DIR]
     python -m training.supervised report WEIGHTS.npz [WEIGHTS.npz …] [--data …] [--seed 1]
-        [--val-share 0.2]
+        [--val-share 0.2] [--plies 0]
 
 Output: the start file's arrays (a whole training state: ``games`` and the TD settings kept)
 with the new ``w1 b1 w2 b2`` and ``supervised``, a JSON string of the settings and the
@@ -302,15 +302,17 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     return result
 
 
-def report(weights: list[str], data: list[str], seed: int, val_share: float) -> None:
-    """Print each network's validation errors on the held-out rows of ``split``."""
+def report(weights: list[str], data: list[str], seed: int, val_share: float, plies: int = 0
+           ) -> None:
+    """Print each network's validation errors at ``plies`` (0–2) on the held-out rows of
+    ``split``."""
     boards, labels, _ = load_rollouts(data)
     labels = np.clip(labels, 0.0, 1.0)
     _, va = split(len(boards), val_share, seed)
     contact = is_contact(boards[va])
     for w in weights:
-        errors = validation_errors(Network.load(w).evaluate(boards[va]), labels[va], contact)
-        print(f"{w}: {_fmt(errors)}")
+        outputs = NetworkEvaluator(Network.load(w)).evaluate(boards[va], 15, plies)
+        print(f"{w} at {plies}-ply: {_fmt(validation_errors(outputs, labels[va], contact))}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -329,6 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--data", nargs="+", default=None)
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--val-share", type=float, default=0.2)
+    r.add_argument("--plies", type=int, choices=(0, 1, 2), default=0)
     args = ap.parse_args(argv)
     data = args.data if args.data is not None else sorted(glob.glob(DATA))
     missing = [p for p in data if not Path(p).is_file()]
@@ -346,7 +349,7 @@ def main(argv: list[str] | None = None) -> None:
             if not 0.0 < args.val_share < 1.0:
                 ap.error(f"--val-share is a share strictly between 0 and 1, got "
                          f"{args.val_share}")
-            report(args.weights, data, args.seed, args.val_share)
+            report(args.weights, data, args.seed, args.val_share, args.plies)
     except ValueError as e:
         print(f"supervised: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from boardgammon.bots.network import Network
+from boardgammon.bots.neural import NetworkEvaluator
 from training import supervised
 from training.make_benchmark import sample_positions
 
@@ -124,3 +125,20 @@ def test_the_cli_refuses_missing_files_and_overwriting_its_start(shards, tmp_pat
     assert e.value.code == 2
     assert "is not a rollout shard" in capsys.readouterr().err
     assert not (tmp_path / "y.npz").exists()
+
+
+def test_report_prints_the_held_out_error_of_each_network(shards, capsys):
+    weights, paths, boards, labels = shards
+    supervised.main(["report", str(weights), "--data", *paths, "--seed", "4", "--val-share",
+                     "0.25"])
+    _, va = supervised.split(len(boards), 0.25, 4)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{weights} at 0-ply: MSE ")
+    printed = float(line.split("MSE ")[1].split()[0])
+    # as the bots value them: the bear-off database where it is exact, the bare net elsewhere
+    played = NetworkEvaluator(Network.load(weights)).evaluate(boards[va], 15, 0)
+    assert printed == pytest.approx(float(((played - labels[va]) ** 2).mean()), abs=1e-6)
+    with pytest.raises(SystemExit) as e:
+        supervised.main(["report", str(weights), "--data", *paths, "--val-share", "0"])
+    assert e.value.code == 2
+    assert "--val-share is a share" in capsys.readouterr().err
