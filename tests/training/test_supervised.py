@@ -142,3 +142,15 @@ def test_report_prints_the_held_out_error_of_each_network(shards, capsys):
         supervised.main(["report", str(weights), "--data", *paths, "--val-share", "0"])
     assert e.value.code == 2
     assert "--val-share is a share" in capsys.readouterr().err
+
+
+def test_a_run_is_reproducible_from_its_seed(shards, tmp_path):
+    weights, paths, *_ = shards
+    nets = []
+    for name, seed in (("one", 5), ("two", 5), ("other", 6)):
+        st = supervised.Settings(seed=seed, lr=0.01, epochs=3, patience=3, batch=16, anchors=30)
+        supervised.fit(weights, paths, tmp_path / f"{name}.npz", st)
+        nets.append(Network.load(tmp_path / f"{name}.npz"))
+    assert all(np.array_equal(a, b) for a, b in zip(nets[0].weights, nets[1].weights,
+                                                    strict=True))
+    assert not np.array_equal(nets[0].w1, nets[2].w1)
