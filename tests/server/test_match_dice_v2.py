@@ -46,8 +46,10 @@ class Device:
     def anchor(self) -> str:
         return self.links[0]
 
-    def link_after(self, prev: str) -> str:
-        return self.links[self.links.index(prev) + 1]
+    def link_after(self, prev: str, steps: int = 1) -> str:
+        """The link ``steps`` places after ``prev`` (the one due for a roll whose
+        ``opponent_link_steps`` is ``steps``)."""
+        return self.links[self.links.index(prev) + steps]
 
     def register(self, match_id: str):
         return self.player.act(match_id, "anchor", anchor=self.anchor)
@@ -57,7 +59,7 @@ class Device:
             match_id,
             "contribute",
             roll_id=pending["roll_id"],
-            link=self.link_after(pending["opponent_prev_link"]),
+            link=self.link_after(pending["opponent_prev_link"], pending["opponent_link_steps"]),
         )
 
 
@@ -182,7 +184,9 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         assert roller.state(match_id)["pending_roll"] == pending
         rolled = events(opponent.contribute(match_id, pending), "roll")[0]
         assert rolled["opponent_source"] == "client" and rolled["roller_source"] == "client"
-        assert rolled["opponent_entropy"] == opponent.link_after(pending["opponent_prev_link"])
+        assert rolled["opponent_entropy"] == opponent.link_after(
+            pending["opponent_prev_link"], pending["opponent_link_steps"]
+        )
         check_dice(match_id, rolled)
         # The same link again is no error and rolls nothing.
         assert events(opponent.contribute(match_id, pending), "roll") == []
