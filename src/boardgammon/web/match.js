@@ -318,8 +318,10 @@ export class MatchPage {
 
   /** A v2 roll this device asked to roll (as the roller) or sent its link for (as the
    * opponent) that the match has moved past without revealing it: if the audit document says
-   * it ended void, the server voided it after inputs it could see had arrived (a "busy"
-   * reroll), and it is listed with ✗ void_after_request. */
+   * it ended void after its request and another roll followed, the server voided it after
+   * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
+   * void_after_request. A void last roll (the match ended during the wait, by a flag) is
+   * not: nothing was rolled in its place. */
   async checkVoided(state, audit) {
     if (state.dice_protocol !== "v2") return;
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
@@ -338,13 +340,19 @@ export class MatchPage {
     } catch {
       return; // tried again with the next state
     }
-    for (const entry of doc.rolls || []) {
+    const entries = doc.rolls || [];
+    for (const [index, entry] of entries.entries()) {
       if (!asked.includes(entry.roll_id) || ["committed", "requested"].includes(entry.state)) {
         continue;
       }
+      if (entry.state === "void" && index === entries.length - 1 && state.phase !== "match_over") {
+        continue; // nothing followed yet: looked at again with the next state
+      }
       this.settled.add(entry.roll_id); // looked up once its state is final
       // Voided before the request reached the server (it never had our input): no flag.
-      if (entry.state !== "void" || entry.requested_at == null) continue;
+      if (entry.state !== "void" || entry.requested_at == null || index === entries.length - 1) {
+        continue;
+      }
       if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
       this.voided.push(entry.roll_id);
       this.verdicts.set(entry.roll_id, { ok: false, problems: ["void_after_request"],
