@@ -142,7 +142,8 @@ async def _player(url: str, token: str, budget: list[int], latencies: list[float
                     and pending["roll_id"] not in answered):
                 # The device answers at once, as the web client does (no think time).
                 answered.add(pending["roll_id"])
-                link = chain[chain.index(pending["opponent_prev_link"]) + 1]
+                link = chain[chain.index(pending["opponent_prev_link"])
+                             + pending["opponent_link_steps"]]
                 n += 1
                 action = {"type": "contribute", "action_id": f"{id(ws)}-{n}",
                           "roll_id": pending["roll_id"], "link": link}

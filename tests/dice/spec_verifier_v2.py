@@ -3,7 +3,8 @@
 a reading of the spec that differs from the package's shows up as a disagreement.
 
 ``check(document) -> list[str]``: one verdict per roll (``ok``, ``pending``, ``void``) or the
-first problem found, as ``"bad: <why>"``.
+first problem found, as ``"bad: <why>"``. ``steps(document) -> list``: the ``k`` of each roll
+(§Terms (v2): every roll whose opponent has a chain uses up one of its links).
 """
 
 from __future__ import annotations
@@ -79,21 +80,42 @@ def entry_hash(match_id: str, e: dict) -> str:
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
+def steps(document: dict) -> list:
+    """How many SHA-256 steps lead from each roll's opponent link to its opponent_prev_link:
+    one, plus one for each earlier roll with the same opponent (holding a chain) since that
+    opponent's last revealed link, whatever became of that roll; None without a chain."""
+    out: list = []
+    rolls = document["rolls"]
+    for index, e in enumerate(rolls):
+        if e["opponent_prev_link"] is None:
+            out.append(None)
+            continue
+        k = 1
+        for before in reversed(rolls[:index]):
+            if before["seat"] != e["seat"] or before["opponent_prev_link"] is None:
+                continue
+            if before["opponent_entropy"] is not None:
+                break
+            k += 1
+        out.append(k)
+    return out
+
+
 def check(document: dict) -> list[str]:
     assert document["format"] == "boardgammon-audit-v2"
     match_id = document["match_id"]
     chains = list(document["anchors"])  # what each seat's next link must hash to
     prev = "0" * 64
     verdicts = []
-    for index, e in enumerate(document["rolls"]):
-        verdicts.append(_check(match_id, index, e, prev, chains))
+    for index, (e, k) in enumerate(zip(document["rolls"], steps(document), strict=True)):
+        verdicts.append(_check(match_id, index, e, prev, chains, k))
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:
         verdicts.append("bad: head")
     return verdicts
 
 
-def _check(match_id: str, index: int, e: dict, prev: str, chains: list) -> str:
+def _check(match_id: str, index: int, e: dict, prev: str, chains: list, k) -> str:
     if e["seq"] != index:
         return "bad: seq"
     if e["prev_hash"] != prev or e["entry_hash"] != entry_hash(match_id, e):
@@ -101,9 +123,14 @@ def _check(match_id: str, index: int, e: dict, prev: str, chains: list) -> str:
     opponent = 1 - e["seat"]
     if e["opponent_prev_link"] != chains[opponent]:
         return "bad: opponent chain"
+    if e.get("opponent_link_steps", k) != k:
+        return "bad: steps"
     link = e["opponent_entropy"]
     if link is not None:
-        if hashlib.sha256(bytes.fromhex(link)).hexdigest() != e["opponent_prev_link"]:
+        reached = bytes.fromhex(link)
+        for _ in range(k or 1):
+            reached = hashlib.sha256(reached).digest()
+        if reached.hex() != e["opponent_prev_link"]:
             return "bad: link"
         chains[opponent] = link
     if e["state"] == "void":

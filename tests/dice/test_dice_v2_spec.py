@@ -5,6 +5,7 @@ formats."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -16,11 +17,14 @@ import pytest
 
 from boardgammon.dice import verify
 from boardgammon.dice.verify import (
+    LINK_MISMATCH,
     chain_link,
+    chain_link_steps,
     derive_dice_v2,
     dice_prefix_v2,
     entry_hash_v2,
     hmac_sha256,
+    opponent_link_steps,
     verify_document,
 )
 from tests.dice import spec_verifier_v2
@@ -32,10 +36,18 @@ LINK = bytes(range(0xB0, 0xD0))
 MATCH, ROLL = "mat_TESTVECTOR0001", "rol_0001"
 
 
-def v2_example() -> dict:
+def v2_document(first_roll: str) -> dict:
+    """The spec's v2 audit document whose first roll is ``first_roll``."""
     text = DOCS.read_text(encoding="utf-8")
     blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
-    return next(b for b in blocks if b["format"] == "boardgammon-audit-v2")
+    return next(
+        b for b in blocks
+        if b["format"] == "boardgammon-audit-v2" and b["rolls"][0]["roll_id"] == first_roll
+    )
+
+
+def v2_example() -> dict:
+    return v2_document("rol_0001")
 
 
 @pytest.mark.parametrize(
@@ -74,6 +86,46 @@ def test_the_example_document_verifies_both_ways():
     for entry in document["rolls"]:
         assert entry["entry_hash"] == entry_hash_v2(MATCH, entry)
         assert entry["entry_hash"] == spec_verifier_v2.entry_hash(MATCH, entry)
+
+
+def test_the_k2_vector_verifies_both_ways():
+    """§Test vectors (v2), a link two steps on: x_1 used up by an absent roll, x_2 due next."""
+    document = v2_document("rol_0003")
+    x1 = chain_link(LINK)
+    x0 = chain_link(x1)
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    assert f"`x_0` = SHA-256(`x_1`) = `{x0.hex()}`" in text
+    assert document["anchors"] == [None, x0.hex()]
+    assert chain_link_steps(LINK, 2) == x0
+    assert opponent_link_steps(document["rolls"]) == [1, None, 2]
+    assert spec_verifier_v2.steps(document) == [1, None, 2]
+    assert [e["opponent_link_steps"] for e in document["rolls"]] == [1, None, 2]
+    seeds = [bytes(range(32)), bytes(range(32, 64)), bytes(range(64, 96))]
+    links = [None, None, LINK]
+    for entry, seed, link, dice in zip(document["rolls"], seeds, links, [(6, 5), (1, 2), (5, 4)],
+                                       strict=True):
+        assert entry["server_seed"] == seed.hex()
+        assert derive_dice_v2(seed, MATCH, entry["roll_id"], entry["nonce"], "normal", ENTROPY,
+                              link) == dice == tuple(entry["dice"])
+        assert f"**{dice[0]}-{dice[1]}**" in text
+    report = verify_document(document, expected_head=document["chain_head"])
+    assert report.ok, report.failure
+    assert spec_verifier_v2.check(document) == ["ok", "ok", "ok"]
+    # x_1 in the third roll (one step: the link the absent roll used up), dice and hashes
+    # rewritten to fit it: both verifiers refuse it.
+    forged = copy.deepcopy(document)
+    entry = forged["rolls"][2]
+    entry["opponent_entropy"] = x1.hex()
+    entry["dice"] = list(derive_dice_v2(seeds[2], MATCH, entry["roll_id"], entry["nonce"],
+                                        "normal", ENTROPY, x1))
+    prev = forged["genesis"]
+    for e in forged["rolls"]:
+        e["prev_hash"] = prev
+        prev = e["entry_hash"] = entry_hash_v2(MATCH, e)
+    forged["chain_head"] = prev
+    failure = verify_document(forged).failure
+    assert failure is not None and (failure.index, failure.verdict) == (2, LINK_MISMATCH)
+    assert spec_verifier_v2.check(forged)[2] == "bad: link"
 
 
 @pytest.mark.parametrize("field", ["committed_at", "state", "kind", "opponent_source", "seq"])

@@ -42,7 +42,8 @@ def play_match(
     """A match of ``rolls`` rolls, seats alternating, the first an opening roll. A seat with
     a device registers its anchor and rolls with its entropy; a seat without one (the
     computer) rolls with the server's. The opponent's device reveals its link, except every
-    ``absent_every``-th roll (a correspondence turn it was not there for). Returns the ID."""
+    ``absent_every``-th roll (a correspondence turn it was not there for), whose link is
+    used up all the same. Returns the ID."""
     match_id = new_match_id()
     with db.sessions() as s:
         for seat, device in enumerate(devices):
@@ -54,8 +55,10 @@ def play_match(
             roll = v2.commit_roll(s, match_id, seat, "opening" if k == 0 else "normal")
             entropy = secrets.token_bytes(16) if roller is not None else None
             roll = v2.request_roll(s, roll.roll_id, roll.commitment, entropy)
-            if opponent is not None and not (absent_every and k % absent_every == 0):
-                roll = v2.contribute(s, roll.roll_id, opponent.next_link())
+            # Every roll uses up one of the opponent's links, whether it is sent or not.
+            link = opponent.next_link() if opponent is not None else None
+            if link is not None and not (absent_every and k % absent_every == 0):
+                roll = v2.contribute(s, roll.roll_id, link)
             else:
                 roll = v2.reveal_without_opponent(s, roll.roll_id)
             v2.mark_played(s, roll.roll_id)

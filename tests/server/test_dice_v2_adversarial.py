@@ -80,6 +80,12 @@ def test_a_void_after_the_dice_were_known_is_caught(database):
 
 
 def test_hiding_the_consumed_link_breaks_the_opponents_chain(database):
+    """A revealed roll relabelled void (its link, seed and dice hidden) leaves the next roll
+    of the same roller pointing at a link the record no longer shows. Since a void roll uses
+    up a link too, a forger who also moves that next roll back to the link before the hidden
+    one (k = 2) makes the record consistent again: that rewrite changes the chain head, so it
+    needs the published head (and the opponent's device saw its link sent for a roll that
+    ended void: ``void_after_request``)."""
     match_id = play_match(database, 6, (Device(), Device()))
     document = audit(database, match_id)
     forged = copy.deepcopy(document)
@@ -100,6 +106,13 @@ def test_hiding_the_consumed_link_breaks_the_opponents_chain(database):
     # before it.
     assert first_failure(forged) == (4, LINK_MISMATCH)
     assert spec_verifier_v2.check(forged)[4] == "bad: opponent chain"
+    later = forged["rolls"][4]
+    later.update(opponent_prev_link=forged["rolls"][0]["opponent_entropy"], opponent_link_steps=2)
+    rehash(forged)
+    assert verify_document(forged).ok
+    assert not spec_verifier_v2.check(forged)[4].startswith("bad")
+    report = verify_document(forged, expected_head=document["chain_head"])
+    assert report.failure is not None and report.failure.verdict == CHAIN_BROKEN
 
 
 def test_grinding_needs_a_void_after_the_reveal(database):
@@ -153,8 +166,9 @@ def test_the_opponent_allied_with_the_server_cannot_choose_the_roll():
 
 def test_an_opponent_who_withholds_cannot_stall_or_choose(database):
     """The opponent sees the roller's request and withholds its link; the roll is revealed
-    without it (recorded ``absent``) and the link it kept is the one asked for next time: it
-    cannot swap in another link after seeing a roll."""
+    without it (recorded ``absent``) and the link is used up all the same: the next roll
+    takes the link after it, fixed as much as the first, so the opponent cannot swap in
+    another link after seeing a roll (neither the one it kept nor any other)."""
     match_id, opponent = new_match_id(), Device()
     with database.sessions() as s:
         v2.register_anchor(s, match_id, 1, opponent.anchor)
@@ -168,11 +182,14 @@ def test_an_opponent_who_withholds_cannot_stall_or_choose(database):
         nxt = v2.commit_roll(s, match_id, 0)
         assert nxt.opponent_prev_link == opponent.anchor.hex()
         v2.request_roll(s, nxt.roll_id, nxt.commitment, secrets.token_bytes(16))
-        with pytest.raises(v2.LinkMismatch):
-            v2.contribute(s, nxt.roll_id, opponent.links[2])
+        for other in (opponent.links[1], opponent.links[3]):
+            with pytest.raises(v2.LinkMismatch):
+                v2.contribute(s, nxt.roll_id, other)
+        assert v2.contribute(s, nxt.roll_id, opponent.links[2]).opponent_source == "client"
     document = audit(database, match_id)
     assert document["verified"]
     assert document["rolls"][0]["opponent_source"] == "absent"
+    assert [r["opponent_link_steps"] for r in document["rolls"]] == [1, 2]
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ FIELDS = (
     "opponent_prev_link",
     "opponent_entropy",
     "opponent_source",
+    "opponent_link_steps",
     "dice",
     "prev_hash",
     "entry_hash",

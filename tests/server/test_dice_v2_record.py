@@ -131,10 +131,14 @@ def test_a_void_roll_keeps_its_seed_and_the_chain_goes_on(database):
         assert void.server_seed is None and void.to_json()["server_seed"] is None
         with pytest.raises(v2.WrongRollState):
             v2.reveal_without_opponent(s, roll.roll_id)
-        # The link was never revealed, so the next roll asks for the same one.
+        # The link was never revealed: the next roll still hashes to the anchor, but the void
+        # roll used up x_1 (it may have reached the server), so x_2 is due and x_1 refused.
         nxt = v2.commit_roll(s, match_id, 0)
         assert nxt.opponent_prev_link == device.anchor.hex()
         nxt = v2.request_roll(s, nxt.roll_id, nxt.commitment, bytes(16))
+        used_up = device.next_link()
+        with pytest.raises(v2.LinkMismatch):
+            v2.contribute(s, nxt.roll_id, used_up)
         v2.contribute(s, nxt.roll_id, device.next_link())
     document = audit(database, match_id)
     assert [r["verdict"] for r in document["rolls"]] == ["never revealed", "ok"]

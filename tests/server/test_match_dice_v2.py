@@ -46,8 +46,10 @@ class Device:
     def anchor(self) -> str:
         return self.links[0]
 
-    def link_after(self, prev: str) -> str:
-        return self.links[self.links.index(prev) + 1]
+    def link_after(self, prev: str, steps: int = 1) -> str:
+        """The link ``steps`` places after ``prev`` (the one due for a roll whose
+        ``opponent_link_steps`` is ``steps``)."""
+        return self.links[self.links.index(prev) + steps]
 
     def register(self, match_id: str):
         return self.player.act(match_id, "anchor", anchor=self.anchor)
@@ -57,7 +59,7 @@ class Device:
             match_id,
             "contribute",
             roll_id=pending["roll_id"],
-            link=self.link_after(pending["opponent_prev_link"]),
+            link=self.link_after(pending["opponent_prev_link"], pending["opponent_link_steps"]),
         )
 
 
@@ -167,6 +169,8 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         pending = roller.state(match_id)["pending_roll"]
         assert pending["state"] == "requested" and pending["kind"] == "normal"
         assert requested["opponent_prev_link"] == pending["opponent_prev_link"]
+        # Every link revealed: each roll takes the link right after the last one (k = 1).
+        assert requested["opponent_link_steps"] == pending["opponent_link_steps"] == 1
         # The cube decision came before the request: no double now.
         assert code(roller.act(match_id, "double")) == "wrong_phase"
         # The roller cannot reveal the opponent's link; a wrong link is refused; neither
@@ -182,7 +186,9 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         assert roller.state(match_id)["pending_roll"] == pending
         rolled = events(opponent.contribute(match_id, pending), "roll")[0]
         assert rolled["opponent_source"] == "client" and rolled["roller_source"] == "client"
-        assert rolled["opponent_entropy"] == opponent.link_after(pending["opponent_prev_link"])
+        assert rolled["opponent_entropy"] == opponent.link_after(
+            pending["opponent_prev_link"], pending["opponent_link_steps"]
+        )
         check_dice(match_id, rolled)
         # The same link again is no error and rolls nothing.
         assert events(opponent.contribute(match_id, pending), "roll") == []
@@ -240,6 +246,68 @@ def test_an_absent_opponent_costs_the_wait_and_the_roll_says_so(client, wall):
         # Bob rolled with ann as the opponent and no chain: too late for one now.
         r = ann.act(match_id, "anchor", anchor=os.urandom(32).hex())
         assert (r.status_code, code(r)) == (400, "wrong_phase")
+
+
+def test_a_link_that_came_too_late_is_used_up(client, wall, tmp_path):
+    """A roll revealed ``absent`` (the wait ran out; the link comes after) uses up the
+    opponent's link: the same roller's next roll asks for the one after it (k = 2), the late
+    link is refused with nothing changed, and the record and that roll's program verify."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, length=3)
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    past_opening(players, dict(devices), match_id)
+    late: dict | None = None
+    checked = None
+    for _ in range(40):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over" or checked:
+            break
+        seat = state["turn"]
+        if state["phase"] == "play":
+            assert play_first(players[seat], match_id).status_code == 200
+            continue
+        if late is None:
+            # The opponent's device answers only after the wait: the roll goes on "absent".
+            assert events(players[seat].roll(match_id), "roll_requested")
+            late = players[seat].state(match_id)["pending_roll"] | {"roller": seat}
+            wall.advance(LINK_WAIT_S + 0.5)
+            client.portal.call(services(client.app).game.tick)
+            assert ann.state(match_id)["rolls"][-1]["opponent_source"] == "absent"
+            r = devices[1 - seat].contribute(match_id, late)
+            assert (r.status_code, code(r)) == (400, "wrong_phase")
+            continue
+        if seat != late["roller"]:
+            roll(players, dict(devices), match_id, seat)
+            continue
+        r = players[seat].roll(match_id)
+        pending = players[seat].state(match_id)["pending_roll"]
+        assert events(r, "roll_requested")[0]["opponent_link_steps"] == 2
+        assert pending["opponent_prev_link"] == late["opponent_prev_link"]
+        assert pending["opponent_link_steps"] == 2
+        opponent = devices[1 - seat]
+        stale = opponent.link_after(late["opponent_prev_link"], late["opponent_link_steps"])
+        r = opponent.player.act(match_id, "contribute", roll_id=pending["roll_id"], link=stale)
+        assert (r.status_code, code(r)) == (400, "link_mismatch")
+        assert "in exactly 2 step" in r.json()["error"]["message"]
+        assert players[seat].state(match_id)["pending_roll"] == pending
+        rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+        assert rolled["opponent_entropy"] == opponent.link_after(pending["opponent_prev_link"], 2)
+        check_dice(match_id, rolled)
+        checked = rolled["roll_id"]
+    assert checked is not None, "the match ended before the roller rolled again"
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True, document["failure"]
+    steps = {r["roll_id"]: r["opponent_link_steps"] for r in document["rolls"]}
+    assert steps[late["roll_id"]] == late["opponent_link_steps"] and steps[checked] == 2
+    assert spec_verifier_v2.steps(document) == [r["opponent_link_steps"]
+                                                for r in document["rolls"]]
+    assert not any(v.startswith("bad") for v in spec_verifier_v2.check(document))
+    done = _run(tmp_path, _row_programs(client, match_id)[checked])
+    assert done.returncode == 0, done.stderr
+    assert "the opponent's link (2 SHA-256 steps to opponent_prev_link" in done.stdout
 
 
 def test_the_computers_rolls_take_the_humans_link(client):

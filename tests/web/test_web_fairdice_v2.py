@@ -104,7 +104,7 @@ def _entry(link: bytes | None = LINK) -> dict:
         ({"server_seed": "ff" * 32}, {}, ["commitment_mismatch", "dice_mismatch"]),
         ({}, {"entropy": "11" * 16}, ["entropy_not_ours"]),
         ({"kind": "other"}, {}, ["malformed"]),
-        ({}, {"link_sent_for": "rol_0000"}, ["link_reused"]),
+        ({}, {"link_reused": True}, ["link_reused"]),
     ],
 )
 def test_v2_verdicts(module_page, change, known_change, problems):
@@ -135,24 +135,93 @@ def test_v2_roll_without_the_opponents_link(module_page):
     assert verdict == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
 
 
-def test_a_link_asked_for_again_is_marked_reused_for_the_rolls_check(module_page):
-    # The server asked for a link this device had sent already, for a roll that did not use it
-    # (revealed "absent" or voided after the link arrived): the server knew the new roll's
-    # third input before it committed the seed, so the roll cannot claim the live guarantee.
-    links = [chain_link(LINK).hex(), LINK.hex()]
-    known = run(
+def _chain(length: int = 6) -> list[bytes]:
+    links = [LINK]
+    for _ in range(length):
+        links.append(chain_link(links[-1]))
+    return links[::-1]
+
+
+def test_a_link_k_steps_beyond_the_fixed_one(module_page):
+    """A roll after one that used up the opponent's x_1 without revealing it (``absent``) takes
+    x_2: SHA-256 twice leads to the anchor. checkRollV2InRecord counts k = 2 from the record;
+    the reused x_1 fails it, as does a record whose entries before the roll have a gap."""
+    links = [x.hex() for x in _chain(3)]
+    absent = {"seq": 0, "roll_id": "rol_0000", "seat": 0, "opponent_prev_link": links[0],
+              "opponent_entropy": None, "state": "played"}
+
+    def entry(link: str) -> dict:
+        raw = bytes.fromhex(link)
+        return _entry() | {"seq": 1, "opponent_prev_link": links[0], "opponent_entropy": link,
+                           "dice": list(derive_dice_v2(SEED, MATCH, ROLL, 0, "normal", ENTROPY,
+                                                       raw))}
+
+    got = run(
         module_page,
         """const dc = await import('/static/dicechain.js');
-        const chain = new dc.DeviceChain("mat_reuse");
-        chain.links = arg.links;
-        chain.post = () => Promise.resolve({});
-        const known = {};
-        const ask = (roll_id) => chain.answer({ you: 1, pending_roll: { roll_id, seat: 0,
-            state: "requested", opponent_prev_link: arg.links[0] } }, known);
-        await ask("rol_a");
-        await ask("rol_b");
-        return known;""",
-        {"links": links},
+        const chain = { links: null };
+        const check = (roll, records) => dc.checkRollV2InRecord(arg.match, roll, null,
+            records, chain, 0);
+        return [dc.linkSteps([arg.absent], 0), dc.linkSteps([arg.absent], 1),
+                await fd.linkBeforeSteps(arg.links[2], 2),
+                await check(arg.due, [arg.absent, arg.due]),
+                await check(arg.reused, [arg.absent, arg.reused]),
+                await check(arg.due, [arg.due])];""",
+        {"match": MATCH, "absent": absent, "links": links, "due": entry(links[2]),
+         "reused": entry(links[1])},
     )
-    assert known == {"rol_a": {"link": links[1]},
-                     "rol_b": {"link": links[1], "link_sent_for": "rol_a"}}
+    assert got[:3] == [2, 1, links[0]]
+    assert got[3] == {"ok": True, "problems": [], "checked": ["commitment", "link", "dice",
+                                                              "chain"]}
+    assert got[4]["problems"] == ["link_mismatch"]
+    # Seq 1 with nothing before it: a gap, and the k of the entries shown (1) fails too.
+    assert got[5]["problems"] == ["link_mismatch", "link_chain_broken"]
+
+
+def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, static_url):
+    """The device sends x_(position of opponent_prev_link + opponent_link_steps), stores the
+    index before posting, resends only for the same roll, and after a reload still refuses a
+    new roll that asks for an index it sent: that roll is marked link_reused, nothing posted."""
+    links = [x.hex() for x in _chain(6)]
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    module_page.route("**/api/matches/*/actions", handle)
+    store = {"seed": links[-1], "length": 6, "registered": True}
+    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_never', JSON.stringify(s))",
+                         store)
+    ask = """const dc = await import('/static/dicechain.js');
+        const chain = new dc.DeviceChain("mat_never");
+        await chain.ready;
+        const known = JSON.parse(localStorage.getItem("known") || "{}");
+        for (const [roll_id, prev, steps] of arg) {
+            await chain.answer({ you: 1, pending_roll: { roll_id, seat: 0, state: "requested",
+                opponent_prev_link: prev, opponent_link_steps: steps } }, known);
+        }
+        localStorage.setItem("known", JSON.stringify(known));
+        return known;"""
+    run(module_page, ask, [["rol_a", links[0], 1], ["rol_b", links[1], 1]])
+    module_page.reload()
+    known = run(module_page, ask, [
+        ["rol_b", links[1], 1],  # a retry of the same roll: the same link again
+        ["rol_c", links[0], 2],  # asks for x_2 again, for another roll
+        ["rol_d", links[0], 1],  # x_1 again
+        ["rol_e", links[2], 1],  # x_3: new
+    ])
+    module_page.reload()
+    known = run(module_page, ask, [["rol_f", links[2], 1], ["rol_g", links[3], 2]]) | known
+    sent = [(p["roll_id"], p["link"]) for p in posted]
+    assert all(p["type"] == "contribute" for p in posted)
+    assert sent == [("rol_a", links[1]), ("rol_b", links[2]), ("rol_b", links[2]),
+                    ("rol_e", links[3]), ("rol_g", links[5])]
+    by_link: dict[str, set[str]] = {}
+    for roll_id, link in sent:
+        by_link.setdefault(link, set()).add(roll_id)
+    assert all(len(rolls) == 1 for rolls in by_link.values())
+    assert {r for r, k in known.items() if k.get("link_reused")} == {"rol_c", "rol_d", "rol_f"}
+    stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_never'))")
+    assert stored["highest"] == 5
+    assert stored["sent"] == {"rol_a": 1, "rol_b": 2, "rol_e": 3, "rol_g": 5}

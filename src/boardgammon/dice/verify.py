@@ -205,6 +205,45 @@ def chain_link(link: bytes) -> bytes:
     return hashlib.sha256(link).digest()
 
 
+def chain_link_steps(link: bytes, steps: int) -> bytes:
+    """SHA-256 applied ``steps`` times to ``link`` (32 bytes): from ``x_(i+steps)`` back to
+    ``x_i``. ``steps`` 0 returns ``link`` itself.
+
+    Raises:
+        ValueError: ``steps`` negative.
+    """
+    if steps < 0:
+        raise ValueError(f"steps must be 0 or more, got {steps}")
+    for _ in range(steps):
+        link = hashlib.sha256(link).digest()
+    return link
+
+
+def opponent_link_steps(entries: Iterable[Mapping]) -> list[int | None]:
+    """For each v2 entry (audit entries in seq order) how many links of its opponent's chain
+    its revealed link lies beyond ``opponent_prev_link`` (spec §Terms (v2), "used up"):
+    ``SHA-256^k(link) == opponent_prev_link`` with exactly this ``k``. ``None`` for an entry
+    whose opponent has no chain (``opponent_prev_link`` null).
+
+    Every entry whose opponent has a chain uses up one link of it, whatever becomes of the
+    entry (revealed with the link, ``absent``, void, still pending): ``k`` is 1 plus the number
+    of such entries of the same opponent since that opponent's last revealed link (or the
+    record's start). Only ``seat``, ``opponent_prev_link`` and ``opponent_entropy`` are read.
+    """
+    used = [0, 0]
+    steps: list[int | None] = []
+    for entry in entries:
+        opponent = 1 - entry["seat"]
+        if entry.get("opponent_prev_link") is None:
+            steps.append(None)
+            continue
+        used[opponent] += 1
+        steps.append(used[opponent])
+        if entry.get("opponent_entropy") is not None:
+            used[opponent] = 0
+    return steps
+
+
 def dice_prefix_v2(
     match_id: str,
     roll_id: str,
@@ -508,17 +547,27 @@ def _v2_shape_problem(entry: dict) -> str | None:
 
 
 def check_roll_v2(
-    match_id: str, index: int, entry: dict, prev_hash: str, links: list[str | None]
+    match_id: str,
+    index: int,
+    entry: dict,
+    prev_hash: str,
+    links: list[str | None],
+    used: list[int] | None = None,
 ) -> tuple[RollCheck, str]:
     """Check one v2 audit entry against its predecessor's hash and the players' hash chains.
 
     ``links[seat]``: the hex value that seat's next revealed link must hash to (its anchor,
-    then its last revealed link), ``None`` without a chain; updated here when this roll reveals
-    the opponent's link. Returns the verdict and the entry's recomputed hash. Checks, in
-    order: the entry can be read and its fields fit its state, a void roll reveals nothing,
-    the opponent's link continues its chain, the seed matches the commitment, the dice follow
-    from all inputs, and the entry links to its predecessor and hashes to its ``entry_hash``.
+    then its last revealed link), ``None`` without a chain; ``used[seat]``: how many entries
+    have used up a link of that seat's chain since (:func:`opponent_link_steps`; zeros when
+    not given). Both are updated here. Returns the verdict and the entry's recomputed hash.
+    Checks, in order: the entry can be read and its fields fit its state, a void roll reveals
+    nothing, ``opponent_prev_link`` is where the opponent's chain stands, the entry's
+    ``opponent_link_steps`` (optional, not hashed) is the ``k`` counted here, the opponent's
+    link hashes to ``opponent_prev_link`` in exactly ``k`` steps, the seed matches the
+    commitment, the dice follow from all inputs, and the entry links to its predecessor and
+    hashes to its ``entry_hash``.
     """
+    used = used if used is not None else [0, 0]
     if not isinstance(entry, dict):
         detail = f"the entry cannot be read: a JSON object is expected, got {type(entry).__name__}"
         return RollCheck(index, f"#{index}", MALFORMED, detail), GENESIS
@@ -576,12 +625,25 @@ def check_roll_v2(
             f"{entry.get('opponent_prev_link')}"
         )
         return verdict(LINK_MISMATCH, detail), own_hash
+    steps = None
+    if prev_link is not None:
+        used[other] += 1
+        steps = used[other]
+    shown_steps = entry.get("opponent_link_steps", steps)
+    if shown_steps != steps or (shown_steps is not None and not _is_int(shown_steps)):
+        detail = f"opponent_link_steps is {shown_steps!r}, the record before it gives {steps}"
+        return verdict(MALFORMED, detail), own_hash
     source = entry.get("opponent_source")
     if opponent is not None:
-        if prev_link is None or chain_link(opponent) != prev_link or source != "client":
-            detail = f"SHA-256 of the opponent's link is {chain_link(opponent).hex()}"
+        reached = chain_link_steps(opponent, steps or 1)
+        if prev_link is None or reached != prev_link or source != "client":
+            detail = (
+                f"SHA-256 applied {steps or 1} times to the opponent's link (its link number "
+                f"{steps or 1} since the last one revealed) gives {reached.hex()}"
+            )
             return verdict(LINK_MISMATCH, f"{detail}, not {expected}"), own_hash
         links[other] = opponent.hex()
+        used[other] = 0
     elif source is not None and source != ("absent" if prev_link is not None else "none"):
         detail = f"no link revealed, so the source is {'absent' if prev_link else 'none'}"
         return verdict(LINK_MISMATCH, f"{detail}, not {source}"), own_hash
@@ -631,9 +693,9 @@ def verify_document(document: dict, expected_head: str | None = None) -> Report:
     checks: list[RollCheck] = []
     head = GENESIS
     if version[0] == AUDIT_FORMAT_V2:
-        links = _anchors(document)
+        links, used = _anchors(document), [0, 0]
         for index, entry in enumerate(rolls):
-            check, head = check_roll_v2(match_id, index, entry, head, links)
+            check, head = check_roll_v2(match_id, index, entry, head, links, used)
             checks.append(check)
     else:
         for index, entry in enumerate(rolls):

@@ -63,6 +63,7 @@ from boardgammon.dice.transparency import (
     split,
     verify_ed25519,
 )
+from boardgammon.dice.verify import AUDIT_FORMAT_V2
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize
 
@@ -437,7 +438,9 @@ def roll_proof(
     """One roll of ``document`` (a match's audit document) with its log entries proven
     against a signed head, what a player's device checks after each roll instead of the
     whole document (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``):
-    ``{"format": "boardgammon-roll-proof-v1", "record_format" (the document's format),
+    ``{"preceding" (the entries before the roll that its opponent link's k steps count, back to
+    the one that last revealed that link, without ``log``: :func:`_preceding`),
+    "format": "boardgammon-roll-proof-v1", "record_format" (the document's format),
     "match_id", "roll" (the document's entry with ``log`` as in :func:`with_log`), "log":
     {"format", "public_key", "head"}, "covered" (bool), "retry_after" (seconds, or None)}``.
 
@@ -469,6 +472,7 @@ def roll_proof(
         retry_after = max(1, math.ceil(wait_ms / 1000))
     proven = _proven(session, [r for r in rows if r[0] < tree_size], tree_size)
     return {
+        "preceding": _preceding(document, entry),
         "format": PROOF_FORMAT,
         "record_format": document["format"],
         "match_id": document["match_id"],
@@ -477,6 +481,21 @@ def roll_proof(
         "covered": covered,
         "retry_after": retry_after,
     }
+
+
+def _preceding(document: dict, entry: dict) -> list[dict]:
+    """The v2 entries before ``entry`` that its opponent link's k steps count: from the last
+    one that revealed the same opponent's link (the same roller seat, ``opponent_entropy`` set)
+    or from the first, in seq order, without their ``log``; empty for a v1 document."""
+    if document["format"] != AUDIT_FORMAT_V2:
+        return []
+    before = [r for r in document["rolls"] if r["seq"] < entry["seq"]]
+    start = 0
+    for at in range(len(before) - 1, -1, -1):
+        if before[at]["seat"] == entry["seat"] and before[at]["opponent_entropy"] is not None:
+            start = at
+            break
+    return [{k: v for k, v in r.items() if k != "log"} for r in before[start:]]
 
 
 def add_cosignature(

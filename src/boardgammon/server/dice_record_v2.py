@@ -26,12 +26,15 @@ before it returns and rolls it back on any error, so a refused call changes noth
     for a roller without a device). A retry with the same entropy returns the roll as it is;
     other entropy is refused (``already_rolled``), so a retry never gives a second outcome.
 ``contribute(session, roll_id, link) -> RollV2``
-    The opponent's device reveals its next link; the server checks it against the chain and
-    reveals the dice. Refused (``link_mismatch``) when the link does not hash to the one fixed.
+    The opponent's device reveals the link due for this roll; the server checks it against the
+    chain and reveals the dice. Refused (``link_mismatch``) unless the link hashes to the one
+    fixed (``opponent_prev_link``) in exactly :func:`link_steps` steps: every roll of the match
+    where that seat is the opponent with a chain uses up one link, whether its link was
+    revealed, came too late (``absent``) or the roll was voided, so no link is ever taken twice.
 ``reveal_without_opponent(session, roll_id) -> RollV2``
     Reveal a requested roll without the opponent's link (its device did not answer in time,
     or the opponent has none); the caller decides when.
-``mark_played``, ``void_roll``, ``match_rolls``, ``audit_document``.
+``mark_played``, ``void_roll``, ``match_rolls``, ``link_steps``, ``audit_document``.
 
 Each change (commit, request, reveal, played, void) is a leaf of the public log
 (:func:`.dice_log.append`, in the same transaction), as v1's are.
@@ -65,10 +68,11 @@ from boardgammon.dice.verify import (
     REVEALED_STATES,
     SEED_BYTES,
     TIME_FIELDS,
-    chain_link,
+    chain_link_steps,
     commitment,
     derive_dice_v2,
     entry_hash_v2,
+    opponent_link_steps,
     verify_document,
 )
 from boardgammon.server import dice_log
@@ -231,6 +235,12 @@ _LAST_LINK = (
     )
     .order_by(_TABLE.c.seq.desc())
     .limit(1)
+)
+# What the number of the opponent's link due for a roll follows from (link_steps).
+_LINK_HISTORY = (
+    select(_TABLE.c.seat, _TABLE.c.opponent_prev_link, _TABLE.c.opponent_entropy)
+    .where(_TABLE.c.match_id == bindparam("match_id"), _TABLE.c.seq <= bindparam("seq"))
+    .order_by(_TABLE.c.seq)
 )
 _ANCHOR = select(_ANCHORS.c.anchor).where(
     _ANCHORS.c.match_id == bindparam("match_id"), _ANCHORS.c.seat == bindparam("seat")
@@ -555,10 +565,16 @@ def contribute(
             )
         if row["opponent_prev_link"] is None:
             raise LinkMismatch(f"seat {1 - row['seat']} registered no chain for this match")
-        if chain_link(link).hex() != row["opponent_prev_link"]:
+        history = session.execute(
+            _LINK_HISTORY, {"match_id": row["match_id"], "seq": row["seq"]}
+        ).all()
+        steps = opponent_link_steps([dict(r._mapping) for r in history])[-1]
+        assert steps is not None  # this roll's opponent has a chain
+        if chain_link_steps(link, steps).hex() != row["opponent_prev_link"]:
             raise LinkMismatch(
-                f"the link does not hash to {row['opponent_prev_link']}, the "
-                "link fixed for this roll"
+                f"the link does not hash to {row['opponent_prev_link']}, the link fixed for "
+                f"this roll, in exactly {steps} step(s): this roll takes link number {steps} "
+                "after it (every earlier roll since uses one up, revealed or not)"
             )
         _reveal(row, link, now or _now())
         return None
@@ -647,6 +663,20 @@ def match_rolls(session: Session, match_id: str) -> list[RollV2]:
     return [RollV2.from_row(dict(row._mapping)) for row in rows]
 
 
+def link_steps(rolls: list[RollV2]) -> list[int | None]:
+    """For each roll of a match's record (in seq order, from the first) the ``k`` of
+    :func:`boardgammon.dice.verify.opponent_link_steps`: its opponent's link must hash to
+    ``opponent_prev_link`` in exactly ``k`` steps; ``None`` where the opponent has no chain."""
+    return opponent_link_steps(
+        {
+            "seat": roll.seat,
+            "opponent_prev_link": roll.opponent_prev_link,
+            "opponent_entropy": roll.opponent_entropy,
+        }
+        for roll in rolls
+    )
+
+
 def roll_guarantee(roll: RollV2) -> str:
     """What a revealed roll proves (``docs/fair-dice.md`` §What each kind of roll proves):
     ``live`` (both devices took part), ``computer`` (the computer's roll with the human's
@@ -676,7 +706,8 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
 
     Shape: ``{"format", "dice_spec", "record_spec", "match_id", "genesis", "anchors": [hex or
     null, hex or null], "chain_head", "rolls": [entry …], "verified", "failure"}``; an entry is
-    :meth:`RollV2.to_json` plus ``verdict`` and ``verdict_detail``; ``counts``: the revealed
+    :meth:`RollV2.to_json` plus ``opponent_link_steps`` (:func:`link_steps`; not hashed, the
+    verifiers recount it), ``verdict`` and ``verdict_detail``; ``counts``: the revealed
     rolls of each kind of guarantee (:func:`roll_counts`).
 
     Raises:
@@ -693,7 +724,10 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
         "genesis": GENESIS,
         "anchors": anchors(session, match_id),
         "chain_head": rolls[-1].entry_hash,
-        "rolls": [roll.to_json() for roll in rolls],
+        "rolls": [
+            roll.to_json() | {"opponent_link_steps": steps}
+            for roll, steps in zip(rolls, link_steps(rolls), strict=True)
+        ],
     }
     document["counts"] = roll_counts(rolls)
     report = verify_document(document)

@@ -30,6 +30,7 @@ class RollRequestedEvent(TypedDict):
     seat: int
     roll_id: str
     opponent_prev_link: str | None
+    opponent_link_steps: int | None
 
 
 class AnchorEvent(TypedDict):
@@ -110,9 +111,10 @@ def roll_event(roll: AnyRoll) -> RollEvent:
     return cast(RollEvent, {"type": "roll", **roll_json(roll)})
 
 
-def roll_requested_event(roll: AnyRoll, opponent_prev_link: str | None) -> RollRequestedEvent:
+def roll_requested_event(roll: AnyRoll, opponent_prev_link: str | None,
+                         opponent_link_steps: int | None) -> RollRequestedEvent:
     return {"type": "roll_requested", "seat": roll.seat, "roll_id": roll.roll_id,
-            "opponent_prev_link": opponent_prev_link}
+            "opponent_prev_link": opponent_prev_link, "opponent_link_steps": opponent_link_steps}
 
 
 def anchor_event(seat: int, anchor: str) -> AnchorEvent:

@@ -20,7 +20,7 @@ from boardgammon.engine.match import Match
 from boardgammon.engine.plays import Play
 from boardgammon.engine.record import Played
 from boardgammon.server.dice_record import Roll
-from boardgammon.server.dice_record_v2 import RollV2
+from boardgammon.server.dice_record_v2 import RollV2, link_steps
 
 AnyRoll = Roll | RollV2
 """A roll of either protocol: a match rolls with the one chosen at its creation
@@ -217,16 +217,22 @@ def pending_roll(rolls: Sequence[AnyRoll]) -> AnyRoll | None:
     return rolls[-1] if rolls and rolls[-1].state in PENDING_STATES else None
 
 
-def pending_json(roll: AnyRoll) -> dict[str, Any]:
-    """``state.pending_roll``: what the roller's device needs to roll and, for a v2 roll,
-    what the opponent's device needs to reveal its link (``state`` ``requested``: the roller
-    asked, the opponent's link is awaited; ``opponent_prev_link``: the link it must hash to,
-    ``None`` when the opponent has no chain)."""
+def pending_json(rolls: Sequence[AnyRoll]) -> dict[str, Any] | None:
+    """``state.pending_roll`` of a match's record (``None`` when no roll is pending): what the
+    roller's device needs to roll and, for a v2 roll, what the opponent's device needs to
+    reveal its link (``state`` ``requested``: the roller asked, the opponent's link is
+    awaited; ``opponent_prev_link``: the link it must hash to, ``None`` when the opponent has
+    no chain; ``opponent_link_steps``: in how many SHA-256 steps, that is which link of the
+    chain after it is due, :func:`.dice_record_v2.link_steps`)."""
+    roll = pending_roll(rolls)
+    if roll is None:
+        return None
     pending: dict[str, Any] = {"roll_id": roll.roll_id, "seat": roll.seat,
                                "nonce": roll.nonce, "commitment": roll.commitment}
     if isinstance(roll, RollV2):
+        steps = link_steps([r for r in rolls if isinstance(r, RollV2)])[-1]
         pending.update(kind=roll.kind, state=roll.state,
-                       opponent_prev_link=roll.opponent_prev_link)
+                       opponent_prev_link=roll.opponent_prev_link, opponent_link_steps=steps)
     return pending
 
 
@@ -335,7 +341,6 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
                   revealed: list[RollEntry] | None, version: int) -> MatchState:
     game = match.game
     turn = acting_seat(match, rolls)
-    pending = pending_roll(rolls)
     deadline = match.deadline()
     result = None
     if match.is_over:
@@ -369,7 +374,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
         "pip_counts": list(game.board_for(0).pip_counts()),
         "legal_plays": [],
         "dice_protocol": info.dice,
-        "pending_roll": pending_json(pending) if pending else None,
+        "pending_roll": pending_json(rolls),
         "rolls_from": 0,
         "rolls": (revealed if revealed is not None
                   else [roll_json(r) for r in rolls if r.server_seed is not None]),

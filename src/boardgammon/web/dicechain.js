@@ -1,10 +1,10 @@
 // This device's part in v2 dice (docs/fair-dice.md §Version 2): its hash chain for a match,
-// the anchor registered at the match's start, the next link revealed when the opponent asks to
-// roll (no tap needed: the match page calls `answer` with every state), and the checks of a
-// revealed v2 roll that need the record around it.
+// the anchor registered at the match's start, the link due revealed when the opponent asks to
+// roll (no tap needed: the match page calls `answer` with every state), never the same link
+// for two rolls, and the checks of a revealed v2 roll that need the record around it.
 
 import { actionId, request } from "./api.js";
-import { checkRollV2, linkBefore, newChain } from "./fairdice.js";
+import { checkRollV2, linkBefore, linkBeforeSteps, newChain } from "./fairdice.js";
 
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
@@ -20,9 +20,11 @@ export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
-    // {seed: x_N, length: N, registered: bool}: the chain's last link (the others follow from
-    // it), kept before the anchor is sent so that a reload answers with the chain the server
-    // holds; 64 hex characters per match, not the whole chain.
+    // {seed: x_N, length: N, registered: bool, highest: i, sent: {roll_id: i}}: the chain's
+    // last link (the others follow from it), kept before the anchor is sent so that a reload
+    // answers with the chain the server holds; 64 hex characters per match, not the whole
+    // chain. `highest`: the highest index of a link this device ever sent, `sent`: the index
+    // sent for each roll; both written before the link leaves, so no reload sends a link twice.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -70,17 +72,15 @@ export class DeviceChain {
     }
   }
 
-  /** The link after `prev` in this device's chain (hex), or null if `prev` is not ours. */
-  linkAfter(prev) {
-    if (!this.links) return null;
-    const at = this.links.indexOf(prev);
-    return at >= 0 && at + 1 < this.links.length ? this.links[at + 1] : null;
-  }
-
   /**
-   * Reveal our next link when the opponent asked to roll (`pending_roll.state` "requested"
-   * with our seat as the opponent). `known` (roll_id → what this device saw) records the link
-   * sent, which the roll's check then confirms. Resolves to the server's answer or null.
+   * Reveal the link due when the opponent asked to roll (`pending_roll.state` "requested"
+   * with our seat as the opponent): index = the position of `opponent_prev_link` in our chain
+   * + `opponent_link_steps` (every roll since our last revealed link used one up). A retry of
+   * the same roll sends the link stored for it; a roll that asks for an index this device has
+   * sent already gets nothing (the server had that link before it committed this roll's
+   * seed) and is marked `link_reused` in `known` (roll_id → what this device saw), which the
+   * roll's check reports. Resolves to the server's answer, or null (also when it only marked
+   * the roll); returns null when there was nothing to do.
    */
   answer(state, known) {
     const pending = state.pending_roll;
@@ -91,29 +91,71 @@ export class DeviceChain {
       this.ready.then(() => this.links && this.answer(state, known));
       return null;
     }
-    const link = this.linkAfter(pending.opponent_prev_link);
-    if (!link) return null;
+    const steps = pending.opponent_link_steps;
+    const at = this.links.indexOf(pending.opponent_prev_link);
+    if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
     this.sent.add(pending.roll_id);
-    // A link already sent for another roll that did not use it (revealed without it, or
-    // voided): the server has known it since, before this roll's seed was committed, so this
-    // roll's check says so (link_reused). It is still sent: the match goes on.
-    const earlier = Object.keys(known).find(
-      (id) => id !== pending.roll_id && known[id] && known[id].link === link);
-    known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link,
-      ...(earlier ? { link_sent_for: earlier } : {}) };
+    const sent = this.stored.sent || {};
+    let index = sent[pending.roll_id];
+    if (index === undefined) {
+      index = at + steps;
+      if (index <= (this.stored.highest || 0)) {
+        known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link_reused: true };
+        return Promise.resolve(null);
+      }
+      if (index >= this.links.length) return null;
+      this.stored.highest = index;
+      this.stored.sent = { ...sent, [pending.roll_id]: index };
+      this.save();
+    }
+    const link = this.links[index];
+    known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link };
     return this.post({ type: "contribute", roll_id: pending.roll_id, link }).catch(() => null);
   }
 }
 
 /**
- * Check a revealed v2 roll: checkRollV2's recipe (commitment, dice, the opponent's link
- * against the link fixed for it), and that the link fixed for it continues the opponent's
- * chain: the link revealed last by that seat, or our own anchor when we are that seat and have
- * revealed nothing yet (`previous`: the v2 rolls before it in the record; `chain`: this
- * device's DeviceChain; `you`: our seat). Problem code: link_chain_broken.
+ * k for a v2 roll of `seat`: 1 + the entries of `previous` (the record's entries before it, in
+ * seq order, void ones included) with the same roller and an opponent chain, since the last of
+ * them that revealed the opponent's link; each used up one link of the opponent's chain.
  */
-export async function checkRollV2InRecord(matchId, roll, known, previous, chain, you) {
-  const verdict = await checkRollV2(matchId, roll, known);
+export function linkSteps(previous, seat) {
+  let steps = 1;
+  for (let i = previous.length - 1; i >= 0; i--) {
+    const r = previous[i];
+    if (r.seat !== seat || !r.opponent_prev_link) continue;
+    if (r.opponent_entropy) break;
+    steps += 1;
+  }
+  return steps;
+}
+
+/**
+ * Check a revealed v2 roll: checkRollV2's recipe (commitment, dice, the opponent's link
+ * against the link fixed for it, in k steps counted from the record), and that the link fixed
+ * for it continues the opponent's chain: the link revealed last by that seat, or our own
+ * anchor when we are that seat and have revealed nothing yet. `records`: audit entries (every
+ * state, void included) without a gap up to this roll, from seq 0 or from the entry that last
+ * revealed the opponent's link (a roll's proof's `preceding` and its entry); `chain`: this
+ * device's DeviceChain; `you`: our seat. Problem code: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k).
+ */
+export async function checkRollV2InRecord(matchId, roll, known, records, chain, you) {
+  const at = records.findIndex((r) => r.roll_id === roll.roll_id);
+  const previous = at >= 0 ? records.slice(0, at) : [];
+  const steps = linkSteps(previous, roll.seat);
+  const verdict = await checkRollV2(matchId, roll, known, steps);
+  const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;
+  // `records` may start after seq 0 only at an entry that revealed this opponent's link:
+  // the k steps count from there.
+  const first = records[0];
+  const start = first && first.seq > 0
+    ? (first.seat === roll.seat && first.opponent_entropy ? first.seq : -1) : 0;
+  if (at < 0 || start < 0 || records.slice(0, at + 1).some((r, i) => r.seq !== start + i)
+      || (roll.opponent_prev_link && shownSteps !== undefined && shownSteps !== steps)) {
+    verdict.problems.push("link_chain_broken");
+    verdict.ok = false;
+    return verdict;
+  }
   const opponent = 1 - roll.seat;
   const before = previous.filter((r) => r.seat === roll.seat && r.opponent_entropy);
   const expected = before.length ? before[before.length - 1].opponent_entropy
@@ -122,7 +164,7 @@ export async function checkRollV2InRecord(matchId, roll, known, previous, chain,
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;
   } else if (roll.opponent_entropy
-      && (await linkBefore(roll.opponent_entropy)) === roll.opponent_prev_link) {
+      && (await linkBeforeSteps(roll.opponent_entropy, steps)) === roll.opponent_prev_link) {
     verdict.checked.push("chain");
   }
   return verdict;

@@ -129,9 +129,12 @@ const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
  * in the public log: `proof` is the roll's proof (GET /api/audit/{match_id}/rolls/{roll_id}/proof:
  * {match_id, roll: its audit entry with `log`, its leaves and inclusion proofs, log: {head,
  * public_key}}) and `publicKey` the log's key from its fixed address (GET /api/log/public-key).
- * Returns {problems, checked, treeSize}: problem codes log_missing (no entry for the roll),
+ * `proof.preceding`: the audit entries before the roll back to the one that last revealed the
+ * opponent's link (or the first), which must chain into the roll by their hashes.
+ * Returns {problems, checked, treeSize, records (preceding and the roll's entry, for the link's
+ * k steps)}: problem codes log_missing (no entry for the roll),
  * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
- * names another roll or state), log_proof (an inclusion proof does not lead to the head's
+ * names another roll or state; or a preceding entry that does not chain into it), log_proof (an inclusion proof does not lead to the head's
  * root), log_signature (the head's signature does not verify, or another key signed it);
  * checked codes log and signature, or signature_unchecked where the browser has no Ed25519.
  * A proof the server marked `covered: false` (the head not yet signed over the roll's newest
@@ -166,10 +169,24 @@ export async function checkInLog(matchId, roll, proof, publicKey) {
     problems.push("log_mismatch");
   }
   if (!proofs) problems.push("log_proof");
+  // The entries before the roll that its link's k steps count (back to the opponent's last
+  // revealed link, void ones included): each must hash to its entry_hash and chain, by
+  // prev_hash and seq without a gap, into the logged roll, whose entry hash the log proves.
+  const preceding = Array.isArray(proof.preceding) ? proof.preceding : [];
+  let next = logged;
+  for (let i = preceding.length - 1; i >= 0; i--) {
+    const entry = preceding[i];
+    if (entry.seq !== next.seq - 1 || entry.entry_hash !== next.prev_hash
+        || (await entryHashV2(matchId, entry)) !== entry.entry_hash) {
+      problems.push("log_mismatch");
+      break;
+    }
+    next = entry;
+  }
   if (problems.length === 0) checked.push("log");
   const signed = proof.log.public_key !== publicKey ? false
     : await verifyHeadSignature(publicKey, head);
   if (signed === false) problems.push("log_signature");
   else checked.push(signed ? "signature" : "signature_unchecked");
-  return { problems, checked, treeSize: head.tree_size };
+  return { problems, checked, treeSize: head.tree_size, records: [...preceding, logged] };
 }

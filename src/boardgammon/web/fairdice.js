@@ -176,7 +176,9 @@ function checkKnown(known, roll, rollerEntropy, problems, checked) {
 // Version 2 (docs/fair-dice.md §Version 2): the opponent's hash-chain link as a third input.
 //   prefix = lp("boardgammon-dice-v2") + lp(match_id) + lp(roll_id) + nonce (8 bytes BE)
 //            + lp(kind) + lp(roller entropy) + lp(opponent link, or empty)
-//   link check: SHA-256(link) = the link before it (the anchor for the first)
+//   link check: SHA-256 applied k times to the link = opponent_prev_link (the anchor, or the
+//   opponent's last revealed link), k = 1 + the rolls with that opponent since its last
+//   revealed link, each of which used up one link whatever became of it
 
 export const DICE_SPEC_V2 = "boardgammon-dice-v2";
 export const LINK_BYTES = 32;
@@ -213,6 +215,13 @@ export async function linkBefore(linkHex) {
   return toHex(new Uint8Array(await subtle().digest("SHA-256", fromHex(linkHex))));
 }
 
+/** SHA-256 applied `steps` times (hex in, hex out): from x_(i+steps) back to x_i. */
+export async function linkBeforeSteps(linkHex, steps) {
+  let link = linkHex;
+  for (let i = 0; i < steps; i++) link = await linkBefore(link);
+  return link;
+}
+
 /**
  * A fresh hash chain for this device's part in a match: {anchor, links} with links[0] the
  * anchor x_0 and links[i] = x_i, SHA-256(x_i) = x_(i-1); x_length drawn from the CSPRNG.
@@ -229,21 +238,26 @@ export async function newChain(length) {
  * Check one revealed v2 roll (an audit entry) against the recipe and what this device knows.
  *
  * known: null or {nonce, commitment} as promised, plus `entropy` when this device rolled, plus
- *   `link` when this device revealed its link for the roll, and `link_sent_for` (a roll ID)
- *   when that link had been sent before, for a roll that did not use it.
+ *   `link` when this device revealed its link for the roll, and `link_reused: true` when the
+ *   server asked for a link this device had sent already (DeviceChain.answer did not send it).
+ * steps: k, the number of SHA-256 steps from the opponent's link to opponent_prev_link (1
+ *   unless earlier rolls used up links since: checkRollV2InRecord counts them).
  * Problem codes: v1's, and link_mismatch (the opponent's link does not hash to
- * opponent_prev_link), link_not_ours (our link is not the one used), link_reused (the server
- * had our link before this roll was committed). Checked codes add `link`.
+ * opponent_prev_link in `steps` steps), link_not_ours (our link is not the one used),
+ * link_reused (the server asked again for a link it already had). Checked codes add `link`.
  */
-export async function checkRollV2(matchId, roll, known) {
+export async function checkRollV2(matchId, roll, known, steps = 1) {
   const problems = [];
   const checked = [];
   try {
     if ((await commitmentOf(roll.server_seed)) === roll.commitment) checked.push("commitment");
     else problems.push("commitment_mismatch");
     if (roll.opponent_entropy != null) {
-      if ((await linkBefore(roll.opponent_entropy)) === roll.opponent_prev_link) checked.push("link");
-      else problems.push("link_mismatch");
+      if ((await linkBeforeSteps(roll.opponent_entropy, steps)) === roll.opponent_prev_link) {
+        checked.push("link");
+      } else {
+        problems.push("link_mismatch");
+      }
     }
     const dice = await deriveDiceV2(
       roll.server_seed, matchId, roll.roll_id, roll.nonce, roll.kind, roll.roller_entropy,
@@ -259,6 +273,6 @@ export async function checkRollV2(matchId, roll, known) {
       && known.link.toLowerCase() !== String(roll.opponent_entropy)) {
     problems.push("link_not_ours");
   }
-  if (known && known.link_sent_for) problems.push("link_reused");
+  if (known && known.link_reused) problems.push("link_reused");
   return { ok: problems.length === 0, problems, checked };
 }

@@ -141,6 +141,7 @@ const STRINGS = {
     "dice.pending": "checking…",
     "dice.ok": "verified",
     "dice.failed": "FAILED",
+    "dice.void": "void",
     "dice.record": "Dice record",
     "dice.check.commitment": "seed matches commitment",
     "dice.check.dice": "dice follow from the recipe",
@@ -341,8 +342,9 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "the opponent's link does not hash to the link fixed for this roll",
     "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
-    // Link asked for again (issue #25 review, r25)
-    "dice.problem.link_reused": "the server asked again for a link this device had already sent for a roll that did not use it: it knew this roll's third input before the roll was committed",
+    // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
+    "dice.problem.link_reused": "the server asked for a link of this device's chain that it had sent already (for an earlier roll that used it up): it was not sent again, and the server knew it before this roll was committed",
+    "dice.problem.void_after_request": "the server voided this roll after this device's input (its entropy or its link) had reached it: it could have chosen to roll again",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
     "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
     // dice v2: this device checks the public log's inclusion proof (issue #25, dice)
@@ -494,6 +496,7 @@ const STRINGS = {
     "dice.pending": "prüfe…",
     "dice.ok": "geprüft",
     "dice.failed": "FEHLER",
+    "dice.void": "verworfen",
     "dice.record": "Würfelprotokoll",
     "dice.check.commitment": "Seed passt zur Zusage",
     "dice.check.dice": "Würfel folgen aus dem Rezept",
@@ -694,8 +697,9 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "das Glied des Gegners ergibt nicht das für diesen Wurf festgelegte",
     "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
-    // Link asked for again (issue #25 review, r25)
-    "dice.problem.link_reused": "der Server hat ein Glied erneut verlangt, das dieses Gerät schon für einen Wurf gesendet hatte, der es nicht verwendete: er kannte die dritte Eingabe dieses Wurfs, bevor der Wurf festgelegt wurde",
+    // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
+    "dice.problem.link_reused": "der Server hat ein Glied der Kette dieses Geräts verlangt, das es schon gesendet hatte (für einen früheren Wurf, der es verbraucht hat): es wurde nicht erneut gesendet, und der Server kannte es, bevor dieser Wurf festgelegt wurde",
+    "dice.problem.void_after_request": "der Server hat diesen Wurf verworfen, nachdem die Eingabe dieses Geräts (seine Entropie oder sein Glied) bei ihm angekommen war: er hätte neu würfeln lassen können",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
     "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
     // Würfel v2: dieses Gerät prüft den Einschlussbeweis des öffentlichen Logs (Issue #25, dice)
@@ -836,6 +840,7 @@ const STRINGS = {
     "dice.pending": "検証中…",
     "dice.ok": "検証済み",
     "dice.failed": "失敗",
+    "dice.void": "無効",
     "dice.record": "ダイス記録",
     "dice.check.commitment": "シードがコミットメントと一致",
     "dice.check.dice": "ダイスがレシピ通り",
@@ -1029,8 +1034,9 @@ const STRINGS = {
     // dice v2 in the match flow (issue #25, dicewire)
     "dice.problem.link_mismatch": "相手のリンクがこのロールに固定されたリンクにハッシュされません",
     "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
-    // Link asked for again (issue #25 review, r25)
-    "dice.problem.link_reused": "この端末が以前のロールに送ったが使われなかったリンクを、サーバーが再び求めました。サーバーはこのロールの第3の入力をロールの確定前に知っていました",
+    // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
+    "dice.problem.link_reused": "サーバーが、この端末が既に送ったチェーンのリンク（それを使い切った以前のロールのため）を求めました。再送はしていません。サーバーはこのロールの確定前にそれを知っていました",
+    "dice.problem.void_after_request": "この端末の入力（エントロピーまたはリンク）がサーバーに届いた後で、サーバーがこのロールを無効にしました。振り直しを選べた可能性があります",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
     "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
     // ダイス v2: この端末が公開ログの包含証明を検証 (issue #25, dice)

@@ -52,6 +52,8 @@ export class MatchPage {
     this.storeKey = `bg.rolls.${matchId}`;
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
+    this.voided = []; // roll IDs of v2 rolls this device took part in that ended void
+    this.settled = new Set(); // roll IDs checkVoided found in a final state
     this.chain = new DeviceChain(matchId);
     this.receivedAt = performance.now();
     this.viewing = null;  // a past turn shown read-only: {board, label}
@@ -273,16 +275,20 @@ export class MatchPage {
 
   async verifyRolls(state) {
     const rolls = state.rolls || [];
-    for (const [index, roll] of rolls.entries()) {
+    for (const roll of rolls) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       this.verdicts.set(roll.roll_id, null);
       const known = this.known[roll.roll_id] || null;
-      const verdict = roll.kind === undefined ? await checkRoll(state.match_id, roll, known)
-        : await checkRollV2InRecord(state.match_id, roll, known, rolls.slice(0, index),
-          this.chain, state.you);
-      if (roll.kind !== undefined) {
+      let verdict;
+      if (roll.kind === undefined) {
+        verdict = await checkRoll(state.match_id, roll, known);
+      } else {
+        // The roll's proof first: the link due for a v2 roll follows from the entries before
+        // it back to the opponent's last revealed link, void ones included, which the match's
+        // state does not list; the proof carries them (`preceding`, hash-chained to the roll).
+        let logged = null;
         try {
-          const logged = await this.checkLogged(state.match_id, roll);
+          logged = await this.checkLogged(state.match_id, roll);
           if (logged.retryAfter) {
             // No head signed over the roll's newest leaf yet (heads are signed at most once a
             // second or so): no verdict yet ("…"), asked again when the server says.
@@ -290,10 +296,6 @@ export class MatchPage {
             this.checkAgainIn(logged.retryAfter);
             continue;
           }
-          verdict.problems.push(...logged.problems);
-          verdict.checked.push(...logged.checked);
-          verdict.treeSize = logged.treeSize;
-          verdict.ok = verdict.problems.length === 0;
         } catch (err) {
           if (err instanceof ApiError) {
             // The log could not be fetched (a network problem, a busy server): no verdict
@@ -301,14 +303,69 @@ export class MatchPage {
             this.verdicts.delete(roll.roll_id);
             continue;
           }
-          verdict.problems.push("malformed"); // a proof that cannot be read, no Web Crypto
-          verdict.ok = false;
         }
+        const records = logged && Array.isArray(logged.records) ? logged.records : [];
+        verdict = await checkRollV2InRecord(state.match_id, roll, known, records, this.chain,
+          state.you);
+        if (logged) {
+          verdict.problems.push(...logged.problems);
+          verdict.checked.push(...logged.checked);
+          verdict.treeSize = logged.treeSize;
+        } else {
+          verdict.problems.push("malformed"); // a proof that cannot be read, no Web Crypto
+        }
+        verdict.ok = verdict.problems.length === 0;
       }
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
       this.moves.render();
     }
+    await this.checkVoided(state);
+  }
+
+  /** A v2 roll this device asked to roll (as the roller) or sent its link for (as the
+   * opponent) that the match has moved past without revealing it: if the audit document says
+   * it ended void after its request and another roll followed, the server voided it after
+   * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
+   * void_after_request. A void last roll (the match ended during the wait, by a flag) is
+   * not: nothing was rolled in its place. */
+  async checkVoided(state) {
+    if (state.dice_protocol !== "v2") return;
+    const shown = new Set((state.rolls || []).map((r) => r.roll_id));
+    const pending = state.pending_roll && state.pending_roll.roll_id;
+    const asked = Object.keys(this.known).filter((id) => {
+      const k = this.known[id];
+      return k && (k.entropy !== undefined || k.link !== undefined) && id !== pending
+        && !shown.has(id) && !this.verdicts.has(id) && !this.settled.has(id);
+    });
+    if (asked.length === 0) return;
+    let doc;
+    try {
+      // Only after a roll of ours that the match moved past unrevealed (rare): the whole
+      // document, which says what became of it and whether another roll followed.
+      doc = await request("GET", `/api/audit/${encodeURIComponent(state.match_id)}`);
+    } catch {
+      return; // tried again with the next state
+    }
+    const entries = doc.rolls || [];
+    for (const [index, entry] of entries.entries()) {
+      if (!asked.includes(entry.roll_id) || ["committed", "requested"].includes(entry.state)) {
+        continue;
+      }
+      if (entry.state === "void" && index === entries.length - 1 && state.phase !== "match_over") {
+        continue; // nothing followed yet: looked at again with the next state
+      }
+      this.settled.add(entry.roll_id); // looked up once its state is final
+      // Voided before the request reached the server (it never had our input): no flag.
+      if (entry.state !== "void" || entry.requested_at == null || index === entries.length - 1) {
+        continue;
+      }
+      if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
+      this.voided.push(entry.roll_id);
+      this.verdicts.set(entry.roll_id, { ok: false, problems: ["void_after_request"],
+        checked: [] });
+    }
+    this.renderDice();
   }
 
   /** Check the rolls still without a verdict again in `seconds` (once, however many wait). */
@@ -791,14 +848,25 @@ export class MatchPage {
       this.verdictMark(roll));
   }
 
+  /** A roll this device took part in that ended void, with its verdict (void_after_request),
+   * linked to its row on the audit page. */
+  voidItem(roll) {
+    const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
+    return h("li", { "data-roll": roll.roll_id, "data-state": "void" },
+      h("a", { href: row, class: "roll-row" }, `${roll.roll_id}: ${t("dice.void")}`), " ",
+      this.verdictMark(roll));
+  }
+
   renderDice() {
     const s = this.state;
     if (!s) return;
     const rolls = (s.rolls || []).filter((r) => r.server_seed);
-    fill(this.log, ...rolls.map((r) => this.rollItem(r)));
-    const failed = rolls.filter((r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
+    const voided = this.voided.map((id) => ({ roll_id: id, dice: null }));
+    fill(this.log, ...rolls.map((r) => this.rollItem(r)), ...voided.map((r) => this.voidItem(r)));
+    const failed = [...rolls, ...voided].filter(
+      (r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
     fill(this.alert, ...failed.map((r) => h("p", {},
-      t("dice.warning", { roll: `${r.roll_id} (${r.dice.join("-")})`,
+      t("dice.warning", { roll: `${r.roll_id} (${r.dice ? r.dice.join("-") : t("dice.void")})`,
         problems: this.verdicts.get(r.roll_id).problems.map((p) => t(`dice.problem.${p}`)).join("; ") }))));
     const last = rolls[rolls.length - 1];
     const sorted = (d) => d.slice().sort().join();

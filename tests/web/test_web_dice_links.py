@@ -1,0 +1,152 @@
+"""The match page's device and a server that misuses v2 links (issue #25), in Chromium with the
+server stood in by Playwright routing (test_web_board.StandIn): the device sends its link for
+a requested roll once per roll (again only for the same roll, also after a reload); a roll
+voided after the link was sent is listed ✗ ``void_after_request``; a new roll that asks for a
+link already sent gets none and shows ✗ ``link_reused``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_web_board import StandIn
+from webstate import MATCH_ID, make_state
+
+from boardgammon.dice.verify import chain_link, commitment, derive_dice_v2
+from boardgammon.engine import Board
+
+pytestmark = pytest.mark.browser
+
+SEED, ENTROPY = bytes(range(32)), bytes(range(0xA0, 0xB0))
+TEXTS = {
+    "void_after_request": "the server voided this roll after this device's input",
+    "link_reused": "the server asked for a link of this device's chain that it had sent already",
+}
+
+
+def chain(length: int = 6) -> list[str]:
+    links = [bytes(range(0xB0, 0xD0))]
+    for _ in range(length):
+        links.append(chain_link(links[-1]))
+    return [x.hex() for x in reversed(links)]
+
+
+LINKS = chain()
+
+
+def pending(roll_id: str, prev: str, steps: int) -> dict:
+    return {"roll_id": roll_id, "seat": 0, "nonce": 7, "commitment": commitment(SEED),
+            "kind": "normal", "state": "requested", "opponent_prev_link": prev,
+            "opponent_link_steps": steps}
+
+
+def entry(seq: int, roll_id: str, state: str, prev: str, **fields) -> dict:
+    """An audit entry of seat 0's roll, bob's (seat 1's) chain its opponent."""
+    base = {"seq": seq, "roll_id": roll_id, "nonce": 7, "seat": 0, "kind": "normal",
+            "state": state, "commitment": commitment(SEED), "server_seed": None,
+            "roller_entropy": ENTROPY.hex(), "roller_source": "client",
+            "opponent_prev_link": prev, "opponent_entropy": None, "opponent_source": None,
+            "dice": None, "committed_at": "2026-12-02T12:00:00.000000Z",
+            "requested_at": "2026-12-02T12:00:01.000000Z", "voided_at": None, "log": []}
+    return base | fields
+
+
+class Server(StandIn):
+    """StandIn plus the match's audit document and the log's key; POSTs are kept."""
+
+    def __init__(self, page, state, audit):
+        self.audit = audit
+        super().__init__(page, state)
+
+    def handle(self, route, request):
+        path = re.sub(r"^https?://[^/]+", "", request.url)
+        if path == f"/api/audit/{MATCH_ID}":
+            return self.json(route, self.audit)
+        if path == "/api/log/public-key":
+            return self.json(route, {"public_key": "00" * 32})
+        return super().handle(route, request)
+
+    def links_sent(self) -> list[tuple[str, str]]:
+        return [(a["roll_id"], a["link"]) for a in self.actions if a["type"] == "contribute"]
+
+
+def show(page, server: Server, state: dict, audit: dict) -> None:
+    server.state, server.audit = state, audit
+    page.goto(f"{page.base}/match/{MATCH_ID}")
+    page.wait_for_selector("svg.board")
+
+
+def wait_sent(page, server: Server, count: int) -> list[tuple[str, str]]:
+    for _ in range(100):
+        if len(server.links_sent()) >= count:
+            break
+        page.wait_for_timeout(100)
+    return server.links_sent()
+
+
+def verdict_title(page, roll_id: str) -> str:
+    mark = page.locator(f'.dice-log li[data-roll="{roll_id}"] .verdict[data-verdict="failed"]')
+    mark.wait_for(state="attached", timeout=15_000)
+    return mark.get_attribute("title") or ""
+
+
+def test_links_are_sent_once_per_roll_and_misuse_is_shown(browser, static_url):
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    page.base = static_url
+    page.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    # Bob's (seat 1's) chain, registered: kept only if the page has none yet (a reload keeps it).
+    page.add_init_script(
+        f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
+        f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{LINKS[-1]}', length: "
+        f"{len(LINKS) - 1}, registered: true}}))"
+    )
+
+    def rolling(**extra) -> dict:
+        return make_state(Board.initial(), on_roll=0, you=1, phase="roll", dice_protocol="v2",
+                          **extra)
+
+    # Ann asked to roll rol_a: bob's device sends x_1; a reload sends it again for rol_a only.
+    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
+    audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
+    server = Server(page, first, audit_a)
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 2) == [("rol_a", LINKS[1]), ("rol_a", LINKS[1])]
+
+    # The server voided rol_a after the link arrived and asks for the next roll's link: x_2
+    # (k = 2) is sent, and rol_a is listed as voided after this device's input.
+    voided = entry(0, "rol_a", "void", LINKS[0], voided_at="2026-12-02T12:00:05.000000Z")
+    audit_b = {"match_id": MATCH_ID,
+               "rolls": [voided, entry(1, "rol_b", "requested", LINKS[0])]}
+    show(page, server, rolling(pending_roll=pending("rol_b", LINKS[0], 2)), audit_b)
+    assert TEXTS["void_after_request"] in verdict_title(page, "rol_a")
+    assert page.locator('.dice-log li[data-state="void"]').count() == 1
+    assert "rol_a" in page.inner_text(".dice-alert")
+    assert wait_sent(page, server, 3)[2:] == [("rol_b", LINKS[2])]
+
+    # A new roll that asks for x_2 again (prev x_0, 2 steps: as if rol_b had not used it):
+    # nothing is sent, and once it is revealed without the link it shows ✗ link_reused.
+    voided_b = entry(1, "rol_b", "void", LINKS[0], voided_at="2026-12-02T12:00:09.000000Z")
+    audit_c = {"match_id": MATCH_ID, "rolls": [voided, voided_b,
+                                               entry(2, "rol_c", "requested", LINKS[0])]}
+    show(page, server, rolling(pending_roll=pending("rol_c", LINKS[0], 2)), audit_c)
+    page.wait_for_function(
+        "(key) => (JSON.parse(localStorage.getItem(key) || '{}').rol_c || {}).link_reused",
+        arg=f"bg.rolls.{MATCH_ID}",
+    )
+    assert server.links_sent()[3:] == []
+    dice = list(derive_dice_v2(SEED, MATCH_ID, "rol_c", 7, "normal", ENTROPY, None))
+    revealed = entry(2, "rol_c", "played", LINKS[0], server_seed=SEED.hex(), dice=dice,
+                     opponent_source="absent", revealed_at="2026-12-02T12:00:13.000000Z",
+                     played_at="2026-12-02T12:00:20.000000Z")
+    shown = {k: revealed[k] for k in ("roll_id", "seat", "nonce", "commitment", "server_seed",
+                                      "dice", "kind", "roller_entropy", "roller_source",
+                                      "opponent_prev_link", "opponent_entropy",
+                                      "opponent_source")}
+    show(page, server, rolling(rolls=[shown]),
+         {"match_id": MATCH_ID, "rolls": [voided, voided_b, revealed]})
+    assert TEXTS["link_reused"] in verdict_title(page, "rol_c")
+    assert server.links_sent()[3:] == []
+    context.close()
