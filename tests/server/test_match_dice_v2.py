@@ -308,6 +308,18 @@ def test_a_link_that_came_too_late_is_used_up(client, wall, tmp_path):
     done = _run(tmp_path, _row_programs(client, match_id)[checked])
     assert done.returncode == 0, done.stderr
     assert "the opponent's link (2 SHA-256 steps to opponent_prev_link" in done.stdout
+    # The roll's proof carries what a device needs to count k itself: the entries before it
+    # back to the one that last revealed this opponent's link, the absent roll among them,
+    # without a gap and chained by their hashes into the roll.
+    proof = client.get(f"/api/audit/{match_id}/rolls/{checked}/proof").json()
+    before, rolled_entry = proof["preceding"], proof["roll"]
+    assert [r["seq"] for r in before] == list(range(before[0]["seq"], rolled_entry["seq"]))
+    assert late["roll_id"] in [r["roll_id"] for r in before]
+    assert before[0]["seq"] == 0 or (before[0]["seat"] == rolled_entry["seat"]
+                                     and before[0]["opponent_entropy"] is not None)
+    assert [r["entry_hash"] for r in before] == [
+        r["prev_hash"] for r in [*before[1:], rolled_entry]]
+    assert spec_verifier_v2.steps({"rolls": [*before, rolled_entry]})[-1] == 2
 
 
 def test_the_computers_rolls_take_the_humans_link(client):

@@ -52,7 +52,8 @@ def entry(seq: int, roll_id: str, state: str, prev: str, **fields) -> dict:
 
 
 class Server(StandIn):
-    """StandIn plus the match's audit document and the log's key; POSTs are kept."""
+    """StandIn plus the match's audit document, each roll's proof made from it, and the log's
+    key; POSTs are kept."""
 
     def __init__(self, page, state, audit):
         self.audit = audit
@@ -62,6 +63,13 @@ class Server(StandIn):
         path = re.sub(r"^https?://[^/]+", "", request.url)
         if path == f"/api/audit/{MATCH_ID}":
             return self.json(route, self.audit)
+        proof = re.fullmatch(rf"/api/audit/{MATCH_ID}/rolls/([^/]+)/proof", path)
+        if proof:  # the roll's proof, its entries before it from seq 0; no log (log_missing)
+            rolls = self.audit["rolls"]
+            at = next(i for i, r in enumerate(rolls) if r["roll_id"] == proof.group(1))
+            return self.json(route, {"match_id": MATCH_ID, "roll": rolls[at],
+                                     "preceding": rolls[:at], "covered": True,
+                                     "retry_after": None, "log": {"head": None}})
         if path == "/api/log/public-key":
             return self.json(route, {"public_key": "00" * 32})
         return super().handle(route, request)

@@ -244,7 +244,8 @@ def _logged_document() -> tuple[dict, dict, str]:
     return document, shown, public
 
 
-def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False) -> dict:
+def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False,
+           preceding: list | None = None) -> dict:
     return run(
         page,
         """if (arg.stub) {
@@ -254,16 +255,20 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
                  ? Promise.reject(new DOMException("no Ed25519", "NotSupportedError"))
                  : original(format, data, algorithm, ...rest);
            }
-           const proof = {match_id: arg.doc.match_id, roll: arg.doc.rolls[0], log: arg.doc.log};
-           return await dl.checkInLog(arg.doc.match_id, arg.shown, proof, arg.key);""",
-        {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519},
+           const proof = {match_id: arg.doc.match_id, roll: arg.doc.rolls[0], log: arg.doc.log,
+                          preceding: arg.preceding};
+           const got = await dl.checkInLog(arg.doc.match_id, arg.shown, proof, arg.key);
+           return {...got, records: (got.records || []).map((r) => r.roll_id)};""",
+        {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519,
+         "preceding": preceding or []},
     )
 
 
 def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     document, shown, key = _logged_document()
     assert _check(module_page, document, shown, key) == {
-        "problems": [], "checked": ["log", "signature"], "treeSize": 5}
+        "problems": [], "checked": ["log", "signature"], "treeSize": 5,
+        "records": [shown["roll_id"]]}
     other = Ed25519PrivateKey.generate().public_key().public_bytes(
         Encoding.Raw, PublicFormat.Raw).hex()
     cases = [
@@ -285,9 +290,14 @@ def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     for name, change, problems in cases:
         doc, roll, public = change(document, shown)
         assert _check(module_page, doc, roll, public)["problems"] == problems, name
+    # Entries said to come before the first roll (k's count padded): they cannot chain into it.
+    padded = {**document["rolls"][0], "seq": -1, "roll_id": "rol_pad"}
+    assert _check(module_page, document, shown, key, preceding=[padded])["problems"] == [
+        "log_mismatch"]
 
 
 def test_a_browser_without_ed25519_says_the_signature_was_not_checked(module_page):
     document, shown, key = _logged_document()
     assert _check(module_page, document, shown, key, stub_ed25519=True) == {
-        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 5}
+        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 5,
+        "records": [shown["roll_id"]]}

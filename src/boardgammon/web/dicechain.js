@@ -149,7 +149,8 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   // the k steps count from there.
   const first = records[0];
   const start = first && first.seq > 0
-    ? (first.seat === roll.seat && first.opponent_entropy ? first.seq : -1) : 0;
+    ? (first !== records[at] && first.seat === roll.seat && first.opponent_entropy
+      ? first.seq : -1) : 0;
   if (at < 0 || start < 0 || records.slice(0, at + 1).some((r, i) => r.seq !== start + i)
       || (roll.opponent_prev_link && shownSteps !== undefined && shownSteps !== steps)) {
     verdict.problems.push("link_chain_broken");
