@@ -52,6 +52,9 @@ export class MatchPage {
     this.storeKey = `bg.rolls.${matchId}`;
     this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
     this.verdicts = new Map();
+    // roll_id → the time (ms) before which its proof is not asked for again: the server said
+    // Retry-After (no head covers it yet), whatever states arrive meanwhile.
+    this.proofWait = new Map();
     this.voided = []; // roll IDs of v2 rolls this device took part in that ended void
     this.settled = new Set(); // roll IDs checkVoided found in a final state
     this.chain = new DeviceChain(matchId);
@@ -277,6 +280,11 @@ export class MatchPage {
     const rolls = state.rolls || [];
     for (const roll of rolls) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
+      const wait = (this.proofWait.get(roll.roll_id) || 0) - Date.now();
+      if (wait > 0) { // "…" until then
+        this.checkAgainIn(wait / 1000);
+        continue;
+      }
       this.verdicts.set(roll.roll_id, null);
       const known = this.known[roll.roll_id] || null;
       let verdict;
@@ -293,6 +301,7 @@ export class MatchPage {
             // No head signed over the roll's newest leaf yet (heads are signed at most once a
             // second or so): no verdict yet ("…"), asked again when the server says.
             this.verdicts.delete(roll.roll_id);
+            this.proofWait.set(roll.roll_id, Date.now() + logged.retryAfter * 1000);
             this.checkAgainIn(logged.retryAfter);
             continue;
           }
