@@ -241,8 +241,12 @@ def hold(session: Session) -> None:
     """Lock the log's size row in the caller's transaction before it takes the dice nonce
     counter: every transaction takes the two server-wide rows in that order (size, then
     nonce), so that one that played a roll (size) and then commits the next (nonce) never
-    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL."""
-    session.connection().execute(_HOLD_SIZE)
+    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL. Nothing on SQLite,
+    where every write transaction holds the whole database from its start (``BEGIN
+    IMMEDIATE``, :mod:`.db`) and ``FOR UPDATE`` is no part of the language."""
+    connection = session.connection()
+    if connection.dialect.name != "sqlite":
+        connection.execute(_HOLD_SIZE)
 
 
 def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:
