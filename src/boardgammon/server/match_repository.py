@@ -373,7 +373,8 @@ class MatchRepository:
 
     def logged(self, s: Session, match_id: str, action_id: str) -> Row | None:
         """The log entry a client's ``action_id`` labels in the match (``None``: not used)."""
-        return s.connection().execute(_LOGGED, {"match_id": match_id, "action_id": action_id}).first()
+        return s.connection().execute(_LOGGED, {"match_id": match_id,
+                                                "action_id": action_id}).first()
 
     def persist(self, s: Session, cached: CachedMatch, before: int, action_id: str | None,
                 user_id: int | None, events: Sequence[Event], request: str | None = None
