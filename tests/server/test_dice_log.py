@@ -153,3 +153,48 @@ def test_playing_and_committing_in_two_matches_at_once_never_deadlocks(database)
         assert dice_log.size(session) == 5  # committed, revealed, played, and two commitments
         assert len(dice_record.match_rolls(session, first)) == 2
         assert len(dice_record.match_rolls(session, second)) == 1
+
+
+def test_two_processes_appending_with_roll_backs_keep_the_rfc_tree(database, database_url):
+    # Each process remembers the tree's right edge after its last committed append and takes
+    # the left siblings from it when the next index is that size: here two processes (two
+    # engines on one database) append in turns, several leaves in a transaction, some
+    # transactions rolled back (a remembered edge of a rolled-back append would put a wrong
+    # subtree into the tree once the other process took that index). After every commit the
+    # stored tree is the RFC tree of the committed leaves.
+    import random
+
+    from boardgammon.server.db import open_database
+
+    other = open_database(database_url)
+    try:
+        chooser = random.Random(25)
+        committed: list[bytes] = []
+        k = 0
+        for _ in range(60):
+            db = chooser.choice((database, other))
+            with db.sessions() as session:
+                pending = []
+                for _ in range(chooser.choice((1, 1, 2, 3))):
+                    event, roll, at = change(k)
+                    k += 1
+                    assert dice_log.append(session, event, roll, at) == len(committed) + len(
+                        pending
+                    )
+                    pending.append(leaf_bytes(event, roll, at.isoformat()))
+                if chooser.random() < 0.3:
+                    session.rollback()
+                    continue
+                session.commit()
+                committed += pending
+                size = len(committed)
+                hashes = [leaf_hash(leaf) for leaf in committed]
+                assert dice_log.root(session, size) == root_of(hashes)
+                index = chooser.randrange(size)
+                assert dice_log.inclusion_proof(session, index, size)["inclusion_path"] == [
+                    p.hex()
+                    for p in inclusion_path(index, size, lambda lo, hi, h=hashes: root_of(h[lo:hi]))
+                ]
+        assert len(committed) > 40
+    finally:
+        other.dispose()

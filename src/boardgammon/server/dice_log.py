@@ -20,8 +20,15 @@ roll_id, interval_s)`` (one roll's entry and proofs, heads signed at a bounded r
 head it checked).
 
 The tree is kept as the hashes of its complete subtrees (table ``log_nodes``): appending a leaf
-stores its hash and the subtrees it completes (one more row per leaf on average, one read of
-the left siblings); a root or a proof reads its O(log n) subtrees in one query.
+stores its hash and the subtrees it completes (one more row per leaf on average); a root or a
+proof reads its O(log n) subtrees in one query. The left siblings an append needs are the
+tree's right edge (the roots of the complete subtrees that make up the tree, one per set bit of
+its size), which each process remembers per database as the last append it *committed* left
+it (:class:`_Edges`): an append whose index is that size takes them from memory, any other (after
+a start, after another process appended, after a roll-back) reads the edge from ``log_nodes``
+in one query. The index taken by the size row says which: sizes only grow, so a remembered edge
+of size ``n`` is the tree's edge exactly when the next index taken is ``n``. Every row an append
+writes still commits in its own transaction, as before; memory only saves the read.
 
 The signing key (:class:`LogKey`) is an Ed25519 key in a PEM file outside the database
 (setting ``BOARDGAMMON_LOG_KEY``), made at the server's first start with permissions 0600.
@@ -36,6 +43,8 @@ import json
 import math
 import os
 import stat
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,9 +52,10 @@ from typing import Any, TypeVar, cast
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sqlalchemy import Table, bindparam, insert, select, tuple_, update
+from sqlalchemy import Table, bindparam, event, insert, select, tuple_, update
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction
 
 from boardgammon.dice.transparency import (
     HEAD_FORMAT,
@@ -160,21 +170,101 @@ class LogKey:
         return self._private.sign(message)
 
 
+Edge = dict[int, bytes]
+"""A tree's right edge: level -> hash of the complete subtree at that level, one per set bit of
+the tree's size (the subtree at the highest level covers the first leaves)."""
+
+
+class _Edges:
+    """This process's right edge of the log's tree, per database (engine): the edge after the
+    newest append it committed, with the tree size it belongs to. A transaction's own appends
+    are kept in its session (``session.info``) until it commits; a roll-back forgets them."""
+
+    PENDING = "boardgammon.dice_log.edge"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._committed: weakref.WeakKeyDictionary[Engine, tuple[int, Edge]] = (
+            weakref.WeakKeyDictionary())
+
+    def get(self, session: Session, engine: Engine, size: int) -> Edge | None:
+        """A copy of the edge of the tree of ``size`` leaves, if this transaction or the last
+        committed append of this process left exactly that tree; else ``None``."""
+        pending = session.info.get(self.PENDING)
+        if pending is not None and pending[0] is engine and pending[1] == size:
+            return dict(pending[2])
+        with self._lock:
+            known = self._committed.get(engine)
+        return dict(known[1]) if known is not None and known[0] == size else None
+
+    def put(self, session: Session, engine: Engine, size: int, edge: Edge) -> None:
+        """The edge after an append of this transaction (remembered once it commits)."""
+        session.info[self.PENDING] = (engine, size, edge)
+
+    def committed(self, session: Session) -> None:
+        pending = session.info.pop(self.PENDING, None)
+        if pending is None:
+            return
+        engine, size, edge = pending
+        with self._lock:
+            known = self._committed.get(engine)
+            if known is None or known[0] < size:
+                self._committed[engine] = (size, edge)
+
+    def ended(self, session: Session, transaction: SessionTransaction) -> None:
+        # The end of the transaction or of a savepoint (a roll-back, or a commit that took
+        # them first: ``after_commit`` comes before ``after_transaction_end``) forgets the
+        # appends not committed; a flush's inner transaction is no end.
+        if transaction.parent is None or transaction.nested:
+            session.info.pop(self.PENDING, None)
+
+
+_EDGES = _Edges()
+event.listen(Session, "after_commit", _EDGES.committed)
+event.listen(Session, "after_transaction_end", _EDGES.ended)
+
+
+def _edge_keys(size: int) -> list[tuple[int, int]]:
+    """The (level, index) of each subtree of the right edge of a tree of ``size`` leaves."""
+    keys, start = [], 0
+    for level in reversed(range(size.bit_length())):
+        if size >> level & 1:
+            keys.append((level, start >> level))
+            start += 1 << level
+    return keys
+
+
+def _edge(session: Session, connection: Connection, size: int) -> Edge:
+    """The right edge of the tree of ``size`` leaves: remembered, or read in one query."""
+    edge = _EDGES.get(session, connection.engine, size)
+    if edge is None:
+        nodes = _read_nodes(connection, _edge_keys(size))
+        edge = {level: hashed for (level, _), hashed in nodes.items()}
+    return edge
+
+
 def hold(session: Session) -> None:
     """Lock the log's size row in the caller's transaction before it takes the dice nonce
     counter: every transaction takes the two server-wide rows in that order (size, then
     nonce), so that one that played a roll (size) and then commits the next (nonce) never
-    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL."""
-    session.execute(_HOLD_SIZE)
+    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL. Nothing on SQLite,
+    where every write transaction holds the whole database from its start (``BEGIN
+    IMMEDIATE``, :mod:`.db`) and ``FOR UPDATE`` is no part of the language."""
+    connection = session.connection()
+    if connection.dialect.name != "sqlite":
+        connection.execute(_HOLD_SIZE)
 
 
 def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:
     """Append the leaf of a roll's change (``event`` the state it entered; ``roll`` its
     fields after the change, as in :func:`~boardgammon.dice.transparency.leaf_bytes`) inside
-    the caller's transaction; the leaf's index."""
-    index = session.execute(_TAKE_INDEX).scalar_one() - 1
+    the caller's transaction; the leaf's index. Three statements: the index (the size row),
+    the leaf, its hash and the subtrees it completes; the left siblings come from the tree's
+    right edge (see the module docstring)."""
+    connection = session.connection()  # once: cheaper than a Session.execute per statement
+    index = connection.execute(_TAKE_INDEX).scalar_one() - 1
     leaf = leaf_bytes(event, roll, at.astimezone(UTC).isoformat())
-    session.execute(
+    connection.execute(
         _INSERT_ENTRY,
         {
             "idx": index,
@@ -184,19 +274,24 @@ def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) 
             "created_at": at,
         },
     )
+    edge = _edge(session, connection, index)
     hashed = leaf_hash(leaf)
     rows = [{"level": 0, "idx": index, "hash": hashed.hex()}]
-    # Leaf ``index`` completes one subtree per trailing 1 bit: their left halves are stored.
+    # Leaf ``index`` completes one subtree per trailing 1 bit: their left halves are the
+    # edge's lowest subtrees, and the new subtree takes their place on the edge.
     completes = (~index & (index + 1)).bit_length() - 1
-    siblings = _read_nodes(session, [(level, (index >> level) - 1) for level in range(completes)])
     for level in range(completes):
-        hashed = node_hash(siblings[level, (index >> level) - 1], hashed)
+        hashed = node_hash(edge.pop(level), hashed)
         rows.append({"level": level + 1, "idx": index >> (level + 1), "hash": hashed.hex()})
-    session.execute(_INSERT_NODES, rows)
+    edge[completes] = hashed
+    connection.execute(_INSERT_NODES, rows)
+    _EDGES.put(session, connection.engine, index + 1, edge)
     return index
 
 
-def _read_nodes(session: Session, keys: Iterable[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+def _read_nodes(
+    session: Session | Connection, keys: Iterable[tuple[int, int]]
+) -> dict[tuple[int, int], bytes]:
     wanted = sorted(set(keys))
     if not wanted:
         return {}

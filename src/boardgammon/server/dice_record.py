@@ -334,7 +334,7 @@ def _update_one(session: Session, statement, params: dict) -> None:
 
 
 def _next_nonce(session: Session) -> int:
-    taken = session.execute(_TAKE_NONCE).scalar_one()
+    taken = session.connection().execute(_TAKE_NONCE).scalar_one()
     return taken - 1
 
 

@@ -274,7 +274,7 @@ def _now() -> datetime:
 
 
 def _lock(session: Session, roll_id: str) -> dict[str, Any]:
-    row = session.execute(_LOCK_ROLL, {"roll_id": roll_id}).first()
+    row = session.connection().execute(_LOCK_ROLL, {"roll_id": roll_id}).first()
     if row is None:
         raise RollNotFound(f"no roll {roll_id!r} in the dice record")
     return dict(row._mapping)
@@ -294,7 +294,7 @@ def _save(session: Session, row: dict[str, Any], from_state: str) -> RollV2:
     row["entry_hash"] = _hash_row(row)
     params = {key: row[key] for key in _MUTABLE}
     params.update(b_roll_id=row["roll_id"], b_state=from_state)
-    if rowcount(session.execute(_SAVE, params)) != 1:
+    if rowcount(session.connection().execute(_SAVE, params)) != 1:
         raise WrongRollState(f"roll {row['roll_id']} changed while it was locked")
     dice_log.append(session, row["state"], row, row[_STATE_TIME[row["state"]]])
     return RollV2.from_row(row)
@@ -371,7 +371,8 @@ def _check_match(match_id: str, seat: int) -> None:
 
 
 def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime) -> RollV2:
-    head = session.execute(_HEAD_ROLL, {"match_id": match_id}).first()
+    connection = session.connection()  # once: cheaper than a Session.execute per statement
+    head = connection.execute(_HEAD_ROLL, {"match_id": match_id}).first()
     if head is not None and head.state in ("committed", "requested"):
         raise RollPending(
             f"roll {head.roll_id} of match {match_id} is still pending: reveal "
@@ -384,8 +385,8 @@ def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime
         )
     opponent = 1 - seat
     link = (
-        session.execute(_LAST_LINK, {"match_id": match_id, "seat": seat}).scalar()
-        or session.execute(_ANCHOR, {"match_id": match_id, "seat": opponent}).scalar()
+        connection.execute(_LAST_LINK, {"match_id": match_id, "seat": seat}).scalar()
+        or connection.execute(_ANCHOR, {"match_id": match_id, "seat": opponent}).scalar()
     )
     seed = secrets.token_bytes(SEED_BYTES)
     dice_log.hold(session)  # the log's lock before the nonce's: see dice_log.hold
@@ -416,7 +417,7 @@ def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime
     }
     row["entry_hash"] = ""  # the hash of the entry covers every field but itself
     row["entry_hash"] = _hash_row(row)
-    session.execute(_INSERT_ROLL, row)
+    connection.execute(_INSERT_ROLL, row)
     dice_log.append(session, "committed", row, now)
     return RollV2.from_row(row)
 
