@@ -4,6 +4,7 @@ device makes that the server's check accepts, and the verdicts on tampered v2 en
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -225,3 +226,58 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_never'))")
     assert stored["highest"] == 5
     assert stored["sent"] == {"rol_a": 1, "rol_b": 2, "rol_e": 3, "rol_g": 5}
+
+
+@pytest.mark.parametrize(
+    ("answer", "problems"),
+    [
+        ((200, {"events": [{"type": "anchor", "seat": 1}]}), ["chain_skipped"]),
+        ((400, {"error": {"code": "wrong_phase", "message": "too late"}}), []),
+    ],
+)
+def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, answer,
+                                                                  problems):
+    """Seat 1's device registered its anchor; the server accepted it (200), then revealed a
+    roll of seat 0 as if seat 1 had no chain (``none``, no ``opponent_prev_link``): the server
+    and the roller alone held every input. The server refuses an anchor once any roll with
+    that seat as the opponent is committed, so an honest record never does this, and the audit
+    document need not show the anchor (it is no leaf of the public log): only this device
+    knows. A device whose anchor was refused as too late sees the honest ``none``."""
+    status, body = answer
+
+    def handle(route, request):
+        route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+
+    module_page.route("**/api/matches/*/actions", handle)
+    roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none"}
+    verdict = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain." + arg.match);
+        const chain = new dc.DeviceChain(arg.match);
+        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
+        const again = new dc.DeviceChain(arg.match);  // a reload keeps what the server said
+        await again.ready;
+        return await dc.checkRollV2InRecord(arg.match, arg.roll, null, [arg.roll], again, 1);""",
+        {"match": MATCH, "roll": roll},
+    )
+    assert verdict["problems"] == problems
+    assert verdict["ok"] is (problems == [])
+
+
+def test_a_roll_without_an_opponent_chain_needs_no_entries_before_it(module_page):
+    """A roll whose opponent has no chain (``none``) has no k to count: its proof carries no
+    entries before it, and the roll alone at seq 5 checks; a roll with a link fixed, alone at
+    seq 5, does not (its k needs the entries back to the opponent's last revealed link)."""
+    none = _entry(None) | {"seq": 5, "opponent_prev_link": None, "opponent_source": "none"}
+    linked = _entry() | {"seq": 5}
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const check = (roll) => dc.checkRollV2InRecord(arg.match, roll, null, [roll],
+            { links: null }, 0);
+        return [await check(arg.none), await check(arg.linked)];""",
+        {"match": MATCH, "none": none, "linked": linked},
+    )
+    assert got[0] == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
+    assert got[1]["problems"] == ["link_chain_broken"]

@@ -20,10 +20,10 @@ export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
-    // {seed: x_N, length: N, registered: bool, highest: i, sent: {roll_id: i}}: the chain's
-    // last link (the others follow from it), kept before the anchor is sent so that a reload
-    // answers with the chain the server holds; 64 hex characters per match, not the whole
-    // chain. `highest`: the highest index of a link this device ever sent, `sent`: the index
+    // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i}}:
+    // the chain's last link (the others follow from it), kept before the anchor is sent so
+    // that a reload answers with the chain the server holds; 64 hex characters per match, not
+    // the whole chain. `accepted`: the server answered the anchor with 200. `highest`: the highest index of a link this device ever sent, `sent`: the index
     // sent for each roll; both written before the link leaves, so no reload sends a link twice.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
@@ -58,6 +58,10 @@ export class DeviceChain {
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
+        // The server took this chain: every later roll where we are the opponent fixes a
+        // link of it (it refuses an anchor once such a roll is committed), which
+        // checkRollV2InRecord holds it to.
+        this.stored.accepted = true;
       } catch (err) {
         // Too late (rolls were committed without it) or registered from another device of
         // ours: the match goes on, its rolls say "none" for this seat.
@@ -136,20 +140,31 @@ export function linkSteps(previous, seat) {
  * for it continues the opponent's chain: the link revealed last by that seat, or our own
  * anchor when we are that seat and have revealed nothing yet. `records`: audit entries (every
  * state, void included) without a gap up to this roll, from seq 0 or from the entry that last
- * revealed the opponent's link (a roll's proof's `preceding` and its entry); `chain`: this
- * device's DeviceChain; `you`: our seat. Problem code: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k).
+ * revealed the opponent's link, or only the roll where its opponent has no chain (a roll's
+ * proof's `preceding` and its entry); `chain`: this
+ * device's DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k);
+ * chain_skipped (we are the opponent, the server accepted our anchor, and the roll fixed no
+ * link of our chain).
  */
 export async function checkRollV2InRecord(matchId, roll, known, records, chain, you) {
   const at = records.findIndex((r) => r.roll_id === roll.roll_id);
   const previous = at >= 0 ? records.slice(0, at) : [];
   const steps = linkSteps(previous, roll.seat);
   const verdict = await checkRollV2(matchId, roll, known, steps);
+  if (1 - roll.seat === you && !roll.opponent_prev_link && chain && chain.stored
+      && chain.stored.accepted) {
+    // Rolled as if we had no chain, after the server had taken ours: the server and the
+    // roller held every input.
+    verdict.problems.push("chain_skipped");
+    verdict.ok = false;
+  }
   const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;
   // `records` may start after seq 0 only at an entry that revealed this opponent's link:
-  // the k steps count from there.
+  // the k steps count from there; or at the roll itself when its opponent has no chain (no k).
   const first = records[0];
   const start = first && first.seq > 0
-    ? (first !== records[at] && first.seat === roll.seat && first.opponent_entropy
+    ? ((first !== records[at] && first.seat === roll.seat && first.opponent_entropy)
+      || (first === records[at] && !roll.opponent_prev_link && !first.opponent_prev_link)
       ? first.seq : -1) : 0;
   if (at < 0 || start < 0 || records.slice(0, at + 1).some((r, i) => r.seq !== start + i)
       || (roll.opponent_prev_link && shownSteps !== undefined && shownSteps !== steps)) {
