@@ -281,3 +281,38 @@ def test_a_roll_without_an_opponent_chain_needs_no_entries_before_it(module_page
     )
     assert got[0] == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
     assert got[1]["problems"] == ["link_chain_broken"]
+
+
+def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
+    """Two pages of the match open on one device (one localStorage, a DeviceChain each, both
+    loaded before either sent anything): a link one of them sent is not sent again by the
+    other for another roll, which is marked link_reused instead."""
+    links = [x.hex() for x in _chain(6)]
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    module_page.route("**/api/matches/*/actions", handle)
+    store = {"seed": links[-1], "length": 6, "registered": True}
+    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_tabs', JSON.stringify(s))",
+                         store)
+    known = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const tabs = [new dc.DeviceChain("mat_tabs"), new dc.DeviceChain("mat_tabs")];
+        await Promise.all(tabs.map((t) => t.ready));
+        const known = [{}, {}];
+        const ask = (tab, roll_id) => tabs[tab].answer({ you: 1, pending_roll: { roll_id,
+            seat: 0, state: "requested", opponent_prev_link: arg[0], opponent_link_steps: 1 } },
+            known[tab]);
+        await ask(0, "rol_a");
+        await ask(1, "rol_b");  // x_1 again, for another roll
+        return known;""",
+        links,
+    )
+    assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
+    assert known == [{"rol_a": {"link": links[1]}}, {"rol_b": {"link_reused": True}}]
+    stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
+    assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})

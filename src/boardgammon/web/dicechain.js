@@ -98,6 +98,9 @@ export class DeviceChain {
     const steps = pending.opponent_link_steps;
     const at = this.links.indexOf(pending.opponent_prev_link);
     if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
+    // What this device sent is read afresh: another page of the match (a second tab) may
+    // have sent a link since this one loaded.
+    this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null") || this.stored;
     this.sent.add(pending.roll_id);
     const sent = this.stored.sent || {};
     let index = sent[pending.roll_id];
