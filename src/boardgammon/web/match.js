@@ -337,7 +337,8 @@ export class MatchPage {
    * it ended void after its request and another roll followed, the server voided it after
    * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
    * void_after_request. A void last roll (the match ended during the wait, by a flag) is
-   * not: nothing was rolled in its place. */
+   * not: nothing was rolled in its place. One the document does not hold at all is listed
+   * with ✗ roll_missing. */
   async checkVoided(state) {
     if (state.dice_protocol !== "v2") return;
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
@@ -373,6 +374,15 @@ export class MatchPage {
       this.voided.push(entry.roll_id);
       this.verdicts.set(entry.roll_id, { ok: false, problems: ["void_after_request"],
         checked: [] });
+    }
+    // A roll of ours that the record does not hold at all: the server showed it and took our
+    // input, then left it out (where a void after the request would at least be on record).
+    const recorded = new Set(entries.map((e) => e.roll_id));
+    for (const id of asked) {
+      if (recorded.has(id) || this.verdicts.has(id)) continue;
+      this.settled.add(id);
+      this.voided.push(id);
+      this.verdicts.set(id, { ok: false, problems: ["roll_missing"], checked: [] });
     }
     this.renderDice();
   }
