@@ -187,8 +187,21 @@ export class MatchPage {
     this.saveKnown();
   }
 
+  /** What another page of this match on this device stored (a second tab). */
+  storedKnown() {
+    try {
+      return JSON.parse(localStorage.getItem(this.storeKey) || "{}") || {};
+    } catch {
+      return {};
+    }
+  }
+
   saveKnown() {
-    localStorage.setItem(this.storeKey, JSON.stringify(this.known));
+    // Merged, roll by roll, over what is stored, so that this page never wipes what another
+    // page kept (the entropy it sent for a roll this page knows only the promise of).
+    const stored = this.storedKnown();
+    for (const [id, value] of Object.entries(this.known)) stored[id] = { ...stored[id], ...value };
+    localStorage.setItem(this.storeKey, JSON.stringify(stored));
   }
 
   /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
@@ -442,7 +455,10 @@ export class MatchPage {
 
   roll() {
     const pending = this.state.pending_roll;
-    const entropy = rollEntropy(this.known, pending.roll_id);
+    // The entropy this page or another page of the match on this device sent for this roll.
+    const mine = this.known[pending.roll_id];
+    const entropy = rollEntropy(mine && mine.entropy !== undefined ? this.known
+      : this.storedKnown(), pending.roll_id);
     // Stored before sending, and reused by every retry of this roll: the reveal must hold
     // exactly this entropy and the promised nonce.
     this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
