@@ -316,3 +316,41 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
     assert known == [{"rol_a": {"link": links[1]}}, {"rol_b": {"link_reused": True}}]
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
     assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})
+
+
+def test_a_link_lost_on_its_way_is_sent_again(module_page):
+    """The post of the link fails (503, then a dropped connection): the device sends the same
+    link again, without another state, until the server takes it; a refusal (4xx) is not
+    retried."""
+    links = [x.hex() for x in _chain(6)]
+    posted: list[dict] = []
+    answers = iter([503, 0, 200, 400])
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        status = next(answers)
+        if status == 0:
+            route.abort()
+        else:
+            body = ('{"events": []}' if status == 200
+                    else '{"error": {"code": "x", "message": "x"}}')
+            route.fulfill(status=status, content_type="application/json", body=body)
+
+    module_page.route("**/api/matches/*/actions", handle)
+    store = {"seed": links[-1], "length": 6, "registered": True}
+    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_lost', JSON.stringify(s))",
+                         store)
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const chain = new dc.DeviceChain("mat_lost");
+        await chain.ready;
+        const ask = (roll_id, prev) => chain.answer({ you: 1, pending_roll: { roll_id,
+            seat: 0, state: "requested", opponent_prev_link: prev, opponent_link_steps: 1 } },
+            {});
+        return [await ask("rol_a", arg[0]), await ask("rol_b", arg[1])];""",
+        links,
+    )
+    assert got == [{"events": []}, None]
+    assert [(p["roll_id"], p["link"]) for p in posted] == [
+        ("rol_a", links[1]), ("rol_a", links[1]), ("rol_a", links[1]), ("rol_b", links[2])]

@@ -8,6 +8,10 @@ import { checkRollV2, linkBefore, linkBeforeSteps, newChain } from "./fairdice.j
 
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
+// A link whose post failed on its way is sent again this often, this far apart (the server's
+// wait for it, BOARDGAMMON_LINK_WAIT, is 3 s by default).
+const LINK_TRIES = 3;
+const LINK_RETRY_MS = 400;
 
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
 async function chainFrom(seed, length) {
@@ -117,7 +121,22 @@ export class DeviceChain {
     }
     const link = this.links[index];
     known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link };
-    return this.post({ type: "contribute", roll_id: pending.roll_id, link }).catch(() => null);
+    return this.send(pending.roll_id, link);
+  }
+
+  /** Post `link` for `rollId`; a network failure, 429 or 5xx is tried again (the same link,
+   * LINK_TRIES in all, LINK_RETRY_MS apart): the wait for it is this player's time, and a
+   * link that never arrives leaves the roll without it. Resolves to the answer, or null. */
+  async send(rollId, link) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.post({ type: "contribute", roll_id: rollId, link });
+      } catch (err) {
+        const transient = err.status === 0 || err.status === 429 || err.status >= 500;
+        if (!transient || attempt >= LINK_TRIES) return null;
+        await new Promise((done) => { setTimeout(done, LINK_RETRY_MS); });
+      }
+    }
   }
 }
 
