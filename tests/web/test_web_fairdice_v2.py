@@ -354,3 +354,32 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
     assert got == [{"events": []}, None]
     assert [(p["roll_id"], p["link"]) for p in posted] == [
         ("rol_a", links[1]), ("rol_a", links[1]), ("rol_a", links[1]), ("rol_b", links[2])]
+
+
+def test_two_tabs_at_the_start_make_one_chain(module_page):
+    """Two pages of a new match on one device, both loaded before either made its chain: the
+    second to register takes the chain the first made and registered (one anchor posted, the
+    stored chain unchanged), rather than making another that the server would refuse and that
+    would replace the registered one in the store."""
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    module_page.route("**/api/matches/*/actions", handle)
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain.mat_start");
+        const tabs = [new dc.DeviceChain("mat_start"), new dc.DeviceChain("mat_start")];
+        await Promise.all(tabs.map((t) => t.ready));
+        const state = { dice_protocol: "v2", you: 1, phase: "roll" };
+        await tabs[0].register(state);
+        const seed = JSON.parse(localStorage.getItem("bg.chain.mat_start")).seed;
+        await tabs[1].register(state);
+        return [seed, JSON.parse(localStorage.getItem("bg.chain.mat_start")).seed,
+                tabs[0].links[0], tabs[1].links[0]];""",
+    )
+    assert got[0] == got[1] and got[2] == got[3]
+    assert [p["type"] for p in posted] == ["anchor"] and posted[0]["anchor"] == got[2]

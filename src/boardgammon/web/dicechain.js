@@ -54,7 +54,14 @@ export class DeviceChain {
     if (this.stored && this.stored.registered) return;
     this.registering = (async () => {
       await this.ready;
-      if (!this.stored) {
+      // Another page of the match on this device may have made the chain since this one
+      // loaded: one chain per match and device.
+      const other = this.stored ? null : JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      if (other) {
+        this.stored = other;
+        this.links = await chainFrom(other.seed, other.length);
+        if (other.registered) return;
+      } else if (!this.stored) {
         this.links = (await newChain(CHAIN_LENGTH)).links;
         this.stored = { seed: this.links[CHAIN_LENGTH], length: CHAIN_LENGTH, registered: false };
         this.save();
@@ -103,8 +110,9 @@ export class DeviceChain {
     const at = this.links.indexOf(pending.opponent_prev_link);
     if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
     // What this device sent is read afresh: another page of the match (a second tab) may
-    // have sent a link since this one loaded.
-    this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null") || this.stored;
+    // have sent a link of this chain since this one loaded.
+    const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+    if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
     this.sent.add(pending.roll_id);
     const sent = this.stored.sent || {};
     let index = sent[pending.roll_id];
