@@ -123,7 +123,8 @@ def _check(match_id: str, index: int, e: dict, prev: str, chains: list, k) -> st
     opponent = 1 - e["seat"]
     if e["opponent_prev_link"] != chains[opponent]:
         return "bad: opponent chain"
-    if e.get("opponent_link_steps", k) != k:
+    shown = e.get("opponent_link_steps", k)
+    if shown != k or (shown is not None and type(shown) is not int):  # JSON: no 1.0, no true
         return "bad: steps"
     link = e["opponent_entropy"]
     if link is not None:
@@ -141,6 +142,8 @@ def _check(match_id: str, index: int, e: dict, prev: str, chains: list, k) -> st
         )
     if e["state"] in ("committed", "requested"):
         return "pending" if e["server_seed"] is None and e["dice"] is None else "bad: early"
+    if e["roller_source"] not in ("client", "server"):
+        return "bad: roller source"
     seed = bytes.fromhex(e["server_seed"])
     if hashlib.sha256(seed).hexdigest() != e["commitment"]:
         return "bad: commitment"

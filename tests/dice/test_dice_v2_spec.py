@@ -167,3 +167,27 @@ def test_the_copied_verifier_reads_v1_and_v2(tmp_path):
         [sys.executable, "-I", str(copy), str(bad)], capture_output=True, text=True, cwd=tmp_path
     )
     assert done.returncode == 1 and "rol_0001" in done.stdout and "dice mismatch" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("index", "field", "value"),
+    [
+        (0, "roller_source", "nobody"),  # hashed, so re-hashed: only the value is wrong
+        (2, "roller_source", None),
+        (2, "opponent_link_steps", 2.0),  # not hashed: a float is not the integer k
+        (2, "opponent_link_steps", True),
+        (0, "opponent_link_steps", True),  # == 1 in Python, and no integer either
+    ],
+)
+def test_a_forged_k2_document_fails_both_verifiers(index, field, value):
+    """The k = 2 vector with one field forged and the hashes made to fit it again: both the
+    package's verifier and the independent one refuse it."""
+    forged = copy.deepcopy(v2_document("rol_0003"))
+    forged["rolls"][index][field] = value
+    prev = forged["genesis"]
+    for e in forged["rolls"]:
+        e["prev_hash"] = prev
+        prev = e["entry_hash"] = entry_hash_v2(MATCH, e)
+    forged["chain_head"] = prev
+    assert not verify_document(forged).ok
+    assert spec_verifier_v2.check(forged)[index].startswith("bad")

@@ -354,6 +354,20 @@ def test_the_computers_rolls_take_the_humans_link(client):
     assert computer_rolls >= 1  # no game ends before the computer has rolled
     document = client.get(f"/api/audit/{match_id}").json()
     assert document["verified"] is True and document["counts"]["computer"] == computer_rolls
+    # A roll's proof carries the entries its k counts and no more: none for ann's rolls (the
+    # computer has no chain, there is no k), however long the record; for the computer's, those
+    # back to the last one that revealed ann's link (or from seq 0).
+    rolls = document["rolls"]
+    assert any(e["seq"] > 0 and e["opponent_prev_link"] is None for e in rolls)
+    for entry in rolls:
+        proof = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/proof").json()
+        got = [r["seq"] for r in proof["preceding"]]
+        if entry["opponent_prev_link"] is None:
+            assert got == [], entry["roll_id"]
+        else:
+            start = max((e["seq"] for e in rolls[: entry["seq"]]
+                         if e["seat"] == entry["seat"] and e["opponent_entropy"]), default=0)
+            assert got == list(range(start, entry["seq"]))
 
 
 def test_v1_matches_keep_v1_and_take_no_anchor(database_url):

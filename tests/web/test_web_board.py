@@ -400,3 +400,32 @@ def test_every_control_reachable_by_tab_with_visible_focus(page):
     assert all(f["visible"] for f in seen), seen
     for control in ("lang", "signout", "6", "8", "13", "24", "undo", "send", "auto", "resign"):
         assert control in labels, labels
+
+
+def test_two_tabs_send_one_entropy_for_one_roll(browser, static_url):
+    """Two pages of the match on one device (one localStorage), both open before either rolled:
+    the first asks to roll and the server answers as if nothing happened (a refusal in all
+    but name); the second's Roll sends the same entropy for that roll, not fresh bytes that
+    would give the server a second outcome to choose from."""
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    pages = [context.new_page(), context.new_page()]
+    board = Board.initial()
+    pending = {"roll_id": "rol_tabs", "seat": 0, "nonce": 41, "commitment": commitment(SEED)}
+    state = make_state(board, phase="roll", pending_roll=pending)
+    stand_ins = []
+    for page in pages:
+        page.add_init_script("localStorage.setItem('bg.lang', 'en')")
+        stand_ins.append(StandIn(page, state))
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        page.wait_for_selector('[data-action="roll"]')
+    for page, stand_in in zip(pages, stand_ins, strict=True):
+        page.click('[data-action="roll"]')
+        for _ in range(100):
+            if stand_in.actions:
+                break
+            page.wait_for_timeout(50)
+    sent = [s.actions[0] for s in stand_ins]
+    assert [a["roll_id"] for a in sent] == ["rol_tabs", "rol_tabs"]
+    assert re.fullmatch("[0-9a-f]{32}", sent[0]["entropy"])
+    assert sent[1]["entropy"] == sent[0]["entropy"]
+    context.close()

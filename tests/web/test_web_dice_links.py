@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 SEED, ENTROPY = bytes(range(32)), bytes(range(0xA0, 0xB0))
 TEXTS = {
+    "roll_missing": "the match's record has no such roll",
     "void_after_request": "the server voided this roll after this device's input",
     "link_reused": "the server asked for a link of this device's chain that it had sent already",
 }
@@ -157,4 +158,39 @@ def test_links_are_sent_once_per_roll_and_misuse_is_shown(browser, static_url):
          {"match_id": MATCH_ID, "rolls": [voided, voided_b, revealed]})
     assert TEXTS["link_reused"] in verdict_title(page, "rol_c")
     assert server.links_sent()[3:] == []
+    context.close()
+
+
+def test_a_roll_dropped_from_the_record_after_this_devices_input_is_shown(browser, static_url):
+    """The server asked for bob's link for rol_a, then moved on to rol_b with a record in
+    which rol_a never was (rather than void after its request, which would be flagged): rol_a
+    is listed ✗ roll_missing."""
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.base = static_url
+    page.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    page.add_init_script(
+        f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
+        f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{LINKS[-1]}', length: "
+        f"{len(LINKS) - 1}, registered: true}}))"
+    )
+
+    def rolling(**extra) -> dict:
+        return make_state(Board.initial(), on_roll=0, you=1, phase="roll", dice_protocol="v2",
+                          **extra)
+
+    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
+    audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
+    server = Server(page, first, audit_a)
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    # rol_b committed (not requested yet) as the record's first roll: rol_a is gone.
+    audit_b = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_b", "committed", LINKS[0],
+                                                     roller_entropy=None, roller_source=None,
+                                                     requested_at=None)]}
+    later = rolling(pending_roll=pending("rol_b", LINKS[0], 1) | {"state": "committed"})
+    show(page, server, later, audit_b)
+    assert TEXTS["roll_missing"] in verdict_title(page, "rol_a")
+    assert "rol_a" in page.inner_text(".dice-alert")
+    assert server.links_sent() == [("rol_a", LINKS[1])]
     context.close()

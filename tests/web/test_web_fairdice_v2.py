@@ -4,6 +4,7 @@ device makes that the server's check accepts, and the verdicts on tampered v2 en
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -225,3 +226,160 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_never'))")
     assert stored["highest"] == 5
     assert stored["sent"] == {"rol_a": 1, "rol_b": 2, "rol_e": 3, "rol_g": 5}
+
+
+@pytest.mark.parametrize(
+    ("answer", "problems"),
+    [
+        ((200, {"events": [{"type": "anchor", "seat": 1}]}), ["chain_skipped"]),
+        ((400, {"error": {"code": "wrong_phase", "message": "too late"}}), []),
+    ],
+)
+def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, answer,
+                                                                  problems):
+    """Seat 1's device registered its anchor; the server accepted it (200), then revealed a
+    roll of seat 0 as if seat 1 had no chain (``none``, no ``opponent_prev_link``): the server
+    and the roller alone held every input. The server refuses an anchor once any roll with
+    that seat as the opponent is committed, so an honest record never does this, and the audit
+    document need not show the anchor (it is no leaf of the public log): only this device
+    knows. A device whose anchor was refused as too late sees the honest ``none``."""
+    status, body = answer
+
+    def handle(route, request):
+        route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+
+    module_page.route("**/api/matches/*/actions", handle)
+    roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none"}
+    verdict = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain." + arg.match);
+        const chain = new dc.DeviceChain(arg.match);
+        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
+        const again = new dc.DeviceChain(arg.match);  // a reload keeps what the server said
+        await again.ready;
+        return await dc.checkRollV2InRecord(arg.match, arg.roll, null, [arg.roll], again, 1);""",
+        {"match": MATCH, "roll": roll},
+    )
+    assert verdict["problems"] == problems
+    assert verdict["ok"] is (problems == [])
+
+
+def test_a_roll_without_an_opponent_chain_needs_no_entries_before_it(module_page):
+    """A roll whose opponent has no chain (``none``) has no k to count: its proof carries no
+    entries before it, and the roll alone at seq 5 checks; a roll with a link fixed, alone at
+    seq 5, does not (its k needs the entries back to the opponent's last revealed link)."""
+    none = _entry(None) | {"seq": 5, "opponent_prev_link": None, "opponent_source": "none"}
+    linked = _entry() | {"seq": 5}
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const check = (roll) => dc.checkRollV2InRecord(arg.match, roll, null, [roll],
+            { links: null }, 0);
+        return [await check(arg.none), await check(arg.linked)];""",
+        {"match": MATCH, "none": none, "linked": linked},
+    )
+    assert got[0] == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
+    assert got[1]["problems"] == ["link_chain_broken"]
+
+
+def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
+    """Two pages of the match open on one device (one localStorage, a DeviceChain each, both
+    loaded before either sent anything): a link one of them sent is not sent again by the
+    other for another roll, which is marked link_reused instead."""
+    links = [x.hex() for x in _chain(6)]
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    module_page.route("**/api/matches/*/actions", handle)
+    store = {"seed": links[-1], "length": 6, "registered": True}
+    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_tabs', JSON.stringify(s))",
+                         store)
+    known = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const tabs = [new dc.DeviceChain("mat_tabs"), new dc.DeviceChain("mat_tabs")];
+        await Promise.all(tabs.map((t) => t.ready));
+        const known = [{}, {}];
+        const ask = (tab, roll_id) => tabs[tab].answer({ you: 1, pending_roll: { roll_id,
+            seat: 0, state: "requested", opponent_prev_link: arg[0], opponent_link_steps: 1 } },
+            known[tab]);
+        await ask(0, "rol_a");
+        await ask(1, "rol_b");  // x_1 again, for another roll
+        return known;""",
+        links,
+    )
+    assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
+    assert known == [{"rol_a": {"link": links[1]}}, {"rol_b": {"link_reused": True}}]
+    stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
+    assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})
+
+
+def test_a_link_lost_on_its_way_is_sent_again(module_page):
+    """The post of the link fails (503, then a dropped connection): the device sends the same
+    link again, without another state, until the server takes it; a refusal (4xx) is not
+    retried."""
+    links = [x.hex() for x in _chain(6)]
+    posted: list[dict] = []
+    answers = iter([503, 0, 200, 400])
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        status = next(answers)
+        if status == 0:
+            route.abort()
+        else:
+            body = ('{"events": []}' if status == 200
+                    else '{"error": {"code": "x", "message": "x"}}')
+            route.fulfill(status=status, content_type="application/json", body=body)
+
+    module_page.route("**/api/matches/*/actions", handle)
+    store = {"seed": links[-1], "length": 6, "registered": True}
+    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_lost', JSON.stringify(s))",
+                         store)
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const chain = new dc.DeviceChain("mat_lost");
+        await chain.ready;
+        const ask = (roll_id, prev) => chain.answer({ you: 1, pending_roll: { roll_id,
+            seat: 0, state: "requested", opponent_prev_link: prev, opponent_link_steps: 1 } },
+            {});
+        return [await ask("rol_a", arg[0]), await ask("rol_b", arg[1])];""",
+        links,
+    )
+    assert got == [{"events": []}, None]
+    assert [(p["roll_id"], p["link"]) for p in posted] == [
+        ("rol_a", links[1]), ("rol_a", links[1]), ("rol_a", links[1]), ("rol_b", links[2])]
+
+
+def test_two_tabs_at_the_start_make_one_chain(module_page):
+    """Two pages of a new match on one device, both loaded before either made its chain: the
+    second to register takes the chain the first made and registered (one anchor posted, the
+    stored chain unchanged), rather than making another that the server would refuse and that
+    would replace the registered one in the store."""
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    module_page.route("**/api/matches/*/actions", handle)
+    got = run(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain.mat_start");
+        const tabs = [new dc.DeviceChain("mat_start"), new dc.DeviceChain("mat_start")];
+        await Promise.all(tabs.map((t) => t.ready));
+        const state = { dice_protocol: "v2", you: 1, phase: "roll" };
+        await tabs[0].register(state);
+        const seed = JSON.parse(localStorage.getItem("bg.chain.mat_start")).seed;
+        await tabs[1].register(state);
+        return [seed, JSON.parse(localStorage.getItem("bg.chain.mat_start")).seed,
+                tabs[0].links[0], tabs[1].links[0]];""",
+    )
+    assert got[0] == got[1] and got[2] == got[3]
+    assert [p["type"] for p in posted] == ["anchor"] and posted[0]["anchor"] == got[2]

@@ -581,8 +581,10 @@ def roll_proof(
 def _preceding(document: dict, entry: dict) -> list[dict]:
     """The v2 entries before ``entry`` that its opponent link's k steps count: from the last
     one that revealed the same opponent's link (the same roller seat, ``opponent_entropy`` set)
-    or from the first, in seq order, without their ``log``; empty for a v1 document."""
-    if document["format"] != AUDIT_FORMAT_V2:
+    or from the first, in seq order, without their ``log``; empty for a v1 document and for a
+    roll whose opponent has no chain (``opponent_prev_link`` null: there is no k to count, and
+    its proof must not grow with the record)."""
+    if document["format"] != AUDIT_FORMAT_V2 or entry["opponent_prev_link"] is None:
         return []
     before = [r for r in document["rolls"] if r["seq"] < entry["seq"]]
     start = 0

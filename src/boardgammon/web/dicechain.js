@@ -8,6 +8,10 @@ import { checkRollV2, linkBefore, linkBeforeSteps, newChain } from "./fairdice.j
 
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
+// A link whose post failed on its way is sent again this often, this far apart (the server's
+// wait for it, BOARDGAMMON_LINK_WAIT, is 3 s by default).
+const LINK_TRIES = 3;
+const LINK_RETRY_MS = 400;
 
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
 async function chainFrom(seed, length) {
@@ -20,10 +24,10 @@ export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
-    // {seed: x_N, length: N, registered: bool, highest: i, sent: {roll_id: i}}: the chain's
-    // last link (the others follow from it), kept before the anchor is sent so that a reload
-    // answers with the chain the server holds; 64 hex characters per match, not the whole
-    // chain. `highest`: the highest index of a link this device ever sent, `sent`: the index
+    // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i}}:
+    // the chain's last link (the others follow from it), kept before the anchor is sent so
+    // that a reload answers with the chain the server holds; 64 hex characters per match, not
+    // the whole chain. `accepted`: the server answered the anchor with 200. `highest`: the highest index of a link this device ever sent, `sent`: the index
     // sent for each roll; both written before the link leaves, so no reload sends a link twice.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
@@ -50,7 +54,14 @@ export class DeviceChain {
     if (this.stored && this.stored.registered) return;
     this.registering = (async () => {
       await this.ready;
-      if (!this.stored) {
+      // Another page of the match on this device may have made the chain since this one
+      // loaded: one chain per match and device.
+      const other = this.stored ? null : JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      if (other) {
+        this.stored = other;
+        this.links = await chainFrom(other.seed, other.length);
+        if (other.registered) return;
+      } else if (!this.stored) {
         this.links = (await newChain(CHAIN_LENGTH)).links;
         this.stored = { seed: this.links[CHAIN_LENGTH], length: CHAIN_LENGTH, registered: false };
         this.save();
@@ -58,6 +69,10 @@ export class DeviceChain {
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
+        // The server took this chain: every later roll where we are the opponent fixes a
+        // link of it (it refuses an anchor once such a roll is committed), which
+        // checkRollV2InRecord holds it to.
+        this.stored.accepted = true;
       } catch (err) {
         // Too late (rolls were committed without it) or registered from another device of
         // ours: the match goes on, its rolls say "none" for this seat.
@@ -94,6 +109,10 @@ export class DeviceChain {
     const steps = pending.opponent_link_steps;
     const at = this.links.indexOf(pending.opponent_prev_link);
     if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
+    // What this device sent is read afresh: another page of the match (a second tab) may
+    // have sent a link of this chain since this one loaded.
+    const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+    if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
     this.sent.add(pending.roll_id);
     const sent = this.stored.sent || {};
     let index = sent[pending.roll_id];
@@ -110,7 +129,22 @@ export class DeviceChain {
     }
     const link = this.links[index];
     known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link };
-    return this.post({ type: "contribute", roll_id: pending.roll_id, link }).catch(() => null);
+    return this.send(pending.roll_id, link);
+  }
+
+  /** Post `link` for `rollId`; a network failure, 429 or 5xx is tried again (the same link,
+   * LINK_TRIES in all, LINK_RETRY_MS apart): the wait for it is this player's time, and a
+   * link that never arrives leaves the roll without it. Resolves to the answer, or null. */
+  async send(rollId, link) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.post({ type: "contribute", roll_id: rollId, link });
+      } catch (err) {
+        const transient = err.status === 0 || err.status === 429 || err.status >= 500;
+        if (!transient || attempt >= LINK_TRIES) return null;
+        await new Promise((done) => { setTimeout(done, LINK_RETRY_MS); });
+      }
+    }
   }
 }
 
@@ -136,20 +170,31 @@ export function linkSteps(previous, seat) {
  * for it continues the opponent's chain: the link revealed last by that seat, or our own
  * anchor when we are that seat and have revealed nothing yet. `records`: audit entries (every
  * state, void included) without a gap up to this roll, from seq 0 or from the entry that last
- * revealed the opponent's link (a roll's proof's `preceding` and its entry); `chain`: this
- * device's DeviceChain; `you`: our seat. Problem code: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k).
+ * revealed the opponent's link, or only the roll where its opponent has no chain (a roll's
+ * proof's `preceding` and its entry); `chain`: this
+ * device's DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k);
+ * chain_skipped (we are the opponent, the server accepted our anchor, and the roll fixed no
+ * link of our chain).
  */
 export async function checkRollV2InRecord(matchId, roll, known, records, chain, you) {
   const at = records.findIndex((r) => r.roll_id === roll.roll_id);
   const previous = at >= 0 ? records.slice(0, at) : [];
   const steps = linkSteps(previous, roll.seat);
   const verdict = await checkRollV2(matchId, roll, known, steps);
+  if (1 - roll.seat === you && !roll.opponent_prev_link && chain && chain.stored
+      && chain.stored.accepted) {
+    // Rolled as if we had no chain, after the server had taken ours: the server and the
+    // roller held every input.
+    verdict.problems.push("chain_skipped");
+    verdict.ok = false;
+  }
   const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;
   // `records` may start after seq 0 only at an entry that revealed this opponent's link:
-  // the k steps count from there.
+  // the k steps count from there; or at the roll itself when its opponent has no chain (no k).
   const first = records[0];
   const start = first && first.seq > 0
-    ? (first !== records[at] && first.seat === roll.seat && first.opponent_entropy
+    ? ((first !== records[at] && first.seat === roll.seat && first.opponent_entropy)
+      || (first === records[at] && !roll.opponent_prev_link && !first.opponent_prev_link)
       ? first.seq : -1) : 0;
   if (at < 0 || start < 0 || records.slice(0, at + 1).some((r, i) => r.seq !== start + i)
       || (roll.opponent_prev_link && shownSteps !== undefined && shownSteps !== steps)) {

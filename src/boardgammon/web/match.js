@@ -187,8 +187,21 @@ export class MatchPage {
     this.saveKnown();
   }
 
+  /** What another page of this match on this device stored (a second tab). */
+  storedKnown() {
+    try {
+      return JSON.parse(localStorage.getItem(this.storeKey) || "{}") || {};
+    } catch {
+      return {};
+    }
+  }
+
   saveKnown() {
-    localStorage.setItem(this.storeKey, JSON.stringify(this.known));
+    // Merged, roll by roll, over what is stored, so that this page never wipes what another
+    // page kept (the entropy it sent for a roll this page knows only the promise of).
+    const stored = this.storedKnown();
+    for (const [id, value] of Object.entries(this.known)) stored[id] = { ...stored[id], ...value };
+    localStorage.setItem(this.storeKey, JSON.stringify(stored));
   }
 
   /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
@@ -337,7 +350,8 @@ export class MatchPage {
    * it ended void after its request and another roll followed, the server voided it after
    * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
    * void_after_request. A void last roll (the match ended during the wait, by a flag) is
-   * not: nothing was rolled in its place. */
+   * not: nothing was rolled in its place. One the document does not hold at all is listed
+   * with ✗ roll_missing. */
   async checkVoided(state) {
     if (state.dice_protocol !== "v2") return;
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
@@ -373,6 +387,15 @@ export class MatchPage {
       this.voided.push(entry.roll_id);
       this.verdicts.set(entry.roll_id, { ok: false, problems: ["void_after_request"],
         checked: [] });
+    }
+    // A roll of ours that the record does not hold at all: the server showed it and took our
+    // input, then left it out (where a void after the request would at least be on record).
+    const recorded = new Set(entries.map((e) => e.roll_id));
+    for (const id of asked) {
+      if (recorded.has(id) || this.verdicts.has(id)) continue;
+      this.settled.add(id);
+      this.voided.push(id);
+      this.verdicts.set(id, { ok: false, problems: ["roll_missing"], checked: [] });
     }
     this.renderDice();
   }
@@ -432,7 +455,10 @@ export class MatchPage {
 
   roll() {
     const pending = this.state.pending_roll;
-    const entropy = rollEntropy(this.known, pending.roll_id);
+    // The entropy this page or another page of the match on this device sent for this roll.
+    const mine = this.known[pending.roll_id];
+    const entropy = rollEntropy(mine && mine.entropy !== undefined ? this.known
+      : this.storedKnown(), pending.roll_id);
     // Stored before sending, and reused by every retry of this roll: the reveal must hold
     // exactly this entropy and the promised nonce.
     this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
