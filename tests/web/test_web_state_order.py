@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_web_live import new_page
 from webpage import play_by_tapping, seen, wait_gone
 
@@ -41,7 +42,12 @@ def test_a_late_answer_to_a_play_does_not_replace_the_computers_reply(browser, l
             page.wait_for_timeout(50)
         elif now["roll"]:
             page.click('[data-action="roll"]')
-            wait_gone(page, "roll")
+            try:
+                wait_gone(page, "roll", timeout=10_000)
+            except PlaywrightTimeout:
+                # A refused roll (e.g. "busy" on a loaded machine) offers Roll again: the loop
+                # presses it again, with the same entropy.
+                assert time.monotonic() < deadline, f"Roll stayed: {page.inner_text('.status')}"
         elif now["dance"]:
             page.click('[data-action="dance"]')
         elif now["movable"]:

@@ -60,9 +60,11 @@ def seen(page) -> dict:
     )
 
 
-def wait_gone(page, action: str) -> None:
-    """Wait until the control `action` has left the page (the server answered)."""
-    page.wait_for_selector(f'.controls [data-action="{action}"]', state="detached")
+def wait_gone(page, action: str, timeout: float | None = None) -> None:
+    """Wait until the control `action` has left the page (the server answered); `timeout` in
+    ms (Playwright's default when None)."""
+    page.wait_for_selector(f'.controls [data-action="{action}"]', state="detached",
+                           timeout=timeout)
 
 
 def play_by_tapping(page) -> list[tuple[int, int]]:
