@@ -53,6 +53,20 @@ POSTGRES = os.environ.get(
 )
 
 
+def _match_with_chains(session, rolls: int) -> tuple[str, list[list[bytes]]]:
+    """A new match whose two seats registered hash chains of ``rolls`` links past the anchor:
+    (match_id, [seat 0's chain, seat 1's chain]), each chain [x_0 (anchor), x_1, …]."""
+    match_id = new_match_id()
+    chains = []
+    for seat in (0, 1):
+        links = [secrets.token_bytes(32)]
+        for _ in range(rolls):
+            links.append(hashlib.sha256(links[-1]).digest())
+        chains.append(links[::-1])
+        record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+    return match_id, chains
+
+
 def _rolls_per_second(url: str) -> float:
     db = open_database(url)
     try:
@@ -146,14 +160,7 @@ def _statements_per_v2_roll(url: str) -> float:
 
     try:
         with db.sessions() as session:
-            match_id = new_match_id()
-            chains = []
-            for seat in (0, 1):
-                links = [secrets.token_bytes(32)]
-                for _ in range(ROLLS):
-                    links.append(hashlib.sha256(links[-1]).digest())
-                chains.append(links[::-1])
-                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            match_id, chains = _match_with_chains(session, ROLLS)
             event.listen(db.engine, "before_cursor_execute", count)
             for k in range(ROLLS):
                 seat = k % 2
@@ -208,14 +215,7 @@ def _bytes_per_roll(url: str) -> tuple[float, float]:
     proofs = documents = 0
     try:
         with db.sessions() as session:
-            match_id = new_match_id()
-            chains = []
-            for seat in (0, 1):
-                links = [secrets.token_bytes(32)]
-                for _ in range(MATCH_ROLLS):
-                    links.append(hashlib.sha256(links[-1]).digest())
-                chains.append(links[::-1])
-                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            match_id, chains = _match_with_chains(session, MATCH_ROLLS)
             for k in range(MATCH_ROLLS):
                 seat = k % 2
                 roll = record_v2.commit_roll(session, match_id, seat)

@@ -99,21 +99,29 @@ def verdict_title(page, roll_id: str) -> str:
     return mark.get_attribute("title") or ""
 
 
-def test_links_are_sent_once_per_roll_and_misuse_is_shown(browser, static_url):
-    context = browser.new_context(viewport={"width": 800, "height": 900})
+def bobs_page(browser, static_url: str, width: int, height: int):
+    """A page in English holding bob's (seat 1's) chain, registered: kept only if the page has
+    none yet (a reload keeps it). (context, page)"""
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.base = static_url
     page.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    # Bob's (seat 1's) chain, registered: kept only if the page has none yet (a reload keeps it).
     page.add_init_script(
         f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
         f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{LINKS[-1]}', length: "
         f"{len(LINKS) - 1}, registered: true}}))"
     )
+    return context, page
 
-    def rolling(**extra) -> dict:
-        return make_state(Board.initial(), on_roll=0, you=1, phase="roll", dice_protocol="v2",
-                          **extra)
+
+def rolling(**extra) -> dict:
+    """Ann (seat 0) on roll with v2 dice, seen by bob (seat 1)."""
+    return make_state(Board.initial(), on_roll=0, you=1, phase="roll", dice_protocol="v2",
+                      **extra)
+
+
+def test_links_are_sent_once_per_roll_and_misuse_is_shown(browser, static_url):
+    context, page = bobs_page(browser, static_url, 800, 900)
 
     # Ann asked to roll rol_a: bob's device sends x_1; a reload sends it again for rol_a only.
     first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
@@ -165,19 +173,7 @@ def test_a_roll_dropped_from_the_record_after_this_devices_input_is_shown(browse
     """The server asked for bob's link for rol_a, then moved on to rol_b with a record in
     which rol_a never was (rather than void after its request, which would be flagged): rol_a
     is listed ✗ roll_missing."""
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    page.base = static_url
-    page.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page.add_init_script(
-        f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
-        f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{LINKS[-1]}', length: "
-        f"{len(LINKS) - 1}, registered: true}}))"
-    )
-
-    def rolling(**extra) -> dict:
-        return make_state(Board.initial(), on_roll=0, you=1, phase="roll", dice_protocol="v2",
-                          **extra)
+    context, page = bobs_page(browser, static_url, 360, 740)
 
     first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
     audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
