@@ -18,7 +18,9 @@
    bytes per roll, O(n²) per match); and the proof with ``?after=`` (the entries after the
    newest one the device checked), in a match where both devices send links and in one where
    one never does (its ``preceding`` then reaches back to the start without ``after``). A
-   count of bytes, the same on any machine.
+   count of bytes, the same on any machine. And the server's time to build one roll's proof
+   entries from its window (with ``after``, and from the start) beside the reference: the
+   whole audit document, which the endpoint built for every roll before.
 5. Heads signed per second under load (a roll change, then four devices asking for a proof,
    again and again) with ``BOARDGAMMON_LOG_HEAD_INTERVAL``'s default of 1 s, beside the
    reference in the same run: interval 0, a head whenever the log grew (the old rule).
@@ -253,6 +255,45 @@ def _bytes_per_roll(url: str, withheld: bool) -> tuple[float, float, float]:
         db.dispose()
 
 
+def _proof_build_ms(url: str, rolls: int) -> tuple[float, float, float]:
+    """Server time to build one roll's proof entries, ms, for the last roll of a
+    ``rolls``-roll match where seat 1's device never sends a link: (``roll_window`` as the
+    endpoint does now, with ``after`` the roll before it, a device's steady state; the same
+    from the start, ``after=-1``, a page's first roll; the whole audit document and the
+    roll's entry in it, as it did before for every roll)."""
+    db = open_database(url)
+    try:
+        with db.sessions() as session:
+            match_id, chains = _match_with_chains(session, rolls)
+            for k in range(rolls):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                if seat == 0:
+                    record_v2.reveal_without_opponent(session, roll.roll_id)
+                else:
+                    record_v2.contribute(session, roll.roll_id, chains[0][k // 2 + 1])
+                record_v2.mark_played(session, roll.roll_id)
+            runs = 20
+
+            def timed(build: Callable[[], object]) -> float:
+                start = time.perf_counter()
+                for _ in range(runs):
+                    build()
+                return (time.perf_counter() - start) * 1000 / runs
+
+            last = rolls - 1
+            window = timed(lambda: record_v2.roll_window(session, match_id, roll.roll_id,
+                                                         last - 1))
+            start = timed(lambda: record_v2.roll_window(session, match_id, roll.roll_id, -1))
+            whole = timed(lambda: next(
+                r for r in record_v2.audit_document(session, match_id)["rolls"]
+                if r["roll_id"] == roll.roll_id))
+            return window, start, whole
+    finally:
+        db.dispose()
+
+
 def _heads_per_second(url: str, interval_s: float, seconds: float) -> tuple[float, float]:
     """(heads signed, roll changes) per second while, for ``seconds``, every roll change (a
     roll committed, then voided: two leaves) is followed by four devices asking for a proof."""
@@ -288,6 +329,14 @@ def _report_client(folder: str) -> None:
             f"{bounded * MATCH_ROLLS / 1e6:.2f} MB with after, {proof * MATCH_ROLLS / 1e6:.2f} "
             f"MB without, {document * MATCH_ROLLS / 1e6:.2f} MB whole"
         )
+    rolls = max(60, int(600 * SCALE))
+    window, start, whole = _proof_build_ms(f"sqlite:///{folder}/build.sqlite3", rolls)
+    print(
+        f"a roll's proof entries built on the server, the last of a {rolls}-roll match whose "
+        f"opponent never sent a link: with ?after= the roll before {window:.2f} ms, from the "
+        f"start (after=-1, all {rolls - 1} entries) {start:.2f} ms; reference: the whole audit "
+        f"document {whole:.2f} ms (ratio {whole / window:.1f})"
+    )
     seconds = max(2.0, 20 * SCALE)
     url = f"sqlite:///{folder}/heads.sqlite3"
     bounded, changes = _heads_per_second(url, 1.0, seconds)
