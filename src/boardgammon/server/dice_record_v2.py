@@ -804,8 +804,9 @@ def roll_window(
         if connection.execute(_ANY_ROLL, {"match_id": match_id}).first() is None:
             raise RollNotFound(f"no v2 dice record for match {match_id!r}")
         return None
-    history = [dict(r._mapping)
-               for r in connection.execute(_LINK_HISTORY, {"match_id": match_id, "seq": seq})]
+    # .all(): one fetch, where iterating the result fetched row by row.
+    history = [dict(r._mapping) for r in connection.execute(
+        _LINK_HISTORY, {"match_id": match_id, "seq": seq}).all()]
     steps = dict(zip((h["seq"] for h in history), opponent_link_steps(history), strict=True))
     start = preceding_start(history, after)
     first = max(start - 1, 0)  # the entry before the window: its hash is the window's prev
@@ -819,7 +820,7 @@ def roll_window(
                 links[chain], used[chain] = earlier["opponent_entropy"], 0
     rows = connection.execute(
         _ROWS, {"match_id": match_id, "low": history[first]["seq"], "high": seq}
-    )
+    ).all()
     entries, head = [], GENESIS
     for at, row in enumerate(rows, start=first):
         roll = RollV2.from_row(dict(row._mapping))
