@@ -160,6 +160,9 @@ def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, outpu
     assert "tree head signature (Ed25519) verified" in title  # Chromium has Ed25519
     assert fetched  # the proof came from the roll's own proof
     assert documents == []  # never the whole audit document
+    # The page's first proof asks from the record's start; none asks for entries it had.
+    afters = [int(url.rsplit("after=", 1)[1]) for url in fetched]
+    assert afters[0] == -1 and afters == sorted(afters)
     page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
     context.close()
 
