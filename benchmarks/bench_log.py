@@ -15,7 +15,12 @@
 4. What a player's device fetches to check each roll in the log over a 60-roll v2 match: the
    roll's own proof (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``, O(log n) bytes),
    beside the reference it replaced: the match's whole audit document after each roll (O(n)
-   bytes per roll, O(n²) per match). A count of bytes, the same on any machine.
+   bytes per roll, O(n²) per match); and the proof with ``?after=`` (the entries after the
+   newest one the device checked), in a match where both devices send links and in one where
+   one never does (its ``preceding`` then reaches back to the start without ``after``). A
+   count of bytes, the same on any machine. And the server's time to build one roll's proof
+   entries from its window (with ``after``, and from the start) beside the reference: the
+   whole audit document, which the endpoint built for every roll before.
 5. Heads signed per second under load (a roll change, then four devices asking for a proof,
    again and again) with ``BOARDGAMMON_LOG_HEAD_INTERVAL``'s default of 1 s, beside the
    reference in the same run: interval 0, a head whenever the log grew (the old rule).
@@ -38,6 +43,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import event
 
 from boardgammon.dice import new_match_id
+from boardgammon.dice.verify import AUDIT_FORMAT_V2
 from boardgammon.server import dice_log
 from boardgammon.server import dice_record as record
 from boardgammon.server import dice_record_v2 as record_v2
@@ -207,12 +213,17 @@ MATCH_ROLLS = 60
 KEY = dice_log.LogKey(Ed25519PrivateKey.generate())
 
 
-def _bytes_per_roll(url: str) -> tuple[float, float]:
-    """Bytes a device fetches per roll of a 60-roll v2 match: (its proof, the whole document).
+def _bytes_per_roll(url: str, withheld: bool) -> tuple[float, float, float]:
+    """Bytes a device fetches per roll of a 60-roll v2 match: (its proof, its proof with
+    ``after``, the whole document). ``withheld``: seat 1's device never sends a link (every
+    roll of seat 0 ``absent``, as for a correspondence opponent), so without ``after`` each
+    of seat 0's proofs carries the record back to its start. With ``after`` the device asks
+    for the entries after the newest one it checked (the last of the previous ``preceding``).
     Each roll is proven under a head signed after it (interval 0: what a device gets once
     the interval has passed)."""
     db = open_database(url)
-    proofs = documents = 0
+    proofs = bounded = documents = 0
+    after = -1
     try:
         with db.sessions() as session:
             match_id, chains = _match_with_chains(session, MATCH_ROLLS)
@@ -220,13 +231,65 @@ def _bytes_per_roll(url: str) -> tuple[float, float]:
                 seat = k % 2
                 roll = record_v2.commit_roll(session, match_id, seat)
                 record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                if withheld and seat == 0:
+                    record_v2.reveal_without_opponent(session, roll.roll_id)
+                else:
+                    record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                for since in (None, after):
+                    window = record_v2.roll_window(session, match_id, roll.roll_id, since)
+                    assert window is not None
+                    entry, preceding = window
+                    proof = dice_log.roll_proof(session, KEY, AUDIT_FORMAT_V2, match_id, entry,
+                                                preceding, 0.0)
+                    size = len(json.dumps(proof))
+                    if since is None:
+                        proofs += size
+                    else:
+                        bounded += size
+                after = preceding[-1]["seq"] if preceding else after
                 document = record_v2.audit_document(session, match_id)
-                proof = dice_log.roll_proof(session, KEY, document, roll.roll_id, 0.0)
-                proofs += len(json.dumps(proof))
                 documents += len(json.dumps(dice_log.with_log(session, KEY, document)))
                 record_v2.mark_played(session, roll.roll_id)
-        return proofs / MATCH_ROLLS, documents / MATCH_ROLLS
+        return proofs / MATCH_ROLLS, bounded / MATCH_ROLLS, documents / MATCH_ROLLS
+    finally:
+        db.dispose()
+
+
+def _proof_build_ms(url: str, rolls: int) -> tuple[float, float, float]:
+    """Server time to build one roll's proof entries, ms, for the last roll of a
+    ``rolls``-roll match where seat 1's device never sends a link: (``roll_window`` as the
+    endpoint does now, with ``after`` the roll before it, a device's steady state; the same
+    from the start, ``after=-1``, a page's first roll; the whole audit document and the
+    roll's entry in it, as it did before for every roll)."""
+    db = open_database(url)
+    try:
+        with db.sessions() as session:
+            match_id, chains = _match_with_chains(session, rolls)
+            for k in range(rolls):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                if seat == 0:
+                    record_v2.reveal_without_opponent(session, roll.roll_id)
+                else:
+                    record_v2.contribute(session, roll.roll_id, chains[0][k // 2 + 1])
+                record_v2.mark_played(session, roll.roll_id)
+            runs = 20
+
+            def timed(build: Callable[[], object]) -> float:
+                start = time.perf_counter()
+                for _ in range(runs):
+                    build()
+                return (time.perf_counter() - start) * 1000 / runs
+
+            last = rolls - 1
+            window = timed(lambda: record_v2.roll_window(session, match_id, roll.roll_id,
+                                                         last - 1))
+            start = timed(lambda: record_v2.roll_window(session, match_id, roll.roll_id, -1))
+            whole = timed(lambda: next(
+                r for r in record_v2.audit_document(session, match_id)["rolls"]
+                if r["roll_id"] == roll.roll_id))
+            return window, start, whole
     finally:
         db.dispose()
 
@@ -255,12 +318,24 @@ def _heads_per_second(url: str, interval_s: float, seconds: float) -> tuple[floa
 
 
 def _report_client(folder: str) -> None:
-    proof, document = _bytes_per_roll(f"sqlite:///{folder}/client.sqlite3")
+    for withheld, match in ((False, "both devices sending links"),
+                            (True, "one device never sending a link")):
+        proof, bounded, document = _bytes_per_roll(
+            f"sqlite:///{folder}/client-{int(withheld)}.sqlite3", withheld)
+        print(
+            f"bytes a device fetches per roll over a {MATCH_ROLLS}-roll v2 match, {match}: "
+            f"its proof {proof:,.0f}, with ?after= {bounded:,.0f}; reference: the whole audit "
+            f"document {document:,.0f} (ratio {document / bounded:.1f}); per match "
+            f"{bounded * MATCH_ROLLS / 1e6:.2f} MB with after, {proof * MATCH_ROLLS / 1e6:.2f} "
+            f"MB without, {document * MATCH_ROLLS / 1e6:.2f} MB whole"
+        )
+    rolls = max(60, int(600 * SCALE))
+    window, start, whole = _proof_build_ms(f"sqlite:///{folder}/build.sqlite3", rolls)
     print(
-        f"bytes a device fetches per roll over a {MATCH_ROLLS}-roll v2 match: its proof "
-        f"{proof:,.0f}; reference: the whole audit document {document:,.0f} (ratio "
-        f"{document / proof:.1f}); per match {proof * MATCH_ROLLS / 1e6:.2f} MB against "
-        f"{document * MATCH_ROLLS / 1e6:.2f} MB"
+        f"a roll's proof entries built on the server, the last of a {rolls}-roll match whose "
+        f"opponent never sent a link: with ?after= the roll before {window:.2f} ms, from the "
+        f"start (after=-1, all {rolls - 1} entries) {start:.2f} ms; reference: the whole audit "
+        f"document {whole:.2f} ms (ratio {whole / window:.1f})"
     )
     seconds = max(2.0, 20 * SCALE)
     url = f"sqlite:///{folder}/heads.sqlite3"

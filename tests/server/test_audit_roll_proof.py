@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from boardgammon.dice import new_match_id
+from boardgammon.dice import new_match_id, verify
 from boardgammon.dice.transparency import (
     ProofError,
     check_log,
@@ -113,6 +113,86 @@ def test_each_rolls_proof_verifies_and_is_small(client, tmp_path):
     # fetched before) is 60 rolls' worth.
     assert max(sizes) < 8_000 < 60_000 < len(json.dumps(document))
     assert heads(client) == 1  # one head for all of it
+
+
+def due_entries(document: dict, entry: dict) -> list[dict]:
+    """The entries before ``entry`` that its link's k counts: back to the last one of the same
+    roller that revealed the opponent's link, or from the first; none without a chain."""
+    if entry["opponent_prev_link"] is None:
+        return []
+    before = document["rolls"][: entry["seq"]]
+    start = max((e["seq"] for e in before
+                 if e["seat"] == entry["seat"] and e["opponent_entropy"]), default=0)
+    return before[start:]
+
+
+def test_a_proof_is_built_from_its_window_not_the_whole_record(client, monkeypatch):
+    """The proof endpoint reads and hashes the roll, its ``preceding`` and the entry before
+    them, never the match's whole document, and answers what the document says of them."""
+    match_id = play_match(services(client.app).db, 40, (Device(), Device()), absent_every=4)
+    document = client.get(f"/api/audit/{match_id}").json()
+    hashed = []
+    real = verify.entry_hash_v2
+    monkeypatch.setattr(verify, "entry_hash_v2", lambda m, e: hashed.append(e["seq"]) or real(m, e))
+
+    def whole(*_: object) -> None:
+        raise AssertionError("the proof built the whole audit document")
+
+    monkeypatch.setattr(v2, "audit_document", whole)
+    monkeypatch.setattr(v2, "verify_document", whole)
+    for entry in document["rolls"][1:]:
+        hashed.clear()
+        proof = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/proof").json()
+        due = due_entries(document, entry)
+        assert proof["roll"] == entry
+        assert proof["preceding"] == [{k: v for k, v in e.items() if k != "log"} for e in due]
+        first = due[0]["seq"] if due else entry["seq"]
+        assert sorted(hashed) == list(range(max(first - 1, 0), entry["seq"] + 1))
+
+
+def test_after_bounds_preceding_for_an_opponent_who_never_revealed(client):
+    """Seat 1's device never reveals a link (always ``absent``): without ``after`` each of
+    seat 0's proofs carries the record back to seq 0; with ``after`` only the entries after
+    the one the device checked last."""
+    match_id = play_match(services(client.app).db, 41, (Device(), Device()), absent_every=1)
+    rolls = client.get(f"/api/audit/{match_id}").json()["rolls"]
+    last = rolls[-1]
+    assert last["seat"] == 0 and last["opponent_link_steps"] == 21
+    url = f"/api/audit/{match_id}/rolls/{last['roll_id']}/proof"
+    assert [e["seq"] for e in client.get(url).json()["preceding"]] == list(range(40))
+    for after, seqs in [(37, [38, 39]), (39, []), (40, []), (-1, list(range(40)))]:
+        proof = client.get(f"{url}?after={after}").json()
+        assert [e["seq"] for e in proof["preceding"]] == seqs
+        assert proof["roll"] == client.get(url).json()["roll"]
+    # After seq 1, from the other seat's proof: everything after it, whatever its roller.
+    seqs = [e["seq"] for e in client.get(
+        f"/api/audit/{match_id}/rolls/{rolls[7]['roll_id']}/proof?after=1").json()["preceding"]]
+    assert seqs == [2, 3, 4, 5, 6]
+    answer = client.get(f"{url}?after=-2")
+    assert answer.status_code == 422 and answer.json()["error"]["code"] == "invalid_request"
+    assert "after" in answer.json()["error"]["message"]
+
+
+def test_a_rows_program_counts_k_from_the_entries_it_carries(client, tmp_path):
+    """The program of a roll whose link is two steps on (an ``absent`` roll between) counts k
+    itself from the entries before the roll, which it hashes and chains into the roll: one
+    left out, or a k that is not the record's, fails."""
+    match_id = play_match(services(client.app).db, 12, (Device(), Device()), absent_every=3)
+    document = client.get(f"/api/audit/{match_id}").json()
+    entry = [e for e in document["rolls"] if e["opponent_link_steps"] == 2
+             and e["opponent_source"] == "client"][-1]
+    program = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/verify.py").text
+    assert "opponent_link_steps = 2" not in program  # not given: counted
+    due = due_entries(document, entry)
+    done = run_python(tmp_path, "verify_roll.py", program)
+    assert done.returncode == 0, done.stderr
+    assert (f"the opponent's link (2 SHA-256 steps to opponent_prev_link, counted from the "
+            f"{len(due)} entries before this roll" in done.stdout)
+    # The absent roll left out: the entries no longer chain into the roll.
+    absent = next(e for e in due[1:] if e["seat"] == entry["seat"] and not e["opponent_entropy"])
+    line = next(x for x in program.splitlines() if repr(absent["roll_id"]) in x)
+    bent = run_python(tmp_path, "bent.py", program.replace(line + "\n", ""))
+    assert bent.returncode == 1 and "does not hash and chain into it" in bent.stderr
 
 
 def test_heads_are_signed_at_a_bounded_rate(database_url, tmp_path, monkeypatch):
@@ -234,7 +314,8 @@ def test_a_rows_program_runs_alone_for_v2_and_v1(client, tmp_path):
         assert answer.headers["content-disposition"] == (
             f'attachment; filename="verify-{entry["roll_id"]}.py"')
         # The program the page embedded before, byte for byte (the same head here).
-        assert answer.text == roll_program_v2(match_id, entry, document["log"]["head"])
+        assert answer.text == roll_program_v2(match_id, entry, due_entries(document, entry),
+                                              document["log"]["head"])
         done = run_python(tmp_path, "verify_roll.py", answer.text)
         assert done.returncode == 0, done.stderr
         d1, d2 = entry["dice"]

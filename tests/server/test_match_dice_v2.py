@@ -591,6 +591,7 @@ def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
     }
     for old, (new, reasons) in changes.items():
         assert old in text
-        done = _run(tmp_path, text.replace(old, new))
+        # The roll's own values come first; the entries before it may repeat a time.
+        done = _run(tmp_path, text.replace(old, new, 1))
         assert done.returncode == 1 and done.stderr.startswith("FAILED: "), (old, done.stderr)
         assert any(reason in done.stderr for reason in reasons), (old, done.stderr)

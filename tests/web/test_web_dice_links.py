@@ -64,12 +64,14 @@ class Server(StandIn):
         path = re.sub(r"^https?://[^/]+", "", request.url)
         if path == f"/api/audit/{MATCH_ID}":
             return self.json(route, self.audit)
-        proof = re.fullmatch(rf"/api/audit/{MATCH_ID}/rolls/([^/]+)/proof", path)
-        if proof:  # the roll's proof, its entries before it from seq 0; no log (log_missing)
+        proof = re.fullmatch(rf"/api/audit/{MATCH_ID}/rolls/([^/]+)/proof\?after=(-?\d+)", path)
+        if proof:  # the roll's proof, its entries before it after `after`; no log (log_missing)
             rolls = self.audit["rolls"]
             at = next(i for i, r in enumerate(rolls) if r["roll_id"] == proof.group(1))
+            after = int(proof.group(2))
             return self.json(route, {"match_id": MATCH_ID, "roll": rolls[at],
-                                     "preceding": rolls[:at], "covered": True,
+                                     "preceding": [r for r in rolls[:at] if r["seq"] > after],
+                                     "covered": True,
                                      "retry_after": None, "log": {"head": None}})
         if path == "/api/log/public-key":
             return self.json(route, {"public_key": "00" * 32})
@@ -189,4 +191,47 @@ def test_a_roll_dropped_from_the_record_after_this_devices_input_is_shown(browse
     assert TEXTS["roll_missing"] in verdict_title(page, "rol_a")
     assert "rol_a" in page.inner_text(".dice-alert")
     assert server.links_sent() == [("rol_a", LINKS[1])]
+    context.close()
+
+
+def test_a_roll_voided_with_its_game_is_not_a_reroll(browser, static_url):
+    """Ann asked to roll rol_a and bob's device sent its link; before the dice were revealed
+    the game ended (ann resigned during the wait), and the record goes on with the next
+    game's opening roll: rol_a is void after its request with a roll after it, as in a busy
+    reroll, but that roll opens a new game: no ✗. A normal roll in its place (the same turn
+    rolled again) is still ✗ void_after_request."""
+    context, page = bobs_page(browser, static_url, 800, 900)
+    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
+    audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
+    server = Server(page, first, audit_a)
+    documents: list[str] = []
+    page.on("request", lambda r: documents.append(r.url)
+            if r.url.endswith(f"/api/audit/{MATCH_ID}") else None)
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+
+    voided = entry(0, "rol_a", "void", LINKS[0], voided_at="2026-12-02T12:00:02.000000Z")
+    opening = entry(1, "rol_b", "committed", LINKS[0], kind="opening", roller_entropy=None,
+                    roller_source=None, requested_at=None)
+    new_game = make_state(Board.initial(), on_roll=0, you=1, phase="opening",
+                          dice_protocol="v2", game_number=2,
+                          pending_roll=pending("rol_b", LINKS[0], 2) | {"state": "committed",
+                                                                        "kind": "opening"})
+    show(page, server, new_game, {"match_id": MATCH_ID, "rolls": [voided, opening]})
+    for _ in range(100):  # the page looked rol_a up in the audit document
+        if documents:
+            break
+        page.wait_for_timeout(100)
+    assert documents
+    page.wait_for_timeout(500)
+    assert page.locator('.dice-log .verdict[data-verdict="failed"]').count() == 0
+    assert page.locator(".dice-alert").count() == 0 or "rol_a" not in page.inner_text(
+        ".dice-alert")
+
+    # The same void followed by a normal roll of the same game: a reroll, flagged.
+    reroll = {**opening, "kind": "normal"}
+    show(page, server, rolling(pending_roll=pending("rol_b", LINKS[0], 2)
+                               | {"state": "committed"}),
+         {"match_id": MATCH_ID, "rolls": [voided, reroll]})
+    assert TEXTS["void_after_request"] in verdict_title(page, "rol_a")
     context.close()

@@ -108,6 +108,10 @@ def test_head_signature(module_page):
     assert got == [True, False, False, head_bytes(17, 1_764_547_200_123, root).hex()]
 
 
+# A roll's proof as the match page asks for it: the entries after those it checked.
+PROOF_URL = re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof\?after=-?\d+$")
+
+
 def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
     """A guest's 1-point match against the computer on the real server, its page once the
     first roll's verdict is shown; ``tamper``: every inclusion proof the page fetches has its
@@ -133,7 +137,7 @@ def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
         fetched.append(request.url)
         route.fulfill(response=response, body=json.dumps(proof))
 
-    page.route(re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof$"), handle)
+    page.route(PROOF_URL, handle)
     page.on("request", lambda r: documents.append(r.url)
             if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
     page.goto(live_server + "/")
@@ -156,6 +160,9 @@ def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, outpu
     assert "tree head signature (Ed25519) verified" in title  # Chromium has Ed25519
     assert fetched  # the proof came from the roll's own proof
     assert documents == []  # never the whole audit document
+    # The page's first proof asks from the record's start; none asks for entries it had.
+    afters = [int(url.rsplit("after=", 1)[1]) for url in fetched]
+    assert afters[0] == -1 and afters == sorted(afters)
     page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
     context.close()
 
@@ -202,7 +209,7 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
         route.fulfill(response=response, body=json.dumps(
             {**proof, "covered": False, "retry_after": 1, "roll": {**proof["roll"], "log": []}}))
 
-    page.route(re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof$"), never_covered)
+    page.route(PROOF_URL, never_covered)
     page.goto(live_server + "/")
     page.click('[data-action="guest"]')
     page.wait_for_selector('form.computer [data-action="play-computer"]')
@@ -245,7 +252,7 @@ def _logged_document() -> tuple[dict, dict, str]:
 
 
 def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False,
-           preceding: list | None = None) -> dict:
+           preceding: list | None = None, since: dict | None = None) -> dict:
     return run(
         page,
         """if (arg.stub) {
@@ -257,10 +264,11 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
            }
            const proof = {match_id: arg.doc.match_id, roll: arg.doc.rolls[0], log: arg.doc.log,
                           preceding: arg.preceding};
-           const got = await dl.checkInLog(arg.doc.match_id, arg.shown, proof, arg.key);
+           const got = await dl.checkInLog(arg.doc.match_id, arg.shown, proof, arg.key,
+                                           arg.since ?? undefined);
            return {...got, records: (got.records || []).map((r) => r.roll_id)};""",
         {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519,
-         "preceding": preceding or []},
+         "preceding": preceding or [], "since": since},
     )
 
 
@@ -294,6 +302,23 @@ def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     padded = {**document["rolls"][0], "seq": -1, "roll_id": "rol_pad"}
     assert _check(module_page, document, shown, key, preceding=[padded])["problems"] == [
         "log_mismatch"]
+
+
+def test_the_proof_must_follow_the_entries_the_device_checked(module_page):
+    """Asked with ``?after=`` (the device's tally: the newest entry it checked), the proof's
+    entries must follow that entry by seq and prev_hash: one left out between, one the device
+    had already counted, or another history is log_mismatch."""
+    document, shown, key = _logged_document()
+    genesis = "0" * 64
+    start = {"seq": -1, "hash": genesis, "steps": [0, 0], "links": [None, None]}
+    assert _check(module_page, document, shown, key, since=start)["problems"] == []
+    for name, since in [
+        ("an entry left out", {**start, "seq": -2}),
+        ("the roll counted already", {**start, "seq": 0}),
+        ("another history", {**start, "hash": "11" * 32}),
+    ]:
+        assert _check(module_page, document, shown, key, since=since)["problems"] == [
+            "log_mismatch"], name
 
 
 def test_a_browser_without_ed25519_says_the_signature_was_not_checked(module_page):

@@ -145,8 +145,9 @@ def _chain(length: int = 6) -> list[bytes]:
 
 def test_a_link_k_steps_beyond_the_fixed_one(module_page):
     """A roll after one that used up the opponent's x_1 without revealing it (``absent``) takes
-    x_2: SHA-256 twice leads to the anchor. checkRollV2InRecord counts k = 2 from the record;
-    the reused x_1 fails it, as does a record whose entries before the roll have a gap."""
+    x_2: SHA-256 twice leads to the anchor. checkRollV2InRecord counts k = 2 from the record
+    (advanceTally); the reused x_1 fails it, as does a record whose entries before the roll
+    have a gap."""
     links = [x.hex() for x in _chain(3)]
     absent = {"seq": 0, "roll_id": "rol_0000", "seat": 0, "opponent_prev_link": links[0],
               "opponent_entropy": None, "state": "played"}
@@ -163,7 +164,8 @@ def test_a_link_k_steps_beyond_the_fixed_one(module_page):
         const chain = { links: null };
         const check = (roll, records) => dc.checkRollV2InRecord(arg.match, roll, null,
             records, chain, 0);
-        return [dc.linkSteps([arg.absent], 0), dc.linkSteps([arg.absent], 1),
+        const tally = dc.advanceTally(dc.startTally(), [arg.absent]);
+        return [tally.steps[0] + 1, tally.steps[1] + 1,
                 await fd.linkBeforeSteps(arg.links[2], 2),
                 await check(arg.due, [arg.absent, arg.due]),
                 await check(arg.reused, [arg.absent, arg.reused]),

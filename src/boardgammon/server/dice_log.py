@@ -14,8 +14,9 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
     is at least ``interval_s`` old or does not cover ``covering`` leaves.
 ``inclusion_proof(session, index, size)``, ``consistency_proof(session, first, second)``,
 ``entries(session, start, count)``, ``with_log(session, key, document)`` (a match's audit
-document with its log entries and their proofs), ``roll_proof(session, key, document,
-roll_id, interval_s)`` (one roll's entry and proofs, heads signed at a bounded rate),
+document with its log entries and their proofs), ``roll_proof(session, key, record_format,
+match_id, entry, preceding, interval_s)`` (one roll's entry and proofs, heads signed at a
+bounded rate),
 ``add_cosignature(session, …)`` and ``cosignatures(session)`` (a witness's signature of a
 head it checked).
 
@@ -73,7 +74,6 @@ from boardgammon.dice.transparency import (
     split,
     verify_ed25519,
 )
-from boardgammon.dice.verify import AUDIT_FORMAT_V2
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize
 
@@ -523,21 +523,23 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
 def roll_proof(
     session: Session,
     key: LogKey,
-    document: dict,
-    roll_id: str,
+    record_format: str,
+    match_id: str,
+    entry: dict,
+    preceding: list[dict],
     interval_s: float,
     now: datetime | None = None,
     *,
     cover: bool = False,
 ) -> dict:
-    """One roll of ``document`` (a match's audit document) with its log entries proven
-    against a signed head, what a player's device checks after each roll instead of the
-    whole document (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``):
-    ``{"preceding" (the entries before the roll that its opponent link's k steps count, back to
-    the one that last revealed that link, without ``log``: :func:`_preceding`),
-    "format": "boardgammon-roll-proof-v1", "record_format" (the document's format),
-    "match_id", "roll" (the document's entry with ``log`` as in :func:`with_log`), "log":
-    {"format", "public_key", "head"}, "covered" (bool), "retry_after" (seconds, or None)}``.
+    """One roll's audit entry (``entry``, of match ``match_id``'s record of ``record_format``)
+    with its log entries proven against a signed head, what a player's device checks after
+    each roll instead of the whole document (``GET /api/audit/{match_id}/rolls/{roll_id}/proof``):
+    ``{"preceding" (audit entries before the roll, as given: for v2 those of
+    :func:`.dice_record_v2.roll_window`), "format": "boardgammon-roll-proof-v1",
+    "record_format", "match_id", "roll" (the entry with ``log`` as in :func:`with_log`),
+    "log": {"format", "public_key", "head"}, "covered" (bool), "retry_after" (seconds, or
+    None)}``.
 
     The head is :func:`signed_head` under ``interval_s``, so these requests sign at most one
     head per interval per process. ``covered`` is false when the roll's newest entry is not
@@ -545,15 +547,10 @@ def roll_proof(
     ``retry_after`` says in how many whole seconds (at least 1) a request may get a newer
     head. ``cover``: the newest head that covers the roll's entries whatever its age, signed
     now if there is none (the roll's program, which must be complete).
-
-    Raises:
-        NoSuchEntry: ``roll_id`` is not a roll of the document's match.
     """
-    entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
-    if entry is None:
-        raise NoSuchEntry(f"match {document['match_id']} has no roll {roll_id}")
+    roll_id = entry["roll_id"]
     moment = now or datetime.now(UTC)
-    rows = _match_rows(session, document["match_id"], roll_id)
+    rows = _match_rows(session, match_id, roll_id)
     if cover:
         covering = rows[-1][0] + 1 if rows else 0
         head = signed_head(session, key, moment, interval_s=float("inf"), covering=covering)
@@ -567,32 +564,15 @@ def roll_proof(
         retry_after = max(1, math.ceil(wait_ms / 1000))
     proven = _proven(session, [r for r in rows if r[0] < tree_size], tree_size)
     return {
-        "preceding": _preceding(document, entry),
+        "preceding": preceding,
         "format": PROOF_FORMAT,
-        "record_format": document["format"],
-        "match_id": document["match_id"],
+        "record_format": record_format,
+        "match_id": match_id,
         "roll": {**entry, "log": proven.get(roll_id, [])},
         "log": _log_json(key, head),
         "covered": covered,
         "retry_after": retry_after,
     }
-
-
-def _preceding(document: dict, entry: dict) -> list[dict]:
-    """The v2 entries before ``entry`` that its opponent link's k steps count: from the last
-    one that revealed the same opponent's link (the same roller seat, ``opponent_entropy`` set)
-    or from the first, in seq order, without their ``log``; empty for a v1 document and for a
-    roll whose opponent has no chain (``opponent_prev_link`` null: there is no k to count, and
-    its proof must not grow with the record)."""
-    if document["format"] != AUDIT_FORMAT_V2 or entry["opponent_prev_link"] is None:
-        return []
-    before = [r for r in document["rolls"] if r["seq"] < entry["seq"]]
-    start = 0
-    for at in range(len(before) - 1, -1, -1):
-        if before[at]["seat"] == entry["seat"] and before[at]["opponent_entropy"] is not None:
-            start = at
-            break
-    return [{k: v for k, v in r.items() if k != "log"} for r in before[start:]]
 
 
 def add_cosignature(

@@ -34,7 +34,8 @@ before it returns and rolls it back on any error, so a refused call changes noth
 ``reveal_without_opponent(session, roll_id) -> RollV2``
     Reveal a requested roll without the opponent's link (its device did not answer in time,
     or the opponent has none); the caller decides when.
-``mark_played``, ``void_roll``, ``match_rolls``, ``link_steps``, ``audit_document``.
+``mark_played``, ``void_roll``, ``match_rolls``, ``link_steps``, ``audit_document``,
+``roll_window`` (one roll's entry and the entries before it that its proof carries).
 
 Each change (commit, request, reveal, played, void) is a leaf of the public log
 (:func:`.dice_log.append`, in the same transaction), as v1's are.
@@ -69,6 +70,7 @@ from boardgammon.dice.verify import (
     SEED_BYTES,
     TIME_FIELDS,
     chain_link_steps,
+    check_roll_v2,
     commitment,
     derive_dice_v2,
     entry_hash_v2,
@@ -238,7 +240,7 @@ _LAST_LINK = (
 )
 # What the number of the opponent's link due for a roll follows from (link_steps).
 _LINK_HISTORY = (
-    select(_TABLE.c.seat, _TABLE.c.opponent_prev_link, _TABLE.c.opponent_entropy)
+    select(_TABLE.c.seq, _TABLE.c.seat, _TABLE.c.opponent_prev_link, _TABLE.c.opponent_entropy)
     .where(_TABLE.c.match_id == bindparam("match_id"), _TABLE.c.seq <= bindparam("seq"))
     .order_by(_TABLE.c.seq)
 )
@@ -743,3 +745,90 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
         "detail": failure.detail,
     }
     return document
+
+
+_ROLL_SEQ = select(_TABLE.c.seq).where(
+    _TABLE.c.match_id == bindparam("match_id"), _TABLE.c.roll_id == bindparam("roll_id")
+)
+_ANY_ROLL = select(_TABLE.c.seq).where(_TABLE.c.match_id == bindparam("match_id")).limit(1)
+_ROWS = (
+    select(*_TABLE.c)
+    .where(
+        _TABLE.c.match_id == bindparam("match_id"),
+        _TABLE.c.seq >= bindparam("low"),
+        _TABLE.c.seq <= bindparam("high"),
+    )
+    .order_by(_TABLE.c.seq)
+)
+
+
+def preceding_start(history: list[Any], after: int | None) -> int:
+    """Where, in ``history`` (the record's entries up to a roll, its last: mappings with
+    ``seq``, ``seat``, ``opponent_prev_link`` and ``opponent_entropy``, in seq order from
+    the first), the entries begin that the roll's proof (and its program) carry before it.
+
+    With ``after`` (the seq of the newest entry a device has already checked): those after it,
+    whatever they are (the device counts k on from its own tally). Without: those its
+    opponent link's k counts, from the last one that revealed the same opponent's link (the
+    same roller seat, ``opponent_entropy`` set) or from the first; none where the opponent has
+    no chain (there is no k to count)."""
+    at = len(history) - 1
+    if after is not None:
+        return next((i for i in range(at) if history[i]["seq"] > after), at)
+    roll = history[at]
+    if roll["opponent_prev_link"] is None:
+        return at
+    return next((i for i in range(at - 1, -1, -1) if history[i]["seat"] == roll["seat"]
+                 and history[i]["opponent_entropy"] is not None), 0)
+
+
+def roll_window(
+    session: Session, match_id: str, roll_id: str, after: int | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """One roll's audit entry and the entries before it from :func:`preceding_start`, each as
+    in :func:`audit_document` (with ``opponent_link_steps``, ``verdict``, ``verdict_detail``),
+    without building the document: only the window and the entry before it are read whole,
+    hashed and checked (by the verifier's own :func:`check_roll_v2`); the link columns of the
+    entries before them (no hashing) give each one's k and where the players' chains stand.
+    ``None`` if the match has v2 rolls but not ``roll_id``.
+
+    The verdicts are the document's wherever the record before the window verifies; the
+    whole document (``verify.py``) is what checks that.
+
+    Raises:
+        RollNotFound: the match has no v2 rolls.
+    """
+    connection = session.connection()
+    seq = connection.execute(_ROLL_SEQ, {"match_id": match_id, "roll_id": roll_id}).scalar()
+    if seq is None:
+        if connection.execute(_ANY_ROLL, {"match_id": match_id}).first() is None:
+            raise RollNotFound(f"no v2 dice record for match {match_id!r}")
+        return None
+    # .all(): one fetch, where iterating the result fetched row by row.
+    history = [dict(r._mapping) for r in connection.execute(
+        _LINK_HISTORY, {"match_id": match_id, "seq": seq}).all()]
+    steps = dict(zip((h["seq"] for h in history), opponent_link_steps(history), strict=True))
+    start = preceding_start(history, after)
+    first = max(start - 1, 0)  # the entry before the window: its hash is the window's prev
+    # Where each player's chain stands before `first`, as the verifier's pass leaves it.
+    links, used = anchors(session, match_id), [0, 0]
+    for earlier in history[:first]:
+        if earlier["opponent_prev_link"] is not None:
+            chain = 1 - earlier["seat"]
+            used[chain] += 1
+            if earlier["opponent_entropy"] is not None:
+                links[chain], used[chain] = earlier["opponent_entropy"], 0
+    rows = connection.execute(
+        _ROWS, {"match_id": match_id, "low": history[first]["seq"], "high": seq}
+    ).all()
+    entries, head = [], GENESIS
+    for at, row in enumerate(rows, start=first):
+        roll = RollV2.from_row(dict(row._mapping))
+        entry = roll.to_json() | {"opponent_link_steps": steps[roll.seq]}
+        if at == first > 0:
+            head = entry["prev_hash"]  # its own check is not shown
+        check, head = check_roll_v2(match_id, at, entry, head, links, used)
+        entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
+        if at >= start:
+            entries.append(entry)
+    return entries[-1], entries[:-1]

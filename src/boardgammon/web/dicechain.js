@@ -148,20 +148,36 @@ export class DeviceChain {
   }
 }
 
+const GENESIS = "0".repeat(64);
+
 /**
- * k for a v2 roll of `seat`: 1 + the entries of `previous` (the record's entries before it, in
- * seq order, void ones included) with the same roller and an opponent chain, since the last of
- * them that revealed the opponent's link; each used up one link of the opponent's chain.
+ * Where a check of a match's record stands after the entries it has read, in seq order from
+ * the first: `seq` and `hash` (entry hash) of the newest (-1 and the genesis hash before any),
+ * and per roller seat the entries with an opponent chain since the last of them that
+ * revealed the opponent's link (`steps`: each used up one link) and that link (`links`, null
+ * before one). A roll's k is `steps[seat] + 1`. The match page keeps one while it checks
+ * the rolls in order and asks each roll's proof only for the entries after `seq` (`?after=`).
  */
-export function linkSteps(previous, seat) {
-  let steps = 1;
-  for (let i = previous.length - 1; i >= 0; i--) {
-    const r = previous[i];
-    if (r.seat !== seat || !r.opponent_prev_link) continue;
-    if (r.opponent_entropy) break;
-    steps += 1;
+export function startTally() {
+  return { seq: -1, hash: GENESIS, steps: [0, 0], links: [null, null] };
+}
+
+/** The tally after `entries` (audit entries, in seq order, following `tally.seq`). */
+export function advanceTally(tally, entries) {
+  const next = { ...tally, steps: [...tally.steps], links: [...tally.links] };
+  for (const r of entries) {
+    if (r.opponent_prev_link) {
+      if (r.opponent_entropy) {
+        next.steps[r.seat] = 0;
+        next.links[r.seat] = r.opponent_entropy;
+      } else {
+        next.steps[r.seat] += 1;
+      }
+    }
+    next.seq = r.seq;
+    next.hash = r.entry_hash;
   }
-  return steps;
+  return next;
 }
 
 /**
@@ -169,17 +185,18 @@ export function linkSteps(previous, seat) {
  * against the link fixed for it, in k steps counted from the record), and that the link fixed
  * for it continues the opponent's chain: the link revealed last by that seat, or our own
  * anchor when we are that seat and have revealed nothing yet. `records`: audit entries (every
- * state, void included) without a gap up to this roll, from seq 0 or from the entry that last
- * revealed the opponent's link, or only the roll where its opponent has no chain (a roll's
- * proof's `preceding` and its entry); `chain`: this
- * device's DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an `opponent_link_steps` other than k);
- * chain_skipped (we are the opponent, the server accepted our anchor, and the roll fixed no
- * link of our chain).
+ * state, void included) without a gap from `tally.seq + 1` up to this roll (a roll's proof's
+ * `preceding` and its entry; `tally`: startTally() by default, the record from its first
+ * entry), or only the roll where its opponent has no chain; `chain`: this device's
+ * DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an
+ * `opponent_link_steps` other than k); chain_skipped (we are the opponent, the server
+ * accepted our anchor, and the roll fixed no link of our chain).
  */
-export async function checkRollV2InRecord(matchId, roll, known, records, chain, you) {
+export async function checkRollV2InRecord(matchId, roll, known, records, chain, you,
+  tally = startTally()) {
   const at = records.findIndex((r) => r.roll_id === roll.roll_id);
-  const previous = at >= 0 ? records.slice(0, at) : [];
-  const steps = linkSteps(previous, roll.seat);
+  const before = advanceTally(tally, at >= 0 ? records.slice(0, at) : []);
+  const steps = before.steps[roll.seat] + 1;
   const verdict = await checkRollV2(matchId, roll, known, steps);
   if (1 - roll.seat === you && !roll.opponent_prev_link && chain && chain.stored
       && chain.stored.accepted) {
@@ -189,23 +206,17 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
     verdict.ok = false;
   }
   const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;
-  // `records` may start after seq 0 only at an entry that revealed this opponent's link:
-  // the k steps count from there; or at the roll itself when its opponent has no chain (no k).
-  const first = records[0];
-  const start = first && first.seq > 0
-    ? ((first !== records[at] && first.seat === roll.seat && first.opponent_entropy)
-      || (first === records[at] && !roll.opponent_prev_link && !first.opponent_prev_link)
-      ? first.seq : -1) : 0;
-  if (at < 0 || start < 0 || records.slice(0, at + 1).some((r, i) => r.seq !== start + i)
+  // A roll whose opponent has no chain has no k: it needs no entries before it.
+  const gap = roll.opponent_prev_link
+    && records.slice(0, at + 1).some((r, i) => r.seq !== tally.seq + 1 + i);
+  if (at < 0 || gap
       || (roll.opponent_prev_link && shownSteps !== undefined && shownSteps !== steps)) {
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;
     return verdict;
   }
-  const opponent = 1 - roll.seat;
-  const before = previous.filter((r) => r.seat === roll.seat && r.opponent_entropy);
-  const expected = before.length ? before[before.length - 1].opponent_entropy
-    : (opponent === you && chain.links ? chain.links[0] : undefined);
+  const expected = before.links[roll.seat]
+    ?? (1 - roll.seat === you && chain.links ? chain.links[0] : undefined);
   if (roll.opponent_prev_link && expected !== undefined && expected !== roll.opponent_prev_link) {
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;

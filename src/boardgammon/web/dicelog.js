@@ -129,18 +129,23 @@ const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
  * in the public log: `proof` is the roll's proof (GET /api/audit/{match_id}/rolls/{roll_id}/proof:
  * {match_id, roll: its audit entry with `log`, its leaves and inclusion proofs, log: {head,
  * public_key}}) and `publicKey` the log's key from its fixed address (GET /api/log/public-key).
- * `proof.preceding`: the audit entries before the roll back to the one that last revealed the
- * opponent's link (or the first), which must chain into the roll by their hashes.
+ * `proof.preceding`: the audit entries before the roll (back to the one that last revealed the
+ * opponent's link, or the first; those after `since.seq` when asked with `?after=`), which
+ * must chain into the roll by their hashes. `since` (optional): the tally of the entries this
+ * device has checked (dicechain.js startTally/advanceTally): the first entry must follow its
+ * newest, by seq and by prev_hash, so that a server that leaves entries out or adds some
+ * is caught.
  * Returns {problems, checked, treeSize, records (preceding and the roll's entry, for the link's
  * k steps)}: problem codes log_missing (no entry for the roll),
  * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
- * names another roll or state; or a preceding entry that does not chain into it), log_proof (an inclusion proof does not lead to the head's
+ * names another roll or state; or a preceding entry that does not chain into it or does not
+ * follow `since`), log_proof (an inclusion proof does not lead to the head's
  * root), log_signature (the head's signature does not verify, or another key signed it);
  * checked codes log and signature, or signature_unchecked where the browser has no Ed25519.
  * A proof the server marked `covered: false` (the head not yet signed over the roll's newest
  * leaf) is the caller's to fetch again later, not to check.
  */
-export async function checkInLog(matchId, roll, proof, publicKey) {
+export async function checkInLog(matchId, roll, proof, publicKey, since) {
   const problems = [];
   const checked = [];
   const head = proof && proof.log && proof.log.head;
@@ -182,6 +187,10 @@ export async function checkInLog(matchId, roll, proof, publicKey) {
       break;
     }
     next = entry;
+  }
+  if (since && (next.seq !== since.seq + 1 || next.prev_hash !== since.hash)
+      && !problems.includes("log_mismatch")) {
+    problems.push("log_mismatch");
   }
   if (problems.length === 0) checked.push("log");
   const signed = proof.log.public_key !== publicKey ? false

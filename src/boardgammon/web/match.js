@@ -7,7 +7,7 @@ import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h, keep } from "./dom.js";
 import { ChatPanel } from "./chat.js";
-import { checkRollV2InRecord, DeviceChain } from "./dicechain.js";
+import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
 import { checkInLog } from "./dicelog.js";
 import { checkRoll, rollEntropy } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
@@ -58,6 +58,10 @@ export class MatchPage {
     this.voided = []; // roll IDs of v2 rolls this device took part in that ended void
     this.settled = new Set(); // roll IDs checkVoided found in a final state
     this.chain = new DeviceChain(matchId);
+    // The record's entries this page has checked, in order (dicechain.js startTally): each
+    // roll's proof is asked only for the entries after them (`?after=`), so a page fetches
+    // every entry of the record once, however long the opponent goes without revealing.
+    this.tally = startTally();
     this.receivedAt = performance.now();
     this.viewing = null;  // a past turn shown read-only: {board, label}
     this.notice = new Notice();
@@ -305,11 +309,11 @@ export class MatchPage {
         verdict = await checkRoll(state.match_id, roll, known);
       } else {
         // The roll's proof first: the link due for a v2 roll follows from the entries before
-        // it back to the opponent's last revealed link, void ones included, which the match's
-        // state does not list; the proof carries them (`preceding`, hash-chained to the roll).
+        // it, void ones included, which the match's state does not list; the proof carries
+        // those after the ones this page checked (`preceding`, hash-chained to the roll).
         let logged = null;
         try {
-          logged = await this.checkLogged(state.match_id, roll);
+          logged = await this.checkLogged(state.match_id, roll, this.tally);
           if (logged.retryAfter) {
             // No head signed over the roll's newest leaf yet (heads are signed at most once a
             // second or so): no verdict yet ("…"), asked again when the server says.
@@ -327,8 +331,14 @@ export class MatchPage {
           }
         }
         const records = logged && Array.isArray(logged.records) ? logged.records : [];
+        const since = (logged && logged.since) || this.tally;
         verdict = await checkRollV2InRecord(state.match_id, roll, known, records, this.chain,
-          state.you);
+          state.you, since);
+        if (logged && logged.problems.length === 0) {
+          // The entries before the roll chain into it and the log proves it: counted on.
+          const counted = advanceTally(since, records.slice(0, -1));
+          if (counted.seq > this.tally.seq) this.tally = counted;
+        }
         if (logged) {
           verdict.problems.push(...logged.problems);
           verdict.checked.push(...logged.checked);
@@ -349,9 +359,11 @@ export class MatchPage {
    * opponent) that the match has moved past without revealing it: if the audit document says
    * it ended void after its request and another roll followed, the server voided it after
    * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
-   * void_after_request. A void last roll (the match ended during the wait, by a flag) is
-   * not: nothing was rolled in its place. One the document does not hold at all is listed
-   * with ✗ roll_missing. */
+   * void_after_request. Not flagged: a void last roll (the match ended during the wait, by a
+   * flag or a resignation: nothing was rolled in its place), and a void normal roll followed
+   * by an opening roll (the game ended during the wait and a new one began: the roll after
+   * it belongs to another game, which the match shows both players, not to the same turn).
+   * One the document does not hold at all is listed with ✗ roll_missing. */
   async checkVoided(state) {
     if (state.dice_protocol !== "v2") return;
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
@@ -379,8 +391,11 @@ export class MatchPage {
         continue; // nothing followed yet: looked at again with the next state
       }
       this.settled.add(entry.roll_id); // looked up once its state is final
-      // Voided before the request reached the server (it never had our input): no flag.
-      if (entry.state !== "void" || entry.requested_at == null || index === entries.length - 1) {
+      // Voided before the request reached the server (it never had our input), or with the
+      // game it belonged to: no flag.
+      const next = entries[index + 1];
+      if (entry.state !== "void" || entry.requested_at == null || !next
+          || (entry.kind === "normal" && next.kind === "opening")) {
         continue;
       }
       if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
@@ -413,22 +428,29 @@ export class MatchPage {
    * its leaves' inclusion proofs, the signed head: a few KB, where the match's whole audit
    * document grew with every roll). A proof read while the roll was changing (its newest leaf
    * signed, the roll read just before) is fetched again once. {retryAfter} (seconds) when
-   * no signed head covers the roll's newest leaf yet. */
-  async checkLogged(matchId, roll) {
+   * no signed head covers the roll's newest leaf yet. `tally`: the entries checked so far;
+   * the proof is asked for those after them, or from the first (a new tally, returned as
+   * `since`) for a roll at or before them (one checked out of order). */
+  async checkLogged(matchId, roll, tally) {
     if (!this.logKey) {
       this.logKey = (await request("GET", "/api/log/public-key")).public_key;
     }
     const url = `/api/audit/${encodeURIComponent(matchId)}/rolls/`
-      + `${encodeURIComponent(roll.roll_id)}/proof`;
-    let proof = await request("GET", url);
-    if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
-    let logged = await checkInLog(matchId, roll, proof, this.logKey);
-    if (logged.problems.length) {
-      proof = await request("GET", url);
-      if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
-      logged = await checkInLog(matchId, roll, proof, this.logKey);
+      + `${encodeURIComponent(roll.roll_id)}/proof?after=`;
+    let since = tally;
+    let proof = await request("GET", url + since.seq);
+    if (proof.covered !== false && proof.roll && proof.roll.seq <= since.seq) {
+      since = startTally();
+      proof = await request("GET", url + since.seq);
     }
-    return logged;
+    if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
+    let logged = await checkInLog(matchId, roll, proof, this.logKey, since);
+    if (logged.problems.length) {
+      proof = await request("GET", url + since.seq);
+      if (proof.covered === false) return { retryAfter: proof.retry_after || 1 };
+      logged = await checkInLog(matchId, roll, proof, this.logKey, since);
+    }
+    return { ...logged, since };
   }
 
   // --- actions --------------------------------------------------------------------------------

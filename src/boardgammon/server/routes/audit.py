@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
@@ -69,12 +69,23 @@ def roll_program(match_id: str, entry: dict) -> str:
     return programs.get_template("verify_roll.py.j2").render(match_id=match_id, roll=entry)
 
 
-def roll_program_v2(match_id: str, entry: dict, head: dict) -> str:
+# The fields of a v2 audit entry that its entry hash covers, and its seq: what a program needs
+# of the entries before its roll.
+_RECORD_KEYS = ("seq", "roll_id", "nonce", "seat", "kind", "state", "commitment", "server_seed",
+                "roller_entropy", "roller_source", "opponent_prev_link", "opponent_entropy",
+                "opponent_source", "dice", "prev_hash", *verify.TIME_FIELDS, "entry_hash")
+
+
+def roll_program_v2(match_id: str, entry: dict, preceding: list[dict], head: dict) -> str:
     """The standard-library Python program that checks one revealed v2 audit entry: its
-    commitment, the opponent's link, the dice, its entry hash and its log entries' inclusion
-    proofs to the root of ``head`` (the document's signed tree head)."""
+    commitment, the opponent's link in the k steps it counts itself from ``preceding`` (the
+    entries before the roll back to the one that last revealed the same opponent's link, or
+    the first: :func:`.dice_record_v2.preceding_start`, each hashed and chained into the
+    roll), the dice, its entry hash and its log entries' inclusion proofs to the root of
+    ``head`` (a signed tree head that covers them)."""
+    before = [{key: e[key] for key in _RECORD_KEYS} for e in preceding]
     return programs.get_template("verify_roll_v2.py.j2").render(match_id=match_id, roll=entry,
-                                                                 head=head)
+                                                                 before=before, head=head)
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
@@ -129,19 +140,53 @@ def audit_json(request: Request, match_id: str = MatchId,
                              either_document(session, match_id))
 
 
+def roll_entries(session: Session, match_id: str, roll_id: str,
+                 after: int | None = None) -> tuple[str, dict, list[dict]]:
+    """The record's format, the roll's audit entry and the entries its proof carries before it
+    (v2: :func:`.dice_record_v2.roll_window`, built without the whole document; v1: none).
+
+    Raises:
+        RollNotFound: the match has no record of either version.
+        dice_log.NoSuchEntry: it has, but no roll ``roll_id``.
+    """
+    missing = dice_log.NoSuchEntry(f"match {match_id} has no roll {roll_id}")
+    try:
+        window = dice_record_v2.roll_window(session, match_id, roll_id, after)
+    except RollNotFound as no_v2:
+        try:
+            document = audit_document(session, match_id)
+        except RollNotFound:
+            raise no_v2 from None
+        entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
+        if entry is None:
+            raise missing from None
+        return verify.AUDIT_FORMAT, entry, []
+    if window is None:
+        raise missing
+    return verify.AUDIT_FORMAT_V2, *window
+
+
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
 def roll_proof(request: Request, response: Response, match_id: str = MatchId,
-               roll_id: str = RollId, session: Session = Depends(get_session)) -> dict:
+               roll_id: str = RollId,
+               after: int | None = Query(None, ge=-1, description=(
+                   "seq of the newest entry the device has checked (-1: none): `preceding` "
+                   "holds the entries after it")),
+               session: Session = Depends(get_session)) -> dict:
     """One roll's audit entry and its public log entries with inclusion proofs against a
     signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
     player's device checks after a roll, instead of the whole audit document. A new head is
     signed only if the newest is older than ``BOARDGAMMON_LOG_HEAD_INTERVAL``; a roll whose
     newest entry it does not cover yet answers ``"covered": false`` with ``Retry-After``.
-    404 ``not_found``: no such match, or no such roll in it; 422 ``invalid_request``: an ID
-    that is not one."""
+    ``preceding``: the entries before a v2 roll that its link's k counts (back to the one that
+    last revealed the same opponent's link), or with ``after`` every entry after that seq,
+    so that a device that keeps its own count fetches each entry once. 404 ``not_found``: no
+    such match, or no such roll in it; 422 ``invalid_request``: an ID that is not one, an
+    ``after`` below -1."""
     parts = services(request.app)
-    proof = dice_log.roll_proof(session, parts.log_key, either_document(session, match_id),
-                                roll_id, parts.settings.log_head_interval_s)
+    record_format, entry, preceding = roll_entries(session, match_id, roll_id, after)
+    proof = dice_log.roll_proof(session, parts.log_key, record_format, match_id, entry,
+                                preceding, parts.settings.log_head_interval_s)
     if not proof["covered"]:
         response.headers["Retry-After"] = str(proof["retry_after"])
     return proof
@@ -156,21 +201,18 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     ``verify-{roll_id}.py``; run alone with ``python3``. 404 ``not_found``: no such match or
     roll, or a roll that is not revealed or cannot be read (it has no program); 422
     ``invalid_request``: an ID that is not one."""
-    document = either_document(session, match_id)
-    entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
-    if entry is None:
-        raise dice_log.NoSuchEntry(f"match {match_id} has no roll {roll_id}")
+    record_format, entry, preceding = roll_entries(session, match_id, roll_id)
     if entry["server_seed"] is None or entry["verdict"] == verify.MALFORMED:
         raise RollNotFound(
             f"roll {roll_id} of match {match_id} has no program: it is "
             + ("not revealed" if entry["server_seed"] is None else "malformed")
         )
-    if document["format"] == verify.AUDIT_FORMAT:
+    if record_format == verify.AUDIT_FORMAT:
         program = roll_program(match_id, entry)
     else:
-        proof = dice_log.roll_proof(session, services(request.app).log_key, document, roll_id,
-                                    0.0, cover=True)
-        program = roll_program_v2(match_id, proof["roll"], proof["log"]["head"])
+        proof = dice_log.roll_proof(session, services(request.app).log_key, record_format,
+                                    match_id, entry, preceding, 0.0, cover=True)
+        program = roll_program_v2(match_id, proof["roll"], preceding, proof["log"]["head"])
     return PlainTextResponse(
         program,
         media_type="text/x-python; charset=utf-8",
@@ -218,7 +260,11 @@ def audit_page(
     if readable and document["format"] == verify.AUDIT_FORMAT:
         first = verify_programs(match_id, readable[0])
     elif readable:  # v2: with its inputs, entry hash and log proofs
-        first = {"python": roll_program_v2(match_id, readable[0], document["log"]["head"])}
+        rolls = document["rolls"]
+        seq = readable[0]["seq"]
+        before = rolls[dice_record_v2.preceding_start(rolls[: seq + 1], None) : seq]
+        first = {"python": roll_program_v2(match_id, readable[0], before,
+                                           document["log"]["head"])}
     # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
     rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
             for r in readable}
