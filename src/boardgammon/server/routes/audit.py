@@ -230,6 +230,5 @@ def audit_page(
         "json_url": request.url_for("audit_json", match_id=match_id),
         "verifier_url": request.url_for("verifier_source"),
         "log_checker_url": request.url_for("log_checker_source"),
-        "verifier_source": Path(verify.__file__).read_text(encoding="utf-8"),
     }
     return pages.TemplateResponse(request, "audit.html", context)
