@@ -247,4 +247,12 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(browser, live_s
                 assert small_targets(page) == [], code
             details.scroll_into_view_if_needed()
             page.screenshot(path=str(output_dir / f"audit-row-open-{code}-{width}.png"))
+    # A proof that cannot be fetched says so in the row, and where the values are.
+    page.route("**/proof", lambda route: route.fulfill(status=503, body="busy"))
+    page.goto(f"{live_server}/audit/{match_id}?lang=de")
+    details = page.locator(f"#{audit['rolls'][0]['roll_id']} + tr.roll-more details")
+    details.locator("summary").click()
+    assert details.locator("p").inner_text() == (
+        "Die Werte ließen sich nicht laden: der Link oben öffnet sie als JSON.")
+    assert details.locator("dl").count() == 0
     context.close()
