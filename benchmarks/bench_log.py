@@ -24,12 +24,16 @@
 5. Heads signed per second under load (a roll change, then four devices asking for a proof,
    again and again) with ``BOARDGAMMON_LOG_HEAD_INTERVAL``'s default of 1 s, beside the
    reference in the same run: interval 0, a head whenever the log grew (the old rule).
+6. The audit page of a 60-roll v2 match (``GET /audit/{match_id}?lang=en``, both seats with a
+   device), raw and gzipped, beside the reference: the match's audit JSON, which holds every
+   value the page shows or links. A count of bytes, the same on any machine.
 
 ``BENCH_SCALE`` (default 1) multiplies every count: ``BENCH_SCALE=0.05`` is a smoke run.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -348,10 +352,40 @@ def _report_client(folder: str) -> None:
     )
 
 
+def _report_page(folder: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from boardgammon.server.app import create_app
+    from boardgammon.server.services import services
+    from boardgammon.server.settings import Settings
+
+    settings = Settings(database_url=f"sqlite:///{folder}/page.sqlite3",
+                        log_key_path=f"{folder}/log-key.pem")
+    with TestClient(create_app(settings)) as client:
+        with services(client.app).db.sessions() as session:
+            match_id, chains = _match_with_chains(session, MATCH_ROLLS)
+            for k in range(MATCH_ROLLS):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat,
+                                             "opening" if k == 0 else "normal")
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                record_v2.mark_played(session, roll.roll_id)
+        page = client.get(f"/audit/{match_id}?lang=en").content
+        document = client.get(f"/api/audit/{match_id}").content
+    packed = len(gzip.compress(page))
+    print(
+        f"audit page of a {MATCH_ROLLS}-roll v2 match: {len(page):,} bytes, {packed:,} gzipped; "
+        f"reference: its audit JSON {len(document):,} bytes (ratio page / JSON "
+        f"{len(page) / len(document):.3f})"
+    )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-log-") as folder:
         _report("SQLite", f"sqlite:///{folder}/log.sqlite3", f"sqlite:///{folder}/bare.sqlite3")
         _report_client(folder)
+        _report_page(folder)
     with _postgres_schema() as logged, _postgres_schema() as bare:
         if logged is not None and bare is not None:
             _report("PostgreSQL", logged, bare)

@@ -102,13 +102,19 @@ def test_page_shows_rolls_and_verdicts_in_three_languages(client_for, sqlite_url
     ).text
     assert '<html lang="en">' in client.get(f"/audit/{match_id}?lang=xx").text
     page = client.get(f"/audit/{match_id}").text
-    played = re.search(rf'<tr id="{rolls[0].roll_id}".*?</tr>', page, re.DOTALL).group(0)
-    assert rolls[0].server_seed.hex() in played
-    assert f"{rolls[0].dice[0]}-{rolls[0].dice[1]}" in played
-    pending = re.search(rf'<tr id="{rolls[3].roll_id}".*?</tr>', page, re.DOTALL).group(0)
-    # Not yet revealed: no seed, entropy, source or dice.
-    assert rolls[3].commitment in pending and len(re.findall(r'<td [^>]*>–</td>', pending)) == 4
+    played = re.search(rf'<tr id="{rolls[0].roll_id}">.*?</tr>', page, re.DOTALL).group(0)
+    assert f'<td class="dice">{rolls[0].dice[0]}-{rolls[0].dice[1]}</td>' in played
+    pending = re.search(rf'<tr id="{rolls[3].roll_id}">.*?</tr>', page, re.DOTALL).group(0)
+    # Not yet revealed: no dice, no source.
+    assert len(re.findall(r'<td [^>]*>–</td>', pending)) == 2
     assert rolls[-1].entry_hash in page
+    # Every full value is one link away, in the roll's row: its proof (JSON).
+    for roll, seed in ((rolls[0], rolls[0].server_seed.hex()), (rolls[3], None)):
+        link = re.search(rf'<tr id="{roll.roll_id}">.*?<a class="log-proof" href="([^"]+)">',
+                         page, re.DOTALL).group(1)
+        entry = client.get(link).json()["roll"]
+        assert (entry["roll_id"], entry["commitment"]) == (roll.roll_id, roll.commitment)
+        assert entry["server_seed"] == seed
 
 
 def test_page_reports_a_tampered_record(client_for, sqlite_url):
@@ -178,7 +184,9 @@ def test_verify_it_yourself_whole_match(client_for, sqlite_url, tmp_path):
     source = client.get("/audit/verify.py")
     assert source.headers["content-type"].startswith("text/x-python")
     assert source.text == Path(verify.__file__).read_text()
-    assert page_block(page, "verifier-source") == source.text
+    # Linked to download, not shown on the page (its 34 KB were a fifth of a 60-roll page).
+    link = 'href="http://testserver/audit/verify.py" download="verify.py">'
+    assert f'<a id="verifier-source" {link}' in page and 'id="verifier-source"><code>' not in page
     (tmp_path / "verify.py").write_text(source.text)
     (tmp_path / "audit.json").write_text(client.get(f"/api/audit/{match_id}").text)
     result = subprocess.run(

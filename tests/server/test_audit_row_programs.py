@@ -27,12 +27,12 @@ def test_every_revealed_row_has_its_program(client_for, sqlite_url, tmp_path):  
         void = record.commit_roll(session, match_id, 0)
         record.void_roll(session, void.roll_id)
     for lang, words in (
-        ("en", "filled in for roll"),
-        ("de", "ausgefüllt für Wurf"),
-        ("ja", "の値入り"),
+        ("en", "This roll&#39;s program"),
+        ("de", "Programm dieses Wurfs"),
+        ("ja", "このロールのプログラム"),
     ):
         page = client.get(f"/audit/{match_id}?lang={lang}").text
-        assert page.count('class="roll-program"') == 4 and words in page
+        assert page.count('<a id="verify-roll-') == 4 and words in page
     assert f'id="verify-roll-{void.roll_id}"' not in page
     for roll in rolls:
         link = re.search(rf'<a id="verify-roll-{roll.roll_id}" href="([^"]+)">', page)

@@ -196,23 +196,63 @@ def test_the_public_log_tables_fit_a_phone_and_link_each_rolls_proof_and_program
             page.set_viewport_size({"width": width, "height": 800})
             page.goto(f"{live_server}/audit/{match_id}?lang={code}")
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-            tables = ("log-head", "log-entries") + (("rolls",) if width == 360 else ())
+            tables = ("log-head",) + (("rolls",) if width == 360 else ())
             assert not set(sideways(page)) & {"page", *tables}, (code, width, sideways(page))
             if width == 360:
                 assert small_targets(page) == [], code
             page.locator("#public-log").scroll_into_view_if_needed()
             page.screenshot(path=str(output_dir / f"audit-log-{code}-{width}.png"))
-            page.locator("#log-entries").screenshot(
-                path=str(output_dir / f"audit-log-entries-{code}-{width}.png"))
     page.goto(f"{live_server}/audit/{match_id}?lang=en")
     revealed = [r for r in audit["rolls"] if r["server_seed"] is not None]
     for entry in revealed:
         link = page.locator(f"#verify-roll-{entry['roll_id']}")
         program = page.request.get(live_server + link.get_attribute("href"))
         assert program.status == 200 and f"roll_id = '{entry['roll_id']}'" in program.text()
-    proofs = page.locator("#log-entries a.log-proof")
+    proofs = page.locator("#rolls a.log-proof")
     assert proofs.count() >= len(audit["rolls"])  # the computer may have rolled since
     proof = page.request.get(live_server + proofs.first.get_attribute("href")).json()
     assert proof["format"] == "boardgammon-roll-proof-v1"
     assert proof["roll"]["roll_id"] == audit["rolls"][0]["roll_id"]
+    context.close()
+
+
+def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(browser, live_server, output_dir):
+    # Issue #25, the page's weight: a row carries no hash in full; opened, it shows every value
+    # of its entry (fetched from the roll's proof) and its log leaves, wrapped within a phone.
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    match_id = computer_match(page, live_server)
+    audit = play_until(page, live_server, match_id, revealed=4)
+    entry = audit["rolls"][1]
+    for code in LANGUAGES:
+        for width in (360, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{live_server}/audit/{match_id}?lang={code}")
+            details = page.locator(f"#{entry['roll_id']} + tr.roll-more details")
+            details.locator("summary").click()
+            values = details.locator("dl")
+            values.locator("dd").first.wait_for()
+            shown = dict(zip(values.locator("dt").all_inner_texts(),
+                             values.locator("dd").all_inner_texts(), strict=True))
+            for name in ("commitment", "server_seed", "roller_entropy", "prev_hash",
+                         "entry_hash", "committed_at"):
+                assert entry[name] in shown.values(), (code, name)
+            assert "#" in shown and shown["#"] == str(entry["seq"])
+            log = next(v for k, v in shown.items() if ": " in k)
+            assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
+                e["index"] for e in entry["log"]]
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)
+            assert "page" not in sideways(page)
+            if width == 360:
+                assert small_targets(page) == [], code
+            details.scroll_into_view_if_needed()
+            page.screenshot(path=str(output_dir / f"audit-row-open-{code}-{width}.png"))
+    # A proof that cannot be fetched says so in the row, and where the values are.
+    page.route("**/proof", lambda route: route.fulfill(status=503, body="busy"))
+    page.goto(f"{live_server}/audit/{match_id}?lang=de")
+    details = page.locator(f"#{audit['rolls'][0]['roll_id']} + tr.roll-more details")
+    details.locator("summary").click()
+    assert details.locator("p").inner_text() == (
+        "Die Werte ließen sich nicht laden: der Link oben öffnet sie als JSON.")
+    assert details.locator("dl").count() == 0
     context.close()

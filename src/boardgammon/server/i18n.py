@@ -70,7 +70,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "To check the whole match, chain included, download the verifier (one file, standard "
             "library only) and run it on this record's JSON:"
         ),
-        "verify.source": "Source of verify.py",
+        "verify.source": "Download verify.py",
         "verify.openssl": (
             "The same check with the openssl command line: the first command prints the "
             "commitment; the second computes block 0 and prints the dice (bytes fc–ff are "
@@ -293,14 +293,19 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.medium": "medium",
         "level.hard": "hard",
         # dice v2 (issue #25): the filled-in program of every row
-        "verify.row": "The same program, filled in for roll {roll_id}",
+        "verify.row": "This roll's program",
+        "audit.values": "Values and proofs",
+        "audit.values_failed": (
+            "The values could not be fetched: the link above opens them as JSON."
+        ),
         # The public log (issue 25, dicelog)
         "log.title": "The public log",
         "log.intro": (
             "Every commitment, reveal and state change of every roll on this server is also a "
             "leaf of one public, append-only Merkle tree (RFC 9162). Below: a tree head signed by "
-            "the server's log key that includes this match, and each change's leaf index and "
-            "inclusion proof. Anyone can watch the log with boardgammon witness."
+            "the server's log key that includes this match; each roll's leaves and their "
+            "inclusion proofs are under its row above. Anyone can watch the log with boardgammon "
+            "witness."
         ),
         "log.tree_size": "Tree size",
         "log.root_hash": "Root hash",
@@ -309,7 +314,6 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.public_key": "Log key (also at /api/log/public-key)",
         "log.index": "Leaf",
         "log.event": "Change",
-        "log.inclusion_path": "Inclusion proof",
         "log.proofs": "{count} proofs (JSON)",
         "log.event.committed": "committed",
         "log.event.revealed": "revealed",
@@ -494,7 +498,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Um die ganze Partie samt Kette zu prüfen, laden Sie den Prüfer herunter (eine "
             "Datei, nur Standardbibliothek) und führen ihn mit dem JSON dieses Protokolls aus:"
         ),
-        "verify.source": "Quelltext von verify.py",
+        "verify.source": "verify.py herunterladen",
         "verify.openssl": (
             "Dieselbe Prüfung mit der openssl-Kommandozeile: der erste Befehl gibt die "
             "Festlegung aus, der zweite berechnet Block 0 und gibt die Würfel aus (Bytes fc–ff "
@@ -727,15 +731,19 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.medium": "mittel",
         "level.hard": "schwer",
         # dice v2 (issue #25): the filled-in program of every row
-        "verify.row": "Dasselbe Programm, ausgefüllt für Wurf {roll_id}",
+        "verify.row": "Programm dieses Wurfs",
+        "audit.values": "Werte und Beweise",
+        "audit.values_failed": (
+            "Die Werte ließen sich nicht laden: der Link oben öffnet sie als JSON."
+        ),
         # Das öffentliche Log (Issue 25, dicelog)
         "log.title": "Das öffentliche Log",
         "log.intro": (
             "Jede Festlegung, jedes Aufdecken und jede Zustandsänderung jedes Wurfs auf diesem "
             "Server ist auch ein Blatt eines öffentlichen Merkle-Baums, an den nur angehängt "
             "wird (RFC 9162). Unten: ein vom Log-Schlüssel des Servers signierter Baumkopf, der "
-            "diese Partie enthält, und zu jeder Änderung ihr Blatt und ihr Inklusionsbeweis. "
-            "Jeder kann das Log mit boardgammon witness beobachten."
+            "diese Partie enthält; die Blätter jedes Wurfs und ihre Inklusionsbeweise stehen "
+            "oben unter seiner Zeile. Jeder kann das Log mit boardgammon witness beobachten."
         ),
         "log.tree_size": "Baumgröße",
         "log.root_hash": "Wurzel-Hash",
@@ -744,7 +752,6 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.public_key": "Log-Schlüssel (auch unter /api/log/public-key)",
         "log.index": "Blatt",
         "log.event": "Änderung",
-        "log.inclusion_path": "Inklusionsbeweis",
         "log.proofs": "{count} Beweise (JSON)",
         "log.event.committed": "festgelegt",
         "log.event.revealed": "aufgedeckt",
@@ -934,7 +941,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "（1 ファイル、標準ライブラリのみ）をダウンロードし、"
             "この記録の JSON に対して実行してください："
         ),
-        "verify.source": "verify.py のソース",
+        "verify.source": "verify.py をダウンロード",
         "verify.openssl": (
             "openssl コマンドラインでの同じ確認：最初のコマンドはコミットメントを、2 番目は"
             "ブロック 0 を計算してダイスを表示します"
@@ -1142,14 +1149,16 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "level.medium": "ふつう",
         "level.hard": "むずかしい",
         # dice v2 (issue #25): the filled-in program of every row
-        "verify.row": "同じプログラム（ロール {roll_id} の値入り）",
+        "verify.row": "このロールのプログラム",
+        "audit.values": "値と証明",
+        "audit.values_failed": "値を取得できませんでした。上のリンクから JSON で開けます。",
         # 公開ログ（issue 25, dicelog）
         "log.title": "公開ログ",
         "log.intro": (
             "このサーバーのすべてのロールのコミット、公開、状態の変化は、追記専用の公開 Merkle "
             "木（RFC 9162）の葉にもなります。以下は、この対戦を含む、サーバーのログ鍵で署名された"
-            "ツリーヘッドと、各変化の葉の番号と包含証明です。boardgammon witness で誰でもログを"
-            "監視できます。"
+            "ツリーヘッドです。各ロールの葉とその包含証明は、上の表のそのロールの行の下にあります。"
+            "boardgammon witness で誰でもログを監視できます。"
         ),
         "log.tree_size": "木のサイズ",
         "log.root_hash": "ルートハッシュ",
@@ -1158,7 +1167,6 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.public_key": "ログ鍵（/api/log/public-key にも掲載）",
         "log.index": "葉",
         "log.event": "変化",
-        "log.inclusion_path": "包含証明",
         "log.proofs": "証明 {count} 件（JSON）",
         "log.event.committed": "コミット",
         "log.event.revealed": "公開",
