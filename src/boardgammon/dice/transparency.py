@@ -36,6 +36,7 @@ COSIGNATURE_FORMAT = "boardgammon-log-cosignature-v1"
 PROOF_FORMAT = "boardgammon-roll-proof-v1"  # one roll's proof (GET …/rolls/{roll_id}/proof)
 HASH_BYTES = 32
 EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
+ANCHOR_EVENT = "anchor"  # a seat's hash-chain anchor registered for a match (v2 dice)
 
 Subtree = Callable[[int, int], bytes]
 """``subtree(lo, hi)``: MTH(D[lo:hi]), the hash of the tree over leaves ``lo`` … ``hi - 1``."""
@@ -200,6 +201,16 @@ def leaf_bytes(event: str, roll: Mapping[str, Any], at: str) -> bytes:
         for key in ("match_id", "roll_id", "seq", "nonce", "seat", "commitment", "entry_hash")
     }
     document = {"format": LOG_FORMAT, "event": event, "at": at, **fields}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def anchor_leaf_bytes(match_id: str, seat: int, anchor: str, at: str) -> bytes:
+    """The leaf of a seat's accepted hash-chain anchor (``docs/fair-dice.md`` §The public log):
+    ``{"anchor", "at", "event": "anchor", "format", "match_id", "seat"}`` encoded as
+    :func:`leaf_bytes` encodes a roll's change; ``anchor`` 64 hex digits, ``at`` when the
+    server accepted it, ISO 8601 with offset."""
+    document = {"format": LOG_FORMAT, "event": ANCHOR_EVENT, "at": at, "match_id": match_id,
+                "seat": seat, "anchor": anchor}
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 

@@ -8,7 +8,9 @@ stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
 Per roll: ``GET /api/audit/{match_id}/rolls/{roll_id}/proof`` (the roll's entry and its log
 entries proven against a signed head, :func:`boardgammon.server.dice_log.roll_proof`: what a
 player's device fetches after each roll) and ``GET
-/api/audit/{match_id}/rolls/{roll_id}/verify.py`` (the roll's filled-in program).
+/api/audit/{match_id}/rolls/{roll_id}/verify.py`` (the roll's filled-in program). Per match
+(v2): ``GET /api/audit/{match_id}/anchors`` (the leaves of its accepted chain anchors, proven:
+what a device checks after registering its anchor).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
@@ -127,6 +129,18 @@ def audit_json(request: Request, match_id: str = MatchId,
     dice (404 ``not_found`` if it has neither)."""
     return dice_log.with_log(session, services(request.app).log_key,
                              either_document(session, match_id))
+
+
+@router.get("/api/audit/{match_id}/anchors", responses=responses(422))
+def anchor_proofs(request: Request, match_id: str = MatchId,
+                  session: Session = Depends(get_session)) -> dict:
+    """The public log's leaves of the match's accepted chain anchors (v2 dice) with their
+    inclusion proofs against a signed head that covers them, and the log's key
+    (:func:`boardgammon.server.dice_log.anchor_proofs`): what a device checks after it
+    registered its anchor. ``anchors`` is empty for a match without any (also for a match
+    that does not exist: the log holds nothing of it); 422 ``invalid_request``: an ID that is
+    not one."""
+    return dice_log.anchor_proofs(session, services(request.app).log_key, match_id)
 
 
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
