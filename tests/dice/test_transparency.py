@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardgammon.dice.transparency import (
-    anchor_leaf_bytes,
     ProofError,
+    anchor_leaf_bytes,
     consistency_path,
     head_bytes,
     inclusion_path,

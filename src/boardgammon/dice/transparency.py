@@ -268,7 +268,9 @@ def verify_ed25519(public_key: bytes, signature: bytes, message: bytes) -> bool 
 def check_log(document: dict) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
     that name that roll, each has an inclusion proof to the head's root, the last names the
-    roll's state and entry hash now; the head's signature with ``log.public_key``. The
+    roll's state and entry hash now; each chain anchor leaf (``log.anchors``, v2) is the
+    record's anchor of its seat, with its inclusion proof; the head's signature with
+    ``log.public_key``. The
     report's lines (a v1 roll without entries, from before the log began, is counted there;
     a v2 roll is logged from its commitment on, or it fails).
 
@@ -342,10 +344,38 @@ def check_log(document: dict) -> list[str]:
                 f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
                 f"entry says {last['entry_hash']}"
             )
+    anchors = _check_anchor_leaves(document, size, root)
     lines.append(f"{count} log entries included in the tree of size {size}")
+    if anchors:
+        lines.append(f"{anchors} chain anchor(s) included, each the record's for its seat")
     if unlogged:
         lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
+
+
+def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:
+    """Check the leaves of the match's accepted chain anchors (``log.anchors``, v2): each
+    names the match, is the record's anchor of its seat and has an inclusion proof to the
+    head's root; how many.
+
+    Raises:
+        ProofError: the first that does not hold.
+    """
+    entries = document["log"].get("anchors") or []
+    for entry in entries:
+        fields = json.loads(entry["leaf"])
+        if fields.get("event") != ANCHOR_EVENT or fields.get("match_id") != document["match_id"]:
+            raise ProofError(f"log entry {entry['index']} is no chain anchor of this match")
+        seat = fields.get("seat")
+        record = document.get("anchors") or [None, None]
+        if seat not in (0, 1) or record[seat] != fields.get("anchor"):
+            raise ProofError(
+                f"log entry {entry['index']} is seat {seat}'s chain anchor "
+                f"{fields.get('anchor')}; the record's anchors are {record}"
+            )
+        path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
+        verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
+    return len(entries)
 
 
 def proof_document(proof: dict) -> dict:
@@ -364,7 +394,8 @@ def proof_document(proof: dict) -> dict:
 
 
 def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
-    """Check that the audit document holds every log entry of its match: ``leaves`` are the
+    """Check that the audit document holds every log entry of its match (its rolls' and its
+    chain anchors', ``log.anchors``): ``leaves`` are the
     log's leaves 0 … ``tree_size - 1`` of the document's head, as ``GET /api/log/entries``
     serves them. Their RFC 9162 root must be the head's, and the leaves that name the match
     must be exactly the entries beside the document's rolls: a roll left out of the document
@@ -381,13 +412,17 @@ def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
     if root_of([leaf_hash(leaf.encode()) for leaf in leaves]) != bytes.fromhex(head["root_hash"]):
         raise ProofError(f"the log's {size} leaves do not make the head's root")
     shown = {int(entry["index"]) for roll in document["rolls"] for entry in roll.get("log", [])}
+    shown |= {int(entry["index"]) for entry in document["log"].get("anchors") or []}
     for index, leaf in enumerate(leaves):
         fields = json.loads(leaf)
         if fields.get("match_id") == document["match_id"] and index not in shown:
-            raise ProofError(
-                f"log entry {index} ({fields.get('event')} of roll {fields.get('roll_id')}, "
-                f"seq {fields.get('seq')}) is not in the document"
+            what = (
+                f"seat {fields.get('seat')}'s chain anchor {fields.get('anchor')}"
+                if fields.get("event") == ANCHOR_EVENT
+                else f"{fields.get('event')} of roll {fields.get('roll_id')}, "
+                f"seq {fields.get('seq')}"
             )
+            raise ProofError(f"log entry {index} ({what}) is not in the document")
     return [f"every one of the match's log entries among the {size} is in the document"]
 
 

@@ -551,7 +551,8 @@ def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
     rows = [row for row in _match_rows(session, match_id) if row[1] is None]
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering)
-    return _log_json(key, head) | {"anchors": _proven(session, rows, head["tree_size"]).get(None, [])}
+    proven = _proven(session, rows, head["tree_size"])
+    return _log_json(key, head) | {"anchors": proven.get(None, [])}
 
 
 def roll_proof(
