@@ -214,3 +214,17 @@ def test_an_honest_match_over_the_api_passes_both_verifiers_with_the_log(
     assert f"FAIL: roll {document['rolls'][0]['roll_id']} (#0): opponent link mismatch" in (
         lines[-1]
     )
+
+
+def test_a_rows_program_catches_a_roll_that_skipped_a_logged_anchor(
+    client_for, database_url, tmp_path  # noqa: F811
+):
+    client = client_for(database_url)
+    match_id = dishonest_match(services(client.app).db, rolls=2)
+    document = client.get(f"/api/audit/{match_id}").json()
+    for entry, verdict in zip(document["rolls"], ("FAILED: chain skipped", "ok: "), strict=True):
+        program = client.get(f"/api/audit/{match_id}/rolls/{entry['roll_id']}/verify.py").text
+        (tmp_path / "roll.py").write_text(program)
+        done = subprocess.run([sys.executable, "-I", "-S", "roll.py"], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert (done.stderr + done.stdout).startswith(verdict), done.stderr + done.stdout

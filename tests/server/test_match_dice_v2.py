@@ -579,9 +579,8 @@ def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
         done = _run(tmp_path, text)
         assert done.returncode == 0, done.stderr
         d1, d2 = entry["dice"]
-        assert f"the dice {d1}-{d2}, the entry hash and {len(entry['log'])} log entries" in (
-            done.stdout
-        )
+        assert (f"the dice {d1}-{d2}, the entry hash, {len(entry['log'])} log entries of "
+                f"{entry['roll_id']} and 2 chain anchor(s)") in done.stdout
         assert "the opponent's link" in done.stdout
     # Tampered values: each is caught, with the reason.
     entry = revealed[-1]

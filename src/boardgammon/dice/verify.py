@@ -843,7 +843,9 @@ def _requested_after(requested_at: str, accepted_at: str) -> bool | None:
     """Whether a roll requested at ``requested_at`` (``…Z``) came after an anchor accepted at
     ``accepted_at`` (ISO 8601 with offset); ``None`` if either is no time."""
     try:
-        return datetime.fromisoformat(accepted_at) <= datetime.fromisoformat(requested_at)
+        # "Z" spelled out: fromisoformat reads it only from Python 3.11 on.
+        requested = datetime.fromisoformat(requested_at.replace("Z", "+00:00"))
+        return datetime.fromisoformat(accepted_at) <= requested
     except (TypeError, ValueError):
         return None
 

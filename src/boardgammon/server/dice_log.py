@@ -548,11 +548,28 @@ def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
     ``{"format": "boardgammon-log-v1", "public_key", "head" (one that covers them, signed now
     if none does), "anchors": [{"index", "event": "anchor", "leaf", "inclusion_path"}, …]}``
     in log order (empty: none accepted)."""
-    rows = [row for row in _match_rows(session, match_id) if row[1] is None]
+    rows = _anchor_rows(session, match_id)
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering)
     proven = _proven(session, rows, head["tree_size"])
     return _log_json(key, head) | {"anchors": proven.get(None, [])}
+
+
+def proven_anchors(session: Session, match_id: str, tree_size: int) -> list[dict]:
+    """The leaves of the match's accepted chain anchors in the tree of ``tree_size`` leaves
+    (those after it left out), with their inclusion proofs there, in log order:
+    ``[{"index", "event": "anchor", "leaf", "inclusion_path"}, …]`` (what a roll's program
+    checks beside the roll's own leaves, under the same head)."""
+    rows = [row for row in _anchor_rows(session, match_id) if row[0] < tree_size]
+    return _proven(session, rows, tree_size).get(None, [])
+
+
+def _anchor_rows(session: Session, match_id: str) -> list[Any]:
+    """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order."""
+    query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
+        _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None)
+    )
+    return list(session.execute(query.order_by(_ENTRIES.c.idx)))
 
 
 def roll_proof(

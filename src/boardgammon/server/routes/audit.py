@@ -71,12 +71,14 @@ def roll_program(match_id: str, entry: dict) -> str:
     return programs.get_template("verify_roll.py.j2").render(match_id=match_id, roll=entry)
 
 
-def roll_program_v2(match_id: str, entry: dict, head: dict) -> str:
+def roll_program_v2(match_id: str, entry: dict, head: dict, anchors: list[dict]) -> str:
     """The standard-library Python program that checks one revealed v2 audit entry: its
-    commitment, the opponent's link, the dice, its entry hash and its log entries' inclusion
-    proofs to the root of ``head`` (the document's signed tree head)."""
+    commitment, the opponent's link, the dice, its entry hash, its log entries' and the
+    match's chain anchors' (``anchors``, the leaves with their proofs) inclusion proofs to the
+    root of ``head`` (the document's signed tree head), and that a roll requested after its
+    opponent's anchor was accepted took a link of it."""
     return programs.get_template("verify_roll_v2.py.j2").render(match_id=match_id, roll=entry,
-                                                                 head=head)
+                                                                 head=head, anchors=anchors)
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
@@ -184,7 +186,9 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     else:
         proof = dice_log.roll_proof(session, services(request.app).log_key, document, roll_id,
                                     0.0, cover=True)
-        program = roll_program_v2(match_id, proof["roll"], proof["log"]["head"])
+        head = proof["log"]["head"]
+        program = roll_program_v2(match_id, proof["roll"], head,
+                                  dice_log.proven_anchors(session, match_id, head["tree_size"]))
     return PlainTextResponse(
         program,
         media_type="text/x-python; charset=utf-8",
@@ -232,7 +236,8 @@ def audit_page(
     if readable and document["format"] == verify.AUDIT_FORMAT:
         first = verify_programs(match_id, readable[0])
     elif readable:  # v2: with its inputs, entry hash and log proofs
-        first = {"python": roll_program_v2(match_id, readable[0], document["log"]["head"])}
+        first = {"python": roll_program_v2(match_id, readable[0], document["log"]["head"],
+                                           document["log"]["anchors"])}
     # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
     rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
             for r in readable}
