@@ -5,6 +5,7 @@ reading the log; an honest match, over the API too, passes both."""
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from boardgammon.dice.verify import (
 )
 from boardgammon.server import dice_log
 from boardgammon.server import dice_record_v2 as v2
+from boardgammon.server.i18n import translator
 from boardgammon.server.services import services
 from boardgammon.server.tables import DiceAnchor
 from tests.dice import spec_verifier_v2
@@ -204,6 +206,16 @@ def test_an_honest_match_over_the_api_passes_both_verifiers_with_the_log(
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "every chain anchor of the match" in done.stdout
+    # The page lists each seat's anchor with its leaf, and how to check them all, in each
+    # language.
+    for lang in ("en", "de", "ja"):
+        page = html.unescape(client.get(f"/audit/{match_id}?lang={lang}").text)
+        t = translator(lang)
+        for entry in document["log"]["anchors"]:
+            seat, anchor = json.loads(entry["leaf"])["seat"], json.loads(entry["leaf"])["anchor"]
+            assert f'data-anchor-seat="{seat}"' in page and anchor in page
+            assert t("log.anchor_seat", seat=seat) in page
+        assert "verify.py" in page and "--log</code>" in page
     # The same document with seat 1's anchor and its leaf taken out, and the log: caught.
     document["anchors"][1] = None
     document["log"]["anchors"] = document["log"]["anchors"][:1]

@@ -398,6 +398,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "requested",
+        "log.event.anchor": "chain anchor accepted",
+        "log.anchor_seat": "Seat {seat}'s chain anchor",
+        "log.anchor_proof": "Proof (JSON)",
+        "log.check_anchors": (
+            "Check that every chain anchor the log holds for this match is in the record and "
+            "that the rolls after it used its links (reads the whole log up to the head):"
+        ),
         "col.kind": "Kind",
         "col.roller_source": "Roller's entropy from",
         "col.roller_entropy": "Roller's entropy",
@@ -838,6 +845,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "angefordert",
+        "log.event.anchor": "Kettenanker angenommen",
+        "log.anchor_seat": "Kettenanker von Sitz {seat}",
+        "log.anchor_proof": "Beweis (JSON)",
+        "log.check_anchors": (
+            "Prüfen, dass jeder Kettenanker, den das Log für diese Partie enthält, im Protokoll "
+            "steht und die Würfe danach seine Glieder verwendet haben (liest das ganze Log bis "
+            "zum Kopf):"
+        ),
         "col.kind": "Art",
         "col.roller_source": "Zufall des Würfelnden von",
         "col.roller_entropy": "Zufall des Würfelnden",
@@ -1245,6 +1260,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "要求済み",
+        "log.event.anchor": "チェーンのアンカー受付",
+        "log.anchor_seat": "席 {seat} のチェーンのアンカー",
+        "log.anchor_proof": "証明（JSON）",
+        "log.check_anchors": (
+            "ログにあるこの対局のチェーンのアンカーがすべて記録にあり、その後のロールがそのリンクを"
+            "使ったことを確かめる（署名付きヘッドまでのログ全体を読みます）:"
+        ),
         "col.kind": "種類",
         "col.roller_source": "振る側の乱数の出所",
         "col.roller_entropy": "振る側の乱数",

@@ -22,6 +22,7 @@ Python program from its row (served by the address above, so that the page stays
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,7 @@ from boardgammon.server.tables import DELETED_NAME
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
+pages.env.filters["fromjson"] = json.loads  # a log leaf's fields (the page shows an anchor's)
 # Program text is not HTML: rendered unescaped here, escaped once when placed in the page.
 programs = Environment(
     loader=FileSystemLoader(TEMPLATES),
