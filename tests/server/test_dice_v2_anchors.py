@@ -9,6 +9,9 @@ import html
 import json
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -240,3 +243,53 @@ def test_a_rows_program_catches_a_roll_that_skipped_a_logged_anchor(
         done = subprocess.run([sys.executable, "-I", "-S", "roll.py"], capture_output=True,
                               text=True, cwd=tmp_path)
         assert (done.stderr + done.stdout).startswith(verdict), done.stderr + done.stdout
+
+
+def test_verify_py_reads_the_log_from_the_documents_server(database):
+    """``python3 verify.py URL --log`` pages through ``GET /api/log/entries`` (1000 at a
+    time) of the server that serves the document: a stand-in server here, serving a record
+    whose accepted anchor was left out, then the same with the anchor's leaf not in its log."""
+    match_id = dishonest_match(database)
+    document = audit(database, match_id)
+    document["log"]["anchors"] = []
+    log = whole_log(database, document)
+    served = {"log": log}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the standard library's name)
+            url = urlsplit(self.path)
+            if url.path == f"/api/audit/{match_id}":
+                body = document
+            else:
+                query = parse_qs(url.query)
+                start, count = int(query["start"][0]), int(query["count"][0])
+                assert count <= 1000
+                body = [{"index": i, "leaf": leaf} for i, leaf in
+                        enumerate(served["log"][start:start + count], start)]
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/api/audit/{match_id}"
+        lines: list[str] = []
+        assert run(url, out=lines.append) == 0  # the record alone looks whole
+        lines.clear()
+        assert run(url, log="", out=lines.append) == 1
+        assert lines[-1].startswith(f"FAIL: roll {document['rolls'][0]['roll_id']} (#0): "
+                                    f"{CHAIN_SKIPPED}: seat 1's chain anchor")
+        # A log served without the anchor's leaf no longer makes the signed head.
+        served["log"] = [leaf for leaf in log if json.loads(leaf)["event"] != "anchor"]
+        lines.clear()
+        assert run(url, log="", out=lines.append) == 1
+        assert LOG_MISMATCH in lines[-1]
+    finally:
+        server.shutdown()
