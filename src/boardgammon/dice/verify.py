@@ -640,7 +640,10 @@ def check_roll_v2(
     if prev_link is None and logged is not None and entry.get("requested_at") is not None:
         skipped = _requested_after(entry["requested_at"], logged.at)
         if skipped is None:
-            detail = f"requested_at {entry['requested_at']!r} is no time"
+            detail = (
+                f"requested_at {entry['requested_at']!r} and the anchor's time {logged.at!r} "
+                f"(public log entry {logged.index}) are not two times with offsets"
+            )
             return verdict(MALFORMED, detail), own_hash
         if skipped:
             detail = (
@@ -823,7 +826,11 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
     anchors: list[Anchor | None] = [None, None]
     for index, leaf in sorted(found):
         fields = json.loads(leaf)
-        if fields.get("event") != ANCHOR_EVENT or fields.get("match_id") != document["match_id"]:
+        if (
+            not isinstance(fields, dict)
+            or fields.get("event") != ANCHOR_EVENT
+            or fields.get("match_id") != document["match_id"]
+        ):
             continue
         seat, anchor, at = fields.get("seat"), fields.get("anchor"), fields.get("at")
         if (
