@@ -434,7 +434,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "{count} rolls whose opponent had no chain: the server and the roller together "
-            "could have known them early."
+            "could have known them early. That it had none is checked against the public log, "
+            "where every chain anchor the server accepted is a leaf (verify.py --log)."
         ),
         "counts.server_only": "{count} rolls where the server drew every input.",
         # dice v2 audit page (issue #25, dice): the intro for v1 records, the v2 program
@@ -882,7 +883,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "{count} Würfe, deren Gegner keine Kette hatte: Server und Würfelnder zusammen "
-            "hätten sie früh kennen können."
+            "hätten sie früh kennen können. Dass er keine hatte, wird am öffentlichen Log "
+            "geprüft, in dem jeder vom Server angenommene Kettenanker ein Blatt ist "
+            "(verify.py --log)."
         ),
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
         # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
@@ -1296,6 +1299,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "相手にチェーンがなかったロール {count} 回：サーバーと振る側が組めば事前に知り得た。"
+            "チェーンがなかったことは、サーバーが受け付けたアンカーがすべて葉として載る公開ログで"
+            "確かめられる（verify.py --log）。"
         ),
         "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
         # ダイス v2 の監査ページ (issue #25, dice)：v1 記録の説明、v2 のプログラム
