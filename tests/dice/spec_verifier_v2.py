@@ -2,16 +2,22 @@
 ``docs/fair-dice.md`` alone: it imports nothing from ``boardgammon`` (the tests check that), so
 a reading of the spec that differs from the package's shows up as a disagreement.
 
-``check(document) -> list[str]``: one verdict per roll (``ok``, ``pending``, ``void``) or the
-first problem found, as ``"bad: <why>"``. ``steps(document) -> list``: the ``k`` of each roll
-(§Terms (v2): every roll whose opponent has a chain uses up one of its links).
+``check(document, leaves=None) -> list[str]``: one verdict per roll (``ok``, ``pending``,
+``void``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the record
+as a whole where it fails. ``leaves``: the public log up to the document's signed head
+(§The public log), read by the caller; every anchor leaf of the match there must be the
+record's anchor of its seat, and a roll requested after it must take a link of that chain.
+``steps(document) -> list``: the ``k`` of each roll (§Terms (v2): every roll whose opponent has
+a chain uses up one of its links).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import struct
+from datetime import datetime
 
 
 def _lp(data: bytes) -> bytes:
@@ -101,17 +107,65 @@ def steps(document: dict) -> list:
     return out
 
 
-def check(document: dict) -> list[str]:
+def _mth(hashes: list[bytes]) -> bytes:
+    """RFC 9162 §2.1.1 over leaf hashes, by its recursion."""
+    if len(hashes) == 1:
+        return hashes[0]
+    k = 1
+    while k * 2 < len(hashes):
+        k *= 2
+    return hashlib.sha256(b"\x01" + _mth(hashes[:k]) + _mth(hashes[k:])).digest()
+
+
+def log_root(leaves: list[str]) -> str:
+    """Spec §The public log, Tree: the root of the leaves as given (hex)."""
+    if not leaves:
+        return hashlib.sha256(b"").hexdigest()
+    return _mth([hashlib.sha256(b"\x00" + leaf.encode()).digest() for leaf in leaves]).hex()
+
+
+def registered(document: dict, leaves: list[str] | None) -> dict:
+    """The anchor leaves of the match: ``{seat: (anchor, at)}``, the first of each seat, from
+    the document's ``log.anchors`` or, given the log's leaves, from those (whose root must be
+    the signed head's)."""
+    if leaves is None:
+        found = [a["leaf"] for a in document.get("log", {}).get("anchors", [])]
+    else:
+        head = document["log"]["head"]
+        assert head["tree_size"] == len(leaves) and log_root(leaves) == head["root_hash"]
+        found = leaves
+    seats: dict = {}
+    for leaf in found:
+        fields = json.loads(leaf)
+        if fields["event"] == "anchor" and fields["match_id"] == document["match_id"]:
+            seats.setdefault(fields["seat"], (fields["anchor"], fields["at"]))
+    return seats
+
+
+def check(document: dict, leaves: list[str] | None = None) -> list[str]:
     assert document["format"] == "boardgammon-audit-v2"
     match_id = document["match_id"]
     chains = list(document["anchors"])  # what each seat's next link must hash to
+    logged = registered(document, leaves)
     prev = "0" * 64
     verdicts = []
     for index, (e, k) in enumerate(zip(document["rolls"], steps(document), strict=True)):
-        verdicts.append(_check(match_id, index, e, prev, chains, k))
+        verdict = _check(match_id, index, e, prev, chains, k)
+        opponent = logged.get(1 - e["seat"])
+        if (
+            not verdict.startswith("bad")
+            and opponent is not None
+            and e["opponent_prev_link"] is None
+            and e["requested_at"] is not None
+            and datetime.fromisoformat(opponent[1]) <= datetime.fromisoformat(e["requested_at"])
+        ):
+            verdict = "bad: chain skipped"
+        verdicts.append(verdict)
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:
         verdicts.append("bad: head")
+    if any(document["anchors"][seat] != anchor for seat, (anchor, _) in logged.items()):
+        verdicts.append("bad: anchor missing")
     return verdicts
 
 

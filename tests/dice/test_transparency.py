@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from boardgammon.dice.transparency import (
     ProofError,
+    anchor_leaf_bytes,
     consistency_path,
     head_bytes,
     inclusion_path,
@@ -209,11 +210,33 @@ def test_certificate_transparency_reference_vectors():
     ]
 
 
+ANCHOR_LEAF_HASH = "192b9b42ab21cd82a8da887f1989f8db2d5edb71ea464bbca6f97d1928d67e9d"
+
+
+def test_an_anchor_leaf_is_the_spec_test_vector():
+    anchor = "ddcf8eaa91361b80872c2d7d18be0d5f4bb307aba1edc3582b0c3a7ffdfb4fa2"
+    leaf = anchor_leaf_bytes("mat_test", 1, anchor, "2026-12-02T13:00:00+00:00")
+    assert leaf == (
+        b'{"anchor":"' + anchor.encode() + b'","at":"2026-12-02T13:00:00+00:00",'
+        b'"event":"anchor","format":"boardgammon-log-v1","match_id":"mat_test","seat":1}'
+    )
+    assert leaf_hash(leaf).hex() == ANCHOR_LEAF_HASH
+    # Every field that matters is in the hash: another seat, anchor, match or time differs.
+    for other in [
+        anchor_leaf_bytes("mat_test", 0, anchor, "2026-12-02T13:00:00+00:00"),
+        anchor_leaf_bytes("mat_test", 1, "00" * 32, "2026-12-02T13:00:00+00:00"),
+        anchor_leaf_bytes("mat_tesu", 1, anchor, "2026-12-02T13:00:00+00:00"),
+        anchor_leaf_bytes("mat_test", 1, anchor, "2026-12-02T13:00:01+00:00"),
+    ]:
+        assert leaf_hash(other).hex() != ANCHOR_LEAF_HASH
+
+
 def test_the_spec_states_these_vectors():
     spec = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text("utf-8")
     for vector in [
         *CT_ROOTS,
         "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1",
+        ANCHOR_LEAF_HASH,
         "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
         "626f61726467616d6d6f6e2d6c6f672d686561642d7631` `00` `0000000000000003` `0000019adf25fc80",
     ]:

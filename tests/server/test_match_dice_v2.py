@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import os
 import re
 import subprocess
@@ -23,7 +24,7 @@ from boardgammon.dice.transparency import (
     signed_head_bytes,
     verify_ed25519,
 )
-from boardgammon.dice.verify import derive_dice_v2
+from boardgammon.dice.verify import derive_dice_v2, verify_document
 from boardgammon.server.i18n import translator
 from boardgammon.server.services import services
 from tests.dice import spec_verifier_v2
@@ -414,6 +415,13 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     assert document["verified"] is True
     # Every change of every roll is a leaf, requests included, each proven under the head.
     check_log(document)
+    # Both devices' anchors are leaves too; read with the whole log, both verifiers pass.
+    size = document["log"]["head"]["tree_size"]
+    log = [e["leaf"] for start in range(0, size, 1000)
+           for e in client.get(f"/api/log/entries?start={start}&count=1000").json()][:size]
+    assert [json.loads(e["leaf"])["seat"] for e in document["log"]["anchors"]] == [0, 1]
+    assert verify_document(document, log_leaves=log).ok
+    assert not any(v.startswith("bad") for v in spec_verifier_v2.check(document, log))
     for entry in document["rolls"]:
         events_logged = [leaf["event"] for leaf in entry["log"]]
         assert events_logged in (
@@ -571,9 +579,8 @@ def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
         done = _run(tmp_path, text)
         assert done.returncode == 0, done.stderr
         d1, d2 = entry["dice"]
-        assert f"the dice {d1}-{d2}, the entry hash and {len(entry['log'])} log entries" in (
-            done.stdout
-        )
+        assert (f"the dice {d1}-{d2}, the entry hash, {len(entry['log'])} log entries of "
+                f"{entry['roll_id']} and 2 chain anchor(s)") in done.stdout
         assert "the opponent's link" in done.stdout
     # Tampered values: each is caught, with the reason.
     entry = revealed[-1]

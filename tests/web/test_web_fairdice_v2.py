@@ -242,9 +242,10 @@ def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, an
     """Seat 1's device registered its anchor; the server accepted it (200), then revealed a
     roll of seat 0 as if seat 1 had no chain (``none``, no ``opponent_prev_link``): the server
     and the roller alone held every input. The server refuses an anchor once any roll with
-    that seat as the opponent is committed, so an honest record never does this, and the audit
-    document need not show the anchor (it is no leaf of the public log): only this device
-    knows. A device whose anchor was refused as too late sees the honest ``none``."""
+    that seat as the opponent is committed, so an honest record never does this (the
+    anchor's leaf in the public log lets the verifiers see it too:
+    tests/server/test_dice_v2_anchors.py). A device whose anchor was refused as too late sees
+    the honest ``none``."""
     status, body = answer
 
     def handle(route, request):

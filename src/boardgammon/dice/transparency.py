@@ -36,6 +36,7 @@ COSIGNATURE_FORMAT = "boardgammon-log-cosignature-v1"
 PROOF_FORMAT = "boardgammon-roll-proof-v1"  # one roll's proof (GET …/rolls/{roll_id}/proof)
 HASH_BYTES = 32
 EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
+ANCHOR_EVENT = "anchor"  # a seat's hash-chain anchor registered for a match (v2 dice)
 
 Subtree = Callable[[int, int], bytes]
 """``subtree(lo, hi)``: MTH(D[lo:hi]), the hash of the tree over leaves ``lo`` … ``hi - 1``."""
@@ -203,6 +204,16 @@ def leaf_bytes(event: str, roll: Mapping[str, Any], at: str) -> bytes:
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
+def anchor_leaf_bytes(match_id: str, seat: int, anchor: str, at: str) -> bytes:
+    """The leaf of a seat's accepted hash-chain anchor (``docs/fair-dice.md`` §The public log):
+    ``{"anchor", "at", "event": "anchor", "format", "match_id", "seat"}`` encoded as
+    :func:`leaf_bytes` encodes a roll's change; ``anchor`` 64 hex digits, ``at`` when the
+    server accepted it, ISO 8601 with offset."""
+    document = {"format": LOG_FORMAT, "event": ANCHOR_EVENT, "at": at, "match_id": match_id,
+                "seat": seat, "anchor": anchor}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
 def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
     """The bytes a tree head's signature covers: ``boardgammon-log-head-v1`` (ASCII), 0x00,
     the tree size and the time (milliseconds since 1970-01-01 UTC) as unsigned 64-bit
@@ -257,7 +268,9 @@ def verify_ed25519(public_key: bytes, signature: bytes, message: bytes) -> bool 
 def check_log(document: dict) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
     that name that roll, each has an inclusion proof to the head's root, the last names the
-    roll's state and entry hash now; the head's signature with ``log.public_key``. The
+    roll's state and entry hash now; each chain anchor leaf (``log.anchors``, v2) is the
+    record's anchor of its seat, with its inclusion proof; the head's signature with
+    ``log.public_key``. The
     report's lines (a v1 roll without entries, from before the log began, is counted there;
     a v2 roll is logged from its commitment on, or it fails).
 
@@ -331,10 +344,38 @@ def check_log(document: dict) -> list[str]:
                 f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
                 f"entry says {last['entry_hash']}"
             )
+    anchors = _check_anchor_leaves(document, size, root)
     lines.append(f"{count} log entries included in the tree of size {size}")
+    if anchors:
+        lines.append(f"{anchors} chain anchor(s) included, each the record's for its seat")
     if unlogged:
         lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
+
+
+def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:
+    """Check the leaves of the match's accepted chain anchors (``log.anchors``, v2): each
+    names the match, is the record's anchor of its seat and has an inclusion proof to the
+    head's root; how many.
+
+    Raises:
+        ProofError: the first that does not hold.
+    """
+    entries = document["log"].get("anchors") or []
+    for entry in entries:
+        fields = json.loads(entry["leaf"])
+        if fields.get("event") != ANCHOR_EVENT or fields.get("match_id") != document["match_id"]:
+            raise ProofError(f"log entry {entry['index']} is no chain anchor of this match")
+        seat = fields.get("seat")
+        record = document.get("anchors") or [None, None]
+        if seat not in (0, 1) or record[seat] != fields.get("anchor"):
+            raise ProofError(
+                f"log entry {entry['index']} is seat {seat}'s chain anchor "
+                f"{fields.get('anchor')}; the record's anchors are {record}"
+            )
+        path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
+        verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
+    return len(entries)
 
 
 def proof_document(proof: dict) -> dict:
@@ -353,7 +394,8 @@ def proof_document(proof: dict) -> dict:
 
 
 def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
-    """Check that the audit document holds every log entry of its match: ``leaves`` are the
+    """Check that the audit document holds every log entry of its match (its rolls' and its
+    chain anchors', ``log.anchors``): ``leaves`` are the
     log's leaves 0 … ``tree_size - 1`` of the document's head, as ``GET /api/log/entries``
     serves them. Their RFC 9162 root must be the head's, and the leaves that name the match
     must be exactly the entries beside the document's rolls: a roll left out of the document
@@ -370,13 +412,17 @@ def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
     if root_of([leaf_hash(leaf.encode()) for leaf in leaves]) != bytes.fromhex(head["root_hash"]):
         raise ProofError(f"the log's {size} leaves do not make the head's root")
     shown = {int(entry["index"]) for roll in document["rolls"] for entry in roll.get("log", [])}
+    shown |= {int(entry["index"]) for entry in document["log"].get("anchors") or []}
     for index, leaf in enumerate(leaves):
         fields = json.loads(leaf)
         if fields.get("match_id") == document["match_id"] and index not in shown:
-            raise ProofError(
-                f"log entry {index} ({fields.get('event')} of roll {fields.get('roll_id')}, "
-                f"seq {fields.get('seq')}) is not in the document"
+            what = (
+                f"seat {fields.get('seat')}'s chain anchor {fields.get('anchor')}"
+                if fields.get("event") == ANCHOR_EVENT
+                else f"{fields.get('event')} of roll {fields.get('roll_id')}, "
+                f"seq {fields.get('seq')}"
             )
+            raise ProofError(f"log entry {index} ({what}) is not in the document")
     return [f"every one of the match's log entries among the {size} is in the document"]
 
 

@@ -5,12 +5,13 @@ and run alone::
 
     python3 verify.py audit.json                      # or an https://…/api/audit/mat_… URL
     python3 verify.py audit.json --head <chain head>  # also compare with the published head
+    python3 verify.py https://…/api/audit/mat_… --log   # and every anchor the public log holds
 
 It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
 intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
-``dice mismatch``, ``chain broken``, for v2 also ``opponent link mismatch`` and ``void after
-reveal``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot be
-loaded.
+``dice mismatch``, ``chain broken``, for v2 also ``opponent link mismatch``, ``void after
+reveal``, ``chain skipped``, ``anchor missing`` and ``log mismatch``, or ``malformed`` for an
+entry that cannot be read), and 2 when the document cannot be loaded.
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
@@ -28,6 +29,7 @@ import sys
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 DICE_SPEC = "boardgammon-dice-v1"
 RECORD_SPEC = "boardgammon-record-v1"
@@ -66,6 +68,10 @@ CHAIN_BROKEN = "chain broken"
 MALFORMED = "malformed"
 LINK_MISMATCH = "opponent link mismatch"
 VOID_AFTER_REVEAL = "void after reveal"
+CHAIN_SKIPPED = "chain skipped"  # a roll took no link of a chain the log shows registered
+ANCHOR_MISSING = "anchor missing"  # an anchor the log shows accepted is not the record's
+LOG_MISMATCH = "log mismatch"  # the log's leaves given do not make the document's signed head
+ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
 
 
 def lp(data: bytes) -> bytes:
@@ -553,15 +559,20 @@ def check_roll_v2(
     prev_hash: str,
     links: list[str | None],
     used: list[int] | None = None,
+    registered: list[Anchor | None] | None = None,
 ) -> tuple[RollCheck, str]:
     """Check one v2 audit entry against its predecessor's hash and the players' hash chains.
 
     ``links[seat]``: the hex value that seat's next revealed link must hash to (its anchor,
     then its last revealed link), ``None`` without a chain; ``used[seat]``: how many entries
     have used up a link of that seat's chain since (:func:`opponent_link_steps`; zeros when
-    not given). Both are updated here. Returns the verdict and the entry's recomputed hash.
+    not given). Both are updated here. ``registered[seat]``: that seat's anchor as the public
+    log shows it accepted (:func:`logged_anchors`), if known. Returns the verdict and the
+    entry's recomputed hash.
     Checks, in order: the entry can be read and its fields fit its state, a void roll reveals
-    nothing, ``opponent_prev_link`` is where the opponent's chain stands, the entry's
+    nothing, ``opponent_prev_link`` is where the opponent's chain stands, a roll
+    requested after the opponent's anchor was accepted takes a link of its chain
+    (:data:`CHAIN_SKIPPED`), the entry's
     ``opponent_link_steps`` (optional, not hashed) is the ``k`` counted here, the opponent's
     link hashes to ``opponent_prev_link`` in exactly ``k`` steps, the seed matches the
     commitment, the dice follow from all inputs, and the entry links to its predecessor and
@@ -625,6 +636,23 @@ def check_roll_v2(
             f"{entry.get('opponent_prev_link')}"
         )
         return verdict(LINK_MISMATCH, detail), own_hash
+    logged = registered[other] if registered is not None else None
+    if prev_link is None and logged is not None and entry.get("requested_at") is not None:
+        skipped = _requested_after(entry["requested_at"], logged.at)
+        if skipped is None:
+            detail = (
+                f"requested_at {entry['requested_at']!r} and the anchor's time {logged.at!r} "
+                f"(public log entry {logged.index}) are not two times with offsets"
+            )
+            return verdict(MALFORMED, detail), own_hash
+        if skipped:
+            detail = (
+                f"seat {other}'s chain anchor {logged.anchor} was accepted at {logged.at} "
+                f"(public log entry {logged.index}), before this roll was requested at "
+                f"{entry['requested_at']}, yet the roll took no link of it "
+                f"(opponent_prev_link null, source {entry.get('opponent_source')!r})"
+            )
+            return verdict(CHAIN_SKIPPED, detail), own_hash
     steps = None
     if prev_link is not None:
         used[other] += 1
@@ -667,14 +695,27 @@ def check_roll_v2(
     return verdict(label.get(state, "ok")), own_hash
 
 
-def verify_document(document: dict, expected_head: str | None = None) -> Report:
+def verify_document(
+    document: dict, expected_head: str | None = None, log_leaves: list[str] | None = None
+) -> Report:
     """Verify an audit document (``GET /api/audit/{match_id}``): every roll and the hash chain.
 
     Args:
         document: the parsed JSON, format ``boardgammon-audit-v1`` or ``boardgammon-audit-v2``
-            (which adds ``anchors``: each seat's hash-chain anchor, hex or ``null``).
+            (which adds ``anchors``: each seat's hash-chain anchor, hex or ``null``, and in
+            ``log.anchors`` the public log's leaves of the anchors the server accepted).
         expected_head: the chain head published at the end of the match, if the caller has it;
             the recomputed head must equal it.
+        log_leaves: the whole public log up to the document's signed head (``log.head``),
+            leaf ``i`` at place ``i``, as ``GET /api/log/entries`` serves them, if the caller
+            read it. Their tree must have the head's size and root; then every anchor leaf of
+            the match is found there by its place, not taken from the document's list (v2;
+            :func:`logged_anchors`).
+
+    v2: every anchor the log shows accepted must be the record's ``anchors`` entry for its
+    seat (:data:`ANCHOR_MISSING`), and a roll requested after it must take a link of that
+    chain (:data:`CHAIN_SKIPPED`); ``absent`` and void rolls do (their ``opponent_prev_link``
+    is set), so only ``none`` fails.
 
     Raises:
         ValueError: the document is not an audit document of a known format.
@@ -692,16 +733,31 @@ def verify_document(document: dict, expected_head: str | None = None) -> Report:
         raise ValueError(f"not an audit document: rolls is a {type(rolls).__name__}, not a list")
     checks: list[RollCheck] = []
     head = GENESIS
+    late: RollCheck | None = None  # a failure of the record as a whole, after the rolls'
     if version[0] == AUDIT_FORMAT_V2:
         links, used = _anchors(document), [0, 0]
+        listed = list(links)
+        try:
+            registered = logged_anchors(document, log_leaves)
+        except (KeyError, TypeError, ValueError) as exc:
+            registered = [None, None]
+            late = RollCheck(len(rolls), "(public log)", LOG_MISMATCH, str(exc))
         for index, entry in enumerate(rolls):
-            check, head = check_roll_v2(match_id, index, entry, head, links, used)
+            check, head = check_roll_v2(match_id, index, entry, head, links, used, registered)
             checks.append(check)
+        for seat, logged in enumerate(registered):
+            if late is None and logged is not None and logged.anchor != listed[seat]:
+                detail = (
+                    f"the public log's entry {logged.index} shows seat {seat}'s chain anchor "
+                    f"{logged.anchor} accepted at {logged.at}; the record's anchors list "
+                    f"{listed[seat]}"
+                )
+                late = RollCheck(len(rolls), "(anchors)", ANCHOR_MISSING, detail)
     else:
         for index, entry in enumerate(rolls):
             check, head = check_roll(match_id, index, entry, head)
             checks.append(check)
-    failure = next((c for c in checks if c.failed), None)
+    failure = next((c for c in checks if c.failed), late)
     if failure is None:
         for published in (document.get("chain_head"), expected_head):
             if published is not None and published != head:
@@ -725,6 +781,120 @@ def _anchors(document: dict) -> list[str | None]:
             f"anchors must be a list of two 64-hex-digit strings or nulls, got {anchors!r}"
         )
     return [a.lower() if a else None for a in anchors]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A seat's chain anchor as the public log shows it accepted: ``anchor`` (64 hex), ``at``
+    (ISO 8601 with offset) and ``index``, its leaf's place in the log."""
+
+    seat: int
+    anchor: str
+    at: str
+    index: int
+
+
+def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[Anchor | None]:
+    """Each seat's accepted anchor (the first, should there be more) from the public log's
+    anchor leaves of the document's match (``docs/fair-dice.md`` §The public log): those the
+    document lists in ``log.anchors`` and, when ``log_leaves`` (the whole log up to the
+    document's signed head) is given, every one there; ``None`` for a seat with none.
+
+    With ``log_leaves`` the document's own list is only checked against them, leaf by place.
+
+    Raises:
+        ValueError: the leaves do not make the signed head's tree, a listed leaf is not the
+            log's leaf at its place, or an anchor leaf of the match cannot be read.
+    """
+    log = document.get("log")
+    log = log if isinstance(log, dict) else {}
+    listed = [(int(e["index"]), str(e["leaf"])) for e in log.get("anchors") or []]
+    if log_leaves is None:
+        found = listed
+    else:
+        head = log.get("head") or {}
+        size = head.get("tree_size")
+        if size != len(log_leaves) or _log_root(log_leaves).hex() != head.get("root_hash"):
+            raise ValueError(
+                f"the {len(log_leaves)} leaves read do not make the signed head of size "
+                f"{size} (its root {head.get('root_hash')})"
+            )
+        for index, leaf in listed:
+            if not 0 <= index < size or log_leaves[index] != leaf:
+                raise ValueError(f"the document's anchor leaf {index} is not the log's")
+        found = list(enumerate(log_leaves))
+    anchors: list[Anchor | None] = [None, None]
+    for index, leaf in sorted(found):
+        fields = json.loads(leaf)
+        if (
+            not isinstance(fields, dict)
+            or fields.get("event") != ANCHOR_EVENT
+            or fields.get("match_id") != document["match_id"]
+        ):
+            continue
+        seat, anchor, at = fields.get("seat"), fields.get("anchor"), fields.get("at")
+        if (
+            not _is_int(seat)
+            or seat not in (0, 1)
+            or not isinstance(anchor, str)
+            or len(bytes.fromhex(anchor)) != LINK_BYTES
+            or not isinstance(at, str)
+        ):
+            raise ValueError(f"the anchor leaf {index} cannot be read: {leaf[:200]}")
+        if anchors[seat] is None:
+            anchors[seat] = Anchor(seat, anchor.lower(), at, index)
+    return anchors
+
+
+def _requested_after(requested_at: str, accepted_at: str) -> bool | None:
+    """Whether a roll requested at ``requested_at`` (``…Z``) came after an anchor accepted at
+    ``accepted_at`` (ISO 8601 with offset); ``None`` if either is no time."""
+    try:
+        # "Z" spelled out: fromisoformat reads it only from Python 3.11 on.
+        requested = datetime.fromisoformat(requested_at.replace("Z", "+00:00"))
+        return datetime.fromisoformat(accepted_at) <= requested
+    except (TypeError, ValueError):
+        return None
+
+
+def _log_root(leaves: list[str]) -> bytes:
+    """The RFC 9162 root of the public log's ``leaves`` (a leaf's hash ``SHA-256(0x00 ||
+    leaf)``, a node's ``SHA-256(0x01 || left || right)``), folded left to right over a stack of
+    complete subtrees. The log's checker (``transparency.py``) has the RFC's recursive
+    definition; this copy keeps the verifier one file, and the tests check that they agree."""
+    stack: list[tuple[int, bytes]] = []  # (leaves covered, hash), sizes falling
+    for leaf in leaves:
+        size, node = 1, hashlib.sha256(b"\x00" + leaf.encode()).digest()
+        while stack and stack[-1][0] == size:
+            left_size, left = stack.pop()
+            size, node = left_size + size, hashlib.sha256(b"\x01" + left + node).digest()
+        stack.append((size, node))
+    if not stack:
+        return hashlib.sha256().digest()
+    root = stack.pop()[1]
+    while stack:
+        root = hashlib.sha256(b"\x01" + stack.pop()[1] + root).digest()
+    return root
+
+
+def log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[str]:
+    """The public log's leaves 0 … ``tree_size - 1`` from the server that serves ``audit_url``
+    (``GET /api/log/entries``, 1000 at a time).
+
+    Raises:
+        OSError: the log cannot be read.
+    """
+    base = audit_url.split("/api/audit/", 1)[0]
+    leaves: list[str] = []
+    while len(leaves) < tree_size:
+        count = min(1000, tree_size - len(leaves))
+        url = f"{base}/api/log/entries?start={len(leaves)}&count={count}"
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
+            page = json.loads(answer.read().decode("utf-8"))
+        if not page:
+            break
+        leaves.extend(entry["leaf"] for entry in page)
+    return leaves
 
 
 def load_document(source: str, timeout: float = 30.0) -> dict:
@@ -761,16 +931,34 @@ def format_report(report: Report) -> list[str]:
     return lines
 
 
-def run(source: str, expected_head: str | None = None, out=print) -> int:
-    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable)."""
+def run(
+    source: str, expected_head: str | None = None, out=print, log: str | None = None
+) -> int:
+    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable).
+
+    ``log``: where to read the whole public log up to the document's signed head, to find
+    every anchor leaf of the match (:func:`verify_document`): ``""`` from the server of the
+    ``source`` URL, else a JSON file of its entries (``[{"index", "leaf"}, …]`` from index 0,
+    as ``GET /api/log/entries`` serves them)."""
     try:
-        report = verify_document(load_document(source), expected_head)
+        document = load_document(source)
+        leaves = None
+        if log == "":
+            if not source.startswith(("http://", "https://")):
+                raise ValueError("--log without a file reads the log of the source URL's server")
+            leaves = log_leaves(source, int(document["log"]["head"]["tree_size"]))
+        elif log is not None:
+            leaves = [entry["leaf"] for entry in load_document(log)]
+        report = verify_document(document, expected_head, leaves)
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         # RecursionError: JSON nested too deeply for the parser.
         out(f"cannot read an audit document from {source}: {exc}")
         return 2
     for line in format_report(report):
         out(line)
+    if leaves is not None and report.ok:
+        out(f"every chain anchor of the match among the log's {len(leaves)} entries is in the "
+            "record and used")
     return 0 if report.ok else 1
 
 
@@ -778,8 +966,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Verify a Boardgammon dice audit document.")
     parser.add_argument("source", help="audit JSON file, '-' for stdin, or an http(s) URL")
     parser.add_argument("--head", help="the chain head published at the end of the match")
+    parser.add_argument(
+        "--log",
+        nargs="?",
+        const="",
+        metavar="ENTRIES_FILE",
+        help="v2: also read the whole public log up to the document's signed head (from the "
+        "source URL's server, or a JSON file of its entries) and check that every chain "
+        "anchor registered for the match is in the record and its links are used",
+    )
     args = parser.parse_args(argv)
-    return run(args.source, args.head)
+    return run(args.source, args.head, log=args.log)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
     The hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
     inside the caller's transaction, so the change and its leaf commit or roll back together;
     the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
+``append_anchor(session, match_id, seat, anchor, at) -> int``
+    The same for a seat's accepted hash-chain anchor (v2 dice).
 ``signed_head(session, key, interval_s=…, covering=…) -> dict``
     The newest signed tree head, signed now (and stored) if the log grew since and the newest
     is at least ``interval_s`` old or does not cover ``covering`` leaves.
@@ -63,6 +65,7 @@ from boardgammon.dice.transparency import (
     LOG_FORMAT,
     PROOF_FORMAT,
     Subtree,
+    anchor_leaf_bytes,
     consistency_path,
     cosigned_bytes,
     head_bytes,
@@ -258,18 +261,33 @@ def hold(session: Session) -> None:
 def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:
     """Append the leaf of a roll's change (``event`` the state it entered; ``roll`` its
     fields after the change, as in :func:`~boardgammon.dice.transparency.leaf_bytes`) inside
-    the caller's transaction; the leaf's index. Three statements: the index (the size row),
-    the leaf, its hash and the subtrees it completes; the left siblings come from the tree's
-    right edge (see the module docstring)."""
+    the caller's transaction; the leaf's index."""
+    leaf = leaf_bytes(event, roll, at.astimezone(UTC).isoformat())
+    return _append_leaf(session, roll["match_id"], roll["roll_id"], leaf, at)
+
+
+def append_anchor(session: Session, match_id: str, seat: int, anchor: str, at: datetime) -> int:
+    """Append the leaf of ``seat``'s accepted chain anchor (64 hex digits) for ``match_id``
+    (:func:`~boardgammon.dice.transparency.anchor_leaf_bytes`) inside the caller's
+    transaction, the one that stores the anchor; the leaf's index."""
+    leaf = anchor_leaf_bytes(match_id, seat, anchor, at.astimezone(UTC).isoformat())
+    return _append_leaf(session, match_id, None, leaf, at)
+
+
+def _append_leaf(
+    session: Session, match_id: str, roll_id: str | None, leaf: bytes, at: datetime
+) -> int:
+    """Three statements: the index (the size row), the leaf, its hash and the subtrees it
+    completes; the left siblings come from the tree's right edge (see the module docstring).
+    ``roll_id`` ``None``: a leaf of no roll (an anchor)."""
     connection = session.connection()  # once: cheaper than a Session.execute per statement
     index = connection.execute(_TAKE_INDEX).scalar_one() - 1
-    leaf = leaf_bytes(event, roll, at.astimezone(UTC).isoformat())
     connection.execute(
         _INSERT_ENTRY,
         {
             "idx": index,
-            "match_id": roll["match_id"],
-            "roll_id": roll["roll_id"],
+            "match_id": match_id,
+            "roll_id": roll_id,
             "leaf": leaf.decode(),
             "created_at": at,
         },
@@ -469,14 +487,16 @@ def entries(session: Session, start: int, count: int) -> list[dict]:
     return [{"index": index, "leaf": leaf} for index, leaf in rows]
 
 
-def _proven(session: Session, rows: list[Any], tree_size: int) -> dict[str, list[dict]]:
+def _proven(
+    session: Session, rows: list[Any], tree_size: int
+) -> dict[str | None, list[dict]]:
     """Log rows ``(idx, roll_id, leaf)`` (each below ``tree_size``) with their inclusion
-    proofs in the tree of ``tree_size`` leaves, by roll, in log order:
-    ``{roll_id: [{"index", "event", "leaf", "inclusion_path": [hex …]}, …]}``."""
+    proofs in the tree of ``tree_size`` leaves, by roll (``None``: the match's anchors), in
+    log order: ``{roll_id: [{"index", "event", "leaf", "inclusion_path": [hex …]}, …]}``."""
     paths = _with_tree(
         session, lambda subtree: [inclusion_path(index, tree_size, subtree) for index, _, _ in rows]
     )
-    by_roll: dict[str, list[dict]] = {}
+    by_roll: dict[str | None, list[dict]] = {}
     for (index, roll_id, leaf), path in zip(rows, paths, strict=True):
         by_roll.setdefault(roll_id, []).append(
             {
@@ -505,7 +525,9 @@ def _log_json(key: LogKey, head: dict) -> dict:
 
 def with_log(session: Session, key: LogKey, document: dict) -> dict:
     """``document`` (a match's audit document) with the log added: ``document["log"]`` is
-    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head"}`` (:func:`signed_head`, one
+    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head", "anchors"}`` (``anchors``:
+    the leaves of the match's accepted chain anchors with their proofs, in log order, each as
+    a roll's entries below), ``head`` :func:`signed_head`, one
     that includes every entry of the match: the newest stored head if it does, else one
     signed now whatever its age) and each roll's ``log`` its entries in log order,
     ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
@@ -514,10 +536,40 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering)
     by_roll = _proven(session, rows, head["tree_size"])  # the head covers every row read
-    document["log"] = _log_json(key, head)
+    document["log"] = _log_json(key, head) | {"anchors": by_roll.get(None, [])}
     for roll in document["rolls"]:
         roll["log"] = by_roll.get(roll["roll_id"], [])
     return document
+
+
+def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
+    """The leaves of a match's accepted chain anchors with their inclusion proofs, what a
+    device checks after registering its anchor (``GET /api/audit/{match_id}/anchors``):
+    ``{"format": "boardgammon-log-v1", "public_key", "head" (one that covers them, signed now
+    if none does), "anchors": [{"index", "event": "anchor", "leaf", "inclusion_path"}, …]}``
+    in log order (empty: none accepted)."""
+    rows = _anchor_rows(session, match_id)
+    covering = rows[-1][0] + 1 if rows else 0
+    head = signed_head(session, key, interval_s=float("inf"), covering=covering)
+    proven = _proven(session, rows, head["tree_size"])
+    return _log_json(key, head) | {"anchors": proven.get(None, [])}
+
+
+def proven_anchors(session: Session, match_id: str, tree_size: int) -> list[dict]:
+    """The leaves of the match's accepted chain anchors in the tree of ``tree_size`` leaves
+    (those after it left out), with their inclusion proofs there, in log order:
+    ``[{"index", "event": "anchor", "leaf", "inclusion_path"}, …]`` (what a roll's program
+    checks beside the roll's own leaves, under the same head)."""
+    rows = [row for row in _anchor_rows(session, match_id) if row[0] < tree_size]
+    return _proven(session, rows, tree_size).get(None, [])
+
+
+def _anchor_rows(session: Session, match_id: str) -> list[Any]:
+    """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order."""
+    query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
+        _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None)
+    )
+    return list(session.execute(query.order_by(_ENTRIES.c.idx)))
 
 
 def roll_proof(

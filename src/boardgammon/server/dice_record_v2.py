@@ -16,7 +16,7 @@ before it returns and rolls it back on any error, so a refused call changes noth
 
 ``register_anchor(session, match_id, seat, anchor)``
     The seat's chain anchor ``x_0`` (32 bytes), once per seat and match
-    (:class:`AnchorRegistered` the second time).
+    (:class:`AnchorRegistered` the second time), and its leaf in the public log.
 ``commit_roll(session, match_id, seat, kind) -> RollV2``
     Start the next roll (``kind`` ``"opening"`` or ``"normal"``) with a fresh seed and the
     server-wide nonce; fixes the link the opponent's contribution must hash to. Refused while
@@ -37,7 +37,8 @@ before it returns and rolls it back on any error, so a refused call changes noth
 ``mark_played``, ``void_roll``, ``match_rolls``, ``link_steps``, ``audit_document``,
 ``roll_window`` (one roll's entry and the entries before it that its proof carries).
 
-Each change (commit, request, reveal, played, void) is a leaf of the public log
+Each change (commit, request, reveal, played, void) and each accepted anchor is a leaf of the
+public log
 (:func:`.dice_log.append`, in the same transaction), as v1's are.
 
 Errors are :mod:`.dice_record`'s refusals plus :class:`LinkMismatch` and
@@ -326,7 +327,8 @@ def register_anchor(
     now: datetime | None = None,
     commit: bool = True,
 ) -> None:
-    """Register ``seat``'s hash-chain anchor ``x_0`` (32 bytes) for ``match_id``.
+    """Register ``seat``'s hash-chain anchor ``x_0`` (32 bytes) for ``match_id``, with its
+    leaf in the public log (:func:`.dice_log.append_anchor`, the same transaction).
 
     It takes part from the next roll committed; the links it fixes are revealed one per roll
     where the seat is the opponent.
@@ -342,15 +344,14 @@ def register_anchor(
     def step() -> None:
         if session.execute(_ANCHOR, {"match_id": match_id, "seat": seat}).first() is not None:
             raise AnchorRegistered(f"seat {seat} of {match_id} has registered its anchor")
+        at = now or _now()
         session.execute(
             insert(_ANCHORS),
-            {
-                "match_id": match_id,
-                "seat": seat,
-                "anchor": anchor.hex(),
-                "registered_at": now or _now(),
-            },
+            {"match_id": match_id, "seat": seat, "anchor": anchor.hex(), "registered_at": at},
         )
+        # A public leaf, so that a server cannot later leave the anchor out of the record and
+        # roll without its links (docs/fair-dice.md §The public log).
+        dice_log.append_anchor(session, match_id, seat, anchor.hex(), at)
 
     try:
         _write(session, step, commit)

@@ -402,6 +402,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "requested",
+        "log.event.anchor": "chain anchor accepted",
+        "log.anchor_seat": "Seat {seat}'s chain anchor",
+        "log.anchor_proof": "Proof (JSON)",
+        "log.check_anchors": (
+            "Check that every chain anchor the log holds for this match is in the record and "
+            "that the rolls after it used its links (reads the whole log up to the head):"
+        ),
         "col.kind": "Kind",
         "col.roller_source": "Roller's entropy from",
         "col.roller_entropy": "Roller's entropy",
@@ -431,7 +438,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "{count} rolls whose opponent had no chain: the server and the roller together "
-            "could have known them early."
+            "could have known them early. That it had none is checked against the public log, "
+            "where every chain anchor the server accepted is a leaf (verify.py --log)."
         ),
         "counts.server_only": "{count} rolls where the server drew every input.",
         # dice v2 audit page (issue #25, dice): the intro for v1 records, the v2 program
@@ -845,6 +853,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "angefordert",
+        "log.event.anchor": "Kettenanker angenommen",
+        "log.anchor_seat": "Kettenanker von Sitz {seat}",
+        "log.anchor_proof": "Beweis (JSON)",
+        "log.check_anchors": (
+            "Prüfen, dass jeder Kettenanker, den das Log für diese Partie enthält, im Protokoll "
+            "steht und die Würfe danach seine Glieder verwendet haben (liest das ganze Log bis "
+            "zum Kopf):"
+        ),
         "col.kind": "Art",
         "col.roller_source": "Zufall des Würfelnden von",
         "col.roller_entropy": "Zufall des Würfelnden",
@@ -874,7 +890,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "{count} Würfe, deren Gegner keine Kette hatte: Server und Würfelnder zusammen "
-            "hätten sie früh kennen können."
+            "hätten sie früh kennen können. Dass er keine hatte, wird am öffentlichen Log "
+            "geprüft, in dem jeder vom Server angenommene Kettenanker ein Blatt ist "
+            "(verify.py --log)."
         ),
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
         # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
@@ -1253,6 +1271,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         # dice v2 in the match flow (issue #25, dicewire): the v2 audit page
         "log.event.requested": "要求済み",
+        "log.event.anchor": "チェーンのアンカー受付",
+        "log.anchor_seat": "席 {seat} のチェーンのアンカー",
+        "log.anchor_proof": "証明（JSON）",
+        "log.check_anchors": (
+            "ログにあるこの対局のチェーンのアンカーがすべて記録にあり、その後のロールがそのリンクを"
+            "使ったことを確かめる（署名付きヘッドまでのログ全体を読みます）:"
+        ),
         "col.kind": "種類",
         "col.roller_source": "振る側の乱数の出所",
         "col.roller_entropy": "振る側の乱数",
@@ -1282,6 +1307,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.no_opponent_device": (
             "相手にチェーンがなかったロール {count} 回：サーバーと振る側が組めば事前に知り得た。"
+            "チェーンがなかったことは、サーバーが受け付けたアンカーがすべて葉として載る公開ログで"
+            "確かめられる（verify.py --log）。"
         ),
         "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
         # ダイス v2 の監査ページ (issue #25, dice)：v1 記録の説明、v2 のプログラム

@@ -374,7 +374,8 @@ class DiceAnchor(Base):
     registered_at: Mapped[datetime] = mapped_column(UTCDateTime())
 # The public log of the dice record (issue 25): docs/fair-dice.md §The public log.
 class LogEntry(Base):
-    """One leaf of the public log (:mod:`.dice_log`): a change of a roll, in log order.
+    """One leaf of the public log (:mod:`.dice_log`): a change of a roll or an accepted chain
+    anchor, in log order.
     ``idx`` is the leaf's place (0, 1, …, without gaps); ``leaf`` the exact bytes hashed (ASCII
     JSON, :func:`boardgammon.dice.transparency.leaf_bytes`). Inserted, never changed."""
 
@@ -382,7 +383,7 @@ class LogEntry(Base):
 
     idx: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     match_id: Mapped[str] = mapped_column(String(68), index=True)
-    roll_id: Mapped[str] = mapped_column(String(68))
+    roll_id: Mapped[str | None] = mapped_column(String(68))  # None: an anchor's leaf
     leaf: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 

@@ -4,7 +4,10 @@
 // for two rolls, and the checks of a revealed v2 roll that need the record around it.
 
 import { actionId, request } from "./api.js";
-import { checkRollV2, linkBefore, linkBeforeSteps, newChain } from "./fairdice.js";
+import { leafHash, rootFromInclusion, verifyHeadSignature } from "./dicelog.js";
+import {
+  checkRollV2, fromHex, linkBefore, linkBeforeSteps, newChain, toHex,
+} from "./fairdice.js";
 
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
@@ -27,8 +30,10 @@ export class DeviceChain {
     // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i}}:
     // the chain's last link (the others follow from it), kept before the anchor is sent so
     // that a reload answers with the chain the server holds; 64 hex characters per match, not
-    // the whole chain. `accepted`: the server answered the anchor with 200. `highest`: the highest index of a link this device ever sent, `sent`: the index
-    // sent for each roll; both written before the link leaves, so no reload sends a link twice.
+    // the whole chain. `accepted`: the server answered the anchor with 200. `anchor_log`:
+    // what checkAnchorInLog found for it ("ok" or a problem code; absent: not checked yet).
+    // `highest`: the highest index of a link this device ever sent, `sent`: the index sent
+    // for each roll; both written before the link leaves, so no reload sends a link twice.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -36,6 +41,7 @@ export class DeviceChain {
       : Promise.resolve();
     this.sent = new Set(); // roll IDs whose link was sent by this page
     this.registering = null;
+    this.anchorChecked = false; // this page asked the log for our anchor (once per load)
   }
 
   save() {
@@ -50,6 +56,9 @@ export class DeviceChain {
   /** Register this device's anchor once (a v2 match, a seat of ours, not over). */
   async register(state) {
     if (state.dice_protocol !== "v2" || state.you === null || state.you === undefined) return;
+    if (this.stored && this.stored.accepted && this.stored.anchor_log !== "ok") {
+      await this.checkAnchor(state.you);
+    }
     if (state.phase === "match_over" || this.registering) return;
     if (this.stored && this.stored.registered) return;
     this.registering = (async () => {
@@ -85,6 +94,29 @@ export class DeviceChain {
     } finally {
       this.registering = null;
     }
+    if (this.stored && this.stored.accepted) await this.checkAnchor(state.you);
+  }
+
+  /**
+   * Once per page load, ask the public log for the anchor the server accepted from this
+   * device (GET /api/audit/{match_id}/anchors, the log's key from GET /api/log/public-key) and
+   * keep what checkAnchorInLog says in `stored.anchor_log`; a log that cannot be read leaves
+   * it unchecked, to be asked again on the next load.
+   */
+  async checkAnchor(seat) {
+    if (this.anchorChecked || !this.links) return;
+    this.anchorChecked = true;
+    let proofs;
+    let publicKey;
+    try {
+      proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
+      publicKey = (await request("GET", "/api/log/public-key")).public_key;
+    } catch {
+      return;
+    }
+    this.stored.anchor_log = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs,
+      publicKey);
+    this.save();
   }
 
   /**
@@ -151,6 +183,34 @@ export class DeviceChain {
 const GENESIS = "0".repeat(64);
 
 /**
+ * Whether the public log holds this device's accepted anchor (docs/fair-dice.md §The public
+ * log, anchor leaf): `proofs` is GET /api/audit/{match_id}/anchors ({public_key, head,
+ * anchors: [{index, leaf, inclusion_path}]}), `publicKey` the log's key from its fixed
+ * address. "ok" when a leaf names this match, `seat` and `anchor`, its inclusion proof leads
+ * to the head's root and the head's signature verifies (or the browser has no Ed25519);
+ * else the problem code: anchor_unlogged (no such leaf, or its proof does not lead to the
+ * root: the server could leave the chain out of the record and roll without it, unseen by
+ * anyone but this device), log_signature (another key, or a signature that does not verify).
+ */
+export async function checkAnchorInLog(matchId, seat, anchor, proofs, publicKey) {
+  const head = proofs && proofs.head;
+  if (!head || !Array.isArray(proofs.anchors)) return "anchor_unlogged";
+  let found = false;
+  for (const entry of proofs.anchors) {
+    const fields = JSON.parse(entry.leaf);
+    if (fields.event !== "anchor" || fields.match_id !== matchId || fields.seat !== seat
+        || fields.anchor !== anchor) continue;
+    const reached = await rootFromInclusion(entry.index, head.tree_size,
+      await leafHash(new TextEncoder().encode(entry.leaf)), entry.inclusion_path.map(fromHex));
+    if (reached && toHex(reached) === head.root_hash) found = true;
+  }
+  if (!found) return "anchor_unlogged";
+  const signed = proofs.public_key !== publicKey ? false
+    : await verifyHeadSignature(publicKey, head);
+  return signed === false ? "log_signature" : "ok";
+}
+
+/**
  * Where a check of a match's record stands after the entries it has read, in seq order from
  * the first: `seq` and `hash` (entry hash) of the newest (-1 and the genesis hash before any),
  * and per roller seat the entries with an opponent chain since the last of them that
@@ -190,7 +250,9 @@ export function advanceTally(tally, entries) {
  * entry), or only the roll where its opponent has no chain; `chain`: this device's
  * DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an
  * `opponent_link_steps` other than k); chain_skipped (we are the opponent, the server
- * accepted our anchor, and the roll fixed no link of our chain).
+ * accepted our anchor, and the roll fixed no link of our chain); anchor_unlogged or
+ * log_signature (we are the opponent, and the public log did not show our accepted anchor:
+ * DeviceChain.checkAnchor).
  */
 export async function checkRollV2InRecord(matchId, roll, known, records, chain, you,
   tally = startTally()) {
@@ -203,6 +265,12 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
     // Rolled as if we had no chain, after the server had taken ours: the server and the
     // roller held every input.
     verdict.problems.push("chain_skipped");
+    verdict.ok = false;
+  }
+  const anchorLog = chain && chain.stored && chain.stored.anchor_log;
+  if (1 - roll.seat === you && anchorLog && anchorLog !== "ok") {
+    // Our chain is not public: the server could leave it out of the record unseen.
+    verdict.problems.push(anchorLog);
     verdict.ok = false;
   }
   const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;

@@ -344,6 +344,7 @@ const STRINGS = {
     "dice.problem.link_not_ours": "the record does not hold the link this device revealed",
     // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
     "dice.problem.chain_skipped": "the server had accepted this device's chain, then rolled this roll without a link of it: the server and the roller held every input",
+    "dice.problem.anchor_unlogged": "the server accepted this device's chain, but the public log does not show it (no entry, or no proof to the signed tree head): the server could leave the chain out of the record unseen",
     "dice.problem.roll_missing": "the server showed this roll and took this device's input for it, but the match's record has no such roll",
     "dice.problem.link_reused": "the server asked for a link of this device's chain that it had sent already (for an earlier roll that used it up): it was not sent again, and the server knew it before this roll was committed",
     "dice.problem.void_after_request": "the server voided this roll after this device's input (its entropy or its link) had reached it: it could have chosen to roll again",
@@ -701,6 +702,7 @@ const STRINGS = {
     "dice.problem.link_not_ours": "das Protokoll enthält nicht das Glied, das dieses Gerät aufgedeckt hat",
     // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
     "dice.problem.chain_skipped": "der Server hatte die Kette dieses Geräts angenommen und diesen Wurf dann ohne ein Glied daraus gewürfelt: Server und Würfelnder hielten alle Eingaben",
+    "dice.problem.anchor_unlogged": "der Server hat die Kette dieses Geräts angenommen, aber das öffentliche Protokoll zeigt sie nicht (kein Eintrag oder kein Nachweis bis zum signierten Baumkopf): der Server könnte die Kette unbemerkt aus dem Protokoll der Partie weglassen",
     "dice.problem.roll_missing": "der Server hat diesen Wurf gezeigt und die Eingabe dieses Geräts dafür angenommen, aber die Aufzeichnung des Matches enthält keinen solchen Wurf",
     "dice.problem.link_reused": "der Server hat ein Glied der Kette dieses Geräts verlangt, das es schon gesendet hatte (für einen früheren Wurf, der es verbraucht hat): es wurde nicht erneut gesendet, und der Server kannte es, bevor dieser Wurf festgelegt wurde",
     "dice.problem.void_after_request": "der Server hat diesen Wurf verworfen, nachdem die Eingabe dieses Geräts (seine Entropie oder sein Glied) bei ihm angekommen war: er hätte neu würfeln lassen können",
@@ -1040,6 +1042,7 @@ const STRINGS = {
     "dice.problem.link_not_ours": "記録にこの端末が公開したリンクがありません",
     // A link asked for again (never sent twice) and a roll voided after its request (issue #25)
     "dice.problem.chain_skipped": "サーバーはこの端末のチェーンを受け付けた後、そのリンクなしでこのロールを振りました。サーバーと振る側がすべての入力を握っていました",
+    "dice.problem.anchor_unlogged": "サーバーはこの端末のチェーンを受け付けましたが、公開ログにそれがありません(エントリがないか、署名付きツリーヘッドへの証明がありません)。サーバーは誰にも気づかれずにチェーンを記録から外せます",
     "dice.problem.roll_missing": "サーバーはこのロールを示し、この端末の入力を受け取りましたが、マッチの記録にそのロールがありません",
     "dice.problem.link_reused": "サーバーが、この端末が既に送ったチェーンのリンク（それを使い切った以前のロールのため）を求めました。再送はしていません。サーバーはこのロールの確定前にそれを知っていました",
     "dice.problem.void_after_request": "この端末の入力（エントロピーまたはリンク）がサーバーに届いた後で、サーバーがこのロールを無効にしました。振り直しを選べた可能性があります",

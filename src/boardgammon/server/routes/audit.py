@@ -8,7 +8,9 @@ stdlib-only verifier, :mod:`boardgammon.dice.verify`, as a download; ``GET
 Per roll: ``GET /api/audit/{match_id}/rolls/{roll_id}/proof`` (the roll's entry and its log
 entries proven against a signed head, :func:`boardgammon.server.dice_log.roll_proof`: what a
 player's device fetches after each roll) and ``GET
-/api/audit/{match_id}/rolls/{roll_id}/verify.py`` (the roll's filled-in program).
+/api/audit/{match_id}/rolls/{roll_id}/verify.py`` (the roll's filled-in program). Per match
+(v2): ``GET /api/audit/{match_id}/anchors`` (the leaves of its accepted chain anchors, proven:
+what a device checks after registering its anchor).
 
 Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
 with the match's first revealed roll that can be read (not ``malformed``): a Python program
@@ -22,6 +24,7 @@ the row when it is opened (served by the addresses above, so that the page stays
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +50,7 @@ from boardgammon.server.tables import DELETED_NAME
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
+pages.env.filters["fromjson"] = json.loads  # a log leaf's fields (the page shows an anchor's)
 # Program text is not HTML: rendered unescaped here, escaped once when placed in the page.
 programs = Environment(
     loader=FileSystemLoader(TEMPLATES),
@@ -78,16 +82,20 @@ _RECORD_KEYS = ("seq", "roll_id", "nonce", "seat", "kind", "state", "commitment"
                 "opponent_source", "dice", "prev_hash", *verify.TIME_FIELDS, "entry_hash")
 
 
-def roll_program_v2(match_id: str, entry: dict, preceding: list[dict], head: dict) -> str:
+def roll_program_v2(match_id: str, entry: dict, preceding: list[dict], head: dict,
+                    anchors: list[dict]) -> str:
     """The standard-library Python program that checks one revealed v2 audit entry: its
     commitment, the opponent's link in the k steps it counts itself from ``preceding`` (the
     entries before the roll back to the one that last revealed the same opponent's link, or
     the first: :func:`.dice_record_v2.preceding_start`, each hashed and chained into the
     roll), the dice, its entry hash and its log entries' inclusion proofs to the root of
-    ``head`` (a signed tree head that covers them)."""
+    ``head`` (a signed tree head that covers them), the match's chain anchors' inclusion
+    proofs (``anchors``, the leaves with their proofs) to the same root, and that a roll
+    requested after its opponent's anchor was accepted took a link of it."""
     before = [{key: e[key] for key in _RECORD_KEYS} for e in preceding]
     return programs.get_template("verify_roll_v2.py.j2").render(match_id=match_id, roll=entry,
-                                                                 before=before, head=head)
+                                                                 before=before, head=head,
+                                                                 anchors=anchors)
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
@@ -168,6 +176,18 @@ def roll_entries(session: Session, match_id: str, roll_id: str,
     return verify.AUDIT_FORMAT_V2, *window
 
 
+@router.get("/api/audit/{match_id}/anchors", responses=responses(422))
+def anchor_proofs(request: Request, match_id: str = MatchId,
+                  session: Session = Depends(get_session)) -> dict:
+    """The public log's leaves of the match's accepted chain anchors (v2 dice) with their
+    inclusion proofs against a signed head that covers them, and the log's key
+    (:func:`boardgammon.server.dice_log.anchor_proofs`): what a device checks after it
+    registered its anchor. ``anchors`` is empty for a match without any (also for a match
+    that does not exist: the log holds nothing of it); 422 ``invalid_request``: an ID that is
+    not one."""
+    return dice_log.anchor_proofs(session, services(request.app).log_key, match_id)
+
+
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
 def roll_proof(request: Request, response: Response, match_id: str = MatchId,
                roll_id: str = RollId,
@@ -214,7 +234,9 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     else:
         proof = dice_log.roll_proof(session, services(request.app).log_key, record_format,
                                     match_id, entry, preceding, 0.0, cover=True)
-        program = roll_program_v2(match_id, proof["roll"], preceding, proof["log"]["head"])
+        head = proof["log"]["head"]
+        program = roll_program_v2(match_id, proof["roll"], preceding, head,
+                                  dice_log.proven_anchors(session, match_id, head["tree_size"]))
     return PlainTextResponse(
         program,
         media_type="text/x-python; charset=utf-8",
@@ -266,7 +288,8 @@ def audit_page(
         seq = readable[0]["seq"]
         before = rolls[dice_record_v2.preceding_start(rolls[: seq + 1], None) : seq]
         first = {"python": roll_program_v2(match_id, readable[0], before,
-                                           document["log"]["head"])}
+                                           document["log"]["head"],
+                                           document["log"]["anchors"])}
     # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
     rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
             for r in readable}
