@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from webpage import checkers
+from webpage import checkers, play_the_computer
 from webstate import MATCH_ID, make_state
 
 from boardgammon.engine import Board
@@ -328,10 +328,7 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
     from test_web_live import drive, new_page
 
     page = new_page(browser, live_server)
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     page.click('[data-action="auto"]')
     drive([page], auto=True)

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from test_web_live import new_page
+from webpage import play_the_computer
 
 from boardgammon.dice.transparency import (
     head_bytes,
@@ -112,17 +114,29 @@ def test_head_signature(module_page):
 PROOF_URL = re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof\?after=-?\d+$")
 
 
-def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
-    """A guest's 1-point match against the computer on the real server, its page once the
-    first roll's verdict is shown; ``tamper``: every inclusion proof the page fetches has its
-    first hash altered; ``uncovered``: the first so many proofs the page fetches are answered
-    as the server answers a roll that no signed head covers yet (``covered: false``, retry in
-    1 s). What the page fetched of the audit API: (context, page, proofs, documents)."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
-    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
-    fetched: list[str] = []
+def _first_roll(browser, live_server, proofs) -> tuple:
+    """A guest's 1-point match against the computer on the real server, on a 360 px page in
+    English whose roll-proof requests go to ``proofs`` (a Playwright route handler), once the
+    guest has asked for the first roll: (page, the URLs of the whole audit documents it has
+    fetched since the lobby, a list that grows)."""
+    page = new_page(browser, live_server, width=360)
+    page.route(PROOF_URL, proofs)
     documents: list[str] = []
+    page.on("request", lambda r: documents.append(r.url)
+            if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
+    play_the_computer(page)
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    return page, documents
+
+
+def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
+    """:func:`_first_roll`'s page once the first roll's verdict is shown; ``tamper``: every
+    inclusion proof the page fetches has its first hash altered; ``uncovered``: the first so
+    many proofs the page fetches are answered as the server answers a roll that no signed head
+    covers yet (``covered: false``, retry in 1 s). What the page fetched of the audit API:
+    (page, proofs, documents)."""
+    fetched: list[str] = []
 
     def handle(route, request):
         response = route.fetch()
@@ -137,22 +151,13 @@ def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
         fetched.append(request.url)
         route.fulfill(response=response, body=json.dumps(proof))
 
-    page.route(PROOF_URL, handle)
-    page.on("request", lambda r: documents.append(r.url)
-            if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
-    page.goto(live_server + "/")
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
-    page.wait_for_selector('[data-action="roll"]')
-    page.click('[data-action="roll"]')
+    page, documents = _first_roll(browser, live_server, handle)
     page.wait_for_selector(".dice-log .verdict:not(.pending)", state="attached", timeout=30_000)
-    return context, page, fetched, documents
+    return page, fetched, documents
 
 
 def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, output_dir):
-    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False)
+    page, fetched, documents = _computer_match(browser, live_server, tamper=False)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "ok" and mark.text_content() == "✓ verified"
     title = mark.get_attribute("title")
@@ -164,11 +169,11 @@ def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, outpu
     afters = [int(url.rsplit("after=", 1)[1]) for url in fetched]
     assert afters[0] == -1 and afters == sorted(afters)
     page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
-    context.close()
+    page.context.close()
 
 
 def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
-    context, page, fetched, _ = _computer_match(browser, live_server, tamper=True)
+    page, fetched, _ = _computer_match(browser, live_server, tamper=True)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "failed" and mark.text_content() == "✗ FAILED"
     assert mark.get_attribute("title") == (
@@ -179,27 +184,23 @@ def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
         ".dice-alert").text_content()
     assert len(fetched) >= 2  # fetched again once before it failed
     page.screenshot(path=str(output_dir / "dicelog-failed-360.png"), full_page=True)
-    context.close()
+    page.context.close()
 
 
 def test_a_roll_no_head_covers_yet_waits_and_is_checked_after(browser, live_server):
     # The first two answers say "not covered, retry in 1 s": the roll shows "…" meanwhile, the
     # page asks again by itself (no new state needed), and then shows the verdict.
-    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False,
-                                                        uncovered=2)
+    page, fetched, documents = _computer_match(browser, live_server, tamper=False, uncovered=2)
     page.wait_for_function(
         "() => document.querySelector('.dice-log .verdict').dataset.verdict !== undefined",
         timeout=15_000)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "ok"
     assert fetched.count(fetched[0]) >= 2 and documents == []
-    context.close()
+    page.context.close()
 
 
 def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
-    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
     asked: dict[str, list[float]] = {}
 
     def never_covered(route, request):
@@ -209,14 +210,7 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
         route.fulfill(response=response, body=json.dumps(
             {**proof, "covered": False, "retry_after": 1, "roll": {**proof["roll"], "log": []}}))
 
-    page.route(PROOF_URL, never_covered)
-    page.goto(live_server + "/")
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
-    page.wait_for_selector('[data-action="roll"]')
-    page.click('[data-action="roll"]')
+    page, _ = _first_roll(browser, live_server, never_covered)
     page.wait_for_selector(".dice-log .verdict", state="attached", timeout=30_000)
     page.wait_for_timeout(3_500)
     # Each roll asked again about once a second (as Retry-After said), not in a tight loop.
@@ -225,7 +219,7 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
         assert all(b - a >= 0.9 for a, b in zip(times, times[1:], strict=False))
     marks = page.locator(".dice-log .verdict")
     assert all(m.get_attribute("class") == "verdict pending" for m in marks.all())
-    context.close()
+    page.context.close()
 
 
 def _logged_document() -> tuple[dict, dict, str]:

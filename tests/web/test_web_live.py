@@ -9,7 +9,16 @@ import re
 import time
 
 import pytest
-from webpage import checkers, lit, play_by_tapping, points_with, seen, tap, wait_gone
+from webpage import (
+    checkers,
+    lit,
+    play_by_tapping,
+    play_the_computer,
+    points_with,
+    seen,
+    tap,
+    wait_gone,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -190,10 +199,7 @@ def test_two_players_play_a_live_match_by_tapping(browser, live_server, output_d
 
 def test_guest_plays_the_computer(browser, live_server, output_dir):
     page = new_page(browser, live_server)
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     page.click('[data-action="auto"]')
     assert page.get_attribute('[data-action="auto"]', "aria-pressed") == "true"

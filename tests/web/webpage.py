@@ -1,5 +1,6 @@
 """Reading and tapping the board of a Playwright page (web/board.js marks every point, the bar
-and the viewer's tray with data-point and the classes movable / selected / dest)."""
+and the viewer's tray with data-point and the classes movable / selected / dest), and starting
+a match against the computer from the lobby."""
 
 from __future__ import annotations
 
@@ -81,3 +82,12 @@ def play_by_tapping(page) -> list[tuple[int, int]]:
             tap(page, min(destinations))
         taps.append((source, min(destinations) if destinations else None))
     return taps
+
+
+def play_the_computer(page, length: int = 1) -> None:
+    """From the lobby: in as a guest, then a ``length``-point match against the computer at the
+    form's level (the page moves on to the match; the caller waits for what it needs)."""
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', str(length))
+    page.click('form.computer [data-action="play-computer"]')
