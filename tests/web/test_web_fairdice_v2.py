@@ -143,6 +143,28 @@ def _chain(length: int = 6) -> list[bytes]:
     return links[::-1]
 
 
+def _stored_chain(page, match_id: str) -> list[str]:
+    """This device's chain for ``match_id`` as the client keeps it once the server took its
+    anchor (``bg.chain.<match_id>`` in localStorage, six links); its links, hex, anchor first."""
+    links = [x.hex() for x in _chain(6)]
+    page.evaluate("([key, store]) => localStorage.setItem(key, JSON.stringify(store))",
+                  [f"bg.chain.{match_id}", {"seed": links[-1], "length": 6, "registered": True}])
+    return links
+
+
+def _accept_actions(page) -> list[dict]:
+    """The page's posts to ``/api/matches/*/actions`` answered as a server that takes each
+    (200, no events); the bodies posted, a list that grows."""
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    page.route("**/api/matches/*/actions", handle)
+    return posted
+
+
 def test_a_link_k_steps_beyond_the_fixed_one(module_page):
     """A roll after one that used up the opponent's x_1 without revealing it (``absent``) takes
     x_2: SHA-256 twice leads to the anchor. checkRollV2InRecord counts k = 2 from the record
@@ -185,17 +207,8 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     """The device sends x_(position of opponent_prev_link + opponent_link_steps), stores the
     index before posting, resends only for the same roll, and after a reload still refuses a
     new roll that asks for an index it sent: that roll is marked link_reused, nothing posted."""
-    links = [x.hex() for x in _chain(6)]
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_never', JSON.stringify(s))",
-                         store)
+    links = _stored_chain(module_page, "mat_never")
+    posted = _accept_actions(module_page)
     ask = """const dc = await import('/static/dicechain.js');
         const chain = new dc.DeviceChain("mat_never");
         await chain.ready;
@@ -290,17 +303,8 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
     """Two pages of the match open on one device (one localStorage, a DeviceChain each, both
     loaded before either sent anything): a link one of them sent is not sent again by the
     other for another roll, which is marked link_reused instead."""
-    links = [x.hex() for x in _chain(6)]
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_tabs', JSON.stringify(s))",
-                         store)
+    links = _stored_chain(module_page, "mat_tabs")
+    posted = _accept_actions(module_page)
     known = run(
         module_page,
         """const dc = await import('/static/dicechain.js');
@@ -325,7 +329,7 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
     """The post of the link fails (503, then a dropped connection): the device sends the same
     link again, without another state, until the server takes it; a refusal (4xx) is not
     retried."""
-    links = [x.hex() for x in _chain(6)]
+    links = _stored_chain(module_page, "mat_lost")
     posted: list[dict] = []
     answers = iter([503, 0, 200, 400])
 
@@ -340,9 +344,6 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
             route.fulfill(status=status, content_type="application/json", body=body)
 
     module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_lost', JSON.stringify(s))",
-                         store)
     got = run(
         module_page,
         """const dc = await import('/static/dicechain.js');
@@ -364,13 +365,7 @@ def test_two_tabs_at_the_start_make_one_chain(module_page):
     second to register takes the chain the first made and registered (one anchor posted, the
     stored chain unchanged), rather than making another that the server would refuse and that
     would replace the registered one in the store."""
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
+    posted = _accept_actions(module_page)
     got = run(
         module_page,
         """const dc = await import('/static/dicechain.js');
