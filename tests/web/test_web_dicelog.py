@@ -15,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from test_web_live import new_page
-from webpage import play_the_computer
+from webpage import play_the_computer, run_client
 
 from boardgammon.dice.transparency import (
     head_bytes,
@@ -28,14 +28,7 @@ from boardgammon.dice.transparency import (
 pytestmark = pytest.mark.browser
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md"
-
-
-def run(page, body: str, arg=None):
-    return page.evaluate(
-        "async (arg) => { const dl = await import('/static/dicelog.js');"
-        "const fd = await import('/static/fairdice.js');" + body + "}",
-        arg,
-    )
+LOG = ("dl", "fd")  # the modules these tests' code runs with: web/dicelog.js, web/fairdice.js
 
 
 def test_inclusion_proofs_agree_with_the_server(module_page):
@@ -52,7 +45,7 @@ def test_inclusion_proofs_agree_with_the_server(module_page):
             path = [p.hex() for p in inclusion_path(index, size, subtree)]
             cases.append({"leaf": leaves[index].hex(), "index": index, "size": size,
                           "path": path, "root": root_of(hashes).hex()})
-    got = run(
+    got = run_client(
         module_page,
         """const out = [];
         for (const c of arg) {
@@ -69,6 +62,7 @@ def test_inclusion_proofs_agree_with_the_server(module_page):
         }
         return out;""",
         cases,
+        LOG,
     )
     for case, (reached, other, short, beyond) in zip(cases, got, strict=True):
         assert reached == case["root"]
@@ -82,10 +76,11 @@ def test_entry_hash_of_the_spec_example(module_page):
     documents = [b for b in blocks if b.get("format") == "boardgammon-audit-v2"]
     assert len(documents) == 2
     got = [
-        run(
+        run_client(
             module_page,
             "return Promise.all(arg.rolls.map((r) => dl.entryHashV2(arg.match_id, r)));",
             document,
+            LOG,
         )
         for document in documents
     ]
@@ -99,13 +94,14 @@ def test_head_signature(module_page):
     root = bytes(range(32))
     head = {"tree_size": 17, "timestamp": 1_764_547_200_123, "root_hash": root.hex()}
     head["signature"] = key.sign(head_bytes(17, 1_764_547_200_123, root)).hex()
-    got = run(
+    got = run_client(
         module_page,
         """const v = (h) => dl.verifyHeadSignature(arg.key, h);
         return [await v(arg.head), await v({...arg.head, tree_size: 18}),
                 await v({...arg.head, root_hash: "00".repeat(32)}),
                 fd.toHex(dl.headBytes(arg.head))];""",
         {"key": public, "head": head},
+        LOG,
     )
     assert got == [True, False, False, head_bytes(17, 1_764_547_200_123, root).hex()]
 
@@ -247,7 +243,7 @@ def _logged_document() -> tuple[dict, dict, str]:
 
 def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False,
            preceding: list | None = None, since: dict | None = None) -> dict:
-    return run(
+    return run_client(
         page,
         """if (arg.stub) {
              const original = crypto.subtle.importKey.bind(crypto.subtle);
@@ -263,6 +259,7 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
            return {...got, records: (got.records || []).map((r) => r.roll_id)};""",
         {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519,
          "preceding": preceding or [], "since": since},
+        LOG,
     )
 
 

@@ -1,8 +1,12 @@
 """Reading and tapping the board of a Playwright page (web/board.js marks every point, the bar
-and the viewer's tray with data-point and the classes movable / selected / dest), and starting
-a match against the computer from the lobby."""
+and the viewer's tray with data-point and the classes movable / selected / dest), starting a
+match against the computer from the lobby, and running code with the client's modules."""
 
 from __future__ import annotations
+
+MODULES = {"fd": "fairdice.js", "dl": "dicelog.js"}
+"""The client's modules :func:`run_client` can import, by the name the code sees (files of
+web/, served under /static/)."""
 
 
 def tap(page, point: int) -> None:
@@ -91,3 +95,11 @@ def play_the_computer(page, length: int = 1) -> None:
     page.wait_for_selector('form.computer [data-action="play-computer"]')
     page.select_option('form.computer select[name="length"]', str(length))
     page.click('form.computer [data-action="play-computer"]')
+
+
+def run_client(page, body: str, arg=None, modules: tuple[str, ...] = ("fd",)):
+    """Evaluate ``body``, the body of an async JavaScript function of ``arg``, with each of
+    ``modules`` (names in :data:`MODULES`) imported under its name; the function's result."""
+    imports = "".join(f"const {name} = await import('/static/{MODULES[name]}');"
+                      for name in modules)
+    return page.evaluate("async (arg) => { " + imports + body + "}", arg)
