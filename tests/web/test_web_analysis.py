@@ -325,7 +325,8 @@ def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
 def test_real_server_analyses_a_match_against_the_computer(browser, live_server, output_dir):
     """A guest plays a 1-point match against the computer; the server's worker analyses it and
     the button and the sheet show what GET /analysis gives."""
-    from test_web_live import drive, new_page
+    from test_web_live import drive
+    from webpage import new_page
 
     page = new_page(browser, live_server)
     play_the_computer(page)
@@ -381,7 +382,7 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
 def test_real_server_serves_the_sheet_at_its_own_address(browser, live_server):
     """A reload or a shared link of /match/{id}/analysis gets the client from the server
     itself (not only by routing inside the page): the sheet of a match still being played."""
-    from test_web_live import new_page
+    from webpage import new_page
 
     page = new_page(browser, live_server)
     page.click('[data-action="guest"]')

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from test_web_live import new_page
-from webpage import play_the_computer, run_client
+from webpage import new_page, play_the_computer, run_client
 
 from boardgammon.dice.transparency import (
     head_bytes,

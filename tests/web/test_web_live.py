@@ -12,9 +12,11 @@ import pytest
 from webpage import (
     checkers,
     lit,
+    new_page,
     play_by_tapping,
     play_the_computer,
     points_with,
+    register,
     seen,
     tap,
     wait_gone,
@@ -23,26 +25,6 @@ from webpage import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MATCH_LIMIT_S = 400
-
-
-def new_page(browser, base: str, width: int = 800, motion: bool = False):
-    # Without motion (prefers-reduced-motion) the other side's play is drawn at once, so a
-    # test reads the board the server sent; tests of the step-by-step playback pass motion.
-    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000},
-                                  reduced_motion="no-preference" if motion else "reduce")
-    context.add_init_script(
-        "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
-    page.goto(base + "/")
-    page.wait_for_selector("form.auth")
-    return page
-
-
-def register(page, name: str) -> None:
-    page.fill('input[name="username"]', name)
-    page.fill('input[name="password"]', "correct horse battery")
-    page.click('[data-action="register"]')
-    page.wait_for_selector(f'[data-username="{name}"]')
 
 
 def first_play_checks(page) -> None:

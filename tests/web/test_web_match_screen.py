@@ -11,8 +11,7 @@ import re
 import time
 
 import pytest
-from test_web_live import new_page, register
-from webpage import play_by_tapping, play_the_computer, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, register, seen, wait_gone
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

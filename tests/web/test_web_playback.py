@@ -10,8 +10,7 @@ import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_web_live import new_page
-from webpage import play_by_tapping, play_the_computer, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, seen, wait_gone
 
 from boardgammon.engine import Match
 from boardgammon.engine.record import Played

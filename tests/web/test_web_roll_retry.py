@@ -9,8 +9,7 @@ import json
 import re
 
 import pytest
-from test_web_live import new_page
-from webpage import play_the_computer
+from webpage import new_page, play_the_computer
 
 pytestmark = pytest.mark.browser
 

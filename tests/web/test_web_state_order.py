@@ -9,8 +9,7 @@ import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_web_live import new_page
-from webpage import play_by_tapping, play_the_computer, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, seen, wait_gone
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,12 +1,36 @@
-"""Reading and tapping the board of a Playwright page (web/board.js marks every point, the bar
-and the viewer's tray with data-point and the classes movable / selected / dest), starting a
-match against the computer from the lobby, and running code with the client's modules."""
+"""The browser tests' shared page helpers: a page on the lobby, a player registered or a match
+against the computer started from there, reading and tapping the board (web/board.js marks
+every point, the bar and the viewer's tray with data-point and the classes movable / selected /
+dest), and running code with the client's modules."""
 
 from __future__ import annotations
 
 MODULES = {"fd": "fairdice.js", "dl": "dicelog.js"}
 """The client's modules :func:`run_client` can import, by the name the code sees (files of
 web/, served under /static/)."""
+
+
+def new_page(browser, base: str, width: int = 800, motion: bool = False):
+    """A page ``width`` px wide (1000 high) in English, unless the test sets another language,
+    on the lobby of the server at ``base``."""
+    # Without motion (prefers-reduced-motion) the other side's play is drawn at once, so a
+    # test reads the board the server sent; tests of the step-by-step playback pass motion.
+    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000},
+                                  reduced_motion="no-preference" if motion else "reduce")
+    context.add_init_script(
+        "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("form.auth")
+    return page
+
+
+def register(page, name: str) -> None:
+    """From the lobby: register ``name`` and wait until the page shows it signed in."""
+    page.fill('input[name="username"]', name)
+    page.fill('input[name="password"]', "correct horse battery")
+    page.click('[data-action="register"]')
+    page.wait_for_selector(f'[data-username="{name}"]')
 
 
 def tap(page, point: int) -> None:
