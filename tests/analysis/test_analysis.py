@@ -365,13 +365,30 @@ def test_analyze_command_refuses_what_is_no_record_with_its_reason(tmp_path):
     assert "PR = 500 × mean equity lost (EMG) per unforced decision" in with_bom.output
 
 
+def analyze_text(m: Match, tmp_path):
+    """``boardgammon analyze`` on ``m`` saved as JSON under ``tmp_path``: the CLI's result
+    (its text report)."""
+    path = tmp_path / "match.json"
+    path.write_text(m.to_json())
+    return CliRunner().invoke(app, ["analyze", str(path)])
+
+
+def resigned_money_session(opening: tuple[int, int], play: str) -> Match:
+    """Ann and Bob's money session: Ann plays the ``opening`` roll as ``play``, then Bob
+    resigns a single game and Ann accepts."""
+    m = Match(0, players=("Ann", "Bob"))
+    m.roll_opening(*opening)
+    m.play(0, play)
+    m.resign(1, 1)
+    m.accept(0)
+    return m
+
+
 def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
     m = Match(3, players=("Ann", "Bob"))
     m.roll_opening(3, 1)
     m.play(0, "8/5 6/5")
-    path = tmp_path / "part.json"
-    path.write_text(m.to_json())
-    result = CliRunner().invoke(app, ["analyze", str(path)])
+    result = analyze_text(m, tmp_path)
     assert result.exit_code == 0, result.output
     assert "3-point match, score 0-0, unfinished" in result.output
     # What is missing is said, not shown as a dash or "None": Bob has not rolled yet.
@@ -388,14 +405,8 @@ def test_an_unfinished_match_is_analysed_and_said_to_be_unfinished(tmp_path):
 def test_the_luck_rating_is_quoted_as_gnubgs_name(tmp_path):
     # Issue 26 review: gnubg's neutral band is called "None", and "luck rating None" read as a
     # value missing; every band is quoted as a name, the neutral one explained.
-    m = Match(0, players=("Ann", "Bob"))
-    m.roll_opening(6, 4)  # luck -0.014 EMG: gnubg's neutral band
-    m.play(0, "24/20 24/18")
-    m.resign(1, 1)
-    m.accept(0)
-    path = tmp_path / "money.json"
-    path.write_text(m.to_json())
-    result = CliRunner().invoke(app, ["analyze", str(path)])
+    m = resigned_money_session((6, 4), "24/20 24/18")  # luck -0.014 EMG: gnubg's neutral band
+    result = analyze_text(m, tmp_path)
     assert result.exit_code == 0, result.output
     assert re.findall(r"(?<!no )luck rating (\S+)", result.output) == ['"None"']
     assert 'luck rating "None" (gnubg\'s band for neither lucky nor unlucky); ' \
@@ -405,14 +416,8 @@ def test_the_luck_rating_is_quoted_as_gnubgs_name(tmp_path):
 def test_the_text_report_fits_an_80_column_terminal(tmp_path):
     # Issue 26 review: the ratings' bands, the luck and the resignation lines were 86-112 wide;
     # a long line goes on under a hanging indent, its words whole.
-    m = Match(0, players=("Ann", "Bob"))
-    m.roll_opening(3, 2)
-    m.play(0, "24/21 13/11")
-    m.resign(1, 1)
-    m.accept(0)
-    path = tmp_path / "money.json"
-    path.write_text(m.to_json())
-    lines = CliRunner().invoke(app, ["analyze", str(path)]).output.splitlines()
+    report = analyze_text(resigned_money_session((3, 2), "24/21 13/11"), tmp_path)
+    lines = report.output.splitlines()
     assert max(len(line) for line in lines) <= 80, lines
     bob = lines[lines.index("Bob (seat 1)"):]
     at = next(i for i, line in enumerate(bob) if line.startswith("  game 1: offered to resign a "
@@ -424,14 +429,8 @@ def test_the_text_report_fits_an_80_column_terminal(tmp_path):
 
 
 def test_a_money_session_reports_points_won_not_unfinished(tmp_path):
-    m = Match(0, players=("Ann", "Bob"))
-    m.roll_opening(3, 1)
-    m.play(0, "8/5 6/5")
-    m.resign(1, 1)
-    m.accept(0)
-    path = tmp_path / "money.json"
-    path.write_text(m.to_json())
-    result = CliRunner().invoke(app, ["analyze", str(path)])
+    m = resigned_money_session((3, 1), "8/5 6/5")
+    result = analyze_text(m, tmp_path)
     assert result.exit_code == 0, result.output
     assert f"money play, points won {m.score[0]}-{m.score[1]}," in result.output
     assert m.score == (1, 0) and "unfinished" not in result.output

@@ -33,6 +33,15 @@ _spec.loader.exec_module(_server_conftest)
 postgres_url = _server_conftest.postgres_url
 
 
+def _played_match(client: TestClient) -> tuple[Player, str]:
+    """ann and bob registered on ``client`` and a 1-point live match between them played to its
+    end (first legal plays): (ann, the match's ID)."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, length=1)
+    play_out({0: ann, 1: bob}, match_id)
+    return ann, match_id
+
+
 def test_finished_match_is_analysed_by_the_worker(url):
     app = make_app(url)
     with TestClient(app) as client:
@@ -107,9 +116,7 @@ def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
     monkeypatch.delenv("BOARDGAMMON_ANALYSIS_DEEP_PLIES", raising=False)
     app = make_app(url)
     with TestClient(app) as client:
-        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
-        match_id = live_match(ann, bob, length=1)
-        play_out({0: ann, 1: bob}, match_id)
+        ann, match_id = _played_match(client)
         worker = services(app).analysis
         assert (worker.plies, worker.deep_plies) == (0, 2)  # the defaults
         worker.evaluator = evaluator = PipEvaluator()
@@ -141,9 +148,7 @@ def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
 def test_a_failed_deep_pass_keeps_the_shallow_result(url):
     app = make_app(url)
     with TestClient(app) as client:
-        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
-        match_id = live_match(ann, bob, length=1)
-        play_out({0: ann, 1: bob}, match_id)
+        ann, match_id = _played_match(client)
         worker = services(app).analysis
         worker.evaluator = PipEvaluator()
         assert worker.step() == match_id
@@ -162,9 +167,7 @@ def test_the_deep_pass_is_a_setting(url, monkeypatch, setting, deep):
         worker = services(app).analysis
         assert worker.deep_plies == deep
         if deep is None:
-            ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
-            match_id = live_match(ann, bob, length=1)
-            play_out({0: ann, 1: bob}, match_id)
+            ann, match_id = _played_match(client)
             worker.evaluator = PipEvaluator()
             assert worker.step() == match_id and worker.step() is None
             body = ann.get(f"/api/matches/{match_id}/analysis").json()

@@ -7,12 +7,9 @@ import contextlib
 import itertools
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 from fastapi.testclient import TestClient
@@ -20,7 +17,6 @@ from fastapi.testclient import TestClient
 from boardgammon.server.app import create_app
 from boardgammon.server.runtime import GameConfig
 from boardgammon.server.settings import DEFAULT_LOG_HEAD_INTERVAL, Settings
-from tests.helpers.servers import wait_until_up
 
 PASSWORD = "correct horse battery"
 COMPUTER_DEADLINE_S = 45.0
@@ -204,7 +200,7 @@ def redis_or_skip() -> None:
         service_missing(f"Redis is not reachable at 127.0.0.1:6379: {exc}")
 
 
-# A real server in a subprocess -------------------------------------------------------
+# A real server in a subprocess (started by tests.helpers.servers.serving) ---------------
 
 
 def free_port() -> int:
@@ -213,15 +209,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
-        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wait_until_up(process, port, lambda: process.stderr.read().decode())
-    return process
-
-
 class Http:
+    """A client of the server at ``base`` acting with ``token``: ``http(method, path, json)``
+    is the answer's JSON, any status from 300 up failing the test."""
+
     def __init__(self, base: str, token: str | None = None) -> None:
         self.base, self.token = base, token
 
@@ -230,3 +221,20 @@ class Http:
         r = httpx.request(method, self.base + path, json=json, headers=headers, timeout=30)
         assert r.status_code < 300, r.text
         return r.json()
+
+
+def http_players(bases: list[str], password: str = "long enough") -> dict[int, Http]:
+    """ann (seat 0) and bob (seat 1), each registered with ``password`` through
+    ``bases[seat]`` and acting there (the same base twice: both on one server)."""
+    players = {}
+    for seat, name in enumerate(("ann", "bob")):
+        token = Http(bases[seat])("POST", "/api/auth/register",
+                                  {"username": name, "password": password})["token"]
+        players[seat] = Http(bases[seat], token)
+    return players
+
+
+def http_live_match(players: dict[int, Http], **seek) -> str:
+    """Seat 0 posts a seek (``seek``: its fields), seat 1 accepts it; the new match's ID."""
+    posted = players[0]("POST", "/api/seeks", seek)
+    return players[1]("POST", f"/api/seeks/{posted['id']}/accept")["match_id"]

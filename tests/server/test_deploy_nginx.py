@@ -29,6 +29,7 @@ import httpx
 import pytest
 from gameplay import REDIS, free_port, redis_or_skip
 
+from tests.helpers.actions import next_action
 from tests.helpers.processes import process_group
 from tests.helpers.servers import serving
 from tests.helpers.services import service_missing
@@ -224,15 +225,7 @@ def test_a_match_through_nginx_over_tls(postgres_url, tmp_path):
                 if state["phase"] == "match_over":
                     break
                 seat = state["turn"]
-                mine = client.get(path, headers=bearer[seat]).json()
-                if mine["phase"] in ("opening", "roll"):
-                    pending = mine["pending_roll"]
-                    action = {"type": "roll", "roll_id": pending["roll_id"],
-                              "commitment": pending["commitment"],
-                              "entropy": os.urandom(16).hex()}
-                else:
-                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
-                action["action_id"] = f"d{n}"
+                action = next_action(client.get(path, headers=bearer[seat]).json(), f"d{n}")
                 if seat == 0:
                     sockets[0].send(json.dumps({"type": "action", "action": action}))
                     heard[0].wait_for(lambda f, n=n: f.get("action_id") == f"d{n}", f"ack d{n}")

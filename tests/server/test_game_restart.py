@@ -9,9 +9,11 @@ import signal
 import time
 
 import pytest
-from gameplay import Http, free_port, serve
+from gameplay import Http, free_port, http_live_match, http_players
 
 from boardgammon.server.service_clock import DOWN_AFTER_S
+from tests.helpers.actions import next_action
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +31,7 @@ def computer_answered(http: Http, match_id: str, within_s: float = 60.0) -> None
 
 def roll_or_play(http: Http, match_id: str, n: int) -> None:
     state = http("GET", f"/api/matches/{match_id}")
-    if state["phase"] in ("opening", "roll"):
-        pending = state["pending_roll"]
-        action = {"type": "roll", "roll_id": pending["roll_id"],
-                  "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
-    else:
-        action = {"type": "play", "play": state["legal_plays"][0]["notation"]}
-    http("POST", f"/api/matches/{match_id}/actions", {"action_id": f"r{n}", **action})
+    http("POST", f"/api/matches/{match_id}/actions", next_action(state, f"r{n}"))
 
 
 def test_sigkill_and_restart(tmp_path):
@@ -46,16 +42,9 @@ def test_sigkill_and_restart(tmp_path):
     env.pop("BOARDGAMMON_REDIS_URL", None)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = serve(port, env, tmp_path)
-    try:
-        anon = Http(base)
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = anon("POST", "/api/auth/register",
-                         {"username": name, "password": "long enough"})["token"]
-            players[seat] = Http(base, token)
-        seek = players[0]("POST", "/api/seeks", {"length": 3, "clock": "bullet"})
-        live = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+    with serving([port], env, tmp_path) as (server,):
+        players = http_players([base, base])
+        live = http_live_match(players, length=3, clock="bullet")
         computer = players[0]("POST", "/api/matches/computer",
                               {"level": "easy", "length": 3})["match_id"]
         for n in range(7):
@@ -64,14 +53,11 @@ def test_sigkill_and_restart(tmp_path):
         roll_or_play(players[0], computer, 100)  # the opening roll against the computer
         computer_answered(players[0], computer)
         before = {m: players[0]("GET", f"/api/matches/{m}") for m in (live, computer)}
-        server.send_signal(signal.SIGKILL)
-        server.wait()
-        time.sleep(DOWN_AFTER_S + BULLET_DELAY + 1.0)  # down for longer than the free delay
-        server = serve(port, env, tmp_path)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+    time.sleep(DOWN_AFTER_S + BULLET_DELAY + 1.0)  # down for longer than the free delay
+    with serving([port], env, tmp_path):
         after = {m: players[0]("GET", f"/api/matches/{m}") for m in (live, computer)}
-    finally:
-        server.kill()
-        server.wait()
     for match_id in (live, computer):
         a, b = before[match_id], after[match_id]
         for key in ("phase", "turn", "score", "board", "position_id", "dice", "cube",

@@ -7,8 +7,9 @@ import json
 import os
 
 import pytest
-from gameplay import REDIS, Http, SocketRolls, free_port, redis_or_skip
+from gameplay import REDIS, SocketRolls, free_port, http_live_match, http_players, redis_or_skip
 
+from tests.helpers.actions import next_action
 from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
@@ -33,13 +34,8 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
     ports = [free_port(), free_port()]
     with serving(ports, env, tmp_path):  # each process's group ends with the block
         bases = [f"http://127.0.0.1:{p}" for p in ports]
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(bases[seat])("POST", "/api/auth/register",
-                                      {"username": name, "password": "long enough"})["token"]
-            players[seat] = Http(bases[seat], token)
-        seek = players[0]("POST", "/api/seeks", {"length": 1})
-        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+        players = http_players(bases)
+        match_id = http_live_match(players, length=1)
         sockets = {seat: connect(f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}",
                                  additional_headers={"Authorization":
                                                      f"Bearer {players[seat].token}"},
@@ -53,15 +49,7 @@ def test_two_processes_share_a_match(postgres_url, tmp_path):
             for n in range(10):
                 state = players[0]("GET", f"/api/matches/{match_id}")
                 seat = state["turn"]
-                mine = players[seat]("GET", f"/api/matches/{match_id}")
-                if mine["phase"] in ("opening", "roll"):
-                    pending = mine["pending_roll"]
-                    action = {"type": "roll", "roll_id": pending["roll_id"],
-                              "commitment": pending["commitment"],
-                              "entropy": os.urandom(16).hex()}
-                else:
-                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
-                action["action_id"] = f"p{n}"
+                action = next_action(players[seat]("GET", f"/api/matches/{match_id}"), f"p{n}")
                 sockets[seat].send(json.dumps({"type": "action", "action": action}))
                 # Through Redis the ack may overtake the sender's own copy of the events.
                 mine = receive_until(sockets[seat], "ack")

@@ -16,8 +16,9 @@ import sqlite3
 import time
 
 import pytest
-from gameplay import Http, free_port, serve
+from gameplay import Http, free_port, http_live_match, http_players
 
+from tests.helpers.actions import next_action
 from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
@@ -43,6 +44,10 @@ def _logged(db: str, match_id: str, action_id: str) -> int:
         ).fetchone()[0]
 
 
+def _next_action(player: Http, match_id: str, action_id: str) -> dict:
+    return next_action(player("GET", f"/api/matches/{match_id}"), action_id)
+
+
 def test_a_kill_between_commit_and_answer(tmp_path):
     db = f"{tmp_path}/db.sqlite3"
     env = {
@@ -54,25 +59,12 @@ def test_a_kill_between_commit_and_answer(tmp_path):
     env.pop("BOARDGAMMON_REDIS_URL", None)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = serve(port, env, tmp_path)
-    try:
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(base)(
-                "POST", "/api/auth/register", {"username": name, "password": "long enough"}
-            )["token"]
-            players[seat] = Http(base, token)
-        seek = players[0]("POST", "/api/seeks", {"length": 1})
-        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+    with serving([port], env, tmp_path) as (server,):
+        players = http_players([base, base])
+        match_id = http_live_match(players, length=1)
         seat = players[0]("GET", f"/api/matches/{match_id}")["turn"]
-        pending = players[seat]("GET", f"/api/matches/{match_id}")["pending_roll"]
-        action = {
-            "type": "roll",
-            "action_id": "k1",
-            "roll_id": pending["roll_id"],
-            "commitment": pending["commitment"],
-            "entropy": "5a" * 16,
-        }
+        action = {**_next_action(players[seat], match_id, "k1"), "entropy": "5a" * 16}
+        assert action["type"] == "roll"
         path = f"/api/matches/{match_id}/actions"
         sock = _post_unread(port, path, players[seat].token, action)
         deadline = time.monotonic() + 30
@@ -84,15 +76,11 @@ def test_a_kill_between_commit_and_answer(tmp_path):
                 pass
             assert time.monotonic() < deadline, "the action was never committed"
             time.sleep(0.001)
-        server.send_signal(signal.SIGKILL)
-        server.wait()
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
         sock.close()  # the answer, if any was written, is never read
-    finally:
-        server.kill()
-        server.wait()
 
-    server = serve(port, env, tmp_path)
-    try:
+    with serving([port], env, tmp_path):
         retry = players[seat]("POST", path, action)
         state = players[seat]("GET", f"/api/matches/{match_id}")
         same = ("rolls", "phase", "turn", "dice", "position_id")
@@ -102,9 +90,6 @@ def test_a_kill_between_commit_and_answer(tmp_path):
         again = players[seat]("POST", path, action)
         assert {k: again["state"].get(k) for k in same} == {k: state.get(k) for k in same}
         assert _logged(db, match_id, "k1") == 1
-    finally:
-        server.kill()
-        server.wait()
 
 
 def _unanswered(port: int, path: str, token: str, body: dict) -> None:
@@ -119,15 +104,6 @@ def _unanswered(port: int, path: str, token: str, body: dict) -> None:
         sock.close()
 
 
-def _next_action(player: Http, match_id: str, action_id: str) -> dict:
-    mine = player("GET", f"/api/matches/{match_id}")
-    if mine["phase"] in ("opening", "roll"):
-        pending = mine["pending_roll"]
-        return {"type": "roll", "action_id": action_id, "roll_id": pending["roll_id"],
-                "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
-    return {"type": "play", "action_id": action_id, "play": mine["legal_plays"][0]["notation"]}
-
-
 def test_the_exit_after_commit_hook_hits_the_window_each_time(tmp_path):
     """A play, then a roll, each committed by a server that ends before answering; each retry
     against the restarted server gets the committed result: one log row, the same dice."""
@@ -138,15 +114,9 @@ def test_the_exit_after_commit_hook_hits_the_window_each_time(tmp_path):
     env.pop("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT", None)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    players: dict[int, Http] = {}
     with serving([port], env, tmp_path):
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(base)(
-                "POST", "/api/auth/register", {"username": name, "password": "long enough"}
-            )["token"]
-            players[seat] = Http(base, token)
-        seek = players[0]("POST", "/api/seeks", {"length": 1})
-        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+        players = http_players([base, base])
+        match_id = http_live_match(players, length=1)
         path = f"/api/matches/{match_id}"
         for n in range(20):  # the opening rolls (ties roll again), up to the first play
             state = players[0]("GET", path)

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
-from gameplay import Http, free_port
+from gameplay import Http, free_port, http_live_match, http_players
 
 from boardgammon.server.logs import REDACTED, RedactTokens, redact
+from tests.helpers.actions import next_action
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
@@ -28,13 +27,7 @@ def _play(players: dict[int, Http], match_id: str) -> dict:
             return state
         seat = state["turn"]
         mine = players[seat]("GET", f"/api/matches/{match_id}")
-        if mine["phase"] in ("opening", "roll"):
-            pending = mine["pending_roll"]
-            action = {"type": "roll", "roll_id": pending["roll_id"],
-                      "commitment": pending["commitment"], "entropy": os.urandom(16).hex()}
-        else:
-            action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
-        players[seat]("POST", f"/api/matches/{match_id}/actions", {**action, "action_id": f"a{n}"})
+        players[seat]("POST", f"/api/matches/{match_id}/actions", next_action(mine, f"a{n}"))
     raise AssertionError("the match did not end")
 
 
@@ -42,33 +35,15 @@ def test_a_played_match_prints_no_token(tmp_path):
     from websockets.sync.client import connect
 
     port = free_port()
-    log = tmp_path / "server.log"
     # v1 dice: these players have no devices to reveal v2 links (test_match_dice_v2.py).
     env = {**os.environ, "BOARDGAMMON_DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
            "BOARDGAMMON_BOT_DELAY": "0", "BOARDGAMMON_DICE": "v1"}
     env.pop("BOARDGAMMON_REDIS_URL", None)
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
-            cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with serving([port], env, tmp_path) as (server,):  # its log: stdout and stderr
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                httpx.get(f"{base}/api/options", timeout=1)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
         password = "a password never logged"
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(base)("POST", "/api/auth/register",
-                               {"username": name, "password": password})["token"]
-            players[seat] = Http(base, token)
-        seek = players[0]("POST", "/api/seeks", {"length": 1})
-        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
+        players = http_players([base, base], password)
+        match_id = http_live_match(players, length=1)
         with connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}?token={players[0].token}",
                      legacy=True) as refused:
             assert json.loads(refused.recv(timeout=30))["error"]["code"] == "invalid_request"
@@ -90,10 +65,7 @@ def test_a_played_match_prints_no_token(tmp_path):
             for ws in sockets:
                 ws.close()
         assert httpx.get(f"{base}/api/matches/{match_id}/export.mat").status_code == 200
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-    printed = log.read_text()
+    printed = server.log.read_text()
     for secret in (players[0].token, players[1].token, password):
         assert secret not in printed
     assert f"/ws/matches/{match_id}?token={REDACTED}" in printed  # the lines are still there

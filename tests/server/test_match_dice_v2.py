@@ -402,15 +402,21 @@ def play_out_v2(
     raise AssertionError("the match did not end")
 
 
-@pytest.mark.parametrize("lang", ["en", "de", "ja"])
-def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, lang):
+def played_v2_match(client) -> tuple[str, dict]:
+    """ann and bob, each with a device that registered its chain, play a 1-point live match to
+    its end (every link revealed): (the match's ID, the match_end event)."""
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob)
     devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
     for device in devices.values():
         assert device is not None
         device.register(match_id)
-    ended = play_out_v2({0: ann, 1: bob}, devices, match_id)
+    return match_id, play_out_v2({0: ann, 1: bob}, devices, match_id)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, lang):
+    match_id, ended = played_v2_match(client)
     document = client.get(f"/api/audit/{match_id}").json()
     assert document["verified"] is True
     # Every change of every roll is a leaf, requests included, each proven under the head.
@@ -455,13 +461,7 @@ def test_a_v2_roll_stripped_of_its_log_entries_fails_the_log_check(client):
     # A server that rewrites a roll (new entropy and dice from the seed it holds), re-hashes
     # the chain and serves the roll without its leaves passed: check_log counted it as a roll
     # "committed before the log began", which no v2 roll can be (the log came first).
-    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
-    match_id = live_match(ann, bob)
-    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
-    for device in devices.values():
-        assert device is not None
-        device.register(match_id)
-    play_out_v2({0: ann, 1: bob}, devices, match_id)
+    match_id, _ = played_v2_match(client)
     document = client.get(f"/api/audit/{match_id}").json()
     check_log(document)
     last = document["rolls"][-1]

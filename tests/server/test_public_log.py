@@ -90,27 +90,19 @@ def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client, tmp_pa
     checker = tmp_path / "transparency.py"
     checker.write_text(client.get("/audit/transparency.py").text)
     saved = tmp_path / "audit.json"
-    saved.write_text(json.dumps(audit))
-    run = subprocess.run(
-        [sys.executable, "-I", "-S", str(checker), str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+
+    def run_checker(document: dict) -> subprocess.CompletedProcess:
+        saved.write_text(json.dumps(document))
+        return subprocess.run([sys.executable, "-I", "-S", str(checker), str(saved)],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    run = run_checker(audit)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "signature not checked" in run.stdout
     assert f"{len(leaves)} log entries included in the tree of size {len(leaves)}" in run.stdout
-    bent = json.loads(saved.read_text())
+    bent = json.loads(json.dumps(audit))
     bent["rolls"][0]["log"][0]["inclusion_path"][0] = "00" * 32
-    saved.write_text(json.dumps(bent))
-    run = subprocess.run(
-        [sys.executable, "-I", "-S", str(checker), str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    run = run_checker(bent)
     assert run.returncode == 1 and run.stdout.startswith("FAILED: leaf"), run.stdout
     # A roll rewritten after its last leaf (entropy, dice and chain re-hashed) is caught.
     rewritten = {**audit["rolls"][0], "entry_hash": "ee" * 32}

@@ -12,8 +12,11 @@ import subprocess
 import time
 
 import pytest
-from gameplay import Http, free_port, serve
+from gameplay import Http, free_port, http_live_match, http_players
 from test_game_scaleout import receive_until
+
+from tests.helpers.actions import next_action
+from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
 
@@ -48,17 +51,7 @@ def _redis(port: int) -> subprocess.Popen:
 
 def _action(player: Http, match_id: str, n: int) -> dict:
     mine = player("GET", f"/api/matches/{match_id}")
-    if mine["phase"] in ("opening", "roll"):
-        pending = mine["pending_roll"]
-        action = {
-            "type": "roll",
-            "roll_id": pending["roll_id"],
-            "commitment": pending["commitment"],
-            "entropy": os.urandom(16).hex(),
-        }
-    else:
-        action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
-    return {"type": "action", "action": {**action, "action_id": f"p{n}"}}
+    return {"type": "action", "action": next_action(mine, f"p{n}")}
 
 
 def test_a_redis_restart_mid_match(postgres_url, tmp_path):
@@ -76,59 +69,49 @@ def test_a_redis_restart_mid_match(postgres_url, tmp_path):
         "BOARDGAMMON_DICE": "v1",  # players with no device to reveal v2 links
     }
     ports = [free_port(), free_port()]
-    servers = [serve(ports[0], env, tmp_path)]  # one at a time: each migrates at start
     try:
-        servers.append(serve(ports[1], env, tmp_path))
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(f"http://127.0.0.1:{ports[seat]}")(
-                "POST", "/api/auth/register", {"username": name, "password": "long enough"}
-            )["token"]
-            players[seat] = Http(f"http://127.0.0.1:{ports[seat]}", token)
-        seek = players[0]("POST", "/api/seeks", {"length": 3})
-        match_id = players[1]("POST", f"/api/seeks/{seek['id']}/accept")["match_id"]
-        sockets = {
-            seat: connect(
-                f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}",
-                additional_headers={"Authorization": f"Bearer {players[seat].token}"},
-                legacy=True,
-            )
-            for seat in (0, 1)
-        }
-        try:
-            for seat in (0, 1):
-                assert json.loads(sockets[seat].recv(timeout=30))["type"] == "state"
+        with serving(ports, env, tmp_path):  # each process's group ends with the block
+            players = http_players([f"http://127.0.0.1:{port}" for port in ports])
+            match_id = http_live_match(players, length=3)
+            sockets = {
+                seat: connect(
+                    f"ws://127.0.0.1:{ports[seat]}/ws/matches/{match_id}",
+                    additional_headers={"Authorization": f"Bearer {players[seat].token}"},
+                    legacy=True,
+                )
+                for seat in (0, 1)
+            }
+            try:
+                for seat in (0, 1):
+                    assert json.loads(sockets[seat].recv(timeout=30))["type"] == "state"
 
-            def both_see(n: int) -> None:
+                def both_see(n: int) -> None:
+                    seat = players[0]("GET", f"/api/matches/{match_id}")["turn"]
+                    sockets[seat].send(json.dumps(_action(players[seat], match_id, n)))
+                    mine = receive_until(sockets[seat], "ack")
+                    assert {"type": "ack", "action_id": f"p{n}"} in mine
+                    receive_until(sockets[1 - seat], "state")
+
+                for n in range(3):
+                    both_see(n)
+                redis_server.kill()
+                redis_server.wait()
+                time.sleep(1.0)
+                # Redis down: the action is committed and acknowledged, its sender sees it.
                 seat = players[0]("GET", f"/api/matches/{match_id}")["turn"]
-                sockets[seat].send(json.dumps(_action(players[seat], match_id, n)))
+                sockets[seat].send(json.dumps(_action(players[seat], match_id, 3)))
                 mine = receive_until(sockets[seat], "ack")
-                assert {"type": "ack", "action_id": f"p{n}"} in mine
-                receive_until(sockets[1 - seat], "state")
-
-            for n in range(3):
-                both_see(n)
-            redis_server.kill()
-            redis_server.wait()
-            time.sleep(1.0)
-            # Redis down: the action is committed and acknowledged, its sender sees it.
-            seat = players[0]("GET", f"/api/matches/{match_id}")["turn"]
-            sockets[seat].send(json.dumps(_action(players[seat], match_id, 3)))
-            mine = receive_until(sockets[seat], "ack")
-            assert {"type": "ack", "action_id": "p3"} in mine
-            if "state" not in [m["type"] for m in mine]:
-                receive_until(sockets[seat], "state")
-            redis_server = _redis(redis_port)
-            time.sleep(3.0)  # both processes subscribe again (back-off up to 2 s)
-            for n in range(4, 10):
-                both_see(n)
-            assert players[1]("GET", f"/api/matches/{match_id}")["phase"] != "opening"
-        finally:
-            for ws in sockets.values():
-                ws.close()
+                assert {"type": "ack", "action_id": "p3"} in mine
+                if "state" not in [m["type"] for m in mine]:
+                    receive_until(sockets[seat], "state")
+                redis_server = _redis(redis_port)
+                time.sleep(3.0)  # both processes subscribe again (back-off up to 2 s)
+                for n in range(4, 10):
+                    both_see(n)
+                assert players[1]("GET", f"/api/matches/{match_id}")["phase"] != "opening"
+            finally:
+                for ws in sockets.values():
+                    ws.close()
     finally:
-        for server in servers:
-            server.kill()
-            server.wait()
         redis_server.kill()
         redis_server.wait()

@@ -9,8 +9,9 @@ import json
 import os
 
 import pytest
-from gameplay import REDIS, Http, free_port, redis_or_skip
+from gameplay import REDIS, Http, free_port, http_players, redis_or_skip
 
+from tests.helpers.actions import next_action
 from tests.helpers.servers import serving
 
 pytestmark = pytest.mark.slow
@@ -38,11 +39,7 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
     ports = [free_port(), free_port()]
     with serving(ports, env, tmp_path):  # each process's group ends with the block
         bases = [f"http://127.0.0.1:{p}" for p in ports]
-        players = {}
-        for seat, name in enumerate(("ann", "bob")):
-            token = Http(bases[seat])("POST", "/api/auth/register",
-                                      {"username": name, "password": "long enough"})["token"]
-            players[seat] = Http(bases[seat], token)
+        players = http_players(bases)
         ann, bob = players[0], players[1]
         ws = f"ws://127.0.0.1:{ports[1]}"
         bearer = {"Authorization": f"Bearer {bob.token}"}
@@ -68,15 +65,8 @@ def test_chat_and_notifications_cross_processes(postgres_url, tmp_path):
                 state = ann("GET", f"/api/matches/{match_id}")
                 seat = state["turn"]
                 mine = players[seat]("GET", f"/api/matches/{match_id}")
-                if mine["phase"] in ("opening", "roll"):
-                    pending = mine["pending_roll"]
-                    action = {"type": "roll", "roll_id": pending["roll_id"],
-                              "commitment": pending["commitment"],
-                              "entropy": os.urandom(16).hex()}
-                else:
-                    action = {"type": "play", "play": mine["legal_plays"][0]["notation"]}
                 players[seat]("POST", f"/api/matches/{match_id}/actions",
-                              {**action, "action_id": f"a{n}"})
+                              next_action(mine, f"a{n}"))
                 if seat == 0 and ann("GET", f"/api/matches/{match_id}")["turn"] == 1:
                     frame_of(me, "turn", match_id=match_id)
                     break

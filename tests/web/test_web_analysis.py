@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from webpage import checkers
+from webpage import checkers, play_the_computer
 from webstate import MATCH_ID, make_state
 
 from boardgammon.engine import Board
@@ -325,13 +325,11 @@ def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
 def test_real_server_analyses_a_match_against_the_computer(browser, live_server, output_dir):
     """A guest plays a 1-point match against the computer; the server's worker analyses it and
     the button and the sheet show what GET /analysis gives."""
-    from test_web_live import drive, new_page
+    from test_web_live import drive
+    from webpage import new_page
 
     page = new_page(browser, live_server)
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     page.click('[data-action="auto"]')
     drive([page], auto=True)
@@ -384,7 +382,7 @@ def test_real_server_analyses_a_match_against_the_computer(browser, live_server,
 def test_real_server_serves_the_sheet_at_its_own_address(browser, live_server):
     """A reload or a shared link of /match/{id}/analysis gets the client from the server
     itself (not only by routing inside the page): the sheet of a match still being played."""
-    from test_web_live import new_page
+    from webpage import new_page
 
     page = new_page(browser, live_server)
     page.click('[data-action="guest"]')

@@ -8,13 +8,37 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from boardgammon.server.i18n import LANGUAGES
+from tests.helpers.actions import next_action
 from tests.web.test_web_pages import computer_match, overflow
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def audited(browser, live_server) -> Iterator[tuple]:
+    """A 360 × 740 px page and a guest's match against the computer on the live server, its
+    first roll on record: (page, match ID); the page's context is closed afterwards."""
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    yield page, computer_match(page, live_server)
+    context.close()
+
+
+def each_language(
+    page, base: str, match_id: str, widths: tuple[int, ...]
+) -> Iterator[tuple[str, int]]:
+    """Opens the audit page of ``match_id`` in each language at each of ``widths`` (px, the
+    window 800 px high) in turn, yielding (language, width) while it is open."""
+    for code in LANGUAGES:
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{base}/audit/{match_id}?lang={code}")
+            yield code, width
 
 
 def play_until(page, base: str, match_id: str, revealed: int) -> dict:
@@ -26,23 +50,13 @@ def play_until(page, base: str, match_id: str, revealed: int) -> dict:
         done = sum(r["dice"] is not None for r in audit["rolls"]) >= revealed
         if done or state["phase"] == "match_over":
             return audit
-        pending = state.get("pending_roll")
-        mine = state["turn"] == state["you"]
-        action = None
-        if mine and state["phase"] in ("opening", "roll") and pending:
-            action = {
-                "type": "roll",
-                "roll_id": pending["roll_id"],
-                "commitment": pending["commitment"],
-                "entropy": os.urandom(16).hex(),
-            }
-        elif mine and state["phase"] == "play":
-            action = {"type": "play", "play": state["legal_plays"][0]["notation"]}
-        if action is None:
+        ready = state["phase"] == "play" or (
+            state["phase"] in ("opening", "roll") and state.get("pending_roll"))
+        if state["turn"] != state["you"] or not ready:
             time.sleep(0.05)
             continue
-        action["action_id"] = os.urandom(8).hex()
-        answer = page.request.post(f"{base}/api/matches/{match_id}/actions", data=action)
+        answer = page.request.post(f"{base}/api/matches/{match_id}/actions",
+                                   data=next_action(state, os.urandom(8).hex()))
         assert answer.status == 200, answer.text()
     raise AssertionError(f"fewer than {revealed} rolls revealed in {match_id}")
 
@@ -69,11 +83,9 @@ def small_targets(page) -> list[str]:
 
 
 def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
-    browser, live_server, output_dir
+    audited, live_server, output_dir
 ):
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    match_id = computer_match(page, live_server)
+    page, match_id = audited
     audit = play_until(page, live_server, match_id, revealed=6)
     missing: list[str] = []  # from here on: the audit pages and what they load
     page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
@@ -115,13 +127,10 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
     page.wait_for_url(f"{live_server}/match/{match_id}?lang=de")
     page.wait_for_selector("svg.board")
     assert page.get_attribute("html", "lang") == "de"
-    context.close()
 
 
-def test_pages_follow_the_apps_language_and_the_app_theirs(browser, live_server):
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    match_id = computer_match(page, live_server)
+def test_pages_follow_the_apps_language_and_the_app_theirs(audited, live_server):
+    page, match_id = audited
     page.goto(live_server)
     page.select_option("#lang", "de")
     # Opened from the German app without ?lang= (as a link or a typed address): German.
@@ -146,13 +155,10 @@ def test_pages_follow_the_apps_language_and_the_app_theirs(browser, live_server)
     page.select_option("#lang", "ja")
     page.goto(f"{live_server}/audit/{match_id}")
     assert page.get_attribute("html", "lang") == "ja"
-    context.close()
 
 
-def test_a_link_to_a_roll_opens_its_row_in_view(browser, live_server, output_dir):
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    match_id = computer_match(page, live_server)
+def test_a_link_to_a_roll_opens_its_row_in_view(audited, live_server, output_dir):
+    page, match_id = audited
     audit = play_until(page, live_server, match_id, revealed=8)
     last = audit["rolls"][-1]["roll_id"]
     page.goto(f"{live_server}/audit/{match_id}?lang=en#{last}")
@@ -163,7 +169,6 @@ def test_a_link_to_a_roll_opens_its_row_in_view(browser, live_server, output_dir
     assert box is not None and 0 <= box["y"] < 740
     page.screenshot(path=str(output_dir / "audit-anchor-en-360.png"))
     assert page.request.get(f"{live_server}/favicon.ico").status == 200
-    context.close()
 
 
 def sideways(page) -> dict[str, int]:
@@ -183,25 +188,20 @@ def sideways(page) -> dict[str, int]:
 
 
 def test_the_public_log_tables_fit_a_phone_and_link_each_rolls_proof_and_program(
-    browser, live_server, output_dir
+    audited, live_server, output_dir
 ):
     # Issue #25: the log's tables scrolled sideways at 360 px; each row's program and each
     # roll's proofs are links now (embedded, they made a long match's page hundreds of KB).
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    match_id = computer_match(page, live_server)
+    page, match_id = audited
     audit = play_until(page, live_server, match_id, revealed=6)
-    for code in LANGUAGES:
-        for width in (360, 1280):
-            page.set_viewport_size({"width": width, "height": 800})
-            page.goto(f"{live_server}/audit/{match_id}?lang={code}")
-            assert page.evaluate("document.documentElement.scrollWidth") <= width
-            tables = ("log-head",) + (("rolls",) if width == 360 else ())
-            assert not set(sideways(page)) & {"page", *tables}, (code, width, sideways(page))
-            if width == 360:
-                assert small_targets(page) == [], code
-            page.locator("#public-log").scroll_into_view_if_needed()
-            page.screenshot(path=str(output_dir / f"audit-log-{code}-{width}.png"))
+    for code, width in each_language(page, live_server, match_id, (360, 1280)):
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        tables = ("log-head",) + (("rolls",) if width == 360 else ())
+        assert not set(sideways(page)) & {"page", *tables}, (code, width, sideways(page))
+        if width == 360:
+            assert small_targets(page) == [], code
+        page.locator("#public-log").scroll_into_view_if_needed()
+        page.screenshot(path=str(output_dir / f"audit-log-{code}-{width}.png"))
     page.goto(f"{live_server}/audit/{match_id}?lang=en")
     revealed = [r for r in audit["rolls"] if r["server_seed"] is not None]
     for entry in revealed:
@@ -213,40 +213,34 @@ def test_the_public_log_tables_fit_a_phone_and_link_each_rolls_proof_and_program
     proof = page.request.get(live_server + proofs.first.get_attribute("href")).json()
     assert proof["format"] == "boardgammon-roll-proof-v1"
     assert proof["roll"]["roll_id"] == audit["rolls"][0]["roll_id"]
-    context.close()
 
 
-def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(browser, live_server, output_dir):
+def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_server, output_dir):
     # Issue #25, the page's weight: a row carries no hash in full; opened, it shows every value
     # of its entry (fetched from the roll's proof) and its log leaves, wrapped within a phone.
-    context = browser.new_context(viewport={"width": 360, "height": 740})
-    page = context.new_page()
-    match_id = computer_match(page, live_server)
+    page, match_id = audited
     audit = play_until(page, live_server, match_id, revealed=4)
     entry = audit["rolls"][1]
-    for code in LANGUAGES:
-        for width in (360, 1280):
-            page.set_viewport_size({"width": width, "height": 800})
-            page.goto(f"{live_server}/audit/{match_id}?lang={code}")
-            details = page.locator(f"#{entry['roll_id']} + tr.roll-more details")
-            details.locator("summary").click()
-            values = details.locator("dl")
-            values.locator("dd").first.wait_for()
-            shown = dict(zip(values.locator("dt").all_inner_texts(),
-                             values.locator("dd").all_inner_texts(), strict=True))
-            for name in ("commitment", "server_seed", "roller_entropy", "prev_hash",
-                         "entry_hash", "committed_at"):
-                assert entry[name] in shown.values(), (code, name)
-            assert "#" in shown and shown["#"] == str(entry["seq"])
-            log = next(v for k, v in shown.items() if ": " in k)
-            assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
-                e["index"] for e in entry["log"]]
-            assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)
-            assert "page" not in sideways(page)
-            if width == 360:
-                assert small_targets(page) == [], code
-            details.scroll_into_view_if_needed()
-            page.screenshot(path=str(output_dir / f"audit-row-open-{code}-{width}.png"))
+    for code, width in each_language(page, live_server, match_id, (360, 1280)):
+        details = page.locator(f"#{entry['roll_id']} + tr.roll-more details")
+        details.locator("summary").click()
+        values = details.locator("dl")
+        values.locator("dd").first.wait_for()
+        shown = dict(zip(values.locator("dt").all_inner_texts(),
+                         values.locator("dd").all_inner_texts(), strict=True))
+        for name in ("commitment", "server_seed", "roller_entropy", "prev_hash",
+                     "entry_hash", "committed_at"):
+            assert entry[name] in shown.values(), (code, name)
+        assert "#" in shown and shown["#"] == str(entry["seq"])
+        log = next(v for k, v in shown.items() if ": " in k)
+        assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
+            e["index"] for e in entry["log"]]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)
+        assert "page" not in sideways(page)
+        if width == 360:
+            assert small_targets(page) == [], code
+        details.scroll_into_view_if_needed()
+        page.screenshot(path=str(output_dir / f"audit-row-open-{code}-{width}.png"))
     # A proof that cannot be fetched says so in the row, and where the values are.
     page.route("**/proof", lambda route: route.fulfill(status=503, body="busy"))
     page.goto(f"{live_server}/audit/{match_id}?lang=de")
@@ -255,4 +249,3 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(browser, live_s
     assert details.locator("p").inner_text() == (
         "Die Werte ließen sich nicht laden: der Link oben öffnet sie als JSON.")
     assert details.locator("dl").count() == 0
-    context.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from webpage import new_page, play_the_computer, run_client
 
 from boardgammon.dice.transparency import (
     head_bytes,
@@ -26,14 +27,7 @@ from boardgammon.dice.transparency import (
 pytestmark = pytest.mark.browser
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md"
-
-
-def run(page, body: str, arg=None):
-    return page.evaluate(
-        "async (arg) => { const dl = await import('/static/dicelog.js');"
-        "const fd = await import('/static/fairdice.js');" + body + "}",
-        arg,
-    )
+LOG = ("dl", "fd")  # the modules these tests' code runs with: web/dicelog.js, web/fairdice.js
 
 
 def test_inclusion_proofs_agree_with_the_server(module_page):
@@ -50,7 +44,7 @@ def test_inclusion_proofs_agree_with_the_server(module_page):
             path = [p.hex() for p in inclusion_path(index, size, subtree)]
             cases.append({"leaf": leaves[index].hex(), "index": index, "size": size,
                           "path": path, "root": root_of(hashes).hex()})
-    got = run(
+    got = run_client(
         module_page,
         """const out = [];
         for (const c of arg) {
@@ -67,6 +61,7 @@ def test_inclusion_proofs_agree_with_the_server(module_page):
         }
         return out;""",
         cases,
+        LOG,
     )
     for case, (reached, other, short, beyond) in zip(cases, got, strict=True):
         assert reached == case["root"]
@@ -80,10 +75,11 @@ def test_entry_hash_of_the_spec_example(module_page):
     documents = [b for b in blocks if b.get("format") == "boardgammon-audit-v2"]
     assert len(documents) == 2
     got = [
-        run(
+        run_client(
             module_page,
             "return Promise.all(arg.rolls.map((r) => dl.entryHashV2(arg.match_id, r)));",
             document,
+            LOG,
         )
         for document in documents
     ]
@@ -97,13 +93,14 @@ def test_head_signature(module_page):
     root = bytes(range(32))
     head = {"tree_size": 17, "timestamp": 1_764_547_200_123, "root_hash": root.hex()}
     head["signature"] = key.sign(head_bytes(17, 1_764_547_200_123, root)).hex()
-    got = run(
+    got = run_client(
         module_page,
         """const v = (h) => dl.verifyHeadSignature(arg.key, h);
         return [await v(arg.head), await v({...arg.head, tree_size: 18}),
                 await v({...arg.head, root_hash: "00".repeat(32)}),
                 fd.toHex(dl.headBytes(arg.head))];""",
         {"key": public, "head": head},
+        LOG,
     )
     assert got == [True, False, False, head_bytes(17, 1_764_547_200_123, root).hex()]
 
@@ -112,17 +109,29 @@ def test_head_signature(module_page):
 PROOF_URL = re.compile(r".*/api/audit/mat_[^/?]+/rolls/rol_[^/?]+/proof\?after=-?\d+$")
 
 
-def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
-    """A guest's 1-point match against the computer on the real server, its page once the
-    first roll's verdict is shown; ``tamper``: every inclusion proof the page fetches has its
-    first hash altered; ``uncovered``: the first so many proofs the page fetches are answered
-    as the server answers a roll that no signed head covers yet (``covered: false``, retry in
-    1 s). What the page fetched of the audit API: (context, page, proofs, documents)."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
-    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
-    fetched: list[str] = []
+def _first_roll(browser, live_server, proofs) -> tuple:
+    """A guest's 1-point match against the computer on the real server, on a 360 px page in
+    English whose roll-proof requests go to ``proofs`` (a Playwright route handler), once the
+    guest has asked for the first roll: (page, the URLs of the whole audit documents it has
+    fetched since the lobby, a list that grows)."""
+    page = new_page(browser, live_server, width=360)
+    page.route(PROOF_URL, proofs)
     documents: list[str] = []
+    page.on("request", lambda r: documents.append(r.url)
+            if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
+    play_the_computer(page)
+    page.wait_for_selector('[data-action="roll"]')
+    page.click('[data-action="roll"]')
+    return page, documents
+
+
+def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
+    """:func:`_first_roll`'s page once the first roll's verdict is shown; ``tamper``: every
+    inclusion proof the page fetches has its first hash altered; ``uncovered``: the first so
+    many proofs the page fetches are answered as the server answers a roll that no signed head
+    covers yet (``covered: false``, retry in 1 s). What the page fetched of the audit API:
+    (page, proofs, documents)."""
+    fetched: list[str] = []
 
     def handle(route, request):
         response = route.fetch()
@@ -137,22 +146,13 @@ def _computer_match(browser, live_server, tamper: bool, uncovered: int = 0):
         fetched.append(request.url)
         route.fulfill(response=response, body=json.dumps(proof))
 
-    page.route(PROOF_URL, handle)
-    page.on("request", lambda r: documents.append(r.url)
-            if re.search(r"/api/audit/mat_[^/?]+$", r.url) else None)
-    page.goto(live_server + "/")
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
-    page.wait_for_selector('[data-action="roll"]')
-    page.click('[data-action="roll"]')
+    page, documents = _first_roll(browser, live_server, handle)
     page.wait_for_selector(".dice-log .verdict:not(.pending)", state="attached", timeout=30_000)
-    return context, page, fetched, documents
+    return page, fetched, documents
 
 
 def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, output_dir):
-    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False)
+    page, fetched, documents = _computer_match(browser, live_server, tamper=False)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "ok" and mark.text_content() == "✓ verified"
     title = mark.get_attribute("title")
@@ -164,11 +164,11 @@ def test_the_page_shows_a_roll_in_the_log_as_checked(browser, live_server, outpu
     afters = [int(url.rsplit("after=", 1)[1]) for url in fetched]
     assert afters[0] == -1 and afters == sorted(afters)
     page.screenshot(path=str(output_dir / "dicelog-ok-360.png"), full_page=True)
-    context.close()
+    page.context.close()
 
 
 def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
-    context, page, fetched, _ = _computer_match(browser, live_server, tamper=True)
+    page, fetched, _ = _computer_match(browser, live_server, tamper=True)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "failed" and mark.text_content() == "✗ FAILED"
     assert mark.get_attribute("title") == (
@@ -179,27 +179,23 @@ def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
         ".dice-alert").text_content()
     assert len(fetched) >= 2  # fetched again once before it failed
     page.screenshot(path=str(output_dir / "dicelog-failed-360.png"), full_page=True)
-    context.close()
+    page.context.close()
 
 
 def test_a_roll_no_head_covers_yet_waits_and_is_checked_after(browser, live_server):
     # The first two answers say "not covered, retry in 1 s": the roll shows "…" meanwhile, the
     # page asks again by itself (no new state needed), and then shows the verdict.
-    context, page, fetched, documents = _computer_match(browser, live_server, tamper=False,
-                                                        uncovered=2)
+    page, fetched, documents = _computer_match(browser, live_server, tamper=False, uncovered=2)
     page.wait_for_function(
         "() => document.querySelector('.dice-log .verdict').dataset.verdict !== undefined",
         timeout=15_000)
     mark = page.locator(".dice-log .verdict").first
     assert mark.get_attribute("data-verdict") == "ok"
     assert fetched.count(fetched[0]) >= 2 and documents == []
-    context.close()
+    page.context.close()
 
 
 def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
-    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
     asked: dict[str, list[float]] = {}
 
     def never_covered(route, request):
@@ -209,14 +205,7 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
         route.fulfill(response=response, body=json.dumps(
             {**proof, "covered": False, "retry_after": 1, "roll": {**proof["roll"], "log": []}}))
 
-    page.route(PROOF_URL, never_covered)
-    page.goto(live_server + "/")
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
-    page.wait_for_selector('[data-action="roll"]')
-    page.click('[data-action="roll"]')
+    page, _ = _first_roll(browser, live_server, never_covered)
     page.wait_for_selector(".dice-log .verdict", state="attached", timeout=30_000)
     page.wait_for_timeout(3_500)
     # Each roll asked again about once a second (as Retry-After said), not in a tight loop.
@@ -225,7 +214,7 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
         assert all(b - a >= 0.9 for a, b in zip(times, times[1:], strict=False))
     marks = page.locator(".dice-log .verdict")
     assert all(m.get_attribute("class") == "verdict pending" for m in marks.all())
-    context.close()
+    page.context.close()
 
 
 def _logged_document() -> tuple[dict, dict, str]:
@@ -253,7 +242,7 @@ def _logged_document() -> tuple[dict, dict, str]:
 
 def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = False,
            preceding: list | None = None, since: dict | None = None) -> dict:
-    return run(
+    return run_client(
         page,
         """if (arg.stub) {
              const original = crypto.subtle.importKey.bind(crypto.subtle);
@@ -269,6 +258,7 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
            return {...got, records: (got.records || []).map((r) => r.roll_id)};""",
         {"doc": document, "shown": shown, "key": key, "stub": stub_ed25519,
          "preceding": preceding or [], "since": since},
+        LOG,
     )
 
 

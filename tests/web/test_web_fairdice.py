@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from webpage import run_client
 
 from boardgammon.dice.verify import commitment, derive_dice
 
@@ -18,15 +19,8 @@ MATCH = "mat_TESTVECTOR0001"
 ROLL = "rol_0001"
 
 
-def run(page, body: str, arg=None):
-    """Evaluate `body` (an async function body with `fd` = the fairdice module and `arg`)."""
-    return page.evaluate(
-        "async (arg) => { const fd = await import('/static/fairdice.js');" + body + "}", arg
-    )
-
-
 def test_issue_vectors(module_page):
-    got = run(
+    got = run_client(
         module_page,
         """return {
             commitment: await fd.commitmentOf(arg.seed),
@@ -57,7 +51,7 @@ def test_agrees_with_python_reference(module_page):
             "dice": list(derive_dice(seed, match_id, f"rol_{i:04d}", nonce, entropy)),
             "commitment": commitment(seed),
         })
-    got = run(
+    got = run_client(
         module_page,
         """const out = [];
         for (const c of arg) {
@@ -97,7 +91,7 @@ CHECK = "return await fd.checkRoll(arg.match, arg.roll, arg.known);"
 def test_verdicts(module_page, change, known_change, problems):
     roll = _record() | change
     known = {"nonce": 0, "commitment": _record()["commitment"], "entropy": ENTROPY} | known_change
-    verdict = run(module_page, CHECK, {"match": MATCH, "roll": roll, "known": known})
+    verdict = run_client(module_page, CHECK, {"match": MATCH, "roll": roll, "known": known})
     assert verdict["problems"] == problems
     assert verdict["ok"] is (problems == [])
     if not problems:
@@ -105,12 +99,12 @@ def test_verdicts(module_page, change, known_change, problems):
 
 
 def test_entropy_drawn_fresh_on_the_device(module_page):
-    drawn = run(module_page, "return [fd.newEntropy(), fd.newEntropy()];")
+    drawn = run_client(module_page, "return [fd.newEntropy(), fd.newEntropy()];")
     assert all(len(x) == 32 and int(x, 16) >= 0 for x in drawn)
     assert drawn[0] != drawn[1]
 
 
 def test_opponent_roll_checked_without_entropy(module_page):
     known = {"nonce": 0, "commitment": _record()["commitment"]}
-    verdict = run(module_page, CHECK, {"match": MATCH, "roll": _record(), "known": known})
+    verdict = run_client(module_page, CHECK, {"match": MATCH, "roll": _record(), "known": known})
     assert verdict == {"ok": True, "problems": [], "checked": ["commitment", "dice", "promise"]}

@@ -8,6 +8,7 @@ import json
 import random
 
 import pytest
+from webpage import run_client
 
 from boardgammon.dice.verify import chain_link, commitment, derive_dice_v2
 
@@ -17,14 +18,8 @@ MATCH, ROLL = "mat_TESTVECTOR0001", "rol_0001"
 SEED, ENTROPY, LINK = bytes(range(32)), bytes(range(0xA0, 0xB0)), bytes(range(0xB0, 0xD0))
 
 
-def run(page, body: str, arg=None):
-    return page.evaluate(
-        "async (arg) => { const fd = await import('/static/fairdice.js');" + body + "}", arg
-    )
-
-
 def test_v2_vectors(module_page):
-    got = run(
+    got = run_client(
         module_page,
         """const d = (n, k, l) => fd.deriveDiceV2(arg.seed, arg.match, arg.roll, n, k, arg.e, l);
         return [await d(0, "normal", arg.link), await d(0, "normal", null),
@@ -58,7 +53,7 @@ def test_v2_agrees_with_python_reference(module_page):
                 ),
             }
         )
-    got = run(
+    got = run_client(
         module_page,
         """const out = [];
         for (const c of arg) {
@@ -71,11 +66,11 @@ def test_v2_agrees_with_python_reference(module_page):
 
 
 def test_a_device_chain_links_as_the_server_checks(module_page):
-    chain = run(module_page, "return await fd.newChain(20);")
+    chain = run_client(module_page, "return await fd.newChain(20);")
     links = [bytes.fromhex(x) for x in chain["links"]]
     assert len(links) == 21 and chain["anchor"] == chain["links"][0]
     assert all(chain_link(links[i]) == links[i - 1] for i in range(1, 21))
-    other = run(module_page, "return await fd.newChain(1);")
+    other = run_client(module_page, "return await fd.newChain(1);")
     assert other["anchor"] != chain["anchor"]
 
 
@@ -116,7 +111,7 @@ def test_v2_verdicts(module_page, change, known_change, problems):
         "entropy": ENTROPY.hex(),
         "link": LINK.hex(),
     } | known_change
-    verdict = run(
+    verdict = run_client(
         module_page,
         "return await fd.checkRollV2(arg.match, arg.roll, arg.known);",
         {"match": MATCH, "roll": roll, "known": known},
@@ -128,7 +123,7 @@ def test_v2_verdicts(module_page, change, known_change, problems):
 
 
 def test_v2_roll_without_the_opponents_link(module_page):
-    verdict = run(
+    verdict = run_client(
         module_page,
         "return await fd.checkRollV2(arg.match, arg.roll, null);",
         {"match": MATCH, "roll": _entry(None)},
@@ -141,6 +136,28 @@ def _chain(length: int = 6) -> list[bytes]:
     for _ in range(length):
         links.append(chain_link(links[-1]))
     return links[::-1]
+
+
+def _stored_chain(page, match_id: str) -> list[str]:
+    """This device's chain for ``match_id`` as the client keeps it once the server took its
+    anchor (``bg.chain.<match_id>`` in localStorage, six links); its links, hex, anchor first."""
+    links = [x.hex() for x in _chain(6)]
+    page.evaluate("([key, store]) => localStorage.setItem(key, JSON.stringify(store))",
+                  [f"bg.chain.{match_id}", {"seed": links[-1], "length": 6, "registered": True}])
+    return links
+
+
+def _accept_actions(page) -> list[dict]:
+    """The page's posts to ``/api/matches/*/actions`` answered as a server that takes each
+    (200, no events); the bodies posted, a list that grows."""
+    posted: list[dict] = []
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
+
+    page.route("**/api/matches/*/actions", handle)
+    return posted
 
 
 def test_a_link_k_steps_beyond_the_fixed_one(module_page):
@@ -158,7 +175,7 @@ def test_a_link_k_steps_beyond_the_fixed_one(module_page):
                            "dice": list(derive_dice_v2(SEED, MATCH, ROLL, 0, "normal", ENTROPY,
                                                        raw))}
 
-    got = run(
+    got = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         const chain = { links: null };
@@ -185,17 +202,8 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     """The device sends x_(position of opponent_prev_link + opponent_link_steps), stores the
     index before posting, resends only for the same roll, and after a reload still refuses a
     new roll that asks for an index it sent: that roll is marked link_reused, nothing posted."""
-    links = [x.hex() for x in _chain(6)]
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_never', JSON.stringify(s))",
-                         store)
+    links = _stored_chain(module_page, "mat_never")
+    posted = _accept_actions(module_page)
     ask = """const dc = await import('/static/dicechain.js');
         const chain = new dc.DeviceChain("mat_never");
         await chain.ready;
@@ -206,16 +214,16 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
         }
         localStorage.setItem("known", JSON.stringify(known));
         return known;"""
-    run(module_page, ask, [["rol_a", links[0], 1], ["rol_b", links[1], 1]])
+    run_client(module_page, ask, [["rol_a", links[0], 1], ["rol_b", links[1], 1]])
     module_page.reload()
-    known = run(module_page, ask, [
+    known = run_client(module_page, ask, [
         ["rol_b", links[1], 1],  # a retry of the same roll: the same link again
         ["rol_c", links[0], 2],  # asks for x_2 again, for another roll
         ["rol_d", links[0], 1],  # x_1 again
         ["rol_e", links[2], 1],  # x_3: new
     ])
     module_page.reload()
-    known = run(module_page, ask, [["rol_f", links[2], 1], ["rol_g", links[3], 2]]) | known
+    known = run_client(module_page, ask, [["rol_f", links[2], 1], ["rol_g", links[3], 2]]) | known
     sent = [(p["roll_id"], p["link"]) for p in posted]
     assert all(p["type"] == "contribute" for p in posted)
     assert sent == [("rol_a", links[1]), ("rol_b", links[2]), ("rol_b", links[2]),
@@ -253,7 +261,7 @@ def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, an
 
     module_page.route("**/api/matches/*/actions", handle)
     roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none"}
-    verdict = run(
+    verdict = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         localStorage.removeItem("bg.chain." + arg.match);
@@ -274,7 +282,7 @@ def test_a_roll_without_an_opponent_chain_needs_no_entries_before_it(module_page
     seq 5, does not (its k needs the entries back to the opponent's last revealed link)."""
     none = _entry(None) | {"seq": 5, "opponent_prev_link": None, "opponent_source": "none"}
     linked = _entry() | {"seq": 5}
-    got = run(
+    got = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         const check = (roll) => dc.checkRollV2InRecord(arg.match, roll, null, [roll],
@@ -290,18 +298,9 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
     """Two pages of the match open on one device (one localStorage, a DeviceChain each, both
     loaded before either sent anything): a link one of them sent is not sent again by the
     other for another roll, which is marked link_reused instead."""
-    links = [x.hex() for x in _chain(6)]
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_tabs', JSON.stringify(s))",
-                         store)
-    known = run(
+    links = _stored_chain(module_page, "mat_tabs")
+    posted = _accept_actions(module_page)
+    known = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         const tabs = [new dc.DeviceChain("mat_tabs"), new dc.DeviceChain("mat_tabs")];
@@ -325,7 +324,7 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
     """The post of the link fails (503, then a dropped connection): the device sends the same
     link again, without another state, until the server takes it; a refusal (4xx) is not
     retried."""
-    links = [x.hex() for x in _chain(6)]
+    links = _stored_chain(module_page, "mat_lost")
     posted: list[dict] = []
     answers = iter([503, 0, 200, 400])
 
@@ -340,10 +339,7 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
             route.fulfill(status=status, content_type="application/json", body=body)
 
     module_page.route("**/api/matches/*/actions", handle)
-    store = {"seed": links[-1], "length": 6, "registered": True}
-    module_page.evaluate("(s) => localStorage.setItem('bg.chain.mat_lost', JSON.stringify(s))",
-                         store)
-    got = run(
+    got = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         const chain = new dc.DeviceChain("mat_lost");
@@ -364,14 +360,8 @@ def test_two_tabs_at_the_start_make_one_chain(module_page):
     second to register takes the chain the first made and registered (one anchor posted, the
     stored chain unchanged), rather than making another that the server would refuse and that
     would replace the registered one in the store."""
-    posted: list[dict] = []
-
-    def handle(route, request):
-        posted.append(request.post_data_json)
-        route.fulfill(status=200, content_type="application/json", body='{"events": []}')
-
-    module_page.route("**/api/matches/*/actions", handle)
-    got = run(
+    posted = _accept_actions(module_page)
+    got = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
         localStorage.removeItem("bg.chain.mat_start");

@@ -9,31 +9,22 @@ import re
 import time
 
 import pytest
-from webpage import checkers, lit, play_by_tapping, points_with, seen, tap, wait_gone
+from webpage import (
+    checkers,
+    lit,
+    new_page,
+    play_by_tapping,
+    play_the_computer,
+    points_with,
+    register,
+    seen,
+    tap,
+    wait_gone,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MATCH_LIMIT_S = 400
-
-
-def new_page(browser, base: str, width: int = 800, motion: bool = False):
-    # Without motion (prefers-reduced-motion) the other side's play is drawn at once, so a
-    # test reads the board the server sent; tests of the step-by-step playback pass motion.
-    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000},
-                                  reduced_motion="no-preference" if motion else "reduce")
-    context.add_init_script(
-        "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
-    page.goto(base + "/")
-    page.wait_for_selector("form.auth")
-    return page
-
-
-def register(page, name: str) -> None:
-    page.fill('input[name="username"]', name)
-    page.fill('input[name="password"]', "correct horse battery")
-    page.click('[data-action="register"]')
-    page.wait_for_selector(f'[data-username="{name}"]')
 
 
 def first_play_checks(page) -> None:
@@ -190,10 +181,7 @@ def test_two_players_play_a_live_match_by_tapping(browser, live_server, output_d
 
 def test_guest_plays_the_computer(browser, live_server, output_dir):
     page = new_page(browser, live_server)
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     page.click('[data-action="auto"]')
     assert page.get_attribute('[data-action="auto"]', "aria-pressed") == "true"

@@ -11,8 +11,7 @@ import re
 import time
 
 import pytest
-from test_web_live import new_page, register
-from webpage import play_by_tapping, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, register, seen, wait_gone
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -312,9 +311,7 @@ def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
     page = new_page(browser, live_server, width=390)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.click('[data-action="guest"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     match_id = page.url.rsplit("/", 1)[1]
     checked = []

@@ -4,7 +4,7 @@ in the page's language ("Computer (easy)", not "Computer (easy) (computer)")."""
 from __future__ import annotations
 
 import pytest
-from test_web_live import new_page
+from webpage import new_page
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,7 @@ import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_web_live import new_page
-from webpage import play_by_tapping, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, seen, wait_gone
 
 from boardgammon.engine import Match
 from boardgammon.engine.record import Played
@@ -85,9 +84,7 @@ def test_the_computers_play_step_by_step_and_skip_shows_the_end(browser, live_se
     page = new_page(browser, live_server, width=390, motion=True)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.click('[data-action="guest"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     match_id = page.url.rsplit("/", 1)[1]
     skipped = watched = False

@@ -9,14 +9,13 @@ import json
 import re
 
 import pytest
+from webpage import new_page, play_the_computer
 
 pytestmark = pytest.mark.browser
 
 
 def test_a_retried_roll_sends_the_same_entropy(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 360, "height": 800})
-    context.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page = context.new_page()
+    page = new_page(browser, live_server, width=360)
     rolls: list[dict] = []
 
     def handle(route, request):
@@ -34,11 +33,7 @@ def test_a_retried_roll_sends_the_same_entropy(browser, live_server):
             route.continue_()
 
     page.route(re.compile(r".*/api/matches/[^/]+/actions$"), handle)
-    page.goto(live_server + "/")
-    page.click('[data-action="guest"]')
-    page.wait_for_selector('form.computer [data-action="play-computer"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector('[data-action="roll"]')
     page.click('[data-action="roll"]')
     page.wait_for_selector(".status.error")  # "busy", shown to the player
@@ -64,4 +59,4 @@ def test_a_retried_roll_sends_the_same_entropy(browser, live_server):
     assert any(
         json.loads(v).get(first["roll_id"], {}).get("entropy") == first["entropy"] for v in stored
     )
-    context.close()
+    page.context.close()

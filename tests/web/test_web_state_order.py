@@ -9,8 +9,7 @@ import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_web_live import new_page
-from webpage import play_by_tapping, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, seen, wait_gone
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -29,9 +28,7 @@ def test_a_late_answer_to_a_play_does_not_replace_the_computers_reply(browser, l
             route.continue_()
 
     page.route("**/api/matches/*/actions", hold_the_play)
-    page.click('[data-action="guest"]')
-    page.select_option('form.computer select[name="length"]', "1")
-    page.click('form.computer [data-action="play-computer"]')
+    play_the_computer(page)
     page.wait_for_selector("svg.board")
     match_id = page.url.rsplit("/", 1)[1]
     deadline = time.monotonic() + 120

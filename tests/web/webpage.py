@@ -1,7 +1,36 @@
-"""Reading and tapping the board of a Playwright page (web/board.js marks every point, the bar
-and the viewer's tray with data-point and the classes movable / selected / dest)."""
+"""The browser tests' shared page helpers: a page on the lobby, a player registered or a match
+against the computer started from there, reading and tapping the board (web/board.js marks
+every point, the bar and the viewer's tray with data-point and the classes movable / selected /
+dest), and running code with the client's modules."""
 
 from __future__ import annotations
+
+MODULES = {"fd": "fairdice.js", "dl": "dicelog.js"}
+"""The client's modules :func:`run_client` can import, by the name the code sees (files of
+web/, served under /static/)."""
+
+
+def new_page(browser, base: str, width: int = 800, motion: bool = False):
+    """A page ``width`` px wide (1000 high) in English, unless the test sets another language,
+    on the lobby of the server at ``base``."""
+    # Without motion (prefers-reduced-motion) the other side's play is drawn at once, so a
+    # test reads the board the server sent; tests of the step-by-step playback pass motion.
+    context = browser.new_context(base_url=base, viewport={"width": width, "height": 1000},
+                                  reduced_motion="no-preference" if motion else "reduce")
+    context.add_init_script(
+        "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
+    page = context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("form.auth")
+    return page
+
+
+def register(page, name: str) -> None:
+    """From the lobby: register ``name`` and wait until the page shows it signed in."""
+    page.fill('input[name="username"]', name)
+    page.fill('input[name="password"]', "correct horse battery")
+    page.click('[data-action="register"]')
+    page.wait_for_selector(f'[data-username="{name}"]')
 
 
 def tap(page, point: int) -> None:
@@ -81,3 +110,20 @@ def play_by_tapping(page) -> list[tuple[int, int]]:
             tap(page, min(destinations))
         taps.append((source, min(destinations) if destinations else None))
     return taps
+
+
+def play_the_computer(page, length: int = 1) -> None:
+    """From the lobby: in as a guest, then a ``length``-point match against the computer at the
+    form's level (the page moves on to the match; the caller waits for what it needs)."""
+    page.click('[data-action="guest"]')
+    page.wait_for_selector('form.computer [data-action="play-computer"]')
+    page.select_option('form.computer select[name="length"]', str(length))
+    page.click('form.computer [data-action="play-computer"]')
+
+
+def run_client(page, body: str, arg=None, modules: tuple[str, ...] = ("fd",)):
+    """Evaluate ``body``, the body of an async JavaScript function of ``arg``, with each of
+    ``modules`` (names in :data:`MODULES`) imported under its name; the function's result."""
+    imports = "".join(f"const {name} = await import('/static/{MODULES[name]}');"
+                      for name in modules)
+    return page.evaluate("async (arg) => { " + imports + body + "}", arg)
