@@ -28,10 +28,13 @@ def test_pairs_alternate_which_protocol_runs_first():
     # One pair above the target: not shown, however good the median.
     ([0.9, 1.0, 1.0, 1.1, 3.2], "median 1.00x over 5 pair(s), range 0.90-3.20x (94 %); "
                                 "target within 20 %: not shown"),
+    ([1.3, 3.2, 1.5], "median 1.50x over 3 pair(s), range 1.30-3.20x (75 %); "
+                      "target within 20 %: not met"),
+    # Too few pairs for a verdict, either way.
     ([1.3, 3.2], "median 2.25x over 2 pair(s), range 1.30-3.20x (50 %); "
-                 "target within 20 %: not met"),
-    ([1.27], "median 1.27x over 1 pair(s), range 1.27-1.27x (no interval from one pair); "
-             "target within 20 %: not met"),
+                 "target within 20 %: not shown (fewer than 3 pairs)"),
+    ([0.55], "median 0.55x over 1 pair(s), range 0.55-0.55x (no interval from one pair); "
+             "target within 20 %: not shown (fewer than 3 pairs)"),
 ])
 def test_the_ratio_is_stated_with_its_interval(ratios, says):
     assert ratio_summary(ratios) == says
