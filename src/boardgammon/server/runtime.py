@@ -264,7 +264,7 @@ class Runtime:
         # After the match's write committed, so the head covers its last change; signing
         # commits a head of its own, which the write's transaction must not.
         assert self.log_key is not None
-        with self.service.db.sessions() as session:
+        with self.service.db.writing() as session:
             head = dice_log.signed_head(session, self.log_key)
         for event in step.events:
             if event["type"] == "match_end":
@@ -315,11 +315,8 @@ class Runtime:
                 self._unserved = True
 
     def _beat(self) -> None:
-        # Taken in turn with the matches' writes: on SQLite a writer that finds the file
-        # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
-        # for the lock to go.
         try:
-            with self.service.matches.writing(), self.service.db.sessions() as session:
+            with self.service.db.writing() as session:
                 credited = self.clock.beat(session, credit_gap=self._unserved)
         except Exception as exc:
             if is_outage(exc):
