@@ -209,8 +209,8 @@ class Runtime:
                   actor: int | None = None) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order. When
-        the match then waits for a player other than ``actor`` (the user who acted; ``None``
-        for the server and the computer), that player's pages hear ``turn``
+        the call passed the turn to a player other than ``actor`` (the user who acted;
+        ``None`` for the server and the computer), that player's pages hear ``turn``
         (:mod:`.notifications`). A ``match_end`` event gets the public log's signed head that
         includes the match's last change (``result.log_head``)."""
         async with self.locks.calls(match_id):
@@ -222,9 +222,9 @@ class Runtime:
                 await self.bus.publish(match_id, {"version": step.version,
                                                   "snapshot": step.snapshot,
                                                   "events": step.events})
-                if step.waiting_user is not None and step.waiting_user != actor:
-                    await notify(self, step.waiting_user, {"type": "turn",
-                                                           "match_id": match_id})
+                if step.turn_passed_to is not None and step.turn_passed_to != actor:
+                    await notify(self, step.turn_passed_to, {"type": "turn",
+                                                             "match_id": match_id})
         return step
 
     async def spectators_changed(self, match_id: str, by: int) -> None:
