@@ -30,8 +30,8 @@ its pauses are not counted as the server's latency.
 default: a fresh server for each), ``BENCH_SERVER_PAIRS`` how many times (3 by default) and
 ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a PostgreSQL URL; its tables must be empty or
 absent; with it, one protocol and one pair per invocation). Prints, per protocol and run,
-actions per second and p50/p99 latency of the actions and of the echo reference, and their
-ratio; then the live runs' p99 with v2 dice against v1's (issue #25's target: within 20 %).
+actions per second and p50/p99 latency of the actions (all, then by type: roll, play,
+contribute …) and of the echo reference, and their ratio; then the live runs' p99 with v2 dice against v1's (issue #25's target: within 20 %).
 
 **The v2/v1 ratio, and its interval.** The live p99 of one server run is noisy: identical runs
 on a quiet machine gave v1 69 ms and 293 ms. So each invocation makes ``BENCH_SERVER_PAIRS``
@@ -140,13 +140,13 @@ def _chain() -> list[str]:
 
 
 async def _player(url: str, token: str, chain: list[str] | None, budget: list[int],
-                  latencies: list[float], stop: float, rng: random.Random,
+                  latencies: dict[str, list[float]], stop: float, rng: random.Random,
                   think: tuple[float, float] | None = None) -> None:
     import websockets
 
     async with websockets.connect(url, max_size=2**22,
                                   additional_headers={"Authorization": f"Bearer {token}"}) as ws:
-        sent_at: dict[str, float] = {}
+        sent_at: dict[str, tuple[float, str]] = {}  # action ID: (sent at, type)
         state: dict | None = None
         n = 0
         anchored = chain is not None  # registered when the match was made
@@ -159,9 +159,9 @@ async def _player(url: str, token: str, chain: list[str] | None, budget: list[in
             except TimeoutError:
                 return
             if message["type"] in ("ack", "error") and message.get("action_id") in sent_at:
-                started = sent_at.pop(message["action_id"])
-                if message["type"] == "ack" and not message["action_id"].endswith("-anchor"):
-                    latencies.append(time.perf_counter() - started)
+                started, kind = sent_at.pop(message["action_id"])
+                if message["type"] == "ack" and kind != "anchor":
+                    latencies.setdefault(kind, []).append(time.perf_counter() - started)
             elif message["type"] == "state":
                 state = message["state"]
             if sent_at or state is None:
@@ -170,7 +170,7 @@ async def _player(url: str, token: str, chain: list[str] | None, budget: list[in
             if state.get("dice_protocol") == "v2" and not anchored:
                 anchored = True
                 action = {"type": "anchor", "action_id": f"{id(ws)}-anchor", "anchor": chain[0]}
-                sent_at[action["action_id"]] = time.perf_counter()
+                sent_at[action["action_id"]] = time.perf_counter(), action["type"]
                 await ws.send(json.dumps({"type": "action", "action": action}))
                 continue
             if (pending and pending.get("state") == "requested" and pending["seat"] != state["you"]
@@ -182,7 +182,7 @@ async def _player(url: str, token: str, chain: list[str] | None, budget: list[in
                 n += 1
                 action = {"type": "contribute", "action_id": f"{id(ws)}-{n}",
                           "roll_id": pending["roll_id"], "link": link}
-                sent_at[action["action_id"]] = time.perf_counter()
+                sent_at[action["action_id"]] = time.perf_counter(), action["type"]
                 await ws.send(json.dumps({"type": "action", "action": action}))
                 continue
             # One action in flight per player; act on the newest state once it is answered.
@@ -202,7 +202,7 @@ async def _player(url: str, token: str, chain: list[str] | None, budget: list[in
             state = None
             if think is not None:
                 await asyncio.sleep(rng.uniform(*think))
-            sent_at[action["action_id"]] = time.perf_counter()
+            sent_at[action["action_id"]] = time.perf_counter(), action["type"]
             await ws.send(json.dumps({"type": "action", "action": action}))
 
 
@@ -258,17 +258,18 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
                                             random.Random(f"{seed}-echo-{i}"))
                                for i in range(2 * len(created))))
     echo_s = time.perf_counter() - start
-    actions: list[float] = []
+    by_kind: dict[str, list[float]] = {}
     stop = time.monotonic() + TIME_LIMIT_S
     start = time.perf_counter()
     per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
     await asyncio.gather(*(
-        _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", token, chain, budget, actions,
+        _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", token, chain, budget, by_kind,
                 stop, random.Random(f"{seed}-{i}-{seat}"), think)
         for i, (match_id, tokens, chains) in enumerate(created)
         for budget in [[per_match]]
         for seat, (token, chain) in enumerate(zip(tokens, chains, strict=True))))
     actions_s = time.perf_counter() - start
+    actions = [latency for kind in by_kind.values() for latency in kind]
     if paced:
         print(f"live run (paced): {len(created)} concurrent matches, think time "
               f"{THINK_S[0]:g}-{THINK_S[1]:g} s (uniform) before each action")
@@ -276,6 +277,9 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
         print(f"capacity run (flat out): {len(created)} concurrent matches, "
               f"{2 * len(created)} WebSocket clients, zero think time")
     print(_line("match actions", actions, actions_s))
+    # Where a v2 turn's extra time is: its request, the opponent's link, or everything.
+    for kind in sorted(by_kind):
+        print("  " + _line(kind, by_kind[kind], actions_s))
     print(_line("echo reference", echo, echo_s))
     if actions and echo:
         p99, echo_p99 = _percentile(actions, 0.99), _percentile(echo, 0.99)
