@@ -31,7 +31,9 @@ default: a fresh server for each), ``BENCH_SERVER_PAIRS`` how many times (3 by d
 ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a PostgreSQL URL; its tables must be empty or
 absent; with it, one protocol and one pair per invocation). Prints, per protocol and run,
 actions per second and p50/p99 latency of the actions (all, then by type: roll, play,
-contribute …) and of the echo reference, and their ratio; then the live runs' p99 with v2 dice against v1's (issue #25's target: within 20 %).
+contribute …) and of the echo reference, and their ratio; then the live runs' p99 with v2
+dice against v1's, pair by pair and as a median with its interval (issue #25's target: within
+20 %).
 
 **The v2/v1 ratio, and its interval.** The live p99 of one server run is noisy: identical runs
 on a quiet machine gave v1 69 ms and 293 ms. So each invocation makes ``BENCH_SERVER_PAIRS``
