@@ -107,7 +107,7 @@ def test_the_computer_thinks_outside_the_write(client, monkeypatch):
     decide = svc._decide
 
     def watched(live, seat):
-        writer = svc.matches.writing()
+        writer = svc.db.turn
         free = writer.acquire(blocking=False)  # a plain Lock: held by anyone, even us
         if free:
             writer.release()

@@ -602,3 +602,29 @@ def test_every_v2_row_has_a_program_that_checks_it(client, wall, tmp_path):
         done = _run(tmp_path, text.replace(old, new, 1))
         assert done.returncode == 1 and done.stderr.startswith("FAILED: "), (old, done.stderr)
         assert any(reason in done.stderr for reason in reasons), (old, done.stderr)
+
+
+def test_the_opponents_link_tells_the_roller_no_turn_it_had_already(client):
+    """A roll's request and its link leave the turn with the roller: their pages hear no
+    ``turn`` from either (the link's once was one more publish per v2 roll, for nothing);
+    they hear it when the opponent's play passes the turn to them."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices = {0: Device(ann), 1: Device(bob)}
+    players = {0: ann, 1: bob}
+    match_id = live_match(ann, bob)
+    for device in devices.values():
+        device.register(match_id)
+    past_opening(players, dict(devices), match_id)
+    if ann.state(match_id)["phase"] == "play":  # the opening roll's winner plays it
+        assert play_first(players[ann.state(match_id)["turn"]], match_id).status_code == 200
+    seat = ann.state(match_id)["turn"]
+    roller = players[seat]
+    with client.websocket_connect("/ws/me", headers=roller.headers) as me:
+        assert me.receive_json()["type"] == "hello"
+        roll(players, dict(devices), match_id, seat)  # the request, then the opponent's link
+        me.send_text("ping")
+        assert me.receive_json() == {"type": "pong"}  # no "turn" came before it
+        assert play_first(roller, match_id).status_code == 200
+        roll(players, dict(devices), match_id, 1 - seat)  # the roller's link: still no turn
+        assert play_first(players[1 - seat], match_id).status_code == 200
+        assert me.receive_json() == {"type": "turn", "match_id": match_id}

@@ -114,3 +114,33 @@ def test_a_revoked_token_cannot_sign_a_socket_in(world):
         ws.receive_json()
         ws.send_json({"type": "auth", "token": ann.token})
         assert _next(ws)["error"]["code"] == "not_authenticated"
+
+
+def test_a_socket_signs_in_in_turn_with_the_match_writes(world):
+    """The sign-in marks the session used, a write: on SQLite it waits for the process's turn
+    (as the match writes do) instead of taking the file under a writing match, which then slept
+    in SQLite's busy handler (up to 100 ms a try) with every other write queued behind it."""
+    import threading
+
+    from boardgammon.server.services import services
+
+    client, ann, _bob, match_id = world
+    db = services(client.app).db
+    if not db.is_sqlite:
+        pytest.skip("one writer at a time is SQLite's rule; PostgreSQL has no turn")
+    first: list[dict] = []
+    done = threading.Event()
+
+    def connect() -> None:
+        with client.websocket_connect(f"/ws/matches/{match_id}",
+                                      headers={"Authorization": f"Bearer {ann.token}"}) as ws:
+            first.append(_next(ws))
+        done.set()
+
+    with db.turn:  # another write of this process is under way
+        socket = threading.Thread(target=connect, daemon=True)
+        socket.start()
+        assert not done.wait(0.5)
+    assert done.wait(30)
+    assert first[0]["type"] == "state"
+    assert first[0]["state"]["you"] == ann.state(match_id)["you"]  # signed in as ann

@@ -10,6 +10,14 @@ opened with ``BEGIN IMMEDIATE`` so that a read-then-write transaction takes the 
 front instead of failing when it upgrades; :attr:`Database.read_sessions` open a plain
 (deferred) ``BEGIN`` and never wait for a writer (WAL readers see the last commit).
 
+SQLite lets one transaction write at a time, and a ``BEGIN IMMEDIATE`` that finds the file
+taken sleeps in SQLite's busy handler (1, 2, 5 … up to 100 ms between tries) rather than
+waiting for it to be free. So a process's writers take turns on :attr:`Database.turn` first,
+and each is woken the moment the one before it is done: every write of live play
+(:meth:`Database.writing`: the match writes, a WebSocket's sign-in, the heartbeat, a signed
+head). A write that does not take the turn (an HTTP request's session, another process) still
+works; it waits in the busy handler, and whoever holds the turn may wait behind it there.
+
 Durability of ``synchronous=NORMAL`` in WAL mode: a commit is written to the WAL file before
 ``COMMIT`` returns, only the fsync is left to checkpoints. So a committed transaction survives
 the server process dying at any moment (SIGKILL, a crash: the data is in the operating system's
@@ -30,7 +38,9 @@ unrevealed server seed.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -120,10 +130,21 @@ class Database:
     engine: Engine
     sessions: sessionmaker[Session]
     read_sessions: sessionmaker[Session] = field(init=False)
+    turn: Any = field(init=False)
+    """This process's turn to write (see the module docstring): a :class:`threading.Lock` on
+    SQLite, where the file takes one writer at a time anyway; no limit on other backends."""
 
     def __post_init__(self) -> None:
         self.read_sessions = sessionmaker(self.engine.execution_options(**{READ_ONLY: True}),
                                           expire_on_commit=False)
+        self.turn = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A write session (:attr:`sessions`) inside this process's :attr:`turn`: for every
+        write on the server's hot path; the caller commits."""
+        with self.turn, self.sessions() as session:
+            yield session
 
     @property
     def is_sqlite(self) -> bool:

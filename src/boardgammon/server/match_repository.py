@@ -19,14 +19,13 @@ the engine's flag and is recorded as such.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from sqlalchemy import Table, bindparam, insert, or_, select, update
 from sqlalchemy.engine import Row
@@ -221,18 +220,6 @@ class MatchRepository:
         self.resumes = resumes
         self.to_service = to_service
         self.cache = MatchCache(cache_size)
-        # SQLite lets one transaction write at a time (every write session takes the lock up
-        # front). Threads of this process queue here and are woken the moment the writer
-        # before them is done; left to SQLite they would poll in its busy handler, which sleeps
-        # up to 100 ms between tries. Other processes still wait in the busy handler.
-        self._writer: Any = threading.Lock() if db.is_sqlite else contextlib.nullcontext()
-
-    def writing(self) -> contextlib.AbstractContextManager:
-        """This process's turn to write: one writer at a time on SQLite (its file takes one
-        anyway, and a writer that finds it taken sleeps in SQLite's busy handler rather than
-        waiting for it), no limit elsewhere. Held by every match write; take it around any
-        other write on the server's hot path."""
-        return self._writer
 
     def add(self, session: Session, row: MatchRow) -> None:
         """Insert a new match's summary row and commit it."""
@@ -271,9 +258,9 @@ class MatchRepository:
         Raises:
             NotFound: ``not_found``; Unavailable: ``busy`` when every attempt lost a race.
         """
-        with self.locks.thread(match_id), self._writer:
+        with self.locks.thread(match_id):
             for _ in range(WRITE_ATTEMPTS):
-                with self.db.sessions() as s:
+                with self.db.writing() as s:
                     cached = None
                     try:
                         cached = self.load(s, match_id)

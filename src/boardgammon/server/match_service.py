@@ -139,9 +139,10 @@ class StepResult:
     the match version after it, and the refusal of a request that was answered with one
     (the events then are what the server did before refusing, e.g. a flag it claimed). For a
     resent action, ``replayed`` holds its first result's events, for its sender only: they
-    happened before and are not broadcast again. ``waiting_user``: the
-    player (user ID) the match waits for after it, ``None`` for the computer or when it is
-    over."""
+    happened before and are not broadcast again. ``turn_passed_to``: the player (user ID)
+    the match waits for after it if it waited for the other seat before it (``None`` when the
+    turn stayed, as through a v2 roll's request and link, went to the computer, or the match
+    is over)."""
 
     events: list[Event] = field(default_factory=list)
     version: int = 0
@@ -149,7 +150,7 @@ class StepResult:
     resent: bool = False
     snapshot: Snapshot | None = None
     replayed: list[Event] = field(default_factory=list)
-    waiting_user: int | None = None
+    turn_passed_to: int | None = None
 
 
 @dataclass
@@ -386,16 +387,23 @@ class MatchService:
 
     def _write(self, match_id: str, step: Callable[[Session, CachedMatch], R]) -> R:
         """:meth:`MatchRepository.write`; a finished match's computer player goes, and a
-        :class:`StepResult` gets the match's version, snapshot and waiting player after the
-        write."""
-        result, cached = self.matches.write(match_id, step)
+        :class:`StepResult` gets the match's version, snapshot and the player the turn passed
+        to, if it did."""
+        waited: list[int | None] = []
+
+        def stepping(s: Session, cached: CachedMatch) -> R:
+            waited[:] = [cached.match.waiting_for]  # of this attempt (a lost race retries)
+            return step(s, cached)
+
+        result, cached = self.matches.write(match_id, stepping)
         if cached.match.is_over:
             self._bots.pop(match_id, None)
         if isinstance(result, StepResult):
             result.version = cached.version
             result.snapshot = cached.snapshot
             seat = cached.match.waiting_for
-            result.waiting_user = None if seat is None else cached.info.seats[seat].user_id
+            result.turn_passed_to = (None if seat is None or [seat] == waited
+                                     else cached.info.seats[seat].user_id)
         return result
 
     def _wall(self, now: float) -> datetime:

@@ -193,7 +193,7 @@ async def my_socket(ws: WebSocket) -> None:
     token = request_token(ws)
 
     def lookup() -> User | None:
-        with services(ws.app).db.sessions() as session:
+        with services(ws.app).db.writing() as session:
             user = user_for_token(session, token)
             session.commit()
             return user

@@ -209,8 +209,8 @@ class Runtime:
                   actor: int | None = None) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order. When
-        the match then waits for a player other than ``actor`` (the user who acted; ``None``
-        for the server and the computer), that player's pages hear ``turn``
+        the call passed the turn to a player other than ``actor`` (the user who acted;
+        ``None`` for the server and the computer), that player's pages hear ``turn``
         (:mod:`.notifications`). A ``match_end`` event gets the public log's signed head that
         includes the match's last change (``result.log_head``)."""
         async with self.locks.calls(match_id):
@@ -222,9 +222,9 @@ class Runtime:
                 await self.bus.publish(match_id, {"version": step.version,
                                                   "snapshot": step.snapshot,
                                                   "events": step.events})
-                if step.waiting_user is not None and step.waiting_user != actor:
-                    await notify(self, step.waiting_user, {"type": "turn",
-                                                           "match_id": match_id})
+                if step.turn_passed_to is not None and step.turn_passed_to != actor:
+                    await notify(self, step.turn_passed_to, {"type": "turn",
+                                                             "match_id": match_id})
         return step
 
     async def spectators_changed(self, match_id: str, by: int) -> None:
@@ -264,7 +264,7 @@ class Runtime:
         # After the match's write committed, so the head covers its last change; signing
         # commits a head of its own, which the write's transaction must not.
         assert self.log_key is not None
-        with self.service.db.sessions() as session:
+        with self.service.db.writing() as session:
             head = dice_log.signed_head(session, self.log_key)
         for event in step.events:
             if event["type"] == "match_end":
@@ -315,11 +315,8 @@ class Runtime:
                 self._unserved = True
 
     def _beat(self) -> None:
-        # Taken in turn with the matches' writes: on SQLite a writer that finds the file
-        # locked sleeps in SQLite's busy handler (1 ms, 2 ms, 5 ms...) instead of waiting
-        # for the lock to go.
         try:
-            with self.service.matches.writing(), self.service.db.sessions() as session:
+            with self.service.db.writing() as session:
                 credited = self.clock.beat(session, credit_gap=self._unserved)
         except Exception as exc:
             if is_outage(exc):

@@ -169,8 +169,9 @@ def _snapshot(raw: Any) -> Any:
 
 def _user_id(ws: WebSocket, token: str | None) -> int | None:
     """The user whose session ``token`` is (``None`` if none is valid), the session marked
-    used; in a worker thread."""
-    with services(ws.app).db.sessions() as session:
+    used; in a worker thread, in turn with the matches' writes (:meth:`.Database.writing`):
+    the sockets of a busy server's players connect while others act."""
+    with services(ws.app).db.writing() as session:
         user = user_for_token(session, token)
         session.commit()
         return user.id if user else None
