@@ -423,6 +423,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "none: the opponent has no chain (the computer, or none registered)",
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
         "verdict.void after reveal": "voided after its dice were known",
+        "verdict.log mismatch": "does not match the public log",
         "counts.title": "What these rolls prove",
         "counts.live": (
             "{count} rolls with both devices' entropy: neither player alone, nor the server "
@@ -875,6 +876,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "keins: der Gegner hat keine Kette (der Computer, oder keine angemeldet)",
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
         "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
+        "verdict.log mismatch": "stimmt nicht mit dem öffentlichen Protokoll überein",
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
             "{count} Würfe mit dem Zufall beider Geräte: weder ein Spieler allein noch der "
@@ -1292,6 +1294,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "なし：相手にチェーンがない（コンピューター、または未登録）",
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
+        "verdict.log mismatch": "公開ログと一致しない",
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
             "両方の端末の乱数を含むロール {count} 回：どちらのプレイヤーも単独では、"
