@@ -427,11 +427,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "counts.title": "What these rolls prove",
         "counts.live": (
             "{count} rolls with both devices' entropy: neither player alone, nor the server "
-            "with one of them, could choose or foresee them."
+            "with one of them, could foresee them; once the server had the opponent's link, it "
+            "could at most have chosen between the roll with it and the roll without it."
         ),
         "counts.computer": (
-            "{count} rolls of the computer with your device's link: the server alone could "
-            "neither choose nor foresee them."
+            "{count} rolls of the computer with your device's link: the server alone could not "
+            "foresee them; once it had your link, it could at most have chosen between the "
+            "roll with it and the roll without it."
         ),
         "counts.opponent_absent": (
             "{count} rolls whose opponent's device did not answer in time: the server and the "
@@ -880,11 +882,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
             "{count} Würfe mit dem Zufall beider Geräte: weder ein Spieler allein noch der "
-            "Server mit einem von ihnen konnte sie wählen oder vorher kennen."
+            "Server mit einem von ihnen konnte sie vorher kennen; sobald der Server das Glied "
+            "des Gegners hatte, konnte er höchstens zwischen dem Wurf mit ihm und dem Wurf "
+            "ohne es wählen."
         ),
         "counts.computer": (
             "{count} Würfe des Computers mit dem Glied deines Geräts: der Server allein konnte "
-            "sie weder wählen noch vorher kennen."
+            "sie nicht vorher kennen; sobald er dein Glied hatte, konnte er höchstens zwischen "
+            "dem Wurf mit ihm und dem Wurf ohne es wählen."
         ),
         "counts.opponent_absent": (
             "{count} Würfe, bei denen das Gerät des Gegners nicht rechtzeitig antwortete: "
@@ -1298,11 +1303,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
             "両方の端末の乱数を含むロール {count} 回：どちらのプレイヤーも単独では、"
-            "またサーバーがどちらか一方と組んでも、選ぶことも事前に知ることもできなかった。"
+            "またサーバーがどちらか一方と組んでも、事前に知ることはできなかった。"
+            "サーバーは相手のリンクを受け取った後、そのリンクありのロールとなしのロールの"
+            "どちらかを選ぶことしかできなかった。"
         ),
         "counts.computer": (
             "あなたの端末のリンクを含むコンピューターのロール {count} 回："
-            "サーバー単独では選ぶことも事前に知ることもできなかった。"
+            "サーバー単独では事前に知ることはできなかった。あなたのリンクを受け取った後、"
+            "そのリンクありのロールとなしのロールのどちらかを選ぶことしかできなかった。"
         ),
         "counts.opponent_absent": (
             "相手の端末が時間内に応答しなかったロール {count} 回："
