@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, update
 
-from boardgammon.dice.verify import LOG_MISMATCH, entry_hash_v2
+from boardgammon.dice.verify import LOG_MISMATCH, entry_hash_v2, verify_document
 from boardgammon.server import dice_record_v2 as v2
 from boardgammon.server.services import services
 from boardgammon.server.tables import DiceRollV2
 from tests.helpers.dice_v2 import Device, play_match
 from tests.server.test_audit_pages import client_for  # noqa: F401 (the fixture)
-from tests.server.test_dice_v2_anchors import audit
+from tests.server.test_dice_v2_anchors import audit, whole_log
 
 
 def rewrite(db, match_id: str, index: int, **fields) -> None:
@@ -91,3 +91,28 @@ def test_the_page_and_json_of_a_rewritten_record_say_so(client_for, database_url
     page = client.get(f"/audit/{match_id}?lang=de").text
     assert 'class="fail" id="summary"' in page
     assert "stimmt nicht mit dem öffentlichen Protokoll überein" in page
+
+
+def test_verify_py_with_the_log_catches_a_rewritten_roll(database):
+    # verify.py --log reads every leaf up to the head: a roll its last leaf contradicts fails
+    # there too, not only in transparency.py (it said OK before).
+    match_id = play_match(database, 6, (Device(), Device()))
+    revealed = audit(database, match_id)["rolls"][2]["revealed_at"]
+    rewrite(database, match_id, 2, played_at=revealed)
+    document = audit(database, match_id)
+    assert verify_document(document).ok  # the chain alone cannot tell
+    report = verify_document(document, log_leaves=whole_log(database, document))
+    assert not report.ok
+    assert (report.failure.index, report.failure.verdict) == (2, LOG_MISMATCH)
+
+
+def test_verify_py_with_the_log_catches_a_deleted_last_roll(database):
+    match_id = play_match(database, 6, (Device(), Device()))
+    last = audit(database, match_id)["rolls"][-1]["roll_id"]
+    with database.sessions() as s:
+        s.execute(delete(DiceRollV2).where(DiceRollV2.roll_id == last))
+        s.commit()
+    document = audit(database, match_id)
+    report = verify_document(document, log_leaves=whole_log(database, document))
+    assert not report.ok and report.failure.verdict == LOG_MISMATCH
+    assert f"of roll {last}, seq 5) is not in the record" in report.failure.detail
