@@ -5,7 +5,7 @@ and run alone::
 
     python3 verify.py audit.json                      # or an https://…/api/audit/mat_… URL
     python3 verify.py audit.json --head <chain head>  # also compare with the published head
-    python3 verify.py https://…/api/audit/mat_… --log   # and every roll and anchor the public log holds
+    python3 verify.py https://…/api/audit/mat_… --log   # and the rolls and anchors in the log
 
 It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
 intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
