@@ -406,8 +406,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "Seat {seat}'s chain anchor",
         "log.anchor_proof": "Proof (JSON)",
         "log.check_anchors": (
-            "Check that every chain anchor the log holds for this match is in the record and "
-            "that the rolls after it used its links (reads the whole log up to the head):"
+            "Check that every roll and chain anchor the log holds for this match is in the "
+            "record as the log names it, and that the rolls after an anchor used its links "
+            "(reads the whole log up to the head):"
         ),
         "col.kind": "Kind",
         "col.roller_source": "Roller's entropy from",
@@ -860,9 +861,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "Kettenanker von Sitz {seat}",
         "log.anchor_proof": "Beweis (JSON)",
         "log.check_anchors": (
-            "Prüfen, dass jeder Kettenanker, den das Log für diese Partie enthält, im Protokoll "
-            "steht und die Würfe danach seine Glieder verwendet haben (liest das ganze Log bis "
-            "zum Kopf):"
+            "Prüfen, dass jeder Wurf und jeder Kettenanker, den das Log für diese Partie "
+            "enthält, so im Protokoll steht, wie das Log ihn nennt, und die Würfe nach einem "
+            "Anker seine Glieder verwendet haben (liest das ganze Log bis zum Kopf):"
         ),
         "col.kind": "Art",
         "col.roller_source": "Zufall des Würfelnden von",
@@ -1282,8 +1283,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "席 {seat} のチェーンのアンカー",
         "log.anchor_proof": "証明（JSON）",
         "log.check_anchors": (
-            "ログにあるこの対局のチェーンのアンカーがすべて記録にあり、その後のロールがそのリンクを"
-            "使ったことを確かめる（署名付きヘッドまでのログ全体を読みます）:"
+            "ログにあるこの対局のロールとチェーンのアンカーがすべてログのとおりに記録にあり、"
+            "アンカーの後のロールがそのリンクを使ったことを確かめる"
+            "（署名付きヘッドまでのログ全体を読みます）:"
         ),
         "col.kind": "種類",
         "col.roller_source": "振る側の乱数の出所",
