@@ -249,3 +249,36 @@ def test_a_consistent_rewrite_needs_the_published_head(database):
     report = verify_document(forged, expected_head=head)
     assert not report.ok and report.failure.verdict == CHAIN_BROKEN  # ... but not the head
     assert hashlib.sha256(b"").hexdigest() != head
+
+
+def test_a_server_that_holds_the_link_back_picks_one_of_two_outcomes(database):
+    """What the server alone *can* do (``docs/fair-dice.md`` §Threat model, first row): once
+    the opponent's link has reached it, it knows two outcomes, the roll with the link and the
+    roll without it, and may record whichever it likes, the second as a link that came too late
+    (``absent``). Both records verify; the roll counts as "opponent absent", which is all that
+    shows (the device that sent the link is not told otherwise)."""
+    match_id, opponent = new_match_id(), Device(length=100)
+    differ = wanted = either = 0
+    with database.sessions() as s:
+        v2.register_anchor(s, match_id, 1, opponent.anchor)
+        for _ in range(60):
+            roll = v2.commit_roll(s, match_id, 0)
+            v2.request_roll(s, roll.roll_id, roll.commitment, secrets.token_bytes(16))
+            link = opponent.next_link()
+            with_link = v2.contribute(s, roll.roll_id, link, commit=False).dice
+            s.rollback()  # the server looked ...
+            without = v2.reveal_without_opponent(s, roll.roll_id, commit=False).dice
+            s.rollback()  # ... at both, and answers the device "too late" where it suits it
+            differ += with_link != without
+            either += (6, 6) in (with_link, without)
+            if with_link == (6, 6):
+                chosen = v2.contribute(s, roll.roll_id, link)
+            else:
+                chosen = v2.reveal_without_opponent(s, roll.roll_id)
+            wanted += chosen.dice == (6, 6)
+            v2.mark_played(s, roll.roll_id)
+    document = audit(database, match_id)
+    assert document["verified"], document["failure"]
+    assert spec_verifier_v2.check(document) == ["ok"] * 60
+    assert differ >= 50  # 35 of 36 rolls have two outcomes to choose from
+    assert wanted == either  # it got 6-6 whenever either outcome was 6-6

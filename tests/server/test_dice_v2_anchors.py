@@ -208,7 +208,7 @@ def test_an_honest_match_over_the_api_passes_both_verifiers_with_the_log(
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "every chain anchor of the match" in done.stdout
+    assert "every roll and chain anchor of the match" in done.stdout
     # The page lists each seat's anchor with its leaf, and how to check them all, in each
     # language.
     for lang in ("en", "de", "ja"):

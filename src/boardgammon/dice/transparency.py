@@ -319,31 +319,11 @@ def check_log(document: dict) -> list[str]:
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
             verify_inclusion(int(entry["index"]), size, leaf_hash(leaf), path, root)
             count += 1
-        # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
-        # commitment on, so a v2 roll without leaves, or whose first leaf is not its
-        # commitment, had them taken away.
-        if v2 and (not roll.get("log") or json.loads(roll["log"][0]["leaf"])["event"]
-                   != "committed"):
-            raise ProofError(
-                f"roll {roll['roll_id']} has no log entry of its commitment; every change "
-                "of a v2 roll is logged"
-            )
+        problem = leaves_disagree(roll, v2)
+        if problem:
+            raise ProofError(problem)
         if not roll.get("log"):
             unlogged += 1
-            continue
-        last = json.loads(roll["log"][-1]["leaf"])
-        if last["event"] != roll["state"]:
-            raise ProofError(
-                f"roll {roll['roll_id']} is {roll['state']} but its last log entry says "
-                f"{last['event']}"
-            )
-        # The entry hash covers the roll's seed, entropy and dice: a roll rewritten after its
-        # last leaf no longer matches it, however its chain was re-hashed.
-        if last["entry_hash"] != roll["entry_hash"]:
-            raise ProofError(
-                f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
-                f"entry says {last['entry_hash']}"
-            )
     anchors = _check_anchor_leaves(document, size, root)
     lines.append(f"{count} log entries included in the tree of size {size}")
     if anchors:
@@ -351,6 +331,32 @@ def check_log(document: dict) -> list[str]:
     if unlogged:
         lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
+
+
+def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
+    """Why a roll's log entries (``roll["log"]``, as in the audit document) do not name the
+    roll as the record holds it now, or ``None``: a v2 roll's entries begin with its
+    commitment, and the last names its state and entry hash (a v1 roll committed before the
+    log began has none). Its inclusion proofs are :func:`check_log`'s."""
+    log = roll.get("log") or []
+    # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
+    # commitment on, so a v2 roll without leaves, or whose first leaf is not its
+    # commitment, had them taken away.
+    if v2 and (not log or json.loads(log[0]["leaf"])["event"] != "committed"):
+        return (f"roll {roll['roll_id']} has no log entry of its commitment; every change "
+                "of a v2 roll is logged")
+    if not log:
+        return None
+    last = json.loads(log[-1]["leaf"])
+    if last["event"] != roll["state"]:
+        return (f"roll {roll['roll_id']} is {roll['state']} but its last log entry says "
+                f"{last['event']}")
+    # The entry hash covers the roll's seed, entropy and dice: a roll rewritten after its
+    # last leaf no longer matches it, however its chain was re-hashed.
+    if last["entry_hash"] != roll["entry_hash"]:
+        return (f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
+                f"entry says {last['entry_hash']}")
+    return None
 
 
 def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:

@@ -5,7 +5,7 @@ and run alone::
 
     python3 verify.py audit.json                      # or an https://…/api/audit/mat_… URL
     python3 verify.py audit.json --head <chain head>  # also compare with the published head
-    python3 verify.py https://…/api/audit/mat_… --log   # and every anchor the public log holds
+    python3 verify.py https://…/api/audit/mat_… --log   # and the rolls and anchors in the log
 
 It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
 intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
@@ -710,7 +710,8 @@ def verify_document(
             leaf ``i`` at place ``i``, as ``GET /api/log/entries`` serves them, if the caller
             read it. Their tree must have the head's size and root; then every anchor leaf of
             the match is found there by its place, not taken from the document's list (v2;
-            :func:`logged_anchors`).
+            :func:`logged_anchors`), and every roll's leaves must name it as it is, with no
+            roll of the match left out (:func:`_against_log`).
 
     v2: every anchor the log shows accepted must be the record's ``anchors`` entry for its
     seat (:data:`ANCHOR_MISSING`), and a roll requested after it must take a link of that
@@ -753,6 +754,8 @@ def verify_document(
                     f"{listed[seat]}"
                 )
                 late = RollCheck(len(rolls), "(anchors)", ANCHOR_MISSING, detail)
+        if late is None and log_leaves is not None:  # the leaves make the signed head
+            late = _against_log(document, log_leaves)
     else:
         for index, entry in enumerate(rolls):
             check, head = check_roll(match_id, index, entry, head)
@@ -765,6 +768,51 @@ def verify_document(
                 failure = RollCheck(len(checks), "(chain head)", CHAIN_BROKEN, detail)
                 break
     return Report(match_id, tuple(checks), head, failure)
+
+
+def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
+    """The first roll of a v2 ``document`` that the public log contradicts (``log_leaves``:
+    the whole log up to the document's signed head, already found to make it), as a
+    :data:`LOG_MISMATCH`, or ``None``. Every change of a v2 roll is a leaf: a roll's leaves
+    begin with its commitment and the last names its state and entry hash now, so a roll
+    rewritten and its chain re-hashed, or relabelled, no longer matches; a roll with leaves
+    that the document leaves out (its last, say) is found by its leaves."""
+    match_id, rolls = document["match_id"], document["rolls"]
+    logged: dict[str, list[tuple[int, dict]]] = {}  # roll ID -> its leaves, in log order
+    for index, leaf in enumerate(log_leaves):
+        try:
+            fields = json.loads(leaf)
+        except ValueError:
+            continue
+        if (
+            isinstance(fields, dict)
+            and fields.get("match_id") == match_id
+            and fields.get("event") != ANCHOR_EVENT
+        ):
+            logged.setdefault(str(fields.get("roll_id")), []).append((index, fields))
+    for place, roll in enumerate(rolls):
+        roll_id = str(roll.get("roll_id"))
+        leaves = logged.pop(roll_id, [])
+        if not leaves or leaves[0][1].get("event") != "committed":
+            detail = "the public log holds no entry of its commitment; every change is logged"
+            return RollCheck(place, roll_id, LOG_MISMATCH, detail)
+        index, last = leaves[-1]
+        if (last.get("event"), last.get("entry_hash")) != (roll.get("state"),
+                                                            roll.get("entry_hash")):
+            detail = (
+                f"the public log's last entry of the roll ({index}) says {last.get('event')} "
+                f"{last.get('entry_hash')}; the record says {roll.get('state')} "
+                f"{roll.get('entry_hash')}"
+            )
+            return RollCheck(place, roll_id, LOG_MISMATCH, detail)
+    for roll_id, leaves in logged.items():
+        index, fields = leaves[0]
+        detail = (
+            f"log entry {index} ({fields.get('event')} of roll {roll_id}, seq "
+            f"{fields.get('seq')}) is not in the record"
+        )
+        return RollCheck(len(rolls), roll_id, LOG_MISMATCH, detail)
+    return None
 
 
 def _anchors(document: dict) -> list[str | None]:
@@ -957,8 +1005,8 @@ def run(
     for line in format_report(report):
         out(line)
     if leaves is not None and report.ok:
-        out(f"every chain anchor of the match among the log's {len(leaves)} entries is in the "
-            "record and used")
+        out(f"every roll and chain anchor of the match among the log's {len(leaves)} entries "
+            "is in the record as logged")
     return 0 if report.ok else 1
 
 

@@ -72,11 +72,13 @@ from boardgammon.dice.transparency import (
     inclusion_path,
     leaf_bytes,
     leaf_hash,
+    leaves_disagree,
     node_hash,
     root_of,
     split,
     verify_ed25519,
 )
+from boardgammon.dice.verify import AUDIT_FORMAT_V2, LOG_MISMATCH
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize
 
@@ -531,7 +533,11 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     that includes every entry of the match: the newest stored head if it does, else one
     signed now whatever its age) and each roll's ``log`` its entries in log order,
     ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
-    (empty for a roll committed before the log began)."""
+    (empty for a roll committed before the log began).
+
+    A record that verifies by its chain but not against these entries (a roll rewritten and
+    its chain re-hashed, relabelled, or left out) gets ``verified`` false and the ``failure``
+    ``log mismatch`` (:func:`_check_against_log`)."""
     rows = _match_rows(session, document["match_id"])
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering)
@@ -539,7 +545,38 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     document["log"] = _log_json(key, head) | {"anchors": by_roll.get(None, [])}
     for roll in document["rolls"]:
         roll["log"] = by_roll.get(roll["roll_id"], [])
+    _check_against_log(document, rows)
     return document
+
+
+def _check_against_log(document: dict, rows: list[Any]) -> None:
+    """Fail a ``document`` whose chain verifies but whose rolls the log's ``rows`` (the
+    match's, all of them) contradict: the server holds the log, so its verdict does not say
+    "intact" for a record that only ``transparency.py`` would catch (issue #25). The record's
+    own failure, if any, comes first and stays."""
+    if not document["verified"]:
+        return
+    v2 = document["format"] == AUDIT_FORMAT_V2
+    for index, roll in enumerate(document["rolls"]):
+        problem = leaves_disagree(roll, v2)
+        if problem:
+            roll["verdict"], roll["verdict_detail"] = LOG_MISMATCH, problem
+            _fail(document, index, roll["roll_id"], problem)
+            return
+    shown = {roll["roll_id"] for roll in document["rolls"]}
+    for idx, roll_id, leaf in rows:
+        if roll_id is not None and roll_id not in shown:
+            fields = json.loads(leaf)
+            _fail(document, len(document["rolls"]), roll_id,
+                  f"log entry {idx} ({fields.get('event')} of roll {roll_id}, seq "
+                  f"{fields.get('seq')}) is not in the record")
+            return
+
+
+def _fail(document: dict, index: int, roll_id: str, detail: str) -> None:
+    document["verified"] = False
+    document["failure"] = {"index": index, "roll_id": roll_id, "reason": LOG_MISMATCH,
+                           "detail": detail}
 
 
 def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:

@@ -406,8 +406,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "Seat {seat}'s chain anchor",
         "log.anchor_proof": "Proof (JSON)",
         "log.check_anchors": (
-            "Check that every chain anchor the log holds for this match is in the record and "
-            "that the rolls after it used its links (reads the whole log up to the head):"
+            "Check that every roll and chain anchor the log holds for this match is in the "
+            "record as the log names it, and that the rolls after an anchor used its links "
+            "(reads the whole log up to the head):"
         ),
         "col.kind": "Kind",
         "col.roller_source": "Roller's entropy from",
@@ -423,14 +424,17 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "none: the opponent has no chain (the computer, or none registered)",
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
         "verdict.void after reveal": "voided after its dice were known",
+        "verdict.log mismatch": "does not match the public log",
         "counts.title": "What these rolls prove",
         "counts.live": (
             "{count} rolls with both devices' entropy: neither player alone, nor the server "
-            "with one of them, could choose or foresee them."
+            "with one of them, could foresee them; once the server had the opponent's link, it "
+            "could at most have chosen between the roll with it and the roll without it."
         ),
         "counts.computer": (
-            "{count} rolls of the computer with your device's link: the server alone could "
-            "neither choose nor foresee them."
+            "{count} rolls of the computer with your device's link: the server alone could not "
+            "foresee them; once it had your link, it could at most have chosen between the "
+            "roll with it and the roll without it."
         ),
         "counts.opponent_absent": (
             "{count} rolls whose opponent's device did not answer in time: the server and the "
@@ -857,9 +861,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "Kettenanker von Sitz {seat}",
         "log.anchor_proof": "Beweis (JSON)",
         "log.check_anchors": (
-            "Prüfen, dass jeder Kettenanker, den das Log für diese Partie enthält, im Protokoll "
-            "steht und die Würfe danach seine Glieder verwendet haben (liest das ganze Log bis "
-            "zum Kopf):"
+            "Prüfen, dass jeder Wurf und jeder Kettenanker, den das Log für diese Partie "
+            "enthält, so im Protokoll steht, wie das Log ihn nennt, und die Würfe nach einem "
+            "Anker seine Glieder verwendet haben (liest das ganze Log bis zum Kopf):"
         ),
         "col.kind": "Art",
         "col.roller_source": "Zufall des Würfelnden von",
@@ -875,14 +879,18 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "keins: der Gegner hat keine Kette (der Computer, oder keine angemeldet)",
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
         "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
+        "verdict.log mismatch": "stimmt nicht mit dem öffentlichen Protokoll überein",
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
             "{count} Würfe mit dem Zufall beider Geräte: weder ein Spieler allein noch der "
-            "Server mit einem von ihnen konnte sie wählen oder vorher kennen."
+            "Server mit einem von ihnen konnte sie vorher kennen; sobald der Server das Glied "
+            "des Gegners hatte, konnte er höchstens zwischen dem Wurf mit ihm und dem Wurf "
+            "ohne es wählen."
         ),
         "counts.computer": (
             "{count} Würfe des Computers mit dem Glied deines Geräts: der Server allein konnte "
-            "sie weder wählen noch vorher kennen."
+            "sie nicht vorher kennen; sobald er dein Glied hatte, konnte er höchstens zwischen "
+            "dem Wurf mit ihm und dem Wurf ohne es wählen."
         ),
         "counts.opponent_absent": (
             "{count} Würfe, bei denen das Gerät des Gegners nicht rechtzeitig antwortete: "
@@ -1275,8 +1283,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "席 {seat} のチェーンのアンカー",
         "log.anchor_proof": "証明（JSON）",
         "log.check_anchors": (
-            "ログにあるこの対局のチェーンのアンカーがすべて記録にあり、その後のロールがそのリンクを"
-            "使ったことを確かめる（署名付きヘッドまでのログ全体を読みます）:"
+            "ログにあるこの対局のロールとチェーンのアンカーがすべてログのとおりに記録にあり、"
+            "アンカーの後のロールがそのリンクを使ったことを確かめる"
+            "（署名付きヘッドまでのログ全体を読みます）:"
         ),
         "col.kind": "種類",
         "col.roller_source": "振る側の乱数の出所",
@@ -1292,14 +1301,18 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "なし：相手にチェーンがない（コンピューター、または未登録）",
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
+        "verdict.log mismatch": "公開ログと一致しない",
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
             "両方の端末の乱数を含むロール {count} 回：どちらのプレイヤーも単独では、"
-            "またサーバーがどちらか一方と組んでも、選ぶことも事前に知ることもできなかった。"
+            "またサーバーがどちらか一方と組んでも、事前に知ることはできなかった。"
+            "サーバーは相手のリンクを受け取った後、そのリンクありのロールとなしのロールの"
+            "どちらかを選ぶことしかできなかった。"
         ),
         "counts.computer": (
             "あなたの端末のリンクを含むコンピューターのロール {count} 回："
-            "サーバー単独では選ぶことも事前に知ることもできなかった。"
+            "サーバー単独では事前に知ることはできなかった。あなたのリンクを受け取った後、"
+            "そのリンクありのロールとなしのロールのどちらかを選ぶことしかできなかった。"
         ),
         "counts.opponent_absent": (
             "相手の端末が時間内に応答しなかったロール {count} 回："
