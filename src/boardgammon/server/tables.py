@@ -69,9 +69,10 @@ class UnreadableTime(str):
 
 
 class RecordTime(UTCDateTime):
-    """:class:`UTCDateTime` for the v2 dice record's hashed times: text that cannot be read
-    as a time comes back as :class:`UnreadableTime` instead of raising, since the audit must
-    give such a row its verdict rather than fail (docs/fair-dice.md §The record (v2))."""
+    """:class:`UTCDateTime` for the dice records' times: text that cannot be read as a time
+    comes back as :class:`UnreadableTime` instead of raising, since the audit must give such a
+    row its verdict rather than fail (v2 hashes its times: ``malformed``, docs/fair-dice.md
+    §The record (v2); v1 shows the text, its times are not hashed)."""
 
     cache_ok = True
 
@@ -129,10 +130,10 @@ class DiceRoll(Base):
     die2: Mapped[int | None] = mapped_column(SmallInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
     entry_hash: Mapped[str] = mapped_column(String(64))
-    committed_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    played_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    voided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    committed_at: Mapped[datetime] = mapped_column(RecordTime())
+    revealed_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    played_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    voided_at: Mapped[datetime | None] = mapped_column(RecordTime())
 
     def __repr__(self) -> str:
         # Never the seed: reprs end up in logs and tracebacks.
