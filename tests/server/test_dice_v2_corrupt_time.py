@@ -48,3 +48,7 @@ def test_a_time_that_cannot_be_read_is_malformed_not_a_server_error(client, colu
     proof = client.get(f"/api/audit/{match_id}/rolls/{bad}/proof")
     assert proof.status_code == 200
     assert proof.json()["roll"]["verdict"] == verify.MALFORMED
+    program = client.get(f"/api/audit/{match_id}/rolls/{bad}/verify.py")
+    assert program.status_code == 404  # a malformed roll has no program, as documented
+    later = rolls[2]["roll_id"]  # its proof carries the bad entry before it
+    assert client.get(f"/api/audit/{match_id}/rolls/{later}/proof?after=-1").status_code == 200
