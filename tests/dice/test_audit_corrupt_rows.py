@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text as sql
 from sqlalchemy import update
 
 from boardgammon.dice import new_match_id, verify
@@ -106,3 +107,18 @@ def test_a_void_roll_records_when_it_was_voided(client):
         assert stored.voided_at == voided.voided_at
     entry = client.get(f"/api/audit/{match_id}").json()["rolls"][-1]
     assert (entry["state"], entry["voided_at"]) == ("void", voided.voided_at.isoformat())
+
+
+def test_a_time_that_cannot_be_read_is_shown_as_stored_not_a_server_error(client):
+    # SQLAlchemy's SQLite DateTime reader raised ValueError inside the routes (JSON and page
+    # 500). v1 does not hash its times: the verdicts stand, the text is shown as stored.
+    match_id, rolls = played_match(client)
+    garbage = "2026-12-03 07:57:23000001"
+    with services(client.app).db.sessions() as session:
+        session.execute(sql("UPDATE dice_rolls SET played_at = :t WHERE roll_id = :r"),
+                        {"t": garbage, "r": rolls[1].roll_id})
+        session.commit()
+    answer = client.get(f"/api/audit/{match_id}")
+    assert answer.status_code == 200
+    assert answer.json()["rolls"][1]["played_at"] == garbage
+    assert client.get(f"/audit/{match_id}").status_code == 200

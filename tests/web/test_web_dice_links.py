@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_web_board import StandIn
 from webstate import MATCH_ID, make_state
 
-from boardgammon.dice.verify import chain_link, commitment, derive_dice_v2
+from boardgammon.dice.transparency import head_bytes, leaf_bytes, leaf_hash, root_of
+from boardgammon.dice.verify import chain_link, commitment, derive_dice_v2, entry_hash_v2
 from boardgammon.engine import Board
 
 pytestmark = pytest.mark.browser
@@ -22,7 +25,11 @@ TEXTS = {
     "roll_missing": "the match's record has no such roll",
     "void_after_request": "the server voided this roll after this device's input",
     "link_reused": "the server asked for a link of this device's chain that it had sent already",
+    "link_dropped": "this device sent its link for this roll before the server revealed it",
+    "link_late": "this device's link left only after the server had revealed the roll",
 }
+LINK_DROPPED_REST = (", and the roll was made without it: the server could have picked the "
+                     "outcome with or without it")
 
 
 def chain(length: int = 6) -> list[str]:
@@ -234,4 +241,80 @@ def test_a_roll_voided_with_its_game_is_not_a_reroll(browser, static_url):
                                | {"state": "committed"}),
          {"match_id": MATCH_ID, "rolls": [voided, reroll]})
     assert TEXTS["void_after_request"] in verdict_title(page, "rol_a")
+    context.close()
+
+
+
+KEY = Ed25519PrivateKey.generate()
+
+
+class LoggedServer(Server):
+    """Server whose proof of a roll at seq 0 is a real one: its entry hashed, one leaf, a head
+    signed with KEY (the log's key at its address), so a roll can show ✓ (or ⚠)."""
+
+    def handle(self, route, request):
+        path = re.sub(r"^https?://[^/]+", "", request.url)
+        if path == "/api/log/public-key":
+            return self.json(route, {"public_key": KEY.public_key().public_bytes(
+                serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()})
+        if "/proof?after=" in path:
+            roll = dict(self.audit["rolls"][0], prev_hash="0" * 64)
+            roll["entry_hash"] = entry_hash_v2(MATCH_ID, roll)
+            leaf = leaf_bytes(roll["state"], roll | {"match_id": MATCH_ID},
+                              "2026-12-02T12:00:20+00:00")
+            root = root_of([leaf_hash(leaf)])
+            head = {"format": "boardgammon-log-head-v1", "tree_size": 1, "timestamp": 1,
+                    "root_hash": root.hex(), "signature": KEY.sign(head_bytes(1, 1, root)).hex()}
+            roll["log"] = [{"index": 0, "event": roll["state"], "leaf": leaf.decode(),
+                            "inclusion_path": []}]
+            return self.json(route, {"match_id": MATCH_ID, "roll": roll, "preceding": [],
+                                     "covered": True, "retry_after": None,
+                                     "log": {"head": head, "public_key": KEY.public_key()
+                                             .public_bytes(serialization.Encoding.Raw,
+                                                           serialization.PublicFormat.Raw)
+                                             .hex()}})
+        return super().handle(route, request)
+
+
+def test_a_link_sent_and_left_out_is_shown(browser, static_url):
+    """Bob's device sent x_1 for rol_a, and the server revealed rol_a without it (``absent``):
+    it held the link and could pick the outcome with it or without it (docs/fair-dice.md
+    §Threat model). The roll shows ✗ link_dropped; revealed (by its hashed revealed_at) before
+    the link left this device, the same roll shows ⚠ link_late instead: the device was late,
+    every check holds."""
+    context, page = bobs_page(browser, static_url, 800, 900)
+    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
+    audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
+    server = LoggedServer(page, first, audit_a)
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    page.wait_for_function(
+        "(key) => Number.isFinite((JSON.parse(localStorage.getItem(key) || '{}').rol_a || {})"
+        ".link_sent_at)", arg=f"bg.rolls.{MATCH_ID}")
+
+    dice = list(derive_dice_v2(SEED, MATCH_ID, "rol_a", 7, "normal", ENTROPY, None))
+
+    def revealed_at(at: str, played: str) -> tuple[dict, dict]:
+        revealed = entry(0, "rol_a", "played", LINKS[0], server_seed=SEED.hex(), dice=dice,
+                         opponent_source="absent", revealed_at=at, played_at=played)
+        shown = {k: revealed[k] for k in ("roll_id", "seat", "nonce", "commitment",
+                                          "server_seed", "dice", "kind", "roller_entropy",
+                                          "roller_source", "opponent_prev_link",
+                                          "opponent_entropy", "opponent_source")}
+        return rolling(rolls=[shown]), {"match_id": MATCH_ID, "rolls": [revealed]}
+
+    # Revealed after the link left (by this device's clock): the server may have held it.
+    show(page, server, *revealed_at("2999-01-01T00:00:00.000000Z", "2999-01-01T00:00:01.000000Z"))
+    title = verdict_title(page, "rol_a")
+    assert title == TEXTS["link_dropped"] + LINK_DROPPED_REST
+    assert "rol_a" in page.inner_text(".dice-alert")
+    # Revealed before it left: this device was late. ⚠, not in the alert.
+    show(page, server, *revealed_at("2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:01.000000Z"))
+    mark = page.locator('.dice-log li[data-roll="rol_a"] .verdict[data-verdict="warned"]')
+    mark.wait_for(state="attached", timeout=15_000)
+    assert (mark.text_content() or "").startswith("⚠ ")  # the log may be folded away
+    assert (mark.get_attribute("title") or "").startswith(TEXTS["link_late"])
+    assert page.locator(".dice-alert").count() == 0 or "rol_a" not in page.inner_text(
+        ".dice-alert")
+    assert server.links_sent() == [("rol_a", LINKS[1])]
     context.close()

@@ -128,7 +128,42 @@ def test_v2_roll_without_the_opponents_link(module_page):
         "return await fd.checkRollV2(arg.match, arg.roll, null);",
         {"match": MATCH, "roll": _entry(None)},
     )
-    assert verdict == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
+    assert verdict == {"ok": True, "problems": [], "checked": ["commitment", "dice"],
+                       "warnings": []}
+
+
+REVEALED_AT = "2026-12-02T12:00:05.000000Z"
+REVEALED_MS = 1_796_212_805_000  # the same instant, ms since the epoch
+
+
+@pytest.mark.parametrize(
+    ("sent_at", "problems", "warnings"),
+    [
+        (REVEALED_MS - 1, ["link_dropped"], []),  # left before the reveal: the server could
+        (None, ["link_dropped"], []),  # have held it (or when it left is not known)
+        (REVEALED_MS, [], ["link_late"]),  # left once the roll was revealed: late on our side
+        (REVEALED_MS + 2000, [], ["link_late"]),
+    ],
+    ids=["before-reveal", "time-unknown", "at-reveal", "after-reveal"],
+)
+def test_a_link_sent_and_not_used(module_page, sent_at, problems, warnings):
+    """This device sent its link for the roll, and the roll was revealed without it
+    (``absent``): the server, holding the link, could have picked the outcome without it
+    (``test_a_server_that_holds_the_link_back_picks_one_of_two_outcomes``), ✗ link_dropped;
+    unless the link left only after the roll's ``revealed_at`` (this device's clock against
+    the hashed time): then this device was late, ⚠ link_late (still ok)."""
+    roll = _entry(None) | {"revealed_at": REVEALED_AT}
+    known = {"nonce": 0, "commitment": commitment(SEED), "link": LINK.hex()}
+    if sent_at is not None:
+        known["link_sent_at"] = sent_at
+    verdict = run_client(
+        module_page,
+        "return await fd.checkRollV2(arg.match, arg.roll, arg.known);",
+        {"match": MATCH, "roll": roll, "known": known},
+    )
+    assert (verdict["problems"], verdict["warnings"]) == (problems, warnings)
+    assert verdict["ok"] is (problems == [])
+    assert verdict["checked"] == ["commitment", "dice", "promise"]
 
 
 def _chain(length: int = 6) -> list[bytes]:
@@ -192,7 +227,7 @@ def test_a_link_k_steps_beyond_the_fixed_one(module_page):
     )
     assert got[:3] == [2, 1, links[0]]
     assert got[3] == {"ok": True, "problems": [], "checked": ["commitment", "link", "dice",
-                                                              "chain"]}
+                                                              "chain"], "warnings": []}
     assert got[4]["problems"] == ["link_mismatch"]
     # Seq 1 with nothing before it: a gap, and the k of the entries shown (1) fails too.
     assert got[5]["problems"] == ["link_mismatch", "link_chain_broken"]
@@ -238,29 +273,40 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     assert stored["sent"] == {"rol_a": 1, "rol_b": 2, "rol_e": 3, "rol_g": 5}
 
 
+TOO_LATE = (400, {"error": {"code": "wrong_phase", "message": "too late"}})
+EARLY, LATER = "2026-01-01T00:00:00.000000Z", "2999-01-01T00:00:00.000000Z"
+
+
 @pytest.mark.parametrize(
-    ("answer", "problems"),
+    ("answer", "committed_at", "problems"),
     [
-        ((200, {"events": [{"type": "anchor", "seat": 1}]}), ["chain_skipped"]),
-        ((400, {"error": {"code": "wrong_phase", "message": "too late"}}), []),
+        ((200, {"events": [{"type": "anchor", "seat": 1}]}), EARLY, ["chain_skipped"]),
+        (TOO_LATE, EARLY, []),
+        (TOO_LATE, LATER, ["anchor_refused"]),
+        (TOO_LATE, None, ["anchor_refused"]),
     ],
+    ids=["accepted", "refused-by-the-rules", "refused-before-any-roll", "refused-time-unread"],
 )
 def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, answer,
-                                                                  problems):
+                                                                  committed_at, problems):
     """Seat 1's device registered its anchor; the server accepted it (200), then revealed a
     roll of seat 0 as if seat 1 had no chain (``none``, no ``opponent_prev_link``): the server
     and the roller alone held every input. The server refuses an anchor once any roll with
     that seat as the opponent is committed, so an honest record never does this (the
     anchor's leaf in the public log lets the verifiers see it too:
     tests/server/test_dice_v2_anchors.py). A device whose anchor was refused as too late sees
-    the honest ``none``."""
+    the honest ``none`` where the first roll with it as the opponent was committed before its
+    anchor left (this device's clock against the hashed ``committed_at``): the rules refuse
+    it then. Refused while no such roll was committed yet (or at a time it cannot read), the
+    rolls without its chain show ✗ anchor_refused: the server left it out for nothing."""
     status, body = answer
 
     def handle(route, request):
         route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
 
     module_page.route("**/api/matches/*/actions", handle)
-    roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none"}
+    roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none",
+                           "committed_at": committed_at}
     verdict = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');
@@ -290,7 +336,8 @@ def test_a_roll_without_an_opponent_chain_needs_no_entries_before_it(module_page
         return [await check(arg.none), await check(arg.linked)];""",
         {"match": MATCH, "none": none, "linked": linked},
     )
-    assert got[0] == {"ok": True, "problems": [], "checked": ["commitment", "dice"]}
+    assert got[0] == {"ok": True, "problems": [], "checked": ["commitment", "dice"],
+                      "warnings": []}
     assert got[1]["problems"] == ["link_chain_broken"]
 
 
@@ -315,6 +362,7 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
         links,
     )
     assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
+    assert isinstance(known[0]["rol_a"].pop("link_sent_at"), int)  # when it left (ms)
     assert known == [{"rol_a": {"link": links[1]}}, {"rol_b": {"link_reused": True}}]
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
     assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})

@@ -547,9 +547,23 @@ def _v2_shape_problem(entry: dict) -> str | None:
     if (entry.get("opponent_entropy") is None) != (entry.get("opponent_at") is None):
         return "opponent_entropy and opponent_at come together"
     times = [entry[key] for key in TIME_FIELDS if entry.get(key) is not None]
+    for key in TIME_FIELDS:
+        if entry.get(key) is not None and not _is_record_time(entry[key]):
+            return f"{key} {entry[key]!r} is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ"
     if entry.get("committed_at") is None or times != sorted(times):
         return "the times must start with committed_at and never go back"
     return None
+
+
+def _is_record_time(value: object) -> bool:
+    """Whether ``value`` is a record time exactly as the spec writes it (27 characters, UTC)."""
+    if not isinstance(value, str) or len(value) != 27 or not value.endswith("Z"):
+        return False
+    try:
+        datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        return False
+    return True
 
 
 def check_roll_v2(

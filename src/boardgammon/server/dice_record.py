@@ -86,7 +86,7 @@ from boardgammon.server.refusals import (
     StateConflict,
     Unavailable,
 )
-from boardgammon.server.tables import DiceNonceCounter, DiceRoll
+from boardgammon.server.tables import DiceNonceCounter, DiceRoll, UnreadableTime
 
 log = logging.getLogger("boardgammon.dice")
 
@@ -203,6 +203,8 @@ def _entry(roll: Roll | DiceRoll, seed: str | None, entropy: str | None, dice: l
     reveal fields already as JSON values."""
 
     def when(moment: datetime | None) -> str | None:
+        if isinstance(moment, UnreadableTime):
+            return str(moment)  # a row changed by hand: shown as stored
         return moment.isoformat() if moment else None
 
     return {

@@ -94,7 +94,7 @@ from boardgammon.server.dice_record import (
     _write,
 )
 from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
-from boardgammon.server.tables import DiceAnchor, DiceRollV2
+from boardgammon.server.tables import DiceAnchor, DiceRollV2, UnreadableTime
 
 log = logging.getLogger("boardgammon.dice")
 
@@ -118,7 +118,11 @@ class AlreadyRequested(DiceRecordError, StateConflict):
 
 
 def format_time(moment: datetime | None) -> str | None:
-    """A record time as hashed and published: UTC, microseconds, ``2026-12-02T13:20:39.000001Z``."""
+    """A record time as hashed and published: UTC, microseconds, ``2026-12-02T13:20:39.000001Z``;
+    the stored text as it is where the row holds none that reads as a time
+    (:class:`~boardgammon.server.tables.UnreadableTime`: the verifier says ``malformed``)."""
+    if isinstance(moment, UnreadableTime):
+        return str(moment)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if moment else None
 
 

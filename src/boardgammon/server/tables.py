@@ -63,6 +63,33 @@ class UTCDateTime(TypeDecorator):
         return value.replace(tzinfo=UTC)
 
 
+class UnreadableTime(str):
+    """The stored text of a dice-record time the database driver cannot read as one (a row
+    changed by hand): kept as text so that the audit reports the row ``malformed``."""
+
+
+class RecordTime(UTCDateTime):
+    """:class:`UTCDateTime` for the dice records' times: text that cannot be read as a time
+    comes back as :class:`UnreadableTime` instead of raising, since the audit must give such a
+    row its verdict rather than fail (v2 hashes its times: ``malformed``, docs/fair-dice.md
+    §The record (v2); v1 shows the text, its times are not hashed)."""
+
+    cache_ok = True
+
+    def result_processor(self, dialect, coltype):
+        read = super().result_processor(dialect, coltype)
+
+        def process(value):
+            if read is None or value is None:
+                return value
+            try:
+                return read(value)
+            except ValueError:
+                return UnreadableTime(value)
+
+        return process
+
+
 class DiceRoll(Base):
     """One entry of the dice record: a roll from its commitment on.
 
@@ -103,10 +130,10 @@ class DiceRoll(Base):
     die2: Mapped[int | None] = mapped_column(SmallInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
     entry_hash: Mapped[str] = mapped_column(String(64))
-    committed_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    played_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    voided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    committed_at: Mapped[datetime] = mapped_column(RecordTime())
+    revealed_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    played_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    voided_at: Mapped[datetime | None] = mapped_column(RecordTime())
 
     def __repr__(self) -> str:
         # Never the seed: reprs end up in logs and tracebacks.
@@ -349,12 +376,12 @@ class DiceRollV2(Base):
     die2: Mapped[int | None] = mapped_column(SmallInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
     entry_hash: Mapped[str] = mapped_column(String(64))
-    committed_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    opponent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    played_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    voided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    committed_at: Mapped[datetime] = mapped_column(RecordTime())
+    requested_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    opponent_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    revealed_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    played_at: Mapped[datetime | None] = mapped_column(RecordTime())
+    voided_at: Mapped[datetime | None] = mapped_column(RecordTime())
 
     def __repr__(self) -> str:
         # Never the seed: reprs end up in logs and tracebacks.

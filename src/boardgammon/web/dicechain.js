@@ -27,13 +27,15 @@ export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
-    // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i}}:
+    // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i},
+    // refused_at: ms}:
     // the chain's last link (the others follow from it), kept before the anchor is sent so
     // that a reload answers with the chain the server holds; 64 hex characters per match, not
     // the whole chain. `accepted`: the server answered the anchor with 200. `anchor_log`:
     // what checkAnchorInLog found for it ("ok" or a problem code; absent: not checked yet).
     // `highest`: the highest index of a link this device ever sent, `sent`: the index sent
     // for each roll; both written before the link leaves, so no reload sends a link twice.
+    // `refused_at`: when an anchor the server refused as too late (wrong_phase) left.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -75,6 +77,7 @@ export class DeviceChain {
         this.stored = { seed: this.links[CHAIN_LENGTH], length: CHAIN_LENGTH, registered: false };
         this.save();
       }
+      const leaving = Date.now();
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
@@ -86,6 +89,9 @@ export class DeviceChain {
         // Too late (rolls were committed without it) or registered from another device of
         // ours: the match goes on, its rolls say "none" for this seat.
         this.stored.registered = err.code === "wrong_phase" || err.code === "anchor_registered";
+        // Refused as too late: when it left, so that checkRollV2InRecord can tell whether a
+        // roll with us as the opponent really was committed before (anchor_refused if not).
+        if (err.code === "wrong_phase") this.stored.refused_at = leaving;
       }
       this.save();
     })();
@@ -160,7 +166,10 @@ export class DeviceChain {
       this.save();
     }
     const link = this.links[index];
-    known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link };
+    const before = known[pending.roll_id] || {};
+    // When the link first left (this device's clock): a roll that then goes without it is
+    // checked against the roll's revealed_at (checkRollV2: link_dropped or link_late).
+    known[pending.roll_id] = { ...before, link, link_sent_at: before.link_sent_at ?? Date.now() };
     return this.send(pending.roll_id, link);
   }
 
@@ -215,17 +224,21 @@ export async function checkAnchorInLog(matchId, seat, anchor, proofs, publicKey)
  * the first: `seq` and `hash` (entry hash) of the newest (-1 and the genesis hash before any),
  * and per roller seat the entries with an opponent chain since the last of them that
  * revealed the opponent's link (`steps`: each used up one link) and that link (`links`, null
- * before one). A roll's k is `steps[seat] + 1`. The match page keeps one while it checks
+ * before one), and the `committed_at` of the first entry of each roller seat (`first`, null
+ * before one: the first roll with the other seat as the opponent). A roll's k is
+ * `steps[seat] + 1`. The match page keeps one while it checks
  * the rolls in order and asks each roll's proof only for the entries after `seq` (`?after=`).
  */
 export function startTally() {
-  return { seq: -1, hash: GENESIS, steps: [0, 0], links: [null, null] };
+  return { seq: -1, hash: GENESIS, steps: [0, 0], links: [null, null], first: [null, null] };
 }
 
 /** The tally after `entries` (audit entries, in seq order, following `tally.seq`). */
 export function advanceTally(tally, entries) {
-  const next = { ...tally, steps: [...tally.steps], links: [...tally.links] };
+  const next = { ...tally, steps: [...tally.steps], links: [...tally.links],
+    first: [...tally.first] };
   for (const r of entries) {
+    next.first[r.seat] ??= r.committed_at;
     if (r.opponent_prev_link) {
       if (r.opponent_entropy) {
         next.steps[r.seat] = 0;
@@ -250,7 +263,10 @@ export function advanceTally(tally, entries) {
  * entry), or only the roll where its opponent has no chain; `chain`: this device's
  * DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an
  * `opponent_link_steps` other than k); chain_skipped (we are the opponent, the server
- * accepted our anchor, and the roll fixed no link of our chain); anchor_unlogged or
+ * accepted our anchor, and the roll fixed no link of our chain); anchor_refused (we are the
+ * opponent, the server refused our anchor as too late, and the first roll with us as the
+ * opponent, by `tally.first` or this roll, was committed after the anchor left, or its time
+ * cannot be read); anchor_unlogged or
  * log_signature (we are the opponent, and the public log did not show our accepted anchor:
  * DeviceChain.checkAnchor).
  */
@@ -259,7 +275,20 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   const at = records.findIndex((r) => r.roll_id === roll.roll_id);
   const before = advanceTally(tally, at >= 0 ? records.slice(0, at) : []);
   const steps = before.steps[roll.seat] + 1;
-  const verdict = await checkRollV2(matchId, roll, known, steps);
+  // The entry's revealed_at (hashed, chained into the log) decides a dropped link's verdict.
+  const revealedAt = at >= 0 ? records[at].revealed_at : undefined;
+  const verdict = await checkRollV2(matchId, { ...roll, revealed_at: revealedAt }, known, steps);
+  const refusedAt = chain && chain.stored && chain.stored.refused_at;
+  const firstCommitted = before.first[roll.seat] ?? (at >= 0 ? records[at].committed_at : null);
+  if (1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(refusedAt)
+      && !(Date.parse(firstCommitted) <= refusedAt)) {
+    // Our anchor was refused as too late, yet no roll with us as the opponent was committed
+    // when it left (by this device's clock): the server had no ground to refuse it, and the
+    // rolls without our chain are the server's and the roller's alone. A match whose first
+    // such roll was committed before our anchor left refused it by the rules: not flagged.
+    verdict.problems.push("anchor_refused");
+    verdict.ok = false;
+  }
   if (1 - roll.seat === you && !roll.opponent_prev_link && chain && chain.stored
       && chain.stored.accepted) {
     // Rolled as if we had no chain, after the server had taken ours: the server and the

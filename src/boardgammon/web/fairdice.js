@@ -238,13 +238,17 @@ export async function newChain(length) {
  * Check one revealed v2 roll (an audit entry) against the recipe and what this device knows.
  *
  * known: null or {nonce, commitment} as promised, plus `entropy` when this device rolled, plus
- *   `link` when this device revealed its link for the roll, and `link_reused: true` when the
+ *   `link` and `link_sent_at` (this device's clock, ms) when this device sent its link for the
+ *   roll, and `link_reused: true` when the
  *   server asked for a link this device had sent already (DeviceChain.answer did not send it).
  * steps: k, the number of SHA-256 steps from the opponent's link to opponent_prev_link (1
  *   unless earlier rolls used up links since: checkRollV2InRecord counts them).
  * Problem codes: v1's, and link_mismatch (the opponent's link does not hash to
  * opponent_prev_link in `steps` steps), link_not_ours (our link is not the one used),
- * link_reused (the server asked again for a link it already had). Checked codes add `link`.
+ * link_dropped (our link was sent, `known.link_sent_at` ms, and the roll went without it,
+ * revealed at `roll.revealed_at` (the audit entry's) or later), link_reused (the server asked
+ * again for a link it already had). Checked codes add `link`. `warnings` (the roll stays ok,
+ * shown ⚠): link_late (our link left after the roll's `revealed_at`: this device was late).
  */
 export async function checkRollV2(matchId, roll, known, steps = 1) {
   const problems = [];
@@ -269,10 +273,21 @@ export async function checkRollV2(matchId, roll, known, steps = 1) {
     return { ok: false, problems: ["malformed"], checked, detail: String(err.message || err) };
   }
   checkKnown(known, roll, roll.roller_entropy, problems, checked);
-  if (known && known.link !== undefined
-      && known.link.toLowerCase() !== String(roll.opponent_entropy)) {
-    problems.push("link_not_ours");
+  const warnings = [];
+  if (known && known.link !== undefined) {
+    if (roll.opponent_entropy == null) {
+      // Our link was sent and the roll went without it. Late (⚠) only where the record says
+      // the roll was revealed before the link left this device: the server cannot have held
+      // it then. Otherwise it may have held it and picked the outcome without it (✗).
+      const revealed = Date.parse(roll.revealed_at);
+      const late = Number.isFinite(known.link_sent_at) && Number.isFinite(revealed)
+        && known.link_sent_at >= revealed;
+      if (late) warnings.push("link_late");
+      else problems.push("link_dropped");
+    } else if (known.link.toLowerCase() !== String(roll.opponent_entropy)) {
+      problems.push("link_not_ours");
+    }
   }
   if (known && known.link_reused) problems.push("link_reused");
-  return { ok: problems.length === 0, problems, checked };
+  return { ok: problems.length === 0, problems, checked, warnings };
 }

@@ -349,6 +349,11 @@ const STRINGS = {
     "dice.problem.link_reused": "the server asked for a link of this device's chain that it had sent already (for an earlier roll that used it up): it was not sent again, and the server knew it before this roll was committed",
     "dice.problem.void_after_request": "the server voided this roll after this device's input (its entropy or its link) had reached it: it could have chosen to roll again",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
+    // A link sent and not used, a refused anchor (issue #25, the held-back link)
+    "dice.warned": "verified, see note",
+    "dice.problem.link_dropped": "this device sent its link for this roll before the server revealed it, and the roll was made without it: the server could have picked the outcome with or without it",
+    "dice.problem.link_late": "this device's link left only after the server had revealed the roll (by this device's clock), so the roll was made without it: late on this side, not the server's choice",
+    "dice.problem.anchor_refused": "the server refused this device's chain as too late although no roll with this player as the opponent had been committed when it was sent: its rolls carry no input from this device, the server and the roller held every input",
     "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
     // dice v2: this device checks the public log's inclusion proof (issue #25, dice)
     "dice.check.link": "the opponent's link hashes to the link fixed for this roll",
@@ -707,6 +712,11 @@ const STRINGS = {
     "dice.problem.link_reused": "der Server hat ein Glied der Kette dieses Geräts verlangt, das es schon gesendet hatte (für einen früheren Wurf, der es verbraucht hat): es wurde nicht erneut gesendet, und der Server kannte es, bevor dieser Wurf festgelegt wurde",
     "dice.problem.void_after_request": "der Server hat diesen Wurf verworfen, nachdem die Eingabe dieses Geräts (seine Entropie oder sein Glied) bei ihm angekommen war: er hätte neu würfeln lassen können",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
+    // A link sent and not used, a refused anchor (issue #25, the held-back link)
+    "dice.warned": "geprüft, siehe Hinweis",
+    "dice.problem.link_dropped": "dieses Gerät hat sein Glied für diesen Wurf gesendet, bevor der Server ihn aufgedeckt hat, und der Wurf wurde ohne es gemacht: der Server hätte das Ergebnis mit oder ohne es wählen können",
+    "dice.problem.link_late": "das Glied dieses Geräts ging erst weg, nachdem der Server den Wurf aufgedeckt hatte (nach der Uhr dieses Geräts), daher wurde ohne es gewürfelt: eine Verspätung auf dieser Seite, keine Wahl des Servers",
+    "dice.problem.anchor_refused": "der Server hat die Kette dieses Geräts als zu spät abgelehnt, obwohl beim Senden noch kein Wurf mit diesem Spieler als Gegner festgelegt war: seine Würfe enthalten keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
     "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
     // Würfel v2: dieses Gerät prüft den Einschlussbeweis des öffentlichen Logs (Issue #25, dice)
     "dice.check.link": "das Glied des Gegners ergibt das für diesen Wurf festgelegte",
@@ -1047,6 +1057,11 @@ const STRINGS = {
     "dice.problem.link_reused": "サーバーが、この端末が既に送ったチェーンのリンク（それを使い切った以前のロールのため）を求めました。再送はしていません。サーバーはこのロールの確定前にそれを知っていました",
     "dice.problem.void_after_request": "この端末の入力（エントロピーまたはリンク）がサーバーに届いた後で、サーバーがこのロールを無効にしました。振り直しを選べた可能性があります",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
+    // A link sent and not used, a refused anchor (issue #25, the held-back link)
+    "dice.warned": "検証済み（注意あり）",
+    "dice.problem.link_dropped": "この端末はサーバーがロールを公開する前にリンクを送りましたが、ロールはそのリンクなしで行われました。サーバーはリンクあり・なしのどちらの結果も選べました",
+    "dice.problem.link_late": "この端末のリンクは、サーバーがロールを公開した後に送られました（この端末の時計による）。そのためリンクなしで振られました。遅れたのはこちら側で、サーバーの選択ではありません",
+    "dice.problem.anchor_refused": "送信時にはこのプレイヤーが相手側となるロールはまだ確定していなかったのに、サーバーはこの端末のチェーンを遅すぎるとして拒否しました。そのロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
     "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
     // ダイス v2: この端末が公開ログの包含証明を検証 (issue #25, dice)
     "dice.check.link": "相手のリンクがこのロールに固定されたリンクにハッシュされる",

@@ -882,10 +882,16 @@ export class MatchPage {
   verdictMark(roll) {
     const v = this.verdicts.get(roll.roll_id);
     if (v === undefined || v === null) return h("span", { class: "verdict pending" }, t("dice.pending"));
-    const title = v.ok ? v.checked.map((c) => t(`dice.check.${c}`, { size: v.treeSize })).join("; ")
-      : v.problems.map((p) => t(`dice.problem.${p}`)).join("; ");
-    return h("span", { class: `verdict ${v.ok ? "ok" : "failed"}`, title, "data-verdict": v.ok ? "ok" : "failed" },
-      v.ok ? `✓ ${t("dice.ok")}` : `✗ ${t("dice.failed")}`);
+    // ⚠: every check held, but something this device did itself needs saying (its link late).
+    const warned = v.ok && v.warnings && v.warnings.length > 0;
+    const checks = v.checked.map((c) => t(`dice.check.${c}`, { size: v.treeSize }));
+    const notes = (v.warnings || []).map((w) => t(`dice.problem.${w}`));
+    const title = (v.ok ? [...notes, ...checks]
+      : [...v.problems.map((p) => t(`dice.problem.${p}`)), ...notes]).join("; ");
+    const verdict = !v.ok ? "failed" : warned ? "warned" : "ok";
+    const text = { failed: `✗ ${t("dice.failed")}`, warned: `⚠ ${t("dice.warned")}`,
+      ok: `✓ ${t("dice.ok")}` }[verdict];
+    return h("span", { class: `verdict ${verdict}`, title, "data-verdict": verdict }, text);
   }
 
   /** One revealed roll of the dice record, linked to its row on the audit page: who rolled
