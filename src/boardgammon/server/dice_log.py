@@ -80,7 +80,7 @@ from boardgammon.dice.transparency import (
 )
 from boardgammon.dice.verify import AUDIT_FORMAT_V2, LOG_MISMATCH
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
-from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize
+from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize, MatchRow
 
 T = TypeVar("T")
 
@@ -584,8 +584,14 @@ def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
     device checks after registering its anchor (``GET /api/audit/{match_id}/anchors``):
     ``{"format": "boardgammon-log-v1", "public_key", "head" (one that covers them, signed now
     if none does), "anchors": [{"index", "event": "anchor", "leaf", "inclusion_path"}, …]}``
-    in log order (empty: none accepted)."""
+    in log order (empty: none accepted, or a match rolled with v1 dice).
+
+    Raises:
+        NotFound: no match ``match_id`` (neither a match of the server nor in the log).
+    """
     rows = _anchor_rows(session, match_id)
+    if not rows and session.get(MatchRow, match_id) is None:
+        raise NotFound(f"no match {match_id!r}")
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering)
     proven = _proven(session, rows, head["tree_size"])

@@ -176,15 +176,14 @@ def roll_entries(session: Session, match_id: str, roll_id: str,
     return verify.AUDIT_FORMAT_V2, *window
 
 
-@router.get("/api/audit/{match_id}/anchors", responses=responses(422))
+@router.get("/api/audit/{match_id}/anchors", responses=responses(404, 422))
 def anchor_proofs(request: Request, match_id: str = MatchId,
                   session: Session = Depends(get_session)) -> dict:
     """The public log's leaves of the match's accepted chain anchors (v2 dice) with their
     inclusion proofs against a signed head that covers them, and the log's key
     (:func:`boardgammon.server.dice_log.anchor_proofs`): what a device checks after it
-    registered its anchor. ``anchors`` is empty for a match without any (also for a match
-    that does not exist: the log holds nothing of it); 422 ``invalid_request``: an ID that is
-    not one."""
+    registered its anchor. ``anchors`` is empty for a match without any; 404 ``not_found``: no
+    such match; 422 ``invalid_request``: an ID that is not one."""
     return dice_log.anchor_proofs(session, services(request.app).log_key, match_id)
 
 
