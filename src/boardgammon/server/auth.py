@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -98,7 +99,7 @@ def user_for_token(session: Session, token: str | None) -> User | None:
     if found is None:
         return None
     if found[1]:
-        _touch(session, token)
+        _touch(session, cast(str, token))  # a session was found by it
     return found[0]
 
 
@@ -158,9 +159,8 @@ def optional_user(request: Request) -> User | None:
     if found is None:
         return None
     if found[1]:
-        assert token is not None  # a token was found
         with db.writing() as session:
-            _touch(session, token)
+            _touch(session, cast(str, token))  # a session was found by it
             session.commit()
     return found[0]
 
