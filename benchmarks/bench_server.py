@@ -56,6 +56,12 @@ had been committed without them (a live match's first roll waits ``BOARDGAMMON_L
 s, for the anchors), so the second seat's anchor was refused as too late and its opponent's
 rolls took no link: fewer than half the rolls had a ``contribute`` (352 of 814 in a run of 100
 matches), which measured less of v2 than live play does.
+
+After each revealed roll every player fetches the roll's proof (``GET
+/api/audit/{match_id}/rolls/{roll_id}/proof?after=SEQ``, SEQ the newest entry it has checked,
+-1 at first; again after ``Retry-After`` while the roll is not yet under a signed head), as the
+web client's page does (``web/match.js``, ``checkLogged``), with v1 and v2 dice alike: not
+measured, but loading the server as live play does.
 """
 
 from __future__ import annotations
@@ -141,13 +147,47 @@ def _chain() -> list[str]:
     return [link.hex() for link in reversed(links)]
 
 
-async def _player(url: str, token: str, chain: list[str] | None, budget: list[int],
+async def _proof(http: httpx.AsyncClient, match_id: str, roll_id: str, checked: list[int],
+                 stop: float) -> None:
+    """Fetch a revealed roll's proof as the page does after each roll (module docstring);
+    ``checked``: [seq of the newest entry checked], moved on by the answer."""
+    while time.monotonic() < stop:
+        answer = await http.get(f"/api/audit/{match_id}/rolls/{roll_id}/proof",
+                                params={"after": checked[0]})
+        if answer.status_code != 200:
+            return
+        proof = answer.json()
+        if proof["covered"]:
+            checked[0] = max(checked[0], proof["roll"].get("seq", -1))
+            return
+        await asyncio.sleep(min(proof["retry_after"], max(0.0, stop - time.monotonic())))
+
+
+async def _player(url: str, http: httpx.AsyncClient, match_id: str, token: str,
+                  chain: list[str] | None, budget: list[int],
                   latencies: dict[str, list[float]], stop: float, rng: random.Random,
                   think: tuple[float, float] | None = None) -> None:
+
+    proofs: list[asyncio.Task] = []
+    try:
+        await _play(url, http, match_id, token, chain, budget, latencies, stop, rng, think,
+                    proofs)
+    finally:
+        for task in proofs:
+            task.cancel()
+        await asyncio.gather(*proofs, return_exceptions=True)
+
+
+async def _play(url: str, http: httpx.AsyncClient, match_id: str, token: str,
+                chain: list[str] | None, budget: list[int], latencies: dict[str, list[float]],
+                stop: float, rng: random.Random, think: tuple[float, float] | None,
+                proofs: list[asyncio.Task]) -> None:
     import websockets
 
-    async with websockets.connect(url, max_size=2**22,
-                                  additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with websockets.connect(url, max_size=2**22, additional_headers=headers) as ws:
+        proved: set[str] = set()
+        checked = [-1]  # seq of the newest entry this device checked
         sent_at: dict[str, tuple[float, str]] = {}  # action ID: (sent at, type)
         state: dict | None = None
         n = 0
@@ -166,6 +206,11 @@ async def _player(url: str, token: str, chain: list[str] | None, budget: list[in
                     latencies.setdefault(kind, []).append(time.perf_counter() - started)
             elif message["type"] == "state":
                 state = message["state"]
+                for roll in state.get("rolls") or []:
+                    if roll.get("server_seed") and roll["roll_id"] not in proved:
+                        proved.add(roll["roll_id"])
+                        proofs.append(asyncio.create_task(
+                            _proof(http, match_id, roll["roll_id"], checked, stop)))
             if sent_at or state is None:
                 continue
             pending = state["pending_roll"]
@@ -264,12 +309,14 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     stop = time.monotonic() + TIME_LIMIT_S
     start = time.perf_counter()
     per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
-    await asyncio.gather(*(
-        _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", token, chain, budget, by_kind,
-                stop, random.Random(f"{seed}-{i}-{seat}"), think)
-        for i, (match_id, tokens, chains) in enumerate(created)
-        for budget in [[per_match]]
-        for seat, (token, chain) in enumerate(zip(tokens, chains, strict=True))))
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60,
+                                 limits=httpx.Limits(max_connections=None)) as http:
+        await asyncio.gather(*(
+            _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", http, match_id, token, chain,
+                    budget, by_kind, stop, random.Random(f"{seed}-{i}-{seat}"), think)
+            for i, (match_id, tokens, chains) in enumerate(created)
+            for budget in [[per_match]]
+            for seat, (token, chain) in enumerate(zip(tokens, chains, strict=True))))
     actions_s = time.perf_counter() - start
     actions = [latency for kind in by_kind.values() for latency in kind]
     if paced:

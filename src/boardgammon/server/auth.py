@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -94,20 +95,33 @@ def _bounds(now: datetime) -> dict[str, datetime]:
 def user_for_token(session: Session, token: str | None) -> User | None:
     """The user whose session ``token`` is, or ``None`` (no token, unknown, revoked or past a
     lifetime). Marks the session used (at most every :data:`TOUCH_EVERY`; the caller commits)."""
+    found = _token_owner(session, token)
+    if found is None:
+        return None
+    if found[1]:
+        _touch(session, cast(str, token))  # a session was found by it
+    return found[0]
+
+
+def _token_owner(session: Session, token: str | None) -> tuple[User, bool] | None:
+    """The user whose session ``token`` is, and whether the session is due to be marked used;
+    ``None`` as in :func:`user_for_token`. Reads only."""
     if not token or len(token) > 200:
         return None
-    now, token_hash = datetime.now(UTC), _token_hash(token)
+    now = datetime.now(UTC)
     found = session.execute(
         select(User, AuthToken.last_used_at).join(AuthToken, AuthToken.user_id == User.id)
-        .where(AuthToken.token_hash == token_hash, _LIVE), _bounds(now)
+        .where(AuthToken.token_hash == _token_hash(token), _LIVE), _bounds(now)
     ).one_or_none()
     if found is None:
         return None
     user, last_used = found
-    if last_used < now - TOUCH_EVERY:
-        session.execute(update(AuthToken).where(AuthToken.token_hash == token_hash)
-                        .values(last_used_at=now))
-    return user
+    return user, last_used < now - TOUCH_EVERY
+
+
+def _touch(session: Session, token: str) -> None:
+    session.execute(update(AuthToken).where(AuthToken.token_hash == _token_hash(token))
+                    .values(last_used_at=datetime.now(UTC)))
 
 
 _TOKEN_USER = (select(AuthToken.user_id)
@@ -134,13 +148,21 @@ def request_token(request: HTTPConnection) -> str | None:
     return request.cookies.get(COOKIE)
 
 
-def optional_user(request: Request, session: Session = Depends(get_session)) -> User | None:
-    """FastAPI dependency: the signed-in user or ``None``."""
-    user = user_for_token(session, request_token(request))
-    # End the read transaction: on SQLite it holds the write lock, which the match service's
-    # own sessions need while this request goes on.
-    session.commit()
-    return user
+def optional_user(request: Request) -> User | None:
+    """FastAPI dependency: the signed-in user or ``None``, read in a session of its own (on
+    SQLite without the write lock; marking the session used, when due, takes the write turn
+    for a moment), so the user is detached: a route that changes it loads its own copy."""
+    db = services(request.app).db
+    token = request_token(request)
+    with db.read_sessions() as session:
+        found = _token_owner(session, token)
+    if found is None:
+        return None
+    if found[1]:
+        with db.writing() as session:
+            _touch(session, cast(str, token))  # a session was found by it
+            session.commit()
+    return found[0]
 
 
 def current_user(user: User | None = Depends(optional_user)) -> User:
@@ -264,6 +286,7 @@ def upgrade(body: Credentials, user: User = Depends(current_user),
     if not user.guest:
         raise StateConflict(f"{user.username} is already a full account", ErrorCode.NOT_A_GUEST)
     refuse_reserved(body.username)
+    user = session.get_one(User, user.id)
     user.username, user.username_key = body.username, body.username.lower()
     user.password_hash, user.guest = _hasher.hash(body.password), False
     try:
@@ -286,6 +309,7 @@ def change_password(body: PasswordChange, request: Request, response: Response,
     services(request.app).game.login_limit.hit(f"password:{_client(request)}:{user.id}")
     if not password_matches(user, body.password):
         raise NotSignedIn("wrong current password", ErrorCode.BAD_CREDENTIALS)
+    user = session.get_one(User, user.id)
     user.password_hash = _hasher.hash(body.new_password)
     session.execute(delete(AuthToken).where(AuthToken.user_id == user.id))
     token = _open_session(session, user, request, response)

@@ -8,15 +8,20 @@ SQLite is set up for durability and for writers in several threads or processes:
 ``synchronous=NORMAL``, a 30 s busy timeout, and every transaction of :attr:`Database.sessions`
 opened with ``BEGIN IMMEDIATE`` so that a read-then-write transaction takes the write lock up
 front instead of failing when it upgrades; :attr:`Database.read_sessions` open a plain
-(deferred) ``BEGIN`` and never wait for a writer (WAL readers see the last commit).
+(deferred) ``BEGIN`` with ``PRAGMA query_only`` on (a write in one fails at once) and never
+wait for a writer (WAL readers see the last commit). HTTP requests get a session from
+:func:`get_session`: ``GET`` and ``HEAD`` a read one (the few writes they make, a signed head
+or marking a sign-in session used, are short transactions of :meth:`Database.writing`), the
+other methods a write one.
 
 SQLite lets one transaction write at a time, and a ``BEGIN IMMEDIATE`` that finds the file
 taken sleeps in SQLite's busy handler (1, 2, 5 … up to 100 ms between tries) rather than
 waiting for it to be free. So a process's writers take turns on :attr:`Database.turn` first,
 and each is woken the moment the one before it is done: every write of live play
 (:meth:`Database.writing`: the match writes, a WebSocket's sign-in, the heartbeat, a signed
-head). A write that does not take the turn (an HTTP request's session, another process) still
-works; it waits in the busy handler, and whoever holds the turn may wait behind it there.
+head, marking a sign-in session used). A write that does not take the turn (a write request's
+session, such as a seek or a chat line; another process) still works; it waits in the busy
+handler, and whoever holds the turn may wait behind it there. Reads never take the write lock.
 
 Durability of ``synchronous=NORMAL`` in WAL mode: a commit is written to the WAL file before
 ``COMMIT`` returns, only the fsync is left to checkpoints. So a committed transaction survives
@@ -106,7 +111,13 @@ def create_db_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        read_only = connection.get_execution_options().get(READ_ONLY)
+        read_only = bool(connection.get_execution_options().get(READ_ONLY))
+        # A write in a read transaction fails at once ("attempt to write a readonly
+        # database") instead of upgrading, which works until another connection commits
+        # first (SQLITE_BUSY_SNAPSHOT). The pragma is per connection: set when it changes.
+        if connection.info.get(READ_ONLY, False) != read_only:
+            connection.exec_driver_sql(f"PRAGMA query_only={int(read_only)}")
+            connection.info[READ_ONLY] = read_only
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
@@ -221,9 +232,18 @@ def wait_for_database(url: str, wait_s: float, *, sleep=time.sleep,
         engine.dispose()
 
 
+READ_METHODS = frozenset({"GET", "HEAD"})
+"""HTTP methods whose requests read only: :func:`get_session` gives them a read session."""
+
+
 def get_session(request: Request) -> Iterator[Session]:
-    """FastAPI dependency: a session for one request, closed (rolled back if open) afterwards."""
+    """FastAPI dependency: a session for one request, closed (rolled back if open) afterwards:
+    for ``GET`` and ``HEAD`` a read session (:attr:`Database.read_sessions`: on SQLite it
+    never takes the write lock, and a write in it fails), whose route writes, if it must, in a
+    session of :meth:`Database.writing`; for other methods a write session."""
     from boardgammon.server.services import services
 
-    with services(request.app).db.sessions() as session:
+    db = services(request.app).db
+    factory = db.read_sessions if request.method in READ_METHODS else db.sessions
+    with factory() as session:
         yield session

@@ -11,9 +11,11 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
     the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
 ``append_anchor(session, match_id, seat, anchor, at) -> int``
     The same for a seat's accepted hash-chain anchor (v2 dice).
-``signed_head(session, key, interval_s=…, covering=…) -> dict``
+``signed_head(session, key, interval_s=…, covering=…, writing=…) -> dict``
     The newest signed tree head, signed now (and stored) if the log grew since and the newest
-    is at least ``interval_s`` old or does not cover ``covering`` leaves.
+    is at least ``interval_s`` old or does not cover ``covering`` leaves; a caller with a read
+    session passes ``writing`` (:meth:`.db.Database.writing`) to sign in a write session of
+    its own (also to ``with_log``, ``anchor_proofs`` and ``roll_proof``).
 ``inclusion_proof(session, index, size)``, ``consistency_proof(session, first, second)``,
 ``entries(session, start, count)``, ``with_log(session, key, document)`` (a match's audit
 document with its log entries and their proofs), ``roll_proof(session, key, record_format,
@@ -49,6 +51,7 @@ import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -83,6 +86,8 @@ from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize, MatchRow
 
 T = TypeVar("T")
+Writing = Callable[[], AbstractContextManager[Session]]
+"""A factory of write sessions (:meth:`.db.Database.writing`) for a caller holding a read one."""
 
 _ENTRIES = cast(Table, LogEntry.__table__)
 _NODES = cast(Table, LogNode.__table__)
@@ -385,26 +390,52 @@ def signed_head(
     *,
     interval_s: float = 0.0,
     covering: int = 0,
+    writing: Writing | None = None,
 ) -> dict:
     """The newest signed tree head: ``{"format": "boardgammon-log-head-v1", "tree_size",
     "timestamp" (ms since 1970 UTC), "root_hash" (hex), "signature" (hex, Ed25519 of
     :func:`~boardgammon.dice.transparency.head_bytes`)}``.
 
-    A new head of the whole log is signed and stored (committing the session) when the log
-    has grown since the newest stored head and either that head is at least ``interval_s``
-    seconds old or it covers fewer than ``covering`` leaves (a caller that must show a head
-    including a given leaf passes its index + 1; 0: the interval alone decides). So requests
-    sign at most one head per ``interval_s`` per process (more only when two processes race,
-    or for ``covering``); ``interval_s`` 0 signs whenever the log grew.
+    A new head of the whole log is signed and stored when the log has grown since the newest
+    stored head and either that head is at least ``interval_s`` seconds old or it covers fewer
+    than ``covering`` leaves (a caller that must show a head including a given leaf passes its
+    index + 1; 0: the interval alone decides). So requests sign at most one head per
+    ``interval_s`` per process (more only when two processes race, or for ``covering``);
+    ``interval_s`` 0 signs whenever the log grew.
+
+    Without ``writing`` the head is signed in ``session`` (committing it). With it (a read
+    session's caller: :meth:`.db.Database.writing`), ``session``'s transaction is ended and
+    the head signed in a session of ``writing`` (a read transaction on SQLite cannot become a
+    write one once another connection committed), so ``session``'s next read starts a
+    snapshot that holds the head's tree.
     """
-    current = size(session)
-    newest = _newest_head(session)
     stamp = int((now or datetime.now(UTC)).timestamp() * 1000)
-    if newest is not None and (
-        newest.tree_size >= current
-        or (newest.tree_size >= covering and stamp - newest.timestamp < interval_s * 1000)
-    ):
+    due, newest = _head_due(session, stamp, interval_s, covering)
+    if not due:
         return _head_json(newest)
+    if writing is None:
+        return _sign(session, key, stamp)
+    session.commit()
+    with writing() as writer:
+        due, newest = _head_due(writer, stamp, interval_s, covering)
+        return _sign(writer, key, stamp) if due else _head_json(newest)
+
+
+def _head_due(session: Session, stamp: int, interval_s: float, covering: int
+              ) -> tuple[bool, LogHead]:
+    """Whether :func:`signed_head` signs a new head at ``stamp`` (ms), and the newest stored
+    one (typed as present: it is, whenever no new head is due)."""
+    newest = _newest_head(session)
+    due = newest is None or (
+        newest.tree_size < size(session)
+        and (newest.tree_size < covering or stamp - newest.timestamp >= interval_s * 1000)
+    )
+    return due, cast(LogHead, newest)
+
+
+def _sign(session: Session, key: LogKey, stamp: int) -> dict:
+    """Sign, store and commit the head of the whole log at ``stamp`` (ms)."""
+    current = size(session)
     hashed = root(session, current)
     row = LogHead(
         tree_size=current,
@@ -525,7 +556,8 @@ def _log_json(key: LogKey, head: dict) -> dict:
     return {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
 
 
-def with_log(session: Session, key: LogKey, document: dict) -> dict:
+def with_log(session: Session, key: LogKey, document: dict, *,
+             writing: Writing | None = None) -> dict:
     """``document`` (a match's audit document) with the log added: ``document["log"]`` is
     ``{"format": "boardgammon-log-v1", "public_key" (hex), "head", "anchors"}`` (``anchors``:
     the leaves of the match's accepted chain anchors with their proofs, in log order, each as
@@ -533,14 +565,16 @@ def with_log(session: Session, key: LogKey, document: dict) -> dict:
     that includes every entry of the match: the newest stored head if it does, else one
     signed now whatever its age) and each roll's ``log`` its entries in log order,
     ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
-    (empty for a roll committed before the log began).
+    (empty for a roll committed before the log began). ``writing``: as in
+    :func:`signed_head`.
 
     A record that verifies by its chain but not against these entries (a roll rewritten and
     its chain re-hashed, relabelled, or left out) gets ``verified`` false and the ``failure``
     ``log mismatch`` (:func:`_check_against_log`)."""
     rows = _match_rows(session, document["match_id"])
     covering = rows[-1][0] + 1 if rows else 0
-    head = signed_head(session, key, interval_s=float("inf"), covering=covering)
+    head = signed_head(session, key, interval_s=float("inf"), covering=covering,
+                       writing=writing)
     by_roll = _proven(session, rows, head["tree_size"])  # the head covers every row read
     document["log"] = _log_json(key, head) | {"anchors": by_roll.get(None, [])}
     for roll in document["rolls"]:
@@ -579,12 +613,14 @@ def _fail(document: dict, index: int, roll_id: str, detail: str) -> None:
                            "detail": detail}
 
 
-def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
+def anchor_proofs(session: Session, key: LogKey, match_id: str, *,
+                  writing: Writing | None = None) -> dict:
     """The leaves of a match's accepted chain anchors with their inclusion proofs, what a
     device checks after registering its anchor (``GET /api/audit/{match_id}/anchors``):
     ``{"format": "boardgammon-log-v1", "public_key", "head" (one that covers them, signed now
     if none does), "anchors": [{"index", "event": "anchor", "leaf", "inclusion_path"}, …]}``
-    in log order (empty: none accepted, or a match rolled with v1 dice).
+    in log order (empty: none accepted, or a match rolled with v1 dice). ``writing``: as in
+    :func:`signed_head`.
 
     Raises:
         NotFound: no match ``match_id`` (neither a match of the server nor in the log).
@@ -593,7 +629,8 @@ def anchor_proofs(session: Session, key: LogKey, match_id: str) -> dict:
     if not rows and session.get(MatchRow, match_id) is None:
         raise NotFound(f"no match {match_id!r}")
     covering = rows[-1][0] + 1 if rows else 0
-    head = signed_head(session, key, interval_s=float("inf"), covering=covering)
+    head = signed_head(session, key, interval_s=float("inf"), covering=covering,
+                       writing=writing)
     proven = _proven(session, rows, head["tree_size"])
     return _log_json(key, head) | {"anchors": proven.get(None, [])}
 
@@ -626,6 +663,7 @@ def roll_proof(
     now: datetime | None = None,
     *,
     cover: bool = False,
+    writing: Writing | None = None,
 ) -> dict:
     """One roll's audit entry (``entry``, of match ``match_id``'s record of ``record_format``)
     with its log entries proven against a signed head, what a player's device checks after
@@ -641,16 +679,18 @@ def roll_proof(
     yet under that head: ``roll.log`` then holds only the entries that are, and
     ``retry_after`` says in how many whole seconds (at least 1) a request may get a newer
     head. ``cover``: the newest head that covers the roll's entries whatever its age, signed
-    now if there is none (the roll's program, which must be complete).
+    now if there is none (the roll's program, which must be complete). ``writing``: as in
+    :func:`signed_head`.
     """
     roll_id = entry["roll_id"]
     moment = now or datetime.now(UTC)
     rows = _match_rows(session, match_id, roll_id)
     if cover:
         covering = rows[-1][0] + 1 if rows else 0
-        head = signed_head(session, key, moment, interval_s=float("inf"), covering=covering)
+        head = signed_head(session, key, moment, interval_s=float("inf"), covering=covering,
+                           writing=writing)
     else:
-        head = signed_head(session, key, moment, interval_s=interval_s)
+        head = signed_head(session, key, moment, interval_s=interval_s, writing=writing)
     tree_size = head["tree_size"]
     covered = all(index < tree_size for index, _, _ in rows)
     retry_after = None

@@ -146,8 +146,9 @@ def audit_json(request: Request, match_id: str = MatchId,
     """The match's dice record as JSON, with its public log entries and their inclusion
     proofs: ``boardgammon-audit-v1``, or ``boardgammon-audit-v2`` for a match rolled with v2
     dice (404 ``not_found`` if it has neither)."""
-    return dice_log.with_log(session, services(request.app).log_key,
-                             either_document(session, match_id))
+    parts = services(request.app)
+    return dice_log.with_log(session, parts.log_key, either_document(session, match_id),
+                             writing=parts.db.writing)
 
 
 def roll_entries(session: Session, match_id: str, roll_id: str,
@@ -184,7 +185,8 @@ def anchor_proofs(request: Request, match_id: str = MatchId,
     (:func:`boardgammon.server.dice_log.anchor_proofs`): what a device checks after it
     registered its anchor. ``anchors`` is empty for a match without any; 404 ``not_found``: no
     such match; 422 ``invalid_request``: an ID that is not one."""
-    return dice_log.anchor_proofs(session, services(request.app).log_key, match_id)
+    parts = services(request.app)
+    return dice_log.anchor_proofs(session, parts.log_key, match_id, writing=parts.db.writing)
 
 
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
@@ -207,7 +209,8 @@ def roll_proof(request: Request, response: Response, match_id: str = MatchId,
     parts = services(request.app)
     record_format, entry, preceding = roll_entries(session, match_id, roll_id, after)
     proof = dice_log.roll_proof(session, parts.log_key, record_format, match_id, entry,
-                                preceding, parts.settings.log_head_interval_s)
+                                preceding, parts.settings.log_head_interval_s,
+                                writing=parts.db.writing)
     if not proof["covered"]:
         response.headers["Retry-After"] = str(proof["retry_after"])
     return proof
@@ -231,8 +234,9 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     if record_format == verify.AUDIT_FORMAT:
         program = roll_program(match_id, entry)
     else:
-        proof = dice_log.roll_proof(session, services(request.app).log_key, record_format,
-                                    match_id, entry, preceding, 0.0, cover=True)
+        parts = services(request.app)
+        proof = dice_log.roll_proof(session, parts.log_key, record_format, match_id, entry,
+                                    preceding, 0.0, cover=True, writing=parts.db.writing)
         head = proof["log"]["head"]
         program = roll_program_v2(match_id, proof["roll"], preceding, head,
                                   dice_log.proven_anchors(session, match_id, head["tree_size"]))
@@ -272,8 +276,9 @@ def audit_page(
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
             raise RollNotFound(f"no match {match_id!r}")
-        document = dice_log.with_log(session, services(request.app).log_key,
-                                     either_document(session, match_id))
+        parts = services(request.app)
+        document = dice_log.with_log(session, parts.log_key, either_document(session, match_id),
+                                     writing=parts.db.writing)
     except RollNotFound:
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.

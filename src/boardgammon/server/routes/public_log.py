@@ -57,7 +57,8 @@ def head(request: Request, session: Session = Depends(get_session)) -> dict:
     one is at least ``BOARDGAMMON_LOG_HEAD_INTERVAL`` old)."""
     parts = services(request.app)
     return dice_log.signed_head(session, parts.log_key,
-                                interval_s=parts.settings.log_head_interval_s)
+                                interval_s=parts.settings.log_head_interval_s,
+                                writing=parts.db.writing)
 
 
 @router.get("/proof/inclusion", responses=responses(404))
