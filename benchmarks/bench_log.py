@@ -77,6 +77,18 @@ def _match_with_chains(session, rolls: int) -> tuple[str, list[list[bytes]]]:
     return match_id, chains
 
 
+def _revealed_roll(session, match_id: str, chains: list[list[bytes]], k: int,
+                   withhold: bool = False, kind: str = "normal"):
+    """Roll ``k`` of the match (seats alternating): committed, requested with :data:`ENTROPY`,
+    then revealed with the opponent's next link, or without it (``absent``) where ``withhold``."""
+    seat = k % 2
+    roll = record_v2.commit_roll(session, match_id, seat, kind)
+    record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+    if withhold:
+        return record_v2.reveal_without_opponent(session, roll.roll_id)
+    return record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+
+
 def _rolls_per_second(url: str) -> float:
     db = open_database(url)
     try:
@@ -173,10 +185,7 @@ def _statements_per_v2_roll(url: str) -> float:
             match_id, chains = _match_with_chains(session, ROLLS)
             event.listen(db.engine, "before_cursor_execute", count)
             for k in range(ROLLS):
-                seat = k % 2
-                roll = record_v2.commit_roll(session, match_id, seat)
-                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                roll = _revealed_roll(session, match_id, chains, k)
                 record_v2.mark_played(session, roll.roll_id)
             return sent / ROLLS
     finally:
@@ -232,13 +241,7 @@ def _bytes_per_roll(url: str, withheld: bool) -> tuple[float, float, float]:
         with db.sessions() as session:
             match_id, chains = _match_with_chains(session, MATCH_ROLLS)
             for k in range(MATCH_ROLLS):
-                seat = k % 2
-                roll = record_v2.commit_roll(session, match_id, seat)
-                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                if withheld and seat == 0:
-                    record_v2.reveal_without_opponent(session, roll.roll_id)
-                else:
-                    record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                roll = _revealed_roll(session, match_id, chains, k, withheld and k % 2 == 0)
                 for since in (None, after):
                     window = record_v2.roll_window(session, match_id, roll.roll_id, since)
                     assert window is not None
@@ -270,13 +273,7 @@ def _proof_build_ms(url: str, rolls: int) -> tuple[float, float, float]:
         with db.sessions() as session:
             match_id, chains = _match_with_chains(session, rolls)
             for k in range(rolls):
-                seat = k % 2
-                roll = record_v2.commit_roll(session, match_id, seat)
-                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                if seat == 0:
-                    record_v2.reveal_without_opponent(session, roll.roll_id)
-                else:
-                    record_v2.contribute(session, roll.roll_id, chains[0][k // 2 + 1])
+                roll = _revealed_roll(session, match_id, chains, k, withhold=k % 2 == 0)
                 record_v2.mark_played(session, roll.roll_id)
             runs = 20
 
@@ -365,11 +362,8 @@ def _report_page(folder: str) -> None:
         with services(client.app).db.sessions() as session:
             match_id, chains = _match_with_chains(session, MATCH_ROLLS)
             for k in range(MATCH_ROLLS):
-                seat = k % 2
-                roll = record_v2.commit_roll(session, match_id, seat,
-                                             "opening" if k == 0 else "normal")
-                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                roll = _revealed_roll(session, match_id, chains, k,
+                                      kind="opening" if k == 0 else "normal")
                 record_v2.mark_played(session, roll.roll_id)
         page = client.get(f"/audit/{match_id}?lang=en").content
         document = client.get(f"/api/audit/{match_id}").content
