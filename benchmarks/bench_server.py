@@ -28,6 +28,7 @@ its pauses are not counted as the server's latency.
 ``BENCH_SERVER_MATCHES`` changes the number of matches, ``BENCH_SERVER_RUNS`` the runs
 (``capacity,live`` by default), ``BENCH_SERVER_DICE`` the dice protocols (``v1,v2`` by
 default: a fresh server for each), ``BENCH_SERVER_PAIRS`` how many times (3 by default) and
+``BENCH_SERVER_STDERR`` a file for the server's stderr,
 ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a PostgreSQL URL; its tables must be empty or
 absent; with it, one protocol and one pair per invocation). Prints, per protocol and run,
 actions per second and p50/p99 latency of the actions (all, then by type: roll, play,
@@ -419,6 +420,13 @@ def main() -> None:
         print(f"  {ratio_summary(ratios)}")
 
 
+def _server_stderr() -> int | object:
+    """Where the server's stderr goes: ``BENCH_SERVER_STDERR`` (a file, appended to) to read
+    its errors, else nowhere (a busy server's access log would be measured as the clients')."""
+    path = os.environ.get("BENCH_SERVER_STDERR")
+    return open(path, "a") if path else subprocess.DEVNULL  # noqa: SIM115 (the server holds it)
+
+
 def _serve_and_run(dice: str, seed: int) -> float | None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -430,7 +438,7 @@ def _serve_and_run(dice: str, seed: int) -> float | None:
         env.pop("BOARDGAMMON_REDIS_URL", None)
         server = subprocess.Popen(
             [sys.executable, "-m", "boardgammon.cli", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=open("/tmp/logs/server.err", "a"),
+            env=env, stdout=subprocess.DEVNULL, stderr=_server_stderr(),
             start_new_session=True)
         try:
             deadline = time.monotonic() + 120
