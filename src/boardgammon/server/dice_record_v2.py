@@ -65,6 +65,7 @@ from boardgammon.dice.verify import (
     AUDIT_FORMAT_V2,
     DICE_SPEC_V2,
     ENTROPY_BYTES,
+    EVENT_TIMES,
     GENESIS,
     KINDS,
     LINK_BYTES,
@@ -309,14 +310,9 @@ def _lock(session: Session, roll_id: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-# The time field of each state: the public log's leaf of the change carries it.
-_STATE_TIME = {
-    "committed": "committed_at",
-    "requested": "requested_at",
-    "revealed": "revealed_at",
-    "played": "played_at",
-    "void": "voided_at",
-}
+# The time field of each state: the public log's leaf of the change carries it (the spec's
+# rule, which the verifiers check).
+_STATE_TIME = EVENT_TIMES
 
 
 def _save(session: Session, row: dict[str, Any], from_state: str) -> RollV2:
