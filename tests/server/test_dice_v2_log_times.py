@@ -34,10 +34,10 @@ from tests.helpers.dice_v2 import Device, play_match
 
 
 @pytest.fixture
-def served(sqlite_url, tmp_path, monkeypatch) -> Iterator[tuple[TestClient, str]]:
+def served(database_url, tmp_path, monkeypatch) -> Iterator[tuple[TestClient, str]]:
     monkeypatch.chdir(tmp_path)  # the log key's default place
-    with TestClient(create_app(Settings(database_url=sqlite_url))) as client:
-        yield client, sqlite_url
+    with TestClient(create_app(Settings(database_url=database_url))) as client:
+        yield client, database_url
 
 
 def leaves(client: TestClient) -> list[str]:
