@@ -7,6 +7,8 @@ a reading of the spec that differs from the package's shows up as a disagreement
 as a whole where it fails. ``leaves``: the public log up to the document's signed head
 (§The public log), read by the caller; every anchor leaf of the match there must be the
 record's anchor of its seat, and a roll requested after it must take a link of that chain.
+Each leaf of a roll (from ``leaves``, else the document's ``log``) must carry in ``at`` the
+record's time of its change (``"bad: log time"``).
 ``steps(document) -> list``: the ``k`` of each roll (§Terms (v2): every roll whose opponent has
 a chain uses up one of its links).
 """
@@ -142,6 +144,27 @@ def registered(document: dict, leaves: list[str] | None) -> dict:
     return seats
 
 
+# Spec §The record (v2), Times in the log: the record's time of the change a leaf stands for.
+EVENT_TIMES = {"committed": "committed_at", "requested": "requested_at",
+               "revealed": "revealed_at", "played": "played_at", "void": "voided_at"}
+
+
+def log_time(record_time: str) -> str:
+    """The leaf's ``at`` for a record time: ``…SS.ffffffZ`` as ``…SS.ffffff+00:00``, the
+    fraction left out where it is ``000000``."""
+    day_and_second, fraction = record_time[:19], record_time[19:26]
+    return day_and_second + ("" if fraction == ".000000" else fraction) + "+00:00"
+
+
+def roll_leaves(document: dict, e: dict, leaves: list[str] | None) -> list[dict]:
+    """The roll's leaves: from the log when given, else the ones the document lists."""
+    if leaves is None:
+        return [json.loads(entry["leaf"]) for entry in e.get("log", [])]
+    found = [json.loads(leaf) for leaf in leaves]
+    return [f for f in found
+            if f.get("match_id") == document["match_id"] and f.get("roll_id") == e["roll_id"]]
+
+
 def check(document: dict, leaves: list[str] | None = None) -> list[str]:
     assert document["format"] == "boardgammon-audit-v2"
     match_id = document["match_id"]
@@ -160,6 +183,12 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
             and datetime.fromisoformat(opponent[1]) <= datetime.fromisoformat(e["requested_at"])
         ):
             verdict = "bad: chain skipped"
+        for fields in roll_leaves(document, e, leaves):
+            recorded = e.get(EVENT_TIMES.get(fields["event"], ""))
+            if not verdict.startswith("bad") and (
+                recorded is None or fields["at"] != log_time(recorded)
+            ):
+                verdict = "bad: log time"
         verdicts.append(verdict)
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:

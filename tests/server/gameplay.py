@@ -45,7 +45,8 @@ def make_app(database_url: str, wall: Wall | None = None, *,
     # its own tests (test_match_dice_v2.py), which pass dice="v2".
     config = {"dice": "v1", "background": False, "login_rate": 1000.0, "login_burst": 1000,
               "address_login_rate": 1000.0, "address_login_burst": 1000,
-              "action_rate": 1000.0, "action_burst": 1000, "bot_delay_s": 0.0, **config}
+              "action_rate": 1000.0, "action_burst": 1000, "witness_rate": 1000.0,
+              "witness_burst": 1000, "bot_delay_s": 0.0, **config}
     return create_app(Settings(database_url=database_url, log_head_interval_s=log_head_interval_s),
                       GameConfig(wall=wall or Wall(), **config))
 

@@ -21,7 +21,7 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from boardgammon.commands.witness import run
-from boardgammon.dice.transparency import leaf_hash, node_hash
+from tests.helpers.dice_log import rebuild_nodes
 from tests.server.gameplay import Player, live_match, make_app, step
 
 
@@ -59,28 +59,6 @@ def witness_process(url: str, state: Path) -> subprocess.CompletedProcess:
         timeout=300,
         check=False,
     )
-
-
-def rebuild_nodes(database_url: str) -> None:
-    """What a forger does after changing leaves: every subtree hash made again from them."""
-    engine = create_engine(database_url)
-    with engine.begin() as db:
-        level = [
-            leaf_hash(leaf.encode())
-            for (leaf,) in db.execute(text("SELECT leaf FROM log_entries ORDER BY idx"))
-        ]
-        db.execute(text("DELETE FROM log_nodes"))
-        db.execute(text("DELETE FROM log_heads"))
-        db.execute(text("UPDATE log_size SET size = :n"), {"n": len(level)})
-        depth = 0
-        while level:
-            db.execute(
-                text("INSERT INTO log_nodes (level, idx, hash) VALUES (:l, :i, :h)"),
-                [{"l": depth, "i": i, "h": h.hex()} for i, h in enumerate(level)],
-            )
-            level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-            depth += 1
-    engine.dispose()
 
 
 @pytest.mark.slow  # two witness processes start the CLI (~10-20 s each on a busy machine)

@@ -28,6 +28,7 @@ import json
 import sys
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 LOG_FORMAT = "boardgammon-log-v1"
@@ -336,8 +337,9 @@ def check_log(document: dict) -> list[str]:
 def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
     """Why a roll's log entries (``roll["log"]``, as in the audit document) do not name the
     roll as the record holds it now, or ``None``: a v2 roll's entries begin with its
-    commitment, and the last names its state and entry hash (a v1 roll committed before the
-    log began has none). Its inclusion proofs are :func:`check_log`'s."""
+    commitment, the last names its state and entry hash (a v1 roll committed before the
+    log began has none), and each v2 entry's ``at`` is the record's time of its change in the
+    log's spelling (:func:`leaf_time`). Its inclusion proofs are :func:`check_log`'s."""
     log = roll.get("log") or []
     # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
     # commitment on, so a v2 roll without leaves, or whose first leaf is not its
@@ -356,6 +358,54 @@ def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
     if last["entry_hash"] != roll["entry_hash"]:
         return (f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
                 f"entry says {last['entry_hash']}")
+    if v2:
+        for entry in log:
+            problem = _time_disagrees(roll, json.loads(entry["leaf"]), entry["index"])
+            if problem:
+                return problem
+    return None
+
+
+# The record's time of the change each leaf of a roll stands for (v2).
+EVENT_TIMES = {"committed": "committed_at", "requested": "requested_at",
+               "revealed": "revealed_at", "played": "played_at", "void": "voided_at"}
+
+
+def leaf_time(record_time: str) -> str:
+    """The log's spelling of a v2 record time (``docs/fair-dice.md`` §The record (v2), Times
+    in the log): ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` becomes ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``,
+    and ``YYYY-MM-DDTHH:MM:SS+00:00`` where ``ffffff`` is ``000000`` (the verifier's
+    ``verify.leaf_time``; this module stands alone).
+
+    Raises:
+        ValueError: ``record_time`` is not a record time as the spec writes it.
+    """
+    try:
+        if len(record_time) != 27 or not record_time.endswith("Z"):
+            raise ValueError(record_time)
+        datetime.strptime(record_time, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except (TypeError, ValueError):
+        raise ValueError(f"{record_time!r} is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ") from None
+    seconds, fraction = record_time[:19], record_time[20:26]
+    return f"{seconds}+00:00" if fraction == "000000" else f"{seconds}.{fraction}+00:00"
+
+
+def _time_disagrees(roll: Mapping[str, Any], fields: Mapping[str, Any], index: Any) -> str | None:
+    """Why the leaf ``fields`` (log entry ``index`` of the v2 roll ``roll``) does not carry in
+    ``at`` the record's time of its change, or ``None``."""
+    event = fields.get("event")
+    key = EVENT_TIMES.get(str(event))
+    if key is None:
+        return f"log entry {index} of roll {roll['roll_id']} says {event!r}, no state"
+    recorded = roll.get(key)
+    try:
+        expected: str | None = leaf_time(recorded) if isinstance(recorded, str) else None
+    except ValueError:
+        expected = None
+    if fields.get("at") != expected:
+        return (f"log entry {index} ({event} of roll {roll['roll_id']}) is at "
+                f"{fields.get('at')!r}; the record's {key} is {recorded!r}"
+                + (f", in the log {expected!r}" if expected is not None else ""))
     return None
 
 

@@ -60,6 +60,14 @@ TIME_FIELDS = (
     "played_at",
     "voided_at",
 )
+# The record's time of the change each public log leaf of a roll stands for (its ``event``).
+EVENT_TIMES = {
+    "committed": "committed_at",
+    "requested": "requested_at",
+    "revealed": "revealed_at",
+    "played": "played_at",
+    "void": "voided_at",
+}
 
 SEED_MISSING = "seed missing"
 COMMITMENT_MISMATCH = "commitment mismatch"
@@ -789,8 +797,10 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
     the whole log up to the document's signed head, already found to make it), as a
     :data:`LOG_MISMATCH`, or ``None``. Every change of a v2 roll is a leaf: a roll's leaves
     begin with its commitment and the last names its state and entry hash now, so a roll
-    rewritten and its chain re-hashed, or relabelled, no longer matches; a roll with leaves
-    that the document leaves out (its last, say) is found by its leaves."""
+    rewritten and its chain re-hashed, or relabelled, no longer matches; each leaf's ``at``
+    is the record's time of its change (:func:`leaf_time_problem`), so the log and the record
+    cannot show two times of one change; a roll with leaves that the document leaves out (its
+    last, say) is found by its leaves."""
     match_id, rolls = document["match_id"], document["rolls"]
     logged: dict[str, list[tuple[int, dict]]] = {}  # roll ID -> its leaves, in log order
     for index, leaf in enumerate(log_leaves):
@@ -819,6 +829,10 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
                 f"{roll.get('entry_hash')}"
             )
             return RollCheck(place, roll_id, LOG_MISMATCH, detail)
+        for index, fields in leaves:
+            problem = leaf_time_problem(roll, fields, index)
+            if problem is not None:
+                return RollCheck(place, roll_id, LOG_MISMATCH, problem)
     for roll_id, leaves in logged.items():
         index, fields = leaves[0]
         detail = (
@@ -826,6 +840,43 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
             f"{fields.get('seq')}) is not in the record"
         )
         return RollCheck(len(rolls), roll_id, LOG_MISMATCH, detail)
+    return None
+
+
+def leaf_time(record_time: str) -> str:
+    """The public log's spelling of a v2 record time (``docs/fair-dice.md`` §The record (v2),
+    Times in the log): ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` becomes ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``,
+    and ``YYYY-MM-DDTHH:MM:SS+00:00`` where ``ffffff`` is ``000000``. A leaf's ``at`` must be
+    exactly this text of the record's time of its change; nothing is parsed or rounded.
+
+    Raises:
+        ValueError: ``record_time`` is not a record time as the spec writes it.
+    """
+    if not _is_record_time(record_time):
+        raise ValueError(f"{record_time!r} is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ")
+    seconds, fraction = record_time[:19], record_time[20:26]
+    return f"{seconds}+00:00" if fraction == "000000" else f"{seconds}.{fraction}+00:00"
+
+
+def leaf_time_problem(roll: Mapping, fields: Mapping, index: object) -> str | None:
+    """Why the leaf ``fields`` (the public log's entry ``index`` of the v2 audit entry
+    ``roll``) does not carry the record's time of its change in ``at``
+    (:func:`leaf_time`), or ``None``."""
+    event = fields.get("event")
+    key = EVENT_TIMES.get(str(event))
+    if key is None:
+        return f"log entry {index} of roll {roll.get('roll_id')} says {event!r}, no state"
+    recorded = roll.get(key)
+    try:
+        expected = leaf_time(recorded) if isinstance(recorded, str) else None
+    except ValueError:
+        expected = None
+    if fields.get("at") != expected:
+        return (
+            f"log entry {index} ({event} of roll {roll.get('roll_id')}) is at "
+            f"{fields.get('at')!r}; the record's {key} is {recorded!r}"
+            + (f", in the log {expected!r}" if expected is not None else "")
+        )
     return None
 
 

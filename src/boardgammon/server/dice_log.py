@@ -21,8 +21,8 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
 document with its log entries and their proofs), ``roll_proof(session, key, record_format,
 match_id, entry, preceding, interval_s)`` (one roll's entry and proofs, heads signed at a
 bounded rate),
-``add_cosignature(session, …)`` and ``cosignatures(session)`` (a witness's signature of a
-head it checked).
+``add_cosignature(session, …)`` and ``cosignatures(session, …)`` (a witness's signature of a
+head it checked; listed by witness key and paged).
 
 The tree is kept as the hashes of its complete subtrees (table ``log_nodes``): appending a leaf
 stores its hash and the subtrees it completes (one more row per leaf on average); a root or a
@@ -58,7 +58,7 @@ from typing import Any, TypeVar, cast
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sqlalchemy import Table, bindparam, event, insert, select, tuple_, update
+from sqlalchemy import Table, and_, bindparam, event, insert, or_, select, tuple_, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, SessionTransaction
@@ -757,13 +757,56 @@ def _cosignature_json(row: LogCosignature) -> dict:
     }
 
 
-def cosignatures(session: Session, limit: int = 50) -> list[dict]:
-    """The newest co-signatures, largest heads first, each with its head:
-    ``[{"head", "witness_key", "signature", "received_at"}, …]``."""
+COSIGNATURES_PAGE = 50  # co-signatures per page of ``GET /api/log/witnesses`` by default
+MAX_COSIGNATURES = 500  # and at most
+
+
+def cosignatures(
+    session: Session,
+    limit: int = COSIGNATURES_PAGE,
+    *,
+    key: str | None = None,
+    before: int | None = None,
+    before_key: str | None = None,
+) -> list[dict]:
+    """Co-signatures, each with its head, largest heads first and, within a head, by witness
+    key from the largest (hex order): ``[{"tree_size", "head", "witness_key", "signature",
+    "received_at"}, …]``, at most ``limit`` (1 … :data:`MAX_COSIGNATURES`).
+
+    ``key`` (64 hex digits): only that witness's. ``before`` (a tree size): the page that
+    follows the row of that head and ``before_key`` in this order (with no ``before_key``, the
+    heads below ``before``); pass the last row's ``tree_size`` and ``witness_key`` for the next
+    page. There is at most one co-signature per witness key and head (a repeat stores nothing),
+    so paging reaches every one however many others there are.
+
+    Raises:
+        BadRange: ``limit`` out of range, a ``key`` or ``before_key`` that is not 64 hex
+            digits, or a ``before_key`` without ``before``.
+    """
+    if not 1 <= limit <= MAX_COSIGNATURES:
+        raise BadRange(f"co-signatures 1 to {MAX_COSIGNATURES} at a time, not {limit}")
+    for name, value in (("key", key), ("before_key", before_key)):
+        if value is not None and not _is_key(value):
+            raise BadRange(f"{name} is a witness's Ed25519 public key, 64 hex digits: {value!r}")
+    if before_key is not None and before is None:
+        raise BadRange("before_key pages from the row (before, before_key): give before too")
+    query = select(LogCosignature, LogHead).join(
+        LogHead, LogHead.tree_size == LogCosignature.tree_size
+    )
+    if key is not None:
+        query = query.where(LogCosignature.witness_key == key.lower())
+    if before is not None:
+        below = LogCosignature.tree_size < before
+        if before_key is not None:
+            below = or_(below, and_(LogCosignature.tree_size == before,
+                                    LogCosignature.witness_key < before_key.lower()))
+        query = query.where(below)
     rows = session.execute(
-        select(LogCosignature, LogHead)
-        .join(LogHead, LogHead.tree_size == LogCosignature.tree_size)
-        .order_by(LogCosignature.tree_size.desc(), LogCosignature.received_at.desc())
+        query.order_by(LogCosignature.tree_size.desc(), LogCosignature.witness_key.desc())
         .limit(limit)
     )
     return [{**_cosignature_json(cosigned), "head": _head_json(head)} for cosigned, head in rows]
+
+
+def _is_key(value: str) -> bool:
+    return len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value)

@@ -35,7 +35,9 @@ before it returns and rolls it back on any error, so a refused call changes noth
     Reveal a requested roll without the opponent's link (its device did not answer in time,
     or the opponent has none); the caller decides when.
 ``mark_played``, ``void_roll``, ``match_rolls``, ``link_steps``, ``audit_document``,
-``roll_window`` (one roll's entry and the entries before it that its proof carries).
+``roll_window`` (one roll's entry and the entries before it that its proof carries), both
+built from the rows as stored (:func:`stored_entry`: a corrupt row is ``malformed``, not an
+error).
 
 Each change (commit, request, reveal, played, void) and each accepted anchor is a leaf of the
 public log
@@ -49,8 +51,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -63,6 +65,7 @@ from boardgammon.dice.verify import (
     AUDIT_FORMAT_V2,
     DICE_SPEC_V2,
     ENTROPY_BYTES,
+    EVENT_TIMES,
     GENESIS,
     KINDS,
     LINK_BYTES,
@@ -191,35 +194,55 @@ class RollV2:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The roll as a v2 audit entry: hex strings, ``…Z`` times, dice as a list."""
+        """The roll as a v2 audit entry (:func:`stored_entry` of the row it was read from)."""
 
         def hexed(value: bytes | None) -> str | None:
             return value.hex() if value is not None else None
 
-        return {
-            "seq": self.seq,
-            "roll_id": self.roll_id,
-            "nonce": self.nonce,
-            "seat": self.seat,
-            "kind": self.kind,
-            "state": self.state,
-            "commitment": self.commitment,
-            "server_seed": hexed(self.server_seed),
-            "roller_entropy": hexed(self.roller_entropy),
-            "roller_source": self.roller_source,
-            "opponent_prev_link": self.opponent_prev_link,
-            "opponent_entropy": hexed(self.opponent_entropy),
-            "opponent_source": self.opponent_source,
-            "dice": list(self.dice) if self.dice else None,
-            "prev_hash": self.prev_hash,
-            "entry_hash": self.entry_hash,
-            **{key: format_time(getattr(self, key)) for key in TIME_FIELDS},
-        }
+        first, second = self.dice if self.dice is not None else (None, None)
+        return stored_entry(
+            {f.name: getattr(self, f.name) for f in fields(self)}
+            | {
+                "server_seed": hexed(self.server_seed),
+                "roller_entropy": hexed(self.roller_entropy),
+                "opponent_entropy": hexed(self.opponent_entropy),
+                "die1": first,
+                "die2": second,
+            }
+        )
+
+
+def stored_entry(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The v2 audit entry of a ``dice_rolls_v2`` row (its columns by name): hex strings as
+    stored, not decoded, so that a row changed by hand or corrupt (a seed that is not hex)
+    reaches the verifier and gets its verdict, ``malformed``, instead of failing the audit;
+    ``…Z`` times (:func:`format_time`); dice as a list; the seed only once revealed."""
+    revealed = row["state"] in REVEALED_STATES
+    dice = None if row["die1"] is None and row["die2"] is None else [row["die1"], row["die2"]]
+    return {
+        "seq": row["seq"],
+        "roll_id": row["roll_id"],
+        "nonce": row["nonce"],
+        "seat": row["seat"],
+        "kind": row["kind"],
+        "state": row["state"],
+        "commitment": row["commitment"],
+        "server_seed": row["server_seed"] if revealed else None,
+        "roller_entropy": row["roller_entropy"],
+        "roller_source": row["roller_source"],
+        "opponent_prev_link": row["opponent_prev_link"],
+        "opponent_entropy": row["opponent_entropy"],
+        "opponent_source": row["opponent_source"],
+        "dice": dice,
+        "prev_hash": row["prev_hash"],
+        "entry_hash": row["entry_hash"],
+        **{key: format_time(row[key]) for key in TIME_FIELDS},
+    }
 
 
 def _hash_row(row: dict[str, Any]) -> str:
     """The entry hash of a row as it will be stored (the seed hashed only once revealed)."""
-    return entry_hash_v2(row["match_id"], RollV2.from_row(row).to_json())
+    return entry_hash_v2(row["match_id"], stored_entry(row))
 
 
 _TABLE = cast(Table, DiceRollV2.__table__)
@@ -298,14 +321,9 @@ def _lock(session: Session, roll_id: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-# The time field of each state: the public log's leaf of the change carries it.
-_STATE_TIME = {
-    "committed": "committed_at",
-    "requested": "requested_at",
-    "revealed": "revealed_at",
-    "played": "played_at",
-    "void": "voided_at",
-}
+# The time field of each state: the public log's leaf of the change carries it (the spec's
+# rule, which the verifiers check).
+_STATE_TIME = EVENT_TIMES
 
 
 def _save(session: Session, row: dict[str, Any], from_state: str) -> RollV2:
@@ -676,10 +694,15 @@ def void_roll(
 
 def match_rolls(session: Session, match_id: str) -> list[RollV2]:
     """Every v2 roll of ``match_id`` in record order (empty if none)."""
+    return [RollV2.from_row(row) for row in _stored_rows(session, match_id)]
+
+
+def _stored_rows(session: Session, match_id: str) -> list[dict[str, Any]]:
+    """The rows of ``match_id``'s v2 rolls in record order, their columns as stored."""
     rows = session.execute(
         select(*_TABLE.c).where(_TABLE.c.match_id == match_id).order_by(_TABLE.c.seq)
     )
-    return [RollV2.from_row(dict(row._mapping)) for row in rows]
+    return [dict(row._mapping) for row in rows]
 
 
 def link_steps(rolls: list[RollV2]) -> list[int | None]:
@@ -696,27 +719,29 @@ def link_steps(rolls: list[RollV2]) -> list[int | None]:
     )
 
 
-def roll_guarantee(roll: RollV2) -> str:
-    """What a revealed roll proves (``docs/fair-dice.md`` §What each kind of roll proves):
-    ``live`` (both devices took part), ``computer`` (the computer's roll with the human's
-    link), ``opponent_absent`` (the opponent's chain did not answer), ``no_opponent_device``
-    (the opponent has no chain), ``server_only`` (the server drew every input)."""
-    if roll.opponent_source == "client":
-        return "live" if roll.roller_source == "client" else "computer"
-    if roll.roller_source == "server":
+def roll_guarantee(entry: Mapping[str, Any]) -> str:
+    """What a revealed roll (its audit entry) proves (``docs/fair-dice.md`` §What each kind of
+    roll proves): ``live`` (both devices took part), ``computer`` (the computer's roll with
+    the human's link), ``opponent_absent`` (the opponent's chain did not answer),
+    ``no_opponent_device`` (the opponent has no chain), ``server_only`` (the server drew every
+    input)."""
+    if entry["opponent_source"] == "client":
+        return "live" if entry["roller_source"] == "client" else "computer"
+    if entry["roller_source"] == "server":
         return "server_only"
-    return "opponent_absent" if roll.opponent_source == "absent" else "no_opponent_device"
+    return "opponent_absent" if entry["opponent_source"] == "absent" else "no_opponent_device"
 
 
 GUARANTEES = ("live", "computer", "opponent_absent", "no_opponent_device", "server_only")
 
 
-def roll_counts(rolls: list[RollV2]) -> dict[str, int]:
-    """How many revealed rolls give each guarantee of :func:`roll_guarantee` (every key)."""
+def roll_counts(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many revealed rolls (audit entries with dice) give each guarantee of
+    :func:`roll_guarantee` (every key)."""
     counts = dict.fromkeys(GUARANTEES, 0)
-    for roll in rolls:
-        if roll.dice is not None:
-            counts[roll_guarantee(roll)] += 1
+    for entry in entries:
+        if entry["dice"] is not None:
+            counts[roll_guarantee(entry)] += 1
     return counts
 
 
@@ -725,16 +750,17 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
 
     Shape: ``{"format", "dice_spec", "record_spec", "match_id", "genesis", "anchors": [hex or
     null, hex or null], "chain_head", "rolls": [entry …], "verified", "failure"}``; an entry is
-    :meth:`RollV2.to_json` plus ``opponent_link_steps`` (:func:`link_steps`; not hashed, the
-    verifiers recount it), ``verdict`` and ``verdict_detail``; ``counts``: the revealed
-    rolls of each kind of guarantee (:func:`roll_counts`).
+    :func:`stored_entry` (the row as stored) plus ``opponent_link_steps`` (:func:`link_steps`;
+    not hashed, the verifiers recount it), ``verdict`` and ``verdict_detail``; ``counts``: the
+    revealed rolls of each kind of guarantee (:func:`roll_counts`).
 
     Raises:
         RollNotFound: the match has no v2 rolls.
     """
-    rolls = match_rolls(session, match_id)
-    if not rolls:
+    rows = _stored_rows(session, match_id)  # not decoded: a corrupt row gets its verdict
+    if not rows:
         raise RollNotFound(f"no v2 dice record for match {match_id!r}")
+    entries = [stored_entry(row) for row in rows]
     document: dict[str, Any] = {
         "format": AUDIT_FORMAT_V2,
         "dice_spec": DICE_SPEC_V2,
@@ -742,13 +768,13 @@ def audit_document(session: Session, match_id: str) -> dict[str, Any]:
         "match_id": match_id,
         "genesis": GENESIS,
         "anchors": anchors(session, match_id),
-        "chain_head": rolls[-1].entry_hash,
+        "chain_head": rows[-1]["entry_hash"],
         "rolls": [
-            roll.to_json() | {"opponent_link_steps": steps}
-            for roll, steps in zip(rolls, link_steps(rolls), strict=True)
+            entry | {"opponent_link_steps": steps}
+            for entry, steps in zip(entries, opponent_link_steps(rows), strict=True)
         ],
     }
-    document["counts"] = roll_counts(rolls)
+    document["counts"] = roll_counts(entries)
     report = verify_document(document)
     for entry, check in zip(document["rolls"], report.checks, strict=True):
         entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
@@ -839,8 +865,8 @@ def roll_window(
     ).all()
     entries, head = [], GENESIS
     for at, row in enumerate(rows, start=first):
-        roll = RollV2.from_row(dict(row._mapping))
-        entry = roll.to_json() | {"opponent_link_steps": steps[roll.seq]}
+        entry = stored_entry(dict(row._mapping))
+        entry["opponent_link_steps"] = steps[entry["seq"]]
         if at == first > 0:
             head = entry["prev_hash"]  # its own check is not shown
         check, head = check_roll_v2(match_id, at, entry, head, links, used)

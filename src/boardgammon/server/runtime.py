@@ -61,6 +61,9 @@ class GameConfig:
             address, whatever the names (trying one password on many accounts).
         action_rate, action_burst: match actions per second and burst, per user.
         chat_rate, chat_burst: chat lines per second and burst, per user.
+        witness_rate, witness_burst: witnesses' co-signatures (``POST /api/log/witness``) per
+            second and burst, per address: a witness posts one per run, a flood of junk keys
+            is slowed (the listing filters by key, so it cannot bury anyone's).
         exit_after_commit: test-only (``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT``): the process
             ends with ``os._exit(137)``, as a ``kill -9`` would, right after the Nth player
             action's transaction commits and before anything is answered or published; 0
@@ -80,6 +83,8 @@ class GameConfig:
     action_burst: int = 40
     chat_rate: float = 0.5
     chat_burst: int = 5
+    witness_rate: float = 0.05
+    witness_burst: int = 10
     dice: str = "v2"
     link_wait_s: float = LINK_WAIT_S
     exit_after_commit: int = 0
@@ -122,6 +127,8 @@ class Runtime:
                                         config.action_burst, "actions")
         self.chat_limit = limiter_for(config.redis_url, config.chat_rate, config.chat_burst,
                                       "chat messages")
+        self.witness_limit = limiter_for(config.redis_url, config.witness_rate,
+                                         config.witness_burst, "co-signatures from this address")
         self.bus = bus_for(config.redis_url)
         self.user_bus = bus_for(config.redis_url, USER_CHANNEL_PREFIX)
         self.users = UserHub()

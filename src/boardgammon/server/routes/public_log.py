@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.dice.transparency import HEAD_FORMAT
 from boardgammon.server import dice_log
+from boardgammon.server.auth import client_address
 from boardgammon.server.bodies import RequestBody
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
@@ -25,13 +26,14 @@ router = APIRouter(prefix="/api/log", tags=["public log"])
 LARGEST = 2**62
 Index = Annotated[int, Query(ge=0, le=LARGEST, description="a leaf's index (0 …)")]
 Size = Annotated[int, Query(ge=0, le=LARGEST, description="a tree size (number of leaves)")]
+KEY_PATTERN = r"^[0-9a-fA-F]{64}$"
 
 
 class Cosignature(RequestBody):
     """A witness's co-signature of a signed head (``docs/fair-dice.md`` §Witnesses)."""
 
     tree_size: int = Field(ge=0, le=LARGEST)
-    witness_key: str = Field(pattern=r"^[0-9a-fA-F]{64}$", description="Ed25519, 32 bytes hex")
+    witness_key: str = Field(pattern=KEY_PATTERN, description="Ed25519, 32 bytes hex")
     signature: str = Field(pattern=r"^[0-9a-fA-F]{128}$", description="Ed25519, 64 bytes hex")
 
 
@@ -85,14 +87,34 @@ def entries(
     return dice_log.entries(session, start, count)
 
 
-@router.post("/witness", status_code=201, responses=responses(400, 404))
-def witness(body: Cosignature, session: Session = Depends(get_session)) -> dict:
+@router.post("/witness", status_code=201, responses=responses(400, 404, 429))
+def witness(body: Cosignature, request: Request,
+            session: Session = Depends(get_session)) -> dict:
     """Store a witness's co-signature of the signed head of ``tree_size`` (400
-    ``bad_signature`` if it does not verify, 404 ``not_found`` for no head of that size)."""
+    ``bad_signature`` if it does not verify, 404 ``not_found`` for no head of that size; 429
+    ``rate_limited`` with ``Retry-After`` beyond ``GameConfig.witness_rate`` per address).
+    One per witness key and head: the same again stores nothing."""
+    services(request.app).game.witness_limit.hit(f"witness:{client_address(request)}")
     return dice_log.add_cosignature(session, body.tree_size, body.witness_key, body.signature)
 
 
-@router.get("/witnesses")
-def witnesses(session: Session = Depends(get_session)) -> list[dict]:
-    """The newest co-signatures, each with the head it signs."""
-    return dice_log.cosignatures(session)
+WitnessKey = Annotated[str | None, Query(pattern=KEY_PATTERN,
+                                         description="a witness's Ed25519 key, 32 bytes hex")]
+
+
+@router.get("/witnesses", responses=responses(422))
+def witnesses(
+    key: WitnessKey = None,
+    before: Annotated[int | None, Query(ge=0, le=LARGEST, description=(
+        "a tree size: the page after the row of this head and before_key (without "
+        "before_key: the heads below it)"))] = None,
+    before_key: WitnessKey = None,
+    limit: Annotated[int, Query(ge=1, le=dice_log.MAX_COSIGNATURES)] = dice_log.COSIGNATURES_PAGE,
+    session: Session = Depends(get_session),
+) -> list[dict]:
+    """Co-signatures with the heads they sign, largest heads first, within a head by witness
+    key (:func:`boardgammon.server.dice_log.cosignatures`): ``key`` only that witness's; for
+    the next page pass the last row's ``tree_size`` and ``witness_key`` as ``before`` and
+    ``before_key``. 422 ``invalid_request``: a malformed key, ``before_key`` without
+    ``before``, ``limit`` outside 1 … 500."""
+    return dice_log.cosignatures(session, limit, key=key, before=before, before_key=before_key)
