@@ -267,17 +267,23 @@ _LAST_LINK = (
     .limit(1)
 )
 # What the number of the opponent's link due for a roll follows from (link_steps).
+# The link columns of a match's entries up to a seq (a proof's window: roll_window).
+_LINK_HISTORY = (
+    select(_TABLE.c.seq, _TABLE.c.seat, _TABLE.c.opponent_prev_link, _TABLE.c.opponent_entropy)
+    .where(_TABLE.c.match_id == bindparam("match_id"), _TABLE.c.seq <= bindparam("seq"))
+    .order_by(_TABLE.c.seq)
+)
 # The entries a roll's link count depends on (opponent_link_steps): the roller's own, since
 # the last one its opponent revealed a link for (which set the count back to 0); the other
 # seat's entries use up the other chain and do not count. Bounded by the rolls since that
-# link, not by the match's length (the whole history was read before).
+# link, not by the match's length (contribute read the whole history before).
 _LAST_REVEALED_LINK = (
     select(func.coalesce(func.max(_TABLE.c.seq), -1))
     .where(_TABLE.c.match_id == bindparam("match_id"), _TABLE.c.seat == bindparam("seat"),
            _TABLE.c.seq < bindparam("seq"), _TABLE.c.opponent_entropy.is_not(None))
     .scalar_subquery()
 )
-_LINK_HISTORY = (
+_LINKS_SINCE_REVEALED = (
     select(_TABLE.c.seq, _TABLE.c.seat, _TABLE.c.opponent_prev_link, _TABLE.c.opponent_entropy)
     .where(_TABLE.c.match_id == bindparam("match_id"), _TABLE.c.seat == bindparam("seat"),
            _TABLE.c.seq <= bindparam("seq"), _TABLE.c.seq > _LAST_REVEALED_LINK)
@@ -603,7 +609,8 @@ def contribute(
         if row["opponent_prev_link"] is None:
             raise LinkMismatch(f"seat {1 - row['seat']} registered no chain for this match")
         history = session.connection().execute(
-            _LINK_HISTORY, {"match_id": row["match_id"], "seat": row["seat"], "seq": row["seq"]}
+            _LINKS_SINCE_REVEALED,
+            {"match_id": row["match_id"], "seat": row["seat"], "seq": row["seq"]},
         ).all()
         steps = opponent_link_steps([dict(r._mapping) for r in history])[-1]
         assert steps is not None  # this roll's opponent has a chain
