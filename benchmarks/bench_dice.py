@@ -8,6 +8,12 @@
    127.0.0.1:5432 db ``test``, PostgreSQL (in a schema of its own, dropped afterwards).
 2. ``derive_dice`` calls per second beside hashlib/hmac's bare HMAC-SHA256 on a message of the
    same length (the derivation's floor: one HMAC per roll almost always).
+3. The GIL convoy (``docs/server.md`` §Threads and the GIL): v2 rolls per second on SQLite
+   while another thread of the process computes without pause, as the server's event loop
+   does under load (serialising and compressing states), at Python's default switch interval
+   (5 ms) and at the server's (``BOARDGAMMON_SWITCH_INTERVAL``, 0.5 ms), beside the same rolls
+   with no other thread in the same run. Every SQLite statement releases the GIL and must win
+   it back from the busy thread, which yields it only after the switch interval.
 
 ``BENCH_SCALE`` (default 1) multiplies every count: ``BENCH_SCALE=0.05`` is a smoke run whose
 figures say only that the benchmark runs.
@@ -20,7 +26,9 @@ import hmac
 import os
 import secrets
 import sqlite3
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +38,7 @@ from boardgammon.dice.verify import dice_prefix
 from boardgammon.server import dice_record as record
 from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database
+from boardgammon.server.settings import DEFAULT_SWITCH_INTERVAL
 
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 ROLLS = max(2, int(300 * SCALE))
@@ -93,6 +102,45 @@ def v1_v2_rolls_per_second(url: str) -> tuple[float, float]:
             v2 = _rate(ROLLS, time.perf_counter() - start)
         return v1, v2
     finally:
+        db.dispose()
+
+
+def v2_rolls_beside_a_busy_thread(url: str, interval: float | None) -> float:
+    """v2 rolls per second (as :func:`v1_v2_rolls_per_second`'s) while another thread spins
+    in pure Python (``interval``: the switch interval then; ``None``: no such thread)."""
+    db = open_database(url)
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(range(1000))  # holds the GIL until the interpreter asks it to switch
+
+    before = sys.getswitchinterval()
+    busy = threading.Thread(target=spin, daemon=True) if interval is not None else None
+    try:
+        if interval is not None:
+            sys.setswitchinterval(interval)
+        if busy is not None:
+            busy.start()
+        rolls = max(2, ROLLS // 3)
+        with db.sessions() as session:
+            match_id = new_match_id()
+            chains = (_chain(rolls), _chain(rolls))
+            for seat in (0, 1):
+                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+            start = time.perf_counter()
+            for k in range(rolls):
+                seat = k % 2
+                roll = record_v2.commit_roll(session, match_id, seat)
+                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+                record_v2.mark_played(session, roll.roll_id)
+            return _rate(rolls, time.perf_counter() - start)
+    finally:
+        stop.set()
+        if busy is not None:
+            busy.join()
+        sys.setswitchinterval(before)
         db.dispose()
 
 
@@ -173,6 +221,16 @@ def main() -> None:
             drop()
         print(f"durable v2 rolls on PostgreSQL: {v2:,.0f}/s")
         print(f"  reference: v1 rolls in the same run: {v1:,.0f}/s; ratio v2 / v1: {v2 / v1:.3f}")
+    with tempfile.TemporaryDirectory(prefix="bench-dice-") as folder:
+        url = f"sqlite:///{folder}/convoy.sqlite3"
+        alone = v2_rolls_beside_a_busy_thread(url, None)
+        default = v2_rolls_beside_a_busy_thread(url, 0.005)
+        server = v2_rolls_beside_a_busy_thread(url, DEFAULT_SWITCH_INTERVAL)
+    print("v2 rolls on SQLite beside a busy thread (the GIL convoy):")
+    print(f"  switch interval 5 ms (Python's default): {default:,.0f}/s; "
+          f"{DEFAULT_SWITCH_INTERVAL * 1000:g} ms (the server's): {server:,.0f}/s")
+    print(f"  reference: no other thread, same run: {alone:,.0f}/s; ratios "
+          f"{default / alone:.3f} and {server / alone:.3f}")
     derived = derivations_per_second()
     bare = bare_hmac_per_second()
     print(f"derive_dice: {derived:,.0f}/s")

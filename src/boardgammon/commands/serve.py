@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 
@@ -17,7 +19,14 @@ def serve(
     from boardgammon.server.db import DatabaseUnreachable, wait_for_database
     from boardgammon.server.settings import Settings
 
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        typer.echo(f"boardgammon serve: {exc}", err=True)
+        raise typer.Exit(2) from None
+    # Every SQLite statement of a write releases the GIL and must get it back from the event
+    # loop; at Python's default 5 ms each statement could wait that long (docs/server.md).
+    sys.setswitchinterval(settings.switch_interval_s)
     try:
         wait_for_database(settings.database_url, settings.database_wait_s)
     except DatabaseUnreachable as exc:

@@ -17,6 +17,10 @@ if the newest one is at least this old (default 1), so heads are signed at a bou
 however many rolls are checked (``docs/fair-dice.md`` §The device's check).
 ``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
+``BOARDGAMMON_SWITCH_INTERVAL``: seconds, the interpreter's thread switch interval that
+``boardgammon serve`` sets (:func:`sys.setswitchinterval`; default 0.0005, Python's own 0.005):
+every SQLite statement of a write hands the GIL back to the event loop, and waits up to this
+long to get it again (``docs/server.md`` §Threads and the GIL).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 DEFAULT_DATABASE_URL = "sqlite:///./var/boardgammon.sqlite3"
 DEFAULT_LOG_KEY = "./var/log-signing-key.pem"
 DEFAULT_LOG_HEAD_INTERVAL = 1.0
+DEFAULT_SWITCH_INTERVAL = 0.0005
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class Settings:
     database_wait_s: float = 60.0
     log_key_path: str = DEFAULT_LOG_KEY
     log_head_interval_s: float = DEFAULT_LOG_HEAD_INTERVAL
+    switch_interval_s: float = DEFAULT_SWITCH_INTERVAL
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -52,7 +58,21 @@ class Settings:
                    database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0),
                    log_key_path=environ.get("BOARDGAMMON_LOG_KEY") or DEFAULT_LOG_KEY,
                    log_head_interval_s=_seconds(environ, "BOARDGAMMON_LOG_HEAD_INTERVAL",
-                                                DEFAULT_LOG_HEAD_INTERVAL))
+                                                DEFAULT_LOG_HEAD_INTERVAL),
+                   switch_interval_s=_switch_interval(environ))
+
+
+def _switch_interval(environ: Mapping[str, str]) -> float:
+    """``BOARDGAMMON_SWITCH_INTERVAL``: seconds, more than 0 and at most 1.
+
+    Raises:
+        ValueError: 0, more than a second, or no number (naming the setting).
+    """
+    name = "BOARDGAMMON_SWITCH_INTERVAL"
+    seconds = _seconds(environ, name, DEFAULT_SWITCH_INTERVAL)
+    if not 0 < seconds <= 1:
+        raise ValueError(f"{name}={environ.get(name)!r}: give seconds above 0, at most 1")
+    return seconds
 
 
 def _listed(value: str | None) -> tuple[str, ...]:
