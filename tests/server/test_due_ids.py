@@ -372,6 +372,9 @@ def _columns(connection) -> list:
 def test_a_first_roll_outside_a_match_row_changes_no_match(database):
     """A dice record can predate its match row (test vectors, imported records): its first
     roll finds no match to stop waiting, and fails nothing."""
+    match_id = new_match_id()
     with database.sessions() as s:
-        roll = v2.commit_roll(s, new_match_id(), 0, "opening")
-    assert roll.seq == 0
+        roll = v2.commit_roll(s, match_id, 0, "opening")
+    with database.read_sessions() as s:
+        assert [r.roll_id for r in v2.match_rolls(s, match_id)] == [roll.roll_id]
+        assert s.get(MatchRow, match_id) is None
