@@ -42,8 +42,8 @@ def test_bad_arguments_are_refused_at_once(args, says):
 def test_the_speed_benchmarks_list_themselves():
     result = _run("benchmarks", "--help")
     assert result.returncode == 0
-    known = ("known: analysis, dice, easy, log, movegen, neural, ratings, rollout, server, stats, "
-             "time_to_start")
+    known = ("known: analysis, dice, due, easy, log, movegen, neural, ratings, rollout, server, "
+             "stats, time_to_start")
     assert known in " ".join(result.stdout.split())  # argparse wraps the line
 
 

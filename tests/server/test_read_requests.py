@@ -4,7 +4,8 @@ requests during play answer while a match write holds the file, instead of sleep
 busy handler with every writer queued behind them; the few writes they make (a signed head,
 a sign-in session marked used) are short transactions of ``Database.writing``. A write in a
 read session fails at once rather than upgrading (which SQLite refuses once another
-connection committed)."""
+connection committed); on PostgreSQL too (a ``READ ONLY`` transaction), and on both as a bug
+(500), not as a database outage (503)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fastapi import Depends
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, text, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from boardgammon.dice.transparency import leaf_hash, verify_inclusion
 from boardgammon.server import dice_log
 from boardgammon.server.app import create_app
 from boardgammon.server.auth import TOUCH_EVERY
+from boardgammon.server.db import get_session
 from boardgammon.server.services import services
 from boardgammon.server.settings import Settings
 from boardgammon.server.tables import AuthToken, LogHead
@@ -80,16 +84,89 @@ def test_a_read_that_must_sign_a_head_signs_it_in_the_turn(client):
         assert s.execute(select(func.count()).select_from(LogHead)).scalar_one() == 2
 
 
+# SQLite's query_only, PostgreSQL's read-only transaction.
+REFUSED = "attempt to write a readonly database|in a read-only transaction"
+
+
 def test_a_write_in_a_read_session_fails_and_changes_nothing(database):
-    if not database.is_sqlite:
-        pytest.skip("query_only is SQLite's (PostgreSQL's reads take no write lock anyway)")
     play_match(database, 2, (Device(), Device()))
-    with database.read_sessions() as s, pytest.raises(OperationalError, match="readonly"):
-        dice_log.signed_head(s, KEY)
+    with database.read_sessions() as s, pytest.raises(DBAPIError, match=REFUSED):
+        dice_log.signed_head(s, KEY)  # on PostgreSQL its SELECT … FOR UPDATE fails first
+    with database.read_sessions() as s, pytest.raises(DBAPIError, match=REFUSED):
+        s.execute(update(AuthToken).values(last_used_at=datetime.now(UTC)))
     with database.read_sessions() as s:
         assert s.execute(select(func.count()).select_from(LogHead)).scalar_one() == 0
     with database.writing() as s:  # the same pooled connection writes again
         assert dice_log.signed_head(s, KEY)["tree_size"] == dice_log.size(s)
+    with database.read_sessions() as s:  # and reads only once it is back in the pool
+        assert s.execute(select(func.count()).select_from(LogHead)).scalar_one() == 1
+        with pytest.raises(DBAPIError, match=REFUSED):
+            s.execute(delete(LogHead))
+
+
+def test_only_read_sessions_are_read_only(database):
+    """Each kind of session, twice, on the one pooled connection that served the other kind
+    just before: the read ones read only, the write ones write."""
+    ask = ("PRAGMA query_only" if database.is_sqlite
+           else "SELECT current_setting('transaction_read_only') = 'on'")
+    seen = set()
+    for _ in range(2):
+        for factory, read_only in ((database.read_sessions, True), (database.sessions, False)):
+            with factory() as s:
+                assert bool(s.execute(text(ask)).scalar()) is read_only
+                seen.add(id(s.connection().connection.dbapi_connection))
+    assert len(seen) == 1 and database.engine.pool.checkedout() == 0
+
+
+@pytest.fixture
+def any_client(database_url, tmp_path, monkeypatch) -> Iterator[TestClient]:
+    """An app on each backend; a GET and a POST route that write the same row, the way a
+    route that forgot ``Database.writing`` would (500 for the GET, nothing written)."""
+    monkeypatch.chdir(tmp_path)
+    app = create_app(Settings(database_url=database_url, log_head_interval_s=3600.0))
+
+    def stray_write(session: Session = Depends(get_session)) -> dict:
+        session.execute(update(AuthToken).values(last_used_at=STRAY))
+        session.commit()
+        return {"written": True}
+
+    app.add_api_route("/test/stray-write", stray_write, methods=["GET", "POST"])
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+STRAY = datetime(2001, 1, 1, tzinfo=UTC)
+
+
+def test_a_get_route_that_writes_in_its_session_fails_on_every_backend(any_client):
+    db = services(any_client.app).db
+    any_client.post("/api/auth/guest")
+    assert any_client.get("/test/stray-write").status_code == 500
+    with db.read_sessions() as s:
+        assert s.execute(select(AuthToken.last_used_at)).scalar_one() != STRAY
+    assert any_client.post("/test/stray-write").json() == {"written": True}
+    with db.read_sessions() as s:
+        assert s.execute(select(AuthToken.last_used_at)).scalar_one() == STRAY
+
+
+def test_the_get_routes_that_write_write_on_every_backend(any_client):
+    """A signed head (the audit JSON of a match no head covers yet) and a sign-in session
+    marked used: both in a session of ``Database.writing``, not in the request's."""
+    db = services(any_client.app).db
+    match_id = play_match(db, 2, (Device(), Device()))
+    document = any_client.get(f"/api/audit/{match_id}").json()
+    assert document["log"]["head"]["tree_size"] == document["rolls"][-1]["log"][-1]["index"] + 1
+    token = any_client.post("/api/auth/guest").json()["token"]
+    stale = datetime.now(UTC) - TOUCH_EVERY - timedelta(minutes=1)
+    with db.writing() as s:
+        s.execute(update(AuthToken).values(last_used_at=stale))
+        s.commit()
+    me = any_client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+    assert me.status_code == 200
+    with db.read_sessions() as s:
+        assert s.execute(select(func.count()).select_from(LogHead)).scalar_one() == 1
+        used = s.execute(select(AuthToken.last_used_at)).scalar_one()
+    assert used > datetime.now(UTC) - timedelta(minutes=1)
 
 
 def test_signing_from_a_read_session_after_another_commit(database):

@@ -9,10 +9,14 @@ SQLite is set up for durability and for writers in several threads or processes:
 opened with ``BEGIN IMMEDIATE`` so that a read-then-write transaction takes the write lock up
 front instead of failing when it upgrades; :attr:`Database.read_sessions` open a plain
 (deferred) ``BEGIN`` with ``PRAGMA query_only`` on (a write in one fails at once) and never
-wait for a writer (WAL readers see the last commit). HTTP requests get a session from
-:func:`get_session`: ``GET`` and ``HEAD`` a read one (the few writes they make, a signed head
-or marking a sign-in session used, are short transactions of :meth:`Database.writing`), the
-other methods a write one.
+wait for a writer (WAL readers see the last commit). On PostgreSQL a read session's
+transaction is ``READ ONLY`` (SQLAlchemy's ``postgresql_readonly``), so a write in one fails
+there too ("cannot execute INSERT in a read-only transaction"), and so does a ``SELECT …
+FOR UPDATE``. On both a write in a read session raises
+:class:`sqlalchemy.exc.InternalError`: a bug (an HTTP request answered 500), not an outage.
+HTTP requests get a session from :func:`get_session`: ``GET`` and ``HEAD`` a read one (the
+few writes they make, a signed head or marking a sign-in session used, are short transactions
+of :meth:`Database.writing`), the other methods a write one.
 
 SQLite lets one transaction write at a time, and a ``BEGIN IMMEDIATE`` that finds the file
 taken sleeps in SQLite's busy handler (1, 2, 5 … up to 100 ms between tries) rather than
@@ -57,13 +61,15 @@ from alembic.config import Config
 from fastapi import Request
 from sqlalchemy import CursorResult, Engine, Result, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InternalError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_S = 30.0
 SQLITE_AUTOCHECKPOINT_PAGES = 10_000
 """WAL pages (4 KiB each) after which a commit checkpoints by itself (SQLite's default: 1000)."""
+SQLITE_READONLY = 8
+"""SQLite's result code for a write refused, here by ``PRAGMA query_only`` in a read session."""
 READ_ONLY = "boardgammon_read_only"
 """Execution option of the engine behind :attr:`Database.read_sessions` (deferred ``BEGIN``)."""
 PG_CONNECT_TIMEOUT_S = 5
@@ -120,6 +126,18 @@ def create_db_engine(url: str) -> Engine:
             connection.info[READ_ONLY] = read_only
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
+    @event.listens_for(engine, "handle_error")
+    def _write_in_read_session(context) -> None:
+        # query_only's refusal is the caller's bug, not the database failing: raised as
+        # PostgreSQL raises a write in a read-only transaction (InternalError, an HTTP 500)
+        # rather than as sqlite3's OperationalError, which would count as an outage (503, and
+        # a false "database outage" in the log; boardgammon.server.outage).
+        orig = context.original_exception
+        if (context.connection is not None and context.connection.info.get(READ_ONLY)
+                and getattr(orig, "sqlite_errorcode", None) == SQLITE_READONLY):
+            raise InternalError(context.statement, context.parameters, orig,
+                                hide_parameters=True) from orig
+
     return engine
 
 
@@ -135,8 +153,9 @@ def migrate(engine: Engine) -> None:
 @dataclass
 class Database:
     """A migrated database: its engine and session factories (``expire_on_commit=False``):
-    ``sessions`` for anything that may write, ``read_sessions`` for reads only (on SQLite they
-    do not take the write lock, so they neither wait for nor hold up writers)."""
+    ``sessions`` for anything that may write, ``read_sessions`` for reads only (a write in one
+    fails on every backend; on SQLite they do not take the write lock, so they neither wait
+    for nor hold up writers)."""
 
     engine: Engine
     sessions: sessionmaker[Session]
@@ -146,7 +165,12 @@ class Database:
     SQLite, where the file takes one writer at a time anyway; no limit on other backends."""
 
     def __post_init__(self) -> None:
-        self.read_sessions = sessionmaker(self.engine.execution_options(**{READ_ONLY: True}),
+        read_only: dict[str, Any] = {READ_ONLY: True}
+        if self.engine.dialect.name == "postgresql":
+            # psycopg then opens each of these transactions with ``BEGIN READ ONLY``, and
+            # SQLAlchemy turns it off again when the connection goes back to the pool.
+            read_only["postgresql_readonly"] = True
+        self.read_sessions = sessionmaker(self.engine.execution_options(**read_only),
                                           expire_on_commit=False)
         self.turn = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
 
@@ -238,9 +262,10 @@ READ_METHODS = frozenset({"GET", "HEAD"})
 
 def get_session(request: Request) -> Iterator[Session]:
     """FastAPI dependency: a session for one request, closed (rolled back if open) afterwards:
-    for ``GET`` and ``HEAD`` a read session (:attr:`Database.read_sessions`: on SQLite it
-    never takes the write lock, and a write in it fails), whose route writes, if it must, in a
-    session of :meth:`Database.writing`; for other methods a write session."""
+    for ``GET`` and ``HEAD`` a read session (:attr:`Database.read_sessions`: a write in it
+    fails, on SQLite and PostgreSQL alike, and on SQLite it never takes the write lock), whose
+    route writes, if it must, in a session of :meth:`Database.writing`; for other methods a
+    write session."""
     from boardgammon.server.services import services
 
     db = services(request.app).db

@@ -20,7 +20,8 @@ before it returns and rolls it back on any error, so a refused call changes noth
 ``commit_roll(session, match_id, seat, kind) -> RollV2``
     Start the next roll (``kind`` ``"opening"`` or ``"normal"``) with a fresh seed and the
     server-wide nonce; fixes the link the opponent's contribution must hash to. Refused while
-    the newest roll is not played or void.
+    the newest roll is not played or void. The match's first roll ends its wait for one
+    (``matches.awaiting_first_roll_since``, in the same transaction).
 ``request_roll(session, roll_id, commitment, roller_entropy) -> RollV2``
     The roller asks to roll: its entropy (``None``: the server draws it, source ``server``,
     for a roller without a device). A retry with the same entropy returns the roll as it is;
@@ -97,7 +98,7 @@ from boardgammon.server.dice_record import (
     _write,
 )
 from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
-from boardgammon.server.tables import DiceAnchor, DiceRollV2, UnreadableTime
+from boardgammon.server.tables import DiceAnchor, DiceRollV2, MatchRow, UnreadableTime
 
 log = logging.getLogger("boardgammon.dice")
 
@@ -293,6 +294,14 @@ _ANCHOR = select(_ANCHORS.c.anchor).where(
     _ANCHORS.c.match_id == bindparam("match_id"), _ANCHORS.c.seat == bindparam("seat")
 )
 _INSERT_ROLL = insert(_TABLE)
+# A match's first roll ends its wait for one (matches.awaiting_first_roll_since).
+_MATCHES = cast(Table, MatchRow.__table__)
+_FIRST_ROLL = (
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("match_id"),
+           _MATCHES.c.awaiting_first_roll_since.is_not(None))
+    .values(awaiting_first_roll_since=None)
+)
 _MUTABLE = (
     "state",
     "roller_entropy",
@@ -460,6 +469,8 @@ def _append(session: Session, match_id: str, seat: int, kind: str, now: datetime
     row["entry_hash"] = ""  # the hash of the entry covers every field but itself
     row["entry_hash"] = _hash_row(row)
     connection.execute(_INSERT_ROLL, row)
+    if head is None:
+        connection.execute(_FIRST_ROLL, {"match_id": match_id})
     dice_log.append(session, "committed", row, now)
     return RollV2.from_row(row)
 

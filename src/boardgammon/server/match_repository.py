@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TypeVar, cast
 
-from sqlalchemy import Table, bindparam, insert, or_, select, update
+from sqlalchemy import Table, bindparam, case, insert, null, or_, select, union, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -91,7 +91,24 @@ _SUMMARY = (update(_MATCHES)
             .values(version=bindparam("version"), turn_seat=bindparam("turn_seat"),
                     score0=bindparam("score0"), score1=bindparam("score1"),
                     winner=bindparam("winner"), status=bindparam("status"),
-                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at")))
+                    deadline_t=bindparam("deadline_t"), updated_at=bindparam("updated_at"),
+                    # A finished match waits for no roll (one forfeited before its first).
+                    awaiting_first_roll_since=case(
+                        (bindparam("status") == "active",
+                         _MATCHES.c.awaiting_first_roll_since), else_=null())))
+# What makes a match due (due_ids), each part read through an index that holds little more
+# than what is due: the active matches (whose clocks may have run out), the requested v2 rolls
+# (whose opponent's link may be overdue), the live v2 matches still waiting for their first
+# roll (matches.awaiting_first_roll_since's partial index; an anti-join of every active match
+# against the v2 rolls before migration 0020).
+_DUE_CLOCK = select(_MATCHES.c.id).where(_MATCHES.c.status == "active",
+                                         _MATCHES.c.deadline_t < bindparam("now"))
+_DUE = union(
+    _DUE_CLOCK,
+    select(_ROLLS_V2.c.match_id).where(_ROLLS_V2.c.state == "requested",
+                                       _ROLLS_V2.c.requested_at < bindparam("link_due")),
+    select(_MATCHES.c.id).where(_MATCHES.c.awaiting_first_roll_since < bindparam("link_due")),
+)
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
 # match's lock (:meth:`MatchService.lock`), legal-play generation keeps its scratch buffers per
@@ -222,7 +239,11 @@ class MatchRepository:
         self.cache = MatchCache(cache_size)
 
     def add(self, session: Session, row: MatchRow) -> None:
-        """Insert a new match's summary row and commit it."""
+        """Insert a new match's summary row and commit it; an active live v2 match waits for
+        its first roll from its ``created_at`` (:attr:`MatchRow.awaiting_first_roll_since`,
+        cleared when the roll is committed: :func:`.dice_record_v2.commit_roll`)."""
+        if row.dice == "v2" and row.mode == "live" and row.status == "active":
+            row.awaiting_first_roll_since = row.created_at
         session.add(row)
         session.commit()
 
@@ -410,27 +431,14 @@ class MatchRepository:
         """IDs of active matches whose running clock has run out by ``now`` (service time),
         and (``link_due``, wall time) those whose wait for a device is over: a v2 roll
         requested before it whose opponent's link has not come, a live v2 match created before
-        it whose first roll still waits for its players' anchors."""
+        it whose first roll still waits for its players' anchors. Each ID once, in no
+        particular order; one statement, whose cost follows the active matches and what is
+        due, not the matches and rolls of the past."""
         with self.db.read_sessions() as s:
-            due = list(s.execute(
-                select(MatchRow.id).where(MatchRow.status == "active",
-                                          MatchRow.deadline_t < now)
-            ).scalars())
-            if link_due is not None:
-                late = s.execute(
-                    select(_ROLLS_V2.c.match_id).where(_ROLLS_V2.c.state == "requested",
-                                                       _ROLLS_V2.c.requested_at < link_due)
-                ).scalars().all()
-                # A new live v2 match whose players' anchors have not both come in time.
-                unanchored = s.execute(
-                    select(_MATCHES.c.id).where(
-                        _MATCHES.c.status == "active", _MATCHES.c.dice == "v2",
-                        _MATCHES.c.mode == "live", _MATCHES.c.created_at < link_due,
-                        ~select(_ROLLS_V2.c.roll_id)
-                        .where(_ROLLS_V2.c.match_id == _MATCHES.c.id).exists())
-                ).scalars().all()
-                due += [match_id for match_id in (*late, *unanchored) if match_id not in due]
-            return due
+            connection = s.connection()
+            if link_due is None:
+                return list(connection.execute(_DUE_CLOCK, {"now": now}).scalars())
+            return list(connection.execute(_DUE, {"now": now, "link_due": link_due}).scalars())
 
 
 def matches_of(s: Session, user_id: int) -> Sequence[MatchRow]:

@@ -32,6 +32,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -225,12 +226,20 @@ class MatchRow(Base):
     ``start_t``: when a match with a clock started, in service seconds: the first opening
     roller's clock runs from then (``None`` without a clock, and for matches created before
     migration 0004, whose opening roll was not on the clock).
+    ``awaiting_first_roll_since``: for an active live v2 match that has no roll yet, when it
+    began to wait (``created_at``); ``None`` once its first roll is committed or it is
+    finished, and for every other match. The server's background round finds the matches
+    whose wait for their players' anchors is over by it, through a partial index that holds
+    only the waiting ones (:meth:`.MatchRepository.due_ids`).
     """
 
     __tablename__ = "matches"
     __table_args__ = (
         CheckConstraint("mode IN ('live', 'correspondence')", name="ck_matches_mode"),
         CheckConstraint("status IN ('active', 'finished')", name="ck_matches_status"),
+        Index("ix_matches_awaiting_first_roll", "awaiting_first_roll_since",
+              sqlite_where=text("awaiting_first_roll_since IS NOT NULL"),
+              postgresql_where=text("awaiting_first_roll_since IS NOT NULL")),
     )
 
     id: Mapped[str] = mapped_column(String(68), primary_key=True)
@@ -256,6 +265,7 @@ class MatchRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # The dice protocol, fixed at creation: "v1" (dice_rolls) or "v2" (dice_rolls_v2).
     dice: Mapped[str] = mapped_column(String(4), server_default="v1")
+    awaiting_first_roll_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class MatchLogEntry(Base):
