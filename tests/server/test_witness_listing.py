@@ -122,3 +122,41 @@ def test_a_malformed_listing_request_is_refused(sqlite_url, tmp_path, monkeypatc
         assert r.status_code == 422, r.text
         assert r.json()["error"]["code"] == "invalid_request"
         assert problem in r.json()["error"]["message"]
+
+
+def test_one_witness_is_listed_through_its_index_not_by_a_scan(sqlite_url):
+    """Migration 0021: SQLite's plan for ``?key=`` reads the index on (witness key, tree size),
+    which also gives the newest-first order; going down and up again keeps it."""
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    from boardgammon.server.db import MIGRATIONS, open_database
+    from boardgammon.server.dice_log import cosignatures
+
+    db = open_database(sqlite_url)
+    try:
+        with db.sessions() as s:
+            statements: list[tuple[str, tuple]] = []
+            sa.event.listen(db.engine, "before_cursor_execute",
+                            lambda *a: statements.append((a[2], a[3])))
+            cosignatures(s, key="ab" * 32)
+            statement, parameters = statements[-1]
+            plan = s.connection().exec_driver_sql("EXPLAIN QUERY PLAN " + statement,
+                                                  parameters).all()
+        assert any("ix_log_cosignatures_witness" in str(row) for row in plan), plan
+        assert not any("SCAN log_cosignatures" in str(row) for row in plan), plan
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with db.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0020_first_roll_wait")
+        assert "ix_log_cosignatures_witness" not in {
+            i["name"] for i in sa.inspect(db.engine).get_indexes("log_cosignatures")}
+        with db.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+        assert "ix_log_cosignatures_witness" in {
+            i["name"] for i in sa.inspect(db.engine).get_indexes("log_cosignatures")}
+    finally:
+        db.dispose()

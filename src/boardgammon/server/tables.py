@@ -465,6 +465,9 @@ class LogCosignature(Base):
     (:func:`boardgammon.dice.transparency.cosigned_bytes`), under its public key (hex)."""
 
     __tablename__ = "log_cosignatures"
+    # One witness's co-signatures, newest head first (GET /api/log/witnesses?key=), without
+    # scanning every witness's.
+    __table_args__ = (Index("ix_log_cosignatures_witness", "witness_key", "tree_size"),)
 
     tree_size: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     witness_key: Mapped[str] = mapped_column(String(64), primary_key=True)
