@@ -203,14 +203,16 @@ def roll_proof(request: Request, response: Response, match_id: str = MatchId,
     newest entry it does not cover yet answers ``"covered": false`` with ``Retry-After``.
     ``preceding``: the entries before a v2 roll that its link's k counts (back to the one that
     last revealed the same opponent's link), or with ``after`` every entry after that seq,
-    so that a device that keeps its own count fetches each entry once. 404 ``not_found``: no
-    such match, or no such roll in it; 422 ``invalid_request``: an ID that is not one, an
-    ``after`` below -1."""
+    so that a device that keeps its own count fetches each entry once. Built once per roll,
+    ``after``, state of the match's record and head, and served from memory to both players
+    and to their retries (:func:`boardgammon.server.dice_log.cached_roll_proof`). 404
+    ``not_found``: no such match, or no such roll in it; 422 ``invalid_request``: an ID that
+    is not one, an ``after`` below -1."""
     parts = services(request.app)
-    record_format, entry, preceding = roll_entries(session, match_id, roll_id, after)
-    proof = dice_log.roll_proof(session, parts.log_key, record_format, match_id, entry,
-                                preceding, parts.settings.log_head_interval_s,
-                                writing=parts.db.writing)
+    proof = dice_log.cached_roll_proof(
+        session, parts.log_key, parts.proofs, match_id, roll_id, after,
+        lambda: roll_entries(session, match_id, roll_id, after),
+        parts.settings.log_head_interval_s, writing=parts.db.writing)
     if not proof["covered"]:
         response.headers["Retry-After"] = str(proof["retry_after"])
     return proof
