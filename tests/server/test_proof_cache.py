@@ -6,6 +6,7 @@ its ``Retry-After`` counted anew until a newer head exists."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -103,6 +104,33 @@ def test_a_proof_not_yet_under_a_head_is_built_again_once_one_covers_it(sqlite_u
         assert proof["covered"] is True and [e["event"] for e in proof["roll"]["log"]] == [
             "committed", "requested", "revealed"]
         assert builds == [roll.roll_id] * 2
+        check_log(one_roll_document(proof))
+
+
+def test_a_proof_waits_for_the_head_due_within_the_hold(sqlite_url, tmp_path, monkeypatch,
+                                                        builds):
+    """The head signed less than the interval ago does not cover the roll: the request waits
+    until the next one is due and answers covered, built once, where it answered
+    ``covered: false`` and was asked again after ``Retry-After``."""
+    monkeypatch.chdir(tmp_path)
+    with started(sqlite_url, interval_s=0.5) as c:
+        db = services(c.app).db
+        match_id = play_match(db, 2, (Device(), None))
+        with db.sessions() as s:
+            roll = v2.commit_roll(s, match_id, 0)
+            roll = v2.request_roll(s, roll.roll_id, roll.commitment, bytes(16))
+        c.get(f"/api/audit/{match_id}")  # a head signed now, before the reveal
+        with db.sessions() as s:
+            v2.reveal_without_opponent(s, roll.roll_id)
+        started_at = time.monotonic()
+        answer = c.get(f"/api/audit/{match_id}/rolls/{roll.roll_id}/proof?after=-1")
+        waited = time.monotonic() - started_at
+        proof = answer.json()
+        assert answer.status_code == 200 and proof["covered"] is True
+        assert "retry-after" not in answer.headers and proof["retry_after"] is None
+        assert [e["event"] for e in proof["roll"]["log"]] == ["committed", "requested",
+                                                              "revealed"]
+        assert builds == [roll.roll_id] and waited < 0.5 + 1.0  # the interval, not a retry's
         check_log(one_roll_document(proof))
 
 

@@ -740,12 +740,19 @@ def cached_roll_proof(
     interval_s: float,
     now: datetime | None = None,
     *,
+    hold_s: float = 0.0,
     writing: Writing | None = None,
-) -> dict:
+) -> dict | float:
     """:func:`roll_proof` of the roll (``entries()``: its record's format, its audit entry and
     the entries before it), built once per match version and head and then taken from
     ``cache`` (the returned proof is shared: not to be changed): both players' devices ask for
     each roll's proof, and again after ``Retry-After`` while no signed head covers it.
+
+    ``hold_s``: where no proof is kept, no signed head covers the roll's newest leaf yet and
+    the next head is due within ``hold_s`` seconds, the seconds to wait before asking again
+    (a float) instead of a proof, with ``session``'s transaction ended (its next read sees the
+    head then signed): a caller that waits that long gets the proof covered, where an answer
+    ``covered: false`` now would cost a build and a request more.
 
     A proof that is ``covered`` is served for as long as the match's record stands
     (:func:`match_version`, read before anything else, so that a proof is never stored under
@@ -758,9 +765,14 @@ def cached_roll_proof(
     version = match_version(session, match_id)
     proof_key = (match_id, roll_id, after)
     known = None if version is None else cache.get(proof_key, version)
+    if known is not None and known["covered"]:
+        return known
+    if hold_s > 0:
+        wait = _cover_wait(session, match_id, roll_id, interval_s, moment)
+        if 0 < wait <= hold_s:
+            session.commit()
+            return wait
     if known is not None:
-        if known["covered"]:
-            return known
         head = signed_head(session, key, moment, interval_s=interval_s, writing=writing)
         if head["tree_size"] == known["log"]["head"]["tree_size"]:
             return {**known, "retry_after": _retry_after(head, interval_s, moment)}
@@ -770,6 +782,20 @@ def cached_roll_proof(
     if version is not None:
         cache.put(proof_key, version, proof)
     return proof
+
+
+def _cover_wait(session: Session, match_id: str, roll_id: str, interval_s: float,
+                moment: datetime) -> float:
+    """Seconds from ``moment`` until a request may sign a head over the roll's newest leaf
+    (just after :func:`signed_head` will, under ``interval_s``); 0 if the newest head covers
+    it, one is due now, or the roll has no leaf (a build answers for it). Reads only."""
+    rows = _match_rows(session, match_id, roll_id)
+    newest = _newest_head(session)
+    if not rows or newest is None or rows[-1][0] < newest["tree_size"]:
+        return 0.0
+    wait_ms = newest["timestamp"] + interval_s * 1000 - moment.timestamp() * 1000
+    # A few ms over: the head's age is counted in whole ms, and it must be due on arrival.
+    return wait_ms / 1000 + 0.005 if wait_ms > 0 else 0.0
 
 
 def add_cosignature(

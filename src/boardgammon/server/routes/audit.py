@@ -24,10 +24,12 @@ the row when it is opened (served by the addresses above, so that the page stays
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi import Path as PathParam
@@ -35,6 +37,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from boardgammon.dice import transparency, verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
@@ -189,8 +192,13 @@ def anchor_proofs(request: Request, match_id: str = MatchId,
     return dice_log.anchor_proofs(session, parts.log_key, match_id, writing=parts.db.writing)
 
 
+PROOF_HOLD_S = 2.0
+"""The longest a roll's proof request waits for the head that will cover the roll, instead of
+answering ``covered: false`` (and being asked again after ``Retry-After``)."""
+
+
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
-def roll_proof(request: Request, response: Response, match_id: str = MatchId,
+async def roll_proof(request: Request, response: Response, match_id: str = MatchId,
                roll_id: str = RollId,
                after: int | None = Query(None, ge=-1, description=(
                    "seq of the newest entry the device has checked (-1: none): `preceding` "
@@ -200,7 +208,8 @@ def roll_proof(request: Request, response: Response, match_id: str = MatchId,
     signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
     player's device checks after a roll, instead of the whole audit document. A new head is
     signed only if the newest is older than ``BOARDGAMMON_LOG_HEAD_INTERVAL``; a roll whose
-    newest entry it does not cover yet answers ``"covered": false`` with ``Retry-After``.
+    newest entry it does not cover yet waits for the next head if that is due within
+    :data:`PROOF_HOLD_S`, and otherwise answers ``"covered": false`` with ``Retry-After``.
     ``preceding``: the entries before a v2 roll that its link's k counts (back to the one that
     last revealed the same opponent's link), or with ``after`` every entry after that seq,
     so that a device that keeps its own count fetches each entry once. Built once per roll,
@@ -209,10 +218,18 @@ def roll_proof(request: Request, response: Response, match_id: str = MatchId,
     ``not_found``: no such match, or no such roll in it; 422 ``invalid_request``: an ID that
     is not one, an ``after`` below -1."""
     parts = services(request.app)
-    proof = dice_log.cached_roll_proof(
-        session, parts.log_key, parts.proofs, match_id, roll_id, after,
-        lambda: roll_entries(session, match_id, roll_id, after),
-        parts.settings.log_head_interval_s, writing=parts.db.writing)
+
+    def answer(hold_s: float) -> dict | float:
+        return dice_log.cached_roll_proof(
+            session, parts.log_key, parts.proofs, match_id, roll_id, after,
+            lambda: roll_entries(session, match_id, roll_id, after),
+            parts.settings.log_head_interval_s, hold_s=hold_s, writing=parts.db.writing)
+
+    # The database's work in a worker thread, as for a plain route; the wait in none.
+    proof = await run_in_threadpool(answer, PROOF_HOLD_S)
+    if isinstance(proof, float):
+        await asyncio.sleep(proof)
+        proof = cast(dict, await run_in_threadpool(answer, 0.0))  # no hold: a proof
     if not proof["covered"]:
         response.headers["Retry-After"] = str(proof["retry_after"])
     return proof
