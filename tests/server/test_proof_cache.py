@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
 from fastapi.testclient import TestClient
 
 from boardgammon.dice.transparency import check_log
+from boardgammon.server import dice_log
 from boardgammon.server import dice_record_v2 as v2
 from boardgammon.server.app import create_app
 from boardgammon.server.proof_cache import ProofCache
+from boardgammon.server.routes.audit import roll_entries
 from boardgammon.server.services import services
 from boardgammon.server.settings import Settings
 from tests.helpers.dice_v2 import Device, play_match
@@ -132,6 +135,34 @@ def test_a_proof_waits_for_the_head_due_within_the_hold(sqlite_url, tmp_path, mo
                                                               "revealed"]
         assert builds == [roll.roll_id] and waited < 0.5 + 1.0  # the interval, not a retry's
         check_log(one_roll_document(proof))
+
+
+def test_requests_at_once_build_the_proof_once(sqlite_url, tmp_path, monkeypatch):
+    """Both players' pages ask at the same moment (the same state reaches both): the second
+    request waits for the first's build and takes it."""
+    monkeypatch.chdir(tmp_path)
+    with started(sqlite_url, interval_s=0.0) as c:
+        parts = services(c.app)
+        match_id = play_match(parts.db, 4, (Device(), Device()))
+        roll_id = c.get(f"/api/audit/{match_id}").json()["rolls"][3]["roll_id"]
+        built: list[str] = []
+
+        def ask() -> dict:
+            with parts.db.read_sessions() as session:
+                def entries() -> tuple[str, dict, list[dict]]:
+                    built.append(roll_id)
+                    time.sleep(0.3)  # the other request arrives meanwhile
+                    return roll_entries(session, match_id, roll_id, 1)
+
+                proof = dice_log.cached_roll_proof(
+                    session, parts.log_key, parts.proofs, match_id, roll_id, 1, entries, 0.0,
+                    writing=parts.db.writing)
+                assert isinstance(proof, dict)
+                return proof
+
+        with ThreadPoolExecutor(2) as pool:
+            first, second = pool.map(lambda _: ask(), range(2))
+        assert built == [roll_id] and first is second and first["covered"] is True
 
 
 def test_the_cache_is_bounded_and_keeps_a_proof_for_its_version_only():

@@ -760,7 +760,8 @@ def cached_roll_proof(
     exist: that one still proves the roll). One that is not is served again, with its
     ``retry_after`` counted anew, while the newest signed head (signed now if due, as
     :func:`signed_head` with ``interval_s``) is still the one it was built with; then the
-    proof is built again."""
+    proof is built again. Requests for the same proof at once build it one after the other
+    (:meth:`.proof_cache.ProofCache.building`), so that the second takes the first's."""
     moment = now or datetime.now(UTC)
     version = match_version(session, match_id)
     proof_key = (match_id, roll_id, after)
@@ -776,10 +777,18 @@ def cached_roll_proof(
         head = signed_head(session, key, moment, interval_s=interval_s, writing=writing)
         if head["tree_size"] == known["log"]["head"]["tree_size"]:
             return {**known, "retry_after": _retry_after(head, interval_s, moment)}
-    record_format, entry, preceding = entries()
-    proof = roll_proof(session, key, record_format, match_id, entry, preceding, interval_s,
-                       moment, writing=writing)
-    if version is not None:
+    def build() -> dict:
+        record_format, entry, preceding = entries()
+        return roll_proof(session, key, record_format, match_id, entry, preceding, interval_s,
+                          moment, writing=writing)
+
+    if version is None:
+        return build()
+    with cache.building(proof_key):
+        known = cache.get(proof_key, version)  # built meanwhile by the other player's request
+        if known is not None and known["covered"]:
+            return known
+        proof = build()
         cache.put(proof_key, version, proof)
     return proof
 

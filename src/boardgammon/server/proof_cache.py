@@ -23,6 +23,9 @@ CAPACITY = 1024
 """Proofs kept (a few KB each): some seconds of live play of a few hundred matches, the span in
 which both players and their retries ask for a roll's proof."""
 
+STRIPES = 64
+"""Build locks: proofs of different keys are built side by side unless their keys share one."""
+
 
 class ProofCache:
     """Built proofs by :data:`ProofKey`, each with the match version it was built at
@@ -34,6 +37,13 @@ class ProofCache:
         self._capacity = capacity
         self._lock = threading.Lock()
         self._proofs: OrderedDict[ProofKey, tuple[int, dict]] = OrderedDict()
+        self._builds = [threading.Lock() for _ in range(STRIPES)]
+
+    def building(self, key: ProofKey) -> threading.Lock:
+        """The lock to build ``key``'s proof under (one of :data:`STRIPES`, by the key's
+        hash): both players' requests come at once and would otherwise both build it; the
+        second finds it stored once the first is done."""
+        return self._builds[hash(key) % STRIPES]
 
     def get(self, key: ProofKey, version: int) -> dict | None:
         """The proof stored for ``key`` if it was built at ``version``, else ``None`` (one
