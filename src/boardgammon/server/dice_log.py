@@ -784,6 +784,10 @@ def cached_roll_proof(
 
     if version is None:
         return build()
+    # Waiting for the other build holds no connection: with the pool's taken by waiters, the
+    # build could not get the one it signs a head in (a read after this is of a newer record
+    # than ``version`` says, which is never served as that version's again).
+    session.commit()
     with cache.building(proof_key):
         known = cache.get(proof_key, version)  # built meanwhile by the other player's request
         if known is not None and known["covered"]:
