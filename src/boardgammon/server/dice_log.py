@@ -20,7 +20,9 @@ Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
 ``entries(session, start, count)``, ``with_log(session, key, document)`` (a match's audit
 document with its log entries and their proofs), ``roll_proof(session, key, record_format,
 match_id, entry, preceding, interval_s)`` (one roll's entry and proofs, heads signed at a
-bounded rate),
+bounded rate), ``cached_roll_proof(session, key, cache, …)`` (the same, built once per state of
+the match's record and head for both players and their retries; ``match_version`` names
+that state),
 ``add_cosignature(session, …)`` and ``cosignatures(session)`` (a witness's signature of a
 head it checked).
 

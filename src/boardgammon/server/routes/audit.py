@@ -12,14 +12,16 @@ player's device fetches after each roll) and ``GET
 (v2): ``GET /api/audit/{match_id}/anchors`` (the leaves of its accepted chain anchors, proven:
 what a device checks after registering its anchor).
 
-Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
-with the match's first revealed roll that can be read (not ``malformed``): a Python program
-(``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the opponent's link,
-the entry hash and the roll's public log proofs) and, for v1, an ``openssl`` command line
-(``verify_openssl.sh.j2``); every revealed roll that can be read links to its own filled-in
-Python program from its row, and every row to its proof, whose values ``web/audit.js`` shows in
-the row when it is opened (served by the addresses above, so that the page stays small: a
-60-roll page is 58 KB where it was 870 KB with the programs, 160 KB with the values, in it).
+Verdicts are recomputed on every request (a roll's proof: whenever the match's record changed,
+:func:`boardgammon.server.dice_log.cached_roll_proof`). The page's "Verify it yourself" section
+is filled in with the match's first revealed roll that can be read (not ``malformed``): a
+Python program (``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the
+opponent's link, the entry hash and the roll's public log proofs) and, for v1, an ``openssl``
+command line (``verify_openssl.sh.j2``); every revealed roll that can be read links to its own
+filled-in Python program from its row, and every row to its proof, whose values
+``web/audit.js`` shows in the row when it is opened (served by the addresses above, so that the
+page stays small: a 60-roll page is 58 KB where it was 870 KB with the programs, 160 KB with
+the values, in it).
 """
 
 from __future__ import annotations
@@ -199,11 +201,11 @@ answering ``covered: false`` (and being asked again after ``Retry-After``)."""
 
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
 async def roll_proof(request: Request, response: Response, match_id: str = MatchId,
-               roll_id: str = RollId,
-               after: int | None = Query(None, ge=-1, description=(
-                   "seq of the newest entry the device has checked (-1: none): `preceding` "
-                   "holds the entries after it")),
-               session: Session = Depends(get_session)) -> dict:
+                     roll_id: str = RollId,
+                     after: int | None = Query(None, ge=-1, description=(
+                         "seq of the newest entry the device has checked (-1: none): "
+                         "`preceding` holds the entries after it")),
+                     session: Session = Depends(get_session)) -> dict:
     """One roll's audit entry and its public log entries with inclusion proofs against a
     signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
     player's device checks after a roll, instead of the whole audit document. A new head is
