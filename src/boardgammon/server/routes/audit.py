@@ -204,8 +204,7 @@ async def roll_proof(request: Request, response: Response, match_id: str = Match
                      roll_id: str = RollId,
                      after: int | None = Query(None, ge=-1, description=(
                          "seq of the newest entry the device has checked (-1: none): "
-                         "`preceding` holds the entries after it")),
-                     session: Session = Depends(get_session)) -> dict:
+                         "`preceding` holds the entries after it"))) -> dict:
     """One roll's audit entry and its public log entries with inclusion proofs against a
     signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
     player's device checks after a roll, instead of the whole audit document. A new head is
@@ -222,12 +221,14 @@ async def roll_proof(request: Request, response: Response, match_id: str = Match
     parts = services(request.app)
 
     def answer(hold_s: float) -> dict | float:
-        return dice_log.cached_roll_proof(
-            session, parts.log_key, parts.proofs, match_id, roll_id, after,
-            lambda: roll_entries(session, match_id, roll_id, after),
-            parts.settings.log_head_interval_s, hold_s=hold_s, writing=parts.db.writing)
+        with parts.db.read_sessions() as session:
+            return dice_log.cached_roll_proof(
+                session, parts.log_key, parts.proofs, match_id, roll_id, after,
+                lambda: roll_entries(session, match_id, roll_id, after),
+                parts.settings.log_head_interval_s, hold_s=hold_s, writing=parts.db.writing)
 
-    # The database's work in a worker thread, as for a plain route; the wait in none.
+    # The database's work in one worker thread's turn, its session opened and closed there
+    # (a session dependency took two turns more); the wait in none.
     proof = await run_in_threadpool(answer, PROOF_HOLD_S)
     if isinstance(proof, float):
         await asyncio.sleep(proof)
