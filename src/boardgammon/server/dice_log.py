@@ -107,6 +107,7 @@ _NEWEST_HEAD = select(_HEADS.c.tree_size, _HEADS.c.timestamp, _HEADS.c.root_hash
 _MATCH_VERSION = select(func.max(_ENTRIES.c.idx)).where(
     _ENTRIES.c.match_id == bindparam("match_id")
 )
+_ROLL_VERSION = _MATCH_VERSION.where(_ENTRIES.c.roll_id == bindparam("roll_id"))
 _HOLD_SIZE = _READ_SIZE.with_for_update()
 # Built once (building a statement costs more than running it on SQLite); the keys expand.
 _READ_NODES = select(_NODES.c.level, _NODES.c.idx, _NODES.c.hash).where(
@@ -779,6 +780,7 @@ def cached_roll_proof(
         head = signed_head(session, key, moment, interval_s=interval_s, writing=writing)
         if head["tree_size"] == known["log"]["head"]["tree_size"]:
             return {**known, "retry_after": _retry_after(head, interval_s, moment)}
+
     def build() -> dict:
         record_format, entry, preceding = entries()
         return roll_proof(session, key, record_format, match_id, entry, preceding, interval_s,
@@ -787,8 +789,8 @@ def cached_roll_proof(
     if version is None:
         return build()
     # Waiting for the other build holds no connection: with the pool's taken by waiters, the
-    # build could not get the one it signs a head in (a read after this is of a newer record
-    # than ``version`` says, which is never served as that version's again).
+    # build could not get the one it signs a head in. A build's reads may then see a record
+    # newer than ``version``: stored under it, it is served only while no change has come.
     session.commit()
     with cache.building(proof_key):
         known = cache.get(proof_key, version)  # built meanwhile by the other player's request
@@ -804,9 +806,9 @@ def _cover_wait(session: Session, match_id: str, roll_id: str, interval_s: float
     """Seconds from ``moment`` until a request may sign a head over the roll's newest leaf
     (just after :func:`signed_head` will, under ``interval_s``); 0 if the newest head covers
     it, one is due now, or the roll has no leaf (a build answers for it). Reads only."""
-    rows = _match_rows(session, match_id, roll_id)
+    last = session.execute(_ROLL_VERSION, {"match_id": match_id, "roll_id": roll_id}).scalar()
     newest = _newest_head(session)
-    if not rows or newest is None or rows[-1][0] < newest["tree_size"]:
+    if last is None or newest is None or last < newest["tree_size"]:
         return 0.0
     wait_ms = newest["timestamp"] + interval_s * 1000 - moment.timestamp() * 1000
     # A few ms over: the head's age is counted in whole ms, and it must be due on arrival.
