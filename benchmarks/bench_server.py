@@ -61,11 +61,14 @@ matches), which measured less of v2 than live play does.
 After each revealed roll every player fetches the roll's proof (``GET
 /api/audit/{match_id}/rolls/{roll_id}/proof?after=SEQ``, SEQ the newest entry it has checked,
 -1 at first; again after ``Retry-After`` while the roll is not yet under a signed head), as the
-web client's page does (``web/match.js``, ``checkLogged``), with v1 and v2 dice alike: not
-measured, but loading the server as live play does. Only with ``BENCH_SERVER_PROOFS=1``: with
-200 matches on a 2-core machine those fetches alone saturate the server (2026-12-03: v1's p99
-8.6 s against 52 ms without them, and requests failing on the connection pool's 30 s timeout),
-so the default measures the actions alone, and the proofs' cost is a figure of its own.
+web client's page does for a v2 roll (``web/match.js``, ``checkLogged``; a v1 roll the page
+checks itself, from the state): not measured, but loading the server as live play does. Only
+with ``BENCH_SERVER_PROOFS=1``: with 200 matches on a 2-core machine those fetches (then made
+for v1 rolls too) saturated the server (2026-12-03: v1's p99 8.6 s against 52 ms without them,
+and requests failing on the connection pool's 30 s timeout), so the default measures the
+actions alone, and the proofs' cost is a figure of its own (``docs/fair-dice.md`` §Cost). Each
+run also prints the server process's CPU time while the matches are played and the number of
+proof requests: with and without the proofs, their difference per request is a proof's cost.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 import httpx
 
@@ -98,6 +102,7 @@ DICE = os.environ.get("BENCH_SERVER_DICE", "v1,v2").split(",")
 PAIRS = int(os.environ.get("BENCH_SERVER_PAIRS", "3"))
 PROOFS = os.environ.get("BENCH_SERVER_PROOFS", "0") == "1"
 TARGET = 1.2  # issue #25: v2's live p99 within 20 % of v1's
+_PROOF_REQUESTS = [0]  # proof requests of the run being measured
 MIN_PAIRS = 3  # for a verdict on it: the pairs' range then holds their median 75 % of the time
 CHAIN_LENGTH = 200  # links per device: one per roll of the opponent, far more than a run uses
 
@@ -157,6 +162,7 @@ async def _proof(http: httpx.AsyncClient, match_id: str, roll_id: str, checked: 
     """Fetch a revealed roll's proof as the page does after each roll (module docstring);
     ``checked``: [seq of the newest entry checked], moved on by the answer."""
     while time.monotonic() < stop:
+        _PROOF_REQUESTS[0] += 1
         answer = await http.get(f"/api/audit/{match_id}/rolls/{roll_id}/proof",
                                 params={"after": checked[0]})
         if answer.status_code != 200:
@@ -212,7 +218,9 @@ async def _play(url: str, http: httpx.AsyncClient, match_id: str, token: str,
             elif message["type"] == "state":
                 state = message["state"]
                 for roll in state.get("rolls") or []:
-                    if PROOFS and roll.get("server_seed") and roll["roll_id"] not in proved:
+                    # The page checks a v1 roll itself and asks for a v2 roll's proof.
+                    if (PROOFS and "kind" in roll and roll.get("server_seed")
+                            and roll["roll_id"] not in proved):
                         proved.add(roll["roll_id"])
                         proofs.append(asyncio.create_task(
                             _proof(http, match_id, roll["roll_id"], checked, stop)))
@@ -294,9 +302,10 @@ def _collector_paused():
 
 
 async def _measure(port: int, created: list[tuple[str, list[str], list[list[str] | None]]],
-                   paced: bool, seed: int) -> float | None:
+                   paced: bool, seed: int, server_cpu: Callable[[], float]) -> float | None:
     """One run against the server at ``port``; its p99 action latency (seconds). ``seed``
-    fixes every client's think times (the same in both runs of a pair)."""
+    fixes every client's think times (the same in both runs of a pair); ``server_cpu()``: the
+    server process's CPU seconds so far."""
     think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
@@ -314,6 +323,8 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     stop = time.monotonic() + TIME_LIMIT_S
     start = time.perf_counter()
     per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
+    _PROOF_REQUESTS[0] = 0
+    cpu_before = server_cpu()
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60,
                                  limits=httpx.Limits(max_connections=None)) as http:
         await asyncio.gather(*(
@@ -323,6 +334,7 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
             for budget in [[per_match]]
             for seat, (token, chain) in enumerate(zip(tokens, chains, strict=True))))
     actions_s = time.perf_counter() - start
+    cpu_s = server_cpu() - cpu_before
     actions = [latency for kind in by_kind.values() for latency in kind]
     if paced:
         print(f"live run (paced): {len(created)} concurrent matches, think time "
@@ -335,6 +347,9 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     for kind in sorted(by_kind):
         print("  " + _line(kind, by_kind[kind], actions_s))
     print(_line("echo reference", echo, echo_s))
+    print(f"  server CPU during the matches: {cpu_s:.1f} s in {actions_s:.1f} s "
+          f"({cpu_s / actions_s:.0%} of a core); proof requests: {_PROOF_REQUESTS[0]}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     if actions and echo:
         p99, echo_p99 = _percentile(actions, 0.99), _percentile(echo, 0.99)
         print(f"  ratio p99 action / p99 echo: {p99 / echo_p99:.1f}x; "
@@ -345,7 +360,8 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     return None
 
 
-async def _run(port: int, dice: str, seed: int) -> float | None:
+async def _run(port: int, dice: str, seed: int, server_cpu: Callable[[], float]
+               ) -> float | None:
     """The runs against the server at ``port``; the live run's p99 action latency."""
     base = f"http://127.0.0.1:{port}"
     live_p99 = None
@@ -355,7 +371,8 @@ async def _run(port: int, dice: str, seed: int) -> float | None:
             created = await asyncio.gather(*(_create_match(http, gate, dice)
                                              for _ in range(MATCHES)))
         with _collector_paused():
-            p99 = await _measure(port, created, paced=run == "live", seed=seed)
+            p99 = await _measure(port, created, paced=run == "live", seed=seed,
+                                 server_cpu=server_cpu)
         if run == "live":
             live_p99 = p99
     return live_p99
@@ -427,6 +444,13 @@ def _server_stderr() -> int | object:
     return open(path, "a") if path else subprocess.DEVNULL  # noqa: SIM115 (the server holds it)
 
 
+def _cpu_s(pid: int) -> float:
+    """The CPU seconds (user and system) process ``pid`` has used (Linux: /proc)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _serve_and_run(dice: str, seed: int) -> float | None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -450,7 +474,7 @@ def _serve_and_run(dice: str, seed: int) -> float | None:
                     if time.monotonic() > deadline or server.poll() is not None:
                         raise RuntimeError("the server did not start") from None
                     time.sleep(0.2)
-            return asyncio.run(_run(port, dice, seed))
+            return asyncio.run(_run(port, dice, seed, lambda: _cpu_s(server.pid)))
         finally:
             end_group(server)
 

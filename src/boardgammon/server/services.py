@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 
 from boardgammon.server.outage import Outage
+from boardgammon.server.proof_cache import ProofCache
 
 if TYPE_CHECKING:
     from boardgammon.server.analysis_worker import AnalysisWorker
@@ -20,8 +21,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class Services:
-    """The settings, the game server, the analysis worker, the database's outage watch and,
-    once the app has started, the database and the public log's signing key."""
+    """The settings, the game server, the analysis worker, the database's outage watch, the
+    roll proofs built (:mod:`.proof_cache`) and, once the app has started, the database and
+    the public log's signing key."""
 
     settings: Settings
     game: Runtime
@@ -29,6 +31,7 @@ class Services:
     opened: Database | None = None
     outage: Outage = field(default_factory=Outage)
     opened_log_key: LogKey | None = None
+    proofs: ProofCache = field(default_factory=ProofCache)
 
     @property
     def db(self) -> Database:

@@ -12,22 +12,26 @@ player's device fetches after each roll) and ``GET
 (v2): ``GET /api/audit/{match_id}/anchors`` (the leaves of its accepted chain anchors, proven:
 what a device checks after registering its anchor).
 
-Verdicts are recomputed on every request. The page's "Verify it yourself" section is filled in
-with the match's first revealed roll that can be read (not ``malformed``): a Python program
-(``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the opponent's link,
-the entry hash and the roll's public log proofs) and, for v1, an ``openssl`` command line
-(``verify_openssl.sh.j2``); every revealed roll that can be read links to its own filled-in
-Python program from its row, and every row to its proof, whose values ``web/audit.js`` shows in
-the row when it is opened (served by the addresses above, so that the page stays small: a
-60-roll page is 58 KB where it was 870 KB with the programs, 160 KB with the values, in it).
+Verdicts are recomputed on every request (a roll's proof: whenever the match's record changed,
+:func:`boardgammon.server.dice_log.cached_roll_proof`). The page's "Verify it yourself" section
+is filled in with the match's first revealed roll that can be read (not ``malformed``): a
+Python program (``verify_roll.py.j2``; v2: ``verify_roll_v2.py.j2``, which also checks the
+opponent's link, the entry hash and the roll's public log proofs) and, for v1, an ``openssl``
+command line (``verify_openssl.sh.j2``); every revealed roll that can be read links to its own
+filled-in Python program from its row, and every row to its proof, whose values
+``web/audit.js`` shows in the row when it is opened (served by the addresses above, so that the
+page stays small: a 60-roll page is 58 KB where it was 870 KB with the programs, 160 KB with
+the values, in it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi import Path as PathParam
@@ -35,6 +39,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from boardgammon.dice import transparency, verify
 from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
@@ -189,28 +194,45 @@ def anchor_proofs(request: Request, match_id: str = MatchId,
     return dice_log.anchor_proofs(session, parts.log_key, match_id, writing=parts.db.writing)
 
 
+PROOF_HOLD_S = 2.0
+"""The longest a roll's proof request waits for the head that will cover the roll, instead of
+answering ``covered: false`` (and being asked again after ``Retry-After``)."""
+
+
 @router.get("/api/audit/{match_id}/rolls/{roll_id}/proof", responses=responses(404))
-def roll_proof(request: Request, response: Response, match_id: str = MatchId,
-               roll_id: str = RollId,
-               after: int | None = Query(None, ge=-1, description=(
-                   "seq of the newest entry the device has checked (-1: none): `preceding` "
-                   "holds the entries after it")),
-               session: Session = Depends(get_session)) -> dict:
+async def roll_proof(request: Request, response: Response, match_id: str = MatchId,
+                     roll_id: str = RollId,
+                     after: int | None = Query(None, ge=-1, description=(
+                         "seq of the newest entry the device has checked (-1: none): "
+                         "`preceding` holds the entries after it"))) -> dict:
     """One roll's audit entry and its public log entries with inclusion proofs against a
     signed head, and the log's key (:func:`boardgammon.server.dice_log.roll_proof`): what a
     player's device checks after a roll, instead of the whole audit document. A new head is
     signed only if the newest is older than ``BOARDGAMMON_LOG_HEAD_INTERVAL``; a roll whose
-    newest entry it does not cover yet answers ``"covered": false`` with ``Retry-After``.
+    newest entry it does not cover yet waits for the next head if that is due within
+    :data:`PROOF_HOLD_S`, and otherwise answers ``"covered": false`` with ``Retry-After``.
     ``preceding``: the entries before a v2 roll that its link's k counts (back to the one that
     last revealed the same opponent's link), or with ``after`` every entry after that seq,
-    so that a device that keeps its own count fetches each entry once. 404 ``not_found``: no
-    such match, or no such roll in it; 422 ``invalid_request``: an ID that is not one, an
-    ``after`` below -1."""
+    so that a device that keeps its own count fetches each entry once. Built once per roll,
+    ``after``, state of the match's record and head, and served from memory to both players
+    and to their retries (:func:`boardgammon.server.dice_log.cached_roll_proof`). 404
+    ``not_found``: no such match, or no such roll in it; 422 ``invalid_request``: an ID that
+    is not one, an ``after`` below -1."""
     parts = services(request.app)
-    record_format, entry, preceding = roll_entries(session, match_id, roll_id, after)
-    proof = dice_log.roll_proof(session, parts.log_key, record_format, match_id, entry,
-                                preceding, parts.settings.log_head_interval_s,
-                                writing=parts.db.writing)
+
+    def answer(hold_s: float) -> dict | float:
+        with parts.db.read_sessions() as session:
+            return dice_log.cached_roll_proof(
+                session, parts.log_key, parts.proofs, match_id, roll_id, after,
+                lambda: roll_entries(session, match_id, roll_id, after),
+                parts.settings.log_head_interval_s, hold_s=hold_s, writing=parts.db.writing)
+
+    # The database's work in one worker thread's turn, its session opened and closed there
+    # (a session dependency took two turns more); the wait in none.
+    proof = await run_in_threadpool(answer, PROOF_HOLD_S)
+    if isinstance(proof, float):
+        await asyncio.sleep(proof)
+        proof = cast(dict, await run_in_threadpool(answer, 0.0))  # no hold: a proof
     if not proof["covered"]:
         response.headers["Retry-After"] = str(proof["retry_after"])
     return proof
