@@ -13,7 +13,7 @@ from boardgammon.cli import app as cli
 from boardgammon.server.settings import DEFAULT_SWITCH_INTERVAL, Settings
 
 
-@pytest.mark.parametrize(("value", "seconds"), [(None, 0.0005), ("", 0.0005), ("0.001", 0.001),
+@pytest.mark.parametrize(("value", "seconds"), [(None, 0.005), ("", 0.005), ("0.001", 0.001),
                                                 ("1", 1.0)])
 def test_the_switch_interval_setting(value, seconds):
     environ = {} if value is None else {"BOARDGAMMON_SWITCH_INTERVAL": value}

@@ -25,7 +25,7 @@ def serve(
         typer.echo(f"boardgammon serve: {exc}", err=True)
         raise typer.Exit(2) from None
     # Every SQLite statement of a write releases the GIL and must get it back from the event
-    # loop; at Python's default 5 ms each statement could wait that long (docs/server.md).
+    # loop, after up to this interval (docs/server.md §Threads and the GIL).
     sys.setswitchinterval(settings.switch_interval_s)
     try:
         wait_for_database(settings.database_url, settings.database_wait_s)

@@ -18,9 +18,10 @@ however many rolls are checked (``docs/fair-dice.md`` §The device's check).
 ``BOARDGAMMON_TRUSTED_PROXIES``: addresses of the reverse proxies whose ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, comma-separated; default none (the headers are ignored).
 ``BOARDGAMMON_SWITCH_INTERVAL``: seconds, the interpreter's thread switch interval that
-``boardgammon serve`` sets (:func:`sys.setswitchinterval`; default 0.0005, Python's own 0.005):
-every SQLite statement of a write hands the GIL back to the event loop, and waits up to this
-long to get it again (``docs/server.md`` §Threads and the GIL).
+``boardgammon serve`` sets (:func:`sys.setswitchinterval`; default 0.005, Python's own): every
+SQLite statement of a write hands the GIL back to the event loop, and waits up to this long to
+get it again. Shorter intervals were measured and not adopted (``docs/server.md`` §Threads and
+the GIL).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 DEFAULT_DATABASE_URL = "sqlite:///./var/boardgammon.sqlite3"
 DEFAULT_LOG_KEY = "./var/log-signing-key.pem"
 DEFAULT_LOG_HEAD_INTERVAL = 1.0
-DEFAULT_SWITCH_INTERVAL = 0.0005
+DEFAULT_SWITCH_INTERVAL = 0.005
 
 
 @dataclass(frozen=True)
