@@ -103,7 +103,11 @@ def play_by_tapping(page) -> list[tuple[int, int]]:
     or None when the checker moved at once)."""
     taps = []
     while (now := seen(page))["movable"] and not now["busy"]:
-        source = max(points_with(page, "movable"))
+        movable = points_with(page, "movable")
+        if not movable:  # the page drew a new state between the two reads: look again
+            page.wait_for_timeout(50)
+            continue
+        source = max(movable)
         tap(page, source)
         destinations = lit(page)
         if destinations:
