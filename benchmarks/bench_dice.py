@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from boardgammon.dice import derive_dice, new_match_id
 from boardgammon.dice.verify import dice_prefix
 from boardgammon.server import dice_record as record
@@ -76,6 +78,23 @@ def _chain(length: int) -> list[bytes]:
     return links[::-1]
 
 
+def _v2_rolls_per_second(session: Session, rolls: int) -> float:
+    """``rolls`` v2 rolls of a new match (commit, request, the opponent's link, played),
+    alternating seats, both seats with a chain; per second."""
+    match_id = new_match_id()
+    chains = (_chain(rolls), _chain(rolls))
+    for seat in (0, 1):
+        record_v2.register_anchor(session, match_id, seat, chains[seat][0])
+    start = time.perf_counter()
+    for k in range(rolls):
+        seat = k % 2
+        roll = record_v2.commit_roll(session, match_id, seat)
+        record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
+        record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
+        record_v2.mark_played(session, roll.roll_id)
+    return _rate(rolls, time.perf_counter() - start)
+
+
 def v1_v2_rolls_per_second(url: str) -> tuple[float, float]:
     """Durable rolls per second through the v1 and the v2 record on the database at ``url``,
     alternating seats; the v2 opponent reveals its link every roll."""
@@ -89,18 +108,7 @@ def v1_v2_rolls_per_second(url: str) -> tuple[float, float]:
                 record.reveal_roll(session, roll.roll_id, roll.commitment, ENTROPY)
                 record.mark_played(session, roll.roll_id)
             v1 = _rate(ROLLS, time.perf_counter() - start)
-            match_id = new_match_id()
-            chains = (_chain(ROLLS), _chain(ROLLS))
-            for seat in (0, 1):
-                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
-            start = time.perf_counter()
-            for k in range(ROLLS):
-                seat = k % 2
-                roll2 = record_v2.commit_roll(session, match_id, seat)
-                record_v2.request_roll(session, roll2.roll_id, roll2.commitment, ENTROPY)
-                record_v2.contribute(session, roll2.roll_id, chains[1 - seat][k // 2 + 1])
-                record_v2.mark_played(session, roll2.roll_id)
-            v2 = _rate(ROLLS, time.perf_counter() - start)
+            v2 = _v2_rolls_per_second(session, ROLLS)
         return v1, v2
     finally:
         db.dispose()
@@ -123,20 +131,8 @@ def v2_rolls_beside_a_busy_thread(url: str, interval: float | None) -> float:
             sys.setswitchinterval(interval)
         if busy is not None:
             busy.start()
-        rolls = max(2, ROLLS // 3)
         with db.sessions() as session:
-            match_id = new_match_id()
-            chains = (_chain(rolls), _chain(rolls))
-            for seat in (0, 1):
-                record_v2.register_anchor(session, match_id, seat, chains[seat][0])
-            start = time.perf_counter()
-            for k in range(rolls):
-                seat = k % 2
-                roll = record_v2.commit_roll(session, match_id, seat)
-                record_v2.request_roll(session, roll.roll_id, roll.commitment, ENTROPY)
-                record_v2.contribute(session, roll.roll_id, chains[1 - seat][k // 2 + 1])
-                record_v2.mark_played(session, roll.roll_id)
-            return _rate(rolls, time.perf_counter() - start)
+            return _v2_rolls_per_second(session, max(2, ROLLS // 3))
     finally:
         stop.set()
         if busy is not None:

@@ -27,12 +27,12 @@ import secrets
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import insert
 
+from benchmarks.bench_log import postgres_schema
 from boardgammon.dice import new_match_id
 from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import Database, open_database
@@ -46,9 +46,6 @@ SIZES = [max(2, int(n * SCALE)) for n in (200, 2_000, 20_000)]
 ACTIVE, WAITING, REQUESTED = 200, 5, 5
 ROLLS_PER_MATCH = 20
 CALLS = max(20, int(300 * SCALE))
-POSTGRES = os.environ.get(
-    "BOARDGAMMON_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
 NOW = datetime.now(UTC)
 LINK_DUE = NOW - timedelta(seconds=3)
 
@@ -142,32 +139,12 @@ def run(url: str, label: str) -> None:
         db.dispose()
 
 
-@contextmanager
-def _postgres_schema() -> Iterator[str | None]:
-    try:
-        import psycopg
-
-        conninfo = POSTGRES.replace("postgresql+psycopg://", "postgresql://")
-        schema = f"bench_due_{secrets.token_hex(4)}"
-        with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as conn:
-            conn.execute(f"CREATE SCHEMA {schema}")
-    except Exception as exc:  # noqa: BLE001 - any failure to reach it skips PostgreSQL
-        print(f"  PostgreSQL skipped: {exc}")
-        yield None
-        return
-    try:
-        yield f"{POSTGRES}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(conninfo, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
-
-
 def main() -> None:
     print(f"due_ids: median of {CALLS} calls each, {ACTIVE} active live matches, {WAITING} "
           f"waiting for anchors, {REQUESTED} with a link awaited, and a growing history")
     with tempfile.TemporaryDirectory() as tmp:
         run(f"sqlite:///{tmp}/bench_due.sqlite3", "SQLite")
-    with _postgres_schema() as url:
+    with postgres_schema("bench_due", "  ") as url:
         if url is not None:
             run(url, "PostgreSQL")
 

@@ -152,16 +152,18 @@ def _some_match(session) -> str:
 
 
 @contextmanager
-def _postgres_schema() -> Iterator[str | None]:
+def postgres_schema(prefix: str = "bench_log", indent: str = "") -> Iterator[str | None]:
+    """A fresh schema on the local PostgreSQL (its URL), dropped afterwards; ``None`` (saying
+    why, after ``indent``) if PostgreSQL cannot be reached."""
     try:
         import psycopg
 
         conninfo = POSTGRES.replace("postgresql+psycopg://", "postgresql://")
-        schema = f"bench_log_{secrets.token_hex(4)}"
+        schema = f"{prefix}_{secrets.token_hex(4)}"
         with psycopg.connect(conninfo, autocommit=True, connect_timeout=3) as conn:
             conn.execute(f"CREATE SCHEMA {schema}")
     except Exception as exc:  # noqa: BLE001 - any failure to reach it skips PostgreSQL
-        print(f"PostgreSQL skipped: {exc}")
+        print(f"{indent}PostgreSQL skipped: {exc}")
         yield None
         return
     try:
@@ -380,7 +382,7 @@ def main() -> None:
         _report("SQLite", f"sqlite:///{folder}/log.sqlite3", f"sqlite:///{folder}/bare.sqlite3")
         _report_client(folder)
         _report_page(folder)
-    with _postgres_schema() as logged, _postgres_schema() as bare:
+    with postgres_schema() as logged, postgres_schema() as bare:
         if logged is not None and bare is not None:
             _report("PostgreSQL", logged, bare)
 
