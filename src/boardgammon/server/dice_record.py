@@ -138,6 +138,52 @@ class RecordUnavailable(DiceRecordError, Unavailable):
     code = ErrorCode.RECORD_UNAVAILABLE
 
 
+class CorruptRoll(DiceRecordError, Unavailable):
+    """A stored roll of the match cannot be read: a hex column that is not hex of its size (a
+    row changed by hand, or corrupt). The match is held (its state and actions refused,
+    nothing changed) until the server's operator repairs the row; the audit reports the row
+    as ``malformed`` all along."""
+
+    code = ErrorCode.RECORD_CORRUPT
+
+
+# The (roll, column) pairs already reported in this process: a held match is read again on
+# every request and every background tick (4 a second), and the operator needs one line.
+_REPORTED: set[tuple[str, str]] = set()
+
+
+def stored_hex(roll_id: str, match_id: str, column: str, value: str | None,
+               size: int) -> bytes | None:
+    """The stored hex column ``column`` of a roll as ``size`` bytes (``None`` where it holds
+    none), for the live match path; the audit reads the text as stored instead
+    (:func:`_row_entry`) and gives such a row its verdict.
+
+    Raises:
+        CorruptRoll: ``record_corrupt`` (logged at ERROR for the operator, once per roll and
+            column in a process); the message names the roll and the column, never the
+            value (a pending roll's seed is secret).
+    """
+    if value is None or value == "":
+        return None
+    try:
+        decoded = bytes.fromhex(value)
+    except ValueError:
+        decoded = None
+    # The length of the text too: fromhex skips whitespace between the digits.
+    if decoded is not None and len(decoded) == size and len(value) == 2 * size:
+        return decoded
+    if (roll_id, column) not in _REPORTED:
+        _REPORTED.add((roll_id, column))
+        log.error("the dice record of match %s cannot be read: roll %s's %s is not %d bytes "
+                  "of hex (%d characters stored); the match is held until the row is repaired",
+                  match_id, roll_id, column, size, len(value))
+    raise CorruptRoll(
+        f"the dice record of match {match_id} cannot be read: roll {roll_id}'s {column} is "
+        f"not {size} bytes of hex. The match is held (nothing changed) until the server's "
+        f"operator repairs it; see /audit/{match_id}"
+    )
+
+
 @dataclass(frozen=True)
 class Roll:
     """A roll as the record holds it. ``server_seed`` is ``None`` until the roll is revealed.
@@ -166,7 +212,14 @@ class Roll:
 
     @classmethod
     def from_row(cls, row: DiceRoll | _Entry) -> Roll:
+        """The roll of a stored row.
+
+        Raises:
+            CorruptRoll: a hex column is not hex of its size (the seed is checked before
+                it is revealed too, and never shown).
+        """
         revealed = row.state in REVEALED_STATES
+        seed = stored_hex(row.roll_id, row.match_id, "server_seed", row.server_seed, SEED_BYTES)
         return cls(
             roll_id=row.roll_id,
             match_id=row.match_id,
@@ -175,8 +228,9 @@ class Roll:
             seat=row.seat,
             state=row.state,
             commitment=row.commitment,
-            server_seed=bytes.fromhex(row.server_seed) if revealed else None,
-            client_entropy=bytes.fromhex(row.client_entropy) if row.client_entropy else None,
+            server_seed=seed if revealed else None,
+            client_entropy=stored_hex(row.roll_id, row.match_id, "client_entropy",
+                                      row.client_entropy, ENTROPY_BYTES),
             entropy_source=row.entropy_source,
             dice=(row.die1, _stored(row, row.die2, "its second die")) if row.die1 is not None
             else None,
@@ -249,8 +303,11 @@ def _row_hash(row: DiceRoll | _Entry) -> str:
         row.nonce,
         row.seat,
         row.commitment,
-        bytes.fromhex(row.server_seed) if revealed else None,
-        bytes.fromhex(_stored(row, row.client_entropy, "client entropy")) if revealed else None,
+        stored_hex(row.roll_id, row.match_id, "server_seed", row.server_seed, SEED_BYTES)
+        if revealed else None,
+        stored_hex(row.roll_id, row.match_id, "client_entropy",
+                   _stored(row, row.client_entropy, "client entropy"), ENTROPY_BYTES)
+        if revealed else None,
         row.entropy_source if revealed else None,
         (_stored(row, row.die1, "dice"), _stored(row, row.die2, "dice")) if revealed else None,
     )
@@ -432,9 +489,9 @@ def _reveal(
         return Roll.from_row(row), False
     if row.state != "committed":
         raise WrongRollState(f"roll {roll_id} is {row.state} and can no longer be revealed")
-    first, second = derive_dice(
-        bytes.fromhex(row.server_seed), row.match_id, row.roll_id, row.nonce, entropy
-    )
+    seed = stored_hex(row.roll_id, row.match_id, "server_seed", row.server_seed, SEED_BYTES)
+    assert seed is not None  # every roll is committed with one
+    first, second = derive_dice(seed, row.match_id, row.roll_id, row.nonce, entropy)
     row.client_entropy = entropy.hex()
     row.entropy_source = source
     row.die1, row.die2 = first, second

@@ -45,7 +45,10 @@ public log
 (:func:`.dice_log.append`, in the same transaction), as v1's are.
 
 Errors are :mod:`.dice_record`'s refusals plus :class:`LinkMismatch` and
-:class:`AnchorRegistered`. A :class:`RollV2` carries its seed only once revealed.
+:class:`AnchorRegistered`. A :class:`RollV2` carries its seed only once revealed. A row whose
+hex column is not hex of its size (changed by hand, or corrupt) cannot become one: the live
+match path is refused with :class:`~.dice_record.CorruptRoll` (``record_corrupt``, nothing
+changed), while the audit reads the row as stored and calls it ``malformed``.
 """
 
 from __future__ import annotations
@@ -96,11 +99,17 @@ from boardgammon.server.dice_record import (
     WrongRollState,
     _next_nonce,
     _write,
+    stored_hex,
 )
 from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
 from boardgammon.server.tables import DiceAnchor, DiceRollV2, MatchRow, UnreadableTime
 
 log = logging.getLogger("boardgammon.dice")
+
+
+# The size in bytes of each hex column the live path decodes (stored_hex).
+_SIZES = {"server_seed": SEED_BYTES, "roller_entropy": ENTROPY_BYTES,
+          "opponent_entropy": LINK_BYTES, "opponent_prev_link": LINK_BYTES}
 
 
 class LinkMismatch(DiceRecordError, Illegal):
@@ -163,10 +172,20 @@ class RollV2:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RollV2:
+        """The roll of a stored row (its columns by name).
+
+        Raises:
+            CorruptRoll (:mod:`.dice_record`): a hex column is not hex of its size (the
+                seed is checked before it is revealed too, and never shown; the link the
+                opponent's must hash to as well, which stays text).
+        """
         revealed = row["state"] in REVEALED_STATES
 
         def raw(key: str) -> bytes | None:
-            return bytes.fromhex(row[key]) if row[key] else None
+            return stored_hex(row["roll_id"], row["match_id"], key, row[key], _SIZES[key])
+
+        seed = raw("server_seed")
+        raw("opponent_prev_link")
 
         return cls(
             **{
@@ -188,7 +207,7 @@ class RollV2:
                     *TIME_FIELDS,
                 )
             },
-            server_seed=raw("server_seed") if revealed else None,
+            server_seed=seed if revealed else None,
             roller_entropy=raw("roller_entropy"),
             opponent_entropy=raw("opponent_entropy"),
             dice=(row["die1"], row["die2"]) if row["die1"] is not None else None,
@@ -575,14 +594,11 @@ def request_roll(
 
 
 def _reveal(row: dict[str, Any], link: bytes | None, now: datetime) -> None:
+    seed, entropy = (stored_hex(row["roll_id"], row["match_id"], key, row[key], _SIZES[key])
+                     for key in ("server_seed", "roller_entropy"))
+    assert seed is not None and entropy is not None  # committed with one, requested with one
     first, second = derive_dice_v2(
-        bytes.fromhex(row["server_seed"]),
-        row["match_id"],
-        row["roll_id"],
-        row["nonce"],
-        row["kind"],
-        bytes.fromhex(row["roller_entropy"]),
-        link,
+        seed, row["match_id"], row["roll_id"], row["nonce"], row["kind"], entropy, link
     )
     source = "client" if link is not None else "absent" if row["opponent_prev_link"] else "none"
     row.update(

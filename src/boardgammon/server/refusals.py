@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     BUSY = "busy"
     RECORD_UNAVAILABLE = "record_unavailable"
+    RECORD_CORRUPT = "record_corrupt"
     DATABASE_UNAVAILABLE = "database_unavailable"
     HTTP_ERROR = "http_error"
     # dice v2 (issue #25)

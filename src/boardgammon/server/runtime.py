@@ -28,6 +28,7 @@ from boardgammon.server import dice_log
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import USER_CHANNEL_PREFIX, bus_for
 from boardgammon.server.dice_log import LogKey
+from boardgammon.server.dice_record import CorruptRoll
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import MatchEndEvent
 from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResult
@@ -191,8 +192,7 @@ class Runtime:
         await self.bus.start(self.hub.deliver)
         await self.user_bus.start(self.users.deliver)
         for match_id in await asyncio.to_thread(self.service.active_ids):
-            await self.run(match_id, self.service.settle, match_id)
-            self.kick_bot(match_id)
+            await self._settle(match_id)
         # Everything loaded so far (modules, numba, SQLAlchemy's tables, the app) lives as long
         # as the process: move it out of the collector's reach. Otherwise every full (oldest
         # generation) collection walks it all and stops the whole process, event loop
@@ -304,6 +304,18 @@ class Runtime:
             if step is None:
                 return
 
+    async def _settle(self, match_id: str) -> None:
+        """Settle the match (:meth:`MatchService.settle`) and let its computer move (a roll
+        revealed without the human's link, say). A match whose dice record cannot be read
+        (:class:`CorruptRoll`, logged once by the record) stays held until the operator
+        repairs it: it must not stop the server from starting, nor the matches after it
+        from settling."""
+        try:
+            await self.run(match_id, self.service.settle, match_id)
+        except CorruptRoll:
+            return
+        self.kick_bot(match_id)
+
     async def tick(self) -> None:
         """One round of the background task: heartbeat, then claim every flag that is due
         (live reserves and correspondence deadlines) and reveal every v2 roll whose
@@ -314,8 +326,7 @@ class Runtime:
                 self._last_beat = wall
                 await asyncio.to_thread(self._beat)
             for match_id in await asyncio.to_thread(self.service.due_ids):
-                await self.run(match_id, self.service.settle, match_id)
-                self.kick_bot(match_id)  # a computer's roll revealed without the human's link
+                await self._settle(match_id)
         finally:
             self._tick_began = None
             if self.clock.wall() - wall > DOWN_AFTER_S:  # hung: the next heartbeat credits it
