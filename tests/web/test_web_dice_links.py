@@ -15,7 +15,14 @@ from test_web_board import StandIn
 from webstate import MATCH_ID, make_state
 
 from boardgammon.dice.transparency import head_bytes, leaf_bytes, leaf_hash, root_of
-from boardgammon.dice.verify import chain_link, commitment, derive_dice_v2, entry_hash_v2
+from boardgammon.dice.verify import (
+    EVENT_TIMES,
+    chain_link,
+    commitment,
+    derive_dice_v2,
+    entry_hash_v2,
+    leaf_time,
+)
 from boardgammon.engine import Board
 
 pytestmark = pytest.mark.browser
@@ -260,8 +267,9 @@ class LoggedServer(Server):
         if "/proof?after=" in path:
             roll = dict(self.audit["rolls"][0], prev_hash="0" * 64)
             roll["entry_hash"] = entry_hash_v2(MATCH_ID, roll)
+            # At the record's time of the change, as every leaf is (the device checks it).
             leaf = leaf_bytes(roll["state"], roll | {"match_id": MATCH_ID},
-                              "2026-12-02T12:00:20+00:00")
+                              leaf_time(roll[EVENT_TIMES[roll["state"]]]))
             root = root_of([leaf_hash(leaf)])
             head = {"format": "boardgammon-log-head-v1", "tree_size": 1, "timestamp": 1,
                     "root_hash": root.hex(), "signature": KEY.sign(head_bytes(1, 1, root)).hex()}

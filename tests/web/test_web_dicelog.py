@@ -9,6 +9,7 @@ import json
 import random
 import re
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from webpage import new_page, play_the_computer, run_client
 
+from boardgammon.dice import verify
 from boardgammon.dice.transparency import (
     head_bytes,
     inclusion_path,
@@ -23,6 +25,8 @@ from boardgammon.dice.transparency import (
     leaf_hash,
     root_of,
 )
+from boardgammon.server.dice_log import LogKey
+from boardgammon.server.settings import DEFAULT_LOG_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -182,6 +186,74 @@ def test_the_page_refuses_an_altered_proof(browser, live_server, output_dir):
     page.context.close()
 
 
+LOG_TIME = {
+    "en": "a public log entry of this roll gives another time than the record for the same change",
+    "de": "ein Eintrag dieses Wurfs im öffentlichen Log nennt für dieselbe Änderung eine andere "
+          "Zeit als die Aufzeichnung",
+    "ja": "このロールの公開ログの記録が、同じ変更について記録と異なる時刻を示しています",
+}
+
+
+def test_the_page_refuses_a_leaf_whose_time_is_not_the_records(browser, live_server,
+                                                                  output_dir):
+    """A server with its own key that logs a roll's reveal a second later than its record
+    says (the leaf is in the tree it signs, the proof holds, the entry hash is the record's):
+    before, the page showed ✓ (only verify.py --log, transparency.py and the server's verdict
+    compared leaf times); now ✗ with the reason, in each language."""
+    key = LogKey.load_or_create(Path(DEFAULT_LOG_KEY))  # the live server's, in this folder
+    moved: list[str] = []
+
+    def handle(route, request):
+        response = route.fetch()
+        proof = response.json()
+        entries = proof["roll"].get("log", [])
+        if proof.get("covered") is not False and entries:
+            for entry in entries:
+                fields = json.loads(entry["leaf"])
+                if fields["event"] == "revealed":
+                    later = datetime.fromisoformat(fields["at"]) + timedelta(seconds=1)
+                    fields["at"] = later.isoformat()
+                    moved.append(fields["roll_id"])
+                entry["leaf"] = json.dumps(fields, sort_keys=True, separators=(",", ":"),
+                                           ensure_ascii=True)
+            hashes = [leaf_hash(e["leaf"].encode()) for e in entries]
+            for index, entry in enumerate(entries):
+                entry["index"] = index
+                entry["inclusion_path"] = [p.hex() for p in inclusion_path(
+                    index, len(hashes), lambda lo, hi: root_of(hashes[lo:hi]))]
+            head, root = proof["log"]["head"], root_of(hashes)
+            head.update(tree_size=len(hashes), root_hash=root.hex(),
+                        signature=key.sign(head_bytes(len(hashes), head["timestamp"],
+                                                      root)).hex())
+        route.fulfill(response=response, body=json.dumps(proof))
+
+    page, _ = _first_roll(browser, live_server, handle)
+    try:
+        page.wait_for_selector(".dice-log .verdict:not(.pending)", state="attached",
+                               timeout=30_000)
+        mark = page.locator(".dice-log .verdict").first
+        assert moved  # the check ran on a forged leaf
+        assert mark.get_attribute("data-verdict") == "failed"
+        assert mark.text_content() == "✗ FAILED"
+        assert mark.get_attribute("title") == LOG_TIME["en"]  # the only problem: proofs hold
+        page.wait_for_selector(".dice-alert p")
+        assert LOG_TIME["en"] in page.locator(".dice-alert").text_content()
+        page.screenshot(path=str(output_dir / "dicelog-log-time-360.png"), full_page=True)
+        for lang in ("de", "ja"):
+            page.select_option("#lang", lang)
+            # The page draws itself again in the new language (the mark comes back).
+            page.wait_for_function(
+                """(text) => {
+                     const mark = document.querySelector('.dice-log .verdict');
+                     const alert = document.querySelector('.dice-alert');
+                     return mark !== null && mark.title === text && alert !== null
+                       && alert.textContent.includes(text);
+                   }""",
+                arg=LOG_TIME[lang], timeout=10_000)
+    finally:
+        page.context.close()  # no route of this page outlives the test's server
+
+
 def test_a_roll_no_head_covers_yet_waits_and_is_checked_after(browser, live_server):
     # The first two answers say "not covered, retry in 1 s": the roll shows "…" meanwhile, the
     # page asks again by itself (no new state needed), and then shows the verdict.
@@ -217,15 +289,15 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
     page.context.close()
 
 
-def _logged_document() -> tuple[dict, dict, str]:
+def _logged_document(at: str = "2026-12-02T12:00:09+00:00") -> tuple[dict, dict, str]:
     """The spec's v2 example (docs/fair-dice.md) with a public log: its first roll's last leaf
-    among four others, a head signed by a fresh key. (document, the roll as shown, key hex)"""
+    (``played`` at ``at``; the record's ``played_at`` is 12:00:09.000000Z) among four others, a
+    head signed by a fresh key. (document, the roll as shown, key hex)"""
     text = DOCS.read_text(encoding="utf-8")
     blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
     document = next(b for b in blocks if b.get("format") == "boardgammon-audit-v2")
     roll = document["rolls"][0]
-    leaf = leaf_bytes("played", {**roll, "match_id": document["match_id"]},
-                      "2026-12-02T12:00:09+00:00")
+    leaf = leaf_bytes("played", {**roll, "match_id": document["match_id"]}, at)
     leaves = [b"a", b"b", leaf, b"c", b"d"]
     hashes = [leaf_hash(x) for x in leaves]
     path = inclusion_path(2, 5, lambda lo, hi: root_of(hashes[lo:hi]))
@@ -292,6 +364,31 @@ def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     padded = {**document["rolls"][0], "seq": -1, "roll_id": "rol_pad"}
     assert _check(module_page, document, shown, key, preceding=[padded])["problems"] == [
         "log_mismatch"]
+
+
+@pytest.mark.parametrize(
+    "at",
+    ["2026-12-02T12:00:10+00:00", "2026-12-02T12:00:09.000000+00:00",
+     "2026-12-02T12:00:09Z", "2026-12-02T13:00:09+01:00", None],
+    ids=["a-second-later", "fraction-kept", "z-spelling", "same-moment-other-offset", "no-time"],
+)
+def test_a_leaf_whose_time_is_not_the_records_is_log_time(module_page, at):
+    # The log and the record must not show two times of one change (docs/fair-dice.md §The
+    # record (v2), Times in the log): compared as texts in the log's spelling, so even the
+    # same moment spelled otherwise fails, as in verify.py, transparency.py and the spec's
+    # verifier. The leaf is otherwise the roll's, its proof and the head's signature hold.
+    document, shown, key = _logged_document(at)
+    got = _check(module_page, document, shown, key)
+    assert (got["problems"], got["checked"]) == (["log_time"], ["signature"])
+
+
+def test_the_leaf_time_rule_agrees_with_the_verifier(module_page):
+    cases = ["2026-12-02T13:00:00.000000Z", "2026-12-02T13:00:00.123456Z",
+             "2026-12-02T13:00:00.100000Z", "1999-01-31T23:59:59.000001Z"]
+    bad = ["2026-12-02T13:00:00Z", "2026-12-02 13:00:00.000000Z",
+           "2026-12-02T13:00:00.000000+00:00", "2026-13-02T13:00:00.000000Z", None, 7]
+    got = run_client(module_page, "return arg.map((t) => dl.leafTime(t));", cases + bad, LOG)
+    assert got == [verify.leaf_time(t) for t in cases] + [None] * len(bad)
 
 
 def test_the_proof_must_follow_the_entries_the_device_checked(module_page):

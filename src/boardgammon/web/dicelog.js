@@ -5,7 +5,8 @@
 //   the head's Ed25519 signature covers "boardgammon-log-head-v1" 0x00 size (8 BE) time (8 BE)
 //   root, where the browser has Ed25519 in Web Crypto
 //   the roll's last leaf names its state and its entry hash, which covers every field of the
-//   roll as shown (seed, both contributions, dice, times)
+//   roll as shown (seed, both contributions, dice, times); each leaf's `at` is the record's time
+//   of its change
 
 import { concat, fromHex, lp, toHex, uint } from "./fairdice.js";
 
@@ -118,6 +119,24 @@ export async function entryHashV2(matchId, roll) {
   return toHex(await sha256(bytes));
 }
 
+// The record's time of the change each leaf of a roll stands for (its `event`).
+const EVENT_TIMES = { committed: "committed_at", requested: "requested_at",
+  revealed: "revealed_at", played: "played_at", void: "voided_at" };
+const RECORD_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{6})Z$/;
+
+/**
+ * The public log's spelling of a v2 record time (docs/fair-dice.md §The record (v2), Times in
+ * the log): "YYYY-MM-DDTHH:MM:SS.ffffffZ" is "YYYY-MM-DDTHH:MM:SS.ffffff+00:00" in a leaf's
+ * `at`, and "YYYY-MM-DDTHH:MM:SS+00:00" where ffffff is 000000; texts compared byte for byte,
+ * nothing parsed or rounded. null for a value that is no record time as the spec writes it
+ * (the leaf's `at` then matches nothing).
+ */
+export function leafTime(recordTime) {
+  const parts = typeof recordTime === "string" ? RECORD_TIME.exec(recordTime) : null;
+  if (!parts || Number.isNaN(Date.parse(recordTime))) return null;
+  return parts[2] === "000000" ? `${parts[1]}+00:00` : `${parts[1]}.${parts[2]}+00:00`;
+}
+
 // The roll as the match showed it and as the audit document holds it must agree on these.
 const SAME = ["seat", "nonce", "kind", "commitment", "server_seed", "roller_entropy",
   "opponent_prev_link", "opponent_entropy"];
@@ -139,7 +158,8 @@ const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
  * k steps)}: problem codes log_missing (no entry for the roll),
  * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
  * names another roll or state; or a preceding entry that does not chain into it or does not
- * follow `since`), log_proof (an inclusion proof does not lead to the head's
+ * follow `since`), log_time (a leaf's `at` is not the record's time of its change, leafTime),
+ * log_proof (an inclusion proof does not lead to the head's
  * root), log_signature (the head's signature does not verify, or another key signed it);
  * checked codes log and signature, or signature_unchecked where the browser has no Ed25519.
  * A proof the server marked `covered: false` (the head not yet signed over the roll's newest
@@ -159,10 +179,16 @@ export async function checkInLog(matchId, roll, proof, publicKey, since) {
   const root = fromHex(head.root_hash);
   let proofs = true;
   let named = true;
+  let timed = true;
   for (const entry of logged.log) {
     const leaf = encoder.encode(entry.leaf);
     const fields = JSON.parse(entry.leaf);
     if (fields.match_id !== matchId || NAMED.some((k) => fields[k] !== logged[k])) named = false;
+    // Each leaf's `at` is the record's time of its change: otherwise the log and the record
+    // show two times of one change (the entry hash covers the record's times, not the leaf's).
+    const key = Object.hasOwn(EVENT_TIMES, fields.event) ? EVENT_TIMES[fields.event] : null;
+    const expected = key ? leafTime(logged[key]) : null;
+    if (expected === null || fields.at !== expected) timed = false;
     const path = entry.inclusion_path.map(fromHex);
     const reached = await rootFromInclusion(entry.index, head.tree_size, await leafHash(leaf), path);
     if (!reached || !equal(reached, root)) proofs = false;
@@ -173,6 +199,7 @@ export async function checkInLog(matchId, roll, proof, publicKey, since) {
       || logged.entry_hash !== hashed) {
     problems.push("log_mismatch");
   }
+  if (!timed) problems.push("log_time");
   if (!proofs) problems.push("log_proof");
   // The entries before the roll that its link's k steps count (back to the opponent's last
   // revealed link, void ones included): each must hash to its entry_hash and chain, by

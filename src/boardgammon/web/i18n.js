@@ -363,6 +363,7 @@ const STRINGS = {
     "dice.check.signature_unchecked": "tree head signature NOT checked: this browser has no Ed25519 in Web Crypto",
     "dice.problem.log_missing": "the public log has no entry for this roll",
     "dice.problem.log_mismatch": "the public log holds another roll than the one shown",
+    "dice.problem.log_time": "a public log entry of this roll gives another time than the record for the same change",
     "dice.problem.log_proof": "the inclusion proof does not lead to the signed tree head",
     "dice.problem.log_signature": "the tree head's signature does not verify with the log's published key",
     // issue 21 review: a page opened during a database outage
@@ -726,6 +727,7 @@ const STRINGS = {
     "dice.check.signature_unchecked": "Signatur des Baumkopfs NICHT geprüft: dieser Browser kennt Ed25519 in Web Crypto nicht",
     "dice.problem.log_missing": "das öffentliche Log hat keinen Eintrag für diesen Wurf",
     "dice.problem.log_mismatch": "das öffentliche Log enthält einen anderen Wurf als den gezeigten",
+    "dice.problem.log_time": "ein Eintrag dieses Wurfs im öffentlichen Log nennt für dieselbe Änderung eine andere Zeit als die Aufzeichnung",
     "dice.problem.log_proof": "der Einschlussbeweis führt nicht zum signierten Baumkopf",
     "dice.problem.log_signature": "die Signatur des Baumkopfs passt nicht zum veröffentlichten Schlüssel des Logs",
     // issue 21 review: a page opened during a database outage
@@ -1071,6 +1073,7 @@ const STRINGS = {
     "dice.check.signature_unchecked": "ツリーヘッドの署名は未検証：このブラウザの Web Crypto は Ed25519 に非対応",
     "dice.problem.log_missing": "公開ログにこのロールの記録がありません",
     "dice.problem.log_mismatch": "公開ログの記録が表示されたロールと異なります",
+    "dice.problem.log_time": "このロールの公開ログの記録が、同じ変更について記録と異なる時刻を示しています",
     "dice.problem.log_proof": "包含証明が署名済みツリーヘッドに到達しません",
     "dice.problem.log_signature": "ツリーヘッドの署名がログの公開鍵で検証できません",
     // issue 21 review: a page opened during a database outage
