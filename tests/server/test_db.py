@@ -4,13 +4,25 @@ and the same calls on PostgreSQL, where a checkpoint is PostgreSQL's own busines
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
+import anyio.to_thread
 import pytest
+from fastapi.testclient import TestClient
 
 from boardgammon.server import dice_record
-from boardgammon.server.db import SQLITE_AUTOCHECKPOINT_PAGES, create_db_engine, open_database
+from boardgammon.server.app import create_app
+from boardgammon.server.db import (
+    SQLITE_AUTOCHECKPOINT_PAGES,
+    TO_THREAD_WORKERS,
+    WORKER_THREADS,
+    create_db_engine,
+    open_database,
+)
 from boardgammon.server.dice_record import reveal_roll
+from boardgammon.server.services import services
+from boardgammon.server.settings import Settings
 
 
 def _pragma(db, name: str):
@@ -61,3 +73,29 @@ def test_synchronous_setting_is_checked(monkeypatch, sqlite_url):
     monkeypatch.setenv("BOARDGAMMON_SQLITE_SYNCHRONOUS", "OFF")
     with pytest.raises(ValueError, match="NORMAL or FULL, not 'OFF'"):
         create_db_engine(sqlite_url)
+
+
+def test_the_sqlite_pool_has_a_connection_for_every_thread_that_holds_a_session(
+    sqlite_url, tmp_path, monkeypatch
+):
+    """Every thread that may hold a session at once gets a connection without waiting: the
+    sync routes' threads (AnyIO's limiter, which the running server sets to WORKER_THREADS),
+    the event loop's executor's, and a second session in each. With SQLAlchemy's default pool
+    for SQLite (5, and 10 more) the sixteenth waited 30 s for one, then failed."""
+    monkeypatch.chdir(tmp_path)  # the log key's default place
+    with TestClient(create_app(Settings(database_url=sqlite_url))) as client:
+        tokens = client.portal.call(
+            lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)
+        assert tokens == WORKER_THREADS == 40
+        engine = services(client.app).db.engine
+        held = []
+        # Checked out in another thread, so that a pool too small fails the test in seconds
+        # (its checkout waits the pool's 30 s), not by hanging it.
+        with ThreadPoolExecutor(max_workers=1) as checkout:
+            try:
+                for _ in range(2 * (tokens + TO_THREAD_WORKERS)):
+                    held.append(checkout.submit(engine.connect).result(timeout=5))
+                assert all(not c.closed for c in held)
+            finally:
+                for connection in held:
+                    connection.close()

@@ -41,6 +41,12 @@ thousandth page's commit, 5-8 ms with the writer waiting, and every other writer
 SQLite still checkpoints by itself past :data:`SQLITE_AUTOCHECKPOINT_PAGES`, for processes that
 do not run the background work (tools, tests) or if it falls behind.
 
+The SQLite pool keeps a connection for every thread that may hold a session
+(:data:`SQLITE_POOL_SIZE`: AnyIO's threads for sync routes plus the event loop's executor),
+and makes as many again on demand: no request waits for a connection that SQLite does not
+need to withhold. PostgreSQL keeps SQLAlchemy's pool (5, and 10 more on demand, per process):
+its connections are the database server's processes, shared by every server process.
+
 Statement parameters are hidden from error messages on every backend: they can hold an
 unrevealed server seed.
 """
@@ -72,6 +78,25 @@ SQLITE_READONLY = 8
 """SQLite's result code for a write refused, here by ``PRAGMA query_only`` in a read session."""
 READ_ONLY = "boardgammon_read_only"
 """Execution option of the engine behind :attr:`Database.read_sessions` (deferred ``BEGIN``)."""
+WORKER_THREADS = 40
+"""Threads AnyIO runs the sync routes and dependencies in (``get_session`` among them): its
+default limiter's size, which the server sets to this at start (:func:`.runtime.running`),
+so that the pool below is sized for the number it runs with."""
+TO_THREAD_WORKERS = min(32, (os.cpu_count() or 1) + 4)
+"""Threads of the event loop's default executor (``asyncio.to_thread``: every match read and
+write, the heartbeat, the analysis worker): Python's own size for it, which the server keeps."""
+SQLITE_POOL_SIZE = WORKER_THREADS + TO_THREAD_WORKERS
+"""SQLite connections the pool keeps: one for every thread that may hold a session at once.
+SQLAlchemy's default (5, and 10 more made and closed on demand) is smaller than the threads:
+a request beyond the fifteenth waited up to 30 s (the pool's timeout) for a connection, then
+failed, while SQLite itself could have served it (WAL readers never wait; writers take turns).
+An idle SQLite connection costs a few file handles and nothing else, and the pool opens them
+only when they are first needed."""
+SQLITE_POOL_OVERFLOW = SQLITE_POOL_SIZE
+"""More connections made on demand beyond :data:`SQLITE_POOL_SIZE` (and closed when returned):
+a thread may hold a second session at once (a ``GET`` route's read session and the write of a
+signed head, :meth:`Database.writing`), and an async route holds its request's session
+across the awaits of its worker threads."""
 PG_CONNECT_TIMEOUT_S = 5
 """PostgreSQL: seconds a new connection may take (libpq's ``connect_timeout``, unless the URL
 sets one): a connection to a database that hangs fails instead of waiting for ever."""
@@ -101,7 +126,8 @@ def create_db_engine(url: str) -> Engine:
     if synchronous not in ("NORMAL", "FULL"):
         raise ValueError(f"BOARDGAMMON_SQLITE_SYNCHRONOUS is NORMAL or FULL, not {synchronous!r}")
     engine = create_engine(
-        parsed, hide_parameters=True, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}
+        parsed, hide_parameters=True, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
+        pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW,
     )
 
     @event.listens_for(engine, "connect")

@@ -21,12 +21,14 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
 from boardgammon.server import dice_log
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.bus import USER_CHANNEL_PREFIX, bus_for
+from boardgammon.server.db import WORKER_THREADS
 from boardgammon.server.dice_log import LogKey
 from boardgammon.server.dice_record import CorruptRoll
 from boardgammon.server.locks import MatchLocks
@@ -387,6 +389,9 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     """Start the app's runtime on its database and stop it afterwards."""
     parts = services(app)
     runtime = parts.game
+    # The number of sync routes that run at once, and so hold a session: the one the SQLite
+    # pool is sized for (db.WORKER_THREADS), whatever AnyIO's default becomes.
+    anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
     await runtime.start(parts.db, parts.log_key)
     loop = asyncio.create_task(runtime.loop()) if runtime.config.background else None
     try:
