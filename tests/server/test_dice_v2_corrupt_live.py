@@ -1,10 +1,11 @@
-"""A v2 row whose hex column is not hex of its size (changed by hand, or corrupt) on the live
-match path: the match's state and every action answer 503 ``record_corrupt`` naming the roll
-and the column (never the stored value: a pending roll's seed is secret), nothing changes,
-the operator gets one ERROR line however often the match is asked for, and the background
-tick goes on settling the other matches. Before, ``RollV2.from_row`` decoded the column with
-``bytes.fromhex`` and every request for the match was a 500 (the audit already said
-``malformed``: test_dice_v2_corrupt_hex.py). On SQLite and PostgreSQL."""
+"""A v2 (or v1) row whose hex column is not hex of its size (changed by hand, or corrupt) on
+the live match path: the match's state and every action answer 503 ``record_corrupt`` naming
+the roll and the column (never the stored value: a pending roll's seed is secret), nothing
+changes, the operator gets one ERROR line however often the match is asked for, and the
+server's start and background tick go on settling the other matches. Before,
+``RollV2.from_row`` decoded the column with ``bytes.fromhex`` and every request for the match
+was a 500, and the server did not start (the audit already said ``malformed``:
+test_dice_v2_corrupt_hex.py). On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -141,3 +142,22 @@ def test_a_held_match_keeps_neither_the_start_nor_the_tick_from_settling_the_oth
         with services(client.app).db.sessions() as s:
             assert s.execute(text("SELECT status FROM matches WHERE id = :m"),
                              {"m": held_id}).scalar() == "active"
+
+
+def test_a_v1_match_is_held_the_same_way(database_url, wall):
+    # Matches made before v2 keep v1 dice; Roll.from_row decoded its columns with fromhex too.
+    with TestClient(make_app(database_url, wall, dice="v1")) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob, mode="correspondence", days=1, length=3)
+        while (state := ann.state(match_id))["phase"] != "roll":
+            step({0: ann, 1: bob}, match_id)
+        bad = state["rolls"][0]["roll_id"]
+        with services(client.app).db.sessions() as s:
+            s.execute(text("UPDATE dice_rolls SET client_entropy = 'zz' WHERE roll_id = :r"),
+                      {"r": bad})
+            s.commit()
+    with TestClient(make_app(database_url, wall, dice="v1")) as client:
+        ann.client = client
+        held(ann.get(f"/api/matches/{match_id}"), bad, "client_entropy", "zz")
+        assert client.get(f"/api/audit/{match_id}").json()["failure"]["reason"] == (
+            verify.MALFORMED)
