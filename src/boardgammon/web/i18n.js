@@ -334,6 +334,7 @@ const STRINGS = {
     "notify.invited": "{name} invites you",
     "notify.rematch": "Rematch offered",
     // hardening (issue 21): a database outage stops the clocks
+    "error.record_corrupt": "This match is on hold: a stored roll of its dice record cannot be read. Nothing was changed and the clocks are stopped until the server's operator repairs it; the audit page shows which roll.",
     "error.database_unavailable": "Server problem, clocks stopped: your move was not sent. Try again in a few seconds.",
     // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
     "playback.skip": "Skip to the end",
@@ -698,6 +699,7 @@ const STRINGS = {
     "notify.invited": "{name} lädt dich ein",
     "notify.rematch": "Revanche angeboten",
     // hardening (issue 21): a database outage stops the clocks
+    "error.record_corrupt": "Dieses Match ruht: Ein gespeicherter Wurf seines Würfelprotokolls ist nicht lesbar. Nichts wurde geändert, und die Uhren stehen, bis der Betreiber des Servers ihn repariert; die Prüfseite zeigt, welcher Wurf es ist.",
     "error.database_unavailable": "Serverproblem, die Uhren stehen: Dein Zug wurde nicht gesendet. Versuch es in ein paar Sekunden noch einmal.",
     // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
     "playback.skip": "Zum Ende springen",
@@ -1044,6 +1046,7 @@ const STRINGS = {
     "notify.invited": "{name}から招待",
     "notify.rematch": "再戦の申し込み",
     // hardening (issue 21): a database outage stops the clocks
+    "error.record_corrupt": "この対局は保留中です。ダイス記録に保存された出目の一つが読み取れません。何も変更されておらず、サーバーの管理者が修復するまで時計は止まっています。どの出目かは監査ページで確認できます。",
     "error.database_unavailable": "サーバーの問題のため、時計は止まっています。手は送信されていません。数秒後にもう一度お試しください。",
     // match screen leftovers (issue 22): the other side's play step by step, the lobby's winner
     "playback.skip": "最後まで飛ばす",

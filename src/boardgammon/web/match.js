@@ -540,7 +540,9 @@ export class MatchPage {
   showError(err) {
     const text = err instanceof ApiError || err.message ? err.message : String(err);
     // An outage is the server's fault and costs no clock time: say so rather than echo it.
-    const key = err.code === "database_unavailable" ? "error.database_unavailable" : "error.generic";
+    // A dice record that cannot be read holds the match until the operator repairs it.
+    const key = err.code === "database_unavailable" ? "error.database_unavailable"
+      : err.code === "record_corrupt" ? "error.record_corrupt" : "error.generic";
     this.message = { text: t(key, { message: text }), cls: "error" };
     this.renderStatus();
   }
