@@ -457,6 +457,53 @@ def test_a_finished_v2_match_is_in_the_public_log_under_its_signed_head(client, 
     assert all(f'id="{entry["roll_id"]}"' in page.text for entry in document["rolls"])
 
 
+def test_a_finished_match_gives_the_head_its_result_showed_after_a_reload(client):
+    # The result dialog's head came only with the live match_end event: a reload lost it.
+    match_id, ended = played_v2_match(client)
+    shown = ended["result"]["log_head"]
+    # Later changes elsewhere and newer heads do not move the match's head.
+    played_v2_match_between(client, "cid", "dan")
+    newest = client.get(f"/api/audit/{match_id}").json()["log"]["head"]
+    answer = client.get(f"/api/audit/{match_id}/head")
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"head": shown}
+    assert newest["tree_size"] > shown["tree_size"]
+    unknown = client.get("/api/audit/mat_" + "a" * 24 + "/head")
+    assert (unknown.status_code, code(unknown)) == (404, "not_found")
+    assert client.get("/api/audit/nonsense/head").status_code == 422
+
+
+def test_a_match_no_head_covers_yet_gets_one_signed(database_url, wall):
+    # Heads signed at most hourly: a head covering the match's newest entry is signed at once.
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             log_head_interval_s=3600.0)) as c:
+        ann, bob = Player.register(c, "ann"), Player.register(c, "bob")
+        match_id = live_match(ann, bob)
+        # Nothing of it in the log before the anchors (its first roll waits for them).
+        assert c.get(f"/api/audit/{match_id}/head").status_code == 404
+        for player in (ann, bob):
+            Device(player).register(match_id)
+        first = c.get(f"/api/audit/{match_id}/head").json()["head"]
+        document = c.get(f"/api/audit/{match_id}").json()
+        last = max([leaf["index"] for entry in document["rolls"] for leaf in entry["log"]]
+                   + [leaf["index"] for leaf in document["log"]["anchors"]])
+        assert first["tree_size"] == last + 1
+        key = bytes.fromhex(document["log"]["public_key"])
+        assert verify_ed25519(key, bytes.fromhex(first["signature"]), signed_head_bytes(first))
+
+
+def played_v2_match_between(client, one: str, other: str) -> str:
+    """Like :func:`played_v2_match` between two other players; the match's ID."""
+    a, b = Player.register(client, one), Player.register(client, other)
+    match_id = live_match(a, b)
+    devices: dict[int, Device | None] = {0: Device(a), 1: Device(b)}
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    play_out_v2({0: a, 1: b}, devices, match_id)
+    return match_id
+
+
 def test_a_v2_roll_stripped_of_its_log_entries_fails_the_log_check(client):
     # A server that rewrites a roll (new entropy and dice from the seed it holds), re-hashes
     # the chain and serves the roll without its leaves passed: check_log counted it as a roll

@@ -207,6 +207,37 @@ def test_result_screen(page, output_dir):
     page.screenshot(path=str(output_dir / "result-component.png"), full_page=True)
 
 
+class HeadStandIn(StandIn):
+    """Also answers the match's signed log head (``GET /api/audit/{id}/head``), counting the
+    requests."""
+
+    HEAD = {"format": "boardgammon-log-head-v1", "tree_size": 447, "timestamp": 1,
+            "root_hash": "cd" * 32, "signature": "ef" * 64}
+
+    def __init__(self, page, state):
+        self.head_requests = 0
+        super().__init__(page, state)
+
+    def handle(self, route, request):
+        if request.url.endswith(f"/api/audit/{MATCH_ID}/head"):
+            self.head_requests += 1
+            return self.json(route, {"head": self.HEAD})
+        return super().handle(route, request)
+
+
+def test_a_reloaded_result_still_shows_the_signed_log_head(page):
+    # The head came only with the live match_end event: opening the finished match later
+    # showed no head (issue #25: the result dialog shows the signed head that includes it).
+    stand_in = HeadStandIn(page, finished_state())
+    page.goto(f"{page.base}/match/{MATCH_ID}")
+    line = page.locator("section.result .log-head")
+    line.wait_for()
+    assert "tree of 447 entries" in line.inner_text()
+    assert ("cd" * 32) in line.inner_text()
+    page.wait_for_timeout(300)
+    assert stand_in.head_requests == 1  # asked once, not on every render
+
+
 def test_clocks_count_the_delay_then_the_reserve(page):
     state = make_state(Board.initial(), dice=(3, 1))
     state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": 0,

@@ -567,6 +567,27 @@ def _log_json(key: LogKey, head: dict) -> dict:
     return {"format": LOG_FORMAT, "public_key": key.public_key.hex(), "head": head}
 
 
+def match_head(session: Session, key: LogKey, match_id: str, *,
+               writing: Writing | None = None) -> dict | None:
+    """The first signed tree head (as :func:`signed_head`) that includes every entry of
+    ``match_id`` in the log so far: for a finished match, the head its result showed when it
+    ended (``result.log_head`` of the ``match_end`` event, signed right after the last
+    change) or, if another was signed first, the earliest one after it; one is signed now if
+    no stored head covers the match's newest entry yet. ``None`` for a match with no entries
+    in the log (none exists, or it was played before the log began). ``writing``: as in
+    :func:`signed_head`."""
+    last = session.execute(_MATCH_VERSION, {"match_id": match_id}).scalar()
+    if last is None:
+        return None
+    row = session.execute(
+        select(_HEADS.c.tree_size, _HEADS.c.timestamp, _HEADS.c.root_hash, _HEADS.c.signature)
+        .where(_HEADS.c.tree_size > last).order_by(_HEADS.c.tree_size).limit(1)).first()
+    if row is not None:
+        return {"format": HEAD_FORMAT, **row._asdict()}
+    return signed_head(session, key, interval_s=float("inf"), covering=last + 1,
+                       writing=writing)
+
+
 def with_log(session: Session, key: LogKey, document: dict, *,
              writing: Writing | None = None) -> dict:
     """``document`` (a match's audit document) with the log added: ``document["log"]`` is

@@ -972,6 +972,17 @@ export class MatchPage {
       }
     });
     const base = `/api/matches/${encodeURIComponent(s.match_id)}`;
+    if (!this.logHead && !this.logHeadAsked) {
+      // Reloaded after the end: the match_end event that carried the head is gone; ask once.
+      this.logHeadAsked = true;
+      request("GET", `/api/audit/${encodeURIComponent(s.match_id)}/head`)
+        .then((answer) => {
+          if (!answer.head || this.logHead) return;
+          this.logHead = answer.head;
+          if (!this.result.hidden) this.renderResult();
+        })
+        .catch(() => {}); // a match from before the log has none: the line stays out
+    }
     const first = this.result.hidden;
     this.result.hidden = false;
     fill(this.result,

@@ -156,6 +156,20 @@ def audit_json(request: Request, match_id: str = MatchId,
                              writing=parts.db.writing)
 
 
+@router.get("/api/audit/{match_id}/head", responses=responses(404))
+def match_log_head(request: Request, match_id: str = MatchId,
+                   session: Session = Depends(get_session)) -> dict:
+    """``{"head": …}``: the public log's first signed head that includes every entry of the
+    match (:func:`boardgammon.server.dice_log.match_head`), the one its result dialog shows
+    (also after a reload, when the ``match_end`` event that carried it is long gone). 404
+    ``not_found``: no such match, or none of its rolls is in the log (played before it)."""
+    parts = services(request.app)
+    head = dice_log.match_head(session, parts.log_key, match_id, writing=parts.db.writing)
+    if head is None:
+        raise RollNotFound(f"match {match_id} has no entries in the public log")
+    return {"head": head}
+
+
 def roll_entries(session: Session, match_id: str, roll_id: str,
                  after: int | None = None) -> tuple[str, dict, list[dict]]:
     """The record's format, the roll's audit entry and the entries its proof carries before it
