@@ -11,6 +11,7 @@ import os
 import stat
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -213,6 +214,10 @@ def test_the_audit_page_and_fair_show_the_head_the_proofs_and_the_key(client, la
     head = audit["log"]["head"]
     assert f'<td class="hex" id="log-root-hash">{head["root_hash"]}</td>' in page.text
     assert f'<td class="hex" id="log-signature">{head["signature"]}</td>' in page.text
+    # The signing time as people read it, UTC, with the signed milliseconds beside it.
+    signed = datetime.fromtimestamp(head["timestamp"] / 1000, UTC)
+    assert (f'<td id="log-timestamp">{signed:%Y-%m-%d %H:%M:%S}.{head["timestamp"] % 1000:03d} '
+            f'UTC <span class="ms">({head["timestamp"]} ms)</span></td>') in page.text
     # Each roll's row links to its leaves' proofs (the page shows them when it is opened).
     logged = [r for r in audit["rolls"] if r["log"]]
     assert page.text.count('<a class="log-proof"') == len(logged) == len(audit["rolls"])

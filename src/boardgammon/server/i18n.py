@@ -309,7 +309,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "log.tree_size": "Tree size",
         "log.root_hash": "Root hash",
-        "log.timestamp": "Signed at (ms since 1970 UTC)",
+        "log.timestamp": "Signed at (UTC; in ms since 1970, as signed)",
         "log.signature": "Signature (Ed25519)",
         "log.public_key": "Log key (also at /api/log/public-key)",
         "log.index": "Leaf",
@@ -432,9 +432,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "could at most have chosen between the roll with it and the roll without it."
         ),
         "counts.computer": (
-            "{count} rolls of the computer with your device's link: the server alone could not "
-            "foresee them; once it had your link, it could at most have chosen between the "
-            "roll with it and the roll without it."
+            "{count} rolls of the computer with its human opponent's device link: the server "
+            "alone could not foresee them; once it had that link, it could at most have chosen "
+            "between the roll with it and the roll without it."
         ),
         "counts.opponent_absent": (
             "{count} rolls whose opponent's device did not answer in time: the server and the "
@@ -759,7 +759,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "log.tree_size": "Baumgröße",
         "log.root_hash": "Wurzel-Hash",
-        "log.timestamp": "Signiert um (ms seit 1970 UTC)",
+        "log.timestamp": "Signiert um (UTC; in ms seit 1970, wie signiert)",
         "log.signature": "Signatur (Ed25519)",
         "log.public_key": "Log-Schlüssel (auch unter /api/log/public-key)",
         "log.index": "Blatt",
@@ -888,9 +888,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "ohne es wählen."
         ),
         "counts.computer": (
-            "{count} Würfe des Computers mit dem Glied deines Geräts: der Server allein konnte "
-            "sie nicht vorher kennen; sobald er dein Glied hatte, konnte er höchstens zwischen "
-            "dem Wurf mit ihm und dem Wurf ohne es wählen."
+            "{count} Würfe des Computers mit dem Glied vom Gerät seines menschlichen Gegners: "
+            "der Server allein konnte sie nicht vorher kennen; sobald er dieses Glied hatte, "
+            "konnte er höchstens zwischen dem Wurf mit ihm und dem Wurf ohne es wählen."
         ),
         "counts.opponent_absent": (
             "{count} Würfe, bei denen das Gerät des Gegners nicht rechtzeitig antwortete: "
@@ -1188,7 +1188,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "log.tree_size": "木のサイズ",
         "log.root_hash": "ルートハッシュ",
-        "log.timestamp": "署名時刻（1970 UTC からのミリ秒）",
+        "log.timestamp": "署名時刻（UTC。括弧内は署名された 1970 年からのミリ秒）",
         "log.signature": "署名（Ed25519）",
         "log.public_key": "ログ鍵（/api/log/public-key にも掲載）",
         "log.index": "葉",
@@ -1310,8 +1310,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "どちらかを選ぶことしかできなかった。"
         ),
         "counts.computer": (
-            "あなたの端末のリンクを含むコンピューターのロール {count} 回："
-            "サーバー単独では事前に知ることはできなかった。あなたのリンクを受け取った後、"
+            "人間の対戦相手の端末のリンクを含むコンピューターのロール {count} 回："
+            "サーバー単独では事前に知ることはできなかった。そのリンクを受け取った後、"
             "そのリンクありのロールとなしのロールのどちらかを選ぶことしかできなかった。"
         ),
         "counts.opponent_absent": (

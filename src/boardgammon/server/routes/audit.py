@@ -30,6 +30,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
@@ -56,6 +57,16 @@ from boardgammon.server.tables import DELETED_NAME
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
 pages.env.filters["fromjson"] = json.loads  # a log leaf's fields (the page shows an anchor's)
+
+
+def utc_from_ms(stamp: int) -> str:
+    """A head's ``timestamp`` (ms since 1970 UTC) as people read it: ``2026-12-03 15:24:47.123
+    UTC`` (ISO 8601's order in every language)."""
+    moment = datetime.fromtimestamp(stamp / 1000, UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{stamp % 1000:03d} UTC"
+
+
+pages.env.filters["utc_ms"] = utc_from_ms
 # Program text is not HTML: rendered unescaped here, escaped once when placed in the page.
 programs = Environment(
     loader=FileSystemLoader(TEMPLATES),
