@@ -164,8 +164,22 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert rows[""] == ["ann (white)", "bob (black)"]
     assert rows["PR"] == ["8.5", "16.3"]
     assert rows["Luck (EMG)"] == ["+0.321", "−0.287"]
-    assert rows["Luck (MWC)"] == ["+10.4 %", "−9.0 %"]
-    assert rows["Luck-adjusted result (MWC)"] == ["+39.6 %", "+59.0 %"]
+    assert rows["Luck (MWC)"] == ["+10.4%", "−9.0%"]  # as English writes it (numerals.py)
+    assert rows["Luck-adjusted result (MWC)"] == ["+39.6%", "+59.0%"]
+    # German writes a decimal comma and a (non-breaking) space before the percent sign.
+    page.select_option("#lang", "de")
+    page.wait_for_function("document.querySelector('.analysis-summary th[data-seat=\"0\"]')"
+                           " && !document.querySelector('.analysis-summary').innerText"
+                           ".includes('(white)')")
+    german = page.eval_on_selector_all(
+        ".analysis-summary tr", "rs => rs.map((r) => [...r.children].map((c) => c.textContent))")
+    values = [r[1:] for r in german]
+    assert ["+0,321", "−0,287"] in values
+    assert ["+10,4\u00a0%", "−9,0\u00a0%"] in values and ["+39,6\u00a0%", "+59,0\u00a0%"] in values
+    assert ["8,5", "16,3"] in values
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.querySelector('.analysis-summary') && document"
+                           ".querySelector('.analysis-summary').innerText.includes('(white)')")
     # The row names that are glossary terms link to their entries, in the page's language.
     terms = page.eval_on_selector_all(
         ".analysis-summary th a.glossary-link", "as => as.map((a) => a.getAttribute('href'))")

@@ -84,9 +84,17 @@ function boardPoints(row, checkers) {
 const BEST_ROW = { "no double": "nd", "too good": "nd", "double, take": "dt", "double, drop": "dp",
   take: "dt", drop: "dp" };
 
+// Numbers as the page's language writes them, as the server's pages do (numerals.py):
+// German 0,123 and +10,4 %, English and Japanese 0.123 and +10.4%.
+const decimal = (x, digits) => {
+  const text = Math.abs(x).toFixed(digits);
+  return lang() === "de" ? text.replace(".", ",") : text;
+};
 const signed = (x, digits = 3) => (x === null || x === undefined ? "—"
-  : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`);
-const fixed = (x, digits = 1) => (x === null || x === undefined ? "—" : x.toFixed(digits));
+  : `${x >= 0 ? "+" : "−"}${decimal(x, digits)}`);
+const fixed = (x, digits = 1) => (x === null || x === undefined ? "—"
+  : `${x < 0 ? "-" : ""}${decimal(x, digits)}`);
+const percent = (fraction) => `${signed(fraction * 100, 1)}${lang() === "de" ? "\u00a0%" : "%"}`;
 
 export class AnalysisPage {
   constructor(root, matchId, user) {
@@ -210,8 +218,8 @@ export class AnalysisPage {
       h("tbody", {},
         row("pr", (p) => fixed(p.pr), "pr"),
         row("luck", (p) => signed(p.luck), "luck"),
-        row("luckmwc", (p) => `${signed(p.luck_mwc * 100, 1)} %`, "mwc"),
-        row("adjusted", (p) => (p.luck_adjusted === null ? "—" : `${signed(p.luck_adjusted * 100, 1)} %`)),
+        row("luckmwc", (p) => percent(p.luck_mwc), "mwc"),
+        row("adjusted", (p) => (p.luck_adjusted === null ? "—" : percent(p.luck_adjusted))),
         row("decisions", (p) => String(p.decisions)),
         row("skill", (p) => t("analysis.skillcounts", p.skill)),
         row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0)))));
