@@ -861,7 +861,13 @@ export class MatchPage {
       if (["opening", "roll", "play", "double_offered"].includes(s.phase)) {
         buttons.push(button("⚡ " + t("match.auto"), () => this.toggleAuto(),
           { "data-action": "auto", "aria-pressed": this.auto ? "true" : "false" }));
+      }
+      // The engine takes a resignation once the opening roll is made (Game.resign): before
+      // it the server answers "cannot resign now".
+      if (["roll", "play", "double_offered"].includes(s.phase)) {
         buttons.push(this.resignControls(button));
+      } else {
+        this.resignMenu = false;
       }
     }
     keep(this.controls, ...buttons);  // a control unchanged stays the same element
