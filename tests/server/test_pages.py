@@ -313,3 +313,32 @@ def test_pages_answer_head(client, address):
     r = client.head(address, follow_redirects=False)
     assert r.status_code == client.get(address, follow_redirects=False).status_code
     assert r.status_code in (200, 301)
+
+
+V1_CLAIM = {"en": "no part in them", "de": "keinen Anteil daran", "ja": "一切関与していません"}
+"""The v1 page's sentence that the opponent took no part in a roll: false for v2 matches."""
+
+OPPONENT = {"en": "opponent", "de": "Gegner", "ja": "相手"}
+
+
+def test_fair_page_describes_dice_v2(client):
+    # A new user's finding: /fair described dice v1 (two inputs, "your opponent had no part in
+    # them", the computer's rolls from the server's bytes alone) while new matches roll v2.
+    for code in LANGUAGES:
+        page = client.get(f"/fair?lang={code}").text
+        text = html.unescape(re.sub(r"<[^>]+>", "", page))
+        assert V1_CLAIM[code] not in text, code
+        # The three contributions to every roll, in the order they are fixed.
+        parts = re.findall(r'<li data-contribution="([a-z]+)">(.+?)</li>', page, re.S)
+        assert [name for name, _ in parts] == ["seed", "roller", "opponent"], code
+        assert "SHA-256" in parts[0][1] and "16" in parts[1][1], code
+        assert OPPONENT[code] in parts[2][1], code
+        # What each kind of roll proves, and what older (v1) matches prove.
+        kinds = re.findall(r'<li data-kind="([a-z_]+)">', page)
+        assert kinds == ["live", "opponent_absent", "computer", "no_opponent_device"], code
+        assert 'id="v1"' in page, code
+        # The witness anyone can run, the log's heads and co-signatures, the audit pages.
+        assert "<code>boardgammon witness" in page, code
+        for address in ("/api/log/head", "/api/log/witnesses", "/audit/verify.py",
+                        "/audit/transparency.py"):
+            assert f'href="{address}"' in page, (code, address)

@@ -14,7 +14,8 @@ from webpage import checkers, lit, tap
 from webstate import MATCH_ID, make_state, revealed_roll
 
 from boardgammon.dice.verify import commitment, derive_dice
-from boardgammon.engine import Board
+from boardgammon.engine import Board, Game, Match
+from boardgammon.engine.errors import EngineError
 
 pytestmark = pytest.mark.browser
 
@@ -406,6 +407,38 @@ def test_resign_menu(page):
     assert page.locator(".status").inner_text() == (
         "You offered to resign: 2 points. Waiting for the answer.")
     assert page.locator(".controls button").count() == 0  # nothing to do but wait
+
+
+def _engine_accepts_resign(phase: str) -> bool:
+    """Whether the rules engine takes a resignation from seat 0 in ``phase`` (its own rule,
+    :meth:`boardgammon.engine.Game.resign`), from a game really in that phase."""
+    if phase == "opening":
+        game = Match(1, players=("ann", "bob")).game
+    else:
+        game = Game.from_position(Board.initial(), 0)
+        if phase == "play":
+            game.roll(0, 3, 1)
+        elif phase == "double_offered":
+            game.double(0)
+    assert game.phase.value == phase
+    try:
+        game.resign(0, 1)
+    except EngineError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("phase", ["opening", "roll", "play", "double_offered"])
+def test_resign_is_offered_only_where_the_server_accepts_it(page, phase):
+    # Before the opening roll the page offered "Resign…", and the server refused it with
+    # "cannot resign now: waiting for the opening roll".
+    fields = {"dice": (3, 1)} if phase == "play" else {}
+    if phase == "double_offered":
+        fields = {"on_roll": 1, "turn": 0, "cube": {"value": 2, "owner": None, "available": False}}
+    open_match(page, make_state(Board.initial(), phase=phase, **fields))
+    page.wait_for_selector('.controls [data-action="auto"]')
+    offered = page.locator('.controls [data-action="resign"]').count() == 1
+    assert offered == _engine_accepts_resign(phase)
 
 
 FOCUS_STYLE = """() => {

@@ -190,8 +190,11 @@ def test_guest_plays_the_computer(browser, live_server, output_dir):
     assert done["plays"] >= 5
 
     names = page.eval_on_selector_all(".verify-list li", "els => els.map(e => e.textContent)")
-    # The computer's rolls are checked too, and marked as rolled with the server's entropy.
-    assert any(n.startswith("Computer (easy): ") and "(server entropy)" in n for n in names)
+    # The computer's rolls are checked too, and say that the guest's device took part in them
+    # (its link, docs/fair-dice.md §What each kind of roll proves), not the server alone.
+    guest = page.get_attribute("[data-username]", "data-username")
+    assert any(n.startswith("Computer (easy): ")
+               and f"(dice from: server · {guest}'s device)" in n for n in names), names
     result = page.locator(".result .winner").inner_text()
     winner = result.removesuffix(" wins the match")
     match_id = check_result(page, winner, output_dir, "computer")

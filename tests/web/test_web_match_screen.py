@@ -614,3 +614,73 @@ def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
         assert box is not None and box["y"] < 740 / 2
         page.screenshot(path=str(output_dir / f"screen-result-{how}-{length}-360.png"))
     context.close()
+
+
+CONTRIBUTORS = {
+    "en": ["dice from: server · ann's device · bob's device",
+           "dice from: server · bob's device; ann's device did not answer in time",
+           "dice from: server · ann's device",
+           "dice from: server; ann's device did not answer in time",
+           "dice from: server · ann's device",
+           "dice from: server · ann's device",
+           "dice from: server"],
+    "de": ["Würfel aus: Server · Gerät von ann · Gerät von bob",
+           "Würfel aus: Server · Gerät von bob; Gerät von ann antwortete nicht rechtzeitig",
+           "Würfel aus: Server · Gerät von ann",
+           "Würfel aus: Server; Gerät von ann antwortete nicht rechtzeitig",
+           "Würfel aus: Server · Gerät von ann",
+           "Würfel aus: Server · Gerät von ann",
+           "Würfel aus: Server"],
+    "ja": ["ダイスの寄与：サーバー · ann の端末 · bob の端末",
+           "ダイスの寄与：サーバー · bob の端末；ann の端末は時間内に応答しなかった",
+           "ダイスの寄与：サーバー · ann の端末",
+           "ダイスの寄与：サーバー；ann の端末は時間内に応答しなかった",
+           "ダイスの寄与：サーバー · ann の端末",
+           "ダイスの寄与：サーバー · ann の端末",
+           "ダイスの寄与：サーバー"],
+}
+
+
+@pytest.mark.parametrize("code", ["en", "de", "ja"])
+def test_each_roll_says_who_contributed(browser, static_url, output_dir, code):
+    """The dice record labels each roll by the parties whose input went into it, from the
+    roll's own fields (v2: roller_source, opponent_source; v1: entropy_source). It called the
+    computer's v2 rolls "(server entropy)", as if the server had chosen them alone, though the
+    human's device revealed its link for each (docs/fair-dice.md §What each kind of roll
+    proves)."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, make_state, revealed_roll
+
+    from boardgammon.engine import Board
+
+    def v2(n: int, seat: int, roller: str, opponent: str) -> dict:
+        entry = revealed_roll(f"rol_{n}", seat, n, bytes([n]) * 32, bytes(16), dice=[n % 6 + 1, 2])
+        del entry["client_entropy"], entry["entropy_source"]
+        return {**entry, "kind": "normal", "roller_entropy": "00" * 16, "roller_source": roller,
+                "opponent_prev_link": None if opponent == "none" else "11" * 32,
+                "opponent_entropy": "22" * 32 if opponent == "client" else None,
+                "opponent_source": opponent}
+
+    rolls = [
+        v2(1, 0, "client", "client"),  # live, both devices
+        v2(2, 1, "client", "absent"),  # bob's roll, ann's link too late
+        v2(3, 1, "server", "client"),  # the computer's roll (seat 1) with ann's link
+        v2(4, 1, "server", "absent"),  # the computer's roll without it: the server alone
+        v2(5, 0, "client", "none"),    # ann's roll, the opponent without a chain
+        revealed_roll("rol_6", 0, 6, bytes([6]) * 32, bytes(16)),            # v1, ann's device
+        revealed_roll("rol_7", 1, 7, bytes([7]) * 32, bytes(16), "server"),  # v1, server only
+    ]
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    context.add_init_script(f"localStorage.setItem('bg.lang', '{code}')")
+    page = context.new_page()
+    StandIn(page, make_state(Board.initial(), phase="roll", rolls=rolls))
+    page.goto(f"{static_url}/match/{MATCH_ID}")
+    page.wait_for_selector(".dice-log li small", state="attached")
+    labels = page.eval_on_selector_all(".dice-log li", "els => els.map(e => e.dataset.roll)")
+    assert labels == [f"rol_{n}" for n in range(1, 8)]
+    shown = page.locator(".dice-log li small.contributors").all_text_contents()
+    assert shown == [f"({text})" for text in CONTRIBUTORS[code]]
+    page.locator("details:has(.dice-log)").evaluate("d => d.open = true")
+    page.locator(".dice-log").scroll_into_view_if_needed()
+    page.screenshot(path=str(output_dir / f"screen-dice-contributors-{code}-360.png"))
+    context.close()

@@ -37,6 +37,25 @@ def test_every_page_in_every_language_fits(browser, live_server, output_dir, wid
     context.close()
 
 
+@pytest.mark.parametrize("width", [360, 390])
+def test_fair_page_tells_dice_v2_on_a_phone(browser, live_server, output_dir, width):
+    # The page described dice v1 (two inputs, "your opponent had no part in them").
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    for code in LANGUAGES:
+        page.goto(f"{live_server}/fair?lang={code}")
+        parts = page.eval_on_selector_all("[data-contribution]",
+                                          "els => els.map(e => e.dataset.contribution)")
+        assert parts == ["seed", "roller", "opponent"]
+        kinds = page.eval_on_selector_all("[data-kind]", "els => els.map(e => e.dataset.kind)")
+        assert kinds == ["live", "opponent_absent", "computer", "no_opponent_device"]
+        assert "boardgammon witness" in page.locator("#log + p + p").inner_text()
+        page.locator("#proves").scroll_into_view_if_needed()
+        page.screenshot(path=str(output_dir / f"page-fair-v2-{code}-{width}.png"), full_page=True)
+        assert overflow(page) == 0, f"/fair?lang={code} scrolls sideways at {width} px"
+    context.close()
+
+
 def computer_match(page, base: str, length: int = 1) -> str:
     """A guest's match against the computer (1 point unless ``length``), once its first roll
     is on record."""

@@ -861,7 +861,13 @@ export class MatchPage {
       if (["opening", "roll", "play", "double_offered"].includes(s.phase)) {
         buttons.push(button("⚡ " + t("match.auto"), () => this.toggleAuto(),
           { "data-action": "auto", "aria-pressed": this.auto ? "true" : "false" }));
+      }
+      // The engine takes a resignation once the opening roll is made (Game.resign): before
+      // it the server answers "cannot resign now".
+      if (["roll", "play", "double_offered"].includes(s.phase)) {
         buttons.push(this.resignControls(button));
+      } else {
+        this.resignMenu = false;
       }
     }
     keep(this.controls, ...buttons);  // a control unchanged stays the same element
@@ -907,10 +913,25 @@ export class MatchPage {
       : `${this.name(roll.seat)}: ${roll.dice.join("-")}`;
     return h("li", { "data-roll": roll.roll_id, "data-kind": roll.kind || "normal" },
       h("a", { href: row, class: "roll-row" }, text), " ",
-      // v1: entropy_source; v2: roller_source (the computer's rolls).
-      (roll.entropy_source || roll.roller_source) === "server"
-        ? h("small", {}, `(${t("dice.source.server")}) `) : null,
+      h("small", { class: "contributors" }, `(${this.contributors(roll)})`), " ",
       this.verdictMark(roll));
+  }
+
+  /** Whose input went into a roll, from its own fields (docs/fair-dice.md §Terms (v2)): the
+   * server's seed always; the roller's device where its entropy came from a device (v1
+   * `entropy_source`, v2 `roller_source` "client"; "server" for the computer's); the
+   * opponent's device where it revealed its link (v2 `opponent_source` "client"), or that it
+   * did not answer in time ("absent"). */
+  contributors(roll) {
+    const opponent = 1 - roll.seat;
+    const who = [t("dice.by.server")];
+    if ((roll.roller_source || roll.entropy_source) === "client") {
+      who.push(t("dice.by.device", { name: this.name(roll.seat) }));
+    }
+    if (roll.opponent_source === "client") who.push(t("dice.by.device", { name: this.name(opponent) }));
+    return roll.opponent_source === "absent"
+      ? t("dice.by.absent", { who: who.join(" · "), name: this.name(opponent) })
+      : t("dice.by", { who: who.join(" · ") });
   }
 
   /** A roll this device took part in that ended void, with its verdict (void_after_request),
