@@ -46,13 +46,36 @@ class Unreadable(Exception):
     """The server or the state file could not be read."""
 
 
-def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
-    request = urllib.request.Request(
-        urllib.parse.urljoin(url.rstrip("/") + "/", path.lstrip("/")),
-        data=json.dumps(body).encode() if body is not None else None,
-        headers={"Content-Type": "application/json", "Accept": "application/json"},
-    )
+def check_address(url: str) -> None:
+    """Refuse an address the witness cannot fetch from: not ``http://`` or ``https://``
+    (``localhost:8000`` is read as the scheme ``localhost``; ``file://`` would read a local
+    file), no host, a malformed host or port, a space or control character.
+
+    Raises:
+        Unreadable: saying what is wrong with the address (exit status 2, not 1: nothing was
+            read, so nothing was caught misbehaving).
+    """
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise Unreadable("the address holds a space or control character")
     try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- read for its ValueError on a port that is no port
+    except ValueError as exc:
+        raise Unreadable(f"the address is malformed: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        hint = f" (did you mean http://{url}?)" if "://" not in url else ""
+        raise Unreadable(f"the address must start with http:// or https://{hint}")
+    if not parts.hostname:
+        raise Unreadable("the address names no host (e.g. https://play.example)")
+
+
+def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
+    try:
+        request = urllib.request.Request(
+            urllib.parse.urljoin(url.rstrip("/") + "/", path.lstrip("/")),
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
             return json.load(answer)
     except urllib.error.HTTPError as exc:
@@ -170,6 +193,7 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
 def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], None] = print) -> int:
     """One witness run; the exit status (see the module docstring)."""
     try:
+        check_address(url)
         state = _load_state(state_path)
         new_state, lines = check(url, state)
     except Misbehaviour as exc:

@@ -163,12 +163,16 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage | Aut
 
 
 def action_id_of(text: str | bytes) -> str | None:
-    """The ``action.action_id`` of a frame if one can be read (to label an error), else None."""
+    """The ``action.action_id`` of a frame if one can be read and sent back (to label an
+    error), else None: not one holding a lone surrogate, which no text frame can carry."""
     try:
         value = json.loads(text)["action"]["action_id"]
-    except Exception:  # any shape at all may arrive here
-        return None
-    return value if isinstance(value, str) and len(value) <= 100 else None
+        if isinstance(value, str) and len(value) <= 100:
+            value.encode()
+            return value
+    except Exception:  # any shape at all may arrive here; UnicodeEncodeError for a surrogate
+        pass
+    return None
 
 
 _ENTROPY = re.compile(rf"[0-9a-fA-F]{{{2 * ENTROPY_BYTES}}}")

@@ -1,7 +1,8 @@
 """What every request body the API takes has in common: :class:`RequestBody` (no field the
 endpoint does not know), :func:`one_of` (a choice of whole numbers that refuses ``true`` and
-``5.0``, which pydantic's ``Literal`` takes as 1 and 5), :data:`Text` (every free text field:
-no control characters) and :data:`Username` (a player's name, refused in words rather than by
+``5.0``, which pydantic's ``Literal`` takes as 1 and 5), :data:`Flag` (every yes-or-no field:
+``true`` or ``false``, not ``"yes"`` or ``1``), :data:`Text` (every free text field: no control
+characters) and :data:`Username` (a player's name, refused in words rather than by
 its regular expression). A refused value is quoted as JSON, as
 the client wrote it (``true``, ``"5"``), not as Python would print it."""
 
@@ -80,6 +81,18 @@ def _whole_number(value: Any) -> Any:
     if isinstance(value, bool) or (not isinstance(value, int) and value is not None):
         raise ValueError(f"expected a whole number, got {shown(value)}")
     return value
+
+
+def _boolean(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {shown(value)}")
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_boolean)]
+"""A yes-or-no field of the API's input: JSON ``true`` or ``false`` only (422 otherwise).
+pydantic alone takes ``1``, ``"yes"``, ``"on"`` and ``"0"`` as well, so ``"rated": "no"`` would
+not read as the client meant, and a client's bug would go unnoticed."""
 
 
 def _username(value: Any) -> Any:

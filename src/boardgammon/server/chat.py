@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.server.acting import acting_user
 from boardgammon.server.blocks import blocked_between
-from boardgammon.server.bodies import RequestBody, control_character
+from boardgammon.server.bodies import Flag, RequestBody, control_character
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import iso
@@ -70,7 +70,7 @@ class Chat(BaseModel):
 
 
 class MuteIn(RequestBody):
-    muted: bool
+    muted: Flag
 
 
 def _seat(session: Session, match_id: str, user: User) -> tuple[MatchRow, int]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,7 @@ from boardgammon.server.services import services
 if TYPE_CHECKING:
     from boardgammon.server.runtime import Runtime
 
+log = logging.getLogger("boardgammon.server.websocket")
 router = APIRouter(tags=["websocket"])
 echo_router = APIRouter(tags=["benchmark"])
 
@@ -74,8 +77,19 @@ class Connection:
         self.rolls_sent = len(rolls)
 
     async def writer(self) -> None:
+        """Send the queued messages in order, as JSON text. One that has no such form (a
+        string holding a lone surrogate, which UTF-8 cannot encode) is logged and skipped: the
+        writer dying on it left the socket open but deaf, and said nothing."""
         while True:
-            await self.ws.send_json(await self.queue.get())
+            message = await self.queue.get()
+            try:
+                text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+                text.encode()
+            except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+                log.exception("a %r frame could not be sent on a match socket; skipped",
+                              message.get("type"))
+                continue
+            await self.ws.send_text(text)
 
 
 class Hub:
