@@ -95,6 +95,17 @@ pydantic alone takes ``1``, ``"yes"``, ``"on"`` and ``"0"`` as well, so ``"rated
 not read as the client meant, and a client's bug would go unnoticed."""
 
 
+def _number(value: Any) -> Any:
+    if isinstance(value, bool) or (not isinstance(value, int | float) and value is not None):
+        raise ValueError(f"expected a number, got {shown(value)}")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_number)]
+"""A number field of the API's input (a rating): a JSON number only (422 otherwise); pydantic
+alone takes ``"1500"`` and ``true`` as well."""
+
+
 def _username(value: Any) -> Any:
     if isinstance(value, str) and not re.fullmatch(USERNAME_PATTERN, value):
         raise ValueError(f"a username is {USERNAME_RULE}; got {shown(value, 30)}")

@@ -20,7 +20,7 @@ from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server import ratings
 from boardgammon.server.auth import current_user
 from boardgammon.server.blocks import kept_apart, refuse_if_blocked
-from boardgammon.server.bodies import Flag, RequestBody, Text, Username, one_of
+from boardgammon.server.bodies import Flag, Number, RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_repository import matches_of
@@ -54,9 +54,9 @@ class SeekIn(RequestBody):
     days: CorrespondenceDays | None = Field(None, description="correspondence: days per move")
     invite: Username | None = Field(None, description="invite this player only")
     rated: Flag = Field(False, description="a rated match (full accounts only)")
-    min_rating: float | None = Field(None, ge=0, le=5000, description="rated: the lowest "
+    min_rating: Number | None = Field(None, ge=0, le=5000, description="rated: the lowest "
                                      "rating in this variant that may accept")
-    max_rating: float | None = Field(None, ge=0, le=5000, description="rated: the highest "
+    max_rating: Number | None = Field(None, ge=0, le=5000, description="rated: the highest "
                                      "rating in this variant that may accept")
 
 

@@ -1,4 +1,5 @@
-"""Every yes-or-no field of a request body takes JSON ``true`` or ``false`` only (a new user's
+"""Every yes-or-no field of a request body takes JSON ``true`` or ``false`` only, and every number
+field a JSON number only (a rating range posted as ``"1500"`` was taken; a new user's
 report: ``{"length": 1, "rated": "yes"}`` or ``"rated": 1`` made a rated seek, and ``muted``
 took ``"on"``, ``"off"``, ``"0"``, ``"1"``). The fields are found in the API's own OpenAPI
 document, so a boolean added to a body later is covered without touching this test."""
@@ -102,3 +103,41 @@ def test_mute_on_is_refused_and_changes_nothing(world, value):
     r = world.client.put(path, json={"muted": True}, headers=world.ann.headers)
     assert r.status_code == 200, r.text
     assert r.json()["muted"] is True
+
+
+NOT_NUMBERS = ["1500", "1e3", "", True, False, [], {}, [1500]]
+"""What pydantic's lax mode takes as a number (the strings), and what it does not."""
+
+
+def _is_number(schema: dict) -> bool:
+    return schema.get("type") == "number" or any(map(_is_number, schema.get("anyOf", [])))
+
+
+def test_every_number_field_of_a_request_body_takes_a_json_number_only(world):
+    # A rating range posted as "1500" was taken as 1500.0 (a new user's report).
+    components = world.client.app.openapi()["components"]["schemas"]
+    fields = []
+    for path, operations in world.client.app.openapi()["paths"].items():
+        for method, operation in operations.items():
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/json" not in content:
+                continue
+            for body in _objects(content["application/json"]["schema"], components):
+                fields += [(method, path, name) for name, field in body["properties"].items()
+                           if _is_number(field)]
+    assert {(path, name) for _, path, name in fields} >= {
+        ("/api/seeks", "min_rating"), ("/api/seeks", "max_rating")}
+    wrong = []
+    for method, path, name in fields:
+        for value in NOT_NUMBERS:
+            body = {"length": 1, "rated": True, name: value}
+            r = world.client.request(method, path, json=body, headers=world.ann.headers)
+            said = f"{name}: expected a number, got {json.dumps(value)}"
+            if r.status_code != 422 or said not in r.json()["error"]["message"]:
+                wrong.append(f"{method.upper()} {path} {name}={value!r}: {r.status_code} {r.text}")
+    assert not wrong, "\n".join(wrong)
+    # A JSON number still works, whole or not.
+    r = world.client.post("/api/seeks", json={"length": 1, "rated": True, "min_rating": 1400,
+                                              "max_rating": 1600.5}, headers=world.ann.headers)
+    assert r.status_code == 201, r.text
+    assert (r.json()["min_rating"], r.json()["max_rating"]) == (1400, 1600.5)
