@@ -239,6 +239,18 @@ def test_a_reloaded_result_still_shows_the_signed_log_head(page):
     assert stand_in.head_requests == 1  # asked once, not on every render
 
 
+def test_no_chat_box_against_the_computer(page):
+    # A new user was offered "Message to your opponent" in a game against the computer.
+    human = make_state(Board.initial(), dice=(3, 1))
+    open_match(page, human)
+    page.wait_for_selector("section.chat:not([hidden])")
+    computer = make_state(Board.initial(), dice=(3, 1))
+    computer["players"][1] = {**computer["players"][1], "bot": "hard"}
+    open_match(page, computer)
+    page.wait_for_timeout(300)  # the state is drawn: the board is there
+    assert page.locator("section.chat").is_hidden()
+
+
 def test_clocks_count_the_delay_then_the_reserve(page):
     state = make_state(Board.initial(), dice=(3, 1))
     state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": 0,

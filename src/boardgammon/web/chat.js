@@ -53,7 +53,9 @@ export class ChatPanel {
     this.blockButton.hidden = !this.opponent;
     if (state.you === this.seat) return;
     this.seat = state.you;
-    this.box.hidden = this.seat === null || this.seat === undefined || !this.user;
+    // Nobody reads it in a game against the computer.
+    this.box.hidden = this.seat === null || this.seat === undefined || !this.user
+      || !!(other && other.bot);
     if (!this.box.hidden) this.load();
   }
 
