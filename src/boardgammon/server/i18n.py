@@ -366,8 +366,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.pr": "PR history",
         "player.pr.none": "No analysed match yet.",
         "player.pr.range": (
-            "PR of each of {count} analysed matches, oldest first, "
-            "from {low} to {high} (lower is better)."
+            "PR of each of {count} analysed matches, oldest first; the best {low}, the worst "
+            "{high} (lower is better)."
         ),
         "leaderboard.title": "Leaderboard",
         "leaderboard.rule": (
@@ -818,8 +818,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.pr": "PR-Verlauf",
         "player.pr.none": "Noch kein analysiertes Match.",
         "player.pr.range": (
-            "PR jedes der {count} analysierten Matches, ältestes zuerst, "
-            "von {low} bis {high} (niedriger ist besser)."
+            "PR jedes der {count} analysierten Matches, ältestes zuerst; das beste {low}, das "
+            "schlechteste {high} (niedriger ist besser)."
         ),
         "leaderboard.title": "Bestenliste",
         "leaderboard.rule": (
@@ -1243,7 +1243,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "player.pr": "PR の推移",
         "player.pr.none": "分析済みの対局はまだありません。",
         "player.pr.range": (
-            "分析済み対局 {count} 局の PR（古い順）：{low} から {high}（低いほど良い）。"
+            "分析済み対局 {count} 局の PR（古い順）：最良 {low}、最悪 {high}（低いほど良い）。"
         ),
         "leaderboard.title": "ランキング",
         "leaderboard.rule": (
