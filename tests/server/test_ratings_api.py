@@ -374,7 +374,7 @@ def test_pr_and_luck_come_from_the_analysis(client, database, wall):
     ]
     html = client.get("/player/ann").text
     assert 'id="pr-plot"' in html
-    assert "PR of each of 2 analysed matches, oldest first, from 4.2 to 7.5" in html
+    assert "PR of each of 2 analysed matches, oldest first; the best 4.2, the worst 7.5" in html
     assert 'points="0.0,0.0 600.0,160.0"' in html  # 7.5 at the top, then 4.25 at the bottom
 
 
