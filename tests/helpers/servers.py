@@ -1,21 +1,26 @@
 """``boardgammon serve`` processes for tests and the soak benchmark: started, waited for, and
-ended with their whole process group however the caller's block is left."""
+ended with their whole process group however the caller's block is left; and an app served by
+uvicorn in a thread of the test's own process (:func:`serving_in_thread`)."""
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+import uvicorn
 
 from tests.helpers.processes import end_group
 
-__all__ = ["Served", "serving", "wait_until_up"]
+__all__ = ["Served", "serving", "serving_in_thread", "wait_until_up"]
 
 
 def wait_until_up(process: subprocess.Popen, port: int, output: Callable[[], str]) -> None:
@@ -63,3 +68,25 @@ def serving(ports: list[int], env: dict[str, str], cwd: Path) -> Iterator[list[S
     finally:
         for served in started:
             end_group(served.process)
+
+
+@contextlib.contextmanager
+def serving_in_thread(app: Any, wait_s: float = 20.0) -> Iterator[int]:
+    """Serve ``app`` with uvicorn in a daemon thread on a free loopback port; yields the port
+    once the server has started (``AssertionError`` if not within ``wait_s`` seconds) and
+    stops it when the block is left."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + wait_s
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.started, f"the server did not start within {wait_s:g} s"
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

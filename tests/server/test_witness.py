@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from sqlalchemy import create_engine, text
 
 from boardgammon.commands.witness import run
 from tests.helpers.dice_log import rebuild_nodes
+from tests.helpers.servers import serving_in_thread
 from tests.server.gameplay import Player, live_match, make_app, step
 
 
@@ -33,20 +31,8 @@ def server(tmp_path, monkeypatch) -> Iterator[tuple[str, str]]:
     # Heads signed whenever the log grew (no interval): the test reads the log's size from the
     # newest head right after each step of play.
     app = make_app(database_url, log_head_interval_s=0.0)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    instance = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if instance.started:
-            break
-        threading.Event().wait(0.05)
-    assert instance.started, "the server did not start within 20 s"
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", database_url
-    instance.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serving_in_thread(app) as port:
+        yield f"http://127.0.0.1:{port}", database_url
 
 
 def witness_process(url: str, state: Path) -> subprocess.CompletedProcess:

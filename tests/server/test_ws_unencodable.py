@@ -9,15 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from websockets.sync.client import connect
 
 from boardgammon.server.websocket import Connection
+from tests.helpers.servers import serving_in_thread
 from tests.server.gameplay import http_live_match, http_players, make_app
 
 
@@ -25,20 +23,9 @@ from tests.server.gameplay import http_live_match, http_players, make_app
 def base(tmp_path) -> Iterator[str]:
     """A server (uvicorn, in a thread) on a fresh SQLite file: its base URL."""
     app = make_app(f"sqlite:///{tmp_path / 'server.sqlite3'}")
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    instance = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(2400):  # the first start may compile native code
-        if instance.started:
-            break
-        threading.Event().wait(0.05)
-    assert instance.started, "the server did not start within 120 s"
-    yield f"127.0.0.1:{sock.getsockname()[1]}"
-    instance.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    # The first start may compile native code.
+    with serving_in_thread(app, wait_s=120.0) as port:
+        yield f"127.0.0.1:{port}"
 
 
 def _frames(ws, until: str) -> list[dict]:

@@ -100,33 +100,17 @@ def live_server(tmp_path, monkeypatch) -> Iterator[str]:
     followed; sign-in limits are raised for tests that register several players. The analysis
     worker's 2-ply pass is off: it would replace a result under the page being tested and spend
     the cores (it has tests of its own, tests/analysis/test_analysis_server.py)."""
-    import socket
-
     monkeypatch.setenv("BOARDGAMMON_ANALYSIS_DEEP_PLIES", "off")
-
-    import uvicorn
 
     from boardgammon.server.app import create_app
     from boardgammon.server.runtime import GameConfig
     from boardgammon.server.settings import Settings
+    from tests.helpers.servers import serving_in_thread
 
     app = create_app(
         Settings(database_url=f"sqlite:///{tmp_path / 'web.sqlite3'}"),
         GameConfig(bot_delay_s=0.1, login_rate=1000.0, login_burst=1000,
                    address_login_rate=1000.0, address_login_burst=1000),
     )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if server.started:
-            break
-        threading.Event().wait(0.05)
-    assert server.started, "the server did not start within 20 s"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serving_in_thread(app) as port:
+        yield f"http://127.0.0.1:{port}"
