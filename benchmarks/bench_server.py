@@ -25,10 +25,11 @@ per match and :data:`TIME_LIMIT_S` seconds per run. The clients run on the same 
 server and share its cores; their garbage collector is held off while they measure, so that
 its pauses are not counted as the server's latency.
 
-``BENCH_SERVER_MATCHES`` changes the number of matches, ``BENCH_SERVER_RUNS`` the runs
-(``capacity,live`` by default), ``BENCH_SERVER_DICE`` the dice protocols (``v1,v2`` by
-default: a fresh server for each), ``BENCH_SERVER_PAIRS`` how many times (3 by default) and
-``BENCH_SERVER_STDERR`` a file for the server's stderr,
+``BENCH_SERVER_MATCHES`` changes the number of matches (per server), ``BENCH_SERVER_RUNS`` the
+runs (``capacity,live`` by default), ``BENCH_SERVER_DICE`` the dice protocols (``v1,v2`` by
+default: a fresh server for each), ``BENCH_SERVER_PAIRS`` how many times (3 by default),
+``BENCH_SERVER_SIDE_BY_SIDE`` (``1`` by default; ``0``: a pair's servers one after the other)
+and ``BENCH_SERVER_STDERR`` a file for the servers' stderr,
 ``BENCH_SERVER_DATABASE_URL`` the database (e.g. a PostgreSQL URL; its tables must be empty or
 absent; with it, one protocol and one pair per invocation). Prints, per protocol and run,
 actions per second and p50/p99 latency of the actions (all, then by type: roll, play,
@@ -37,11 +38,19 @@ dice against v1's, pair by pair and as a median with its interval (issue #25's t
 20 %).
 
 **The v2/v1 ratio, and its interval.** The live p99 of one server run is noisy: identical runs
-on a quiet machine gave v1 69 ms and 293 ms. So each invocation makes ``BENCH_SERVER_PAIRS``
-pairs of runs, each run a fresh server with the same matches, think times (every player draws
-from its own generator, seeded by the pair, match and seat, so both runs of a pair wait the
-same times) and load, in the order v1 v2, v2 v1, v1 v2, … (a drift of the machine's load
-during the invocation then falls on both protocols alike). Each pair gives one ratio (v2's
+on a quiet machine gave v1 69 ms and 293 ms, and this machine's speed moves by half from one
+minute to the next (the same capacity run took 2.9 ms and 5.8 ms of server CPU per action). So
+each invocation makes ``BENCH_SERVER_PAIRS`` pairs, each pair two fresh servers, one per
+protocol, with the same matches, think times (every player draws from its own generator, seeded
+by the pair, match and seat, so both servers' players wait the same times) and load. By default
+a pair's two servers run **side by side**: both are started, their matches made one server
+after the other (not measured), then both measured at the same moments by the same client
+process, so whatever the machine does during the run falls on both protocols at once (the two
+servers and the clients share its cores; ``BENCH_SERVER_MATCHES`` is per server, so the
+machine carries twice the matches of one server's run). With ``BENCH_SERVER_SIDE_BY_SIDE=0``
+the servers run one after the other, in the order v1 v2, v2 v1, v1 v2, … (a drift of the
+machine's load during the invocation then falls on both protocols alike, but a change within
+a few minutes does not). Each pair gives one ratio (v2's
 live p99 / v1's); the report is their median, with the smallest and largest as its interval:
 the median ratio of such pairs lies between the smallest and largest of n of them with
 probability 1 − 2¹⁻ⁿ (75 % for 3 pairs, 94 % for 5, 98 % for 7), whatever the noise's
@@ -85,7 +94,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 
@@ -101,8 +110,9 @@ RUNS = os.environ.get("BENCH_SERVER_RUNS", "capacity,live").split(",")
 DICE = os.environ.get("BENCH_SERVER_DICE", "v1,v2").split(",")
 PAIRS = int(os.environ.get("BENCH_SERVER_PAIRS", "3"))
 PROOFS = os.environ.get("BENCH_SERVER_PROOFS", "0") == "1"
+SIDE_BY_SIDE = os.environ.get("BENCH_SERVER_SIDE_BY_SIDE", "1")
 TARGET = 1.2  # issue #25: v2's live p99 within 20 % of v1's
-_PROOF_REQUESTS = [0]  # proof requests of the run being measured
+_PROOF_REQUESTS: dict[str, int] = {}  # proof requests of the runs being measured, by server
 MIN_PAIRS = 3  # for a verdict on it: the pairs' range then holds their median 75 % of the time
 CHAIN_LENGTH = 200  # links per device: one per roll of the opponent, far more than a run uses
 
@@ -162,7 +172,7 @@ async def _proof(http: httpx.AsyncClient, match_id: str, roll_id: str, checked: 
     """Fetch a revealed roll's proof as the page does after each roll (module docstring);
     ``checked``: [seq of the newest entry checked], moved on by the answer."""
     while time.monotonic() < stop:
-        _PROOF_REQUESTS[0] += 1
+        _PROOF_REQUESTS[str(http.base_url)] += 1
         answer = await http.get(f"/api/audit/{match_id}/rolls/{roll_id}/proof",
                                 params={"after": checked[0]})
         if answer.status_code != 200:
@@ -302,10 +312,11 @@ def _collector_paused():
 
 
 async def _measure(port: int, created: list[tuple[str, list[str], list[list[str] | None]]],
-                   paced: bool, seed: int, server_cpu: Callable[[], float]) -> float | None:
-    """One run against the server at ``port``; its p99 action latency (seconds). ``seed``
-    fixes every client's think times (the same in both runs of a pair); ``server_cpu()``: the
-    server process's CPU seconds so far."""
+                   paced: bool, seed: int, server_cpu: Callable[[], float], dice: str
+                   ) -> float | None:
+    """One run against the server at ``port`` (rolling ``dice``); its p99 action latency
+    (seconds). ``seed`` fixes every client's think times (the same in both runs of a pair);
+    ``server_cpu()``: the server process's CPU seconds so far."""
     think = THINK_S if paced else None
     echo: list[float] = []
     start = time.perf_counter()
@@ -323,9 +334,10 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     stop = time.monotonic() + TIME_LIMIT_S
     start = time.perf_counter()
     per_match = PACED_ACTIONS_PER_MATCH if paced else ACTIONS_PER_MATCH
-    _PROOF_REQUESTS[0] = 0
+    base = f"http://127.0.0.1:{port}"
+    _PROOF_REQUESTS[base] = 0
     cpu_before = server_cpu()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60,
+    async with httpx.AsyncClient(base_url=base, timeout=60,
                                  limits=httpx.Limits(max_connections=None)) as http:
         await asyncio.gather(*(
             _player(f"ws://127.0.0.1:{port}/ws/matches/{match_id}", http, match_id, token, chain,
@@ -337,10 +349,10 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     cpu_s = server_cpu() - cpu_before
     actions = [latency for kind in by_kind.values() for latency in kind]
     if paced:
-        print(f"live run (paced): {len(created)} concurrent matches, think time "
+        print(f"live run (paced), dice {dice}: {len(created)} concurrent matches, think time "
               f"{THINK_S[0]:g}-{THINK_S[1]:g} s (uniform) before each action")
     else:
-        print(f"capacity run (flat out): {len(created)} concurrent matches, "
+        print(f"capacity run (flat out), dice {dice}: {len(created)} concurrent matches, "
               f"{2 * len(created)} WebSocket clients, zero think time")
     print(_line("match actions", actions, actions_s))
     # Where a v2 turn's extra time is: its request, the opponent's link, or everything.
@@ -348,7 +360,7 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
         print("  " + _line(kind, by_kind[kind], actions_s))
     print(_line("echo reference", echo, echo_s))
     print(f"  server CPU during the matches: {cpu_s:.1f} s in {actions_s:.1f} s "
-          f"({cpu_s / actions_s:.0%} of a core); proof requests: {_PROOF_REQUESTS[0]}; "
+          f"({cpu_s / actions_s:.0%} of a core); proof requests: {_PROOF_REQUESTS[base]}; "
           f"load average {os.getloadavg()[0]:.2f}")
     if actions and echo:
         p99, echo_p99 = _percentile(actions, 0.99), _percentile(echo, 0.99)
@@ -360,21 +372,25 @@ async def _measure(port: int, created: list[tuple[str, list[str], list[list[str]
     return None
 
 
-async def _run(port: int, dice: str, seed: int, server_cpu: Callable[[], float]
-               ) -> float | None:
-    """The runs against the server at ``port``; the live run's p99 action latency."""
-    base = f"http://127.0.0.1:{port}"
-    live_p99 = None
+async def _run(servers: dict[str, tuple[int, Callable[[], float]]], seed: int
+               ) -> dict[str, float | None]:
+    """The runs against ``servers`` (dice protocol: its port and CPU seconds), all servers
+    measured at the same time; each protocol's live p99 action latency."""
+    live_p99: dict[str, float | None] = dict.fromkeys(servers)
     for run in RUNS:
-        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-            gate = asyncio.Semaphore(8)  # fresh matches for each run
-            created = await asyncio.gather(*(_create_match(http, gate, dice)
-                                             for _ in range(MATCHES)))
+        created = {}
+        for dice, (port, _) in servers.items():  # setting up one at a time: not measured
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+                gate = asyncio.Semaphore(8)  # fresh matches for each run
+                created[dice] = await asyncio.gather(*(_create_match(http, gate, dice)
+                                                       for _ in range(MATCHES)))
         with _collector_paused():
-            p99 = await _measure(port, created, paced=run == "live", seed=seed,
-                                 server_cpu=server_cpu)
+            p99s = await asyncio.gather(*(
+                _measure(port, created[dice], paced=run == "live", seed=seed,
+                         server_cpu=server_cpu, dice=dice)
+                for dice, (port, server_cpu) in servers.items()))
         if run == "live":
-            live_p99 = p99
+            live_p99.update(zip(servers, p99s, strict=True))
     return live_p99
 
 
@@ -413,6 +429,8 @@ def main() -> None:
     for run in RUNS:
         if run not in ("capacity", "live"):
             raise SystemExit(f"BENCH_SERVER_RUNS: unknown run {run!r} (capacity, live)")
+    if SIDE_BY_SIDE not in ("0", "1"):
+        raise SystemExit(f"BENCH_SERVER_SIDE_BY_SIDE is 0 or 1, not {SIDE_BY_SIDE!r}")
     if PAIRS < 1:
         raise SystemExit(f"BENCH_SERVER_PAIRS is at least 1, not {PAIRS}")
     pairs = PAIRS
@@ -421,9 +439,15 @@ def main() -> None:
         raise SystemExit("BENCH_SERVER_DATABASE_URL: one protocol and one pair per invocation "
                          "(BENCH_SERVER_DICE=v1 or v2, BENCH_SERVER_PAIRS=1)")
     live: dict[tuple[int, str], float | None] = {}
-    for pair, dice in pair_order(pairs, DICE):
-        print(f"pair {pair + 1} of {pairs}, dice {dice}:", flush=True)
-        live[pair, dice] = _serve_and_run(dice, seed=pair)
+    if SIDE_BY_SIDE == "1" and set(DICE) == {"v1", "v2"}:
+        for pair in range(pairs):
+            print(f"pair {pair + 1} of {pairs}, v1 and v2 side by side:", flush=True)
+            for dice, p99 in _serve_both_and_run(seed=pair).items():
+                live[pair, dice] = p99
+    else:
+        for pair, dice in pair_order(pairs, DICE):
+            print(f"pair {pair + 1} of {pairs}, dice {dice}:", flush=True)
+            live[pair, dice] = _serve_and_run(dice, seed=pair)
     if set(DICE) != {"v1", "v2"} or "live" not in RUNS:
         return
     ratios = []
@@ -452,11 +476,26 @@ def _cpu_s(pid: int) -> float:
 
 
 def _serve_and_run(dice: str, seed: int) -> float | None:
+    with _serving(dice) as (port, server_cpu):
+        return asyncio.run(_run({dice: (port, server_cpu)}, seed))[dice]
+
+
+def _serve_both_and_run(seed: int) -> dict[str, float | None]:
+    """A pair side by side: a v1 server and a v2 server at the same time, their runs at the
+    same moments (see the module docstring); each protocol's live p99."""
+    with _serving("v1") as v1, _serving("v2") as v2:
+        return asyncio.run(_run({"v1": v1, "v2": v2}, seed))
+
+
+@contextlib.contextmanager
+def _serving(dice: str) -> Iterator[tuple[int, Callable[[], float]]]:
+    """A server rolling ``dice`` for new matches, on a fresh database: (its port, a function
+    giving its CPU seconds so far); stopped at the end."""
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
         database = os.environ.get("BENCH_SERVER_DATABASE_URL",
                                   f"sqlite:///{folder}/bench.sqlite3")
-        print(f"database: {database.split('://')[0]}")
+        print(f"database: {database.split('://')[0]} (dice {dice})")
         env = {**os.environ, "BOARDGAMMON_DATABASE_URL": database, "BOARDGAMMON_DICE": dice,
                "BOARDGAMMON_LOGIN_BURST": str(4 * MATCHES), "BOARDGAMMON_ECHO_SOCKET": "1"}
         env.pop("BOARDGAMMON_REDIS_URL", None)
@@ -474,7 +513,7 @@ def _serve_and_run(dice: str, seed: int) -> float | None:
                     if time.monotonic() > deadline or server.poll() is not None:
                         raise RuntimeError("the server did not start") from None
                     time.sleep(0.2)
-            return asyncio.run(_run(port, dice, seed, lambda: _cpu_s(server.pid)))
+            yield port, lambda: _cpu_s(server.pid)
         finally:
             end_group(server)
 

@@ -45,6 +45,7 @@ def test_the_ratio_is_stated_with_its_interval(ratios, says):
     ({"BENCH_SERVER_DICE": "v3"}, "unknown protocol 'v3'"),
     ({"BENCH_SERVER_RUNS": "fast"}, "unknown run 'fast'"),
     ({"BENCH_SERVER_DATABASE_URL": "postgresql+psycopg://x/y"}, "one protocol and one pair"),
+    ({"BENCH_SERVER_SIDE_BY_SIDE": "yes"}, "BENCH_SERVER_SIDE_BY_SIDE is 0 or 1, not 'yes'"),
 ])
 def test_bad_settings_are_refused_before_any_server_starts(env, says):
     result = subprocess.run([sys.executable, "-m", "benchmarks", "server"], cwd=ROOT,
@@ -58,3 +59,23 @@ def test_bad_settings_are_refused_before_any_server_starts(env, says):
 
 def _environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("BENCH_SERVER_")}
+
+
+def test_a_pair_side_by_side_measures_both_protocols_at_once():
+    """Two servers, v1 and v2, played at the same time by one client process (a capacity run
+    of two matches each: seconds, and no verdict, which needs live runs)."""
+    result = subprocess.run([sys.executable, "-m", "benchmarks", "server"], cwd=ROOT,
+                            env={**_environ(), "BENCH_SERVER_MATCHES": "2",
+                                 "BENCH_SERVER_RUNS": "capacity", "BENCH_SERVER_PAIRS": "1"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "pair 1 of 1, v1 and v2 side by side:" in out
+    assert "capacity run (flat out), dice v1: 2 concurrent matches" in out
+    assert "capacity run (flat out), dice v2: 2 concurrent matches" in out
+    # Each server's matches were played to their action budget (12 a match), v2's with the
+    # opponents' links besides.
+    runs = out.split("capacity run (flat out), dice ")[1:]
+    played = {run[:2]: run for run in runs}
+    assert "match actions: 24 in" in played["v1"]
+    assert "contribute:" in played["v2"] and "contribute:" not in played["v1"]
