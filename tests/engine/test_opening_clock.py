@@ -68,3 +68,23 @@ def test_a_game_end_gives_the_next_opening_roller_a_fresh_move_even_if_already_r
     assert m.opening_roller == 1 and m.clock.running == 1
     assert m.clock.reserve == (60.0, 44.0)
     assert m.deadline() == 30.0 + 10.0 + 44.0  # a fresh delay from the game's end
+
+
+def test_a_restart_before_the_first_action_moves_the_start():
+    """The server restarts the clock when the first opening roll can first be made (v2 dice:
+    after the wait for the players' devices): the opening roller gets a fresh delay from then."""
+    m = Match(3, time_control=TC, start=100.0)
+    m.restart(103.0)
+    assert m.start == 103.0 and m.clock.running == 0 and m.clock.started_at == 103.0
+    assert m.deadline() == 103.0 + 10.0 + 60.0
+    assert Match.from_json(m.to_json()).start == 103.0
+    with pytest.raises(ClockError, match="before the start"):
+        m.restart(102.0)
+    assert m.start == 103.0
+    m.roll_opening(3, 1, now=110.0)  # 7 s of the 10 s delay: nothing charged
+    assert m.clock.reserve == (60.0, 60.0)
+    with pytest.raises(IllegalAction, match="has begun"):
+        m.restart(111.0)
+    assert m.start == 103.0 and m.clock.running == 0
+    with pytest.raises(IllegalAction, match="no clock"):
+        Match(3).restart(5.0)

@@ -553,6 +553,41 @@ def test_the_wait_for_a_link_is_the_late_players_time(client, wall):
     assert ann.state(match_id)["clocks"]["reserve"] == pytest.approx([30.0, 27.5])
 
 
+def test_the_wait_for_the_anchors_is_nobodys_time(client, wall):
+    """The first roll waits for both devices' anchors (up to the link wait): the opening
+    roller's clock starts when the roll can be made, not at the match's creation, even when
+    it was the opponent's device that never registered."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, clock="bullet")  # 5 s delay, 30 s reserve
+    Device(bob).register(match_id)  # ann's never does
+    wall.advance(LINK_WAIT_S - 0.5)
+    client.portal.call(services(client.app).game.tick)
+    assert ann.state(match_id)["pending_roll"] is None
+    wall.advance(1.0)
+    client.portal.call(services(client.app).game.tick)
+    state = ann.state(match_id)
+    assert state["pending_roll"]["seat"] == 0
+    assert state["clocks"]["running"] == 0
+    assert state["clocks"]["delay_left"] == pytest.approx(5.0)
+    assert state["clocks"]["reserve"] == pytest.approx([30.0, 30.0])
+    wall.advance(2.0)
+    assert ann.state(match_id)["clocks"]["delay_left"] == pytest.approx(3.0)
+    # Replayed from the database (a restart, an evicted cache): the same clock.
+    services(client.app).game.service.matches.cache.pop(match_id)
+    clocks = ann.state(match_id)["clocks"]
+    assert clocks["delay_left"] == pytest.approx(3.0)
+    assert clocks["reserve"] == pytest.approx([30.0, 30.0])
+    # Both anchors at once: the roll is committed with the second, and the clock starts then.
+    carl, dora = Player.register(client, "carl"), Player.register(client, "dora")
+    other = live_match(carl, dora, clock="bullet")
+    Device(carl).register(other)
+    wall.advance(1.5)
+    Device(dora).register(other)
+    clocks = carl.state(other)["clocks"]
+    assert carl.state(other)["pending_roll"]["seat"] == 0
+    assert (clocks["running"], clocks["delay_left"]) == (0, pytest.approx(5.0))
+
+
 def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_url, wall):
     with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=60.0)) as client:
         match_id, players, _ = _clocked(client, wall)

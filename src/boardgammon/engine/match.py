@@ -360,6 +360,29 @@ class Match:
                   lambda _: Rolled(game=self._index, seat=seat, dice=(int(d1), int(d2)), t=now,
                                    asked=asked), rolls=True)
 
+    def restart(self, now: float) -> None:
+        """Start the match's clock again at ``now``, before its first action: the first
+        opening roll could not be made before ``now`` (v2 dice: the server waited for the
+        players' devices, ``docs/fair-dice.md``), and that wait is nobody's time. The opening
+        roller's clock then runs from ``now`` with a fresh delay window, and :attr:`start`
+        becomes ``now``.
+
+        Raises:
+            IllegalAction: no clock or no start; WrongPhase: the match has an action already;
+                ClockError: ``now`` is before the start, or not a finite number.
+        """
+        clock = self.clock
+        if clock is None or self.start is None:
+            raise IllegalAction("no clock started with the match, so none to start again")
+        if self.record:
+            raise WrongPhase("the match has begun: its clock cannot start again")
+        now = Clock.check_number(now)
+        if now < self.start:
+            raise ClockError(f"a restart at {now} s is before the start at {self.start} s")
+        clock.running, clock.started_at, clock.held = None, None, None
+        clock.start_turn(self.opening_roller, now)
+        self.start = now
+
     def await_device(self, seat: int, now: float) -> None:
         """The roll the running seat asked for at ``now`` waits for ``seat``'s device (v2 dice:
         the opponent's link, ``docs/fair-dice.md``): from ``now`` until the roll

@@ -363,6 +363,26 @@ class MatchRepository:
         since = self.to_service(pending.requested_at.timestamp())
         m.await_device(1 - pending.seat, max(since, clock.started_at or since))
 
+    def start_at_first_roll(self, s: Session, cached: CachedMatch) -> None:
+        """Start the clock of a live v2 match again when its first roll was committed, if that
+        was after the match's start (the roll waited for the players' anchors, up to the link
+        wait): the opening roller cannot roll before, so that time is nobody's
+        (:meth:`Match.restart`). Stored (``start_t``, ``deadline_t``) so that every replay
+        starts there; a process whose cached match still has the old start moves it here."""
+        m, info = cached.match, cached.info
+        if (m.clock is None or m.start is None or m.record or m.is_over
+                or info.mode != "live" or info.dice != "v2"):
+            return
+        rolls = self.rolls(s, cached)
+        if not rolls:
+            return
+        committed = self.to_service(rolls[0].committed_at.timestamp())
+        if committed <= m.start:
+            return
+        m.restart(committed)
+        s.execute(update(MatchRow).where(MatchRow.id == info.match_id)
+                  .values(start_t=m.start, deadline_t=m.deadline()))
+
     def rolls(self, s: Session, cached: CachedMatch) -> list[AnyRoll]:
         """The match's dice record, from the cache unless its newest entry changed (rolls
         only ever change at the head: appended, then revealed, played or voided). Inside a

@@ -562,6 +562,7 @@ class MatchService:
             events.append(event)
         events += match_dice.advance(s, cached, rolls, void_pending, wall,
                                      wall - self.link_wait)
+        self.matches.start_at_first_roll(s, cached)
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))
         return StepResult(events, cached.version)
