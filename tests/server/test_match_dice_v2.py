@@ -562,7 +562,12 @@ def test_the_wait_for_the_anchors_is_nobodys_time(client, wall):
     Device(bob).register(match_id)  # ann's never does
     wall.advance(LINK_WAIT_S - 0.5)
     client.portal.call(services(client.app).game.tick)
-    assert ann.state(match_id)["pending_roll"] is None
+    state = ann.state(match_id)
+    assert state["pending_roll"] is None
+    # Meanwhile the state shows no clock running, and none charged.
+    assert state["clocks"]["running"] is None
+    assert state["clocks"]["delay_left"] == pytest.approx(5.0)
+    assert state["clocks"]["reserve"] == pytest.approx([30.0, 30.0])
     wall.advance(1.0)
     client.portal.call(services(client.app).game.tick)
     state = ann.state(match_id)

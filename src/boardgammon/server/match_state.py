@@ -274,6 +274,21 @@ def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> 
     }
 
 
+def _clocks(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
+            to_wall: Callable[[float], float]) -> Clocks | None:
+    """``state.clocks``: a live match's clocks; while a v2 match's first roll waits for the
+    players' anchors, none runs (the clock starts again when the roll is committed:
+    :meth:`.MatchRepository.start_at_first_roll`)."""
+    if info.mode != "live":
+        return None
+    clocks = clocks_json(match, now, to_wall)
+    if (clocks is not None and match.clock is not None and info.dice == "v2" and not rolls
+            and not match.record and not match.is_over):
+        clocks = Clocks(delay=clocks["delay"], reserve=list(match.clock.reserve),
+                        running=None, delay_left=clocks["delay"], as_of=clocks["as_of"])
+    return clocks
+
+
 def iso(wall: float) -> str:
     return datetime.fromtimestamp(wall, UTC).isoformat().replace("+00:00", "Z")
 
@@ -382,7 +397,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
         "resignation": ({"seat": offer.seat, "points": int(offer.outcome)}
                         if (offer := game.resignation) is not None
                         and game.phase is Phase.RESIGN_OFFERED else None),
-        "clocks": clocks_json(match, now, to_wall) if info.mode == "live" else None,
+        "clocks": _clocks(info, match, rolls, now, to_wall),
         "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
         else None,
         "games": games_json(match),
