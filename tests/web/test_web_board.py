@@ -190,7 +190,7 @@ def test_result_screen(page, output_dir):
     result.wait_for()
     page.wait_for_selector(".verify-list .verdict.failed")
     text = result.inner_text()
-    assert "ann wins the match" in text and "Final score 1–0" in text
+    assert "ann wins the match" in text and "Final score: ann 1–0 bob" in text
     assert "Game 1: ann wins 1 point (single game)" in text
     assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
     assert page.locator(".verify-list li").count() == 2
@@ -278,7 +278,7 @@ def test_result_screen_of_a_match_lost_on_time(page):
     result = page.locator("section.result")
     result.wait_for()
     text = result.inner_text()
-    assert "wins the match on time" in text and "Final score 0–0" in text
+    assert "wins the match on time" in text and "Final score: ann 0–0 bob" in text
     assert "0 point" not in text
 
 

@@ -109,7 +109,7 @@ def check_result(page, winner: str, output_dir, name: str) -> str:
     text = result.inner_text()
     assert f"{winner} wins the match" in text
     # A 1-point match: the winner has 1 point or more (a gammon may count 2), the loser none.
-    assert re.search(r"Final score (0–[1-3]|[1-3]–0)", text)
+    assert re.search(r"Final score: .+ (0–[1-3]|[1-3]–0) .+", text)
     how = "single game|gammon|backgammon|resignation"
     assert re.search(rf"Game 1: {re.escape(winner)} wins (1 point|[23] points) \(({how})\)",
                      text)

@@ -183,10 +183,11 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
         assert box is not None and 0 <= box["y"] < page.viewport_size["height"] / 2
         you = seat[page]
         score = final["result"]["score"]
+        names = [player["username"] for player in final["players"]]
         assert sorted(score) == [0, 1]  # a 1-point match, whatever the gammons
         assert (
             page.locator(".result .final-score").inner_text()
-            == f"Final score {score[you]}–{score[1 - you]}"
+            == f"Final score: {names[you]} {score[you]}–{score[1 - you]} {names[1 - you]}"
         )
         assert page.locator(".score-line .crawford").count() == 0
         assert page.locator(".result .audit-link").inner_text() == "Provably fair dice · Verify"
@@ -602,7 +603,7 @@ def test_the_result_dialog_of_every_ending(browser, static_url, output_dir):
         # bob's view: his score first
         assert (
             page.locator(".result .final-score").inner_text()
-            == f"Final score {final[1]}–{final[0]}"
+            == f"Final score: bob {final[1]}–{final[0]} ann"
         ), how
         assert page.locator(".score-line .crawford").count() == 0
         # the board's score line and the players' scores say the final score too (after a

@@ -159,7 +159,7 @@ const STRINGS = {
     "dice.by.device": "{name}'s device",
     "result.title": "Match over",
     "result.winner": "{name} wins the match",
-    "result.score": "Final score {a}–{b}",
+    "result.score": "Final score: {na} {a}–{b} {nb}",
     "result.games": "Games",
     "result.game": {
       by: "points",
@@ -527,7 +527,7 @@ const STRINGS = {
     "dice.by.device": "Gerät von {name}",
     "result.title": "Partie beendet",
     "result.winner": "{name} gewinnt die Partie",
-    "result.score": "Endstand {a}–{b}",
+    "result.score": "Endstand: {na} {a}–{b} {nb}",
     "result.games": "Spiele",
     "result.game": {
       by: "points",
@@ -884,7 +884,7 @@ const STRINGS = {
     "dice.by.device": "{name} の端末",
     "result.title": "対局終了",
     "result.winner": "{name} の勝ち",
-    "result.score": "最終スコア {a}–{b}",
+    "result.score": "最終スコア：{na} {a}–{b} {nb}",
     "result.games": "ゲーム",
     "result.game": "第{n}ゲーム: {name} が {points} ポイント獲得 ({how})",
     "result.gameflag": "第{n}ゲーム: 相手の持ち時間切れにより {name} がマッチに勝利",

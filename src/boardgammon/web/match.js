@@ -1010,7 +1010,8 @@ export class MatchPage {
       h("h2", { id: "result-title" }, t("result.title")),
       h("p", { class: "result-id" }, `${t("result.matchid")}: `, idNode, " ", copy),
       h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
-      h("p", { class: "final-score" }, t("result.score", { a: r.score[me], b: r.score[opp] })),
+      h("p", { class: "final-score" }, t("result.score", {
+        na: this.name(me), a: r.score[me], b: r.score[opp], nb: this.name(opp) })),
       h("p", { class: "result-links" },
         h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" },
           t("dice.verify.title")),
