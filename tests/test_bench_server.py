@@ -66,7 +66,8 @@ def test_a_pair_side_by_side_measures_both_protocols_at_once():
     of two matches each: seconds, and no verdict, which needs live runs)."""
     result = subprocess.run([sys.executable, "-m", "benchmarks", "server"], cwd=ROOT,
                             env={**_environ(), "BENCH_SERVER_MATCHES": "2",
-                                 "BENCH_SERVER_RUNS": "capacity", "BENCH_SERVER_PAIRS": "1"},
+                                 "BENCH_SERVER_RUNS": "capacity", "BENCH_SERVER_PAIRS": "1",
+                                 "BENCH_SERVER_SIDE_BY_SIDE": "1"},
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
