@@ -21,13 +21,15 @@ install: $(STAMP) warm
 warm: $(STAMP)
 	$(BIN)/boardgammon warm
 
-# Debian packages the test suite drives: gnubg (the reference engine), chromium (browser tests)
-# and nginx (the deployment test, docs/deploy.md).
+# Debian packages the test suite drives: gnubg (the reference engine), chromium (browser tests),
+# nginx (the deployment test, docs/deploy.md) and a Japanese font (IPA Gothic), without which
+# the browser draws the ja pages' text as empty boxes in the screenshots people review.
 system-deps:
 	@missing=""; \
 	{ command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; } || missing="$$missing gnubg"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	{ command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx; } || missing="$$missing nginx"; \
+	dpkg -s fonts-ipafont-gothic >/dev/null 2>&1 || missing="$$missing fonts-ipafont-gothic"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
