@@ -342,6 +342,36 @@ def test_counts_take_the_plural_of_their_language(page):
                    "Game 3: ann wins 1 point (single game)"]
 
 
+def test_a_match_length_takes_the_plural_of_its_language(page):
+    """A 1-point match read "Partie auf 1 Punkte" in German (the lobby's seek, the score
+    line, the analysis heading and the invitation all said it)."""
+    open_match(page, make_state(Board.initial(), dice=(3, 1)))
+    got = page.evaluate(
+        "async () => { const i = await import('/static/i18n.js'); const out = [];"
+        " for (const l of ['de', 'en']) { i.setLang(l); for (const length of [1, 5]) {"
+        " out.push(i.t('match.score', { a: 0, b: 0, length }));"
+        " out.push(i.t('lobby.seek', { owner: 'ann', variant: 'Backgammon', length,"
+        " mode: 'live' }));"
+        " out.push(i.t('notify.invitation', { name: 'ann', length }));"
+        " out.push(i.t('analysis.match', { a: 'ann', b: 'bob', sa: 1, sb: 0, length,"
+        " plies: 0 })); } }"
+        " i.setLang('en'); return out; }")
+    assert got == [
+        "Stand 0–0 · Partie auf 1 Punkt", "ann: Backgammon auf 1 Punkt, live",
+        "ann lädt dich zu einem Match auf 1 Punkt ein",
+        "ann – bob, Endstand 1–0, Partie auf 1 Punkt, beurteilt von unserem Netz mit 0-ply",
+        "Stand 0–0 · Partie auf 5 Punkte", "ann: Backgammon auf 5 Punkte, live",
+        "ann lädt dich zu einem Match auf 5 Punkte ein",
+        "ann – bob, Endstand 1–0, Partie auf 5 Punkte, beurteilt von unserem Netz mit 0-ply",
+        "Score 0–0 · 1-point match", "ann: 1-point Backgammon, live",
+        "ann invites you to a 1-point match",
+        "ann – bob, final score 1–0, 1-point match, judged by our network at 0-ply",
+        "Score 0–0 · 5-point match", "ann: 5-point Backgammon, live",
+        "ann invites you to a 5-point match",
+        "ann – bob, final score 1–0, 5-point match, judged by our network at 0-ply",
+    ]
+
+
 def test_phone_width(browser, static_url, output_dir):
     context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
                                   has_touch=True, is_mobile=True)
