@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 from webpage import checkers, lit, tap
 from webstate import MATCH_ID, make_state, revealed_roll
 
@@ -340,6 +341,25 @@ def test_counts_take_the_plural_of_their_language(page):
                    "2 sehr schlechte Entscheidungen (??)",
                    "大悪手 (??) 0", "大悪手 (??) 1", "大悪手 (??) 2",
                    "Game 3: ann wins 1 point (single game)"]
+
+
+@pytest.mark.parametrize(("protocol", "pending", "says"), [
+    ("v2", False, "waiting a moment for both players' devices to register their chains"),
+    ("v2", True, "Opening roll."),
+    ("v1", False, "Opening roll."),
+])
+def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
+        page, protocol, pending, says):
+    """A live v2 match's first roll is committed once both devices registered their chains
+    (up to 3 s): the page said only "Opening roll." with no Roll button meanwhile."""
+    roll = {"roll_id": "rol_" + "a" * 26, "seat": 0, "nonce": 0, "commitment": "c" * 64,
+            "state": "committed"} if pending else None
+    open_match(page, make_state(Board.initial(), phase="opening", dice_protocol=protocol,
+                                pending_roll=roll))
+    status = page.locator(".status")
+    expect(status).to_contain_text(says)
+    if says == "Opening roll.":
+        assert "devices" not in status.inner_text()
 
 
 def test_a_match_length_takes_the_plural_of_its_language(page):

@@ -112,6 +112,7 @@ const STRINGS = {
     "match.yourplay": "Your turn: play {dice}.",
     "match.theirturn": "{name} to move.",
     "match.opening": "Opening roll.",
+    "match.opening.anchors": "Opening roll: waiting a moment for both players' devices to register their chains (the dice take an input from each).",
     "match.dance": "No legal play with {dice}.",
     "match.dance.record": "Record: no legal play",
     "match.incomplete": {
@@ -488,6 +489,7 @@ const STRINGS = {
     "match.yourplay": "Du bist am Zug: ziehe {dice}.",
     "match.theirturn": "{name} ist am Zug.",
     "match.opening": "Eröffnungswurf.",
+    "match.opening.anchors": "Eröffnungswurf: einen Moment, bis die Geräte beider Spieler ihre Ketten angemeldet haben (die Würfel nehmen von jedem eine Eingabe).",
     "match.dance": "Kein legaler Zug mit {dice}.",
     "match.dance.record": "Festhalten: kein legaler Zug",
     "match.incomplete": {
@@ -856,6 +858,7 @@ const STRINGS = {
     "match.yourplay": "あなたの番: {dice} を動かしてください。",
     "match.theirturn": "{name} の番です。",
     "match.opening": "最初のロール。",
+    "match.opening.anchors": "最初のロール：両プレイヤーの端末がチェーンを登録するのを少し待っています（ダイスは双方の入力を使います）。",
     "match.dance": "{dice} では動かせる手がありません。",
     "match.dance.record": "記録: 動かせる手なし",
     "match.incomplete": "手が未完成です: あと {n} 個動かしてください。",

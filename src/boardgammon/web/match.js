@@ -780,6 +780,12 @@ export class MatchPage {
     const dice = s.dice ? s.dice.join("-") : "";
     switch (s.phase) {
       case "opening": {
+        // A live v2 match's first roll is committed once both devices registered their chains
+        // (or after a few seconds without one): until then there is nothing to roll.
+        if (s.dice_protocol === "v2" && !s.pending_roll && s.game_number === 1
+            && !(s.rolls_from || (s.rolls && s.rolls.length))) {
+          return t("match.opening.anchors");
+        }
         const openings = this.moves.openings(s.game_number);
         const last = openings[openings.length - 1];
         return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${t("match.opening")}`
