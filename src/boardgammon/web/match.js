@@ -782,8 +782,7 @@ export class MatchPage {
       case "opening": {
         // A live v2 match's first roll is committed once both devices registered their chains
         // (or after a few seconds without one): until then there is nothing to roll.
-        if (s.dice_protocol === "v2" && !s.pending_roll && s.game_number === 1
-            && !(s.rolls_from || (s.rolls && s.rolls.length))) {
+        if (s.dice_protocol === "v2" && !s.pending_roll && !(s.rolls || []).length) {
           return t("match.opening.anchors");
         }
         const openings = this.moves.openings(s.game_number);
