@@ -54,7 +54,8 @@ from training.make_benchmark import sample_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 WEIGHTS = ROOT / "src/boardgammon/bots/weights/neural.npz"
-DATA = str(ROOT / "training/data/rollouts-1-[0-9][0-9][0-9][0-9].npz")
+DATA = str(ROOT / "training/data/rollouts-[0-9]*-[0-9][0-9][0-9][0-9].npz")
+"""Every seed's finished shards (each seed is one background process: the work splits by seed)."""
 
 
 @dataclass(frozen=True)
@@ -98,13 +99,15 @@ class Settings:
 
 def load_rollouts(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(boards int8[n, 2, 25], outputs float32[n, 5], stderr float32[n, 5])`` of rollout
-    shards, in the order given.
+    shards, in the order given, each position once: a board that an earlier row has already
+    (two seeds' processes, each deduplicating only its own shards, can meet the same
+    position) keeps its first label, so that no position is both trained on and held out.
 
     Raises:
         ValueError: no file, or a file without those arrays or with inconsistent shapes.
     """
     if not paths:
-        raise ValueError("no rollout data: give --data files (training/data/rollouts-1-*.npz)")
+        raise ValueError("no rollout data: give --data files (training/data/rollouts-*.npz)")
     boards, outputs, stderr = [], [], []
     for p in paths:
         with np.load(p) as z:
@@ -119,8 +122,11 @@ def load_rollouts(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         boards.append(b)
         outputs.append(o)
         stderr.append(s)
-    return (np.concatenate(boards).astype(np.int8), np.concatenate(outputs).astype(np.float32),
-            np.concatenate(stderr).astype(np.float32))
+    every = np.concatenate(boards).astype(np.int8)
+    _, first = np.unique(every.reshape(len(every), -1), axis=0, return_index=True)
+    keep = np.sort(first)
+    return (every[keep], np.concatenate(outputs).astype(np.float32)[keep],
+            np.concatenate(stderr).astype(np.float32)[keep])
 
 
 def split(n: int, val_share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -73,6 +73,22 @@ def test_anchors_keep_the_net_nearer_its_own_outputs(shards, tmp_path):
     assert drift[5.0] < 0.5 * drift[0.0], drift
 
 
+def test_a_position_in_two_shards_is_loaded_once_with_its_first_label(shards, tmp_path):
+    _, paths, _, _ = shards
+    with np.load(paths[0]) as z:
+        boards, outputs, stderr = z["boards"], z["outputs"], z["stderr"]
+    again = tmp_path / "rollouts-2-0000.npz"  # another seed's shard meeting rows 3 and 5
+    np.savez(again, boards=boards[[5, 3]], outputs=outputs[[5, 3]] * 0.5,
+             stderr=stderr[[5, 3]])
+    b, o, _ = supervised.load_rollouts([*paths, str(again)])
+    alone = supervised.load_rollouts(paths)
+    assert len(b) == len(alone[0]) == 80
+    np.testing.assert_array_equal(b, alone[0])
+    np.testing.assert_array_equal(o, alone[1])  # the first label kept, not the halved one
+    b, o, _ = supervised.load_rollouts([str(again), paths[0]])
+    assert len(b) == 40 and (b[0] == boards[5]).all() and o[0][0] == outputs[5][0] * 0.5
+
+
 def test_the_validation_split_is_disjoint_complete_and_seeded():
     tr, va = supervised.split(1000, 0.2, 7)
     assert len(va) == 200 and len(tr) == 800
