@@ -715,3 +715,53 @@ def test_the_opponents_link_tells_the_roller_no_turn_it_had_already(client):
         roll(players, dict(devices), match_id, 1 - seat)  # the roller's link: still no turn
         assert play_first(players[1 - seat], match_id).status_code == 200
         assert me.receive_json() == {"type": "turn", "match_id": match_id}
+
+
+def test_an_actions_log_leaves_are_written_together(client):
+    """A play marks its roll played and commits the next one: two leaves of the public log,
+    written in one go at the commit (the size row grown once, one insert of the leaves, one
+    of their subtrees), not one after the other (issue #25: fewer statements per action).
+    The tree stays the RFC tree: the match's rows verify against the log."""
+    from sqlalchemy import event as sa_event
+
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
+    match_id = live_match(ann, bob)
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    past_opening(players, devices, match_id)
+    engine = services(client.app).db.engine
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    def log_writes() -> list[str]:
+        return [s.split("(")[0].split(" SET ")[0].strip() for s in statements
+                if s.startswith(("UPDATE log_size", "INSERT INTO log_"))]
+
+    sa_event.listen(engine, "before_cursor_execute", seen)
+    try:
+        plays = 0
+        while plays < 3:
+            state = ann.state(match_id)
+            assert state["phase"] != "match_over"
+            if state["phase"] in ("opening", "roll"):
+                statements.clear()
+                roll(players, devices, match_id, state["turn"])
+                continue
+            size = len(client.get("/api/log/entries?start=0&count=1000").json())
+            statements.clear()
+            assert play_first(players[state["turn"]], match_id).status_code == 200
+            assert log_writes() == ["UPDATE log_size", "INSERT INTO log_entries",
+                                    "INSERT INTO log_nodes"]
+            entries = client.get("/api/log/entries?start=0&count=1000").json()
+            assert [json.loads(e["leaf"])["event"] for e in entries[size:]] == [
+                "played", "committed"]
+            plays += 1
+    finally:
+        sa_event.remove(engine, "before_cursor_execute", seen)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert verify_document(document).ok

@@ -5,12 +5,18 @@ roll of every match, as leaves of a Merkle tree (RFC 9162), with signed tree hea
 
 Service API (each takes an open :class:`~sqlalchemy.orm.Session`):
 
-``append(session, event, roll, at) -> int``
+``append(session, event, roll, at) -> None``
     The hook of the dice record (:mod:`.dice_record`): append the leaf of a roll's change
-    inside the caller's transaction, so the change and its leaf commit or roll back together;
-    the leaf's index. ``hold(session)`` before a new roll takes its nonce keeps the lock order.
-``append_anchor(session, match_id, seat, anchor, at) -> int``
+    inside the caller's transaction, so the change and its leaf commit or roll back together.
+    The leaves of one transaction are written together when it commits (``flush``, which a
+    read of the log in that transaction also does first): one action's two changes, a roll
+    played and the next one committed, take three statements, not six, and the log's size
+    row is locked only at the end of the transaction. ``hold(session)`` before a new roll
+    takes its nonce keeps the lock order.
+``append_anchor(session, match_id, seat, anchor, at) -> None``
     The same for a seat's accepted hash-chain anchor (v2 dice).
+``flush(session) -> int | None``
+    Write the transaction's appended leaves now; the index of the first (``None``: none).
 ``signed_head(session, key, interval_s=…, covering=…, writing=…) -> dict``
     The newest signed tree head, signed now (and stored) if the log grew since and the newest
     is at least ``interval_s`` old or does not cover ``covering`` leaves; a caller with a read
@@ -95,8 +101,9 @@ Writing = Callable[[], AbstractContextManager[Session]]
 _ENTRIES = cast(Table, LogEntry.__table__)
 _NODES = cast(Table, LogNode.__table__)
 _SIZE = cast(Table, LogSize.__table__)
-_TAKE_INDEX = (
-    update(_SIZE).where(_SIZE.c.id == 1).values(size=_SIZE.c.size + 1).returning(_SIZE.c.size)
+_TAKE_INDICES = (
+    update(_SIZE).where(_SIZE.c.id == 1).values(size=_SIZE.c.size + bindparam("count"))
+    .returning(_SIZE.c.size)
 )
 _INSERT_ENTRY = insert(_ENTRIES)
 _INSERT_NODES = insert(_NODES)
@@ -234,12 +241,23 @@ class _Edges:
     def ended(self, session: Session, transaction: SessionTransaction) -> None:
         # The end of the transaction or of a savepoint (a roll-back, or a commit that took
         # them first: ``after_commit`` comes before ``after_transaction_end``) forgets the
-        # appends not committed; a flush's inner transaction is no end.
+        # appends not committed, written or not; a flush's inner transaction is no end.
         if transaction.parent is None or transaction.nested:
             session.info.pop(self.PENDING, None)
+            session.info.pop(_LEAVES, None)
 
 
+_LEAVES = "boardgammon.dice_log.leaves"
+"""``session.info`` key of the transaction's appended leaves not yet written:
+``[(match_id, roll_id, leaf, at), …]``."""
 _EDGES = _Edges()
+
+
+def _flush_before_commit(session: Session) -> None:
+    flush(session)
+
+
+event.listen(Session, "before_commit", _flush_before_commit)
 event.listen(Session, "after_commit", _EDGES.committed)
 event.listen(Session, "after_transaction_end", _EDGES.ended)
 
@@ -266,8 +284,9 @@ def _edge(session: Session, connection: Connection, size: int) -> Edge:
 def hold(session: Session) -> None:
     """Lock the log's size row in the caller's transaction before it takes the dice nonce
     counter: every transaction takes the two server-wide rows in that order (size, then
-    nonce), so that one that played a roll (size) and then commits the next (nonce) never
-    deadlocks with one that commits a roll (nonce, then size) on PostgreSQL. Nothing on SQLite,
+    nonce), so that one that wrote leaves (size: a read of the log in the transaction flushes
+    them, see :func:`flush`) and then commits a roll (nonce) never deadlocks with one that
+    commits a roll (nonce, then size when it commits) on PostgreSQL. Nothing on SQLite,
     where every write transaction holds the whole database from its start (``BEGIN
     IMMEDIATE``, :mod:`.db`) and ``FOR UPDATE`` is no part of the language."""
     connection = session.connection()
@@ -275,58 +294,75 @@ def hold(session: Session) -> None:
         connection.execute(_HOLD_SIZE)
 
 
-def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> int:
+def append(session: Session, event: str, roll: Mapping[str, Any], at: datetime) -> None:
     """Append the leaf of a roll's change (``event`` the state it entered; ``roll`` its
     fields after the change, as in :func:`~boardgammon.dice.transparency.leaf_bytes`) inside
-    the caller's transaction; the leaf's index."""
+    the caller's transaction, written with the transaction's other leaves when it commits
+    (:func:`flush`)."""
     leaf = leaf_bytes(event, roll, at.astimezone(UTC).isoformat())
-    return _append_leaf(session, roll["match_id"], roll["roll_id"], leaf, at)
+    _defer(session, (roll["match_id"], roll["roll_id"], leaf, at))
 
 
-def append_anchor(session: Session, match_id: str, seat: int, anchor: str, at: datetime) -> int:
+def append_anchor(session: Session, match_id: str, seat: int, anchor: str, at: datetime) -> None:
     """Append the leaf of ``seat``'s accepted chain anchor (64 hex digits) for ``match_id``
     (:func:`~boardgammon.dice.transparency.anchor_leaf_bytes`) inside the caller's
-    transaction, the one that stores the anchor; the leaf's index."""
+    transaction, the one that stores the anchor (written as :func:`append`'s)."""
     leaf = anchor_leaf_bytes(match_id, seat, anchor, at.astimezone(UTC).isoformat())
-    return _append_leaf(session, match_id, None, leaf, at)
+    _defer(session, (match_id, None, leaf, at))
 
 
-def _append_leaf(
-    session: Session, match_id: str, roll_id: str | None, leaf: bytes, at: datetime
-) -> int:
-    """Three statements: the index (the size row), the leaf, its hash and the subtrees it
-    completes; the left siblings come from the tree's right edge (see the module docstring).
-    ``roll_id`` ``None``: a leaf of no roll (an anchor)."""
+def _defer(session: Session, leaf: tuple[str, str | None, bytes, datetime]) -> None:
+    """Keep ``leaf`` for the transaction's :func:`flush`, inside a transaction (begun now if
+    the session has none), so that its roll-back forgets the leaf."""
+    session.connection()
+    session.info.setdefault(_LEAVES, []).append(leaf)
+
+
+def flush(session: Session) -> int | None:
+    """Write the leaves the transaction appended since its last flush, in the order appended;
+    the index of the first (``None``: nothing to write). Committing does it (a
+    ``before_commit`` hook), and so does every read of the log here, so that a transaction
+    sees its own leaves.
+
+    Three statements however many leaves: their indices (the size row, grown by their
+    number), the leaves, and their hashes with the subtrees they complete; the left siblings
+    come from the tree's right edge (see the module docstring). A leaf of no roll (an anchor)
+    has ``roll_id`` ``NULL``."""
+    leaves = session.info.pop(_LEAVES, None)
+    if not leaves:
+        return None
     connection = session.connection()  # once: cheaper than a Session.execute per statement
-    index = connection.execute(_TAKE_INDEX).scalar_one() - 1
+    first = connection.execute(_TAKE_INDICES, {"count": len(leaves)}).scalar_one() - len(leaves)
     connection.execute(
         _INSERT_ENTRY,
-        {
-            "idx": index,
-            "match_id": match_id,
-            "roll_id": roll_id,
-            "leaf": leaf.decode(),
-            "created_at": at,
-        },
+        [
+            {"idx": first + k, "match_id": match_id, "roll_id": roll_id,
+             "leaf": leaf.decode(), "created_at": at}
+            for k, (match_id, roll_id, leaf, at) in enumerate(leaves)
+        ],
     )
-    edge = _edge(session, connection, index)
-    hashed = leaf_hash(leaf)
-    rows = [{"level": 0, "idx": index, "hash": hashed.hex()}]
-    # Leaf ``index`` completes one subtree per trailing 1 bit: their left halves are the
-    # edge's lowest subtrees, and the new subtree takes their place on the edge.
-    completes = (~index & (index + 1)).bit_length() - 1
-    for level in range(completes):
-        hashed = node_hash(edge.pop(level), hashed)
-        rows.append({"level": level + 1, "idx": index >> (level + 1), "hash": hashed.hex()})
-    edge[completes] = hashed
+    edge = _edge(session, connection, first)
+    rows = []
+    for index, (_, _, leaf, _) in enumerate(leaves, start=first):
+        hashed = leaf_hash(leaf)
+        rows.append({"level": 0, "idx": index, "hash": hashed.hex()})
+        # Leaf ``index`` completes one subtree per trailing 1 bit: their left halves are the
+        # edge's lowest subtrees, and the new subtree takes their place on the edge.
+        completes = (~index & (index + 1)).bit_length() - 1
+        for level in range(completes):
+            hashed = node_hash(edge.pop(level), hashed)
+            rows.append({"level": level + 1, "idx": index >> (level + 1), "hash": hashed.hex()})
+        edge[completes] = hashed
     connection.execute(_INSERT_NODES, rows)
-    _EDGES.put(session, connection.engine, index + 1, edge)
-    return index
+    _EDGES.put(session, connection.engine, first + len(leaves), edge)
+    return first
 
 
 def _read_nodes(
     session: Session | Connection, keys: Iterable[tuple[int, int]]
 ) -> dict[tuple[int, int], bytes]:
+    if isinstance(session, Session):
+        flush(session)
     wanted = sorted(set(keys))
     if not wanted:
         return {}
@@ -372,7 +408,8 @@ def _with_tree(session: Session, build: Callable[[Subtree], T]) -> T:
 
 
 def size(session: Session) -> int:
-    """The number of leaves in the log."""
+    """The number of leaves in the log (the transaction's own appends written first)."""
+    flush(session)
     return int(session.execute(_READ_SIZE).scalar_one())
 
 
@@ -487,7 +524,7 @@ def inclusion_proof(session: Session, index: int, tree_size: int) -> dict:
         raise BadRange(
             f"leaf {index} is not in a tree of {tree_size} leaves (0 <= index < tree_size)"
         )
-    _check_size(session, tree_size)
+    _check_size(session, tree_size)  # flushes
     leaf = session.execute(select(_ENTRIES.c.leaf).where(_ENTRIES.c.idx == index)).scalar_one()
     path = _with_tree(session, lambda subtree: inclusion_path(index, tree_size, subtree))
     return {
@@ -523,6 +560,7 @@ def entries(session: Session, start: int, count: int) -> list[dict]:
     """
     if start < 0 or not 1 <= count <= MAX_ENTRIES:
         raise BadRange(f"entries from a start >= 0, 1 to {MAX_ENTRIES} at a time")
+    flush(session)
     rows = session.execute(
         select(_ENTRIES.c.idx, _ENTRIES.c.leaf)
         .where(_ENTRIES.c.idx >= start, _ENTRIES.c.idx < start + count)
@@ -560,6 +598,7 @@ def _match_rows(session: Session, match_id: str, roll_id: str | None = None) -> 
     )
     if roll_id is not None:
         query = query.where(_ENTRIES.c.roll_id == roll_id)
+    flush(session)
     return list(session.execute(query.order_by(_ENTRIES.c.idx)))
 
 
@@ -576,6 +615,7 @@ def match_head(session: Session, key: LogKey, match_id: str, *,
     no stored head covers the match's newest entry yet. ``None`` for a match with no entries
     in the log (none exists, or it was played before the log began). ``writing``: as in
     :func:`signed_head`."""
+    flush(session)
     last = session.execute(_MATCH_VERSION, {"match_id": match_id}).scalar()
     if last is None:
         return None
@@ -681,6 +721,7 @@ def _anchor_rows(session: Session, match_id: str) -> list[Any]:
     query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
         _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None)
     )
+    flush(session)
     return list(session.execute(query.order_by(_ENTRIES.c.idx)))
 
 
@@ -750,6 +791,7 @@ def match_version(session: Session, match_id: str) -> int | None:
     """The index of the match's newest leaf in the log (``None``: it has none). Every change
     of a match's record appends a leaf of the match in its transaction, so the record of a
     match is the same wherever this is (what :class:`.proof_cache.ProofCache` keys on)."""
+    flush(session)
     return session.execute(_MATCH_VERSION, {"match_id": match_id}).scalar()
 
 
@@ -827,6 +869,7 @@ def _cover_wait(session: Session, match_id: str, roll_id: str, interval_s: float
     """Seconds from ``moment`` until a request may sign a head over the roll's newest leaf
     (just after :func:`signed_head` will, under ``interval_s``); 0 if the newest head covers
     it, one is due now, or the roll has no leaf (a build answers for it). Reads only."""
+    flush(session)
     last = session.execute(_ROLL_VERSION, {"match_id": match_id, "roll_id": roll_id}).scalar()
     newest = _newest_head(session)
     if last is None or newest is None or last < newest["tree_size"]:
