@@ -715,3 +715,31 @@ def test_the_opponents_link_tells_the_roller_no_turn_it_had_already(client):
         roll(players, dict(devices), match_id, 1 - seat)  # the roller's link: still no turn
         assert play_first(players[1 - seat], match_id).status_code == 200
         assert me.receive_json() == {"type": "turn", "match_id": match_id}
+
+
+def test_the_audit_of_no_match_says_so_and_of_a_match_not_rolled_yet_says_that(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)  # waits for both devices' anchors: no roll yet
+    for path, message in [
+        ("/api/audit/mat_nosuch", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/head", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/proof", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/verify.py", "no match 'mat_nosuch'"),
+        (f"/api/audit/{match_id}", f"match {match_id!r} has no rolls yet"),
+        (f"/api/audit/{match_id}/rolls/rol_nosuch/proof", f"match {match_id!r} has no rolls yet"),
+        (f"/api/audit/{match_id}/head", f"match {match_id} has no entries in the public log"),
+    ]:
+        r = client.get(path)
+        assert (r.status_code, r.json()["error"]) == (
+            404, {"code": "not_found", "message": message}), path
+    pages = {
+        ("mat_nosuch", "en"): "There is no match mat_nosuch.",
+        ("mat_nosuch", "de"): "Es gibt kein Match mat_nosuch.",
+        (match_id, "en"): f"Match {match_id} has no rolls yet, so there is no dice record.",
+        (match_id, "de"): (f"Das Match {match_id} hat noch keine Würfe, also gibt es kein "
+                           f"Würfelprotokoll."),
+    }
+    for (shown, lang), text in pages.items():
+        page = client.get(f"/audit/{shown}?lang={lang}")
+        assert page.status_code == 404 and f"<p>{text}</p>" in page.text, page.text
+    assert ann.state(match_id)["pending_roll"] is None  # looking changed nothing
