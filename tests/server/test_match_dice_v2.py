@@ -743,3 +743,19 @@ def test_the_audit_of_no_match_says_so_and_of_a_match_not_rolled_yet_says_that(c
         page = client.get(f"/audit/{shown}?lang={lang}")
         assert page.status_code == 404 and f"<p>{text}</p>" in page.text, page.text
     assert ann.state(match_id)["pending_roll"] is None  # looking changed nothing
+
+
+def test_while_the_first_roll_waits_for_the_anchors_no_seat_has_the_turn(client):
+    """Before a live match's first roll is committed nobody can act, so ``turn`` is null (as
+    ``pending_roll``); the web client reads the wait from those. Once both anchors are in, the
+    roll is committed and ``turn`` is its roller's seat."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    Device(ann).register(match_id)
+    for player in (ann, bob):
+        state = player.state(match_id)
+        assert (state["phase"], state["turn"], state["pending_roll"], state["rolls"]) == (
+            "opening", None, None, [])
+    Device(bob).register(match_id)
+    state = ann.state(match_id)
+    assert (state["phase"], state["turn"], state["pending_roll"]["seat"]) == ("opening", 0, 0)
