@@ -773,7 +773,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.revealed": "aufgedeckt",
         "log.event.played": "gespielt",
         "log.event.void": "verfallen",
-        "log.check": "Jedes Blatt und jeden Beweis dieses Matches gegen den signierten Kopf prüfen:",
+        "log.check": (
+            "Jedes Blatt und jeden Beweis dieses Matches gegen den signierten Kopf prüfen:"
+        ),
         "fair.log_key": (
             "Öffentlicher Log-Schlüssel (Ed25519), der die Baumköpfe des Würfel-Logs signiert:"
         ),
