@@ -120,8 +120,19 @@ def test_larger_die_blocked_first_is_played_second():
 def test_incomplete_play_is_refused_with_both_dice_playable():
     with pytest.raises(IllegalPlay, match="incomplete: both dice can be played with 3-1"):
         Board.initial().validate("8/5", (3, 1))
-    with pytest.raises(IllegalPlay, match="no move is incomplete"):
+
+
+def test_a_dance_with_a_legal_play_is_refused_saying_the_roll_can_be_played():
+    message = "^you can play {}: a dance is only for a roll with no legal play$"
+    with pytest.raises(IllegalPlay, match=message.format("3-1")):
         Board.initial().validate("", (3, 1))
+    with pytest.raises(IllegalPlay, match=message.format("6-6")):
+        Board.initial().validate("", (6, 6))
+    # One die playable only: still no dance.
+    board = Board.from_points({13: 1}, {17: 2, 11: 2, 6: 2})
+    assert notations(board, 5, 2) != {""}
+    with pytest.raises(IllegalPlay, match=message.format("5-2")):
+        board.validate("", (5, 2))
 
 
 # Doubles -----------------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def test_page_shows_rolls_and_verdicts_in_three_languages(client_for, sqlite_url
     match_id, rolls = seed_match(client)
     expected = {
         "en": ("Dice record of match", "verified", "pending: only the commitment is public"),
-        "de": ("Würfelprotokoll der Partie", "bestätigt", "offen: nur die Festlegung"),
+        "de": ("Würfelprotokoll des Matches", "bestätigt", "offen: nur die Festlegung"),
         "ja": ("のダイス記録", "検証済み", "コミットメントのみ公開"),
     }
     for lang, phrases in expected.items():
@@ -136,8 +136,9 @@ def test_unknown_and_malformed_match(client_for, sqlite_url):
     client = client_for(sqlite_url)
     missing = client.get("/api/audit/mat_doesnotexist")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    assert missing.json()["error"]["message"] == "no match 'mat_doesnotexist'"
     page = client.get("/audit/mat_doesnotexist?lang=ja")
-    assert page.status_code == 404 and "ダイス記録はありません" in page.text
+    assert page.status_code == 404 and "対戦 mat_doesnotexist はありません。" in page.text
     bad = client.get("/api/audit/mat_a;drop")
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
 

@@ -48,7 +48,7 @@ def test_the_audit_page_names_the_players_and_leads_back(client):
     assert len(record) >= 4
     words = {
         "en": ("against", "Back to the match"),
-        "de": ("gegen", "Zurück zur Partie"),
+        "de": ("gegen", "Zurück zum Match"),
         "ja": ("対", "対戦に戻る"),
     }
     for code, (against, back) in words.items():

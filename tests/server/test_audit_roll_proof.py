@@ -278,10 +278,10 @@ def test_signed_head_waits_out_the_interval(database):
 @pytest.mark.parametrize(
     ("path", "status", "words"),
     [
-        ("/api/audit/mat_nosuch/rolls/rol_nosuch/proof", 404, "no v2 dice record"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/proof", 404, "no match 'mat_nosuch'"),
         ("/api/audit/mat_nosuch/anchors", 404, "no match 'mat_nosuch'"),
         ("/api/audit/match-1/anchors", 422, "path.match_id"),
-        ("/api/audit/mat_nosuch/rolls/rol_nosuch/verify.py", 404, "no v2 dice record"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/verify.py", 404, "no match 'mat_nosuch'"),
         ("/api/audit/{match}/rolls/rol_nosuch/proof", 404, "has no roll rol_nosuch"),
         ("/api/audit/{match}/rolls/rol_nosuch/verify.py", 404, "has no roll rol_nosuch"),
         ("/api/audit/{match}/rolls/{pending}/verify.py", 404, "not revealed"),

@@ -249,6 +249,20 @@ def test_refusals_leave_the_match_unchanged(client, ann, bob):
     assert mover.state(match_id) == state
 
 
+def test_a_dance_with_a_legal_play_is_refused_saying_so(client, ann, bob):
+    match_id, players = opened(ann, bob)
+    mover = players[ann.state(match_id)["turn"]]
+    state = mover.state(match_id)
+    d1, d2 = state["dice"]
+    r = mover.act(match_id, "play", play="")
+    assert (r.status_code, r.json()["error"]) == (400, {
+        "code": "illegal_play",
+        "message": f"you can play {d1}-{d2}: a dance is only for a roll with no legal play"})
+    after = mover.state(match_id)
+    assert after["version"] == state["version"]
+    assert after == state
+
+
 def test_entropy_is_exactly_32_hex_characters(client, ann, bob):
     match_id = live_match(ann, bob)
     before = ann.state(match_id)

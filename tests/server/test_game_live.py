@@ -159,6 +159,58 @@ def test_parser_accepts_every_simple_action(kind, action_id):
     assert message.action.model_dump() == {"action_id": action_id, "type": kind}
 
 
+@pytest.mark.parametrize(("frame", "message"), [
+    ({}, "message: 'type' is required"),
+    ([], "message: expected a JSON object, got []"),
+    ({"type": "bogus"}, "message: 'type' 'bogus' is not one of 'action', 'ping', 'auth'"),
+    ({"type": "ping", "x": 1}, "x: unknown field"),
+    ({"type": "auth"}, "token: field required"),
+    ({"type": "action"}, "action: field required"),
+    ({"type": "action", "action": "double"}, 'action: expected a JSON object, got "double"'),
+    ({"type": "action", "action": {"action_id": "a"}}, "action: 'type' is required"),
+    ({"type": "action", "action": {"type": "play"}},
+     "action.action_id: field required; action.play: field required"),
+    ({"type": "action", "action": {"type": "play", "action_id": "a", "play": 5}},
+     "action.play: expected a string, got 5"),
+    ({"type": "action", "action": {"type": "resign", "action_id": "a", "points": 4}},
+     "action.points: expected one of 1, 2, 3, got 4"),
+    ({"type": "action", "action": {"type": "double", "action_id": "a", "auto": True}},
+     "action.auto: unknown field"),
+])
+def test_a_message_that_does_not_fit_names_the_field_and_the_problem(frame, message):
+    with pytest.raises(Refusal) as refused:
+        parse_client_message(json.dumps(frame))
+    assert (refused.value.code, refused.value.message) == ("invalid_request", message)
+
+
+@pytest.mark.parametrize(("action", "field", "problem"), [
+    ({"type": "play"}, ".play", "field required"),
+    ({"type": "play", "play": ["8/5"]}, ".play", 'expected a string, got ["8/5"]'),
+    ({"type": "double", "x": 1}, ".x", "unknown field"),
+    ({"type": "fly"}, "", "'type' 'fly' is not one of 'roll', 'play', 'resign', 'double', "
+                          "'take', 'drop', 'accept_resign', 'decline_resign', 'anchor', "
+                          "'contribute'"),
+])
+def test_a_bad_action_is_worded_alike_over_http_and_the_socket(sqlite_url, action, field,
+                                                                problem):
+    with TestClient(make_app(sqlite_url)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        before = ann.state(match_id)
+        action = {"action_id": "a1", **action}
+        r = ann.post(f"/api/matches/{match_id}/actions", action)
+        assert (r.status_code, r.json()["error"]) == (422, {
+            "code": "invalid_request", "message": f"body{field}: {problem}"})
+        with client.websocket_connect(f"/ws/matches/{match_id}", headers=ann.headers) as ws:
+            assert ws.receive_json()["type"] == "state"
+            ws.send_json({"type": "action", "action": action})
+            assert ws.receive_json() == {
+                "type": "error", "action_id": "a1",
+                "error": {"code": "invalid_request", "message": f"action{field}: {problem}"}}
+        assert ann.state(match_id)["version"] == before["version"]
+        assert ann.state(match_id) == before
+
+
 def tick(client) -> None:
     client.portal.call(services(client.app).game.tick)
 

@@ -765,3 +765,47 @@ def test_an_actions_log_leaves_are_written_together(client):
         sa_event.remove(engine, "before_cursor_execute", seen)
     document = client.get(f"/api/audit/{match_id}").json()
     assert verify_document(document).ok
+
+
+def test_the_audit_of_no_match_says_so_and_of_a_match_not_rolled_yet_says_that(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)  # waits for both devices' anchors: no roll yet
+    for path, message in [
+        ("/api/audit/mat_nosuch", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/head", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/proof", "no match 'mat_nosuch'"),
+        ("/api/audit/mat_nosuch/rolls/rol_nosuch/verify.py", "no match 'mat_nosuch'"),
+        (f"/api/audit/{match_id}", f"match {match_id!r} has no rolls yet"),
+        (f"/api/audit/{match_id}/rolls/rol_nosuch/proof", f"match {match_id!r} has no rolls yet"),
+        (f"/api/audit/{match_id}/head", f"match {match_id} has no entries in the public log"),
+    ]:
+        r = client.get(path)
+        assert (r.status_code, r.json()["error"]) == (
+            404, {"code": "not_found", "message": message}), path
+    pages = {
+        ("mat_nosuch", "en"): "There is no match mat_nosuch.",
+        ("mat_nosuch", "de"): "Es gibt kein Match mat_nosuch.",
+        (match_id, "en"): f"Match {match_id} has no rolls yet, so there is no dice record.",
+        (match_id, "de"): (f"Das Match {match_id} hat noch keine Würfe, also gibt es kein "
+                           f"Würfelprotokoll."),
+    }
+    for (shown, lang), text in pages.items():
+        page = client.get(f"/audit/{shown}?lang={lang}")
+        assert page.status_code == 404 and f"<p>{text}</p>" in page.text, page.text
+    assert ann.state(match_id)["pending_roll"] is None  # looking changed nothing
+
+
+def test_while_the_first_roll_waits_for_the_anchors_no_seat_has_the_turn(client):
+    """Before a live match's first roll is committed nobody can act, so ``turn`` is null (as
+    ``pending_roll``); the web client reads the wait from those. Once both anchors are in, the
+    roll is committed and ``turn`` is its roller's seat."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    Device(ann).register(match_id)
+    for player in (ann, bob):
+        state = player.state(match_id)
+        assert (state["phase"], state["turn"], state["pending_roll"], state["rolls"]) == (
+            "opening", None, None, [])
+    Device(bob).register(match_id)
+    state = ann.state(match_id)
+    assert (state["phase"], state["turn"], state["pending_roll"]["seat"]) == ("opening", 0, 0)

@@ -29,7 +29,7 @@ def test_audit_page_of_a_malformed_or_unknown_match_is_the_no_such_match_page(cl
     r = client.get(f"/audit/{match_id}")
     assert r.status_code == 404
     assert r.headers["content-type"].startswith("text/html")
-    assert f"There is no dice record for match {match_id}." in r.text
+    assert f"There is no match {match_id}." in r.text
 
 
 def test_audit_page_escapes_the_match_id(client):

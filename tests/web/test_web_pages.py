@@ -102,7 +102,7 @@ def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server
     page.fill("#match-id", "hello")
     page.click("#match-box button[type=submit]")
     alert = page.locator("#match-problem")
-    assert "hello ist keine Partie-ID" in alert.inner_text()
+    assert "hello ist keine Match-ID" in alert.inner_text()
     assert page.input_value("#match-id") == "hello"
     page.screenshot(path=str(output_dir / "page-fair-malformed-de-360.png"), full_page=True)
     assert overflow(page) == 0
@@ -110,12 +110,12 @@ def test_match_box_opens_the_audit_page_and_answers_bad_ids(browser, live_server
     page.fill("#match-id", "mat_doesnotexist")
     page.click("#match-box button[type=submit]")
     assert page.locator("#match-problem").inner_text() == (
-        "Für die Partie mat_doesnotexist gibt es auf diesem Server kein Würfelprotokoll.")
+        "Für das Match mat_doesnotexist gibt es auf diesem Server kein Würfelprotokoll.")
 
     page.fill("#match-id", f"  {match_id} ")
     page.click("#match-box button[type=submit]")
     page.wait_for_url(f"{live_server}/audit/{match_id}?lang=de")
-    assert page.locator("h1").inner_text() == f"Würfelprotokoll der Partie {match_id}"
+    assert page.locator("h1").inner_text() == f"Würfelprotokoll des Matches {match_id}"
     assert page.locator("#rolls tbody tr").count() >= 1
     # The audit page leads back to the explanation, in its language.
     assert page.get_attribute("#about-fair", "href") == "/fair?lang=de"

@@ -290,11 +290,12 @@ class Board:
             InvalidNotation: text that is not standard notation.
             IllegalPlay: not legal; says whether the play moves checkers the player does not
                 have, lands on a point the opponent holds (naming the point, and the legal way
-                through open points when there is one), is incomplete ("both dice can be
-                played"), uses the smaller die when the larger must be played, is ambiguous,
-                or which rule it breaks (no checker on a point, the bar enters first, too many
-                moves, a move no die makes, a point held by the opponent, bearing off with a
-                checker outside the home board), else that it is not legal.
+                through open points when there is one), is a dance of a roll that can be played,
+                is incomplete ("both dice can be played"), uses the smaller die when the larger
+                must be played, is ambiguous, or which rule it breaks (no checker on a point,
+                the bar enters first, too many moves, a move no die makes, a point held by the
+                opponent, bearing off with a checker outside the home board), else that it is
+                not legal.
             InvalidDice: (a ``ValueError``) a die outside 1–6, or dice that are not a pair.
         """
         d1, d2 = _pair(dice)

@@ -209,6 +209,8 @@ def explain_refusal(play: Play, nmoves: int | None, first_die: int | None, best:
     shown = str(play) or "no move"
     if best == 0:
         return f"{roll} has no legal play (a dance): {shown} cannot be played"
+    if play.is_dance:
+        return f"you can play {roll}: a dance is only for a roll with no legal play"
     if nmoves is not None and nmoves < best:
         if d1 == d2:
             return f"{shown} is incomplete: {best} moves of {d1} can be played with {roll}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from boardgammon.dice.verify import ENTROPY_BYTES, LINK_BYTES
-from boardgammon.server.bodies import Text, lone_surrogate, one_of
+from boardgammon.server.bodies import Text, lone_surrogate, one_of, problem
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 if TYPE_CHECKING:
@@ -157,8 +157,7 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage | Aut
     try:
         return _client_message.validate_python(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                             for e in exc.errors()[:5])
+        problems = "; ".join(problem(e, data, "message") for e in exc.errors()[:5])
         raise Invalid(problems) from None
 
 

@@ -4,12 +4,14 @@ endpoint does not know), :func:`one_of` (a choice of whole numbers that refuses 
 ``true`` or ``false``, not ``"yes"`` or ``1``), :data:`Text` (every free text field: no control
 characters) and :data:`Username` (a player's name, refused in words rather than by
 its regular expression). A refused value is quoted as JSON, as
-the client wrote it (``true``, ``"5"``), not as Python would print it."""
+the client wrote it (``true``, ``"5"``), not as Python would print it. :func:`problem` words a
+validation error, the same for an HTTP body and a WebSocket message."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
@@ -117,7 +119,7 @@ def _username(value: Any) -> Any:
 Username = Annotated[str, Field(pattern=USERNAME_PATTERN, description=USERNAME_RULE),
                      BeforeValidator(_username)]
 """A player's name (:data:`USERNAME_PATTERN`); one that does not match is refused saying the
-rule in words. Anything but a string gets pydantic's "Input should be a valid string"."""
+rule in words. Anything but a string is refused as such (``expected a string, got 5``)."""
 
 
 def one_of(*values: int) -> Any:
@@ -133,3 +135,63 @@ def one_of(*values: int) -> Any:
         return value
 
     return Annotated[Literal[values], BeforeValidator(check)]
+
+
+def _field_path(loc: Sequence[Any], data: Any) -> list[str]:
+    """The fields of ``loc`` (a pydantic error's location within ``data``), without the tags
+    pydantic puts in it for a union chosen by ``type``: ``action.play.play`` of
+    ``{"type": "action", "action": {"type": "play"}}`` is the field ``action.play``. A part is
+    such a tag where the object there has it as its ``type`` (a tag never follows a tag)."""
+    path: list[str] = []
+    here, after_tag = data, False
+    for part in loc:
+        if not after_tag and isinstance(here, dict) and here.get("type") == part:
+            after_tag = True
+            continue
+        after_tag = False
+        path.append(str(part))
+        if isinstance(here, dict):
+            here = here.get(part)
+        elif isinstance(here, list) and isinstance(part, int) and -len(here) <= part < len(here):
+            here = here[part]
+        else:
+            here = None
+    return path
+
+
+_SAID = {
+    "missing": lambda _: "field required",
+    "extra_forbidden": lambda _: "unknown field",
+    "string_type": lambda value: f"expected a string, got {shown(value)}",
+    "model_attributes_type": lambda value: f"expected a JSON object, got {shown(value)}",
+    "model_type": lambda value: f"expected a JSON object, got {shown(value)}",
+    "dict_type": lambda value: f"expected a JSON object, got {shown(value)}",
+}
+"""pydantic's errors for which its own message is not what we say ("Input should be a valid
+dictionary or object to extract fields from")."""
+
+
+def problem(error: Mapping[str, Any], data: Any, root: str) -> str:
+    """One validation error of ``data`` for people, the same for a request body and a
+    WebSocket message: where (the field path, or ``root`` for the whole of ``data``) and what
+    (a missing or unknown ``type`` in words; pydantic's "Value error, " prefix dropped).
+
+    Args:
+        error: one of pydantic's ``errors()``, its ``loc`` within ``data``.
+        data: what was validated (parsed JSON).
+        root: the name of ``data`` as a whole ("body", "message").
+    """
+    where = ".".join(_field_path(error["loc"], data)) or root
+    ctx = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "union_tag_not_found":
+        return f"{where}: {ctx.get('discriminator', 'the type')} is required"
+    if kind == "union_tag_invalid":
+        return (f"{where}: {ctx.get('discriminator', 'the type')} {ctx.get('tag')!r} is not one "
+                f"of {ctx.get('expected_tags', '?')}")
+    if kind in _SAID:
+        return f"{where}: {_SAID[kind](error.get('input'))}"
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    if msg[1:2].islower():  # our messages start in lower case; pydantic's do not
+        msg = msg[:1].lower() + msg[1:]
+    return f"{where}: {msg}"

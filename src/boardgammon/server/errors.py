@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boardgammon.server import outage
-from boardgammon.server.bodies import control_character, lone_surrogate
+from boardgammon.server.bodies import control_character, lone_surrogate, problem
 from boardgammon.server.refusals import (
     ErrorCode,
     Illegal,
@@ -238,26 +238,20 @@ def _too_large(limit: int) -> str:
     return f"the request body is larger than the {limit} bytes allowed"
 
 
-def _problem(error: dict) -> str:
-    """One validation error for people: where, and what. A body that is not JSON says where
-    the parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a missing
-    body, a missing or unknown action ``type`` are said in words; a validator's message loses
-    pydantic's "Value error, " prefix."""
+def _problem(error: dict, body: Any) -> str:
+    """One validation error of a request for people (:func:`~.bodies.problem`), placed as
+    FastAPI places it (``body.play``, ``query.limit``). A body that is not JSON says where the
+    parser stopped and why (pydantic's own line is "body.13: JSON decode error"); a missing
+    body is said in words."""
     ctx = error.get("ctx", {})
+    loc = tuple(error["loc"])
     if error["type"] == "json_invalid":
-        at = error["loc"][-1] if len(error["loc"]) > 1 else "?"
+        at = loc[-1] if len(loc) > 1 else "?"
         return (f"the request body is not valid JSON: {ctx.get('error', 'malformed')} "
                 f"(at character {at})")
-    where = ".".join(str(p) for p in error["loc"])
-    if error["type"] == "missing" and tuple(error["loc"]) == ("body",):
+    if error["type"] == "missing" and loc == ("body",):
         return "the request needs a JSON object as its body"
-    if error["type"] == "union_tag_not_found":
-        return f"{where}: {ctx.get('discriminator', 'the type')} is required"
-    if error["type"] == "union_tag_invalid":
-        return (f"{where}: {ctx.get('discriminator', 'the type')} {ctx.get('tag')!r} is not one "
-                f"of {ctx.get('expected_tags', '?')}")
-    msg = str(error["msg"]).removeprefix("Value error, ")
-    return f"{where}: {msg}"
+    return problem(error, {"body": body}, "request")
 
 
 def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
@@ -288,7 +282,7 @@ def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return error_response(422, "invalid_request",
-                              "; ".join(_problem(e) for e in exc.errors()))
+                              "; ".join(_problem(e, exc.body) for e in exc.errors()))
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:

@@ -37,7 +37,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "audit.verified": "All revealed rolls verify and the hash chain is intact.",
         "audit.failed": "Verification FAILED at roll {roll_id}: {reason}.",
         "audit.chain_head": "Chain head (published when the match ends)",
-        "audit.not_found": "There is no dice record for match {match_id}.",
+        "audit.not_found": "Match {match_id} has no rolls yet, so there is no dice record.",
+        "audit.no_match": "There is no match {match_id}.",
         "audit.json": "This record as JSON",
         "col.seq": "#",
         "col.roll_id": "Roll ID",
@@ -461,13 +462,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
     },
     "de": {
-        "audit.title": "Würfelprotokoll der Partie {match_id}",
+        "audit.title": "Würfelprotokoll des Matches {match_id}",
         "audit.intro": (
-            "Jeder Wurf dieser Partie, beider Seiten, in der Reihenfolge seiner Festlegung. Drei "
+            "Jeder Wurf dieses Matches, beider Seiten, in der Reihenfolge seiner Festlegung. Drei "
             "Eingaben ergeben jeden Wurf: ein geheimer Server-Seed, vor dem Wurf festgelegt und "
             "als sein SHA-256 (die Festlegung) veröffentlicht; Zufall vom Gerät des "
             "Würfelnden, gesendet nach dessen Doppelentscheidung; und das nächste Glied der "
-            "Hash-Kette des gegnerischen Geräts, zu Beginn der Partie festgelegt und aufgedeckt, "
+            "Hash-Kette des gegnerischen Geräts, zu Beginn des Matches festgelegt und aufgedeckt, "
             "nachdem der Würfelnde um den Wurf gebeten hat. Der Server deckt seinen Seed zuletzt "
             "auf. Jede Änderung jedes Wurfs, mit ihrer Zeit, ist außerdem ein Blatt eines "
             "öffentlichen, nur wachsenden Logs, dessen signierten Baumkopf jeder beobachten "
@@ -476,8 +477,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "audit.verified": "Alle aufgedeckten Würfe sind bestätigt, die Hash-Kette ist intakt.",
         "audit.failed": "Prüfung FEHLGESCHLAGEN bei Wurf {roll_id}: {reason}.",
-        "audit.chain_head": "Kettenkopf (wird am Ende der Partie veröffentlicht)",
-        "audit.not_found": "Für die Partie {match_id} gibt es kein Würfelprotokoll.",
+        "audit.chain_head": "Kettenkopf (wird am Ende des Matches veröffentlicht)",
+        "audit.not_found": (
+            "Das Match {match_id} hat noch keine Würfe, also gibt es kein Würfelprotokoll."
+        ),
+        "audit.no_match": "Es gibt kein Match {match_id}.",
         "audit.json": "Dieses Protokoll als JSON",
         "col.seq": "#",
         "col.roll_id": "Wurf-ID",
@@ -502,12 +506,12 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verify.title": "Selbst nachprüfen",
         "verify.roll": (
             "Dieses Python-Programm braucht nur die Standardbibliothek. Es ist mit dem ersten "
-            "aufgedeckten Wurf der Partie ausgefüllt, prüft Festlegung und Würfel und bricht bei "
+            "aufgedeckten Wurf des Matches ausgefüllt, prüft Festlegung und Würfel und bricht bei "
             "jeder Abweichung mit einem Fehler ab."
         ),
         "verify.no_roll": "Das Programm erscheint hier, sobald der erste Wurf aufgedeckt ist.",
         "verify.match": (
-            "Um die ganze Partie samt Kette zu prüfen, laden Sie den Prüfer herunter (eine "
+            "Um das ganze Match samt Kette zu prüfen, laden Sie den Prüfer herunter (eine "
             "Datei, nur Standardbibliothek) und führen ihn mit dem JSON dieses Protokolls aus:"
         ),
         "verify.source": "verify.py herunterladen",
@@ -523,16 +527,16 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "site.rules": "Regeln",
         "site.skill": "Spielstärke und PR",
         "site.glossary": "Glossar",
-        "fair.box": "Partie-ID",
+        "fair.box": "Match-ID",
         "fair.submit": "Würfe prüfen",
         "fair.malformed": (
-            "{match} ist keine Partie-ID. Eine Partie-ID beginnt mit mat_, gefolgt von "
+            "{match} ist keine Match-ID. Eine Match-ID beginnt mit mat_, gefolgt von "
             "Buchstaben und Ziffern, z. B. mat_3q7kzx2bq4…; Ergebnisanzeige und Prüfseite zeigen "
             "sie."
         ),
-        "fair.unknown": "Für die Partie {match} gibt es auf diesem Server kein Würfelprotokoll.",
+        "fair.unknown": "Für das Match {match} gibt es auf diesem Server kein Würfelprotokoll.",
         "fair.control": (
-            "{match} enthält ein Steuerzeichen ({found}), das keine Partie-ID enthält: Kopieren "
+            "{match} enthält ein Steuerzeichen ({found}), das keine Match-ID enthält: Kopieren "
             "Sie die ID erneut aus der Ergebnisanzeige oder der Prüfseite."
         ),
         "audit.about": "Wie nachweislich faire Würfel funktionieren",
@@ -574,7 +578,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "odds.error.rolls_at_most": "Höchstens {high} Würfe je Seite, nicht {got}.",
         "odds.error.rolls_times_games": (
-            "Würfe × Partien dürfen höchstens {high} sein, nicht {rolls} × {games}."
+            "Würfe × Spiele dürfen höchstens {high} sein, nicht {rolls} × {games}."
         ),
         "odds.hit.title": "Einen Blot treffen",
         "odds.hit.text": (
@@ -634,7 +638,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "odds.col.fixed": "Größte Gruppe halten",
         "site.record": "Würfelstatistik",
         "record.intro": (
-            "Jeder aufgedeckte Wurf jeder Online-Partie auf diesem Server, beider Seiten, gezählt"
+            "Jeder aufgedeckte Wurf jedes Online-Matches auf diesem Server, beider Seiten, gezählt"
             " und geprüft wie vom Befehl boardgammon stats dice-report. Faire Würfel geben jedem "
             "der 36 geordneten Ergebnisse (erster Würfel, zweiter Würfel) dieselbe Chance, 1/36, "
             "und einem Pasch 1/6."
@@ -703,11 +707,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "record.order.title": "Reihenfolge: Pasch nach Pasch, Serien",
         "record.after_double": {
             "one": (
-                "Direkt nach einem Pasch war der nächste Wurf derselben Partie in {doubles} von "
+                "Direkt nach einem Pasch war der nächste Wurf desselben Matches in {doubles} von "
                 "1 Fall ein Pasch ({share}; fair: 16,67\u00a0%; p = {p}: {verdict})."
             ),
             "other": (
-                "Direkt nach einem Pasch war der nächste Wurf derselben Partie in {doubles} von "
+                "Direkt nach einem Pasch war der nächste Wurf desselben Matches in {doubles} von "
                 "{rolls} Fällen ein Pasch ({share}; fair: 16,67\u00a0%; p = {p}: {verdict})."
             ),
         },
@@ -732,7 +736,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         # The audit page's players and way back (issue 22).
         "audit.players": "{first} gegen {second}",
         "audit.computer": "Computer ({level})",
-        "audit.back": "Zurück zur Partie",
+        "audit.back": "Zurück zum Match",
         # Clock presets and the computer's levels by name (pages, issue 22).
         "preset.bullet": "Bullet",
         "preset.blitz": "Blitz",
@@ -754,7 +758,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Jede Festlegung, jedes Aufdecken und jede Zustandsänderung jedes Wurfs auf diesem "
             "Server ist auch ein Blatt eines öffentlichen Merkle-Baums, an den nur angehängt "
             "wird (RFC 9162). Unten: ein vom Log-Schlüssel des Servers signierter Baumkopf, der "
-            "diese Partie enthält; die Blätter jedes Wurfs und ihre Inklusionsbeweise stehen "
+            "dieses Match enthält; die Blätter jedes Wurfs und ihre Inklusionsbeweise stehen "
             "oben unter seiner Zeile. Jeder kann das Log mit boardgammon witness beobachten."
         ),
         "log.tree_size": "Baumgröße",
@@ -769,7 +773,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.revealed": "aufgedeckt",
         "log.event.played": "gespielt",
         "log.event.void": "verfallen",
-        "log.check": "Jedes Blatt und jeden Beweis dieser Partie gegen den signierten Kopf prüfen:",
+        "log.check": (
+            "Jedes Blatt und jeden Beweis dieses Matches gegen den signierten Kopf prüfen:"
+        ),
         "fair.log_key": (
             "Öffentlicher Log-Schlüssel (Ed25519), der die Baumköpfe des Würfel-Logs signiert:"
         ),
@@ -836,7 +842,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Jedes volle Konto hat eine Wertung je Variante (Backgammon, Nackgammon und "
             "Hypergammon getrennt), beginnend bei 1500. Sie ändert sich einmal, wenn ein "
             "gewertetes Match endet, wie auch immer es endet: Abtragen, ein abgelehntes Doppel, "
-            "Aufgabe oder abgelaufene Uhr. Gäste und Partien gegen den Computer werden nicht "
+            "Aufgabe oder abgelaufene Uhr. Gäste und Matches gegen den Computer werden nicht "
             "gewertet; ein unbeendetes Match ändert nichts."
         ),
         "ratings.fibs": (
@@ -861,7 +867,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.anchor_seat": "Kettenanker von Sitz {seat}",
         "log.anchor_proof": "Beweis (JSON)",
         "log.check_anchors": (
-            "Prüfen, dass jeder Wurf und jeder Kettenanker, den das Log für diese Partie "
+            "Prüfen, dass jeder Wurf und jeder Kettenanker, den das Log für dieses Match "
             "enthält, so im Protokoll steht, wie das Log ihn nennt, und die Würfe nach einem "
             "Anker seine Glieder verwendet haben (liest das ganze Log bis zum Kopf):"
         ),
@@ -905,14 +911,14 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
         # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
         "audit.intro_v1": (
-            "Diese Partie wurde mit Version 1 des Protokolls gewürfelt, vor den drei Eingaben: "
+            "Dieses Match wurde mit Version 1 des Protokolls gewürfelt, vor den drei Eingaben: "
             "jeder Wurf mischte den festgelegten Seed des Servers nur mit dem Zufall des "
-            "Würfelnden, und nicht alle seine Änderungen stehen im öffentlichen Log. Ihr "
+            "Würfelnden, und nicht alle seine Änderungen stehen im öffentlichen Log. Sein "
             "Protokoll bleibt prüfbar, wie unten."
         ),
         "verify.roll_v2": (
             "Dieses Python-Programm braucht nur die Standardbibliothek. Es ist mit dem ersten "
-            "aufgedeckten Wurf der Partie ausgefüllt und prüft seine Festlegung, das Glied des "
+            "aufgedeckten Wurf des Matches ausgefüllt und prüft seine Festlegung, das Glied des "
             "Gegners, die Würfel, den Eintrags-Hash über jedes Feld und jede Zeit und die "
             "Einschlussbeweise seiner Einträge im öffentlichen Log; bei jeder Abweichung bricht "
             "es mit einem Fehler ab. Jeder andere aufgedeckte Wurf hat dasselbe Programm, "
@@ -934,7 +940,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "audit.verified": "公開済みのロールはすべて検証され、ハッシュチェーンは無傷です。",
         "audit.failed": "ロール {roll_id} で検証に失敗しました：{reason}。",
         "audit.chain_head": "チェーンヘッド（対戦終了時に公開）",
-        "audit.not_found": "対戦 {match_id} のダイス記録はありません。",
+        "audit.not_found": "対戦 {match_id} にはまだロールがないため、ダイス記録はありません。",
+        "audit.no_match": "対戦 {match_id} はありません。",
         "audit.json": "この記録の JSON",
         "col.seq": "#",
         "col.roll_id": "ロール ID",

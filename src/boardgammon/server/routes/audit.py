@@ -59,6 +59,10 @@ pages = Jinja2Templates(directory=TEMPLATES)
 pages.env.filters["fromjson"] = json.loads  # a log leaf's fields (the page shows an anchor's)
 
 
+class NoSuchMatch(RollNotFound):
+    """Neither a match nor a dice record has this ID."""
+
+
 def utc_from_ms(stamp: int) -> str:
     """A head's ``timestamp`` (ms since 1970 UTC) as people read it: ``2026-12-03 15:24:47.123
     UTC`` (ISO 8601's order in every language)."""
@@ -176,6 +180,8 @@ def match_log_head(request: Request, match_id: str = MatchId,
     ``not_found``: no such match, or none of its rolls is in the log (played before it)."""
     parts = services(request.app)
     head = dice_log.match_head(session, parts.log_key, match_id, writing=parts.db.writing)
+    if head is None and match_info(session, match_id) is None:
+        raise NoSuchMatch(f"no match {match_id!r}")
     if head is None:
         raise RollNotFound(f"match {match_id} has no entries in the public log")
     return {"head": head}
@@ -193,11 +199,11 @@ def roll_entries(session: Session, match_id: str, roll_id: str,
     missing = dice_log.NoSuchEntry(f"match {match_id} has no roll {roll_id}")
     try:
         window = dice_record_v2.roll_window(session, match_id, roll_id, after)
-    except RollNotFound as no_v2:
+    except RollNotFound:
         try:
             document = audit_document(session, match_id)
         except RollNotFound:
-            raise no_v2 from None
+            raise no_record(session, match_id) from None
         entry = next((r for r in document["rolls"] if r["roll_id"] == roll_id), None)
         if entry is None:
             raise missing from None
@@ -294,16 +300,30 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     )
 
 
+def no_record(session: Session, match_id: str) -> RollNotFound:
+    """The refusal for a match ID without a dice record of either version: "no match" where
+    there is no such match either, else that the match has not rolled yet (a v2 match waiting
+    for its players' chain anchors). A record may outlive or predate its match row, so the
+    record is looked up first."""
+    if match_info(session, match_id) is None:
+        return NoSuchMatch(f"no match {match_id!r}")
+    return RollNotFound(f"match {match_id!r} has no rolls yet")
+
+
 def either_document(session: Session, match_id: str) -> dict:
     """The audit document of the match's record, v1 or v2.
 
     Raises:
-        RollNotFound: the match has no record of either.
+        RollNotFound: the match has no record of either (:func:`no_record`).
     """
     try:
         return audit_document(session, match_id)
     except RollNotFound:
+        pass
+    try:
         return dice_record_v2.audit_document(session, match_id)
+    except RollNotFound:
+        raise no_record(session, match_id) from None
 
 
 @router.get("/audit/{match_id}", response_class=HTMLResponse)
@@ -322,11 +342,13 @@ def audit_page(
     context = page_context(language) | {"match_id": match_id}
     try:
         if not re.fullmatch(MATCH_ID_PATTERN, match_id):
-            raise RollNotFound(f"no match {match_id!r}")
+            raise NoSuchMatch(f"no match {match_id!r}")
         parts = services(request.app)
         document = dice_log.with_log(session, parts.log_key, either_document(session, match_id),
                                      writing=parts.db.writing)
-    except RollNotFound:
+    except RollNotFound as missing:
+        context["missing"] = ("audit.no_match" if isinstance(missing, NoSuchMatch)
+                              else "audit.not_found")
         return pages.TemplateResponse(request, "audit_missing.html", context, status_code=404)
     # A revealed roll that cannot be read (verdict malformed) cannot fill in a program.
     readable = [r for r in document["rolls"]
