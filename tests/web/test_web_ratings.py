@@ -128,7 +128,7 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
     assert f"{rating:.0f} is outside this seek's range 1400–1700" in alert.inner_text()
     ann_context.close()
 
-    for width in (360, 1280):
+    for width in (360, 390, 1280):
         page.set_viewport_size({"width": width, "height": 800})
         for code in LANGUAGES:
             page.goto(f"{live_server}/player/ann?lang={code}")
@@ -145,6 +145,15 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
                 f"/match/{matches[-1]}/analysis",
             ]
             assert links.first.bounding_box()["height"] >= 44
+            # result, opponent and rating change come first: in view without scrolling the table
+            first = rows.first.locator("td")
+            assert first.nth(0).inner_text().split()[-1] == "1–0"
+            assert first.nth(1).inner_text() == "bob"
+            assert first.nth(2).inner_text().startswith("+")
+            table = page.locator("#player-matches").bounding_box()
+            for k in range(3):
+                cell = first.nth(k).bounding_box()
+                assert cell["x"] + cell["width"] <= table["x"] + table["width"], (code, width, k)
             page.screenshot(
                 path=str(output_dir / f"ratings-player-{code}-{width}.png"), full_page=True
             )
