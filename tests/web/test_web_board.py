@@ -345,8 +345,8 @@ def test_counts_take_the_plural_of_their_language(page):
 
 @pytest.mark.parametrize(("protocol", "pending", "says"), [
     ("v2", False, "waiting a moment for both players' devices to register their chains"),
-    ("v2", True, "Opening roll."),
-    ("v1", False, "Opening roll."),
+    ("v2", True, "Opening roll: your turn to roll one die."),
+    ("v1", False, "Opening roll: your turn to roll one die."),
 ])
 def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
         page, protocol, pending, says):
@@ -358,7 +358,7 @@ def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
                                 pending_roll=roll))
     status = page.locator(".status")
     expect(status).to_contain_text(says)
-    if says == "Opening roll.":
+    if says.startswith("Opening roll:"):
         assert "devices" not in status.inner_text()
 
 

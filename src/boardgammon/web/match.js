@@ -787,8 +787,10 @@ export class MatchPage {
         }
         const openings = this.moves.openings(s.game_number);
         const last = openings[openings.length - 1];
-        return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${t("match.opening")}`
-          : t("match.opening");
+        // Each side rolls one die in turn: say whose die it is, to the one waiting too.
+        const who = s.turn === null || s.turn === undefined ? t("match.opening")
+          : myTurn ? t("match.opening.yours") : t("match.opening.theirs", { name: this.name(s.turn) });
+        return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${who}` : who;
       }
       case "roll":
         return myTurn ? t("match.yourroll") : t("match.theirturn", { name: this.name(s.turn) });
