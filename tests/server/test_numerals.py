@@ -28,6 +28,15 @@ def test_each_language_writes_its_own_marks():
     ) == ("47.22%", "47,22\u00a0%", "47.22%")
     assert (EN.integer(12345), DE.integer(12345)) == ("12,345", "12.345")
     assert DE.percent_figure(4.6, sign=True) == "+4,60\u00a0%"
+    # a signed figure as the analysis page writes it (web/analysis.js): a real minus sign
+    assert (EN.percent(-0.1, 1, sign=True), DE.percent(-0.1, 1, sign=True)) == (
+        "\u221210.0%",
+        "\u221210,0\u00a0%",
+    )
+    assert (EN.decimal(12.25, 1, sign=True), EN.decimal(-0.04, 1, sign=True)) == (
+        "+12.2",
+        "\u22120.0",
+    )
     assert DE.probability(0.04321) == "0,0432" and DE.probability(1.234e-7) == "1,2e-07"
     assert EN.probability(1.234e-7) == "1.2e-07" and DE.probability(0.0) == "< 1e-308"
     assert (DE.short(2.5), DE.short(30), EN.short(12.5)) == ("2,5", "30", "12.5")

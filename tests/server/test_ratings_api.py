@@ -376,6 +376,10 @@ def test_pr_and_luck_come_from_the_analysis(client, database, wall):
     assert 'id="pr-plot"' in html
     assert "PR of each of 2 analysed matches, oldest first; the best 4.2, the worst 7.5" in html
     assert 'points="0.0,0.0 600.0,160.0"' in html  # 7.5 at the top, then 4.25 at the bottom
+    # luck in MWC percent with a real minus sign, as the analysis page writes it
+    assert html.count("<td>+12.5%</td>") == 2
+    assert client.get("/player/bob").text.count("<td>\u221210.0%</td>") == 2
+    assert client.get("/player/bob?lang=de").text.count("<td>\u221210,0\u00a0%</td>") == 2
 
 
 def test_an_unfinished_rated_match_changes_nothing(client, database):

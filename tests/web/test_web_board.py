@@ -189,7 +189,11 @@ def test_result_screen(page, output_dir):
     open_match(page, finished_state())
     result = page.locator("section.result")
     result.wait_for()
-    page.wait_for_selector(".verify-list .verdict.failed")
+    page.wait_for_selector(".verify-list .verdict.failed", state="attached")
+    # the dice record is closed; its summary counts the rolls and the failed one
+    assert result.locator("details.dice-record summary").inner_text() == \
+        "Dice record: 2 rolls, 1 FAILED"
+    result.locator("details.dice-record summary").click()
     text = result.inner_text()
     assert "ann wins the match" in text and "Final score: ann 1–0 bob" in text
     assert "Game 1: ann wins 1 point (single game)" in text
@@ -345,8 +349,8 @@ def test_counts_take_the_plural_of_their_language(page):
 
 @pytest.mark.parametrize(("protocol", "pending", "says"), [
     ("v2", False, "waiting a moment for both players' devices to register their chains"),
-    ("v2", True, "Opening roll."),
-    ("v1", False, "Opening roll."),
+    ("v2", True, "Opening roll: your turn to roll one die."),
+    ("v1", False, "Opening roll: your turn to roll one die."),
 ])
 def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
         page, protocol, pending, says):
@@ -358,7 +362,7 @@ def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
                                 pending_roll=roll))
     status = page.locator(".status")
     expect(status).to_contain_text(says)
-    if says == "Opening roll.":
+    if says.startswith("Opening roll:"):
         assert "devices" not in status.inner_text()
 
 

@@ -185,3 +185,36 @@ def test_my_matches_show_both_clocks(browser, live_server):
         "clock: you 1:00 · opponent 1:00")
     ann.context.close()
     bob.context.close()
+
+
+def test_open_seeks_and_invitations_say_their_clock_or_days(browser, live_server, output_dir):
+    ann, bob = new_page(browser, live_server), new_page(browser, live_server)
+    register(ann, "ann_terms")
+    register(bob, "bob_terms")
+    bob.set_viewport_size({"width": 390, "height": 900})
+    posted = [ann.request.post("/api/seeks", data=body).json()["id"] for body in (
+        {"length": 3, "clock": "blitz"},
+        {"length": 3},
+        {"length": 5, "mode": "correspondence", "days": 7},
+        {"length": 1, "mode": "correspondence", "days": 1, "invite": "bob_terms"},
+    )]
+    bob.reload()
+    bob.wait_for_function("() => document.querySelectorAll('.lists li[data-seek]').length === 4")
+    text = dict(bob.eval_on_selector_all(
+        ".lists li[data-seek]", "els => els.map(e => [e.dataset.seek, e.firstChild.textContent])"))
+    assert [text[k] for k in posted] == [
+        "ann_terms: 3-point Backgammon, Live · blitz (8s + 60s/pt)",
+        "ann_terms: 3-point Backgammon, Live · no clock",
+        "ann_terms: 5-point Backgammon, correspondence, 7 days per move",
+        "ann_terms: 1-point Backgammon, correspondence, 1 day per move",
+    ]
+    bob.screenshot(path=str(output_dir / "lobby-seek-terms-390.png"), full_page=True)
+    bob.goto(live_server + "/?lang=de")
+    bob.wait_for_function("() => document.querySelectorAll('.lists li[data-seek]').length === 4")
+    first = bob.locator(f'.lists li[data-seek="{posted[0]}"]').inner_text()
+    assert first.startswith("ann_terms: Backgammon auf 3 Punkte, Live · Blitz (8 s + 60 s/Pkt.)")
+    week = bob.locator(f'.lists li[data-seek="{posted[2]}"]').inner_text()
+    assert week.startswith("ann_terms: Backgammon auf 5 Punkte, Fernpartie, 7 Tage pro Zug")
+    bob.screenshot(path=str(output_dir / "lobby-seek-terms-de-390.png"), full_page=True)
+    ann.context.close()
+    bob.context.close()

@@ -128,7 +128,7 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
     assert f"{rating:.0f} is outside this seek's range 1400–1700" in alert.inner_text()
     ann_context.close()
 
-    for width in (360, 1280):
+    for width in (360, 390, 1280):
         page.set_viewport_size({"width": width, "height": 800})
         for code in LANGUAGES:
             page.goto(f"{live_server}/player/ann?lang={code}")
@@ -145,6 +145,15 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
                 f"/match/{matches[-1]}/analysis",
             ]
             assert links.first.bounding_box()["height"] >= 44
+            # result, opponent and rating change come first: in view without scrolling the table
+            first = rows.first.locator("td")
+            assert first.nth(0).inner_text().split()[-1] == "1–0"
+            assert first.nth(1).inner_text() == "bob"
+            assert first.nth(2).inner_text().startswith("+")
+            table = page.locator("#player-matches").bounding_box()
+            for k in range(3):
+                cell = first.nth(k).bounding_box()
+                assert cell["x"] + cell["width"] <= table["x"] + table["width"], (code, width, k)
             page.screenshot(
                 path=str(output_dir / f"ratings-player-{code}-{width}.png"), full_page=True
             )
@@ -164,4 +173,19 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
     page.click("#leaderboard a >> text=bob")
     page.wait_for_url(f"{live_server}/player/bob?lang=ja")
     assert page.locator(".rating-line").inner_text().startswith("レーティング")
+
+    # the last match's result dialog says both players' rating change, from their histories
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server}/match/{matches[-1]}?lang=en")
+    page.wait_for_selector(".result .rating-change")
+    expected = []
+    for name in ("ann", "bob"):
+        entry = next(e for e in ann.get(f"/api/players/{name}")["ratings"][0]["history"]
+                     if e["match_id"] == matches[-1])
+        before, after = round(entry["before"]), round(entry["after"])
+        change = f"+{after - before}" if after >= before else f"\u2212{before - after}"
+        expected.append(f"{name}: rating {before} → {after} ({change})")
+    assert page.locator(".result .rating-change").all_inner_texts() == expected
+    assert "(+" in expected[0] and "(\u2212" in expected[1]  # ann won, bob lost
+    page.screenshot(path=str(output_dir / "ratings-result-dialog-390.png"), full_page=True)
     context.close()

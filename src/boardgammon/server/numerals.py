@@ -33,8 +33,10 @@ class Numerals:
 
     def decimal(self, x: float | Fraction, places: int = 2, *, sign: bool = False) -> str:
         """``x`` (exact odds come as fractions) with ``places`` decimals (grouped thousands);
-        ``sign``: always a ``+`` or ``-`` in front."""
-        return self._marks(f"{float(x):{'+' if sign else ''},.{places}f}")
+        ``sign``: always a ``+`` or a minus sign (U+2212) in front, as the analysis page
+        (web/analysis.js ``signed``) writes a signed figure."""
+        text = self._marks(f"{float(x):{'+' if sign else ''},.{places}f}")
+        return "\u2212" + text[1:] if sign and text.startswith("-") else text
 
     def percent(self, fraction: float | Fraction, places: int = 2, *, sign: bool = False) -> str:
         """``fraction`` (0…1) in percent: ``0.4444`` → ``44.44%`` / ``44,44 %``."""

@@ -90,7 +90,7 @@ const decimal = (x, digits) => {
   const text = Math.abs(x).toFixed(digits);
   return lang() === "de" ? text.replace(".", ",") : text;
 };
-const signed = (x, digits = 3) => (x === null || x === undefined ? "—"
+export const signed = (x, digits = 3) => (x === null || x === undefined ? "—"
   : `${x >= 0 ? "+" : "−"}${decimal(x, digits)}`);
 const fixed = (x, digits = 1) => (x === null || x === undefined ? "—"
   : `${x < 0 ? "-" : ""}${decimal(x, digits)}`);

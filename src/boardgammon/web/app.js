@@ -167,9 +167,17 @@ function authPage(after) {
 
 let optionsCache = null;
 
+/** "ann: 5-point Backgammon, Live · blitz (8s + 60s/pt)": a seek's owner, match and terms. */
 function seekText(seek) {
-  return t("lobby.seek", { owner: seek.owner, length: seek.length,
-    variant: t(`variant.${seek.variant}`), mode: t(`lobby.mode.${seek.mode}`) });
+  const terms = seekTerms(seek);
+  return t("lobby.seek", { owner: seek.owner, length: seek.length, variant: t(`variant.${seek.variant}`),
+    mode: seek.mode === "live" ? `${t("lobby.mode.live")} · ${terms}` : terms });
+}
+
+/** How a seek's match is timed: its clock preset (or none), or its days per move. */
+function seekTerms(seek) {
+  if (seek.mode === "correspondence") return t("join.days", { n: seek.days });
+  return seek.clock ? clockText(seek.clock) : t("join.noclock");
 }
 
 /** A clock preset as the lobby names it, translated: "blitz (8 s + 60 s/pt)" (the name alone
@@ -422,8 +430,7 @@ function seekDetails(seek) {
     seek.invite ? [t("join.invite"), seek.invite] : null,
     [t("lobby.length"), t("join.points", { n: seek.length })],
     [t("lobby.variant"), t(`variant.${seek.variant}`)],
-    [t("lobby.clock"), seek.mode === "correspondence" ? t("join.days", { n: seek.days })
-      : seek.clock ? clockText(seek.clock) : t("join.noclock")],
+    [t("lobby.clock"), seekTerms(seek)],
     [t("join.rating"), seek.rated ? t("join.rated") : t("join.unrated")],
     seek.rated ? [t("join.range"), `${bound(seek.min_rating)}–${bound(seek.max_rating)}`] : null,
   ].filter(Boolean);

@@ -2,7 +2,7 @@
 // It renders the last `state` the server sent (docs/api.md) and sends actions by HTTP POST; the
 // WebSocket brings everyone's changes. A play is built locally with PlayBuilder and sent whole.
 
-import { analysisButton } from "./analysis.js";
+import { analysisButton, signed } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h, keep } from "./dom.js";
@@ -787,8 +787,10 @@ export class MatchPage {
         }
         const openings = this.moves.openings(s.game_number);
         const last = openings[openings.length - 1];
-        return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${t("match.opening")}`
-          : t("match.opening");
+        // Each side rolls one die in turn: say whose die it is, to the one waiting too.
+        const who = s.turn === null || s.turn === undefined ? t("match.opening")
+          : myTurn ? t("match.opening.yours") : t("match.opening.theirs", { name: this.name(s.turn) });
+        return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${who}` : who;
       }
       case "roll":
         return myTurn ? t("match.yourroll") : t("match.theirturn", { name: this.name(s.turn) });
@@ -975,6 +977,25 @@ export class MatchPage {
     return this.rematch.node;
   }
 
+  /** Each player's rating before and after this match, from their profiles' rating histories
+   * (docs/api.md §Players): neither the match_end event nor the state carries it. Asked once;
+   * an unrated match, a guest or the computer has no entry, and nothing is shown. */
+  loadRatingChanges(s) {
+    if (this.ratingChanges !== undefined) return;
+    this.ratingChanges = null;
+    const change = (p) => request("GET", `/api/players/${encodeURIComponent(p.username)}`)
+      .then((profile) => {
+        const entry = profile.ratings.filter((r) => r.variant === s.variant)
+          .flatMap((r) => r.history).find((e) => e.match_id === s.match_id);
+        return entry ? { seat: p.seat, before: entry.before, after: entry.after } : null;
+      })
+      .catch(() => null);
+    Promise.all(s.players.filter((p) => !p.bot).map(change)).then((changes) => {
+      this.ratingChanges = changes.filter(Boolean);
+      if (this.ratingChanges.length && !this.result.hidden) this.renderResult();
+    });
+  }
+
   /** The result dialog at the top of the page, scrolled into view when the match ends: the
    * winner, the final score, the match ID to copy, the audit link, the chain head, the
    * analysis, the rematch and the way back; then the games and the verified rolls. */
@@ -1009,6 +1030,16 @@ export class MatchPage {
         })
         .catch(() => {}); // a match from before the log has none: the line stays out
     }
+    this.loadRatingChanges(s);
+    const verdicts = rolls.map((x) => this.verdicts.get(x.roll_id));
+    const failed = verdicts.filter((v) => v && !v.ok).length;
+    const checked = failed ? t("result.dice.failed", { n: failed })
+      : verdicts.every((v) => v) ? t("result.dice.verified") : t("dice.pending");
+    const diceLog = h("details", { class: "dice-record", open: this.diceOpen || undefined },
+      h("summary", {}, h("h3", {}, t("result.dice", { n: rolls.length, checked }))),
+      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))));
+    // The dialog is drawn again as verdicts come in: an opened record stays open.
+    diceLog.addEventListener("toggle", () => { this.diceOpen = diceLog.open; });
     const first = this.result.hidden;
     this.result.hidden = false;
     fill(this.result,
@@ -1017,6 +1048,10 @@ export class MatchPage {
       h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
       h("p", { class: "final-score" }, t("result.score", {
         na: this.name(me), a: r.score[me], b: r.score[opp], nb: this.name(opp) })),
+      (this.ratingChanges || []).slice().sort((x, y) => (x.seat === me ? -1 : y.seat === me ? 1 : 0))
+        .map((c) => h("p", { class: "rating-change", "data-seat": c.seat }, t("result.rating", {
+          name: this.name(c.seat), before: Math.round(c.before), after: Math.round(c.after),
+          change: signed(Math.round(c.after) - Math.round(c.before), 0) }))),
       h("p", { class: "result-links" },
         h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" },
           t("dice.verify.title")),
@@ -1037,9 +1072,9 @@ export class MatchPage {
       h("p", { class: "downloads" }, `${t("result.download")}: `,
         h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
         h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),
-      // Last: a long match has dozens of rolls, and everything above must stay in view.
-      h("h3", {}, t("dice.record")),
-      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))));
+      // Last and closed: a long match has dozens of rolls, and everything above must stay in
+      // view (on a phone the open list made the dialog thousands of pixels tall).
+      diceLog);
     if (first) {
       this.result.scrollIntoView({ block: "start" });
       this.result.focus({ preventScroll: true });
