@@ -38,3 +38,18 @@ def test_the_client_and_the_pages_name_each_variant_alike(sqlite_url):
         for code in web:
             rules = client.get(f"/rules?lang={code}").text
             assert re.search(rf"{web[code]['standard']}[:：]", rules), code
+
+
+def test_german_calls_a_match_match_everywhere_and_a_game_spiel():
+    """German named a match "Partie" in the client and "Match" on the server's pages, and a
+    German backgammon player reads "Partie" as a single game (gnubg's German does): one term,
+    "Match", in the client's strings, the server's messages and its German pages."""
+    text = WEB_I18N.read_text(encoding="utf-8")
+    tables = dict(zip(*[iter(re.split(r"^  (en|de|ja): \{$", text, flags=re.MULTILINE)[1:])] * 2,
+                      strict=True))
+    german = [tables["de"], *map(str, MESSAGES["de"].values())]
+    pages = Path(__file__).parents[2] / "src" / "boardgammon" / "server" / "templates" / "pages"
+    german += [p.read_text(encoding="utf-8") for p in pages.glob("*.de.html")]
+    assert not [t for t in german if "Partie" in t]
+    assert '"result.winner": "{name} gewinnt das Match"' in tables["de"]
+    assert '"lobby.matches": "Meine Matches"' in tables["de"]

@@ -367,7 +367,7 @@ def test_the_wait_for_the_chains_before_the_first_roll_says_what_it_waits_for(
 
 
 def test_a_match_length_takes_the_plural_of_its_language(page):
-    """A 1-point match read "Partie auf 1 Punkte" in German (the lobby's seek, the score
+    """A 1-point match read "… auf 1 Punkte" in German (the lobby's seek, the score
     line, the analysis heading and the invitation all said it)."""
     open_match(page, make_state(Board.initial(), dice=(3, 1)))
     got = page.evaluate(
@@ -381,12 +381,12 @@ def test_a_match_length_takes_the_plural_of_its_language(page):
         " plies: 0 })); } }"
         " i.setLang('en'); return out; }")
     assert got == [
-        "Stand 0–0 · Partie auf 1 Punkt", "ann: Backgammon auf 1 Punkt, live",
+        "Stand 0–0 · Match auf 1 Punkt", "ann: Backgammon auf 1 Punkt, live",
         "ann lädt dich zu einem Match auf 1 Punkt ein",
-        "ann – bob, Endstand 1–0, Partie auf 1 Punkt, beurteilt von unserem Netz mit 0-ply",
-        "Stand 0–0 · Partie auf 5 Punkte", "ann: Backgammon auf 5 Punkte, live",
+        "ann – bob, Endstand 1–0, Match auf 1 Punkt, beurteilt von unserem Netz mit 0-ply",
+        "Stand 0–0 · Match auf 5 Punkte", "ann: Backgammon auf 5 Punkte, live",
         "ann lädt dich zu einem Match auf 5 Punkte ein",
-        "ann – bob, Endstand 1–0, Partie auf 5 Punkte, beurteilt von unserem Netz mit 0-ply",
+        "ann – bob, Endstand 1–0, Match auf 5 Punkte, beurteilt von unserem Netz mit 0-ply",
         "Score 0–0 · 1-point match", "ann: 1-point Backgammon, live",
         "ann invites you to a 1-point match",
         "ann – bob, final score 1–0, 1-point match, judged by our network at 0-ply",
