@@ -371,6 +371,81 @@ def test_the_computers_rolls_take_the_humans_link(client):
             assert got == list(range(start, entry["seq"]))
 
 
+def _finish_against_the_computer(ann: Player, match_id: str) -> None:
+    """ann (seat 0) ends a 1-point match against the computer: she rolls, and resigns a
+    backgammon once she has a play (the computer accepts)."""
+    for _ in range(600):
+        state = ann.state(match_id)
+        if state["phase"] == "match_over":
+            return
+        if state["turn"] == 0 and state["phase"] in ("opening", "roll"):
+            ann.roll(match_id)
+        elif state["turn"] == 0 and state["phase"] == "play":
+            ann.act(match_id, "resign", points=3)
+        elif state["turn"] == 0:
+            ann.act(match_id, "decline_resign" if state["phase"] == "resign_offered" else "take")
+        else:
+            time.sleep(0.05)
+    raise AssertionError(f"match {match_id} did not end")
+
+
+def test_a_rematch_where_the_computer_rolls_first_waits_for_the_humans_anchor(client, wall):
+    """Found by an outside audit: a rematch against the computer swaps the colours, so the
+    computer (seat 0) rolls first, and its opening roll was committed when the match was
+    made, before the human's page could register its chain: the anchor was refused as too
+    late and none of the computer's rolls took the human's link, against "the computer's
+    rolls take the human's link". The first roll now waits for the human's anchor, as a live
+    match's waits for both devices', and for no longer than the link wait."""
+    ann = Player.register(client, "ann")
+    first = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
+    _finish_against_the_computer(ann, first)
+    rematch = ann.post(f"/api/matches/{first}/rematch").json()["match_id"]
+    state = ann.state(rematch)
+    assert (state["you"], state["players"][0]["bot"]) == (1, "easy")
+    assert (state["pending_roll"], state["rolls"], state["turn"]) == (None, [], None)
+    device = Device(ann)
+    assert device.register(rematch).status_code == 200
+    for _ in range(600):
+        pending = ann.state(rematch)["pending_roll"]
+        if pending is not None and pending["state"] == "requested":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the computer did not ask for its opening roll")
+    assert (pending["seat"], pending["kind"], pending["opponent_prev_link"]) == (
+        0, "opening", device.anchor)
+    rolled = events(device.contribute(rematch, pending), "roll")[0]
+    assert (rolled["roller_source"], rolled["opponent_source"]) == ("server", "client")
+    check_dice(rematch, rolled)
+    document = client.get(f"/api/audit/{rematch}").json()
+    assert document["verified"] is True and document["counts"]["computer"] == 1
+
+
+
+def test_without_the_humans_device_the_computers_first_roll_waits_only_the_link_wait(
+        client, wall):
+    ann = Player.register(client, "ann")
+    first = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
+    _finish_against_the_computer(ann, first)
+    rematch = ann.post(f"/api/matches/{first}/rematch").json()["match_id"]
+    wall.advance(LINK_WAIT_S - 0.5)
+    client.portal.call(services(client.app).game.tick)  # nothing due yet
+    assert ann.state(rematch)["rolls"] == [] and ann.state(rematch)["pending_roll"] is None
+    wall.advance(1.0)
+    client.portal.call(services(client.app).game.tick)
+    for _ in range(600):
+        rolls = ann.state(rematch)["rolls"]
+        if rolls:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the computer's first roll never came")
+    assert (rolls[0]["seat"], rolls[0]["kind"], rolls[0]["opponent_source"]) == (
+        0, "opening", "none")
+    r = ann.act(rematch, "anchor", anchor=os.urandom(32).hex())
+    assert (r.status_code, code(r)) == (400, "wrong_phase")
+
+
 def test_v1_matches_keep_v1_and_take_no_anchor(database_url):
     with TestClient(make_app(database_url, dice="v1")) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")

@@ -152,13 +152,21 @@ def awaiting_link(rolls: Sequence[AnyRoll]) -> bool:
     return pending is not None and pending.state == "requested"
 
 
-def _anchors_ready(s: Session, cached: CachedMatch, link_due: datetime) -> bool:
+def _anchors_ready(s: Session, cached: CachedMatch, link_due: datetime, roller: int) -> bool:
+    """Whether a live v2 match may commit its first roll, ``roller``'s: once the devices that
+    will be its rolls' opponents registered their anchors, or the wait for them is over.
+    Against the computer only the human's device counts, and only when the computer rolls
+    first (a rematch, the colours swapped): the human's own first roll takes no link, and its
+    device registers long before the computer's first roll is committed."""
     info = cached.info
-    if info.mode != "live" or info.bot_seat is not None:
+    if info.mode != "live" or (info.bot_seat is not None and roller != info.bot_seat):
         return True  # no roll waits for a link here, or the one device registers in time
     if info.created_at is not None and info.created_at <= link_due:
         return True
-    return None not in dice_record_v2.anchors(s, info.match_id)
+    anchors = dice_record_v2.anchors(s, info.match_id)
+    if info.bot_seat is not None:
+        return anchors[1 - info.bot_seat] is not None
+    return None not in anchors
 
 
 def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAction,
@@ -227,8 +235,9 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
     the time now as the record stores it.
 
     The first roll of a live v2 match between two players waits for both devices' anchors
-    (each roll fixes the opponent's link when it is committed), or until the match is older
-    than ``link_due``: then it goes on, and a late anchor is refused."""
+    (each roll fixes the opponent's link when it is committed), and against the computer, when
+    the computer rolls first, for the human's; or until the match is older than ``link_due``:
+    then it goes on, and a late anchor is refused."""
     m = cached.match
     last = rolls[-1] if rolls else None
     v2 = cached.info.dice == "v2"
@@ -245,7 +254,8 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
         if last is not None and pending_roll([last]) is not None and (
                 void_pending or m.is_over or (need is not None and last.seat != need)):
             last = cached.track(record.void_roll(s, last.roll_id, now=at, commit=False))
-        if last is None and v2 and not _anchors_ready(s, cached, link_due):
+        if (last is None and v2 and need is not None
+                and not _anchors_ready(s, cached, link_due, need)):
             return events
         if need is not None and (last is None or last.state in ("played", "void")):
             match_id = cached.info.match_id

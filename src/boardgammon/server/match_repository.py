@@ -241,8 +241,10 @@ class MatchRepository:
     def add(self, session: Session, row: MatchRow) -> None:
         """Insert a new match's summary row and commit it; an active live v2 match waits for
         its first roll from its ``created_at`` (:attr:`MatchRow.awaiting_first_roll_since`,
-        cleared when the roll is committed: :func:`.dice_record_v2.commit_roll`)."""
-        if row.dice == "v2" and row.mode == "live" and row.status == "active":
+        cleared when the roll is committed: :func:`.dice_record_v2.commit_roll`), except
+        against the computer when the human rolls first (seat 0 opens)."""
+        if (row.dice == "v2" and row.mode == "live" and row.status == "active"
+                and row.bot_seat in (None, 0)):
             row.awaiting_first_roll_since = row.created_at
         session.add(row)
         session.commit()
