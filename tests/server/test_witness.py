@@ -195,3 +195,107 @@ def test_a_head_whose_size_is_no_integer_is_reported_not_a_crash(tmp_path, monke
     assert run("http://server.test", state, out=said.append) == 1
     assert said == [f"MISBEHAVIOUR: a malformed tree head: its tree_size {size!r} is no integer"]
     assert state.read_text() == kept
+
+
+class _FakeLog:
+    """A log server the test scripts: leaves of its own, heads signed with its key, and
+    consistency proofs computed from the leaves it serves (or refused, as a forking server
+    would refuse the one that shows the fork)."""
+
+    def __init__(self, key, leaves: list[bytes]) -> None:
+        self.key, self.leaves, self.refuse_proofs = key, leaves, False
+
+    def head(self, size: int, timestamp: int) -> dict:
+        from boardgammon.dice.transparency import head_bytes, leaf_hash, root_of
+
+        root = root_of([leaf_hash(x) for x in self.leaves[:size]])
+        return {"tree_size": size, "timestamp": timestamp, "root_hash": root.hex(),
+                "signature": self.key.sign(head_bytes(size, timestamp, root)).hex()}
+
+    def fetch_for(self, heads):
+        from boardgammon.commands.witness import Unreadable
+        from boardgammon.dice.transparency import consistency_path, leaf_hash, root_of
+
+        served = iter(heads)
+
+        def fetch(url: str, path: str, body: dict | None = None) -> dict:
+            if path == "/api/log/public-key":
+                return {"public_key": self.key.public_key.hex()}
+            if path == "/api/log/head":
+                return next(served)
+            assert path.startswith("/api/log/proof/consistency?"), path
+            if self.refuse_proofs:
+                raise Unreadable(f"{path}: HTTP 404 not found")
+            first, second = (int(part.split("=")[1]) for part in path.split("?")[1].split("&"))
+            hashes = [leaf_hash(x) for x in self.leaves]
+            proof = consistency_path(first, second, lambda lo, hi: root_of(hashes[lo:hi]))
+            return {"consistency_path": [p.hex() for p in proof]}
+
+        return fetch
+
+
+def test_a_fork_the_server_will_not_prove_is_kept_and_caught_later(tmp_path, monkeypatch):
+    """Found by an outside audit: a server that showed a witness a signed head off its
+    history and answered the consistency request with a 404 only made the witness say
+    "cannot witness" (exit 2), and the signed head, the evidence, was thrown away. Now the
+    witness keeps it, and the first head it can check it against shows the two histories."""
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.server.dice_log import LogKey
+
+    key = LogKey.load_or_create(tmp_path / "server.pem")
+    honest = [f"leaf {i}".encode() for i in range(20)]
+    log = _FakeLog(key, honest)
+    fork = _FakeLog(key, honest[:10] + [f"forged {i}".encode() for i in range(10)])
+    state = tmp_path / "witness.json"
+    said: list[str] = []
+
+    def witness(heads, refuse: bool = False) -> int:
+        log.refuse_proofs = refuse
+        monkeypatch.setattr(witness_command, "_fetch", log.fetch_for(heads))
+        said.clear()
+        return run("http://server.test", state, out=said.append)
+
+    assert witness([log.head(10, 1)]) == 0
+    assert json.loads(state.read_text())["unproven"] == []
+    forged = fork.head(14, 2)
+    assert witness([forged], refuse=True) == 2
+    assert said == [f"cannot witness http://server.test: the server signed a head of size 14 "
+                    f"(root {forged['root_hash']}) but gave no proof that it extends the head "
+                    "of size 10 seen before (/api/log/proof/consistency?first=10&second=14: "
+                    "HTTP 404 not found); the signed head is kept in the state file as "
+                    "evidence"]
+    kept = json.loads(state.read_text())
+    assert kept["last_head"]["tree_size"] == 10
+    assert [u["head"] for u in kept["unproven"]] == [forged]
+    assert witness([forged], refuse=True) == 2  # shown again: kept once
+    assert [u["head"] for u in json.loads(state.read_text())["unproven"]] == [forged]
+    # Too small a log to judge the fork by: it waits.
+    assert witness([log.head(12, 3)]) == 0
+    assert said[1] == ("a head of size 14 signed before is still unproven (the log has not "
+                       "grown to it yet)")
+    # The honest log grows past it: the forged head does not fit, and says so for good.
+    before = state.read_text()
+    assert witness([log.head(16, 4)]) == 1
+    assert said[0].startswith("MISBEHAVIOUR: two histories: the head of size 16")
+    assert f"does not extend the head of size 14 (root {forged['root_hash']})" in said[0]
+    assert state.read_text() == before
+
+
+def test_two_heads_of_one_size_with_different_roots_need_no_proof(tmp_path, monkeypatch):
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.server.dice_log import LogKey
+
+    key = LogKey.load_or_create(tmp_path / "server.pem")
+    log = _FakeLog(key, [f"leaf {i}".encode() for i in range(8)])
+    fork = _FakeLog(key, [f"other {i}".encode() for i in range(8)])
+    state = tmp_path / "witness.json"
+    said: list[str] = []
+    monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(8, 1)]))
+    assert run("http://server.test", state, out=said.append) == 0
+    other = fork.head(8, 2)
+    log.refuse_proofs = True  # no proof is asked for
+    monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([other]))
+    said.clear()
+    assert run("http://server.test", state, out=said.append) == 1
+    assert said == [f"MISBEHAVIOUR: two histories: two heads of size 8 with different roots, "
+                    f"{log.head(8, 1)['root_hash']} and {other['root_hash']}"]

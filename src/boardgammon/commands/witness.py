@@ -5,8 +5,13 @@ Each run fetches the server's newest signed tree head, checks its signature with
 key (pinned at the first run), checks that it extends the last head this witness saw (a
 consistency proof, RFC 9162 §2.1.4), co-signs it with the witness's own Ed25519 key and stores
 it in the state file (JSON, mode 0600, made at the first run: the pinned key, the witness's
-key, the last head). With ``--post`` it sends the co-signature to the server
+private key, the last head). With ``--post`` it sends the co-signature to the server
 (``POST /api/log/witness``), which shows it to everyone.
+
+A head signed with the log's key that the server does not prove consistent with the last one
+(the proof cannot be fetched) is kept in the state file as evidence (``unproven``): each later
+run checks it against the head it co-signs, and reports two histories if it does not fit, so
+a server cannot escape a witness by answering a fork's consistency request with an error.
 
 Exit status 0: the head is consistent with everything this witness saw; 1: the server shows
 two histories, a shrunk log, a bad signature or another key (the state is left as it was, so
@@ -43,7 +48,12 @@ class Misbehaviour(Exception):
 
 
 class Unreadable(Exception):
-    """The server or the state file could not be read."""
+    """The server or the state file could not be read; ``state``: the state to keep all the
+    same (a signed head kept as evidence), or ``None`` to leave the file as it was."""
+
+    def __init__(self, message: str, state: dict | None = None) -> None:
+        super().__init__(message)
+        self.state = state
 
 
 def check_address(url: str) -> None:
@@ -94,9 +104,10 @@ def _load_state(path: Path) -> dict:
         )
         return {
             "format": STATE_FORMAT,
-            "witness_key": private.hex(),
+            "witness_private_key": private.hex(),
             "server_key": None,
             "last_head": None,
+            "unproven": [],
         }
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
@@ -104,6 +115,9 @@ def _load_state(path: Path) -> dict:
         raise Unreadable(f"the state file {path}: {exc}") from exc
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file")
+    if "witness_key" in state:  # the private key's name before 2026-12-04
+        state["witness_private_key"] = state.pop("witness_key")
+    state.setdefault("unproven", [])
     return state
 
 
@@ -151,26 +165,41 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
                 f"the log shrank: it showed {last['tree_size']} entries "
                 f"(root {last['root_hash']}), now {size}"
             )
-        if last["tree_size"] > 0:
-            proof = _fetch(
-                url, f"/api/log/proof/consistency?first={last['tree_size']}&second={size}"
-            )
-            try:
-                verify_consistency(
-                    last["tree_size"],
-                    size,
-                    bytes.fromhex(last["root_hash"]),
-                    bytes.fromhex(head["root_hash"]),
-                    [bytes.fromhex(p) for p in proof["consistency_path"]],
-                )
-            except (ProofError, KeyError, ValueError) as exc:
-                raise Misbehaviour(
-                    f"two histories: the head of size {size} (root {head['root_hash']}) does "
-                    f"not extend the head of size {last['tree_size']} (root "
-                    f"{last['root_hash']}) seen before: {exc}"
-                ) from exc
+        try:
+            _check_extends(url, last, head)
+        except Unreadable as exc:
+            # A signed head nobody can reconcile with the last one is what a fork looks like
+            # to a witness the server will not answer: kept, and checked on every later run.
+            known = {(k["head"]["tree_size"], k["head"]["root_hash"]) for k in state["unproven"]}
+            if (size, head["root_hash"]) not in known:
+                state = {**state, "unproven": [*state["unproven"],
+                                               {"head": head, "after": last, "reason": str(exc)}]}
+            raise Unreadable(
+                f"the server signed a head of size {size} (root {head['root_hash']}) but gave "
+                f"no proof that it extends the head of size {last['tree_size']} seen before "
+                f"({exc}); the signed head is kept in the state file as evidence",
+                state,
+            ) from exc
         lines.append(f"consistent with the head of size {last['tree_size']} seen before")
-    witness = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(state["witness_key"]))
+    unproven = []
+    for kept in state["unproven"]:
+        earlier = kept["head"]
+        if earlier["tree_size"] > size:
+            unproven.append(kept)
+            lines.append(f"a head of size {earlier['tree_size']} signed before is still "
+                         "unproven (the log has not grown to it yet)")
+            continue
+        try:
+            _check_extends(url, earlier, head)
+        except Unreadable:
+            unproven.append(kept)
+            lines.append(f"the head of size {earlier['tree_size']} (root "
+                         f"{earlier['root_hash']}) signed before is still unproven")
+            continue
+        lines.append(f"the head of size {earlier['tree_size']} signed before, unproven then, "
+                     "is consistent")
+    witness = Ed25519PrivateKey.from_private_bytes(
+        bytes.fromhex(state["witness_private_key"]))
     cosignature = witness.sign(cosigned_bytes(head)).hex()
     public = (
         witness.public_key()
@@ -186,8 +215,40 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
         "last_head": head,
         "last_cosignature": cosignature,
         "witness_public_key": public,
+        "unproven": unproven,
     }
     return new_state, lines
+
+
+def _check_extends(url: str, earlier: dict, head: dict) -> None:
+    """Check that the signed ``head`` extends the ``earlier`` one (a consistency proof from
+    the server; none is needed between heads of the same size, whose roots must be equal).
+
+    Raises:
+        Misbehaviour: two histories; Unreadable: the proof could not be fetched.
+    """
+    first, second = earlier["tree_size"], head["tree_size"]
+    if first == second or first == 0:
+        if first == second and earlier["root_hash"] != head["root_hash"]:
+            raise Misbehaviour(
+                f"two histories: two heads of size {first} with different roots, "
+                f"{earlier['root_hash']} and {head['root_hash']}")
+        return
+    proof = _fetch(url, f"/api/log/proof/consistency?first={first}&second={second}")
+    try:
+        verify_consistency(
+            first,
+            second,
+            bytes.fromhex(earlier["root_hash"]),
+            bytes.fromhex(head["root_hash"]),
+            [bytes.fromhex(p) for p in proof["consistency_path"]],
+        )
+    except (ProofError, KeyError, ValueError) as exc:
+        raise Misbehaviour(
+            f"two histories: the head of size {second} (root {head['root_hash']}) does "
+            f"not extend the head of size {first} (root {earlier['root_hash']}) seen "
+            f"before: {exc}"
+        ) from exc
 
 
 def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], None] = print) -> int:
@@ -200,6 +261,8 @@ def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], Non
         out(f"MISBEHAVIOUR: {exc}")
         return 1
     except Unreadable as exc:
+        if exc.state is not None:  # a signed head kept as evidence
+            _save_state(state_path, exc.state)
         out(f"cannot witness {url}: {exc}")
         return 2
     _save_state(state_path, new_state)
