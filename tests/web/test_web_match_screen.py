@@ -685,3 +685,32 @@ def test_each_roll_says_who_contributed(browser, static_url, output_dir, code):
     page.locator(".dice-log").scroll_into_view_if_needed()
     page.screenshot(path=str(output_dir / f"screen-dice-contributors-{code}-360.png"))
     context.close()
+
+
+def test_a_correspondence_turns_absent_link_is_not_called_late(browser, static_url):
+    """Found by an outside audit: every correspondence turn is revealed without the
+    opponent's link (its device is not asked: nobody waits days for it), and the record said
+    the device "did not answer in time"."""
+    from test_web_board import StandIn
+    from webstate import MATCH_ID, make_state, revealed_roll
+
+    from boardgammon.engine import Board
+
+    entry = revealed_roll("rol_1", 1, 1, bytes([1]) * 32, bytes(16), dice=[2, 2])
+    del entry["client_entropy"], entry["entropy_source"]
+    entry.update(kind="normal", roller_entropy="00" * 16, roller_source="client",
+                 opponent_prev_link="11" * 32, opponent_entropy=None, opponent_source="absent")
+    shown = {}
+    for mode in ("live", "correspondence"):
+        context = browser.new_context(viewport={"width": 360, "height": 800})
+        page = context.new_page()
+        StandIn(page, make_state(Board.initial(), phase="roll", rolls=[entry], mode=mode,
+                                 clocks=None))
+        page.goto(f"{static_url}/match/{MATCH_ID}")
+        page.wait_for_selector(".dice-log li small.contributors", state="attached")
+        shown[mode] = page.locator(".dice-log li small.contributors").all_text_contents()
+        context.close()
+    assert shown == {
+        "live": ["(dice from: server · bob's device; ann's device did not answer in time)"],
+        "correspondence": ["(dice from: server · bob's device; ann's device is not asked in a "
+                           "correspondence match)"]}

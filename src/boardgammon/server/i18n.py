@@ -421,8 +421,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "roller.client": "roller's device",
         "roller.server": "server (the computer rolls)",
         "opponent.client": "revealed by the opponent's device",
-        "opponent.absent": "absent: the opponent's device did not answer in time",
-        "opponent.none": "none: the opponent has no chain (the computer, or none registered)",
+        "opponent.absent": ("absent: the opponent's device gave no link (a correspondence turn, "
+                            "which does not ask it, or a live roll it did not answer in time)"),
+        "opponent.none": ("none: the opponent has no chain (the computer, or none registered in "
+                          "time)"),
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
         "verdict.void after reveal": "voided after its dice were known",
         "verdict.log mismatch": "does not match the public log",
@@ -438,7 +440,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "between the roll with it and the roll without it."
         ),
         "counts.opponent_absent": (
-            "{count} rolls whose opponent's device did not answer in time: the server and the "
+            "{count} rolls without the opponent's device's link (correspondence turns, which "
+            "do not ask it, or live rolls it did not answer in time): the server and the "
             "roller together could have known them early."
         ),
         "counts.no_opponent_device": (
@@ -881,8 +884,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "roller.client": "Gerät des Würfelnden",
         "roller.server": "Server (der Computer würfelt)",
         "opponent.client": "vom Gerät des Gegners aufgedeckt",
-        "opponent.absent": "fehlt: das Gerät des Gegners hat nicht rechtzeitig geantwortet",
-        "opponent.none": "keins: der Gegner hat keine Kette (der Computer, oder keine angemeldet)",
+        "opponent.absent": ("fehlt: das Gerät des Gegners gab kein Glied (ein Zug einer "
+                            "Fernpartie, der es nicht fragt, oder ein Live-Wurf, auf den es "
+                            "nicht rechtzeitig antwortete)"),
+        "opponent.none": ("keins: der Gegner hat keine Kette (der Computer, oder keine rechtzeitig "
+                          "angemeldet)"),
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
         "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
         "verdict.log mismatch": "stimmt nicht mit dem öffentlichen Protokoll überein",
@@ -899,7 +905,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "konnte er höchstens zwischen dem Wurf mit ihm und dem Wurf ohne es wählen."
         ),
         "counts.opponent_absent": (
-            "{count} Würfe, bei denen das Gerät des Gegners nicht rechtzeitig antwortete: "
+            "{count} Würfe ohne das Glied des Gegnergeräts (Züge einer Fernpartie, die es "
+            "nicht fragen, oder Live-Würfe, auf die es nicht rechtzeitig antwortete): "
             "Server und Würfelnder zusammen hätten sie früh kennen können."
         ),
         "counts.no_opponent_device": (
@@ -1304,8 +1311,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "roller.client": "振る側の端末",
         "roller.server": "サーバー（コンピューターが振る）",
         "opponent.client": "相手の端末が公開",
-        "opponent.absent": "欠如：相手の端末が時間内に応答しなかった",
-        "opponent.none": "なし：相手にチェーンがない（コンピューター、または未登録）",
+        "opponent.absent": ("欠如：相手の端末のリンクなし（端末に問い合わせない通信対局の手番、"
+                            "または時間内に応答しなかったライブのロール）"),
+        "opponent.none": "なし：相手にチェーンがない（コンピューター、または時間内に未登録）",
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
         "verdict.log mismatch": "公開ログと一致しない",
@@ -1322,7 +1330,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "そのリンクありのロールとなしのロールのどちらかを選ぶことしかできなかった。"
         ),
         "counts.opponent_absent": (
-            "相手の端末が時間内に応答しなかったロール {count} 回："
+            "相手の端末のリンクがないロール {count} 回（端末に問い合わせない通信対局の手番、"
+            "または時間内に応答しなかったライブのロール）："
             "サーバーと振る側が組めば事前に知り得た。"
         ),
         "counts.no_opponent_device": (

@@ -928,7 +928,7 @@ export class MatchPage {
    * server's seed always; the roller's device where its entropy came from a device (v1
    * `entropy_source`, v2 `roller_source` "client"; "server" for the computer's); the
    * opponent's device where it revealed its link (v2 `opponent_source` "client"), or that it
-   * did not answer in time ("absent"). */
+   * did not answer in time ("absent"; in a correspondence match, that it is not asked). */
   contributors(roll) {
     const opponent = 1 - roll.seat;
     const who = [t("dice.by.server")];
@@ -936,8 +936,10 @@ export class MatchPage {
       who.push(t("dice.by.device", { name: this.name(roll.seat) }));
     }
     if (roll.opponent_source === "client") who.push(t("dice.by.device", { name: this.name(opponent) }));
+    const absent = this.state && this.state.mode === "correspondence" ? "dice.by.absent.turn"
+      : "dice.by.absent";
     return roll.opponent_source === "absent"
-      ? t("dice.by.absent", { who: who.join(" · "), name: this.name(opponent) })
+      ? t(absent, { who: who.join(" · "), name: this.name(opponent) })
       : t("dice.by", { who: who.join(" · ") });
   }
 
