@@ -227,8 +227,9 @@ class MatchRow(Base):
     roller's clock runs from then (``None`` without a clock, and for matches created before
     migration 0004, whose opening roll was not on the clock).
     ``awaiting_first_roll_since``: for an active live v2 match that has no roll yet (against
-    the computer, only when the computer rolls first), when it began to wait (``created_at``); ``None`` once its first roll is committed or it is
-    finished, and for every other match. The server's background round finds the matches
+    the computer, only when the computer rolls first), when it began to wait
+    (``created_at``); ``None`` once its first roll is committed or it is finished, and for
+    every other match. The server's background round finds the matches
     whose wait for their players' anchors is over by it, through a partial index that holds
     only the waiting ones (:meth:`.MatchRepository.due_ids`).
     """
