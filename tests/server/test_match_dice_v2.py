@@ -423,7 +423,7 @@ def test_a_rematch_where_the_computer_rolls_first_waits_for_the_humans_anchor(cl
 
 
 def test_without_the_humans_device_the_computers_first_roll_waits_only_the_link_wait(
-        client, wall):
+        client, wall, caplog):
     ann = Player.register(client, "ann")
     first = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
     _finish_against_the_computer(ann, first)
@@ -444,6 +444,9 @@ def test_without_the_humans_device_the_computers_first_roll_waits_only_the_link_
         0, "opening", "none")
     r = ann.act(rematch, "anchor", anchor=os.urandom(32).hex())
     assert (r.status_code, code(r)) == (400, "wrong_phase")
+    # While its first roll waited the computer had nothing to do, and did nothing (it logged
+    # "the computer could not act" with a traceback each time it was started).
+    assert not [r for r in caplog.records if "could not act" in r.getMessage()]
 
 
 def test_v1_matches_keep_v1_and_take_no_anchor(database_url):
