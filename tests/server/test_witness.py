@@ -203,7 +203,10 @@ class _FakeLog:
     would refuse the one that shows the fork)."""
 
     def __init__(self, key, leaves: list[bytes]) -> None:
-        self.key, self.leaves, self.refuse_proofs = key, leaves, False
+        self.key, self.leaves = key, leaves
+        self.refuse_proofs: int | None = None  # an HTTP status to answer proofs with
+        self.proof_body: object = None  # a body to answer proofs with instead of the proof
+        self.refuse_first: int | None = None  # answer 503 to proofs from this size only
 
     def head(self, size: int, timestamp: int) -> dict:
         from boardgammon.dice.transparency import head_bytes, leaf_hash, root_of
@@ -224,9 +227,14 @@ class _FakeLog:
             if path == "/api/log/head":
                 return next(served)
             assert path.startswith("/api/log/proof/consistency?"), path
-            if self.refuse_proofs:
-                raise Unreadable(f"{path}: HTTP 404 not found")
+            if self.refuse_proofs is not None:
+                raise Unreadable(f"{path}: HTTP {self.refuse_proofs} no",
+                                 status=self.refuse_proofs)
+            if self.proof_body is not None:
+                return self.proof_body  # type: ignore[return-value]
             first, second = (int(part.split("=")[1]) for part in path.split("?")[1].split("&"))
+            if first == self.refuse_first:
+                raise Unreadable(f"{path}: HTTP 503 busy", status=503)
             hashes = [leaf_hash(x) for x in self.leaves]
             proof = consistency_path(first, second, lambda lo, hi: root_of(hashes[lo:hi]))
             return {"consistency_path": [p.hex() for p in proof]}
@@ -249,7 +257,7 @@ def test_a_fork_the_server_will_not_prove_is_kept_and_caught_later(tmp_path, mon
     state = tmp_path / "witness.json"
     said: list[str] = []
 
-    def witness(heads, refuse: bool = False) -> int:
+    def witness(heads, refuse: int | None = None) -> int:
         log.refuse_proofs = refuse
         monkeypatch.setattr(witness_command, "_fetch", log.fetch_for(heads))
         said.clear()
@@ -258,23 +266,30 @@ def test_a_fork_the_server_will_not_prove_is_kept_and_caught_later(tmp_path, mon
     assert witness([log.head(10, 1)]) == 0
     assert json.loads(state.read_text())["unproven"] == []
     forged = fork.head(14, 2)
-    assert witness([forged], refuse=True) == 2
+    assert witness([forged], refuse=503) == 2  # a server too busy to answer, it says
     assert said == [f"cannot witness http://server.test: the server signed a head of size 14 "
                     f"(root {forged['root_hash']}) but gave no proof that it extends the head "
                     "of size 10 seen before (/api/log/proof/consistency?first=10&second=14: "
-                    "HTTP 404 not found); the signed head is kept in the state file as "
-                    "evidence"]
+                    "HTTP 503 no); the signed head is kept in the state file as evidence"]
     kept = json.loads(state.read_text())
     assert kept["last_head"]["tree_size"] == 10
     assert [u["head"] for u in kept["unproven"]] == [forged]
-    assert witness([forged], refuse=True) == 2  # shown again: kept once
+    assert witness([forged], refuse=503) == 2  # shown again: kept once
     assert [u["head"] for u in json.loads(state.read_text())["unproven"]] == [forged]
     # Too small a log to judge the fork by: it waits.
     assert witness([log.head(12, 3)]) == 0
     assert said[1] == ("a head of size 14 signed before is still unproven (the log has not "
                        "grown to it yet)")
+    # Grown past it, the log's server keeps refusing the proof: nothing is co-signed.
+    kept = state.read_text()
+    log.refuse_first = 14
+    assert witness([log.head(16, 4)]) == 2
+    log.refuse_first = None
+    assert said[0].endswith("not co-signed") and "size 14" in said[0], said
+    assert json.loads(state.read_text())["last_head"]["tree_size"] == 12
     # The honest log grows past it: the forged head does not fit, and says so for good.
     before = state.read_text()
+    assert before == kept
     assert witness([log.head(16, 4)]) == 1
     assert said[0].startswith("MISBEHAVIOUR: two histories: the head of size 16")
     assert f"does not extend the head of size 14 (root {forged['root_hash']})" in said[0]
@@ -293,9 +308,40 @@ def test_two_heads_of_one_size_with_different_roots_need_no_proof(tmp_path, monk
     monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(8, 1)]))
     assert run("http://server.test", state, out=said.append) == 0
     other = fork.head(8, 2)
-    log.refuse_proofs = True  # no proof is asked for
+    log.refuse_proofs = 404  # no proof is asked for
     monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([other]))
     said.clear()
     assert run("http://server.test", state, out=said.append) == 1
     assert said == [f"MISBEHAVIOUR: two histories: two heads of size 8 with different roots, "
                     f"{log.head(8, 1)['root_hash']} and {other['root_hash']}"]
+
+
+@pytest.mark.parametrize("answer", [404, [], {"consistency_path": None},
+                                    {"consistency_path": [1]}, "x"])
+def test_a_refused_or_malformed_proof_between_signed_heads_is_misbehaviour(
+        tmp_path, monkeypatch, answer):
+    """Found by the audit's second look: a 404 for a proof between two heads the log's key
+    signed let a forking server stay "unproven" for ever, and a malformed 200 answer crashed
+    the witness (a TypeError, no verdict). Both are the server refusing to show its history."""
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.server.dice_log import LogKey
+
+    key = LogKey.load_or_create(tmp_path / "server.pem")
+    log = _FakeLog(key, [f"leaf {i}".encode() for i in range(12)])
+    state = tmp_path / "witness.json"
+    monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(6, 1)]))
+    assert run("http://server.test", state, out=lambda line: None) == 0
+    kept = state.read_text()
+    if answer == 404:
+        log.refuse_proofs = 404
+    else:
+        log.proof_body = answer
+    monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(12, 2)]))
+    said: list[str] = []
+    assert run("http://server.test", state, out=said.append) == 1
+    assert len(said) == 1 and said[0].startswith("MISBEHAVIOUR: "), said
+    if answer == 404:
+        assert "refuses the consistency proof between two heads it signed, of sizes 6" in said[0]
+    else:
+        assert said[0].startswith("MISBEHAVIOUR: two histories: the head of size 12")
+    assert state.read_text() == kept

@@ -51,9 +51,11 @@ class Unreadable(Exception):
     """The server or the state file could not be read; ``state``: the state to keep all the
     same (a signed head kept as evidence), or ``None`` to leave the file as it was."""
 
-    def __init__(self, message: str, state: dict | None = None) -> None:
+    def __init__(self, message: str, state: dict | None = None,
+                 status: int | None = None) -> None:
         super().__init__(message)
         self.state = state
+        self.status = status  # the HTTP status of a refusal, None for no answer
 
 
 def check_address(url: str) -> None:
@@ -90,7 +92,7 @@ def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0)
             return json.load(answer)
     except urllib.error.HTTPError as exc:
         said = exc.read()[:300].decode(errors="replace")
-        raise Unreadable(f"{path}: HTTP {exc.code} {said}") from exc
+        raise Unreadable(f"{path}: HTTP {exc.code} {said}", status=exc.code) from exc
     except (OSError, ValueError) as exc:
         raise Unreadable(f"{path}: {exc}") from exc
 
@@ -191,11 +193,12 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
             continue
         try:
             _check_extends(url, earlier, head)
-        except Unreadable:
-            unproven.append(kept)
-            lines.append(f"the head of size {earlier['tree_size']} (root "
-                         f"{earlier['root_hash']}) signed before is still unproven")
-            continue
+        except Unreadable as exc:
+            # Not co-signed while evidence the log has grown past stays unreconciled.
+            raise Unreadable(
+                f"the head of size {earlier['tree_size']} (root {earlier['root_hash']}) kept "
+                f"as evidence is still unproven against the head of size {size} ({exc}); "
+                "not co-signed", state) from exc
         lines.append(f"the head of size {earlier['tree_size']} signed before, unproven then, "
                      "is consistent")
     witness = Ed25519PrivateKey.from_private_bytes(
@@ -234,7 +237,17 @@ def _check_extends(url: str, earlier: dict, head: dict) -> None:
                 f"two histories: two heads of size {first} with different roots, "
                 f"{earlier['root_hash']} and {head['root_hash']}")
         return
-    proof = _fetch(url, f"/api/log/proof/consistency?first={first}&second={second}")
+    try:
+        proof = _fetch(url, f"/api/log/proof/consistency?first={first}&second={second}")
+    except Unreadable as exc:
+        if exc.status is not None and 400 <= exc.status < 500:
+            # Both sizes are of heads the log's key signed: a log that signed them has both
+            # trees, and refusing the proof between them is refusing to show its history.
+            raise Misbehaviour(
+                f"the server refuses the consistency proof between two heads it signed, of "
+                f"sizes {first} (root {earlier['root_hash']}) and {second} (root "
+                f"{head['root_hash']}): {exc}") from exc
+        raise
     try:
         verify_consistency(
             first,
@@ -243,7 +256,7 @@ def _check_extends(url: str, earlier: dict, head: dict) -> None:
             bytes.fromhex(head["root_hash"]),
             [bytes.fromhex(p) for p in proof["consistency_path"]],
         )
-    except (ProofError, KeyError, ValueError) as exc:
+    except (ProofError, KeyError, ValueError, TypeError, AttributeError) as exc:
         raise Misbehaviour(
             f"two histories: the head of size {second} (root {head['root_hash']}) does "
             f"not extend the head of size {first} (root {earlier['root_hash']}) seen "
