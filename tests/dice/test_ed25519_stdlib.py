@@ -79,3 +79,17 @@ def test_without_cryptography_the_checker_still_checks_signatures(monkeypatch):
     public, signature = _public(key), key.sign(b"tree head")
     assert verify_ed25519(public, signature, b"tree head") is True
     assert verify_ed25519(public, signature, b"tree heads") is False
+
+
+def test_a_key_of_small_order_verifies_nothing():
+    """Found by the audit's second look: with the identity as the key and the identity with
+    S = 0 as the signature, every message verifies (OpenSSL accepts it too), so a log with
+    that key could disown any head. Keys of small order are refused."""
+    identity = (1).to_bytes(32, "little")
+    signature = identity + bytes(32)
+    assert ed25519_verify_stdlib(identity, signature, b"any head") is True  # the arithmetic
+    for message in (b"any head", b"another"):
+        assert verify_ed25519(identity, signature, message) is False
+    # A point of order 2 (x = 0, y = -1) is refused the same way.
+    order_two = (2**255 - 19 - 1).to_bytes(32, "little")
+    assert verify_ed25519(order_two, order_two + bytes(32), b"head") is False

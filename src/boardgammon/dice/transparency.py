@@ -254,7 +254,12 @@ def verify_ed25519(public_key: bytes, signature: bytes, message: bytes) -> bool:
     """Whether ``signature`` (64 bytes) is ``public_key``'s (32 bytes) Ed25519 signature of
     ``message`` (RFC 8032 §5.1.7). With the ``cryptography`` package when it is installed;
     otherwise by :func:`ed25519_verify_stdlib`, so that this file checks heads with the
-    standard library alone."""
+    standard library alone. A key of small order (the identity among them, with which one
+    signature verifies every message, and which OpenSSL accepts) is refused: it would let a
+    log disown every head it signed."""
+    point = _decode_point(public_key) if len(public_key) == 32 else None
+    if point is None or _small_order(point):
+        return False
     try:
         from cryptography.exceptions import InvalidSignature
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -317,6 +322,12 @@ def _decode_point(encoded: bytes) -> _Point | None:
     return x, y, 1, x * y % _P
 
 
+def _small_order(point: _Point) -> bool:
+    """Whether [8]point is the neutral element (the point's order divides the cofactor)."""
+    x, y, z, _ = _times(8, point)
+    return x % _P == 0 and (y - z) % _P == 0
+
+
 _BASE = _decode_point(((4 * pow(5, _P - 2, _P)) % _P).to_bytes(32, "little"))
 
 
@@ -365,7 +376,9 @@ def check_log(document: dict) -> list[str]:
     )
     if not signed:
         raise ProofError("the tree head's signature does not verify with the log's key")
-    lines = [f"tree head: size {size}, root {head['root_hash']}, signature verified"]
+    lines = [f"tree head: size {size}, root {head['root_hash']}, signature verified with the "
+             f"document's key {log['public_key']} (compare it with the server's published "
+             "key, GET /api/log/public-key)"]
     count = unlogged = 0
     v2 = document.get("format") == "boardgammon-audit-v2"
     for roll in document["rolls"]:
