@@ -342,3 +342,17 @@ def test_fair_page_describes_dice_v2(client):
         for address in ("/api/log/head", "/api/log/witnesses", "/audit/verify.py",
                         "/audit/transparency.py"):
             assert f'href="{address}"' in page, (code, address)
+
+
+@pytest.mark.parametrize(("lang", "said", "gone"), [
+    ("en", "whose opponent's device is not asked", "not online"),
+    ("de", "nicht gefragt wird", "nicht online"),
+    ("ja", "相手の端末に問い合わせない通信対局の手番", "オンラインでなかった"),
+])
+def test_the_fair_page_says_a_correspondence_turn_does_not_ask_the_device(
+        client, lang, said, gone):
+    """Found by an outside audit: the page said a correspondence turn's roll lacked the
+    opponent's link because the opponent was not online; the server never asks for it."""
+    page = client.get(f"/fair?lang={lang}").text
+    kind = page.split('data-kind="opponent_absent"')[1].split("</li>")[0]
+    assert said in " ".join(kind.split()) and gone not in page
