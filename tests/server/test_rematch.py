@@ -149,3 +149,31 @@ def test_a_block_refuses_a_rematch_offer_and_nothing_changes(client):
         "offered_by": None, "match_id": None}
     assert ann.post(f"/api/matches/{match_id}/rematch").status_code == 403
     assert ann.get("/api/lobby").json()["mine"] == []
+
+
+def test_asking_the_computer_twice_gives_the_one_rematch(client):
+    """Found by an outside review: against the computer, which agrees at once, a second POST
+    (a second click, another tab) started a second match, and GET answered no rematch at all.
+    The rematch is recorded (``matches.rematch_of``, unique): asked again, the same one."""
+    ann = Player.register(client, "ann")
+    match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
+    with computer_waits(ann, match_id) as wait:
+        state = wait()
+        while state["phase"] != "match_over":
+            if state["phase"] in ("opening", "roll"):
+                ann.act(match_id, "roll", **ann.roll_action(state))
+            elif state["phase"] == "play":
+                ann.act(match_id, "resign", points=3)
+            else:
+                ann.act(
+                    match_id, "decline_resign" if state["phase"] == "resign_offered" else "take"
+                )
+            state = wait()
+    assert ann.get(f"/api/matches/{match_id}/rematch").json() == {
+        "offered_by": None, "match_id": None}
+    first = ann.post(f"/api/matches/{match_id}/rematch").json()
+    again = ann.post(f"/api/matches/{match_id}/rematch").json()
+    assert first["match_id"] and again == first
+    assert ann.get(f"/api/matches/{match_id}/rematch").json() == first
+    mine = [m for m in ann.get("/api/matches").json() if m["status"] == "active"]
+    assert [m["match_id"] for m in mine] == [first["match_id"]]

@@ -198,12 +198,14 @@ class MatchService:
     # Creating -------------------------------------------------------------------------------
 
     def create(self, session: Session, seats: tuple[Seat, Seat], length: int, variant: str,
-               mode: str, clock: str | None, days: int | None, bot_seed: int | None = None
-               ) -> str:
+               mode: str, clock: str | None, days: int | None, bot_seed: int | None = None,
+               rematch_of: str | None = None) -> str:
         """Create a match, commit it and its first opening-roll commitment; returns its ID.
+        ``rematch_of``: the finished match it is the rematch of (each has at most one).
 
         Raises:
-            Invalid: ``invalid_request`` for settings the engine refuses.
+            Invalid: ``invalid_request`` for settings the engine refuses;
+            sqlalchemy.exc.IntegrityError: ``rematch_of`` has a rematch already.
         """
         tc = time_control(mode, clock, days)
         # With a clock the opening roll is on it from the start (a player who never rolls it
@@ -224,7 +226,7 @@ class MatchService:
             bot_seed=bot_seed, length=length, variant=variant, mode=mode, clock=clock,
             days=days, status="active", version=0, turn_seat=0, score0=0, score1=0,
             winner=None, start_t=start, deadline_t=m.deadline(), created_at=created,
-            updated_at=now, dice=self.dice))
+            updated_at=now, dice=self.dice, rematch_of=rematch_of))
         self.settle(match_id)
         return match_id
 

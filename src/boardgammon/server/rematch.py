@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from boardgammon.server import ratings
@@ -76,6 +77,11 @@ def _offers(session: Session, row: MatchRow) -> list[Seek]:
     )
 
 
+def _rematch_id(session: Session, row: MatchRow) -> str | None:
+    """The rematch of ``row`` already made, if any (matches made since migration 0022)."""
+    return session.scalar(select(MatchRow.id).where(MatchRow.rematch_of == row.id))
+
+
 def _answer(row: MatchRow, offers: list[Seek]) -> Rematch:
     for seek in offers:
         if seek.state == "accepted" and seek.match_id:
@@ -106,16 +112,25 @@ def _ask(
     service = services(request.app).game.service
     new_seats = (_seat(session, row, 1), _seat(session, row, 0))
     if row.bot_seat is not None:
-        new_id = service.create(
-            session,
-            new_seats,
-            row.length,
-            row.variant,
-            row.mode,
-            row.clock,
-            row.days,
-            bot_seed=secrets.randbelow(2**31),
-        )
+        # Asked again (a second click, two tabs): the one rematch, not a second match.
+        existing = _rematch_id(session, row)
+        if existing is not None:
+            return Rematch(offered_by=None, match_id=existing), False, None
+        try:
+            new_id = service.create(
+                session,
+                new_seats,
+                row.length,
+                row.variant,
+                row.mode,
+                row.clock,
+                row.days,
+                bot_seed=secrets.randbelow(2**31),
+                rematch_of=row.id,
+            )
+        except IntegrityError:  # asked at the same moment elsewhere: that one stands
+            session.rollback()
+            return Rematch(offered_by=None, match_id=_rematch_id(session, row)), False, None
         return Rematch(offered_by=None, match_id=new_id), True, None
     offers = _offers(session, row)
     answer = _answer(row, offers)
@@ -154,7 +169,8 @@ def _ask(
     if taken != 1:
         raise StateConflict("the rematch offer was just withdrawn or taken; ask again")
     new_id = service.create(
-        session, new_seats, row.length, row.variant, row.mode, row.clock, row.days
+        session, new_seats, row.length, row.variant, row.mode, row.clock, row.days,
+        rematch_of=row.id,
     )
     session.execute(update(Seek).where(Seek.id == theirs.id).values(match_id=new_id))
     if theirs.rated:  # the rematch of a rated match is rated too
@@ -196,4 +212,6 @@ def rematch_state(
 ) -> Rematch:
     """Whether a rematch was asked for (``offered_by``) or agreed (``match_id``)."""
     row, _seat = _finished(session, match_id, user)
+    if row.bot_seat is not None:
+        return Rematch(offered_by=None, match_id=_rematch_id(session, row))
     return _answer(row, _offers(session, row))

@@ -267,6 +267,8 @@ class MatchRow(Base):
     # The dice protocol, fixed at creation: "v1" (dice_rolls) or "v2" (dice_rolls_v2).
     dice: Mapped[str] = mapped_column(String(4), server_default="v1")
     awaiting_first_roll_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The finished match this one is the rematch of (one rematch each), None for the others.
+    rematch_of: Mapped[str | None] = mapped_column(String(68), unique=True, index=True)
 
 
 class MatchLogEntry(Base):
