@@ -79,8 +79,9 @@ def test_both_agree_and_the_rematch_swaps_the_colours(client):
     assert ann.get("/api/lobby").json()["invitations"] == []
 
 
-def test_the_computer_always_agrees(client):
-    ann = Player.register(client, "ann")
+def finished_against_the_computer(ann: Player) -> str:
+    """A 1-point match of ``ann`` (seat 0) against the computer, played to its end: she
+    resigns a backgammon at her first play (the computer accepts)."""
     match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
     with computer_waits(ann, match_id) as wait:
         state = wait()
@@ -94,6 +95,12 @@ def test_the_computer_always_agrees(client):
                     match_id, "decline_resign" if state["phase"] == "resign_offered" else "take"
                 )
             state = wait()
+    return match_id
+
+
+def test_the_computer_always_agrees(client):
+    ann = Player.register(client, "ann")
+    match_id = finished_against_the_computer(ann)
     r = ann.post(f"/api/matches/{match_id}/rematch").json()
     assert r["offered_by"] is None and r["match_id"]
     new = ann.state(r["match_id"])
@@ -156,19 +163,7 @@ def test_asking_the_computer_twice_gives_the_one_rematch(client):
     (a second click, another tab) started a second match, and GET answered no rematch at all.
     The rematch is recorded (``matches.rematch_of``, unique): asked again, the same one."""
     ann = Player.register(client, "ann")
-    match_id = ann.post("/api/matches/computer", {"level": "easy", "length": 1}).json()["match_id"]
-    with computer_waits(ann, match_id) as wait:
-        state = wait()
-        while state["phase"] != "match_over":
-            if state["phase"] in ("opening", "roll"):
-                ann.act(match_id, "roll", **ann.roll_action(state))
-            elif state["phase"] == "play":
-                ann.act(match_id, "resign", points=3)
-            else:
-                ann.act(
-                    match_id, "decline_resign" if state["phase"] == "resign_offered" else "take"
-                )
-            state = wait()
+    match_id = finished_against_the_computer(ann)
     assert ann.get(f"/api/matches/{match_id}/rematch").json() == {
         "offered_by": None, "match_id": None}
     first = ann.post(f"/api/matches/{match_id}/rematch").json()
