@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.bots.turn import RollDice
 from boardgammon.engine.game import Phase
+from boardgammon.engine.match import Match
 from boardgammon.server import dice_record, dice_record_v2
 from boardgammon.server.actions import (
     AnchorAction,
@@ -150,6 +151,12 @@ def awaiting_link(rolls: Sequence[AnyRoll]) -> bool:
     """Whether the match waits for an opponent's link (a v2 roll requested, not revealed)."""
     pending = pending_roll(rolls)
     return pending is not None and pending.state == "requested"
+
+
+def first_roll_waits(match: Match, rolls: Sequence[AnyRoll]) -> bool:
+    """Whether the match's opening roll is not committed yet (a live v2 match waiting for its
+    devices' anchors, :func:`advance`): the seat that opens has nothing to roll until it is."""
+    return match.game.phase is Phase.OPENING and pending_roll(rolls) is None
 
 
 def _anchors_ready(s: Session, cached: CachedMatch, link_due: datetime, roller: int) -> bool:

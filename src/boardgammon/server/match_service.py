@@ -33,7 +33,7 @@ bookkeeping in :mod:`.match_dice`, events in :mod:`.match_events`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
@@ -56,7 +56,6 @@ from boardgammon.bots.turn import (
 from boardgammon.dice.ids import new_match_id
 from boardgammon.dice.verify import GENESIS
 from boardgammon.engine.errors import EngineError, MatchOver
-from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
 from boardgammon.server import match_dice, ratings
 from boardgammon.server.actions import (
@@ -95,7 +94,6 @@ from boardgammon.server.match_repository import (
     time_control,
 )
 from boardgammon.server.match_state import (
-    AnyRoll,
     Clocks,
     MatchInfo,
     MatchState,
@@ -103,7 +101,6 @@ from boardgammon.server.match_state import (
     build_states,
     clocks_json,
     games_json,
-    pending_roll,
 )
 from boardgammon.server.refusals import (
     ErrorCode,
@@ -385,7 +382,7 @@ class MatchService:
             seat = cached.info.bot_seat
             if (seat is None or cached.match.is_over or cached.match.waiting_for != seat
                     or match_dice.awaiting_link(cached.rolls)
-                    or _first_roll_waits(cached.match, cached.rolls)):
+                    or match_dice.first_roll_waits(cached.match, cached.rolls)):
                 return None
             return cached.version, self._decide(cached, seat)
 
@@ -592,7 +589,8 @@ class MatchService:
         m = cached.match
         rolls = self.matches.rolls(s, cached)
         if (seat is None or m.is_over or m.waiting_for != seat
-                or match_dice.awaiting_link(rolls) or _first_roll_waits(m, rolls)):
+                or match_dice.awaiting_link(rolls)
+                or match_dice.first_roll_waits(m, rolls)):
             return step if step.events else None
         # The plan holds if nothing changed since it was made (else: decide now, rarely).
         if planned is not None and planned[0] == version == cached.version:
@@ -612,12 +610,6 @@ class MatchService:
             assert level is not None  # only the computer's seat is decided here
             bot = self._bots[info.match_id] = create(level, info.bot_seed)
         return decide(cached.match, seat, bot)
-
-
-def _first_roll_waits(match: Match, rolls: Sequence[AnyRoll]) -> bool:
-    """The opening roll is not committed yet (a v2 match waiting for its devices' anchors):
-    the computer that opens has nothing to do until it is."""
-    return match.game.phase is Phase.OPENING and pending_roll(rolls) is None
 
 
 def _match_over(match: Match) -> EngineError:
