@@ -122,6 +122,47 @@ def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client, tmp_pa
         check_log(audit)
 
 
+def test_the_checker_given_the_published_key_refuses_a_head_signed_by_another(
+        client, tmp_path):
+    """A document whose head a second key signed verifies with the key it carries; given the
+    key published at the fixed address (``--key``), the checker refuses it, the served file
+    run on the standard library alone as a user would."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    _, match_id = played(client, 5)
+    audit = get(client, f"/api/audit/{match_id}")
+    published = get(client, "/api/log/public-key")["public_key"]
+    assert audit["log"]["public_key"] == published
+    other = Ed25519PrivateKey.generate()
+    forged = json.loads(json.dumps(audit))
+    head = forged["log"]["head"]
+    head["signature"] = other.sign(signed_head_bytes(head)).hex()
+    forged["log"]["public_key"] = other.public_key().public_bytes(
+        Encoding.Raw, PublicFormat.Raw).hex()
+    assert "signature verified" in check_log(forged)[0]  # its own key: nothing to see
+    with pytest.raises(ProofError, match="is not the key given"):
+        check_log(forged, published)
+    assert "(the key given)" in check_log(audit, published.upper())[0]
+    checker = tmp_path / "transparency.py"
+    checker.write_text(client.get("/audit/transparency.py").text)
+
+    def run_checker(document: dict, *args: str) -> subprocess.CompletedProcess:
+        saved = tmp_path / "audit.json"
+        saved.write_text(json.dumps(document))
+        return subprocess.run([sys.executable, "-I", "-S", str(checker), str(saved), *args],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    run = run_checker(forged, "--key", published)
+    assert run.returncode == 1 and "is not the key given" in run.stdout, run.stdout
+    run = run_checker(audit, "--key", published)
+    assert run.returncode == 0 and "(the key given)" in run.stdout, run.stdout + run.stderr
+    run = run_checker(forged)
+    assert run.returncode == 0 and "or give that key as --key" in run.stdout
+    run = run_checker(audit, "--key", "zz" * 32)
+    assert run.returncode == 2 and "64 hex digits" in run.stderr
+
+
 def test_every_proof_the_server_gives_verifies(client):
     played(client, 5)
     leaves = all_leaves(client)

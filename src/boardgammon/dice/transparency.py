@@ -348,12 +348,14 @@ def ed25519_verify_stdlib(public_key: bytes, signature: bytes, message: bytes) -
             and (left[1] * right[2] - right[1] * left[2]) % _P == 0)
 
 
-def check_log(document: dict) -> list[str]:
+def check_log(document: dict, public_key: str | None = None) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
     that name that roll, each has an inclusion proof to the head's root, the last names the
     roll's state and entry hash now; each chain anchor leaf (``log.anchors``, v2) is the
     record's anchor of its seat, with its inclusion proof; the head's signature with
-    ``log.public_key``. The
+    ``log.public_key``, which must be ``public_key`` (64 hex digits) when one is given: the
+    log's key as the checker knows it from elsewhere (``GET /api/log/public-key`` fetched
+    once and kept, a witness's state), so that a document signed with another key fails. The
     report's lines (a v1 roll without entries, from before the log began, is counted there;
     a v2 roll is logged from its commitment on, or it fails).
 
@@ -361,14 +363,17 @@ def check_log(document: dict) -> list[str]:
     one roll.
 
     Raises:
-        ProofError: the first entry or proof that fails, or a roll's proof that its head does
-            not cover yet.
+        ProofError: the first entry or proof that fails, a roll's proof that its head does
+            not cover yet, or a document's key other than ``public_key``.
     """
     if document.get("format") == PROOF_FORMAT:
         document = proof_document(document)
     log = document.get("log")
     if not isinstance(log, dict):
         raise ProofError("the document has no log section")
+    if public_key is not None and str(log["public_key"]).lower() != public_key.lower():
+        raise ProofError(f"the document's log key {log['public_key']} is not the key given "
+                         f"(--key {public_key}): its heads are signed by another key")
     head = log["head"]
     size, root = int(head["tree_size"]), bytes.fromhex(head["root_hash"])
     signed = verify_ed25519(
@@ -377,8 +382,10 @@ def check_log(document: dict) -> list[str]:
     if not signed:
         raise ProofError("the tree head's signature does not verify with the log's key")
     lines = [f"tree head: size {size}, root {head['root_hash']}, signature verified with the "
-             f"document's key {log['public_key']} (compare it with the server's published "
-             "key, GET /api/log/public-key)"]
+             f"document's key {log['public_key']} " + (
+                 "(the key given)" if public_key is not None else
+                 "(compare it with the server's published key, GET /api/log/public-key, "
+                 "or give that key as --key)")]
     count = unlogged = 0
     v2 = document.get("format") == "boardgammon-audit-v2"
     for roll in document["rolls"]:
@@ -578,6 +585,10 @@ def _log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[s
     return leaves
 
 
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF" for c in text)
+
+
 def _load(source: str, timeout: float = 30.0) -> dict:
     if source.startswith(("https://", "http://")):
         with urllib.request.urlopen(source, timeout=timeout) as answer:  # noqa: S310
@@ -597,7 +608,15 @@ def main(argv: list[str] | None = None) -> int:
         help="also read the whole log up to the head (source: a URL) and check that the "
         "document holds every entry of its match",
     )
+    parser.add_argument(
+        "--key",
+        metavar="HEX",
+        help="the log's public key (64 hex digits, from GET /api/log/public-key, kept from "
+        "before): the document's heads must be signed with it",
+    )
     args = parser.parse_args(argv)
+    if args.key is not None and (len(args.key) != 64 or not _is_hex(args.key)):
+        parser.error("--key is the log's Ed25519 public key: 64 hex digits")
     if args.scan and not args.source.startswith(("https://", "http://")):
         parser.error("--scan reads the log of the server the source URL names: give a URL")
     try:
@@ -610,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
               "proof", file=sys.stderr)
         return 2
     try:
-        for line in check_log(document):
+        for line in check_log(document, args.key):
             print(line)
         if args.scan:
             leaves = _log_leaves(args.source, int(document["log"]["head"]["tree_size"]))
