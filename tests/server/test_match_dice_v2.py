@@ -876,14 +876,22 @@ def test_the_audit_of_no_match_says_so_and_of_a_match_not_rolled_yet_says_that(c
 def test_while_the_first_roll_waits_for_the_anchors_no_seat_has_the_turn(client):
     """Before a live match's first roll is committed nobody can act, so ``turn`` is null (as
     ``pending_roll``); the web client reads the wait from those. Once both anchors are in, the
-    roll is committed and ``turn`` is its roller's seat."""
+    roll is committed and ``turn`` is its roller's seat. The lobby's list of one's matches
+    says the same (``your_turn``)."""
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob)
+
+    def your_turn(player: Player) -> bool:
+        return next(m["your_turn"] for m in player.get("/api/matches").json()
+                    if m["match_id"] == match_id)
+
     Device(ann).register(match_id)
     for player in (ann, bob):
         state = player.state(match_id)
         assert (state["phase"], state["turn"], state["pending_roll"], state["rolls"]) == (
             "opening", None, None, [])
+        assert your_turn(player) is False
     Device(bob).register(match_id)
     state = ann.state(match_id)
     assert (state["phase"], state["turn"], state["pending_roll"]["seat"]) == ("opening", 0, 0)
+    assert (your_turn(ann), your_turn(bob)) == (True, False)

@@ -183,7 +183,10 @@ def summaries(session: Session, user: User, request: Request) -> list[MatchSumma
         out.append(MatchSummary(
             match_id=r.id, opponent=opponent, you=seat, length=r.length, variant=r.variant,
             mode=r.mode, score=[r.score0, r.score1],
-            your_turn=r.status == "active" and r.turn_seat == seat,
+            # A live v2 match whose first roll waits for the devices' anchors waits for no
+            # one's move (the state's turn is null then too).
+            your_turn=(r.status == "active" and r.turn_seat == seat
+                       and r.awaiting_first_roll_since is None),
             deadline=iso(to_wall(r.deadline_t)) if r.mode == "correspondence" and r.deadline_t
             else None, clock=r.clock, clocks=clocks, status=r.status, winner=r.winner))
     out.sort(key=lambda m: (not m.your_turn, m.status != "active"))
