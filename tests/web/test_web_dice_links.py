@@ -208,6 +208,31 @@ def test_a_roll_dropped_from_the_record_after_this_devices_input_is_shown(browse
     context.close()
 
 
+def test_a_void_whose_request_the_record_leaves_out_is_still_a_reroll(browser, static_url):
+    """The server showed rol_a requested and took bob's link, then rolled again (rol_b, the
+    same game) with rol_a void and no request time in the record, as if the request had never
+    reached it: bob's device saw the request, so rol_a is ✗ void_after_request all the same.
+    Stored, so that a reload of the page still knows."""
+    context, page = bobs_page(browser, static_url, 360, 740)
+    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
+    audit_a = {"match_id": MATCH_ID, "rolls": [entry(0, "rol_a", "requested", LINKS[0])]}
+    server = Server(page, first, audit_a)
+    show(page, server, first, audit_a)
+    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    page.wait_for_function(
+        "(key) => (JSON.parse(localStorage.getItem(key) || '{}').rol_a || {}).seen_requested",
+        arg=f"bg.rolls.{MATCH_ID}",
+    )
+    unrecorded = entry(0, "rol_a", "void", LINKS[0], roller_entropy=None, roller_source=None,
+                       requested_at=None, voided_at="2026-12-02T12:00:05.000000Z")
+    audit_b = {"match_id": MATCH_ID,
+               "rolls": [unrecorded, entry(1, "rol_b", "requested", LINKS[0])]}
+    show(page, server, rolling(pending_roll=pending("rol_b", LINKS[0], 2)), audit_b)
+    assert TEXTS["void_after_request"] in verdict_title(page, "rol_a")
+    assert "rol_a" in page.inner_text(".dice-alert")
+    context.close()
+
+
 def test_a_roll_voided_with_its_game_is_not_a_reroll(browser, static_url):
     """Ann asked to roll rol_a and bob's device sent its link; before the dice were revealed
     the game ended (ann resigned during the wait), and the record goes on with the next

@@ -191,6 +191,17 @@ export class MatchPage {
     this.saveKnown();
   }
 
+  /** Remember that the server showed this roll requested: it held the roller's input then,
+   * so a void of the roll later is after that input whatever the record says of the request
+   * (checkVoided: a server that answers a request and never records it must not escape the
+   * void_after_request check by leaving `requested_at` null). */
+  seenRequested(pending) {
+    const k = pending && pending.state === "requested" ? this.known[pending.roll_id] : null;
+    if (!k || k.seen_requested) return;
+    k.seen_requested = true;
+    this.saveKnown();
+  }
+
   /** What another page of this match on this device stored (a second tab). */
   storedKnown() {
     try {
@@ -220,6 +231,7 @@ export class MatchPage {
     this.chat.setState(state);
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
+    this.seenRequested(state.pending_roll);
     const key = this.playKey(state);
     if (key !== this.builderKey) {
       this.builderKey = key;
@@ -391,10 +403,12 @@ export class MatchPage {
         continue; // nothing followed yet: looked at again with the next state
       }
       this.settled.add(entry.roll_id); // looked up once its state is final
-      // Voided before the request reached the server (it never had our input), or with the
-      // game it belonged to: no flag.
+      // Voided before the request reached the server (it never had our input: no request
+      // time, and never shown to this device as requested), or with the game it belonged
+      // to: no flag.
       const next = entries[index + 1];
-      if (entry.state !== "void" || entry.requested_at == null || !next
+      const requested = entry.requested_at != null || this.known[entry.roll_id].seen_requested;
+      if (entry.state !== "void" || !requested || !next
           || (entry.kind === "normal" && next.kind === "opening")) {
         continue;
       }
