@@ -163,11 +163,18 @@ class _Params:
 
     def step(self, x: np.ndarray, y: np.ndarray, c: np.ndarray, lr: float) -> float:
         """One Adam step on ``sum(c · Σ_k (o − y)²) / (5 · rows)``; returns that loss."""
-        w1, b1, w2, b2 = self.p
         h, o = self.forward(x)
         err = o - y
         loss = float((c[:, None] * err * err).sum() / (N_OUTPUTS * len(x)))
-        dz2 = (2.0 / (N_OUTPUTS * len(x))) * c[:, None] * err * o * (1.0 - o)
+        self.descend(x, h, o, (2.0 / (N_OUTPUTS * len(x))) * c[:, None] * err, lr)
+        return loss
+
+    def descend(self, x: np.ndarray, h: np.ndarray, o: np.ndarray, grad: np.ndarray,
+                lr: float) -> None:
+        """One Adam step given ``grad float64[rows, 5]``, a loss's gradient with respect to
+        the outputs ``o`` that :meth:`forward` gave for ``x`` (with its hidden layer ``h``)."""
+        w2 = self.p[2]
+        dz2 = grad * o * (1.0 - o)
         dz1 = (dz2 @ w2) * h * (1.0 - h)
         grads = [x.T @ dz1, dz1.sum(0), dz2.T @ h, dz2.sum(0)]
         self.t += 1
@@ -178,7 +185,6 @@ class _Params:
             v *= 0.999
             v += 0.001 * g * g
             p -= lr * (m / b1c) / (np.sqrt(v / b2c) + 1e-8)
-        return loss
 
     def network(self) -> Network:
         return Network(*self.p)

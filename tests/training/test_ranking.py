@@ -1,0 +1,149 @@
+"""training/ranking.py: the loss and its gradient, the rollouts' figures of a choice, loading
+candidate shards (each decision once), a fit that learns a teacher's order, the CLI's refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from boardgammon.bots.network import Network, cubeless_equity
+from boardgammon.engine import Board
+from training import ranking
+from training.make_benchmark import sample_positions
+
+
+def test_the_loss_ignores_an_offset_a_decision_shares_and_its_gradient_is_exact():
+    rng = np.random.default_rng(5)
+    decision = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    rollout = rng.normal(0, 0.1, 9)
+    equity = rollout + np.array([0.3, 0.3, 0.3, -0.2, -0.2, 0.05, 0.05, 0.05, 0.05])
+    assert ranking.rank_loss(equity, rollout, decision)[0] == pytest.approx(0.0, abs=1e-15)
+
+    equity = rng.normal(0, 0.1, 9)
+    loss, grad = ranking.rank_loss(equity, rollout, decision)
+    # by hand, decision 1: two candidates, u = ±((e0 − e1) − (r0 − r1)) / 2
+    u = ((equity[3] - equity[4]) - (rollout[3] - rollout[4])) / 2
+    d0 = np.var(equity[:3] - rollout[:3])
+    d2 = np.var(equity[5:] - rollout[5:])
+    assert loss == pytest.approx((d0 + u * u + d2) / 3, rel=1e-12)
+    eps = 1e-6
+    for i in range(9):
+        step = np.zeros(9)
+        step[i] = eps
+        numeric = (ranking.rank_loss(equity + step, rollout, decision)[0]
+                   - ranking.rank_loss(equity - step, rollout, decision)[0]) / (2 * eps)
+        assert grad[i] == pytest.approx(numeric, rel=1e-6, abs=1e-12)
+
+
+def test_the_figures_of_a_choice_are_the_rollout_equity_it_loses():
+    decision = np.array([0, 0, 0, 1, 1])
+    rollout = np.array([0.10, 0.25, 0.20, -0.3, -0.1])
+    equity = np.array([0.5, 0.0, 0.1, 0.2, 0.3])  # picks 0.10 (loses 0.15), then -0.1 (best)
+    f = ranking.choice_figures(equity, rollout, decision)
+    assert f["loss_mp"] == pytest.approx(1000 * 0.15 / 2)
+    assert f["agree"] == 0.5
+
+
+def test_the_movers_equity_is_minus_the_opponents():
+    o = np.array([[0.7, 0.2, 0.01, 0.1, 0.005]])
+    assert ranking.mover_equity(o)[0] == pytest.approx(-(1.4 - 1 + 0.2 + 0.01 - 0.1 - 0.005))
+
+
+def _shard(path, net, teacher, seed, n):
+    """A candidate-shaped shard of ``n`` decisions: every legal result of a roll (up to five),
+    rolled out by ``teacher`` (its outputs as the 'rollout' means)."""
+    rng = np.random.default_rng(seed)
+    boards, dice, decision, after = [], [], [], []
+    for b in sample_positions(net, 4 * n, seed):
+        roll = tuple(int(x) for x in rng.integers(1, 7, 2))
+        res = np.unique(np.stack([p.after.swapped().array
+                                  for p in Board(b).legal_plays(*roll)]), axis=0)
+        if len(res) < 3:
+            continue
+        res = res[rng.permutation(len(res))[:5]]
+        decision += [len(boards)] * len(res)
+        boards.append(b)
+        dice.append(roll)
+        after.extend(res)
+        if len(boards) == n:
+            break
+    after = np.stack(after)
+    outputs = teacher.evaluate(after)
+    np.savez(path, boards=np.stack(boards), dice=np.array(dice, np.int8),
+             decision=np.array(decision, np.int32), after=after, outputs=outputs,
+             stderr=np.full_like(outputs, 0.01),
+             equity0=-cubeless_equity(net.evaluate(after)).astype(np.float32),
+             equity2=-cubeless_equity(outputs).astype(np.float32))
+    return path
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rank")
+    start, teacher = Network.random(hidden=8, seed=1), Network.random(hidden=8, seed=2)
+    weights = root / "start.npz"
+    start.save(weights, games=np.int64(77))
+    paths = [str(_shard(root / f"candidates-1-{i:04d}.npz", start, teacher, 10 + i, 30))
+             for i in range(2)]
+    return weights, paths
+
+
+def test_loading_keeps_each_decision_once_and_the_movers_rollout_equity(data, tmp_path):
+    _, paths = data
+    once = ranking.load_candidates(paths)
+    twice = ranking.load_candidates(paths + paths[:1])  # a shard met again: nothing added
+    assert len(once.boards) == len(twice.boards) == 60
+    assert np.array_equal(once.after, twice.after)
+    with np.load(paths[1]) as z:
+        first = int(np.sum(np.load(paths[0])["decision"] >= 0))
+        assert np.allclose(once.rollout[first:], -cubeless_equity(z["outputs"]))
+        assert np.array_equal(once.decision[first:], z["decision"] + 30)
+    sub = once.subset(np.array([2, 5]))
+    assert set(sub.decision.tolist()) == {0, 1}
+    assert np.array_equal(sub.boards, once.boards[[2, 5]])
+    assert len(sub.after) == int(np.isin(once.decision, [2, 5]).sum())
+
+
+def test_a_fit_without_anchors_learns_the_teachers_order_and_writes_a_network_state(data,
+                                                                                   tmp_path):
+    weights, paths = data
+    st = ranking.Settings(seed=3, val_share=0.25, lr=0.01, epochs=40, patience=40, batch=8,
+                          anchors=0)
+    out = tmp_path / "new.npz"
+    res = ranking.fit(weights, paths, out, st)
+    cands = ranking.load_candidates(paths)
+    tr, _ = ranking.supervised.split(len(cands.boards), 0.25, 3)
+    train = cands.subset(tr)
+    start, new = Network.load(weights), Network.load(out)
+
+    def train_loss(net):
+        return ranking.rank_loss(ranking.mover_equity(net.evaluate(train.after)),
+                                 train.rollout, train.decision)[0]
+
+    assert train_loss(new) < 0.5 * train_loss(start), (train_loss(start), train_loss(new))
+    assert res["after"]["rank_loss"] <= res["before"]["rank_loss"]
+    assert new.w1.shape == start.w1.shape and new.w1.dtype == np.float32
+    with np.load(out) as z:
+        assert int(z["games"]) == 77
+        assert json.loads(str(z["ranking"]))["settings"]["lr"] == 0.01
+
+
+def test_the_cli_refuses_bad_arguments_with_a_message(data, tmp_path, capsys):
+    weights, paths = data
+    with pytest.raises(SystemExit) as e:
+        ranking.main(["fit", "--out", str(weights), "--weights", str(weights),
+                      "--data", *paths])
+    assert e.value.code == 2 and "--out must differ" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        ranking.main(["fit", "--out", str(tmp_path / "x.npz"), "--weights", str(weights),
+                      "--data", *paths, "--val-share", "1.5"])
+    assert e.value.code == 2 and "--val-share" in capsys.readouterr().err
+    rollout_shard = tmp_path / "rollouts-1-0000.npz"
+    np.savez(rollout_shard, boards=np.zeros((1, 2, 25), np.int8))
+    with pytest.raises(SystemExit) as e:
+        ranking.main(["fit", "--out", str(tmp_path / "x.npz"), "--weights", str(weights),
+                      "--data", str(rollout_shard)])
+    assert e.value.code == 2 and "is not a candidate shard" in capsys.readouterr().err
+    assert not (tmp_path / "x.npz").exists()
