@@ -6,6 +6,8 @@ leaf, index, size, root or proof does not."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,3 +243,34 @@ def test_the_spec_states_these_vectors():
         "626f61726467616d6d6f6e2d6c6f672d686561642d7631` `00` `0000000000000003` `0000019adf25fc80",
     ]:
         assert vector in spec
+
+
+CHECKER = Path(__file__).resolve().parents[2] / "src" / "boardgammon" / "dice" / "transparency.py"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[]", "the document is an array, not a JSON object"),
+        ('"x"', "the document is the string 'x', not a JSON object"),
+        ("3", "the document is 3, not a JSON object"),
+        ("null", "the document is null, not a JSON object"),
+        ("{}", "format is missing (one of boardgammon-audit-v1, boardgammon-audit-v2, "
+         "boardgammon-roll-proof-v1)"),
+        ('{"format": "boardgammon-audit-v1", "rolls": [], "log": {}',
+         "cannot load"),  # cut short
+        ("", "cannot load"),
+        ("[" * 100_000, "cannot load"),  # deeper than the JSON reader goes
+    ],
+)
+def test_input_that_is_no_document_exits_2_with_one_line_not_a_traceback(tmp_path, text, said):
+    """Found by an outside audit: a document that was JSON but no object (``[]``, ``"x"``,
+    ``3``) ended in a traceback and exit status 1, the status of a failed check. Run as
+    users run it, on the standard library alone."""
+    saved = tmp_path / "audit.json"
+    saved.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-I", "-S", str(CHECKER), str(saved)],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    assert run.stderr.count("\n") == 1 and said in run.stderr, run.stderr

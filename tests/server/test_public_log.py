@@ -2,25 +2,39 @@
 in the same transaction as the change; the signed head verifies with the published key and its
 root is the RFC 9162 root of the leaves as served; every inclusion and consistency proof the
 server gives verifies; the audit JSON carries a verifying inclusion proof for each change; bad
-requests are refused with their codes and change nothing; the key file is made once, 0600."""
+requests are refused with their codes and change nothing; the key file is made once, 0600.
+And the checker, ``transparency.py``: input that is no document exits 2 naming the problem, a
+document is checked by its content whatever its label says, and ``--scan`` checks the document
+against the server's newest signed head (SQLite: the checker is the same on both)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from boardgammon.dice import transparency
 from boardgammon.dice.transparency import (
+    DocumentError,
     ProofError,
     check_log,
     cosigned_bytes,
+    head_bytes,
     leaf_hash,
     root_of,
     signed_head_bytes,
@@ -29,6 +43,9 @@ from boardgammon.dice.transparency import (
     verify_inclusion,
 )
 from boardgammon.server.dice_log import LogKey
+from boardgammon.server.services import services
+from tests.helpers.dice_v2 import Device, play_match
+from tests.helpers.servers import serving_in_thread
 from tests.server.gameplay import Player, live_match, make_app, step
 
 
@@ -315,3 +332,353 @@ def test_a_key_file_that_holds_no_key_is_refused_naming_the_file_and_the_setting
         LogKey.load_or_create(path)
     assert str(path) in str(caught.value)
     assert path.read_bytes() == content
+
+
+# The checker's input, its labels and its scan (an outside audit of transparency.py, issue #25).
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    """``transparency.main(args)``: its exit status, standard output and standard error."""
+    status = transparency.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def check_file(tmp_path, capsys, document: object, *args: str) -> tuple[int, str, str]:
+    saved = tmp_path / "document.json"
+    saved.write_text(json.dumps(document))
+    return run_main(capsys, str(saved), *args)
+
+
+@pytest.fixture
+def documents(sqlite_url, tmp_path, monkeypatch) -> dict:
+    """A v1 match's audit document, a v2 match's, and the proof of the v2 match's second
+    roll, as the server serves them."""
+    monkeypatch.chdir(tmp_path)
+    with TestClient(make_app(sqlite_url)) as client:
+        _, v1_match = played(client, 5)
+        v2_match = play_match(services(client.app).db, 4, (Device(), Device()))
+        v2 = get(client, f"/api/audit/{v2_match}")
+        proof = get(client, f"/api/audit/{v2_match}/rolls/{v2['rolls'][1]['roll_id']}/proof")
+        return {"v1": get(client, f"/api/audit/{v1_match}"), "v2": v2, "proof": proof}
+
+
+def without(document: dict, path: tuple) -> dict:
+    """A deep copy of ``document`` without the field at ``path`` (keys and list indexes)."""
+    copy = json.loads(json.dumps(document))
+    *parents, last = path
+    node = copy
+    for key in parents:
+        node = node[key]
+    del node[last]
+    return copy
+
+
+def replaced(document: dict, path: tuple, value: object) -> dict:
+    copy = json.loads(json.dumps(document))
+    *parents, last = path
+    node = copy
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda d: without(d, ("rolls",)), "rolls is missing (an array of rolls)"),
+        (lambda d: without(d, ("match_id",)), "match_id is missing"),
+        (lambda d: without(d, ("log",)), "log is missing (an object (the log section))"),
+        (lambda d: without(d, ("log", "head", "tree_size")), "log.head.tree_size is missing"),
+        (lambda d: without(d, ("rolls", 1, "log", 0, "inclusion_path")),
+         "rolls[1].log[0].inclusion_path is missing (an array of hashes)"),
+        (lambda d: without(d, ("rolls", 0, "seat")), "rolls[0].seat is missing"),
+        (lambda d: replaced(d, ("log",), []), "log is an array, not an object (the log section)"),
+        (lambda d: replaced(d, ("rolls", 0), 5), "rolls[0] is 5, not an object (a roll)"),
+        (lambda d: replaced(d, ("log", "head", "root_hash"), "zz"),
+         "log.head.root_hash is the string 'zz', not a hash (64 hex digits)"),
+        (lambda d: replaced(d, ("log", "head", "tree_size"), 2**64),
+         f"log.head.tree_size is {2**64}, not an integer >= 0"),
+        (lambda d: replaced(d, ("rolls", 1, "log", 0, "index"), "0"),
+         "rolls[1].log[0].index is the string '0', not a leaf's index"),
+        (lambda d: replaced(d, ("rolls", 1, "log", 0, "inclusion_path"), ["00"]),
+         "rolls[1].log[0].inclusion_path[0] is the string '00', not a hash (64 hex digits)"),
+        (lambda d: replaced(d, ("log", "public_key"), None),
+         "log.public_key is null, not an Ed25519 key (64 hex digits)"),
+    ],
+)
+def test_a_field_missing_or_malformed_exits_2_naming_it(documents, tmp_path, capsys, change,
+                                                        said):
+    """Found by an outside audit: a missing key said ``FAILED: 'rolls'`` with exit status 1
+    (the status of a failed check), a malformed hash ``FAILED: non-hexadecimal number``."""
+    status, out, err = check_file(tmp_path, capsys, change(documents["v1"]))
+    assert (status, out) == (2, ""), out + err
+    assert err.startswith("not a document this checker reads (") and said in err, err
+    assert err.count("\n") == 1
+    with pytest.raises(DocumentError, match=re.escape(said)):
+        check_log(change(documents["v1"]))
+
+
+def test_a_document_is_checked_by_its_content_not_its_label(documents, tmp_path, capsys):
+    """Found by an outside audit: the checker chose its rules by the document's ``format``,
+    so a v2 document labelled v1 (or with a label it did not know) was checked by v1's
+    rules, which pass a roll whose leaves do not begin with its commitment. A label that the
+    fields contradict, or that the checker does not know, is refused (exit status 2)."""
+    v1, v2, proof = documents["v1"], documents["v2"], documents["proof"]
+    assert check_file(tmp_path, capsys, v1)[0] == check_file(tmp_path, capsys, v2)[0] == 0
+    assert check_file(tmp_path, capsys, proof)[0] == 0
+    # The first roll's commitment leaf taken away: the v2 rules fail it ...
+    stripped = json.loads(json.dumps(v2))
+    stripped["rolls"][0]["log"] = stripped["rolls"][0]["log"][1:]
+    status, out, _ = check_file(tmp_path, capsys, stripped)
+    assert status == 1 and "has no log entry of its commitment" in out, out
+    # ... labelled v1, or with a label the checker does not know, it passed (exit 0): now
+    # refused, naming what contradicts the label.
+    refused = [
+        ({**stripped, "format": "boardgammon-audit-v3"},
+         "format is the string 'boardgammon-audit-v3', not one of boardgammon-audit-v1, "
+         "boardgammon-audit-v2, boardgammon-roll-proof-v1"),
+        ({**stripped, "format": "boardgammon-audit-v1"},
+         "its format is boardgammon-audit-v1, but its dice_spec is the string "
+         "'boardgammon-dice-v2', not 'boardgammon-dice-v1'"),
+        ({**stripped, "format": "boardgammon-audit-v1", "dice_spec": "boardgammon-dice-v1",
+          "record_spec": "boardgammon-record-v1"},
+         "its format is boardgammon-audit-v1, but it holds anchors, counts, which only a "
+         "boardgammon-audit-v2 document has"),
+        ({k: v for k, v in stripped.items() if k not in ("anchors", "counts", "dice_spec",
+                                                         "record_spec")}
+         | {"format": "boardgammon-audit-v1"},
+         f"its format is boardgammon-audit-v1, but roll {v2['rolls'][0]['roll_id']} "
+         "(rolls[0]) holds kind, roller_entropy, roller_source, opponent_prev_link, "
+         "opponent_entropy, opponent_source, requested_at, opponent_at, the fields of a "
+         "boardgammon-audit-v2 roll"),
+        ({**v1, "format": "boardgammon-audit-v2", "dice_spec": "boardgammon-dice-v2",
+          "record_spec": "boardgammon-record-v2"},
+         f"its format is boardgammon-audit-v2, but roll {v1['rolls'][0]['roll_id']} "
+         "(rolls[0]) holds client_entropy, entropy_source, the fields of a "
+         "boardgammon-audit-v1 roll"),
+        ({**proof, "record_format": "boardgammon-audit-v1",
+          "roll": {**proof["roll"], "log": proof["roll"]["log"][1:]}},
+         f"its record_format is boardgammon-audit-v1, but roll {proof['roll']['roll_id']} "
+         "(roll) holds kind"),
+        ({**proof, "record_format": "boardgammon-audit-v9"},
+         "record_format is the string 'boardgammon-audit-v9', not one of "
+         "boardgammon-audit-v1, boardgammon-audit-v2"),
+        ({**v1, "rolls": [{k: v for k, v in roll.items() if k != "entropy_source"}
+                          for roll in v1["rolls"]]},
+         f"its format is boardgammon-audit-v1, but roll {v1['rolls'][0]['roll_id']} "
+         "(rolls[0]) lacks entropy_source, which every boardgammon-audit-v1 roll has"),
+    ]
+    for document, said in refused:
+        status, out, err = check_file(tmp_path, capsys, document)
+        assert (status, out) == (2, ""), out + err
+        assert said in err and err.count("\n") == 1, err
+    # Rewritten whole into a v1 document's fields, its leaves still say what it is: a v1
+    # roll is never requested.
+    as_v1 = {k: v for k, v in stripped.items() if k not in ("anchors", "counts")} | {
+        "format": "boardgammon-audit-v1", "dice_spec": "boardgammon-dice-v1",
+        "record_spec": "boardgammon-record-v1",
+        "rolls": [{k: v for k, v in roll.items()
+                   if k not in transparency.OWN_ROLL_FIELDS["boardgammon-audit-v2"]}
+                  | {"client_entropy": roll["roller_entropy"], "entropy_source": "client"}
+                  for roll in stripped["rolls"]],
+    }
+    status, out, _ = check_file(tmp_path, capsys, as_v1)
+    first = stripped["rolls"][0]["log"][0]
+    assert status == 1 and out == (
+        f"FAILED: log entry {first['index']} of roll {v2['rolls'][0]['roll_id']} says "
+        "'requested', which a v1 roll never is (committed, revealed, played, void)\n"), out
+
+
+class Front:
+    """A server in front of the real one, as a dishonest or broken server would answer:
+    ``scripted`` maps a path (without its query) to an answer, ``(status, JSON or bytes)``,
+    or ``None`` to close the connection without one; every other request is the real
+    server's answer."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream, self.url = upstream, ""
+        self.scripted: dict[str, tuple[int, object] | None] = {}
+
+    @contextmanager
+    def serving(self) -> Iterator[Front]:
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 -- the name http.server calls
+                path = self.path.split("?")[0]
+                if path in front.scripted:
+                    answer = front.scripted[path]
+                    if answer is None:
+                        self.close_connection = True
+                        return
+                    status, body = answer
+                    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+                else:
+                    try:
+                        with urllib.request.urlopen(front.upstream + self.path,
+                                                    timeout=30) as real:
+                            status, data = real.status, real.read()
+                    except urllib.error.HTTPError as exc:
+                        status, data = exc.code, exc.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.url = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            yield self
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture
+def served(sqlite_url, tmp_path, monkeypatch) -> Iterator[str]:
+    """A real server (uvicorn, SQLite) that signs a head whenever the log grew: its URL."""
+    monkeypatch.chdir(tmp_path)  # the log key's default place, ./var/
+    with serving_in_thread(make_app(sqlite_url, log_head_interval_s=0.0)) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def signed(key: LogKey, size: int, root: bytes, timestamp: int) -> dict:
+    """A head as the server's key would sign it (a server showing a history of its choice)."""
+    return {"format": "boardgammon-log-head-v1", "tree_size": size, "timestamp": timestamp,
+            "root_hash": root.hex(),
+            "signature": key.sign(head_bytes(size, timestamp, root)).hex()}
+
+
+def test_the_scan_checks_the_document_against_the_servers_newest_head(served, tmp_path,
+                                                                       capsys):
+    """Found by an outside audit: ``--scan`` read the log only up to the head the document
+    carries, so a server that served an older document (its own head older too) hid every
+    later change of the match, and nothing compared the document's head with the log's
+    newest. Now the scan fetches the newest signed head, checks it with the same key and
+    the consistency proof from the document's head to it, and reads the log up to it."""
+    with httpx.Client(base_url=served, timeout=30) as client:
+        players = {0: Player.register(client, "alice"), 1: Player.register(client, "bob")}
+        match_id = live_match(players[0], players[1])
+        for _ in range(3):
+            step(players, match_id)
+        stale = client.get(f"/api/audit/{match_id}").json()
+        for _ in range(4):
+            step(players, match_id)
+        document = client.get(f"/api/audit/{match_id}").json()
+        # The log grows with another match's changes after the document was fetched.
+        others = {0: Player.register(client, "carol"), 1: Player.register(client, "dave")}
+        other = live_match(others[0], others[1])
+        for _ in range(2):
+            step(others, other)
+        newest = client.get("/api/log/head").json()
+        leaves = [e["leaf"] for e in client.get("/api/log/entries?start=0&count=1000").json()]
+    size, ours = newest["tree_size"], document["log"]["head"]["tree_size"]
+    assert stale["log"]["head"]["tree_size"] < ours < size == len(leaves)
+    key = LogKey.load_or_create(Path("var/log-signing-key.pem"))
+    hashes = [leaf_hash(leaf.encode()) for leaf in leaves]
+    later = next(e["index"] for r in document["rolls"] for e in r["log"]
+                 if e["index"] >= stale["log"]["head"]["tree_size"])
+    fields = json.loads(leaves[later])
+    checker = tmp_path / "transparency.py"
+    checker.write_text(httpx.get(f"{served}/audit/transparency.py").text)
+
+    def alone(url: str) -> subprocess.CompletedProcess:
+        """The served checker with ``--scan``, on the standard library alone."""
+        return subprocess.run([sys.executable, "-I", "-S", str(checker), "--scan", url],
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    with Front(served).serving() as front:
+        url = f"{front.url}/api/audit/{match_id}"
+        front.scripted[f"/api/audit/{match_id}"] = (200, document)
+        run = alone(url)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert (f"newest tree head: size {size}, root {newest['root_hash']}, signature "
+                "verified with the same key") in run.stdout
+        assert (f"it extends the document's head of size {ours}: consistency proof verified"
+                in run.stdout)
+        assert (f"every one of the match's log entries among the {size} is in the document"
+                in run.stdout)
+        # An older document, whose own head is older too: every leaf it holds is proven, but
+        # the log's newest history holds the match's later changes.
+        front.scripted[f"/api/audit/{match_id}"] = (200, stale)
+        run = alone(url)
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert (f"FAILED: log entry {later} ({fields['event']} of roll {fields['roll_id']}, "
+                f"seq {fields['seq']}) is not in the document: it was logged after the "
+                f"document's head (size {stale['log']['head']['tree_size']})") in run.stdout
+        front.scripted[f"/api/audit/{match_id}"] = (200, document)
+        # Another history under the same key: the newest head's root is not the log's.
+        forked = [leaf_hash(b"rewritten"), *hashes[1:]]
+        front.scripted["/api/log/head"] = (200, signed(key, size, root_of(forked),
+                                                       newest["timestamp"]))
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and (
+            f"\nFAILED: two histories: the server's newest tree head (size {size}, root "
+            f"{root_of(forked).hex()}) does not extend the document's head (size {ours}, "
+            f"root {document['log']['head']['root_hash']}): the proof does not lead to the "
+            f"root of size {size}\n") in out, out
+        # A log that shrank below the document's head.
+        front.scripted["/api/log/head"] = (200, signed(key, ours - 1, root_of(hashes[:ours - 1]),
+                                                       newest["timestamp"]))
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and (f"the server's newest tree head has size {ours - 1}, smaller "
+                                f"than the document's head (size {ours})") in out, out
+        # The newest head signed by another key.
+        other_key = LogKey.load_or_create(tmp_path / "other.pem")
+        front.scripted["/api/log/head"] = (200, signed(other_key, size,
+                                                       bytes.fromhex(newest["root_hash"]),
+                                                       newest["timestamp"]))
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and (f"FAILED: the server's newest tree head (size {size}) does "
+                                "not verify with the log's key") in out, out
+        front.scripted["/api/log/head"] = (200, {"tree_size": "many"})
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and ("FAILED: the server's newest tree head is malformed: "
+                                "head.tree_size is the string 'many'") in out, out
+        del front.scripted["/api/log/head"]
+        # A consistency proof refused (a 4xx) between two heads the key signed, or no proof.
+        front.scripted["/api/log/proof/consistency"] = (404, {"error": {"code": "not_found"}})
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and ("FAILED: the server refuses the consistency proof between two "
+                                "heads its key signed") in out, out
+        front.scripted["/api/log/proof/consistency"] = (200, {"consistency_path": "none"})
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and (f"the server's consistency proof from size {ours} to size "
+                                f"{size} is no proof") in out, out
+        del front.scripted["/api/log/proof/consistency"]
+        # The leaves up to the newest head, withheld.
+        front.scripted["/api/log/entries"] = (200, [])
+        status, out, _ = run_main(capsys, "--scan", url)
+        assert status == 1 and (f"FAILED: the server serves 0 log entries for its head of "
+                                f"size {size}") in out, out
+        del front.scripted["/api/log/entries"]
+        # A server whose log cannot be read: exit status 2 and what failed, no traceback.
+        front.scripted["/api/log/head"] = (503, b"busy")
+        run = alone(url)
+        assert (run.returncode, "Traceback" in run.stderr) == (2, False), run.stderr
+        assert run.stderr == (f"cannot read the server's log: GET {front.url}/api/log/head: "
+                              "HTTP 503 busy\n")
+        front.scripted["/api/log/head"] = None  # the connection closed, no answer
+        status, _, err = run_main(capsys, "--scan", url)
+        assert status == 2 and err == (
+            f"cannot read the server's log: GET {front.url}/api/log/head: Remote end closed "
+            "connection without response\n"), err
+        front.scripted["/api/log/head"] = (200, b"<html>busy</html>")
+        status, _, err = run_main(capsys, "--scan", url)
+        assert status == 2 and err.startswith(
+            f"cannot read the server's log: GET {front.url}/api/log/head: Expecting value"), err
+    # No server at all: the document cannot be loaded.
+    status, _, err = run_main(capsys, "--scan", url)
+    assert status == 2 and err.startswith(f"cannot load {url}: <urlopen error"), err
+    with pytest.raises(SystemExit) as refused:
+        transparency.main(["--scan", f"{served}/proof.json"])
+    assert refused.value.code == 2
+    assert "give the match's audit URL (https://…/api/audit/mat_…)" in capsys.readouterr().err

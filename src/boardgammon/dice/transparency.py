@@ -6,12 +6,22 @@ This module imports only the Python standard library (Ed25519 signatures are che
 when it is not), so it can be copied out of the package and run alone::
 
     python3 transparency.py audit.json     # or an https://…/api/audit/mat_… URL
-    python3 transparency.py --scan https://…/api/audit/mat_…   # and no change left out
+    python3 transparency.py --scan https://…/api/audit/mat_…   # against the newest head
     python3 transparency.py https://…/api/audit/mat_…/rolls/rol_…/proof   # one roll
 
 It checks every log entry of the audit document: its leaf names the roll it stands beside and
-its inclusion proof leads to the signed head's root. Exit status 0 when all hold, 1 naming the
-first that fails, 2 when the document cannot be loaded.
+its inclusion proof leads to the signed head's root, whose signature it checks. The rules are
+those of the record the document's fields are of (v1 or v2), never of its label alone: a
+label its fields contradict is refused. ``--scan`` also fetches the server's newest signed
+head, checks that the same key signed it and that it extends the document's head (a
+consistency proof), and reads the log up to it for any change of the match that the document
+leaves out.
+
+Exit status: 0 when all hold; 1 when a check fails (``FAILED:`` and the first failure, on
+standard output); 2, with a line on standard error, when the input is not one it reads (a
+document that cannot be loaded or is not JSON, JSON that is not an object, a format it does
+not know, labels that its fields contradict, a field missing or malformed) or, with
+``--scan``, when the server's log cannot be read.
 
 Hashes are SHA-256. A leaf's hash is ``SHA-256(0x00 || leaf)``, an inner node's
 ``SHA-256(0x01 || left || right)``, the hash of an empty tree ``SHA-256()`` (RFC 9162
@@ -24,8 +34,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -38,6 +50,23 @@ PROOF_FORMAT = "boardgammon-roll-proof-v1"  # one roll's proof (GET …/rolls/{r
 HASH_BYTES = 32
 EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
 ANCHOR_EVENT = "anchor"  # a seat's hash-chain anchor registered for a match (v2 dice)
+
+# What each record's documents hold that no other record's do (``docs/fair-dice.md``): their
+# spec labels, the fields of their rolls, and their own top-level fields. A document is checked
+# by the rules of the record its rolls' fields are of, and refused when a label says another.
+AUDIT_FORMAT = "boardgammon-audit-v1"
+AUDIT_FORMAT_V2 = "boardgammon-audit-v2"
+SPECS = {
+    AUDIT_FORMAT: {"dice_spec": "boardgammon-dice-v1", "record_spec": "boardgammon-record-v1"},
+    AUDIT_FORMAT_V2: {"dice_spec": "boardgammon-dice-v2", "record_spec": "boardgammon-record-v2"},
+}
+OWN_ROLL_FIELDS = {
+    AUDIT_FORMAT: ("client_entropy", "entropy_source"),
+    AUDIT_FORMAT_V2: ("kind", "roller_entropy", "roller_source", "opponent_prev_link",
+                      "opponent_entropy", "opponent_source", "requested_at", "opponent_at"),
+}
+OWN_FIELDS = {AUDIT_FORMAT: (), AUDIT_FORMAT_V2: ("anchors", "counts")}
+V1_EVENTS = ("committed", "revealed", "played", "void")  # a v1 roll is never ``requested``
 
 Subtree = Callable[[int, int], bytes]
 """``subtree(lo, hi)``: MTH(D[lo:hi]), the hash of the tree over leaves ``lo`` … ``hi - 1``."""
@@ -348,6 +377,179 @@ def ed25519_verify_stdlib(public_key: bytes, signature: bytes, message: bytes) -
             and (left[1] * right[2] - right[1] * left[2]) % _P == 0)
 
 
+class DocumentError(ValueError):
+    """The input is not a document this checker reads (exit status 2): not a JSON object, a
+    format it does not know, labels that its fields contradict, a field missing or malformed.
+    The message names the field by its path (``rolls[2].log[0].index``)."""
+
+
+def record_format(document: Any) -> str:
+    """The record an audit document or a roll's proof is of, :data:`AUDIT_FORMAT` or
+    :data:`AUDIT_FORMAT_V2`, read from its rolls' fields (:data:`OWN_ROLL_FIELDS`) and checked
+    against its labels, after checking that it holds every field the checks read, of its
+    type: ``{"format", "match_id", "log": {"public_key", "head": {"tree_size", "timestamp",
+    "root_hash", "signature"}, "anchors"?}, "rolls": [{"roll_id", "seq", "nonce", "seat",
+    "commitment", "state", "entry_hash", "log"?: [entry …], …}]}``, an entry ``{"index",
+    "leaf", "inclusion_path", "event"?}``; a roll's proof (``boardgammon-roll-proof-v1``) has
+    ``record_format`` and one ``roll`` instead of ``rolls``.
+
+    Raises:
+        DocumentError: not a JSON object; a ``format`` (or a proof's ``record_format``) this
+            checker does not know; a label (``format``, ``record_format``, ``dice_spec``,
+            ``record_spec``) that the fields contradict: a roll with another record's fields,
+            or without its own, or a field only another record's documents have; a field
+            missing or malformed.
+    """
+    if not isinstance(document, dict):
+        raise DocumentError(f"the document is {_shown(document)}, not a JSON object (an audit "
+                            "document or a roll's proof)")
+    formats = (*SPECS, PROOF_FORMAT)
+    label = _field(document, "format", "", f"one of {', '.join(formats)}",
+                   lambda v: v in formats)
+    if label == PROOF_FORMAT:
+        record = _field(document, "record_format", "", "a string", _is_str)
+        _field(document, "roll", "", "an object (the roll)", _is_object)
+        rolls = {"roll": document["roll"]}
+        said = f"its record_format is {record}"
+    else:
+        record, said = label, f"its format is {label}"
+        listed = _field(document, "rolls", "", "an array of rolls", _is_list)
+        rolls = {f"rolls[{index}]": roll for index, roll in enumerate(listed)}
+    if record not in SPECS:
+        raise DocumentError(f"record_format is {_shown(record)}, not one of {', '.join(SPECS)}")
+    for key, value in SPECS[record].items():
+        if key in document and document[key] != value:
+            raise DocumentError(f"{said}, but its {key} is {_shown(document[key])}, not "
+                                f"{value!r}")
+    for other, fields in OWN_FIELDS.items():
+        found = [key for key in fields if key in document]
+        if other != record and found:
+            raise DocumentError(f"{said}, but it holds {', '.join(found)}, which only a "
+                                f"{other} document has")
+    _field(document, "match_id", "", "the match's ID", _is_str)
+    _check_log_section(_field(document, "log", "", "an object (the log section)", _is_object))
+    if "anchors" in document:
+        _fit(document["anchors"], "anchors", "an array of two anchors (hex or null)",
+             lambda v: isinstance(v, list) and len(v) == 2
+             and all(a is None or isinstance(a, str) for a in v))
+    for path, roll in rolls.items():
+        _check_roll(roll, path, record, said)
+    return record
+
+
+def _check_roll(roll: Any, path: str, record: str, said: str) -> None:
+    """Check a roll of a ``record`` document: an object with the fields the checks read and
+    every field of its record's own, none of another's (:func:`record_format`; ``said``: how
+    the document's label is named in a message)."""
+    _fit(roll, path, "an object (a roll)", _is_object)
+    roll_id = _field(roll, "roll_id", path, "the roll's ID", _is_str)
+    for other, fields in OWN_ROLL_FIELDS.items():
+        found = [key for key in fields if key in roll]
+        if other != record and found:
+            raise DocumentError(f"{said}, but roll {roll_id} ({path}) holds "
+                                f"{', '.join(found)}, the fields of a {other} roll")
+    missing = [key for key in OWN_ROLL_FIELDS[record] if key not in roll]
+    if missing:
+        raise DocumentError(f"{said}, but roll {roll_id} ({path}) lacks "
+                            f"{', '.join(missing)}, which every {record} roll has")
+    for key in ("seq", "nonce", "seat"):
+        _field(roll, key, path, "an integer >= 0", _is_uint)
+    for key in ("commitment", "state", "entry_hash"):
+        _field(roll, key, path, "a string", _is_str)
+    if "log" in roll:
+        entries = _field(roll, "log", path, "an array of log entries", _is_list)
+        for index, entry in enumerate(entries):
+            _check_entry(entry, f"{path}.log[{index}]")
+
+
+def _check_log_section(log: dict) -> None:
+    """Check a document's ``log`` section: its key, its head and its anchor leaves."""
+    if "format" in log:
+        _field(log, "format", "log", repr(LOG_FORMAT), lambda v: v == LOG_FORMAT)
+    _field(log, "public_key", "log", "an Ed25519 key (64 hex digits)", _is_hex_of(32))
+    check_head_shape(_field(log, "head", "log", "an object (a signed tree head)", _is_object),
+                     "log.head")
+    anchors = log.get("anchors")
+    if anchors is not None:
+        for index, entry in enumerate(_field(log, "anchors", "log", "an array", _is_list)):
+            _check_entry(entry, f"log.anchors[{index}]")
+
+
+def check_head_shape(head: Any, path: str) -> None:
+    """Check that ``head`` is a signed tree head as JSON: ``{"tree_size", "timestamp" (each an
+    integer, 0 … 2⁶⁴ - 1), "root_hash" (64 hex digits), "signature" (128), "format"?:
+    "boardgammon-log-head-v1"}``.
+
+    Raises:
+        DocumentError: it is not, naming the field (``path``: where ``head`` is).
+    """
+    _fit(head, path, "an object (a signed tree head)", _is_object)
+    if "format" in head:
+        _field(head, "format", path, repr(HEAD_FORMAT), lambda v: v == HEAD_FORMAT)
+    for key in ("tree_size", "timestamp"):
+        _field(head, key, path, "an integer >= 0", _is_uint)
+    _field(head, "root_hash", path, "a hash (64 hex digits)", _is_hex_of(HASH_BYTES))
+    _field(head, "signature", path, "an Ed25519 signature (128 hex digits)", _is_hex_of(64))
+
+
+def _check_entry(entry: Any, path: str) -> None:
+    _fit(entry, path, "an object (a log entry)", _is_object)
+    _field(entry, "index", path, "a leaf's index (an integer >= 0)", _is_uint)
+    _field(entry, "leaf", path, "the leaf's text", _is_str)
+    hashes = _field(entry, "inclusion_path", path, "an array of hashes", _is_list)
+    for index, node in enumerate(hashes):
+        _fit(node, f"{path}.inclusion_path[{index}]", "a hash (64 hex digits)",
+             _is_hex_of(HASH_BYTES))
+    if "event" in entry:
+        _field(entry, "event", path, "a string", _is_str)
+
+
+def _field(parent: dict, key: str, path: str, what: str, fits: Callable[[Any], bool]) -> Any:
+    """``parent[key]``, checked to be ``what`` (``fits``); ``path``: where ``parent`` is."""
+    where = f"{path}.{key}" if path else key
+    if key not in parent:
+        raise DocumentError(f"{where} is missing ({what})")
+    return _fit(parent[key], where, what, fits)
+
+
+def _fit(value: Any, where: str, what: str, fits: Callable[[Any], bool]) -> Any:
+    if not fits(value):
+        raise DocumentError(f"{where} is {_shown(value)}, not {what}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as a message names it: short, of any size."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("…" if len(value) > 40 else "")
+    return json.dumps(value)[:40] if isinstance(value, (int, float, type(None))) else repr(value)
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def _is_uint(value: Any) -> bool:
+    """An integer that fits the signed head's 64 unsigned bits (JSON's ``true`` is none)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**64
+
+
+def _is_hex_of(size: int) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, str) and len(value) == 2 * size and _is_hex(value)
+
+
 def check_log(document: dict, public_key: str | None = None) -> list[str]:
     """Check the ``log`` section of an audit document: every roll's log entries are leaves
     that name that roll, each has an inclusion proof to the head's root, the last names the
@@ -359,23 +561,24 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
     report's lines (a v1 roll without entries, from before the log began, is counted there;
     a v2 roll is logged from its commitment on, or it fails).
 
-    A roll's proof (format ``boardgammon-roll-proof-v1``) is checked as the document of that
-    one roll.
+    The rules are those of the record the document's content is (:func:`record_format`), not
+    of its label alone. A roll's proof (format ``boardgammon-roll-proof-v1``) is checked as the
+    document of that one roll.
 
     Raises:
+        DocumentError: the document is not one this checker reads (:func:`record_format`).
         ProofError: the first entry or proof that fails, a roll's proof that its head does
             not cover yet, or a document's key other than ``public_key``.
     """
-    if document.get("format") == PROOF_FORMAT:
+    v2 = record_format(document) == AUDIT_FORMAT_V2
+    if document["format"] == PROOF_FORMAT:
         document = proof_document(document)
-    log = document.get("log")
-    if not isinstance(log, dict):
-        raise ProofError("the document has no log section")
-    if public_key is not None and str(log["public_key"]).lower() != public_key.lower():
+    log = document["log"]
+    if public_key is not None and log["public_key"].lower() != public_key.lower():
         raise ProofError(f"the document's log key {log['public_key']} is not the key given "
                          f"(--key {public_key}): its heads are signed by another key")
     head = log["head"]
-    size, root = int(head["tree_size"]), bytes.fromhex(head["root_hash"])
+    size, root = head["tree_size"], bytes.fromhex(head["root_hash"])
     signed = verify_ed25519(
         bytes.fromhex(log["public_key"]), bytes.fromhex(head["signature"]), signed_head_bytes(head)
     )
@@ -387,11 +590,9 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
                  "(compare it with the server's published key, GET /api/log/public-key, "
                  "or give that key as --key)")]
     count = unlogged = 0
-    v2 = document.get("format") == "boardgammon-audit-v2"
     for roll in document["rolls"]:
         for entry in roll.get("log", []):
-            leaf = entry["leaf"].encode()
-            fields = json.loads(leaf)
+            fields = _leaf_fields(entry["leaf"], entry["index"])
             for key in ("roll_id", "seq", "nonce", "seat", "commitment"):
                 if fields.get(key) != roll[key]:
                     raise ProofError(
@@ -406,7 +607,7 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
             if fields.get("match_id") != document["match_id"]:
                 raise ProofError(f"log entry {entry['index']} is of another match")
             path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
-            verify_inclusion(int(entry["index"]), size, leaf_hash(leaf), path, root)
+            verify_inclusion(entry["index"], size, leaf_hash(entry["leaf"].encode()), path, root)
             count += 1
         problem = leaves_disagree(roll, v2)
         if problem:
@@ -422,36 +623,59 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
     return lines
 
 
+def _leaf_fields(leaf: str, index: int) -> dict:
+    """The fields of log entry ``index``'s leaf.
+
+    Raises:
+        ProofError: the leaf is not a JSON object (no leaf of this log is anything else).
+    """
+    try:
+        fields = json.loads(leaf)
+    except (ValueError, RecursionError):
+        fields = None
+    if not isinstance(fields, dict):
+        raise ProofError(f"log entry {index}'s leaf is not a JSON object: {_shown(leaf)}")
+    return fields
+
+
 def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
-    """Why a roll's log entries (``roll["log"]``, as in the audit document) do not name the
-    roll as the record holds it now, or ``None``: a v2 roll's entries begin with its
-    commitment, the last names its state and entry hash (a v1 roll committed before the
-    log began has none), and each v2 entry's ``at`` is the record's time of its change in the
+    """Why a roll's log entries (``roll["log"]``, as in the audit document, each leaf a JSON
+    object) do not name the roll as the record holds it now, or ``None``: a v2 roll's entries
+    begin with its commitment, the last names its state and entry hash (a v1 roll committed
+    before the log began has none), no v1 roll's entry names a change only v2 rolls have
+    (``requested``), and each v2 entry's ``at`` is the record's time of its change in the
     log's spelling (:func:`leaf_time`). Its inclusion proofs are :func:`check_log`'s."""
     log = roll.get("log") or []
     # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
     # commitment on, so a v2 roll without leaves, or whose first leaf is not its
     # commitment, had them taken away.
-    if v2 and (not log or json.loads(log[0]["leaf"])["event"] != "committed"):
+    if v2 and (not log or json.loads(log[0]["leaf"]).get("event") != "committed"):
         return (f"roll {roll['roll_id']} has no log entry of its commitment; every change "
                 "of a v2 roll is logged")
     if not log:
         return None
+    if not v2:
+        for entry in log:
+            event = json.loads(entry["leaf"]).get("event")
+            if event not in V1_EVENTS:
+                return (f"log entry {entry['index']} of roll {roll['roll_id']} says {event!r}, "
+                        f"which a v1 roll never is ({', '.join(V1_EVENTS)})")
     last = json.loads(log[-1]["leaf"])
-    if last["event"] != roll["state"]:
+    if last.get("event") != roll["state"]:
         return (f"roll {roll['roll_id']} is {roll['state']} but its last log entry says "
-                f"{last['event']}")
+                f"{last.get('event')}")
     # The entry hash covers the roll's seed, entropy and dice: a roll rewritten after its
     # last leaf no longer matches it, however its chain was re-hashed.
-    if last["entry_hash"] != roll["entry_hash"]:
+    if last.get("entry_hash") != roll["entry_hash"]:
         return (f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
-                f"entry says {last['entry_hash']}")
+                f"entry says {last.get('entry_hash')}")
     if v2:
         for entry in log:
             problem = _time_disagrees(roll, json.loads(entry["leaf"]), entry["index"])
             if problem:
                 return problem
     return None
+
 
 
 # The record's time of the change each leaf of a roll stands for (v2).
@@ -507,7 +731,7 @@ def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:
     """
     entries = document["log"].get("anchors") or []
     for entry in entries:
-        fields = json.loads(entry["leaf"])
+        fields = _leaf_fields(entry["leaf"], entry["index"])
         if fields.get("event") != ANCHOR_EVENT or fields.get("match_id") != document["match_id"]:
             raise ProofError(f"log entry {entry['index']} is no chain anchor of this match")
         seat = fields.get("seat")
@@ -537,28 +761,39 @@ def proof_document(proof: dict) -> dict:
             "log": proof["log"], "rolls": [proof["roll"]]}
 
 
-def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
+def check_match_complete(document: dict, leaves: Sequence[str],
+                         head: Mapping[str, Any] | None = None) -> list[str]:
     """Check that the audit document holds every log entry of its match (its rolls' and its
-    chain anchors', ``log.anchors``): ``leaves`` are the
-    log's leaves 0 … ``tree_size - 1`` of the document's head, as ``GET /api/log/entries``
-    serves them. Their RFC 9162 root must be the head's, and the leaves that name the match
-    must be exactly the entries beside the document's rolls: a roll left out of the document
-    (the last one, say, with the chain head moved back to the roll before it) still has its
-    leaves in the log. The report's lines.
+    chain anchors', ``log.anchors``): ``leaves`` are the log's leaves 0 … ``tree_size - 1`` of
+    ``head``, as ``GET /api/log/entries`` serves them; ``head`` is the document's own head
+    (the default) or a newer one that extends it (:func:`check_extension`: the server's
+    newest, so that changes logged after the document's head are looked for too). Their
+    RFC 9162 root must be the head's, and the leaves that name the match must be exactly the
+    entries beside the document's rolls: a roll left out of the document (the last one, say,
+    with the chain head moved back to the roll before it) still has its leaves in the log.
+    The report's lines.
 
     Raises:
+        DocumentError: the document is not an audit document this checker reads (one roll's
+            proof holds one roll, not the match).
         ProofError: the leaves are not the head's tree, or the document misses a logged change.
     """
-    head = document["log"]["head"]
-    size = int(head["tree_size"])
+    record_format(document)
+    if document["format"] == PROOF_FORMAT:
+        raise DocumentError("a roll's proof holds one roll, not the match: give the match's "
+                            "audit document (/api/audit/mat_…)")
+    ours = document["log"]["head"]
+    head = ours if head is None else head
+    size = head["tree_size"]
     if len(leaves) != size:
-        raise ProofError(f"{len(leaves)} leaves for a tree of size {size}")
+        raise ProofError(f"the server serves {len(leaves)} log entries for its head of size "
+                         f"{size}")
     if root_of([leaf_hash(leaf.encode()) for leaf in leaves]) != bytes.fromhex(head["root_hash"]):
         raise ProofError(f"the log's {size} leaves do not make the head's root")
-    shown = {int(entry["index"]) for roll in document["rolls"] for entry in roll.get("log", [])}
-    shown |= {int(entry["index"]) for entry in document["log"].get("anchors") or []}
+    shown = {entry["index"] for roll in document["rolls"] for entry in roll.get("log", [])}
+    shown |= {entry["index"] for entry in document["log"].get("anchors") or []}
     for index, leaf in enumerate(leaves):
-        fields = json.loads(leaf)
+        fields = _leaf_fields(leaf, index)
         if fields.get("match_id") == document["match_id"] and index not in shown:
             what = (
                 f"seat {fields.get('seat')}'s chain anchor {fields.get('anchor')}"
@@ -566,30 +801,176 @@ def check_match_complete(document: dict, leaves: Sequence[str]) -> list[str]:
                 else f"{fields.get('event')} of roll {fields.get('roll_id')}, "
                 f"seq {fields.get('seq')}"
             )
-            raise ProofError(f"log entry {index} ({what}) is not in the document")
+            later = (
+                f": it was logged after the document's head (size {ours['tree_size']}), "
+                "which leaves out the match's later changes (a match still in play: fetch "
+                "the document again)"
+                if index >= ours["tree_size"] else ""
+            )
+            raise ProofError(f"log entry {index} ({what}) is not in the document{later}")
     return [f"every one of the match's log entries among the {size} is in the document"]
 
 
-def _log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[str]:
-    """The leaves 0 … ``tree_size - 1`` from the log of the server that serves ``audit_url``."""
+def check_extension(document: dict, newest: Any,
+                    consistency: Callable[[int, int], Any]) -> list[str]:
+    """Check the server's newest signed tree head ``newest`` (as ``GET /api/log/head`` serves
+    it) against the document's head: signed with the document's log key (the key
+    :func:`check_log` checked, the one given with ``--key`` where there is one), no smaller,
+    and proven to extend it (RFC 9162 §2.1.4.2) by ``consistency(first, second)``: the
+    server's answer to ``GET /api/log/proof/consistency?first=&second=``, ``{"first",
+    "second", "consistency_path": [hash …]}``, asked only where the sizes differ and the
+    document's is not 0. The report's lines.
+
+    Raises:
+        DocumentError: the document is not one this checker reads (:func:`record_format`).
+        ProofError: ``newest`` or the proof is malformed, the signature does not verify, the
+            newest head is smaller (the log shrank), or the proof does not lead from the
+            document's root to the newest root (two histories).
+    """
+    record_format(document)
+    key, ours = document["log"]["public_key"], document["log"]["head"]
+    try:
+        check_head_shape(newest, "head")
+    except DocumentError as exc:
+        raise ProofError(f"the server's newest tree head is malformed: {exc}") from None
+    first, second = ours["tree_size"], newest["tree_size"]
+    first_root, second_root = bytes.fromhex(ours["root_hash"]), bytes.fromhex(newest["root_hash"])
+    if not verify_ed25519(bytes.fromhex(key), bytes.fromhex(newest["signature"]),
+                          signed_head_bytes(newest)):
+        raise ProofError(f"the server's newest tree head (size {second}) does not verify with "
+                         f"the log's key {key}")
+    lines = [f"newest tree head: size {second}, root {newest['root_hash']}, signature verified "
+             "with the same key"]
+    if second < first:
+        raise ProofError(f"the server's newest tree head has size {second}, smaller than the "
+                         f"document's head (size {first}): the log shrank, or the document's "
+                         "head is not of this log")
+    if first == 0:
+        if first_root != root_of([]):
+            raise ProofError(f"the document's head of size 0 has root {ours['root_hash']}, "
+                             "not the empty tree's")
+        return [*lines, "the document's head is the empty tree, which every head extends"]
+    path: list[bytes] = []
+    if first < second:
+        answer = consistency(first, second)
+        nodes = answer.get("consistency_path") if isinstance(answer, dict) else None
+        if not isinstance(nodes, list) or not all(map(_is_hex_of(HASH_BYTES), nodes)):
+            raise ProofError(f"the server's consistency proof from size {first} to size "
+                             f"{second} is no proof: {_shown(answer)} (an object with "
+                             "consistency_path, an array of hashes)")
+        path = [bytes.fromhex(node) for node in nodes]
+    try:
+        verify_consistency(first, second, first_root, second_root, path)
+    except ProofError as exc:
+        raise ProofError(
+            f"two histories: the server's newest tree head (size {second}, root "
+            f"{newest['root_hash']}) does not extend the document's head (size {first}, root "
+            f"{ours['root_hash']}): {exc}"
+        ) from None
+    if first == second:
+        return [*lines, "it is the document's head"]
+    return [*lines, f"it extends the document's head of size {first}: consistency proof "
+                    "verified"]
+
+
+class LogUnreadable(Exception):
+    """The server's log could not be read for ``--scan`` (exit status 2: nothing was caught,
+    nothing checked): no answer, an HTTP error status, an answer that is not JSON.
+    ``status``: the HTTP status of a refusal, ``None`` for no answer."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def scan(audit_url: str, document: dict, timeout: float = 30.0) -> list[str]:
+    """``--scan``: check the document (already through :func:`check_log`) against the newest
+    history of the log of the server that serves ``audit_url`` (``https://host/api/audit/
+    mat_…``): its newest signed head (``GET /api/log/head``) extends the document's head
+    (:func:`check_extension`, the proof from ``GET /api/log/proof/consistency``), and the
+    log's leaves up to it (``GET /api/log/entries``) make it and hold no change of the match
+    that the document leaves out (:func:`check_match_complete`). The report's lines.
+
+    Raises:
+        ProofError: a check fails (a server that refuses, with a 4xx status, the consistency
+            proof between two heads its key signed fails too: a log that signed both has
+            both trees).
+        LogUnreadable: the server cannot be read.
+    """
     base = audit_url.split("/api/audit/", 1)[0]
+    newest = _get_json(f"{base}/api/log/head", timeout)
+
+    def consistency(first: int, second: int) -> Any:
+        url = f"{base}/api/log/proof/consistency?first={first}&second={second}"
+        try:
+            return _get_json(url, timeout)
+        except LogUnreadable as exc:
+            if exc.status is not None and 400 <= exc.status < 500:
+                raise ProofError(f"the server refuses the consistency proof between two heads "
+                                 f"its key signed ({exc})") from None
+            raise
+
+    lines = check_extension(document, newest, consistency)
+    leaves = _log_leaves(base, newest["tree_size"], timeout)
+    return lines + check_match_complete(document, leaves, newest)
+
+
+def _log_leaves(base: str, tree_size: int, timeout: float) -> list[str]:
+    """The leaves 0 … ``tree_size - 1`` (fewer where the server serves fewer) of the log of
+    the server at ``base``.
+
+    Raises:
+        ProofError: an answer that is not the log's entries in order.
+        LogUnreadable: the server cannot be read.
+    """
     leaves: list[str] = []
     while len(leaves) < tree_size:
         count = min(1000, tree_size - len(leaves))
         url = f"{base}/api/log/entries?start={len(leaves)}&count={count}"
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
-            page = json.load(answer)
+        page = _get_json(url, timeout)
+        if not isinstance(page, list):
+            raise ProofError(f"GET {url} answers {_shown(page)}, not an array of log entries")
         if not page:
             break
-        leaves.extend(entry["leaf"] for entry in page)
+        for entry in page[:count]:
+            if (not isinstance(entry, dict) or not isinstance(entry.get("leaf"), str)
+                    or entry.get("index") != len(leaves)):
+                raise ProofError(f"GET {url}: entry {len(leaves)} is {_shown(entry)}, not "
+                                 f'{{"index": {len(leaves)}, "leaf": …}}')
+            leaves.append(entry["leaf"])
     return leaves
+
+
+def _get_json(url: str, timeout: float) -> Any:
+    """The JSON the server answers to ``GET url``.
+
+    Raises:
+        LogUnreadable: no answer, an HTTP error status or an answer that is not JSON.
+    """
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
+            return json.load(answer)
+    except urllib.error.HTTPError as exc:
+        try:
+            said = exc.read()[:200].decode(errors="replace")
+        except (OSError, http.client.HTTPException):
+            said = ""
+        raise LogUnreadable(f"GET {url}: HTTP {exc.code} {said}".rstrip(), exc.code) from None
+    except (OSError, ValueError, RecursionError, http.client.HTTPException) as exc:
+        raise LogUnreadable(f"GET {url}: {exc or type(exc).__name__}") from None
 
 
 def _is_hex(text: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
-def _load(source: str, timeout: float = 30.0) -> dict:
+def _load(source: str, timeout: float = 30.0) -> Any:
+    """The JSON of a file or an ``http(s)://`` URL.
+
+    Raises:
+        OSError, ValueError, RecursionError, http.client.HTTPException: it cannot be read or
+            is not JSON.
+    """
     if source.startswith(("https://", "http://")):
         with urllib.request.urlopen(source, timeout=timeout) as answer:  # noqa: S310
             return json.load(answer)
@@ -605,8 +986,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scan",
         action="store_true",
-        help="also read the whole log up to the head (source: a URL) and check that the "
-        "document holds every entry of its match",
+        help="also fetch the server's newest signed head, check that the same key signed it "
+        "and that it extends the document's head (a consistency proof), read the log up to it "
+        "and check that the document holds every entry of its match (source: the match's "
+        "audit URL)",
     )
     parser.add_argument(
         "--key",
@@ -617,28 +1000,33 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.key is not None and (len(args.key) != 64 or not _is_hex(args.key)):
         parser.error("--key is the log's Ed25519 public key: 64 hex digits")
-    if args.scan and not args.source.startswith(("https://", "http://")):
-        parser.error("--scan reads the log of the server the source URL names: give a URL")
+    if args.scan and not (args.source.startswith(("https://", "http://"))
+                          and "/api/audit/" in args.source):
+        parser.error("--scan reads the log of the server the source URL names: give the "
+                     "match's audit URL (https://…/api/audit/mat_…)")
     try:
         document = _load(args.source)
-    except (OSError, ValueError) as exc:
-        print(f"cannot load {args.source}: {exc}", file=sys.stderr)
-        return 2
-    if args.scan and document.get("format") == PROOF_FORMAT:
-        print("--scan needs the match's audit document (/api/audit/mat_…), not one roll's "
-              "proof", file=sys.stderr)
+    except (OSError, ValueError, RecursionError, http.client.HTTPException) as exc:
+        print(f"cannot load {args.source}: {exc or type(exc).__name__}", file=sys.stderr)
         return 2
     try:
+        record_format(document)
+        if args.scan and document["format"] == PROOF_FORMAT:
+            print("--scan needs the match's audit document (/api/audit/mat_…), not one roll's "
+                  "proof", file=sys.stderr)
+            return 2
         for line in check_log(document, args.key):
             print(line)
         if args.scan:
-            leaves = _log_leaves(args.source, int(document["log"]["head"]["tree_size"]))
-            for line in check_match_complete(document, leaves):
+            for line in scan(args.source, document):
                 print(line)
-    except OSError as exc:
-        print(f"cannot read the log: {exc}", file=sys.stderr)
+    except DocumentError as exc:
+        print(f"not a document this checker reads ({args.source}): {exc}", file=sys.stderr)
         return 2
-    except (ProofError, KeyError, TypeError, ValueError) as exc:
+    except LogUnreadable as exc:
+        print(f"cannot read the server's log: {exc}", file=sys.stderr)
+        return 2
+    except ProofError as exc:
         print(f"FAILED: {exc}")
         return 1
     return 0
