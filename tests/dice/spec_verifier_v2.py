@@ -3,8 +3,9 @@
 a reading of the spec that differs from the package's shows up as a disagreement.
 
 ``check(document, leaves=None) -> list[str]``: one verdict per roll (``ok``, ``pending``,
-``void``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the record
-as a whole where it fails. ``leaves``: the public log up to the document's signed head
+``void``; ``pending`` only for the last roll, an earlier one still open is ``"bad: left
+unresolved"``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the
+record as a whole where it fails. ``leaves``: the public log up to the document's signed head
 (§The public log), read by the caller; every anchor leaf of the match there must be the
 record's anchor of its seat, and a roll requested after it must take a link of that chain.
 Each leaf of a roll (from ``leaves``, else the document's ``log``) must carry in ``at`` the
@@ -189,6 +190,14 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
                 recorded is None or fields["at"] != log_time(recorded)
             ):
                 verdict = "bad: log time"
+        if (
+            not verdict.startswith("bad")
+            and index < len(document["rolls"]) - 1
+            and e["state"] not in ("played", "void")
+        ):
+            # §The roll's life (v2): the next roll starts only after this one is played or
+            # void, so only the last roll may still be open.
+            verdict = "bad: left unresolved"
         verdicts.append(verdict)
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:

@@ -122,3 +122,20 @@ def test_a_time_that_cannot_be_read_is_shown_as_stored_not_a_server_error(client
     assert answer.status_code == 200
     assert answer.json()["rolls"][1]["played_at"] == garbage
     assert client.get(f"/audit/{match_id}").status_code == 200
+
+
+def test_a_roll_left_open_before_the_last_is_named_not_a_server_error(client):
+    """A record whose middle roll is still revealed (never played) with a roll after it fails
+    as ``left unresolved`` (v1 hashes no state, so the chain holds), on the page too, in each
+    language (the page looked the verdict's text up and had none: a 500)."""
+    match_id, rolls = played_match(client)
+    corrupt(client, rolls[1].roll_id, state="revealed", played_at=None)
+    body = client.get(f"/api/audit/{match_id}").json()
+    assert (body["failure"]["index"], body["failure"]["reason"]) == (1, verify.LEFT_UNRESOLVED)
+    assert f"yet roll {rolls[2].roll_id} (#2) follows it" in body["failure"]["detail"]
+    assert [r["verdict"] for r in body["rolls"]] == ["ok", verify.LEFT_UNRESOLVED, "ok"]
+    for lang, words in (("en", "left open while the match rolled again"),
+                        ("de", "offen gelassen, während das Match neu würfelte"),
+                        ("ja", "未解決のまま次のロールが振られた")):
+        page = client.get(f"/audit/{match_id}?lang={lang}")
+        assert page.status_code == 200 and words in page.text

@@ -191,3 +191,53 @@ def test_a_forged_k2_document_fails_both_verifiers(index, field, value):
     forged["chain_head"] = prev
     assert not verify_document(forged).ok
     assert spec_verifier_v2.check(forged)[index].startswith("bad")
+
+
+def _rehashed(document: dict) -> dict:
+    prev = document["genesis"]
+    for e in document["rolls"]:
+        e["prev_hash"] = prev
+        prev = e["entry_hash"] = entry_hash_v2(MATCH, e)
+    document["chain_head"] = prev
+    return document
+
+
+# The k = 2 vector's first roll (revealed absent, then played) as it stood at each open state.
+OPEN = {
+    "requested": {"state": "requested", "server_seed": None, "opponent_source": None,
+                  "dice": None, "revealed_at": None, "played_at": None},
+    "committed": {"state": "committed", "server_seed": None, "roller_entropy": None,
+                  "roller_source": None, "opponent_source": None, "dice": None,
+                  "requested_at": None, "revealed_at": None, "played_at": None},
+    "revealed": {"state": "revealed", "played_at": None},
+}
+
+
+@pytest.mark.parametrize("state", list(OPEN))
+def test_a_roll_left_open_with_rolls_after_it_fails_both_verifiers(state):
+    """A server that rolls again after a request (the dice it saw coming were not to its
+    liking) and leaves the first roll ``requested`` instead of voiding it (a void after the
+    request is on record, with its time): the k = 2 vector with its first roll still open and
+    the two rolls after it, hashes made to fit. Only a record's last roll may be open; an
+    earlier one fails as ``left unresolved`` in both verifiers (it was "pending" before)."""
+    forged = copy.deepcopy(v2_document("rol_0003"))
+    forged["rolls"][0].update(OPEN[state])
+    _rehashed(forged)
+    report = verify_document(forged)
+    assert [c.verdict for c in report.checks] == [verify.LEFT_UNRESOLVED, "ok", "ok"]
+    assert (report.failure.index, report.failure.roll_id) == (0, "rol_0003")
+    assert f"still {state}, yet roll rol_0004 (#1) follows it" in report.failure.detail
+    assert spec_verifier_v2.check(forged) == ["bad: left unresolved", "ok", "ok"]
+
+
+@pytest.mark.parametrize("state", ["requested", "committed"])
+def test_the_last_roll_may_be_pending(state):
+    """The same open states on the record's last roll: the roll in progress, pending."""
+    document = copy.deepcopy(v2_document("rol_0003"))
+    last = document["rolls"][2]
+    last.update(OPEN[state] | {"opponent_entropy": None, "opponent_at": None})
+    _rehashed(document)
+    report = verify_document(document)
+    assert report.ok, report.failure
+    assert [c.verdict for c in report.checks] == ["ok", "ok", "pending"]
+    assert spec_verifier_v2.check(document) == ["ok", "ok", "pending"]

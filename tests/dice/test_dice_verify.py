@@ -163,6 +163,19 @@ def tamper_malformed_seed(doc):
     doc["rolls"][2]["server_seed"] = "zz" * 32
 
 
+def tamper_leave_committed(doc):
+    # Roll 5 left open instead of void, roll 6 rolled after it: re-hashed, so the chain holds.
+    doc["rolls"][5]["state"] = "committed"
+    rehash(doc)
+
+
+def tamper_leave_revealed(doc):
+    # Revealed, never played, and the match rolled again: its dice were known.
+    doc["rolls"][5].update(state="revealed", server_seed=_seed(5).hex(),
+                           client_entropy=_entropy(5).hex(), entropy_source="client", dice=[0, 0])
+    rehash(doc)
+
+
 TAMPERS = [
     (tamper_seed, "rol_0002", verify.COMMITMENT_MISMATCH),
     (tamper_entropy, "rol_0002", verify.DICE_MISMATCH),
@@ -177,6 +190,8 @@ TAMPERS = [
     (tamper_hide_revealed_roll, "rol_0002", verify.CHAIN_BROKEN),
     (tamper_entropy_source, "rol_0003", verify.CHAIN_BROKEN),
     (tamper_malformed_seed, "rol_0002", verify.MALFORMED),
+    (tamper_leave_committed, "rol_0005", verify.LEFT_UNRESOLVED),
+    (tamper_leave_revealed, "rol_0005", verify.LEFT_UNRESOLVED),
 ]
 TAMPER_IDS = [tamper.__name__ for tamper, _, _ in TAMPERS]
 
@@ -206,6 +221,23 @@ def test_rewritten_chain_is_caught_only_by_the_published_head():
     failure = verify_document(forged, expected_head=published_head).failure
     assert (failure.roll_id, failure.verdict) == ("(chain head)", verify.CHAIN_BROKEN)
     assert published_head in failure.detail
+
+
+def test_only_the_last_roll_may_be_left_open():
+    """A roll before the record's last that is still committed or revealed fails as ``left
+    unresolved``, naming the roll after it (the server starts a roll only once the one before
+    it is played or void); the same roll as the record's last is pending."""
+    document = make_document()
+    tamper_leave_committed(document)
+    report = verify_document(document)
+    assert [c.verdict for c in report.checks] == (
+        ["ok"] * 5 + [verify.LEFT_UNRESOLVED, "ok", "pending"])
+    assert (report.failure.index, report.failure.roll_id) == (5, "rol_0005")
+    assert "still committed, yet roll rol_0006 (#6) follows it" in report.failure.detail
+    document["rolls"] = document["rolls"][:6]
+    rehash(document)
+    report = verify_document(document)
+    assert report.ok and report.checks[-1].verdict == "pending"
 
 
 def test_unknown_format_is_refused():

@@ -7,11 +7,12 @@ and run alone::
     python3 verify.py audit.json --head <chain head>  # also compare with the published head
     python3 verify.py https://…/api/audit/mat_… --log   # and the rolls and anchors in the log
 
-It exits 0 when every revealed roll matches its commitment and its dice and the hash chain is
-intact, 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``,
-``dice mismatch``, ``chain broken``, for v2 also ``opponent link mismatch``, ``void after
-reveal``, ``chain skipped``, ``anchor missing`` and ``log mismatch``, or ``malformed`` for an
-entry that cannot be read), and 2 when the document cannot be loaded.
+It exits 0 when every revealed roll matches its commitment and its dice, the hash chain is
+intact and only the record's last roll is still unresolved (committed, requested or revealed),
+1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``, ``dice
+mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
+``void after reveal``, ``chain skipped``, ``anchor missing`` and ``log mismatch``, or
+``malformed`` for an entry that cannot be read), and 2 when the document cannot be loaded.
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
@@ -41,6 +42,9 @@ GENESIS = "0" * 64  # the "previous entry hash" of a match's first roll
 ENTROPY_SOURCES = ("client", "server")
 STATES = ("committed", "revealed", "played", "void")
 REVEALED_STATES = ("revealed", "played")
+# Not final: a new roll of the match starts only once the one before it is played or void, so
+# only a record's last roll may be in one of these (v1 has no "requested").
+UNRESOLVED_STATES = ("committed", "requested", "revealed")
 
 DICE_SPEC_V2 = "boardgammon-dice-v2"
 RECORD_SPEC_V2 = "boardgammon-record-v2"
@@ -79,6 +83,9 @@ VOID_AFTER_REVEAL = "void after reveal"
 CHAIN_SKIPPED = "chain skipped"  # a roll took no link of a chain the log shows registered
 ANCHOR_MISSING = "anchor missing"  # an anchor the log shows accepted is not the record's
 LOG_MISMATCH = "log mismatch"  # the log's leaves given do not make the document's signed head
+# A roll before the record's last that was never played nor voided: the server went on to the
+# next roll with this one still open, perhaps after its inputs (and dice) were known to it.
+LEFT_UNRESOLVED = "left unresolved"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
 
 
@@ -391,7 +398,8 @@ def _require_length(name: str, value: bytes, length: int) -> None:
 class RollCheck:
     """The verdict on one roll of an audit document.
 
-    ``verdict`` is ``"ok"``, ``"pending"`` (committed, not yet revealed), ``"never revealed"``
+    ``verdict`` is ``"ok"``, ``"pending"`` (committed or, v2, requested: not yet revealed;
+    only the record's last roll, :data:`LEFT_UNRESOLVED` otherwise), ``"never revealed"``
     (void: the match moved on or ended), or a failure reason (one of the module's reason strings);
     ``detail`` says what differed.
     """
@@ -735,6 +743,12 @@ def verify_document(
             :func:`logged_anchors`), and every roll's leaves must name it as it is, with no
             roll of the match left out (:func:`_against_log`).
 
+    Only the record's last roll may be unresolved (committed, requested or revealed): an
+    earlier one, with rolls after it, is :data:`LEFT_UNRESOLVED` (the server starts a roll
+    only once the one before it is played or void), so a server that rolls again cannot keep
+    the first roll's void (and its ``voided_at``) out of the record by leaving it
+    ``requested``.
+
     v2: every anchor the log shows accepted must be the record's ``anchors`` entry for its
     seat (:data:`ANCHOR_MISSING`), and a roll requested after it must take a link of that
     chain (:data:`CHAIN_SKIPPED`); ``absent`` and void rolls do (their ``opponent_prev_link``
@@ -782,6 +796,7 @@ def verify_document(
         for index, entry in enumerate(rolls):
             check, head = check_roll(match_id, index, entry, head)
             checks.append(check)
+    _fail_left_unresolved(rolls, checks)
     failure = next((c for c in checks if c.failed), late)
     if failure is None:
         for published in (document.get("chain_head"), expected_head):
@@ -790,6 +805,29 @@ def verify_document(
                 failure = RollCheck(len(checks), "(chain head)", CHAIN_BROKEN, detail)
                 break
     return Report(match_id, tuple(checks), head, failure)
+
+
+def _fail_left_unresolved(rolls: list, checks: list[RollCheck]) -> None:
+    """Mark, in ``checks``, every roll of ``rolls`` but the last that passed its own checks
+    and is still unresolved (:data:`UNRESOLVED_STATES`) as :data:`LEFT_UNRESOLVED`. The
+    server starts a roll only once the one before it is played or void, so an honest record
+    has one open roll at most, its last. A roll left ``requested`` with rolls after it is the
+    "busy" reroll of a roll voided after its request without saying so: the roller's input
+    (and with it, perhaps, the dice) had reached the server, which rolled again; left
+    ``committed`` it may have been asked with the request unrecorded, left ``revealed`` its
+    dice were known. Whatever the next roll's kind: a game that ends voids its open roll."""
+    for index, (entry, check) in enumerate(zip(rolls[:-1], checks, strict=False)):
+        state = entry.get("state") if isinstance(entry, dict) else None
+        if check.failed or state not in UNRESOLVED_STATES:
+            continue
+        following = rolls[index + 1]
+        after = following.get("roll_id") if isinstance(following, dict) else None
+        detail = (
+            f"the roll is still {state}, yet roll {after} (#{index + 1}) follows it: a new roll "
+            "starts only once the one before it is played or void, so this one was left open "
+            "after the server may have had its inputs, and rolled again"
+        )
+        checks[index] = RollCheck(index, check.roll_id, LEFT_UNRESOLVED, detail)
 
 
 def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:

@@ -428,6 +428,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
         "verdict.void after reveal": "voided after its dice were known",
         "verdict.log mismatch": "does not match the public log",
+        "verdict.left unresolved": "left open while the match rolled again",
         "counts.title": "What these rolls prove",
         "counts.live": (
             "{count} rolls with both devices' entropy: neither player alone, nor the server "
@@ -892,6 +893,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
         "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
         "verdict.log mismatch": "stimmt nicht mit dem öffentlichen Protokoll überein",
+        "verdict.left unresolved": "offen gelassen, während das Match neu würfelte",
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
             "{count} Würfe mit dem Zufall beider Geräte: weder ein Spieler allein noch der "
@@ -1317,6 +1319,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
         "verdict.log mismatch": "公開ログと一致しない",
+        "verdict.left unresolved": "未解決のまま次のロールが振られた",
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
             "両方の端末の乱数を含むロール {count} 回：どちらのプレイヤーも単独では、"

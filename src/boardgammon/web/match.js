@@ -8,8 +8,10 @@ import { renderBoard } from "./board.js";
 import { clockAfter, clockText, fill, h, keep } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
-import { checkInLog } from "./dicelog.js";
-import { checkRoll, rollEntropy } from "./fairdice.js";
+import {
+  checkInLog, entryHashV2, leafHash, rootFromInclusion, verifyHeadSignature,
+} from "./dicelog.js";
+import { checkRoll, fromHex, rollEntropy, toHex } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, playerName, t } from "./i18n.js";
 import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
@@ -21,6 +23,10 @@ import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
+const GENESIS = "0".repeat(64); // the prev_hash of a record's first entry
+// A roll in one of these states is still open: the server starts the next roll only once it
+// is played or void, so only the record's last roll may be in one.
+const OPEN_STATES = ["committed", "requested", "revealed"];
 
 /** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
  * play as it was. The same seat's same play twice in a row is two plays, but between them the
@@ -33,6 +39,64 @@ function playedKey(s) {
 /** A seat's pip count from its points in its own numbering ([0] off, [1..24], [25] bar). */
 function pipCount(points) {
   return points.reduce((sum, n, i) => sum + i * n, 0);
+}
+
+/**
+ * Why a match's v2 audit document (GET /api/audit/{match_id}) is not the record the public
+ * log holds, as problem codes ([] when it is): a server could serve this device another record
+ * than the one it serves everyone else, one in which this device's roll looks harmless. Its
+ * entries must be numbered 0, 1, … and chained by prev_hash from the genesis, each hashing to
+ * its entry_hash (docs/fair-dice.md §The record (v2)); the newest entry this device checked
+ * through the rolls' proofs (`tally`, dicechain.js startTally: final, since a roll follows it)
+ * must be in it unchanged; and the last entry's last leaf must name that entry, its state and
+ * its hash, with an inclusion proof to the document's head, signed with the log's key
+ * (`publicKey`, from its fixed address). The last entry's hash covers every entry before it,
+ * so that one leaf ties the whole document to the log that the witnesses and
+ * `transparency.py --scan` watch. Codes: log_missing (no head, no entries, no leaf),
+ * log_mismatch (the chain, the tally, the leaf, or an entry that cannot be read), log_proof,
+ * log_signature (another key, or a signature that does not verify; unchecked where the browser
+ * has no Ed25519).
+ */
+async function recordProblems(matchId, doc, publicKey, tally) {
+  const entries = doc && Array.isArray(doc.rolls) ? doc.rolls : [];
+  const head = doc && doc.log && doc.log.head;
+  const last = entries[entries.length - 1];
+  const leaves = last && Array.isArray(last.log) ? last.log : [];
+  const mark = leaves[leaves.length - 1];
+  if (!head || !mark || doc.match_id !== matchId) return ["log_missing"];
+  const problems = [];
+  try {
+    let prev = GENESIS;
+    for (const [i, entry] of entries.entries()) {
+      if (entry.seq !== i || entry.prev_hash !== prev
+          || (await entryHashV2(matchId, entry)) !== entry.entry_hash) {
+        throw new Error(`entry ${i} does not chain`);
+      }
+      prev = entry.entry_hash;
+    }
+    if (tally.seq >= entries.length
+        || (tally.seq >= 0 && entries[tally.seq].entry_hash !== tally.hash)) {
+      throw new Error("not the entries this device checked");
+    }
+    const fields = JSON.parse(mark.leaf);
+    if (fields.match_id !== matchId || fields.roll_id !== last.roll_id || fields.seq !== last.seq
+        || fields.event !== last.state || fields.entry_hash !== last.entry_hash) {
+      throw new Error("the last leaf names another entry");
+    }
+    const reached = await rootFromInclusion(mark.index, head.tree_size,
+      await leafHash(new TextEncoder().encode(mark.leaf)), mark.inclusion_path.map(fromHex));
+    if (!reached || toHex(reached) !== head.root_hash) problems.push("log_proof");
+  } catch {
+    return ["log_mismatch"];
+  }
+  let signed = false;
+  try {
+    signed = doc.log.public_key === publicKey && await verifyHeadSignature(publicKey, head);
+  } catch {
+    // a signature that is no hex: not signed
+  }
+  if (signed === false) problems.push("log_signature");
+  return problems;
 }
 
 export class MatchPage {
@@ -191,17 +255,6 @@ export class MatchPage {
     this.saveKnown();
   }
 
-  /** Remember that the server showed this roll requested: it held the roller's input then,
-   * so a void of the roll later is after that input whatever the record says of the request
-   * (checkVoided: a server that answers a request and never records it must not escape the
-   * void_after_request check by leaving `requested_at` null). */
-  seenRequested(pending) {
-    const k = pending && pending.state === "requested" ? this.known[pending.roll_id] : null;
-    if (!k || k.seen_requested) return;
-    k.seen_requested = true;
-    this.saveKnown();
-  }
-
   /** What another page of this match on this device stored (a second tab). */
   storedKnown() {
     try {
@@ -231,7 +284,6 @@ export class MatchPage {
     this.chat.setState(state);
     this.receivedAt = performance.now();
     if (state.pending_roll) this.promise(state.pending_roll);
-    this.seenRequested(state.pending_roll);
     const key = this.playKey(state);
     if (key !== this.builderKey) {
       this.builderKey = key;
@@ -367,14 +419,22 @@ export class MatchPage {
     await this.checkVoided(state);
   }
 
-  /** A v2 roll this device asked to roll (as the roller) or sent its link for (as the
-   * opponent) that the match has moved past without revealing it: if the audit document says
-   * it ended void after its request and another roll followed, the server voided it after
-   * inputs it could see had arrived (a "busy" reroll), and it is listed with ✗
-   * void_after_request. Not flagged: a void last roll (the match ended during the wait, by a
-   * flag or a resignation: nothing was rolled in its place), and a void normal roll followed
-   * by an opening roll (the game ended during the wait and a new one began: the roll after
-   * it belongs to another game, which the match shows both players, not to the same turn).
+  /** A v2 roll this device asked to roll (as the roller: its entropy, stored before it left)
+   * or sent its link for (as the opponent) that the match has moved past without revealing
+   * it, looked up in the audit document once the document checks out against the public log
+   * (recordProblems; otherwise, after a second read, those rolls are ✗ with its problems: the
+   * server may be showing this device a record of its own). Listed with ✗ void_after_request,
+   * a reroll after inputs the server may have held (a "busy" reroll):
+   * - a roll the document holds void with another roll after it, whether or not it records
+   *   the request (`requested_at`) or this device saw the roll `requested`: this device's
+   *   input left for it, and the server, which starts a roll only once the one before it is
+   *   played or void, voids an open roll only when its game or the match ends. Not flagged:
+   *   a void last roll of a finished match (nothing was rolled in its place) and a void
+   *   normal roll followed by an opening roll (the game ended during the wait, a resignation
+   *   or a drop, and a new one began, which the match shows both players);
+   * - a roll the document holds still open (committed, requested, revealed) with another
+   *   roll after it: voided in all but name (verify.py: `left unresolved`), whatever the next
+   *   roll's kind.
    * One the document does not hold at all is listed with ✗ roll_missing. */
   async checkVoided(state) {
     if (state.dice_protocol !== "v2") return;
@@ -387,31 +447,40 @@ export class MatchPage {
     });
     if (asked.length === 0) return;
     let doc;
+    let problems = null;
     try {
+      if (!this.logKey) this.logKey = (await request("GET", "/api/log/public-key")).public_key;
       // Only after a roll of ours that the match moved past unrevealed (rare): the whole
-      // document, which says what became of it and whether another roll followed.
-      doc = await request("GET", `/api/audit/${encodeURIComponent(state.match_id)}`);
+      // document, which says what became of it and whether another roll followed. Read again
+      // once where it does not check out: it may have been read while the record changed.
+      for (let attempt = 0; attempt < 2 && (!problems || problems.length); attempt++) {
+        doc = await request("GET", `/api/audit/${encodeURIComponent(state.match_id)}`);
+        problems = await recordProblems(state.match_id, doc, this.logKey, this.tally);
+      }
     } catch {
       return; // tried again with the next state
     }
-    const entries = doc.rolls || [];
-    for (const [index, entry] of entries.entries()) {
-      if (!asked.includes(entry.roll_id) || ["committed", "requested"].includes(entry.state)) {
-        continue;
+    if (problems.length) {
+      for (const id of asked) {
+        if (this.verdicts.has(id)) continue;
+        this.settled.add(id);
+        this.voided.push(id);
+        this.verdicts.set(id, { ok: false, problems, checked: [] });
       }
-      if (entry.state === "void" && index === entries.length - 1 && state.phase !== "match_over") {
+      this.renderDice();
+      return;
+    }
+    const entries = doc.rolls;
+    for (const [index, entry] of entries.entries()) {
+      if (!asked.includes(entry.roll_id)) continue;
+      const next = entries[index + 1];
+      const open = OPEN_STATES.includes(entry.state);
+      if (!next && (open || (entry.state === "void" && state.phase !== "match_over"))) {
         continue; // nothing followed yet: looked at again with the next state
       }
-      this.settled.add(entry.roll_id); // looked up once its state is final
-      // Voided before the request reached the server (it never had our input: no request
-      // time, and never shown to this device as requested), or with the game it belonged
-      // to: no flag.
-      const next = entries[index + 1];
-      const requested = entry.requested_at != null || this.known[entry.roll_id].seen_requested;
-      if (entry.state !== "void" || !requested || !next
-          || (entry.kind === "normal" && next.kind === "opening")) {
-        continue;
-      }
+      this.settled.add(entry.roll_id); // looked up once a roll follows it, or the match ended
+      const newGame = entry.kind === "normal" && next && next.kind === "opening";
+      if (!next || !(open || (entry.state === "void" && !newGame))) continue;
       if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
       this.voided.push(entry.roll_id);
       this.verdicts.set(entry.roll_id, { ok: false, problems: ["void_after_request"],
