@@ -7,7 +7,10 @@ a reading of the spec that differs from the package's shows up as a disagreement
 unresolved"``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the
 record as a whole where it fails. ``leaves``: the public log up to the document's signed head
 (§The public log), read by the caller; every anchor leaf of the match there must be the
-record's anchor of its seat, and a roll requested after it must take a link of that chain.
+record's anchor of its seat, and a roll whose request is a later leaf of the log than it must
+take a link of that chain (§Checking the anchors (v2): by the leaves' places, not their
+times). A seat's chain is ``null`` in the rolls before its first use (a late anchor), then
+continued by every roll with that seat as the opponent.
 Each leaf of a roll (from ``leaves``, else the document's ``log``) must carry in ``at`` the
 record's time of its change (``"bad: log time"``).
 ``steps(document) -> list``: the ``k`` of each roll (§Terms (v2): every roll whose opponent has
@@ -20,7 +23,6 @@ import hashlib
 import hmac
 import json
 import struct
-from datetime import datetime
 
 
 def _lp(data: bytes) -> bytes:
@@ -128,20 +130,20 @@ def log_root(leaves: list[str]) -> str:
 
 
 def registered(document: dict, leaves: list[str] | None) -> dict:
-    """The anchor leaves of the match: ``{seat: (anchor, at)}``, the first of each seat, from
-    the document's ``log.anchors`` or, given the log's leaves, from those (whose root must be
-    the signed head's)."""
+    """The anchor leaves of the match: ``{seat: (anchor, place in the log, at)}``, the first of
+    each seat, from the document's ``log.anchors`` or, given the log's leaves, from those
+    (whose root must be the signed head's)."""
     if leaves is None:
-        found = [a["leaf"] for a in document.get("log", {}).get("anchors", [])]
+        found = [(a["index"], a["leaf"]) for a in document.get("log", {}).get("anchors", [])]
     else:
         head = document["log"]["head"]
         assert head["tree_size"] == len(leaves) and log_root(leaves) == head["root_hash"]
-        found = leaves
+        found = list(enumerate(leaves))
     seats: dict = {}
-    for leaf in found:
+    for place, leaf in sorted(found):
         fields = json.loads(leaf)
         if fields["event"] == "anchor" and fields["match_id"] == document["match_id"]:
-            seats.setdefault(fields["seat"], (fields["anchor"], fields["at"]))
+            seats.setdefault(fields["seat"], (fields["anchor"], place, fields["at"]))
     return seats
 
 
@@ -157,34 +159,67 @@ def log_time(record_time: str) -> str:
     return day_and_second + ("" if fraction == ".000000" else fraction) + "+00:00"
 
 
-def roll_leaves(document: dict, e: dict, leaves: list[str] | None) -> list[dict]:
-    """The roll's leaves: from the log when given, else the ones the document lists."""
+def roll_leaves(document: dict, e: dict, leaves: list[str] | None) -> list[tuple[int, dict]]:
+    """The roll's leaves with their places in the log: from the log when given, else the ones
+    the document lists."""
     if leaves is None:
-        return [json.loads(entry["leaf"]) for entry in e.get("log", [])]
-    found = [json.loads(leaf) for leaf in leaves]
-    return [f for f in found
+        return [(entry["index"], json.loads(entry["leaf"])) for entry in e.get("log", [])]
+    found = [(place, json.loads(leaf)) for place, leaf in enumerate(leaves)]
+    return [(place, f) for place, f in found
             if f.get("match_id") == document["match_id"] and f.get("roll_id") == e["roll_id"]]
+
+
+def as_record_time(value) -> str | None:
+    """Spec §Checking the anchors (v2): a record time, or a leaf's ``at`` (``…+00:00``, the
+    fraction left out where it is ``000000``) turned into one; ``None`` for any other
+    spelling. Record times sort as the instants they name."""
+    if not isinstance(value, str):
+        return None
+    if value.endswith("+00:00") and len(value) in (25, 32):
+        value = value[:-6] + ("" if len(value) == 32 else ".000000") + "Z"
+    shape = "dddd-dd-ddTdd:dd:dd.ddddddZ"
+    if len(value) != len(shape):
+        return None
+    for char, wanted in zip(value, shape, strict=True):
+        if not (char in "0123456789" if wanted == "d" else char == wanted):
+            return None
+    return value
+
+
+def requested_after(requested_at: str, asked: int | None, anchor: tuple) -> bool:
+    """Spec §Checking the anchors (v2), chain skipped: whether a roll was requested after
+    its opponent's anchor ``(anchor, place, at)``: by the places in the log where the
+    request has one (``asked``), else by the times, the request not before the anchor's
+    ``at`` (or either time unreadable)."""
+    if asked is not None:
+        return asked > anchor[1]
+    asked_at, accepted = as_record_time(requested_at), as_record_time(anchor[2])
+    return asked_at is None or accepted is None or not asked_at < accepted
 
 
 def check(document: dict, leaves: list[str] | None = None) -> list[str]:
     assert document["format"] == "boardgammon-audit-v2"
     match_id = document["match_id"]
     chains = list(document["anchors"])  # what each seat's next link must hash to
+    used = [False, False]  # whether a roll fixed a link of each seat's chain yet
     logged = registered(document, leaves)
     prev = "0" * 64
     verdicts = []
     for index, (e, k) in enumerate(zip(document["rolls"], steps(document), strict=True)):
-        verdict = _check(match_id, index, e, prev, chains, k)
+        verdict = _check(match_id, index, e, prev, chains, used, k)
         opponent = logged.get(1 - e["seat"])
+        own = roll_leaves(document, e, leaves)
+        # Where the roll was requested: its first leaf after the commitment's.
+        asked = min((place for place, f in own if f["event"] != "committed"), default=None)
         if (
             not verdict.startswith("bad")
             and opponent is not None
             and e["opponent_prev_link"] is None
             and e["requested_at"] is not None
-            and datetime.fromisoformat(opponent[1]) <= datetime.fromisoformat(e["requested_at"])
+            and requested_after(e["requested_at"], asked, opponent)
         ):
             verdict = "bad: chain skipped"
-        for fields in roll_leaves(document, e, leaves):
+        for _, fields in own:
             recorded = e.get(EVENT_TIMES.get(fields["event"], ""))
             if not verdict.startswith("bad") and (
                 recorded is None or fields["at"] != log_time(recorded)
@@ -202,19 +237,22 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:
         verdicts.append("bad: head")
-    if any(document["anchors"][seat] != anchor for seat, (anchor, _) in logged.items()):
+    if any(document["anchors"][seat] != anchor for seat, (anchor, *_) in logged.items()):
         verdicts.append("bad: anchor missing")
     return verdicts
 
 
-def _check(match_id: str, index: int, e: dict, prev: str, chains: list, k) -> str:
+def _check(match_id: str, index: int, e: dict, prev: str, chains: list, used: list,
+           k) -> str:
     if e["seq"] != index:
         return "bad: seq"
     if e["prev_hash"] != prev or e["entry_hash"] != entry_hash(match_id, e):
         return "bad: chain"
     opponent = 1 - e["seat"]
-    if e["opponent_prev_link"] != chains[opponent]:
-        return "bad: opponent chain"
+    if e["opponent_prev_link"] is not None or used[opponent]:
+        if e["opponent_prev_link"] != chains[opponent]:
+            return "bad: opponent chain"
+        used[opponent] = True
     shown = e.get("opponent_link_steps", k)
     if shown != k or (shown is not None and type(shown) is not int):  # JSON: no 1.0, no true
         return "bad: steps"

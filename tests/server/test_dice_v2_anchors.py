@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -28,8 +29,11 @@ from boardgammon.dice.transparency import (
 from boardgammon.dice.verify import (
     ANCHOR_MISSING,
     CHAIN_SKIPPED,
+    LINK_MISMATCH,
     LOG_MISMATCH,
     _log_root,
+    derive_dice_v2,
+    entry_hash_v2,
     run,
     verify_document,
 )
@@ -85,6 +89,166 @@ def dishonest_match(db, rolls: int = 6) -> str:
                 assert roll.opponent_source == "none"
             v2.mark_played(s, roll.roll_id)
     return match_id
+
+
+def late_anchor_match(db, request: str) -> tuple[str, int]:
+    """Seat 1's device registers its anchor only during the match's third roll (seat 0's,
+    committed without the chain); seven rolls, seats alternating. ``request`` says when that
+    roll was requested: ``"before"`` the anchor came (it goes on without the chain: honest),
+    ``"after"`` it (the server took the anchor and rolled without it: chain skipped), or
+    ``"after, dated before"`` (its request a later leaf of the log than the anchor's, its
+    ``requested_at`` written earlier than the anchor's time). From the fifth roll on seat 0's
+    rolls take seat 1's links. Returns the ID and the third roll's ``seq``."""
+    match_id, devices = new_match_id(), (Device(), Device())
+    times = iter(datetime(2026, 12, 4, 12, 0, tzinfo=UTC) + timedelta(seconds=i)
+                 for i in range(200))
+    with db.sessions() as s:
+        v2.register_anchor(s, match_id, 0, devices[0].anchor, now=next(times))
+        for k in range(7):
+            seat = k % 2
+            roll = v2.commit_roll(s, match_id, seat, "opening" if k == 0 else "normal",
+                                  now=next(times))
+            entropy = bytes(16)
+            if k != 2:
+                roll = v2.request_roll(s, roll.roll_id, roll.commitment, entropy,
+                                       now=next(times))
+            elif request == "before":
+                roll = v2.request_roll(s, roll.roll_id, roll.commitment, entropy,
+                                       now=next(times))
+                v2.register_anchor(s, match_id, 1, devices[1].anchor, now=next(times))
+            else:
+                dated = next(times)
+                v2.register_anchor(s, match_id, 1, devices[1].anchor, now=next(times))
+                roll = v2.request_roll(s, roll.roll_id, roll.commitment, entropy,
+                                       now=dated if request == "after, dated before"
+                                       else next(times))
+            if roll.opponent_prev_link is not None:
+                roll = v2.contribute(s, roll.roll_id, devices[1 - seat].next_link(),
+                                     now=next(times))
+            else:
+                roll = v2.reveal_without_opponent(s, roll.roll_id, now=next(times))
+            assert (roll.opponent_source == "none") == (seat == 0 and k <= 2)
+            v2.mark_played(s, roll.roll_id, now=next(times))
+    return match_id, 2
+
+
+def rechained(document: dict, start: int) -> dict:
+    """``document`` with the entries from ``start`` on hashed and chained anew (a server that
+    rewrites its record consistently: only the published head or the log tells)."""
+    rolls = [dict(r) for r in document["rolls"]]
+    for index in range(start, len(rolls)):
+        if index:
+            rolls[index]["prev_hash"] = rolls[index - 1]["entry_hash"]
+        rolls[index]["entry_hash"] = entry_hash_v2(document["match_id"], rolls[index])
+    return {**document, "rolls": rolls, "chain_head": rolls[-1]["entry_hash"]}
+
+
+def test_a_late_anchor_after_a_roll_already_requested_passes_every_verifier(database):
+    """The roll requested before the anchor came keeps going without it (``none``); the
+    chain is ``null`` until its first use, then continued: the server's verdict, verify.py
+    (with and without the log) and the spec's verifier pass. The old rule (the anchor from
+    the first roll on) failed it as an opponent link mismatch."""
+    match_id, _ = late_anchor_match(database, "before")
+    document = audit(database, match_id)
+    log = whole_log(database, document)
+    assert document["verified"] is True, document["failure"]
+    assert [r["opponent_source"] for r in document["rolls"]] == [
+        "none", "client", "none", "client", "client", "client", "client"]
+    assert verify_document(document).ok and verify_document(document, log_leaves=log).ok
+    for leaves_given in (None, log):
+        assert not any(v.startswith("bad") for v in spec_verifier_v2.check(document,
+                                                                             leaves_given))
+
+
+@pytest.mark.parametrize("request_", ["after", "after, dated before"])
+def test_a_roll_requested_after_a_late_anchors_leaf_must_take_its_chain(database, request_):
+    """The server took seat 1's late anchor, then let the roll it had committed without it be
+    requested and revealed ``none`` (no void, no new commitment): chain skipped, judged by the
+    leaves' order, in the server's verdict, verify.py (the document's leaves, or the whole
+    log) and the spec's verifier, also where the roll's ``requested_at`` is dated before the
+    anchor (the old rule compared times, and passed that roll; it failed the record anyway,
+    at its first roll, as an opponent link mismatch, since the anchor was due from the
+    start)."""
+    match_id, skipped = late_anchor_match(database, request_)
+    document = audit(database, match_id)
+    log = whole_log(database, document)
+    assert (document["verified"], document["failure"]["reason"],
+            document["failure"]["index"]) == (False, CHAIN_SKIPPED, skipped)
+    for leaves_given in (None, log):
+        failure = verify_document(document, log_leaves=leaves_given).failure
+        assert failure is not None and (failure.index, failure.verdict) == (skipped,
+                                                                             CHAIN_SKIPPED)
+        assert "seat 1's chain anchor" in failure.detail and "log entry" in failure.detail
+        verdicts = spec_verifier_v2.check(document, leaves_given)
+        assert verdicts[skipped] == "bad: chain skipped"
+        assert not any(v.startswith("bad") for v in verdicts[:skipped])
+
+
+@pytest.mark.parametrize(
+    ("request_", "anchor_at", "skipped"),
+    [("before", None, []), ("after", None, [2]), ("before", "yesterday", [0, 2])],
+    ids=["requested-before", "requested-after", "anchor-time-unreadable"],
+)
+def test_without_the_requests_places_the_times_judge_a_late_anchor(database, request_,
+                                                                   anchor_at, skipped):
+    """A document whose rolls list no leaves, read without the log: a roll's request has no
+    place, so both verifiers compare its ``requested_at`` with the anchor leaf's ``at``; a
+    ``none`` roll requested not before the anchor (the late anchor's third roll, requested
+    after it), or every ``none`` roll where the anchor's time cannot be read, is chain
+    skipped, not passed unjudged (before this, both passed every roll here)."""
+    match_id, _ = late_anchor_match(database, request_)
+    document = audit(database, match_id)
+    for entry in document["rolls"]:
+        entry.pop("log")
+    if anchor_at is not None:
+        for listed in document["log"]["anchors"]:
+            fields = json.loads(listed["leaf"])
+            if fields["seat"] == 1:
+                listed["leaf"] = json.dumps({**fields, "at": anchor_at})
+    report = verify_document(document)
+    assert [c.index for c in report.checks if c.failed] == skipped
+    assert {c.verdict for c in report.checks if c.failed} <= {CHAIN_SKIPPED}
+    assert all("requested_at" in c.detail for c in report.checks if c.failed)
+    verdicts = spec_verifier_v2.check(document)
+    assert [i for i, v in enumerate(verdicts) if v.startswith("bad")] == skipped
+    assert {v for v in verdicts if v.startswith("bad")} <= {"bad: chain skipped"}
+
+
+def test_a_chain_once_used_must_be_continued(database):
+    """After a seat's chain was first used, a roll with that seat as the opponent that fixes
+    no link of it (rewritten as ``none``, its dice derived anew and the record re-chained) is
+    an opponent link mismatch in both verifiers; the old rule caught it the same way."""
+    match_id, _ = late_anchor_match(database, "before")
+    document = audit(database, match_id)
+    last = len(document["rolls"]) - 1
+    entry = dict(document["rolls"][last])
+    assert entry["seat"] == 0 and entry["opponent_prev_link"] is not None
+    entry.update(opponent_prev_link=None, opponent_entropy=None, opponent_at=None,
+                 opponent_source="none", opponent_link_steps=None)
+    entry["dice"] = list(derive_dice_v2(
+        bytes.fromhex(entry["server_seed"]), match_id, entry["roll_id"], entry["nonce"],
+        entry["kind"], bytes.fromhex(entry["roller_entropy"]), None))
+    document["rolls"][last] = entry
+    forged = rechained(document, last)
+    forged.pop("log")
+    failure = verify_document(forged).failure
+    assert failure is not None and (failure.index, failure.verdict) == (last, LINK_MISMATCH)
+    assert spec_verifier_v2.check(forged)[last] == "bad: opponent chain"
+
+
+def test_a_rows_program_judges_a_late_anchor_by_the_logs_order(
+    client_for, database_url, tmp_path  # noqa: F811
+):
+    client = client_for(database_url)
+    for request_, verdict in (("before", "ok: "), ("after, dated before",
+                                                   "FAILED: chain skipped")):
+        match_id, skipped = late_anchor_match(services(client.app).db, request_)
+        roll_id = client.get(f"/api/audit/{match_id}").json()["rolls"][skipped]["roll_id"]
+        program = client.get(f"/api/audit/{match_id}/rolls/{roll_id}/verify.py").text
+        (tmp_path / "roll.py").write_text(program)
+        done = subprocess.run([sys.executable, "-I", "-S", "roll.py"], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert (done.stderr + done.stdout).startswith(verdict), done.stderr + done.stdout
 
 
 def test_each_accepted_anchor_is_a_leaf_written_with_it(database):

@@ -273,32 +273,32 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
     assert stored["sent"] == {"rol_a": 1, "rol_b": 2, "rol_e": 3, "rol_g": 5}
 
 
-TOO_LATE = (400, {"error": {"code": "wrong_phase", "message": "too late"}})
+REFUSED = (400, {"error": {"code": "wrong_phase", "message": "refused"}})
 EARLY, LATER = "2026-01-01T00:00:00.000000Z", "2999-01-01T00:00:00.000000Z"
 
 
 @pytest.mark.parametrize(
-    ("answer", "committed_at", "problems"),
+    ("answer", "requested_at", "problems"),
     [
         ((200, {"events": [{"type": "anchor", "seat": 1}]}), EARLY, ["chain_skipped"]),
-        (TOO_LATE, EARLY, []),
-        (TOO_LATE, LATER, ["anchor_refused"]),
-        (TOO_LATE, None, ["anchor_refused"]),
+        (REFUSED, EARLY, []),
+        (REFUSED, LATER, ["anchor_refused"]),
+        (REFUSED, None, ["anchor_refused"]),
     ],
-    ids=["accepted", "refused-by-the-rules", "refused-before-any-roll", "refused-time-unread"],
+    ids=["accepted", "refused-after-the-request", "refused-before-the-request",
+         "refused-time-unread"],
 )
 def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, answer,
-                                                                  committed_at, problems):
+                                                                  requested_at, problems):
     """Seat 1's device registered its anchor; the server accepted it (200), then revealed a
     roll of seat 0 as if seat 1 had no chain (``none``, no ``opponent_prev_link``): the server
-    and the roller alone held every input. The server refuses an anchor once any roll with
-    that seat as the opponent is committed, so an honest record never does this (the
-    anchor's leaf in the public log lets the verifiers see it too:
-    tests/server/test_dice_v2_anchors.py). A device whose anchor was refused as too late sees
-    the honest ``none`` where the first roll with it as the opponent was committed before its
-    anchor left (this device's clock against the hashed ``committed_at``): the rules refuse
-    it then. Refused while no such roll was committed yet (or at a time it cannot read), the
-    rolls without its chain show ✗ anchor_refused: the server left it out for nothing."""
+    and the roller alone held every input. Where the device cannot place the roll's request
+    before its anchor's leaf in the log (here the roll carries no leaves), it is ✗
+    chain_skipped (test_web_anchor_log.py has the late anchor's honest ``none`` rolls, and
+    tests/server/test_dice_v2_anchors.py the verifiers). The server takes a late anchor
+    too, so an anchor refused (``wrong_phase``) is refused for nothing: a roll requested after
+    it left (this device's clock against the hashed ``requested_at``), or at a time the device
+    cannot read, shows ✗ anchor_refused; one requested before it left is the honest ``none``."""
     status, body = answer
 
     def handle(route, request):
@@ -306,7 +306,7 @@ def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, an
 
     module_page.route("**/api/matches/*/actions", handle)
     roll = _entry(None) | {"seq": 0, "opponent_prev_link": None, "opponent_source": "none",
-                           "committed_at": committed_at}
+                           "requested_at": requested_at}
     verdict = run_client(
         module_page,
         """const dc = await import('/static/dicechain.js');

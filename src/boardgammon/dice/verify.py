@@ -571,6 +571,23 @@ def _v2_shape_problem(entry: dict) -> str | None:
     return None
 
 
+def _as_record_time(value: object) -> str | None:
+    """A record time (``…SS.ffffffZ``) or a leaf's ``at`` in the log's spelling (UTC,
+    ``…SS[.ffffff]+00:00``) as a record time, which sort as the instants they name; ``None``
+    for any other spelling. Digits where the record time has digits, nothing more: the
+    independent verifier reads them the same way."""
+    if not isinstance(value, str):
+        return None
+    if value.endswith("+00:00") and len(value) in (25, 32):
+        value = value[:-6] + ("" if len(value) == 32 else ".000000") + "Z"
+    shape = "dddd-dd-ddTdd:dd:dd.ddddddZ"
+    if len(value) != len(shape) or not all(
+        ("0" <= c <= "9") if f == "d" else c == f for c, f in zip(value, shape, strict=True)
+    ):
+        return None
+    return value
+
+
 def _is_record_time(value: object) -> bool:
     """Whether ``value`` is a record time exactly as the spec writes it (27 characters, UTC)."""
     if not isinstance(value, str) or len(value) != 27 or not value.endswith("Z"):
@@ -590,18 +607,27 @@ def check_roll_v2(
     links: list[str | None],
     used: list[int] | None = None,
     registered: list[Anchor | None] | None = None,
+    started: list[bool] | None = None,
+    requested_leaf: int | None = None,
 ) -> tuple[RollCheck, str]:
     """Check one v2 audit entry against its predecessor's hash and the players' hash chains.
 
     ``links[seat]``: the hex value that seat's next revealed link must hash to (its anchor,
     then its last revealed link), ``None`` without a chain; ``used[seat]``: how many entries
     have used up a link of that seat's chain since (:func:`opponent_link_steps`; zeros when
-    not given). Both are updated here. ``registered[seat]``: that seat's anchor as the public
-    log shows it accepted (:func:`logged_anchors`), if known. Returns the verdict and the
-    entry's recomputed hash.
+    not given); ``started[seat]``: whether an entry before this one fixed a link of that
+    seat's chain (``False`` for both when not given). All three are updated here.
+    ``registered[seat]``: that seat's anchor as the public log shows it accepted
+    (:func:`logged_anchors`), if known; ``requested_leaf``: the place in the log of the
+    entry's request (:func:`request_places`), if known. Returns the verdict and the entry's
+    recomputed hash.
     Checks, in order: the entry can be read and its fields fit its state, a void roll reveals
-    nothing, ``opponent_prev_link`` is where the opponent's chain stands, a roll
-    requested after the opponent's anchor was accepted takes a link of its chain
+    nothing, ``opponent_prev_link`` is where the opponent's chain stands (``null`` until an
+    entry first fixes a link of it, which must be the anchor, then every entry with that
+    opponent continues it: a late anchor takes part from its first use on), a roll
+    requested after the opponent's anchor leaf (by their places in the log; where the
+    request's place is unknown, by its ``requested_at`` against the leaf's ``at``: flagged
+    unless the earlier, or where either cannot be read) takes a link of its chain
     (:data:`CHAIN_SKIPPED`), the entry's
     ``opponent_link_steps`` (optional, not hashed) is the ``k`` counted here, the opponent's
     link hashes to ``opponent_prev_link`` in exactly ``k`` steps, the seed matches the
@@ -609,6 +635,7 @@ def check_roll_v2(
     hashes to its ``entry_hash``.
     """
     used = used if used is not None else [0, 0]
+    started = started if started is not None else [False, False]
     if not isinstance(entry, dict):
         detail = f"the entry cannot be read: a JSON object is expected, got {type(entry).__name__}"
         return RollCheck(index, f"#{index}", MALFORMED, detail), GENESIS
@@ -659,7 +686,9 @@ def check_roll_v2(
     if problem is not None:
         return verdict(MALFORMED, problem), own_hash
     other = 1 - seat
-    expected = links[other]
+    # Until the chain's first use an entry may fix no link of it (the anchor came late, or
+    # never); from then on each one continues it.
+    expected = links[other] if prev_link is not None or started[other] else None
     if (prev_link.hex() if prev_link else None) != expected:
         detail = (
             f"seat {other}'s chain continues from {expected}, the entry says "
@@ -668,23 +697,29 @@ def check_roll_v2(
         return verdict(LINK_MISMATCH, detail), own_hash
     logged = registered[other] if registered is not None else None
     if prev_link is None and logged is not None and entry.get("requested_at") is not None:
-        skipped = _requested_after(entry["requested_at"], logged.at)
-        if skipped is None:
-            detail = (
-                f"requested_at {entry['requested_at']!r} and the anchor's time {logged.at!r} "
-                f"(public log entry {logged.index}) are not two times with offsets"
+        if requested_leaf is not None:
+            skipped = requested_leaf > logged.index
+            when = f"before this roll was requested (log entry {requested_leaf})"
+        else:
+            # No place for the request (no log given, none listed in the document): the
+            # record's times instead, flagged unless the request is the earlier of the two.
+            asked = _as_record_time(entry["requested_at"])
+            accepted = _as_record_time(logged.at)
+            skipped = asked is None or accepted is None or not asked < accepted
+            when = (
+                f"at {logged.at}, and this roll's request, without a place in the log read, "
+                f"has requested_at {entry['requested_at']} not before it"
             )
-            return verdict(MALFORMED, detail), own_hash
         if skipped:
             detail = (
-                f"seat {other}'s chain anchor {logged.anchor} was accepted at {logged.at} "
-                f"(public log entry {logged.index}), before this roll was requested at "
-                f"{entry['requested_at']}, yet the roll took no link of it "
+                f"seat {other}'s chain anchor {logged.anchor} was accepted in public log "
+                f"entry {logged.index}, {when}, yet the roll took no link of it "
                 f"(opponent_prev_link null, source {entry.get('opponent_source')!r})"
             )
             return verdict(CHAIN_SKIPPED, detail), own_hash
     steps = None
     if prev_link is not None:
+        started[other] = True
         used[other] += 1
         steps = used[other]
     shown_steps = entry.get("opponent_link_steps", steps)
@@ -750,9 +785,13 @@ def verify_document(
     ``requested``.
 
     v2: every anchor the log shows accepted must be the record's ``anchors`` entry for its
-    seat (:data:`ANCHOR_MISSING`), and a roll requested after it must take a link of that
-    chain (:data:`CHAIN_SKIPPED`); ``absent`` and void rolls do (their ``opponent_prev_link``
-    is set), so only ``none`` fails.
+    seat (:data:`ANCHOR_MISSING`), and a roll whose request is a later leaf of the log than
+    it (:func:`request_places`: from ``log_leaves``, else each roll's ``log`` in the document;
+    a roll with no place there by its ``requested_at``, not before the anchor leaf's ``at``)
+    must take a link of that chain (:data:`CHAIN_SKIPPED`); ``absent`` and void rolls do
+    (their ``opponent_prev_link`` is set), so only ``none`` fails. A roll requested before
+    the anchor's leaf (a late anchor) may say ``none``; from the chain's first use on, every
+    roll with that opponent continues it (:data:`LINK_MISMATCH` otherwise).
 
     Raises:
         ValueError: the document is not an audit document of a known format.
@@ -772,15 +811,18 @@ def verify_document(
     head = GENESIS
     late: RollCheck | None = None  # a failure of the record as a whole, after the rolls'
     if version[0] == AUDIT_FORMAT_V2:
-        links, used = _anchors(document), [0, 0]
+        links, used, started = _anchors(document), [0, 0], [False, False]
         listed = list(links)
         try:
             registered = logged_anchors(document, log_leaves)
         except (KeyError, TypeError, ValueError) as exc:
             registered = [None, None]
             late = RollCheck(len(rolls), "(public log)", LOG_MISMATCH, str(exc))
+        places = request_places(document, log_leaves)
         for index, entry in enumerate(rolls):
-            check, head = check_roll_v2(match_id, index, entry, head, links, used, registered)
+            place = places.get(str(entry.get("roll_id"))) if isinstance(entry, dict) else None
+            check, head = check_roll_v2(match_id, index, entry, head, links, used, registered,
+                                        started, place)
             checks.append(check)
         for seat, logged in enumerate(registered):
             if late is None and logged is not None and logged.anchor != listed[seat]:
@@ -997,15 +1039,40 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
     return anchors
 
 
-def _requested_after(requested_at: str, accepted_at: str) -> bool | None:
-    """Whether a roll requested at ``requested_at`` (``…Z``) came after an anchor accepted at
-    ``accepted_at`` (ISO 8601 with offset); ``None`` if either is no time."""
-    try:
-        # "Z" spelled out: fromisoformat reads it only from Python 3.11 on.
-        requested = datetime.fromisoformat(requested_at.replace("Z", "+00:00"))
-        return datetime.fromisoformat(accepted_at) <= requested
-    except (TypeError, ValueError):
-        return None
+def request_places(document: dict, log_leaves: list[str] | None = None) -> dict[str, int]:
+    """Where in the public log each roll of a v2 ``document`` was requested: roll ID → the
+    place of its first leaf after its commitment's (its ``requested`` leaf in an honest log;
+    a log that leaves that one out gives the later leaf that follows), from ``log_leaves``
+    (the whole log) when given, else from each roll's ``log`` in the document; a roll with no
+    such leaf there is left out. Leaves that cannot be read are passed over (the log's own
+    checks name them). :data:`CHAIN_SKIPPED` compares these places with the anchor leaves'."""
+    if log_leaves is not None:
+        found: Iterable[tuple[object, object]] = enumerate(log_leaves)
+    else:
+        found = (
+            (entry.get("index"), entry.get("leaf"))
+            for roll in document.get("rolls") or []
+            if isinstance(roll, dict) and isinstance(roll.get("log"), list)
+            for entry in roll["log"]
+            if isinstance(entry, dict)
+        )
+    places: dict[str, int] = {}
+    for index, leaf in found:
+        try:
+            fields = json.loads(leaf) if isinstance(leaf, str) else None
+        except ValueError:
+            continue
+        if (
+            isinstance(index, int)
+            and not isinstance(index, bool)
+            and isinstance(fields, dict)
+            and fields.get("match_id") == document.get("match_id")
+            and fields.get("event") not in (ANCHOR_EVENT, "committed")
+            and isinstance(fields.get("roll_id"), str)
+        ):
+            roll_id = fields["roll_id"]
+            places[roll_id] = min(places.get(roll_id, index), index)
+    return places
 
 
 def _log_root(leaves: list[str]) -> bytes:

@@ -89,7 +89,7 @@ from boardgammon.dice.transparency import (
     split,
     verify_ed25519,
 )
-from boardgammon.dice.verify import AUDIT_FORMAT_V2, LOG_MISMATCH
+from boardgammon.dice.verify import AUDIT_FORMAT_V2, LOG_MISMATCH, verify_document
 from boardgammon.server.proof_cache import ProofCache
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize, MatchRow
@@ -642,7 +642,8 @@ def with_log(session: Session, key: LogKey, document: dict, *,
 
     A record that verifies by its chain but not against these entries (a roll rewritten and
     its chain re-hashed, relabelled, or left out) gets ``verified`` false and the ``failure``
-    ``log mismatch`` (:func:`_check_against_log`)."""
+    ``log mismatch``, and one whose rolls skip a chain the log shows accepted ``chain
+    skipped`` or ``anchor missing`` (:func:`_check_against_log`)."""
     rows = _match_rows(session, document["match_id"])
     covering = rows[-1][0] + 1 if rows else 0
     head = signed_head(session, key, interval_s=float("inf"), covering=covering,
@@ -657,12 +658,26 @@ def with_log(session: Session, key: LogKey, document: dict, *,
 
 def _check_against_log(document: dict, rows: list[Any]) -> None:
     """Fail a ``document`` whose chain verifies but whose rolls the log's ``rows`` (the
-    match's, all of them) contradict: the server holds the log, so its verdict does not say
-    "intact" for a record that only ``transparency.py`` would catch (issue #25). The record's
-    own failure, if any, comes first and stays."""
+    match's, all of them) contradict, or (v2) skip a chain whose anchor leaf it lists: the
+    server holds the log, so its verdict does not say "intact" for a record that only
+    ``transparency.py`` or ``verify.py`` with the leaves would catch (issue #25). The
+    record's own failure, if any, comes first and stays."""
     if not document["verified"]:
         return
     v2 = document["format"] == AUDIT_FORMAT_V2
+    if v2 and document["log"]["anchors"]:
+        # The verdict judged the rolls without the log: a roll requested after an anchor's
+        # leaf that took no link of it (chain skipped), or an anchor leaf that is not the
+        # record's (anchor missing), shows only now.
+        failure = verify_document(document).failure
+        if failure is not None:
+            if failure.index < len(document["rolls"]):
+                roll = document["rolls"][failure.index]
+                roll["verdict"], roll["verdict_detail"] = failure.verdict, failure.detail
+            document["verified"] = False
+            document["failure"] = {"index": failure.index, "roll_id": failure.roll_id,
+                                   "reason": failure.verdict, "detail": failure.detail}
+            return
     for index, roll in enumerate(document["rolls"]):
         problem = leaves_disagree(roll, v2)
         if problem:

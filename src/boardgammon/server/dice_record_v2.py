@@ -16,7 +16,9 @@ before it returns and rolls it back on any error, so a refused call changes noth
 
 ``register_anchor(session, match_id, seat, anchor)``
     The seat's chain anchor ``x_0`` (32 bytes), once per seat and match
-    (:class:`AnchorRegistered` the second time), and its leaf in the public log.
+    (:class:`AnchorRegistered` the second time), and its leaf in the public log. It takes part
+    from the next roll committed with the seat as the opponent; a late one from the roll
+    that :func:`.match_dice.register_anchor` voids and commits again for it.
 ``commit_roll(session, match_id, seat, kind) -> RollV2``
     Start the next roll (``kind`` ``"opening"`` or ``"normal"``) with a fresh seed and the
     server-wide nonce; fixes the link the opponent's contribution must hash to. Refused while
@@ -887,10 +889,11 @@ def roll_window(
     start = preceding_start(history, after)
     first = max(start - 1, 0)  # the entry before the window: its hash is the window's prev
     # Where each player's chain stands before `first`, as the verifier's pass leaves it.
-    links, used = anchors(session, match_id), [0, 0]
+    links, used, started = anchors(session, match_id), [0, 0], [False, False]
     for earlier in history[:first]:
         if earlier["opponent_prev_link"] is not None:
             chain = 1 - earlier["seat"]
+            started[chain] = True
             used[chain] += 1
             if earlier["opponent_entropy"] is not None:
                 links[chain], used[chain] = earlier["opponent_entropy"], 0
@@ -903,7 +906,7 @@ def roll_window(
         entry["opponent_link_steps"] = steps[entry["seq"]]
         if at == first > 0:
             head = entry["prev_hash"]  # its own check is not shown
-        check, head = check_roll_v2(match_id, at, entry, head, links, used)
+        check, head = check_roll_v2(match_id, at, entry, head, links, used, started=started)
         entry["verdict"], entry["verdict_detail"] = check.verdict, check.detail
         if at >= start:
             entries.append(entry)

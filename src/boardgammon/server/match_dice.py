@@ -35,7 +35,6 @@ from boardgammon.server.actions import (
 )
 from boardgammon.server.dice_record_v2 import AnchorRegistered, RollV2
 from boardgammon.server.match_events import (
-    AnchorEvent,
     CommitmentEvent,
     Event,
     RollEvent,
@@ -179,7 +178,15 @@ def _anchors_ready(s: Session, cached: CachedMatch, link_due: datetime, roller: 
 def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAction,
                     wall: datetime) -> list[Event]:
     """Register ``seat``'s chain anchor (v2 dice); the ``anchor`` event, none when the same
-    anchor is registered already.
+    anchor is registered already. One anchor per seat and match: a second one (a new device of
+    the same player) is refused, and the seat keeps the chain it has.
+
+    A late anchor (``docs/fair-dice.md`` §Checking the anchors (v2)) is taken all the same: a
+    roll with ``seat`` as the opponent committed without it and not yet requested is voided
+    (no input has left for it) and committed again with the anchor, so it and every later roll
+    with ``seat`` as the opponent take the chain's links; the ``commitment`` event of the new
+    roll follows the ``anchor`` event. Rolls before it keep ``none``; a roll already requested
+    goes on without the chain (its roller's input is out).
 
     Raises:
         Illegal: ``wrong_phase``: the match rolls with v1 dice; Invalid: ``bad_entropy``;
@@ -195,14 +202,17 @@ def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAc
     if registered is not None:
         raise AnchorRegistered(f"seat {seat} registered the anchor {registered} for this "
                                "match already; it cannot be changed")
-    if any(roll.seat != seat for roll in cached.rolls):
-        raise Illegal("too late: rolls of this match were committed without your chain (it "
-                      "must be registered before the first roll where you are the opponent); "
-                      "the match goes on without it", ErrorCode.WRONG_PHASE)
-    dice_record_v2.register_anchor(s, cached.info.match_id, seat, anchor, now=wall,
-                                   commit=False)
-    event: AnchorEvent = anchor_event(seat, anchor.hex())
-    return [event]
+    match_id = cached.info.match_id
+    dice_record_v2.register_anchor(s, match_id, seat, anchor, now=wall, commit=False)
+    events: list[Event] = [anchor_event(seat, anchor.hex())]
+    missed = pending_roll(cached.rolls)
+    if isinstance(missed, RollV2) and missed.state == "committed" and missed.seat != seat:
+        # Committed without the chain, never requested: voided before any input left for it
+        # and committed again, its opponent's link now fixed from the anchor.
+        cached.track(dice_record_v2.void_roll(s, missed.roll_id, now=wall, commit=False))
+        events.append(commitment_event(cached.track(dice_record_v2.commit_roll(
+            s, match_id, missed.seat, missed.kind, now=wall, commit=False))))
+    return events
 
 
 def apply_roll(cached: CachedMatch, roll: AnyRoll, now: float) -> RollEvent:
@@ -244,7 +254,8 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
     The first roll of a live v2 match between two players waits for both devices' anchors
     (each roll fixes the opponent's link when it is committed), and against the computer, when
     the computer rolls first, for the human's; or until the match is older than ``link_due``:
-    then it goes on, and a late anchor is refused."""
+    then it goes on, and a late anchor takes part from the roll it missed
+    (:func:`register_anchor`)."""
     m = cached.match
     last = rolls[-1] if rolls else None
     v2 = cached.info.dice == "v2"

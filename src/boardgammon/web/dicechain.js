@@ -28,14 +28,16 @@ export class DeviceChain {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
     // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i},
-    // refused_at: ms}:
+    // refused_at: ms, anchor_log, anchor_index}:
     // the chain's last link (the others follow from it), kept before the anchor is sent so
     // that a reload answers with the chain the server holds; 64 hex characters per match, not
     // the whole chain. `accepted`: the server answered the anchor with 200. `anchor_log`:
-    // what checkAnchorInLog found for it ("ok" or a problem code; absent: not checked yet).
+    // what checkAnchorInLog found for it ("ok" or a problem code; absent: not checked yet);
+    // `anchor_index`: the place of its leaf in the log (absent: not found), which tells the
+    // rolls requested before it (a late anchor: they take no link) from those after.
     // `highest`: the highest index of a link this device ever sent, `sent`: the index sent
     // for each roll; both written before the link leaves, so no reload sends a link twice.
-    // `refused_at`: when an anchor the server refused as too late (wrong_phase) left.
+    // `refused_at`: when an anchor the server refused (wrong_phase) left.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -43,7 +45,7 @@ export class DeviceChain {
       : Promise.resolve();
     this.sent = new Set(); // roll IDs whose link was sent by this page
     this.registering = null;
-    this.anchorChecked = false; // this page asked the log for our anchor (once per load)
+    this.anchorCheck = null; // this page's one look in the log for our anchor (a promise)
   }
 
   save() {
@@ -81,16 +83,16 @@ export class DeviceChain {
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
-        // The server took this chain: every later roll where we are the opponent fixes a
-        // link of it (it refuses an anchor once such a roll is committed), which
-        // checkRollV2InRecord holds it to.
+        // The server took this chain: every roll where we are the opponent requested after
+        // its leaf in the log fixes a link of it (a late one too: the server commits again
+        // the roll it missed), which checkRollV2InRecord holds it to.
         this.stored.accepted = true;
       } catch (err) {
-        // Too late (rolls were committed without it) or registered from another device of
-        // ours: the match goes on, its rolls say "none" for this seat.
+        // Refused, or registered from another device of ours (one chain per seat and match):
+        // the match goes on, its rolls say "none" for this seat.
         this.stored.registered = err.code === "wrong_phase" || err.code === "anchor_registered";
-        // Refused as too late: when it left, so that checkRollV2InRecord can tell whether a
-        // roll with us as the opponent really was committed before (anchor_refused if not).
+        // Refused: when it left, so that checkRollV2InRecord can flag the rolls requested
+        // after it (anchor_refused).
         if (err.code === "wrong_phase") this.stored.refused_at = leaving;
       }
       this.save();
@@ -106,23 +108,32 @@ export class DeviceChain {
   /**
    * Once per page load, ask the public log for the anchor the server accepted from this
    * device (GET /api/audit/{match_id}/anchors, the log's key from GET /api/log/public-key) and
-   * keep what checkAnchorInLog says in `stored.anchor_log`; a log that cannot be read leaves
-   * it unchecked, to be asked again on the next load.
+   * keep what checkAnchorInLog says in `stored.anchor_log`, and its leaf's place in
+   * `stored.anchor_index`. Resolves to true once the log was read on this page load, false
+   * when it could not be read: then nothing is kept and the next call asks again (a failed
+   * read is our own, never the server's word on the anchor). A second call while one is on
+   * its way waits for it.
    */
-  async checkAnchor(seat) {
-    if (this.anchorChecked || !this.links) return;
-    this.anchorChecked = true;
-    let proofs;
-    let publicKey;
-    try {
-      proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
-      publicKey = (await request("GET", "/api/log/public-key")).public_key;
-    } catch {
-      return;
-    }
-    this.stored.anchor_log = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs,
-      publicKey);
-    this.save();
+  checkAnchor(seat) {
+    if (!this.links) return Promise.resolve(false);
+    this.anchorCheck ??= (async () => {
+      let proofs;
+      let publicKey;
+      try {
+        proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
+        publicKey = (await request("GET", "/api/log/public-key")).public_key;
+      } catch {
+        this.anchorCheck = null;
+        return false;
+      }
+      const found = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs,
+        publicKey);
+      this.stored.anchor_log = found.status;
+      if (found.index !== null) this.stored.anchor_index = found.index;
+      this.save();
+      return true;
+    })();
+    return this.anchorCheck;
   }
 
   /**
@@ -193,30 +204,45 @@ const GENESIS = "0".repeat(64);
 
 /**
  * Whether the public log holds this device's accepted anchor (docs/fair-dice.md §The public
- * log, anchor leaf): `proofs` is GET /api/audit/{match_id}/anchors ({public_key, head,
- * anchors: [{index, leaf, inclusion_path}]}), `publicKey` the log's key from its fixed
- * address. "ok" when a leaf names this match, `seat` and `anchor`, its inclusion proof leads
- * to the head's root and the head's signature verifies (or the browser has no Ed25519);
- * else the problem code: anchor_unlogged (no such leaf, or its proof does not lead to the
- * root: the server could leave the chain out of the record and roll without it, unseen by
- * anyone but this device), log_signature (another key, or a signature that does not verify).
+ * log, anchor leaf), and where: `proofs` is GET /api/audit/{match_id}/anchors ({public_key,
+ * head, anchors: [{index, leaf, inclusion_path}]}), `publicKey` the log's key from its fixed
+ * address. {status, index}: status "ok" when a leaf names this match, `seat` and `anchor`, its
+ * inclusion proof leads to the head's root and the head's signature verifies (or the browser
+ * has no Ed25519); else the problem code: anchor_unlogged (no such leaf, or its proof does not
+ * lead to the root: the server could leave the chain out of the record and roll without it,
+ * unseen by anyone but this device), log_signature (another key, or a signature that does not
+ * verify). `index`: with "ok", the smallest place among the entries whose proof leads to the
+ * root; null otherwise. Only a proven place counts, and the first: a made-up or later entry
+ * listed first would move the anchor later and spare the `none` rolls requested in between.
  */
 export async function checkAnchorInLog(matchId, seat, anchor, proofs, publicKey) {
   const head = proofs && proofs.head;
-  if (!head || !Array.isArray(proofs.anchors)) return "anchor_unlogged";
-  let found = false;
+  if (!head || !Array.isArray(proofs.anchors)) return { status: "anchor_unlogged", index: null };
+  let index = null;
   for (const entry of proofs.anchors) {
     const fields = JSON.parse(entry.leaf);
     if (fields.event !== "anchor" || fields.match_id !== matchId || fields.seat !== seat
         || fields.anchor !== anchor) continue;
     const reached = await rootFromInclusion(entry.index, head.tree_size,
       await leafHash(new TextEncoder().encode(entry.leaf)), entry.inclusion_path.map(fromHex));
-    if (reached && toHex(reached) === head.root_hash) found = true;
+    if (reached && toHex(reached) === head.root_hash && (index === null || entry.index < index)) {
+      index = entry.index;
+    }
   }
-  if (!found) return "anchor_unlogged";
+  if (index === null) return { status: "anchor_unlogged", index: null };
   const signed = proofs.public_key !== publicKey ? false
     : await verifyHeadSignature(publicKey, head);
-  return signed === false ? "log_signature" : "ok";
+  return signed === false ? { status: "log_signature", index: null } : { status: "ok", index };
+}
+
+/** The place in the log where the audit entry `record` (with its `log` leaves) was
+ * requested: its first leaf after its commitment's; null where it has none. */
+function requestedPlace(record) {
+  const places = (record && Array.isArray(record.log) ? record.log : [])
+    .filter((entry) => JSON.parse(entry.leaf).event !== "committed"
+      && Number.isSafeInteger(entry.index))
+    .map((entry) => entry.index);
+  return places.length ? Math.min(...places) : null;
 }
 
 /**
@@ -224,21 +250,18 @@ export async function checkAnchorInLog(matchId, seat, anchor, proofs, publicKey)
  * the first: `seq` and `hash` (entry hash) of the newest (-1 and the genesis hash before any),
  * and per roller seat the entries with an opponent chain since the last of them that
  * revealed the opponent's link (`steps`: each used up one link) and that link (`links`, null
- * before one), and the `committed_at` of the first entry of each roller seat (`first`, null
- * before one: the first roll with the other seat as the opponent). A roll's k is
+ * before one): the opponent's chain is in use once either is set. A roll's k is
  * `steps[seat] + 1`. The match page keeps one while it checks
  * the rolls in order and asks each roll's proof only for the entries after `seq` (`?after=`).
  */
 export function startTally() {
-  return { seq: -1, hash: GENESIS, steps: [0, 0], links: [null, null], first: [null, null] };
+  return { seq: -1, hash: GENESIS, steps: [0, 0], links: [null, null] };
 }
 
 /** The tally after `entries` (audit entries, in seq order, following `tally.seq`). */
 export function advanceTally(tally, entries) {
-  const next = { ...tally, steps: [...tally.steps], links: [...tally.links],
-    first: [...tally.first] };
+  const next = { ...tally, steps: [...tally.steps], links: [...tally.links] };
   for (const r of entries) {
-    next.first[r.seat] ??= r.committed_at;
     if (r.opponent_prev_link) {
       if (r.opponent_entropy) {
         next.steps[r.seat] = 0;
@@ -263,10 +286,13 @@ export function advanceTally(tally, entries) {
  * entry), or only the roll where its opponent has no chain; `chain`: this device's
  * DeviceChain; `you`: our seat. Problem codes: link_chain_broken (also for a gap, or an
  * `opponent_link_steps` other than k); chain_skipped (we are the opponent, the server
- * accepted our anchor, and the roll fixed no link of our chain); anchor_refused (we are the
- * opponent, the server refused our anchor as too late, and the first roll with us as the
- * opponent, by `tally.first` or this roll, was committed after the anchor left, or its time
- * cannot be read); anchor_unlogged or
+ * accepted our anchor, and the roll fixed no link of our chain although an earlier roll did,
+ * or it was requested after our anchor's leaf in the log: its first leaf after the
+ * commitment's, from the entry's `log`, comes after `anchor_index`; where either place is
+ * unknown, flagged, except where this device could not read the log for its anchor's place:
+ * then the verdict says `unsettled: true`, no verdict yet, to be asked again); anchor_refused (we are the opponent, the server refused our anchor,
+ * and the roll was requested after the anchor left, or its `requested_at` cannot be read);
+ * anchor_unlogged or
  * log_signature (we are the opponent, and the public log did not show our accepted anchor:
  * DeviceChain.checkAnchor).
  */
@@ -279,22 +305,39 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   const revealedAt = at >= 0 ? records[at].revealed_at : undefined;
   const verdict = await checkRollV2(matchId, { ...roll, revealed_at: revealedAt }, known, steps);
   const refusedAt = chain && chain.stored && chain.stored.refused_at;
-  const firstCommitted = before.first[roll.seat] ?? (at >= 0 ? records[at].committed_at : null);
+  const requestedAt = at >= 0 ? records[at].requested_at : null;
   if (1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(refusedAt)
-      && !(Date.parse(firstCommitted) <= refusedAt)) {
-    // Our anchor was refused as too late, yet no roll with us as the opponent was committed
-    // when it left (by this device's clock): the server had no ground to refuse it, and the
-    // rolls without our chain are the server's and the roller's alone. A match whose first
-    // such roll was committed before our anchor left refused it by the rules: not flagged.
+      && !(Date.parse(requestedAt) < refusedAt)) {
+    // Our anchor was refused (the server takes a late one too), and this roll was requested
+    // after it left (by this device's clock): the server left our chain out for nothing, and
+    // the roll is the server's and the roller's alone. One requested before: not flagged.
     verdict.problems.push("anchor_refused");
     verdict.ok = false;
   }
   if (1 - roll.seat === you && !roll.opponent_prev_link && chain && chain.stored
       && chain.stored.accepted) {
-    // Rolled as if we had no chain, after the server had taken ours: the server and the
-    // roller held every input.
-    verdict.problems.push("chain_skipped");
-    verdict.ok = false;
+    const inUse = before.links[roll.seat] !== null || before.steps[roll.seat] > 0;
+    let read = true;
+    if (!inUse && !Number.isSafeInteger(chain.stored.anchor_index)) {
+      await chain.ready; // the chain's links, computed after a reload
+      read = await chain.checkAnchor(you);
+    }
+    const asked = at >= 0 ? requestedPlace(records[at]) : null;
+    const anchorAt = chain.stored.anchor_index;
+    // Requested before our (late) anchor's leaf, and our chain not in use yet: honest.
+    const beforeAnchor = !inUse && asked !== null && Number.isSafeInteger(anchorAt)
+      && asked < anchorAt;
+    if (!beforeAnchor && !inUse && asked !== null && !read) {
+      // Our anchor's place is unknown only because this device could not read the log: no
+      // verdict yet, the caller asks again (the read is retried then).
+      verdict.unsettled = true;
+      verdict.ok = false;
+    } else if (!beforeAnchor) {
+      // Rolled as if we had no chain, after the server had taken ours: the server and the
+      // roller held every input.
+      verdict.problems.push("chain_skipped");
+      verdict.ok = false;
+    }
   }
   const anchorLog = chain && chain.stored && chain.stored.anchor_log;
   if (1 - roll.seat === you && anchorLog && anchorLog !== "ok") {

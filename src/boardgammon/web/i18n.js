@@ -365,7 +365,7 @@ const STRINGS = {
     "dice.warned": "verified, see note",
     "dice.problem.link_dropped": "this device sent its link for this roll before the server revealed it, and the roll was made without it: the server could have picked the outcome with or without it",
     "dice.problem.link_late": "this device's link left only after the server had revealed the roll (by this device's clock), so the roll was made without it: late on this side, not the server's choice",
-    "dice.problem.anchor_refused": "the server refused this device's chain as too late although no roll with this player as the opponent had been committed when it was sent: its rolls carry no input from this device, the server and the roller held every input",
+    "dice.problem.anchor_refused": "the server refused this device's chain, which it takes even late, and this roll was requested after the chain was sent: it carries no input from this device, the server and the roller held every input",
     "result.loghead": "Signed by the public log in its tree of {size} entries, root hash:",
     // dice v2: this device checks the public log's inclusion proof (issue #25, dice)
     "dice.check.link": "the opponent's link hashes to the link fixed for this roll",
@@ -757,7 +757,7 @@ const STRINGS = {
     "dice.warned": "geprüft, siehe Hinweis",
     "dice.problem.link_dropped": "dieses Gerät hat sein Glied für diesen Wurf gesendet, bevor der Server ihn aufgedeckt hat, und der Wurf wurde ohne es gemacht: der Server hätte das Ergebnis mit oder ohne es wählen können",
     "dice.problem.link_late": "das Glied dieses Geräts ging erst weg, nachdem der Server den Wurf aufgedeckt hatte (nach der Uhr dieses Geräts), daher wurde ohne es gewürfelt: eine Verspätung auf dieser Seite, keine Wahl des Servers",
-    "dice.problem.anchor_refused": "der Server hat die Kette dieses Geräts als zu spät abgelehnt, obwohl beim Senden noch kein Wurf mit diesem Spieler als Gegner festgelegt war: seine Würfe enthalten keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
+    "dice.problem.anchor_refused": "der Server hat die Kette dieses Geräts abgelehnt, die er auch verspätet annimmt, und dieser Wurf wurde nach dem Senden der Kette angefordert: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
     "result.loghead": "Vom öffentlichen Log signiert, in seinem Baum aus {size} Einträgen, Wurzel-Hash:",
     // Würfel v2: dieses Gerät prüft den Einschlussbeweis des öffentlichen Logs (Issue #25, dice)
     "dice.check.link": "das Glied des Gegners ergibt das für diesen Wurf festgelegte",
@@ -1115,7 +1115,7 @@ const STRINGS = {
     "dice.warned": "検証済み（注意あり）",
     "dice.problem.link_dropped": "この端末はサーバーがロールを公開する前にリンクを送りましたが、ロールはそのリンクなしで行われました。サーバーはリンクあり・なしのどちらの結果も選べました",
     "dice.problem.link_late": "この端末のリンクは、サーバーがロールを公開した後に送られました（この端末の時計による）。そのためリンクなしで振られました。遅れたのはこちら側で、サーバーの選択ではありません",
-    "dice.problem.anchor_refused": "送信時にはこのプレイヤーが相手側となるロールはまだ確定していなかったのに、サーバーはこの端末のチェーンを遅すぎるとして拒否しました。そのロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
+    "dice.problem.anchor_refused": "サーバーは遅れて届いたチェーンも受け付けるはずなのに、この端末のチェーンを拒否し、このロールはチェーンの送信後に要求されました。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
     "result.loghead": "公開ログが署名済み（{size} 件のツリー）、ルートハッシュ：",
     // ダイス v2: この端末が公開ログの包含証明を検証 (issue #25, dice)
     "dice.check.link": "相手のリンクがこのロールに固定されたリンクにハッシュされる",

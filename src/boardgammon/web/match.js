@@ -27,6 +27,9 @@ const GENESIS = "0".repeat(64); // the prev_hash of a record's first entry
 // A roll in one of these states is still open: the server starts the next roll only once it
 // is played or void, so only the record's last roll may be in one.
 const OPEN_STATES = ["committed", "requested", "revealed"];
+// A roll whose check needs this device's anchor's place in the public log, which could not be
+// read, is checked again this many seconds later.
+const ANCHOR_RETRY_S = 5;
 
 /** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
  * play as it was. The same seat's same play twice in a row is two plays, but between them the
@@ -398,6 +401,13 @@ export class MatchPage {
         const since = (logged && logged.since) || this.tally;
         verdict = await checkRollV2InRecord(state.match_id, roll, known, records, this.chain,
           state.you, since);
+        if (verdict.unsettled) {
+          // This device could not read the public log for its anchor's place: no verdict
+          // yet ("…", never a ✗ for our own failed read), asked again shortly.
+          this.verdicts.delete(roll.roll_id);
+          this.checkAgainIn(ANCHOR_RETRY_S);
+          continue;
+        }
         if (logged && logged.problems.length === 0) {
           // The entries before the roll chain into it and the log proves it: counted on.
           const counted = advanceTally(since, records.slice(0, -1));
