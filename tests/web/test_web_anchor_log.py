@@ -317,3 +317,69 @@ def test_the_match_page_shows_no_cross_for_its_own_failed_read_of_the_log(browse
         state="attached", timeout=15_000)
     assert reads[-1] is False
     context.close()
+
+
+def test_a_chain_the_server_did_not_take_is_not_held_against_the_record(module_page):
+    """Another device of this player registered first, and its chain is the record's; this
+    device's own anchor was answered 409 anchor_registered. The first roll where the player is
+    the opponent takes the other device's first link: no ✗ on this device, whose chain the
+    server never took (it used to expect its own anchor there: link_chain_broken)."""
+
+    def actions(route, request):
+        route.fulfill(status=409, content_type="application/json",
+                      body=json.dumps({"error": {"code": "anchor_registered",
+                                                 "message": "registered already"}}))
+
+    module_page.route("**/api/matches/*/actions", actions)
+    other = on_page.LINKS  # the other device's chain: other[1] hashes to the anchor other[0]
+    seed, entropy = bytes(range(32)), bytes(16)
+    link = bytes.fromhex(other[1])
+    roll = none_roll() | {
+        "opponent_prev_link": other[0], "opponent_entropy": other[1],
+        "opponent_source": "client",
+        "dice": list(derive_dice_v2(seed, MATCH, "rol_0001", 0, "normal", entropy, link))}
+    got = module_page.evaluate(
+        """async (arg) => {
+        const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain." + arg.match);
+        const chain = new dc.DeviceChain(arg.match);
+        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
+        const verdict = await dc.checkRollV2InRecord(arg.match, arg.roll, null, [arg.roll],
+            chain, 1);
+        return [chain.stored.registered, chain.stored.accepted ?? null, verdict.problems,
+                verdict.checked.includes("chain")];
+        }""",
+        {"match": MATCH, "roll": roll},
+    )
+    assert got == [True, None, [], True]
+
+
+def _without_path(answer: dict) -> dict:
+    return answer | {"anchors": [{k: v for k, v in e.items() if k != "inclusion_path"}
+                                 for e in answer["anchors"]]}
+
+
+def _bad_hex(answer: dict) -> dict:
+    return answer | {"anchors": [e | {"inclusion_path": ["zz" * 32]}
+                                 for e in answer["anchors"]]}
+
+
+@pytest.mark.parametrize("spoil", [_without_path, _bad_hex], ids=["no-path", "bad-hex"])
+def test_an_anchors_answer_that_cannot_be_read_is_the_servers_word(module_page, spoil):
+    """The log's answer on the device's anchor is malformed: not our read failing (which
+    leaves the roll unsettled) but the server's answer, so the anchor is not shown in its log
+    (anchor_unlogged) and the roll gets its ✗, where the check used to throw and leave the
+    roll without a verdict for the page's life."""
+    stand_in(module_page, "honest", answer=lambda anchor: spoil(proofs(anchor, "honest")))
+    got = module_page.evaluate(
+        """async (arg) => {
+        const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain." + arg.match);
+        const chain = new dc.DeviceChain(arg.match);
+        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
+        const read = await chain.checkAnchor(1);
+        return [read, chain.stored.anchor_log];
+        }""",
+        {"match": MATCH},
+    )
+    assert got == [True, "anchor_unlogged"]

@@ -126,8 +126,14 @@ export class DeviceChain {
         this.anchorCheck = null;
         return false;
       }
-      const found = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs,
-        publicKey);
+      let found;
+      try {
+        found = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs, publicKey);
+      } catch {
+        // An answer that cannot be read as proofs is the server's word: our anchor is not
+        // shown in its log.
+        found = { status: "anchor_unlogged", index: null };
+      }
       this.stored.anchor_log = found.status;
       if (found.index !== null) this.stored.anchor_index = found.index;
       this.save();
@@ -329,8 +335,9 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
       && asked < anchorAt;
     if (!beforeAnchor && !inUse && asked !== null && !read) {
       // Our anchor's place is unknown only because this device could not read the log: no
-      // verdict yet, the caller asks again (the read is retried then).
-      verdict.unsettled = true;
+      // verdict on the chain yet, the caller asks again (the read is retried then); a roll
+      // already failing another check keeps its ✗.
+      if (verdict.problems.length === 0) verdict.unsettled = true;
       verdict.ok = false;
     } else if (!beforeAnchor) {
       // Rolled as if we had no chain, after the server had taken ours: the server and the
@@ -355,8 +362,11 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
     verdict.ok = false;
     return verdict;
   }
+  // Our own anchor is what the record's first link of our chain must be only if the server
+  // took it: a chain refused as a second device's (anchor_registered) is not the record's.
   const expected = before.links[roll.seat]
-    ?? (1 - roll.seat === you && chain.links ? chain.links[0] : undefined);
+    ?? (1 - roll.seat === you && chain && chain.links && chain.stored && chain.stored.accepted
+      ? chain.links[0] : undefined);
   if (roll.opponent_prev_link && expected !== undefined && expected !== roll.opponent_prev_link) {
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;

@@ -30,6 +30,8 @@ const OPEN_STATES = ["committed", "requested", "revealed"];
 // A roll whose check needs this device's anchor's place in the public log, which could not be
 // read, is checked again this many seconds later.
 const ANCHOR_RETRY_S = 5;
+// Reads of the log that keep failing are asked again less and less often, up to this.
+const ANCHOR_RETRY_MAX_S = 300;
 
 /** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
  * play as it was. The same seat's same play twice in a row is two plays, but between them the
@@ -163,6 +165,7 @@ export class MatchPage {
   }
 
   destroy() {
+    this.destroyed = true; // a check still on its way asks for no retry after this
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.timer);
     clearTimeout(this.danceTimer);
@@ -403,11 +406,16 @@ export class MatchPage {
           state.you, since);
         if (verdict.unsettled) {
           // This device could not read the public log for its anchor's place: no verdict
-          // yet ("…", never a ✗ for our own failed read), asked again shortly.
+          // yet ("…", never a ✗ for our own failed read), asked again shortly, then less
+          // often (5, 10, 20 … 300 s). The rolls after it wait for that pass: each would
+          // read the log again now.
           this.verdicts.delete(roll.roll_id);
-          this.checkAgainIn(ANCHOR_RETRY_S);
-          continue;
+          this.anchorRetry = Math.min(ANCHOR_RETRY_MAX_S,
+            this.anchorRetry ? 2 * this.anchorRetry : ANCHOR_RETRY_S);
+          this.checkAgainIn(this.anchorRetry);
+          break;
         }
+        this.anchorRetry = 0;
         if (logged && logged.problems.length === 0) {
           // The entries before the roll chain into it and the log proves it: counted on.
           const counted = advanceTally(since, records.slice(0, -1));
@@ -510,7 +518,7 @@ export class MatchPage {
 
   /** Check the rolls still without a verdict again in `seconds` (once, however many wait). */
   checkAgainIn(seconds) {
-    if (this.logRetry) return;
+    if (this.logRetry || this.destroyed) return;
     this.logRetry = setTimeout(() => {
       this.logRetry = null;
       if (this.state) this.verifyRolls(this.state);
