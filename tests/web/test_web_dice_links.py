@@ -152,10 +152,10 @@ def wait_sent(page, server: Server, count: int) -> list[tuple[str, str]]:
     return server.links_sent()
 
 
-def link_sent_for_rol_a(browser, static_url: str):
+def link_sent_for_rol_a(browser, static_url: str, width: int = 800, height: int = 900):
     """Bob's page, shown ann's roll rol_a requested, has sent its link for it. (page, the
     stand-in server, the audit documents' URLs the page reads from now on)"""
-    _, page = bobs_page(browser, static_url, 800, 900)
+    _, page = bobs_page(browser, static_url, width, height)
     first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
     audit_a = record(entry(0, "rol_a", "requested", LINKS[0]))
     server = Server(page, first, audit_a)
@@ -267,19 +267,14 @@ def test_a_void_whose_request_the_record_leaves_out_is_still_a_reroll(browser, s
     same game) with rol_a void and no request time in the record, as if the request had never
     reached it: bob's device sent its link for rol_a, so rol_a is ✗ void_after_request all the
     same, also after a reload of the page (what it sent is stored with the roll)."""
-    context, page = bobs_page(browser, static_url, 360, 740)
-    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
-    audit_a = record(entry(0, "rol_a", "requested", LINKS[0]))
-    server = Server(page, first, audit_a)
-    show(page, server, first, audit_a)
-    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    page, server, _ = link_sent_for_rol_a(browser, static_url, 360, 740)
     unrecorded = entry(0, "rol_a", "void", LINKS[0], roller_entropy=None, roller_source=None,
                        requested_at=None, voided_at="2026-12-02T12:00:05.000000Z")
     audit_b = record(unrecorded, entry(1, "rol_b", "requested", LINKS[0]))
     show(page, server, rolling(pending_roll=pending("rol_b", LINKS[0], 2)), audit_b)
     assert TEXTS["void_after_request"] in verdict_title(page, "rol_a")
     assert "rol_a" in page.inner_text(".dice-alert")
-    context.close()
+    page.context.close()
 
 
 def test_a_roll_voided_with_its_game_is_not_a_reroll(browser, static_url):
@@ -324,12 +319,7 @@ def test_a_roll_left_requested_with_a_roll_after_it_is_a_reroll(browser, static_
     record's last roll may be open (verify.py: ``left unresolved``), so rol_a is ✗
     void_after_request, whatever the next roll's kind (a game that ends voids its open roll).
     The device used to pass over a requested roll, waiting for it to end."""
-    context, page = bobs_page(browser, static_url, 360, 740)
-    first = rolling(pending_roll=pending("rol_a", LINKS[0], 1))
-    audit_a = record(entry(0, "rol_a", "requested", LINKS[0]))
-    server = Server(page, first, audit_a)
-    show(page, server, first, audit_a)
-    assert wait_sent(page, server, 1) == [("rol_a", LINKS[1])]
+    page, server, _ = link_sent_for_rol_a(browser, static_url, 360, 740)
     after = entry(1, "rol_b", "committed", LINKS[0], kind=next_kind, roller_entropy=None,
                   roller_source=None, requested_at=None)
     later = rolling(pending_roll=pending("rol_b", LINKS[0], 2)
@@ -337,7 +327,7 @@ def test_a_roll_left_requested_with_a_roll_after_it_is_a_reroll(browser, static_
     show(page, server, later, record(entry(0, "rol_a", "requested", LINKS[0]), after))
     assert verdict_title(page, "rol_a") == TEXTS["void_after_request"] + VOID_REST
     assert "rol_a" in page.inner_text(".dice-alert")
-    context.close()
+    page.context.close()
 
 
 def test_a_void_the_device_never_saw_requested_is_a_reroll(browser, static_url):
