@@ -10,7 +10,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the API; resolves to the parsed JSON body (null for 204), rejects with ApiError.
+/** Call the API; resolves to the parsed JSON body (null for 204 or an empty body), rejects
+ * with ApiError: the server's {code, message} for a refusal, `network` (status 0) when the
+ * request or its answer's body was lost on the way, `bad_response` for a success whose body
+ * is not JSON (a proxy's page, a cut answer): never the server's word on anything.
  * `headers` are added to the request's own. */
 export async function request(method, path, body, headers = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers }, credentials: "same-origin" };
@@ -25,17 +28,26 @@ export async function request(method, path, body, headers = {}) {
     throw new ApiError(0, "network", String(err.message || err));
   }
   if (response.status === 204) return null;
-  const text = await response.text();
+  let text;
+  try {
+    text = await response.text();
+  } catch (err) {
+    throw new ApiError(0, "network", String(err.message || err));
+  }
   let data = null;
+  let parsed = true;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
-    data = null;
+    parsed = false;
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
     throw new ApiError(response.status, error.code || "http_" + response.status,
       error.message || text || response.statusText);
+  }
+  if (!parsed) {
+    throw new ApiError(response.status, "bad_response", "the answer is not JSON");
   }
   return data;
 }
