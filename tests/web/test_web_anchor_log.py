@@ -139,6 +139,36 @@ def test_the_device_checks_its_anchor_is_in_the_log(module_page, how, found):
     assert got[1] == ["chain_skipped"] + ([] if found == "ok" else [found])
 
 
+def check_none_roll(module_page, late: bool = False, in_use: bool = False,
+                    checks: int = 1) -> list[list]:
+    """Register a fresh chain for seat 1 with the stand-in server, then check
+    :func:`none_roll` ``checks`` times, its leaves those of :func:`log_leaves` (the anchor's
+    left out), a roll before it having used the chain if ``in_use``: for each check
+    ``[unsettled, problems, the anchor's place or None, anchor_log or None]``."""
+    return module_page.evaluate(
+        """async (arg) => {
+        const dc = await import('/static/dicechain.js');
+        localStorage.removeItem("bg.chain." + arg.match);
+        const chain = new dc.DeviceChain(arg.match);
+        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
+        const leaves = arg.leaves.map((leaf) => ({ leaf, event: JSON.parse(leaf).event }));
+        const entry = { ...arg.roll, log: leaves.map((e, index) => ({ ...e, index }))
+          .filter((e) => e.event !== "anchor") };
+        const results = [];
+        for (let i = 0; i < arg.checks; i++) {
+          const tally = { ...dc.startTally(), steps: arg.inUse ? [1, 0] : [0, 0] };
+          const v = await dc.checkRollV2InRecord(arg.match, arg.roll, null, [entry], chain, 1,
+            tally);
+          results.push([v.unsettled === true, v.problems, chain.stored.anchor_index ?? null,
+                        chain.stored.anchor_log ?? null]);
+        }
+        return results;
+        }""",
+        {"match": MATCH, "roll": none_roll(), "inUse": in_use, "checks": checks,
+         "leaves": [leaf.decode() for leaf in log_leaves("00" * 32, late)]},
+    )
+
+
 @pytest.mark.parametrize(
     ("late", "in_use", "problems"),
     [(True, False, []), (False, False, ["chain_skipped"]), (True, True, ["chain_skipped"])],
@@ -151,26 +181,8 @@ def test_a_late_anchor_leaves_the_rolls_requested_before_it_alone(module_page, l
     leaf after its commitment's comes before the anchor's), is no ✗; requested after it, or
     once a roll before it used this chain (the tally), it is chain_skipped."""
     stand_in(module_page, "honest", late)
-    roll = none_roll()
-    got = module_page.evaluate(
-        """async (arg) => {
-        const dc = await import('/static/dicechain.js');
-        localStorage.removeItem("bg.chain." + arg.match);
-        const chain = new dc.DeviceChain(arg.match);
-        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
-        const leaves = arg.leaves.map((leaf) => ({ leaf, event: JSON.parse(leaf).event }));
-        const logged = leaves.map((e, index) => ({ ...e, index }))
-          .filter((e) => e.event !== "anchor");
-        const entry = { ...arg.roll, log: logged };
-        const tally = { ...dc.startTally(), steps: arg.inUse ? [1, 0] : [0, 0] };
-        const verdict = await dc.checkRollV2InRecord(arg.match, arg.roll, null, [entry],
-            chain, 1, tally);
-        return [chain.stored.anchor_index, verdict.problems];
-        }""",
-        {"match": MATCH, "roll": roll, "inUse": in_use,
-         "leaves": [leaf.decode() for leaf in log_leaves("00" * 32, late)]},
-    )
-    assert got == [2 if late else 1, problems]
+    (got,) = check_none_roll(module_page, late, in_use)
+    assert [got[2], got[1]] == [2 if late else 1, problems]
 
 
 def test_a_failed_read_of_the_log_is_no_verdict_and_is_asked_again(module_page):
@@ -179,25 +191,8 @@ def test_a_failed_read_of_the_log_is_no_verdict_and_is_asked_again(module_page):
     page), never ✗ chain_skipped for our own failed read; the next check reads the log again
     and clears it."""
     stand_in(module_page, "honest", late=True, failures=2)
-    roll = none_roll()
-    got = module_page.evaluate(
-        """async (arg) => {
-        const dc = await import('/static/dicechain.js');
-        localStorage.removeItem("bg.chain." + arg.match);
-        const chain = new dc.DeviceChain(arg.match);
-        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });  // read 1: 503
-        const leaves = arg.leaves.map((leaf) => ({ leaf, event: JSON.parse(leaf).event }));
-        const entry = { ...arg.roll, log: leaves.map((e, index) => ({ ...e, index }))
-          .filter((e) => e.event !== "anchor") };
-        const check = async () => {
-          const v = await dc.checkRollV2InRecord(arg.match, arg.roll, null, [entry], chain, 1);
-          return [v.unsettled === true, v.problems, chain.stored.anchor_index ?? null];
-        };
-        return [await check(), await check()];  // read 2: 503, read 3: the log
-        }""",
-        {"match": MATCH, "roll": roll,
-         "leaves": [leaf.decode() for leaf in log_leaves("00" * 32, True)]},
-    )
+    # read 1 (the registration's): 503; the first check's read: 503; the second's: the log
+    got = [result[:3] for result in check_none_roll(module_page, late=True, checks=2)]
     assert got == [[True, [], None], [False, [], 2]]
 
 
@@ -232,23 +227,8 @@ def test_the_anchors_place_is_its_first_proven_leaf(module_page, second):
     among the entries whose inclusion proof leads to the signed root, so the roll requested
     after the real leaf stays chain_skipped."""
     stand_in(module_page, "honest", answer=lambda anchor: listing(anchor, second))
-    roll = none_roll()
-    got = module_page.evaluate(
-        """async (arg) => {
-        const dc = await import('/static/dicechain.js');
-        localStorage.removeItem("bg.chain." + arg.match);
-        const chain = new dc.DeviceChain(arg.match);
-        await chain.register({ dice_protocol: "v2", you: 1, phase: "roll" });
-        const leaves = arg.leaves.map((leaf) => ({ leaf, event: JSON.parse(leaf).event }));
-        const entry = { ...arg.roll, log: leaves.map((e, index) => ({ ...e, index }))
-          .filter((e) => e.event !== "anchor") };
-        const verdict = await dc.checkRollV2InRecord(arg.match, arg.roll, null, [entry],
-            chain, 1);
-        return [chain.stored.anchor_log, chain.stored.anchor_index, verdict.problems];
-        }""",
-        {"match": MATCH, "roll": roll,
-         "leaves": [leaf.decode() for leaf in log_leaves("00" * 32)]},
-    )
+    (got,) = check_none_roll(module_page)
+    got = [got[3], got[2], got[1]]
     assert got == ["ok", 1, ["chain_skipped"]]
 
 
@@ -284,14 +264,7 @@ def test_the_match_page_shows_no_cross_for_its_own_failed_read_of_the_log(browse
                         "signature": on_page.KEY.sign(head_bytes(2, 1, root)).hex()},
                "anchors": [{"index": 1, "event": "anchor", "leaf": leaves[1].decode(),
                             "inclusion_path": path}]}
-    context = browser.new_context(viewport={"width": 800, "height": 900})
-    page = context.new_page()
-    page.base = static_url
-    page.add_init_script("localStorage.setItem('bg.lang', 'en')")
-    page.add_init_script(
-        f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
-        f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{on_page.LINKS[-1]}', length: "
-        f"{len(on_page.LINKS) - 1}, registered: true, accepted: true}}))")
+    context, page = on_page.bobs_page(browser, static_url, 800, 900, accepted=True)
     seed = on_page.SEED
     dice = list(derive_dice_v2(seed, MATCH_ID, "rol_a", 7, "normal", on_page.ENTROPY, None))
     played = on_page.entry(0, "rol_a", "played", None, server_seed=seed.hex(), dice=dice,

@@ -173,17 +173,18 @@ def verdict_title(page, roll_id: str) -> str:
     return mark.get_attribute("title") or ""
 
 
-def bobs_page(browser, static_url: str, width: int, height: int):
-    """A page in English holding bob's (seat 1's) chain, registered: kept only if the page has
-    none yet (a reload keeps it). (context, page)"""
+def bobs_page(browser, static_url: str, width: int, height: int, accepted: bool = False):
+    """A page in English holding bob's (seat 1's) chain, registered (and, ``accepted``, taken
+    by the server): kept only if the page has none yet (a reload keeps it). (context, page)"""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.base = static_url
     page.add_init_script("localStorage.setItem('bg.lang', 'en')")
+    taken = ", accepted: true" if accepted else ""
     page.add_init_script(
         f"localStorage.getItem('bg.chain.{MATCH_ID}') || localStorage.setItem("
         f"'bg.chain.{MATCH_ID}', JSON.stringify({{seed: '{LINKS[-1]}', length: "
-        f"{len(LINKS) - 1}, registered: true}}))"
+        f"{len(LINKS) - 1}, registered: true{taken}}}))"
     )
     return context, page
 
