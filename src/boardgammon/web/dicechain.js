@@ -4,7 +4,7 @@
 // for two rolls, and the checks of a revealed v2 roll that need the record around it.
 
 import { actionId, request } from "./api.js";
-import { leafHash, rootFromInclusion, verifyHeadSignature } from "./dicelog.js";
+import { GENESIS, leafHash, rootFromInclusion, verifyHeadSignature } from "./dicelog.js";
 import {
   checkRollV2, fromHex, linkBefore, linkBeforeSteps, newChain, toHex,
 } from "./fairdice.js";
@@ -206,7 +206,6 @@ export class DeviceChain {
   }
 }
 
-const GENESIS = "0".repeat(64);
 
 /**
  * Whether the public log holds this device's accepted anchor (docs/fair-dice.md §The public

@@ -13,6 +13,8 @@ import { concat, fromHex, lp, toHex, uint } from "./fairdice.js";
 const encoder = new TextEncoder();
 export const HEAD_FORMAT = "boardgammon-log-head-v1";
 export const RECORD_SPEC_V2 = "boardgammon-record-v2";
+/** The prev_hash of a match record's first entry. */
+export const GENESIS = "0".repeat(64);
 
 function subtle() {
   if (!globalThis.crypto || !globalThis.crypto.subtle) {
@@ -225,4 +227,62 @@ export async function checkInLog(matchId, roll, proof, publicKey, since) {
   if (signed === false) problems.push("log_signature");
   else checked.push(signed ? "signature" : "signature_unchecked");
   return { problems, checked, treeSize: head.tree_size, records: [...preceding, logged] };
+}
+
+/**
+ * Why a match's v2 audit document (GET /api/audit/{match_id}) is not the record the public
+ * log holds, as problem codes ([] when it is): a server could serve this device another record
+ * than the one it serves everyone else, one in which this device's roll looks harmless. Its
+ * entries must be numbered 0, 1, … and chained by prev_hash from the genesis, each hashing to
+ * its entry_hash (docs/fair-dice.md §The record (v2)); the newest entry this device checked
+ * through the rolls' proofs (`tally`, dicechain.js startTally: final, since a roll follows it)
+ * must be in it unchanged; and the last entry's last leaf must name that entry, its state and
+ * its hash, with an inclusion proof to the document's head, signed with the log's key
+ * (`publicKey`, from its fixed address). The last entry's hash covers every entry before it,
+ * so that one leaf ties the whole document to the log that the witnesses and
+ * `transparency.py --scan` watch. Codes: log_missing (no head, no entries, no leaf),
+ * log_mismatch (the chain, the tally, the leaf, or an entry that cannot be read), log_proof,
+ * log_signature (another key, or a signature that does not verify; unchecked where the browser
+ * has no Ed25519).
+ */
+export async function recordProblems(matchId, doc, publicKey, tally) {
+  const entries = doc && Array.isArray(doc.rolls) ? doc.rolls : [];
+  const head = doc && doc.log && doc.log.head;
+  const last = entries[entries.length - 1];
+  const leaves = last && Array.isArray(last.log) ? last.log : [];
+  const mark = leaves[leaves.length - 1];
+  if (!head || !mark || doc.match_id !== matchId) return ["log_missing"];
+  const problems = [];
+  try {
+    let prev = GENESIS;
+    for (const [i, entry] of entries.entries()) {
+      if (entry.seq !== i || entry.prev_hash !== prev
+          || (await entryHashV2(matchId, entry)) !== entry.entry_hash) {
+        throw new Error(`entry ${i} does not chain`);
+      }
+      prev = entry.entry_hash;
+    }
+    if (tally.seq >= entries.length
+        || (tally.seq >= 0 && entries[tally.seq].entry_hash !== tally.hash)) {
+      throw new Error("not the entries this device checked");
+    }
+    const fields = JSON.parse(mark.leaf);
+    if (fields.match_id !== matchId || fields.roll_id !== last.roll_id || fields.seq !== last.seq
+        || fields.event !== last.state || fields.entry_hash !== last.entry_hash) {
+      throw new Error("the last leaf names another entry");
+    }
+    const reached = await rootFromInclusion(mark.index, head.tree_size,
+      await leafHash(new TextEncoder().encode(mark.leaf)), mark.inclusion_path.map(fromHex));
+    if (!reached || toHex(reached) !== head.root_hash) problems.push("log_proof");
+  } catch {
+    return ["log_mismatch"];
+  }
+  let signed = false;
+  try {
+    signed = doc.log.public_key === publicKey && await verifyHeadSignature(publicKey, head);
+  } catch {
+    // a signature that is no hex: not signed
+  }
+  if (signed === false) problems.push("log_signature");
+  return problems;
 }
