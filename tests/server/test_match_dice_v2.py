@@ -172,8 +172,13 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         assert requested["opponent_prev_link"] == pending["opponent_prev_link"]
         # Every link revealed: each roll takes the link right after the last one (k = 1).
         assert requested["opponent_link_steps"] == pending["opponent_link_steps"] == 1
-        # The cube decision came before the request: no double now.
+        # The cube decision came before the request: no double now; and no resignation from
+        # either seat until the dice are shown (a pending offer would leave the revealed roll
+        # nowhere to go: the engine rolls only in the roll phase).
         assert code(roller.act(match_id, "double")) == "wrong_phase"
+        for player in players.values():
+            r = player.act(match_id, "resign", points=1)
+            assert (r.status_code, code(r)) == (400, "wrong_phase"), r.text
         # The roller cannot reveal the opponent's link; a wrong link is refused; neither
         # changes the match.
         r = devices[seat].player.act(

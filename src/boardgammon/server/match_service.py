@@ -465,6 +465,11 @@ class MatchService:
         if isinstance(action, DoubleAction) and match_dice.awaiting_link(rolls):
             raise Illegal("the roll is asked for already: the cube decision comes before it",
                           ErrorCode.WRONG_PHASE)
+        if isinstance(action, ResignAction) and match_dice.awaiting_link(rolls):
+            # The engine rolls only in the roll phase: an offer pending when the link (or the
+            # end of its wait) reveals the roll would leave the dice nowhere to go.
+            raise Illegal("the roll is asked for already: offer to resign once the dice are "
+                          "shown", ErrorCode.WRONG_PHASE)
         step.events += self._perform(s, cached, seat, action, action.action_id, user_id)
         return step
 
