@@ -4,7 +4,8 @@ a reading of the spec that differs from the package's shows up as a disagreement
 
 ``check(document, leaves=None) -> list[str]``: one verdict per roll (``ok``, ``pending``,
 ``void``; ``pending`` only for the last roll, an earlier one still open is ``"bad: left
-unresolved"``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the
+unresolved"``, a void one requested with a roll of its game after it ``"bad: void after
+request"``) or the first problem found, as ``"bad: <why>"``, then one ``"bad: …"`` for the
 record as a whole where it fails. ``leaves``: the public log up to the document's signed head
 (§The public log), read by the caller; every anchor leaf of the match there must be the
 record's anchor of its seat, and a roll whose request is a later leaf of the log than it must
@@ -233,6 +234,15 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
             # §The roll's life (v2): the next roll starts only after this one is played or
             # void, so only the last roll may still be open.
             verdict = "bad: left unresolved"
+        if (
+            not verdict.startswith("bad")
+            and e["state"] == "void"
+            and e["requested_at"] is not None
+            and _same_game_rolls_on(e, document["rolls"][index + 1:])
+        ):
+            # §The roll's life (v2): a requested roll is voided only when its game or the
+            # match ends, so the next roll, if any, is the next game's opening roll.
+            verdict = "bad: void after request"
         verdicts.append(verdict)
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:
@@ -240,6 +250,12 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
     if any(document["anchors"][seat] != anchor for seat, (anchor, *_) in logged.items()):
         verdicts.append("bad: anchor missing")
     return verdicts
+
+
+def _same_game_rolls_on(e: dict, later: list[dict]) -> bool:
+    """Whether the roll after ``e`` is of ``e``'s game: after a normal roll, a normal roll
+    (the next game begins with an opening roll); after an opening roll, any roll."""
+    return bool(later) and (e["kind"] == "opening" or later[0]["kind"] == "normal")
 
 
 def _check(match_id: str, index: int, e: dict, prev: str, chains: list, used: list,

@@ -241,3 +241,92 @@ def test_the_last_roll_may_be_pending(state):
     assert report.ok, report.failure
     assert [c.verdict for c in report.checks] == ["ok", "ok", "pending"]
     assert spec_verifier_v2.check(document) == ["ok", "ok", "pending"]
+
+
+# The k = 2 vector's first roll voided where it stood after its request (the roller's entropy
+# in, nothing revealed; `absent` was not yet decided, so no opponent source either), and as
+# it stood before any request (the roll a late anchor voids and commits again).
+VOID_REQUESTED = {"state": "void", "server_seed": None, "opponent_source": None, "dice": None,
+                  "revealed_at": None, "played_at": None,
+                  "voided_at": "2026-12-02T12:00:05.000000Z"}
+VOID_UNREQUESTED = VOID_REQUESTED | {"roller_entropy": None, "roller_source": None,
+                                     "requested_at": None,
+                                     "voided_at": "2026-12-02T12:00:01.000000Z"}
+
+
+def _as_opening(entry: dict) -> None:
+    """``entry`` (a revealed roll of the k = 2 vector) as an opening roll: kind and dice."""
+    entry["kind"] = "opening"
+    opponent = entry["opponent_entropy"]
+    entry["dice"] = list(derive_dice_v2(
+        bytes.fromhex(entry["server_seed"]), MATCH, entry["roll_id"], entry["nonce"], "opening",
+        bytes.fromhex(entry["roller_entropy"]), bytes.fromhex(opponent) if opponent else None))
+
+
+def test_a_roll_voided_after_its_request_and_rolled_again_fails_both_verifiers(tmp_path, capsys):
+    """A "busy" reroll on record: the server takes the roller's request (its entropy, and with
+    the opponent's link the dice, may be in), voids the roll and rolls a normal roll of the
+    same game. A requested roll is voided only when its game or the match ends, so the next
+    roll, if any, is the next game's opening roll: both verifiers fail the void as ``void
+    after request`` (it was "never revealed" before), and ``verify.py`` exits 1."""
+    forged = copy.deepcopy(v2_document("rol_0003"))
+    forged["rolls"][0].update(VOID_REQUESTED)
+    _rehashed(forged)
+    report = verify_document(forged)
+    assert [c.verdict for c in report.checks] == [verify.VOID_AFTER_REQUEST, "ok", "ok"]
+    assert (report.failure.index, report.failure.roll_id) == (0, "rol_0003")
+    assert "yet roll rol_0004 (#1, normal) of the same game follows it" in report.failure.detail
+    assert spec_verifier_v2.check(forged) == ["bad: void after request", "ok", "ok"]
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    assert verify.main([str(path)]) == 1
+    assert "FAIL: roll rol_0003 (#0): void after request: " in capsys.readouterr().out
+
+
+def test_a_requested_opening_roll_voided_and_rolled_again_fails_both_verifiers():
+    """No game ends before its opening roll is played (no cube, no resignation yet), so a
+    requested opening roll is voided only when the match ends: any roll after it, an opening
+    one too, is the same game's reroll."""
+    forged = copy.deepcopy(v2_document("rol_0003"))
+    _as_opening(forged["rolls"][0])
+    forged["rolls"][0].update(VOID_REQUESTED)
+    _as_opening(forged["rolls"][1])
+    _rehashed(forged)
+    report = verify_document(forged)
+    assert [c.verdict for c in report.checks] == [verify.VOID_AFTER_REQUEST, "ok", "ok"]
+    assert "yet roll rol_0004 (#1, opening)" in report.failure.detail
+    assert spec_verifier_v2.check(forged) == ["bad: void after request", "ok", "ok"]
+
+
+def test_a_requested_roll_voided_when_its_game_ends_passes_both_verifiers():
+    """The honest void after a request: the game ends during the wait for the link (a
+    resignation accepted) and the next game begins with its opening roll, after which the
+    game's normal rolls come; or the match ends (a flag, a forfeit) and nothing follows."""
+    document = copy.deepcopy(v2_document("rol_0003"))
+    document["rolls"][0].update(VOID_REQUESTED)
+    _as_opening(document["rolls"][1])
+    _rehashed(document)
+    report = verify_document(document)
+    assert report.ok, report.failure
+    assert [c.verdict for c in report.checks] == ["never revealed", "ok", "ok"]
+    assert spec_verifier_v2.check(document) == ["void", "ok", "ok"]
+    ended = copy.deepcopy(v2_document("rol_0003"))
+    ended["rolls"][2].update(VOID_REQUESTED | {
+        "opponent_entropy": None, "opponent_at": None,
+        "voided_at": "2026-12-02T12:00:25.000000Z"})
+    _rehashed(ended)
+    assert verify_document(ended).ok
+    assert spec_verifier_v2.check(ended) == ["ok", "ok", "void"]
+
+
+def test_a_roll_voided_before_its_request_may_be_rolled_again():
+    """The late anchor's void (docs/fair-dice.md §Checking the anchors (v2)): a roll
+    committed and never requested (no ``requested_at``: no input had left for it) is voided
+    and committed again, a normal roll of the same game after it. Both verifiers pass it."""
+    document = copy.deepcopy(v2_document("rol_0003"))
+    document["rolls"][0].update(VOID_UNREQUESTED)
+    _rehashed(document)
+    report = verify_document(document)
+    assert report.ok, report.failure
+    assert [c.verdict for c in report.checks] == ["never revealed", "ok", "ok"]
+    assert spec_verifier_v2.check(document) == ["void", "ok", "ok"]

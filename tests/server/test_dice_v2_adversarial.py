@@ -17,6 +17,7 @@ from boardgammon.dice import new_match_id
 from boardgammon.dice.verify import (
     CHAIN_BROKEN,
     LINK_MISMATCH,
+    VOID_AFTER_REQUEST,
     VOID_AFTER_REVEAL,
     derive_dice_v2,
     entry_hash_v2,
@@ -85,7 +86,9 @@ def test_hiding_the_consumed_link_breaks_the_opponents_chain(database):
     up a link too, a forger who also moves that next roll back to the link before the hidden
     one (k = 2) makes the record consistent again: that rewrite changes the chain head, so it
     needs the published head (and the opponent's device saw its link sent for a roll that
-    ended void: ``void_after_request``)."""
+    ended void: ``void_after_request``). A void that keeps the roll's request, with a roll of
+    the same game after it, is ``void after request`` at once: the forger must erase the
+    request too (its roller's device then flags the roll as well)."""
     match_id = play_match(database, 6, (Device(), Device()))
     document = audit(database, match_id)
     forged = copy.deepcopy(document)
@@ -101,6 +104,10 @@ def test_hiding_the_consumed_link_breaks_the_opponents_chain(database):
         played_at=None,
         voided_at=entry["played_at"],
     )
+    rehash(forged)
+    assert first_failure(forged) == (2, VOID_AFTER_REQUEST)
+    assert spec_verifier_v2.check(forged)[2] == "bad: void after request"
+    entry.update(requested_at=None, roller_entropy=None, roller_source=None)
     rehash(forged)
     # Roll 4 is seat 0's again: its opponent's link hashes to the hidden one, not to the one
     # before it.

@@ -88,16 +88,18 @@ def test_a_link_declared_late_is_used_up(database):
 
 def test_a_requested_roll_voided_uses_up_its_link(database):
     """A roll voided after its request (the link may have reached the server) and one voided
-    before it: each uses up a link, so the roll after them takes x_3."""
+    before it: each uses up a link, so the roll after them takes x_3. The first void ends its
+    game (an honest server voids a requested roll only then: the next roll is an opening one;
+    a normal one would be ``void after request``)."""
     match_id, opponent = new_match_id(), Device()
     with database.sessions() as s:
         v2.register_anchor(s, match_id, 1, opponent.anchor)
         roll = v2.commit_roll(s, match_id, 0)
         v2.request_roll(s, roll.roll_id, roll.commitment, secrets.token_bytes(16))
-        v2.void_roll(s, roll.roll_id)  # "busy": after x_1 arrived
-        roll = v2.commit_roll(s, match_id, 0)
+        v2.void_roll(s, roll.roll_id)  # after x_1 arrived, the game ending during the wait
+        roll = v2.commit_roll(s, match_id, 0, "opening")
         v2.void_roll(s, roll.roll_id)  # never requested: it was committed all the same
-        roll = v2.commit_roll(s, match_id, 0)
+        roll = v2.commit_roll(s, match_id, 0, "opening")
         v2.request_roll(s, roll.roll_id, roll.commitment, secrets.token_bytes(16))
         for stale in opponent.links[1:3]:
             _unchanged_after_refusal(s, match_id, roll.roll_id, stale)
@@ -143,7 +145,10 @@ ENDINGS = ("link", "absent", "void_requested", "void_committed")
 def test_random_histories_take_exactly_the_due_link(property_db, chains, rolls, wrong):
     """Random rolls (either seat, any ending): the link due is x_index with index the
     opponent's links used so far; any other link of its chain is refused, state unchanged;
-    both verifiers accept the record and count the same ``k`` as the package."""
+    both verifiers accept the record and count the same ``k`` as the package. A roll voided
+    after its request ends its game, as on an honest server (the next roll is an opening
+    one), or, an opening roll, the match (no roll follows it): else ``void after
+    request``."""
     match_id = new_match_id()
     devices = [Device(length=16) if has else None for has in chains]
     index = [0, 0]  # the opponent's last link used up, per seat
@@ -153,9 +158,10 @@ def test_random_histories_take_exactly_the_due_link(property_db, chains, rolls, 
         for seat, device in enumerate(devices):
             if device is not None:
                 v2.register_anchor(s, match_id, seat, device.anchor)
+        kind = "normal"
         for seat, ending in rolls:
             opponent = 1 - seat
-            roll = v2.commit_roll(s, match_id, seat)
+            roll = v2.commit_roll(s, match_id, seat, kind)
             chain = devices[opponent]
             if chain is not None:
                 index[opponent] += 1
@@ -169,7 +175,11 @@ def test_random_histories_take_exactly_the_due_link(property_db, chains, rolls, 
             v2.request_roll(s, roll.roll_id, roll.commitment, secrets.token_bytes(16))
             if ending == "void_requested":
                 v2.void_roll(s, roll.roll_id)
+                if kind == "opening":
+                    break  # the match ended
+                kind = "opening"  # the game ended: the next one opens
                 continue
+            kind = "normal"
             if ending == "link" and chain is not None:
                 if wrong != index[opponent]:
                     _unchanged_after_refusal(s, match_id, roll.roll_id, chain.links[wrong])

@@ -44,7 +44,8 @@ FIELDS = (
 @pytest.fixture(scope="module")
 def document(tmp_path_factory) -> dict:
     """Rolls: opening (live), a computer-like roll (server entropy, the link revealed), a roll
-    without the opponent's link, a roll voided after its request, then a pending one."""
+    without the opponent's link, a roll voided after its request (its game ended during the
+    wait), then the next game's opening roll, pending."""
     db = open_database(f"sqlite:///{tmp_path_factory.mktemp('v2props')}/db.sqlite3")
     match_id, devices = new_match_id(), (Device(), Device())
     try:
@@ -69,7 +70,7 @@ def document(tmp_path_factory) -> dict:
                 else:
                     roll = v2.reveal_without_opponent(s, roll.roll_id)
                 v2.mark_played(s, roll.roll_id)
-            v2.commit_roll(s, match_id, 0)
+            v2.commit_roll(s, match_id, 0, "opening")
             return v2.audit_document(s, match_id)
     finally:
         db.dispose()

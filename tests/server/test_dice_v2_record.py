@@ -134,7 +134,9 @@ def test_a_void_roll_keeps_its_seed_and_the_chain_goes_on(database):
             v2.reveal_without_opponent(s, roll.roll_id)
         # The link was never revealed: the next roll still hashes to the anchor, but the void
         # roll used up x_1 (it may have reached the server), so x_2 is due and x_1 refused.
-        nxt = v2.commit_roll(s, match_id, 0)
+        # The void ended its game (a requested roll is voided only then, else "void after
+        # request"): the next roll is the next game's opening.
+        nxt = v2.commit_roll(s, match_id, 0, "opening")
         assert nxt.opponent_prev_link == device.anchor.hex()
         nxt = v2.request_roll(s, nxt.roll_id, nxt.commitment, bytes(16))
         used_up = device.next_link()

@@ -11,8 +11,9 @@ It exits 0 when every revealed roll matches its commitment and its dice, the has
 intact and only the record's last roll is still unresolved (committed, requested or revealed),
 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``, ``dice
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
-``void after reveal``, ``chain skipped``, ``anchor missing`` and ``log mismatch``, or
-``malformed`` for an entry that cannot be read), and 2 when the document cannot be loaded.
+``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
+mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
+be loaded.
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
@@ -86,6 +87,11 @@ LOG_MISMATCH = "log mismatch"  # the log's leaves given do not make the document
 # A roll before the record's last that was never played nor voided: the server went on to the
 # next roll with this one still open, perhaps after its inputs (and dice) were known to it.
 LEFT_UNRESOLVED = "left unresolved"
+# v2: a roll voided after its request (``requested_at`` set) with another roll of the same game
+# after it: the server drops a requested roll only when its game or the match ends, so this one
+# it dropped after the roller's input (and perhaps the opponent's link) had reached it, and
+# rolled again (a "busy" reroll; the players' devices flag it as ``void_after_request``).
+VOID_AFTER_REQUEST = "void after request"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
 
 
@@ -400,7 +406,9 @@ class RollCheck:
 
     ``verdict`` is ``"ok"``, ``"pending"`` (committed or, v2, requested: not yet revealed;
     only the record's last roll, :data:`LEFT_UNRESOLVED` otherwise), ``"never revealed"``
-    (void: the match moved on or ended), or a failure reason (one of the module's reason strings);
+    (void: the match moved on or ended; v2, once requested, only where no roll of its game
+    follows, :data:`VOID_AFTER_REQUEST` otherwise), or a failure reason (one of the module's
+    reason strings);
     ``detail`` says what differed.
     """
 
@@ -782,7 +790,9 @@ def verify_document(
     earlier one, with rolls after it, is :data:`LEFT_UNRESOLVED` (the server starts a roll
     only once the one before it is played or void), so a server that rolls again cannot keep
     the first roll's void (and its ``voided_at``) out of the record by leaving it
-    ``requested``.
+    ``requested``. v2: nor may it void it and roll again in the same game: a void roll with
+    ``requested_at`` followed by another roll of its game is :data:`VOID_AFTER_REQUEST`
+    (:func:`_fail_void_after_request`).
 
     v2: every anchor the log shows accepted must be the record's ``anchors`` entry for its
     seat (:data:`ANCHOR_MISSING`), and a roll whose request is a later leaf of the log than
@@ -824,6 +834,7 @@ def verify_document(
             check, head = check_roll_v2(match_id, index, entry, head, links, used, registered,
                                         started, place)
             checks.append(check)
+        _fail_void_after_request(rolls, checks)
         for seat, logged in enumerate(registered):
             if late is None and logged is not None and logged.anchor != listed[seat]:
                 detail = (
@@ -870,6 +881,47 @@ def _fail_left_unresolved(rolls: list, checks: list[RollCheck]) -> None:
             "after the server may have had its inputs, and rolled again"
         )
         checks[index] = RollCheck(index, check.roll_id, LEFT_UNRESOLVED, detail)
+
+
+def _fail_void_after_request(rolls: list, checks: list[RollCheck]) -> None:
+    """Mark, in ``checks``, every void v2 roll of ``rolls`` that passed its own checks, was
+    requested (its hashed ``requested_at`` is set) and has a roll of the same game after it
+    as :data:`VOID_AFTER_REQUEST`: after a ``normal`` roll, a ``normal`` roll next (the game
+    went on; a next game begins with an ``opening`` roll); after an ``opening`` roll, any
+    roll (no game ends before its opening roll is played). The server voids a requested roll
+    only when its game or the match ends (a resignation accepted, a flag, a forfeit), so the
+    next roll, if any, is the next game's ``opening``; ``kind`` is hashed, and a new game
+    shows in the score. A void never requested (``requested_at`` null: the roll a late
+    anchor voids and commits again) is not judged: no input had reached the server for it.
+
+    "Requested" is the record's hashed ``requested_at``, as the record's ``state`` is what
+    :data:`LEFT_UNRESOLVED` reads, not the log's leaves: a ``requested`` leaf of a roll
+    without ``requested_at`` is a leaf whose ``at`` is no time of the record's, a
+    :data:`LOG_MISMATCH` wherever the leaves are checked (``--log``, the server's verdict).
+    """
+    for index, (entry, check) in enumerate(zip(rolls, checks, strict=False)):
+        if (
+            check.failed
+            or not isinstance(entry, dict)
+            or entry.get("state") != "void"
+            or entry.get("requested_at") is None
+        ):
+            continue
+        for later, following in enumerate(rolls[index + 1:], start=index + 1):
+            kind = following.get("kind") if isinstance(following, dict) else None
+            if kind not in KINDS:
+                continue  # an entry that cannot be read: its own verdict says so
+            if entry.get("kind") == "normal" and kind == "opening":
+                break  # the game ended with the void, and the next one began with this roll
+            detail = (
+                f"the roll was voided at {entry.get('voided_at')} after its request at "
+                f"{entry.get('requested_at')}, yet roll {following.get('roll_id')} (#{later}, "
+                f"{kind}) of the same game follows it: a requested roll is voided only when "
+                "its game or the match ends, so the server dropped this one after the "
+                "roller's input had reached it, and rolled again"
+            )
+            checks[index] = RollCheck(index, check.roll_id, VOID_AFTER_REQUEST, detail)
+            break
 
 
 def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:

@@ -427,7 +427,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
                           "time)"),
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
         "verdict.void after reveal": "voided after its dice were known",
+        "verdict.void after request": "voided after its request, yet its game rolled again",
         "verdict.log mismatch": "does not match the public log",
+        "verdict.chain skipped": "took no link of a chain the log shows accepted",
+        "verdict.anchor missing": "a chain anchor the log shows is not in the record",
         "verdict.left unresolved": "left open while the match rolled again",
         "counts.title": "What these rolls prove",
         "counts.live": (
@@ -892,7 +895,12 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
                           "angemeldet)"),
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
         "verdict.void after reveal": "verfallen, nachdem die Würfel bekannt waren",
+        "verdict.void after request": ("nach der Anfrage verfallen, doch im selben Spiel "
+                                       "neu gewürfelt"),
         "verdict.log mismatch": "stimmt nicht mit dem öffentlichen Protokoll überein",
+        "verdict.chain skipped": ("kein Glied einer Kette genommen, die das Log als "
+                                  "angenommen zeigt"),
+        "verdict.anchor missing": "ein Kettenanker aus dem Log fehlt im Protokoll",
         "verdict.left unresolved": "offen gelassen, während das Match neu würfelte",
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
@@ -1318,7 +1326,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.none": "なし：相手にチェーンがない（コンピューター、または時間内に未登録）",
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
+        "verdict.void after request": "リクエスト後に無効化され、同じゲームで振り直された",
         "verdict.log mismatch": "公開ログと一致しない",
+        "verdict.chain skipped": "ログで受理済みのチェーンのリンクを使っていない",
+        "verdict.anchor missing": "ログにあるチェーンのアンカーが記録にない",
         "verdict.left unresolved": "未解決のまま次のロールが振られた",
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
