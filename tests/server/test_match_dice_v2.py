@@ -164,11 +164,18 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
             assert play_first(players[seat], match_id).status_code == 200
             continue
         roller, opponent = players[seat], devices[1 - seat]
+        committed = roller.state(match_id)["pending_roll"]
+        assert (committed["state"], committed["roller_entropy_sha256"]) == ("committed", None)
         r = roller.roll(match_id)
         assert events(r, "roll") == []
         requested = events(r, "roll_requested")[0]
         pending = roller.state(match_id)["pending_roll"]
         assert pending["state"] == "requested" and pending["kind"] == "normal"
+        # The roller's input is fixed where the opponent's device sees it, before its link
+        # leaves: the event and the state both carry its SHA-256.
+        pinned = requested["roller_entropy_sha256"]
+        assert re.fullmatch(r"[0-9a-f]{64}", pinned) and pending["roller_entropy_sha256"] == pinned
+        assert opponent.player.state(match_id)["pending_roll"]["roller_entropy_sha256"] == pinned
         assert requested["opponent_prev_link"] == pending["opponent_prev_link"]
         # Every link revealed: each roll takes the link right after the last one (k = 1).
         assert requested["opponent_link_steps"] == pending["opponent_link_steps"] == 1
@@ -196,6 +203,7 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
             pending["opponent_prev_link"], pending["opponent_link_steps"]
         )
         check_dice(match_id, rolled)
+        assert hashlib.sha256(bytes.fromhex(rolled["roller_entropy"])).hexdigest() == pinned
         # The same link again is no error and rolls nothing.
         assert events(opponent.contribute(match_id, pending), "roll") == []
         checked += 1
@@ -437,6 +445,9 @@ def test_the_computers_rolls_take_the_humans_link(client):
             rolled = events(device.contribute(match_id, pending), "roll")[0]
             assert rolled["roller_source"] == "server" and rolled["opponent_source"] == "client"
             check_dice(match_id, rolled)
+            # The server's own entropy for the computer was fixed before ann's link left.
+            assert hashlib.sha256(bytes.fromhex(rolled["roller_entropy"])).hexdigest() \
+                == pending["roller_entropy_sha256"]
             computer_rolls += 1
         elif state["turn"] == 0 and state["phase"] in ("opening", "roll"):
             ann.roll(match_id)

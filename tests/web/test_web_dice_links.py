@@ -9,6 +9,7 @@ against the public log is not believed."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 
 import pytest
@@ -68,7 +69,8 @@ LINKS = chain()
 def pending(roll_id: str, prev: str, steps: int) -> dict:
     return {"roll_id": roll_id, "seat": 0, "nonce": 7, "commitment": commitment(SEED),
             "kind": "normal", "state": "requested", "opponent_prev_link": prev,
-            "opponent_link_steps": steps}
+            "opponent_link_steps": steps,
+            "roller_entropy_sha256": hashlib.sha256(ENTROPY).hexdigest()}
 
 
 def entry(seq: int, roll_id: str, state: str, prev: str, **fields) -> dict:

@@ -4,6 +4,7 @@ device makes that the server's check accepts, and the verdicts on tampered v2 en
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 
@@ -16,6 +17,8 @@ pytestmark = pytest.mark.browser
 
 MATCH, ROLL = "mat_TESTVECTOR0001", "rol_0001"
 SEED, ENTROPY, LINK = bytes(range(32)), bytes(range(0xA0, 0xB0)), bytes(range(0xB0, 0xD0))
+# The roller's input as the server fixes it with the request (roller_entropy_sha256).
+PINNED = hashlib.sha256(ENTROPY).hexdigest()
 
 
 def test_v2_vectors(module_page):
@@ -245,10 +248,12 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
         const known = JSON.parse(localStorage.getItem("known") || "{}");
         for (const [roll_id, prev, steps] of arg) {
             await chain.answer({ you: 1, pending_roll: { roll_id, seat: 0, state: "requested",
-                opponent_prev_link: prev, opponent_link_steps: steps } }, known);
+                opponent_prev_link: prev, opponent_link_steps: steps,
+                roller_entropy_sha256: "PINNED" } }, known);
         }
         localStorage.setItem("known", JSON.stringify(known));
         return known;"""
+    ask = ask.replace("PINNED", PINNED)
     run_client(module_page, ask, [["rol_a", links[0], 1], ["rol_b", links[1], 1]])
     module_page.reload()
     known = run_client(module_page, ask, [
@@ -354,16 +359,17 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
         await Promise.all(tabs.map((t) => t.ready));
         const known = [{}, {}];
         const ask = (tab, roll_id) => tabs[tab].answer({ you: 1, pending_roll: { roll_id,
-            seat: 0, state: "requested", opponent_prev_link: arg[0], opponent_link_steps: 1 } },
-            known[tab]);
+            seat: 0, state: "requested", opponent_prev_link: arg[0], opponent_link_steps: 1,
+            roller_entropy_sha256: arg[arg.length - 1] } }, known[tab]);
         await ask(0, "rol_a");
         await ask(1, "rol_b");  // x_1 again, for another roll
         return known;""",
-        links,
+        [*links, PINNED],
     )
     assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
     assert isinstance(known[0]["rol_a"].pop("link_sent_at"), int)  # when it left (ms)
-    assert known == [{"rol_a": {"link": links[1]}}, {"rol_b": {"link_reused": True}}]
+    assert known == [{"rol_a": {"link": links[1], "roller_entropy_sha256": PINNED}},
+                     {"rol_b": {"link_reused": True}}]
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
     assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})
 
@@ -393,10 +399,10 @@ def test_a_link_lost_on_its_way_is_sent_again(module_page):
         const chain = new dc.DeviceChain("mat_lost");
         await chain.ready;
         const ask = (roll_id, prev) => chain.answer({ you: 1, pending_roll: { roll_id,
-            seat: 0, state: "requested", opponent_prev_link: prev, opponent_link_steps: 1 } },
-            {});
+            seat: 0, state: "requested", opponent_prev_link: prev, opponent_link_steps: 1,
+            roller_entropy_sha256: arg[arg.length - 1] } }, {});
         return [await ask("rol_a", arg[0]), await ask("rol_b", arg[1])];""",
-        links,
+        [*links, PINNED],
     )
     assert got == [{"events": []}, None]
     assert [(p["roll_id"], p["link"]) for p in posted] == [
@@ -424,3 +430,178 @@ def test_two_tabs_at_the_start_make_one_chain(module_page):
     )
     assert got[0] == got[1] and got[2] == got[3]
     assert [p["type"] for p in posted] == ["anchor"] and posted[0]["anchor"] == got[2]
+
+
+OTHER = bytes(range(0x10, 0x20))  # another roller entropy than ENTROPY
+OTHER_PINNED = hashlib.sha256(OTHER).hexdigest()
+
+# chain.answer for a request of seat 0's roll `arg.roll` (x_(arg.at + 1) due), `arg.pinned` its
+# roller_entropy_sha256 (left out when undefined), with `known` as the page keeps it ("known"
+# in localStorage); the server's answer and what was known after.
+ASK = """const dc = await import('/static/dicechain.js');
+    const chain = new dc.DeviceChain(arg.match);
+    await chain.ready;
+    const known = JSON.parse(localStorage.getItem("known") || "{}");
+    const pending = { roll_id: arg.roll, seat: 0, state: "requested",
+        opponent_prev_link: arg.prev, opponent_link_steps: 1 };
+    if (arg.pinned !== undefined) pending.roller_entropy_sha256 = arg.pinned;
+    const answered = chain.answer({ you: 1, pending_roll: pending }, known);
+    const result = [answered === null ? "none" : await answered, known];
+    localStorage.setItem("known", JSON.stringify(known));
+    return result;"""
+
+
+def _ask(page, match_id: str, roll_id: str, prev: str, pinned=...) -> list:
+    arg = {"match": match_id, "roll": roll_id, "prev": prev}
+    if pinned is not ...:
+        arg["pinned"] = pinned
+    return run_client(page, ASK, arg)
+
+
+def _roll(links: list[str], roller: bytes = ENTROPY, link: str | None = None) -> dict:
+    """Seat 0's roll revealed with ``roller`` as its entropy and this device's x_1 (``links``,
+    from :func:`_stored_chain`) as the opponent's link: valid in every other way."""
+    opponent = links[1] if link is None else link
+    return _entry() | {
+        "roller_entropy": roller.hex(), "opponent_prev_link": links[0],
+        "opponent_entropy": opponent,
+        "dice": list(derive_dice_v2(SEED, MATCH, ROLL, 0, "normal", roller,
+                                    bytes.fromhex(opponent))),
+    }
+
+
+def _check(page, roll: dict, known: dict) -> dict:
+    promised = {"nonce": 0, "commitment": commitment(SEED)}  # as match.js keeps with it
+    return run_client(page, "return await fd.checkRollV2(arg.match, arg.roll, arg.known);",
+                      {"match": MATCH, "roll": roll, "known": promised | known})
+
+
+def test_the_link_leaves_only_once_the_rollers_input_is_fixed(module_page):
+    """A request whose roller's input the server did not fix (no ``roller_entropy_sha256``,
+    null, or not 64 hex characters) gets no link: the server, or a roller it sides with, could
+    choose that input once the link is known. The roll is marked ``roller_unpinned``; the same
+    roll asked with the hash then has its link, and the hash is kept (lowercase) in ``known``
+    and with the chain before the link leaves."""
+    links = _stored_chain(module_page, "mat_pin")
+    posted = _accept_actions(module_page)
+    for pinned in (..., None, "ab" * 31, "zz" * 32, PINNED + "00"):
+        answer, known = _ask(module_page, "mat_pin", "rol_a", links[0], pinned)
+        assert answer is None and known == {"rol_a": {"roller_unpinned": True}}
+    assert posted == []
+    answer, known = _ask(module_page, "mat_pin", "rol_a", links[0], PINNED.upper())
+    assert answer == {"events": []}
+    assert [(p["type"], p["roll_id"], p["link"]) for p in posted] == [
+        ("contribute", "rol_a", links[1])]
+    assert isinstance(known["rol_a"].pop("link_sent_at"), int)
+    assert known == {"rol_a": {"link": links[1], "roller_entropy_sha256": PINNED,
+                               "roller_unpinned": False}}
+    stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_pin'))")
+    assert (stored["sent"], stored["rollers"]) == ({"rol_a": 1}, {"rol_a": PINNED})
+    # Revealed with the roller's input fixed: checked; never asked with it: ✗ roller_unpinned.
+    verdict = _check(module_page, _roll(links), known["rol_a"])
+    assert verdict["problems"] == [] and verdict["checked"][-1] == "roller"
+    verdict = _check(module_page, _entry(None), {"roller_unpinned": True})
+    assert verdict["problems"] == ["roller_unpinned"] and verdict["ok"] is False
+
+
+def test_a_roll_asked_again_with_other_roller_input_gets_no_link(module_page):
+    """The link went for a roll whose roller's input the server fixed (its hash); the server
+    asks again for the same roll with another hash (a restart, it could say): nothing is sent,
+    not even the link already sent, after a reload too, and from a page that never saw the first
+    request (a second tab: the hash is kept with the chain). The roll is marked
+    ``roller_changed`` and its check fails ✗ roller_entropy_changed (once) whatever roller input
+    it is revealed with; asked with the first hash, the same link goes again (a retry)."""
+    links = _stored_chain(module_page, "mat_changed")
+    posted = _accept_actions(module_page)
+    _ask(module_page, "mat_changed", "rol_a", links[0], PINNED)
+    module_page.reload()
+    answer, known = _ask(module_page, "mat_changed", "rol_a", links[0], OTHER_PINNED)
+    assert answer is None
+    assert known["rol_a"]["roller_changed"] is True
+    assert known["rol_a"]["roller_entropy_sha256"] == PINNED and known["rol_a"]["link"] == links[1]
+    module_page.evaluate("() => localStorage.removeItem('known')")  # a page that saw nothing
+    answer, other_tab = _ask(module_page, "mat_changed", "rol_a", links[0], OTHER_PINNED)
+    assert answer is None and other_tab == {"rol_a": {"roller_changed": True}}
+    assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
+    for roller in (ENTROPY, OTHER):
+        for seen in (known["rol_a"], other_tab["rol_a"]):
+            verdict = _check(module_page, _roll(links, roller), seen)
+            assert verdict["problems"] == ["roller_entropy_changed"] and verdict["ok"] is False
+    module_page.reload()
+    answer, _ = _ask(module_page, "mat_changed", "rol_a", links[0], PINNED)
+    assert answer == {"events": []}
+    assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])] * 2
+
+
+@pytest.mark.parametrize(
+    ("roller", "known", "problems"),
+    [
+        (ENTROPY, {"roller_entropy_sha256": PINNED}, []),
+        (ENTROPY, {"roller_entropy_sha256": PINNED.upper()}, []),
+        (OTHER, {"roller_entropy_sha256": PINNED}, ["roller_entropy_changed"]),
+        (None, {"roller_entropy_sha256": PINNED}, ["malformed", "roller_entropy_changed"]),
+        (ENTROPY, {"roller_entropy_sha256": PINNED, "roller_changed": True},
+         ["roller_entropy_changed"]),
+        (ENTROPY, {"roller_unpinned": True}, ["roller_unpinned"]),
+        (ENTROPY, {}, []),
+    ],
+    ids=["fixed", "fixed-uppercase", "changed", "none", "asked-again", "unpinned", "no-hash"],
+)
+def test_the_revealed_roller_input_is_the_one_fixed(module_page, roller, known, problems):
+    """checkRollV2 holds a roll to the roller's input the server fixed (its SHA-256) before
+    this device's link left: the same input is checked (``roller``); another one, or none,
+    fails ✗ roller_entropy_changed, though every other check of the roll passes."""
+    links = [x.hex() for x in _chain(6)]
+    roll = _roll(links, roller or ENTROPY) | ({"roller_entropy": None} if roller is None else {})
+    verdict = _check(module_page, roll, {"link": links[1]} | known)
+    assert verdict["problems"] == problems
+    assert verdict["ok"] is (problems == [])
+    if roller is not None:
+        fixed = "roller_entropy_sha256" in known and roller == ENTROPY
+        assert verdict["checked"] == ["commitment", "link", "dice", "promise"] + (
+            ["roller"] if fixed else [])
+
+
+def test_a_link_refused_as_wrong_phase_goes_again_for_the_same_roll(module_page):
+    """The server refuses the link as ``wrong_phase`` (no roll waits for it): a later request of
+    the same roll, with the same roller hash, has the same link again, and one with another
+    hash none; another refusal, and a link lost three times on its way (503), are not sent
+    again for that roll by this page, as before."""
+    links = _stored_chain(module_page, "mat_phase")
+    posted: list[dict] = []
+    wrong = '{"error": {"code": "wrong_phase", "message": "no roll waits for your link"}}'
+    answers = iter([(400, wrong), (200, '{"events": []}'),
+                    (400, '{"error": {"code": "x", "message": "x"}}'),
+                    (503, "{}"), (503, "{}"), (503, "{}")])
+
+    def handle(route, request):
+        posted.append(request.post_data_json)
+        status, body = next(answers)
+        route.fulfill(status=status, content_type="application/json", body=body)
+
+    module_page.route("**/api/matches/*/actions", handle)
+    got = run_client(
+        module_page,
+        """const dc = await import('/static/dicechain.js');
+        const chain = new dc.DeviceChain("mat_phase");
+        await chain.ready;
+        const known = {};
+        const ask = async (roll_id, prev, pinned) => {
+            const answered = chain.answer({ you: 1, pending_roll: { roll_id, seat: 0,
+                state: "requested", opponent_prev_link: prev, opponent_link_steps: 1,
+                roller_entropy_sha256: pinned } }, known);
+            return answered === null ? "none" : await answered;
+        };
+        const [x0, x1, x2] = arg.links;
+        return [await ask("rol_a", x0, arg.pinned), await ask("rol_a", x0, arg.other),
+                await ask("rol_a", x0, arg.pinned), await ask("rol_a", x0, arg.pinned),
+                await ask("rol_b", x1, arg.pinned), await ask("rol_b", x1, arg.pinned),
+                await ask("rol_c", x2, arg.pinned), await ask("rol_c", x2, arg.pinned),
+                known];""",
+        {"links": links, "pinned": PINNED, "other": OTHER_PINNED},
+    )
+    assert got[:8] == [None, None, {"events": []}, "none", None, "none", None, "none"]
+    assert got[8]["rol_a"]["roller_changed"] is True
+    assert [(p["roll_id"], p["link"]) for p in posted] == [
+        ("rol_a", links[1]), ("rol_a", links[1]), ("rol_b", links[2]),
+        ("rol_c", links[3]), ("rol_c", links[3]), ("rol_c", links[3])]

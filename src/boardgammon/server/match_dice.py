@@ -96,7 +96,7 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
             cached.match.await_device(1 - roll.seat, now)
         steps = dice_record_v2.link_steps(
             [r for r in cached.rolls if isinstance(r, RollV2)])[roll.seq]
-        return [roll_requested_event(roll, roll.opponent_prev_link, steps)]
+        return [roll_requested_event(roll, steps)]
     # No chain to wait for (the computer, a device that registered none), or no one to wait
     # for (a correspondence turn): revealed now, the record says "none" or "absent".
     roll = cached.track(dice_record_v2.reveal_without_opponent(s, roll.roll_id, now=wall,

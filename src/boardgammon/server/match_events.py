@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, cast
 
-from boardgammon.server.match_state import AnyRoll, Clocks, GameEntry, RollEntry, roll_json
+from boardgammon.server.dice_record_v2 import RollV2
+from boardgammon.server.match_state import (
+    AnyRoll,
+    Clocks,
+    GameEntry,
+    RollEntry,
+    roll_json,
+    roller_entropy_sha256,
+)
 
 
 class CommitmentEvent(TypedDict):
@@ -24,13 +32,15 @@ class CommitmentEvent(TypedDict):
 class RollRequestedEvent(TypedDict):
     """A v2 roll the roller asked for: the opponent's device answers with its link
     (``contribute``) without its player doing anything; the server reveals after it, or
-    without it once the wait is over."""
+    without it once the wait is over. ``roller_entropy_sha256`` fixes the roller's input
+    before the link leaves (:func:`.match_state.roller_entropy_sha256`)."""
 
     type: Literal["roll_requested"]
     seat: int
     roll_id: str
     opponent_prev_link: str | None
     opponent_link_steps: int | None
+    roller_entropy_sha256: str | None
 
 
 class AnchorEvent(TypedDict):
@@ -111,10 +121,11 @@ def roll_event(roll: AnyRoll) -> RollEvent:
     return cast(RollEvent, {"type": "roll", **roll_json(roll)})
 
 
-def roll_requested_event(roll: AnyRoll, opponent_prev_link: str | None,
-                         opponent_link_steps: int | None) -> RollRequestedEvent:
+def roll_requested_event(roll: RollV2, opponent_link_steps: int | None) -> RollRequestedEvent:
     return {"type": "roll_requested", "seat": roll.seat, "roll_id": roll.roll_id,
-            "opponent_prev_link": opponent_prev_link, "opponent_link_steps": opponent_link_steps}
+            "opponent_prev_link": roll.opponent_prev_link,
+            "opponent_link_steps": opponent_link_steps,
+            "roller_entropy_sha256": roller_entropy_sha256(roll)}
 
 
 def anchor_event(seat: int, anchor: str) -> AnchorEvent:

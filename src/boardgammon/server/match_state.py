@@ -5,6 +5,7 @@ clock reads (service time and its wall-clock equivalent are passed in).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -223,7 +224,8 @@ def pending_json(rolls: Sequence[AnyRoll]) -> dict[str, Any] | None:
     reveal its link (``state`` ``requested``: the roller asked, the opponent's link is
     awaited; ``opponent_prev_link``: the link it must hash to, ``None`` when the opponent has
     no chain; ``opponent_link_steps``: in how many SHA-256 steps, that is which link of the
-    chain after it is due, :func:`.dice_record_v2.link_steps`)."""
+    chain after it is due, :func:`.dice_record_v2.link_steps`; ``roller_entropy_sha256``:
+    :func:`roller_entropy_sha256`, ``None`` until requested)."""
     roll = pending_roll(rolls)
     if roll is None:
         return None
@@ -232,8 +234,21 @@ def pending_json(rolls: Sequence[AnyRoll]) -> dict[str, Any] | None:
     if isinstance(roll, RollV2):
         steps = link_steps([r for r in rolls if isinstance(r, RollV2)])[-1]
         pending.update(kind=roll.kind, state=roll.state,
-                       opponent_prev_link=roll.opponent_prev_link, opponent_link_steps=steps)
+                       opponent_prev_link=roll.opponent_prev_link, opponent_link_steps=steps,
+                       roller_entropy_sha256=roller_entropy_sha256(roll))
     return pending
+
+
+def roller_entropy_sha256(roll: RollV2) -> str | None:
+    """SHA-256 of a requested v2 roll's ``roller_entropy`` (64 hex chars; ``None`` before the
+    request): shown to the opponent's device with the request, before it reveals its link, so
+    that the roller's input is fixed in a place the server does not control. The device keeps
+    it with the link it sends and checks the revealed roll's ``roller_entropy`` against it
+    (``docs/fair-dice.md`` §The device's check (web client)): without it a server allied with
+    the roller, or the server as the computer's roller, could learn the link first and then
+    choose the roller's entropy, and with it the dice."""
+    entropy = roll.roller_entropy
+    return hashlib.sha256(entropy).hexdigest() if entropy is not None else None
 
 
 def acting_seat(match: Match, rolls: Sequence[AnyRoll]) -> int | None:

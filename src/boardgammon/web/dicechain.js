@@ -28,7 +28,7 @@ export class DeviceChain {
     this.matchId = matchId;
     this.storeKey = `bg.chain.${matchId}`;
     // {seed: x_N, length: N, registered: bool, accepted: bool, highest: i, sent: {roll_id: i},
-    // refused_at: ms, anchor_log, anchor_index}:
+    // rollers: {roll_id: hex}, refused_at: ms, anchor_log, anchor_index}:
     // the chain's last link (the others follow from it), kept before the anchor is sent so
     // that a reload answers with the chain the server holds; 64 hex characters per match, not
     // the whole chain. `accepted`: the server answered the anchor with 200. `anchor_log`:
@@ -37,6 +37,8 @@ export class DeviceChain {
     // rolls requested before it (a late anchor: they take no link) from those after.
     // `highest`: the highest index of a link this device ever sent, `sent`: the index sent
     // for each roll; both written before the link leaves, so no reload sends a link twice.
+    // `rollers`: the roller's entropy hash (roller_entropy_sha256) each link was sent under,
+    // kept before it leaves, so that no tab or reload sends it under another (answer).
     // `refused_at`: when an anchor the server refused (wrong_phase) left.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
@@ -145,12 +147,21 @@ export class DeviceChain {
   /**
    * Reveal the link due when the opponent asked to roll (`pending_roll.state` "requested"
    * with our seat as the opponent): index = the position of `opponent_prev_link` in our chain
-   * + `opponent_link_steps` (every roll since our last revealed link used one up). A retry of
-   * the same roll sends the link stored for it; a roll that asks for an index this device has
-   * sent already gets nothing (the server had that link before it committed this roll's
-   * seed) and is marked `link_reused` in `known` (roll_id → what this device saw), which the
-   * roll's check reports. Resolves to the server's answer, or null (also when it only marked
-   * the roll); returns null when there was nothing to do.
+   * + `opponent_link_steps` (every roll since our last revealed link used one up). The link
+   * leaves only once the roller's input is fixed: `roller_entropy_sha256` (64 hex characters,
+   * the SHA-256 of the roller's entropy) is kept in `known` (roll_id → what this device saw)
+   * and with the chain before it leaves, and the revealed roll is checked against it
+   * (checkRollV2: roller_entropy_changed). A request without it gets nothing and is marked
+   * `roller_unpinned` (cleared should the same roll then come with it); one that shows
+   * another hash than the one kept for the roll gets nothing, not even the link already sent
+   * for it, and is marked `roller_changed`: with the link known, the roller's input could
+   * have been chosen. A retry of the same roll with the same hash sends the link stored for
+   * it; a roll that asks for an index this device has sent already gets nothing (the server
+   * had that link before it committed this roll's seed) and is marked `link_reused`; the
+   * checks of the roll report each mark. Resolves to the server's answer, or null (also when
+   * it only marked the roll); returns null when there was nothing to do. A refusal of the link
+   * as `wrong_phase` (no roll waits for it) lets a later request of the same roll, with the
+   * same hash, have the same link again.
    */
   answer(state, known) {
     const pending = state.pending_roll;
@@ -164,41 +175,70 @@ export class DeviceChain {
     const steps = pending.opponent_link_steps;
     const at = this.links.indexOf(pending.opponent_prev_link);
     if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
+    const rollId = pending.roll_id;
+    const pinned = pending.roller_entropy_sha256;
+    if (typeof pinned !== "string" || !/^[0-9a-fA-F]{64}$/.test(pinned)) {
+      // The roller's input is not fixed: with our link in hand, the server (or a roller it
+      // sides with) could still choose it, and with it the dice.
+      known[rollId] = { ...(known[rollId] || {}), roller_unpinned: true };
+      return Promise.resolve(null);
+    }
+    const roller = pinned.toLowerCase();
     // What this device sent is read afresh: another page of the match (a second tab) may
     // have sent a link of this chain since this one loaded.
     const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
-    this.sent.add(pending.roll_id);
+    const before = known[rollId] || {};
+    const held = before.roller_entropy_sha256 ?? (this.stored.rollers || {})[rollId];
+    if (held !== undefined && held !== roller) {
+      // Asked again for this roll with other roller input (a restart, the server says): the
+      // link may have reached it under the first; it is not sent under the second.
+      known[rollId] = { ...before, roller_changed: true };
+      return Promise.resolve(null);
+    }
+    this.sent.add(rollId);
     const sent = this.stored.sent || {};
-    let index = sent[pending.roll_id];
+    const rollers = this.stored.rollers || {};
+    let index = sent[rollId];
     if (index === undefined) {
       index = at + steps;
       if (index <= (this.stored.highest || 0)) {
-        known[pending.roll_id] = { ...(known[pending.roll_id] || {}), link_reused: true };
+        known[rollId] = { ...before, link_reused: true };
         return Promise.resolve(null);
       }
       if (index >= this.links.length) return null;
       this.stored.highest = index;
-      this.stored.sent = { ...sent, [pending.roll_id]: index };
+      this.stored.sent = { ...sent, [rollId]: index };
+      this.stored.rollers = { ...rollers, [rollId]: roller };
+      this.save();
+    } else if (rollers[rollId] !== roller) {
+      // A link sent before the roller's hash was kept with the chain (an older page).
+      this.stored.rollers = { ...rollers, [rollId]: roller };
       this.save();
     }
     const link = this.links[index];
-    const before = known[pending.roll_id] || {};
     // When the link first left (this device's clock): a roll that then goes without it is
     // checked against the roll's revealed_at (checkRollV2: link_dropped or link_late).
-    known[pending.roll_id] = { ...before, link, link_sent_at: before.link_sent_at ?? Date.now() };
-    return this.send(pending.roll_id, link);
+    known[rollId] = {
+      ...before, link, link_sent_at: before.link_sent_at ?? Date.now(),
+      roller_entropy_sha256: roller,
+    };
+    if (before.roller_unpinned) known[rollId].roller_unpinned = false;
+    return this.send(rollId, link);
   }
 
   /** Post `link` for `rollId`; a network failure, 429 or 5xx is tried again (the same link,
    * LINK_TRIES in all, LINK_RETRY_MS apart): the wait for it is this player's time, and a
-   * link that never arrives leaves the roll without it. Resolves to the answer, or null. */
+   * link that never arrives leaves the roll without it. A refusal as `wrong_phase` (no roll
+   * waits for a link) lets a later request of the roll have it again (answer). Resolves to
+   * the answer, or null. */
   async send(rollId, link) {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.post({ type: "contribute", roll_id: rollId, link });
       } catch (err) {
         const transient = err.status === 0 || err.status === 429 || err.status >= 500;
+        if (!transient && err.code === "wrong_phase") this.sent.delete(rollId);
         if (!transient || attempt >= LINK_TRIES) return null;
         await new Promise((done) => { setTimeout(done, LINK_RETRY_MS); });
       }

@@ -239,16 +239,25 @@ export async function newChain(length) {
  *
  * known: null or {nonce, commitment} as promised, plus `entropy` when this device rolled, plus
  *   `link` and `link_sent_at` (this device's clock, ms) when this device sent its link for the
- *   roll, and `link_reused: true` when the
- *   server asked for a link this device had sent already (DeviceChain.answer did not send it).
+ *   roll, with `roller_entropy_sha256` (lowercase hex: the roller's input as the server showed
+ *   it fixed before the link left), and `link_reused: true` when the server asked for a link
+ *   this device had sent already, `roller_changed: true` when it asked again for this roll's
+ *   link with another roller hash, `roller_unpinned: true` when it asked without one (in each
+ *   of these three DeviceChain.answer did not send the link).
  * steps: k, the number of SHA-256 steps from the opponent's link to opponent_prev_link (1
  *   unless earlier rolls used up links since: checkRollV2InRecord counts them).
  * Problem codes: v1's, and link_mismatch (the opponent's link does not hash to
  * opponent_prev_link in `steps` steps), link_not_ours (our link is not the one used),
  * link_dropped (our link was sent, `known.link_sent_at` ms, and the roll went without it,
  * revealed at `roll.revealed_at` (the audit entry's) or later), link_reused (the server asked
- * again for a link it already had). Checked codes add `link`. `warnings` (the roll stays ok,
- * shown ⚠): link_late (our link left after the roll's `revealed_at`: this device was late).
+ * again for a link it already had), roller_entropy_changed (the SHA-256 of the revealed
+ * `roller_entropy` is not `known.roller_entropy_sha256`, or the roll has none, or
+ * `known.roller_changed`: the server and the roller could have chosen the dice once our link
+ * was known), roller_unpinned (`known.roller_unpinned`: the server asked for our link without
+ * fixing the roller's input; the roll went without it). Checked codes add `link`, and
+ * `roller` (the revealed roller entropy is the one fixed before our link left). `warnings` (the
+ * roll stays ok, shown ⚠): link_late (our link left after the roll's `revealed_at`: this
+ * device was late).
  */
 export async function checkRollV2(matchId, roll, known, steps = 1) {
   const problems = [];
@@ -270,7 +279,8 @@ export async function checkRollV2(matchId, roll, known, steps = 1) {
     if (dice[0] === roll.dice[0] && dice[1] === roll.dice[1]) checked.push("dice");
     else problems.push("dice_mismatch");
   } catch (err) {
-    return { ok: false, problems: ["malformed"], checked, detail: String(err.message || err) };
+    const problems = ["malformed", ...await rollerProblems(roll, known, [])];
+    return { ok: false, problems, checked, detail: String(err.message || err) };
   }
   checkKnown(known, roll, roll.roller_entropy, problems, checked);
   const warnings = [];
@@ -289,5 +299,31 @@ export async function checkRollV2(matchId, roll, known, steps = 1) {
     }
   }
   if (known && known.link_reused) problems.push("link_reused");
+  problems.push(...await rollerProblems(roll, known, checked));
   return { ok: problems.length === 0, problems, checked, warnings };
+}
+
+/** The roller's input against the hash of it this device saw before its link left
+ * (checkRollV2's roller_entropy_changed, roller_unpinned; pushes "roller" to `checked`). */
+async function rollerProblems(roll, known, checked) {
+  const problems = [];
+  if (!known) return problems;
+  if (typeof known.roller_entropy_sha256 === "string") {
+    let shown = null;
+    try {
+      shown = toHex(new Uint8Array(await subtle().digest("SHA-256", fromHex(roll.roller_entropy))));
+    } catch {
+      // No roller entropy (null), or none that can be read: not the one fixed.
+    }
+    if (shown !== null && shown === known.roller_entropy_sha256.toLowerCase()) {
+      checked.push("roller");
+    } else {
+      problems.push("roller_entropy_changed");
+    }
+  }
+  if (known.roller_changed && !problems.includes("roller_entropy_changed")) {
+    problems.push("roller_entropy_changed");
+  }
+  if (known.roller_unpinned) problems.push("roller_unpinned");
+  return problems;
 }
