@@ -228,6 +228,10 @@ async def _play(url: str, http: httpx.AsyncClient, match_id: str, token: str,
                 started, kind = sent_at.pop(message["action_id"])
                 if message["type"] == "ack" and kind != "anchor":
                     latencies.setdefault(kind, []).append(time.perf_counter() - started)
+            elif message["type"] == "roll_requested" and state is not None:
+                # A request comes as its events alone, no state: the device answers the event.
+                state = {**state, "pending_roll": {**(state["pending_roll"] or {}), **message,
+                                                   "state": "requested"}}
             elif message["type"] == "state":
                 state = message["state"]
                 for roll in state.get("rolls") or []:

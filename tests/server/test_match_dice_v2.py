@@ -903,6 +903,59 @@ def test_the_opponents_link_tells_the_roller_no_turn_it_had_already(client):
         assert me.receive_json() == {"type": "turn", "match_id": match_id}
 
 
+def _frames_until_pong(socket) -> list[dict]:
+    """The frames a match socket has queued, read up to the answer to a ping sent now."""
+    socket.send_json({"type": "ping"})
+    frames = []
+    while (frame := socket.receive_json())["type"] != "pong":
+        assert frame["type"] != "error", frame
+        frames.append(frame)
+    return frames
+
+
+def test_a_request_sends_its_events_without_a_state(client):
+    """A v2 roll's request changes nothing a state shows but the pending roll's ``state``
+    and hash and the clocks, which its ``roll_requested`` and ``clock`` events carry: every
+    connection gets those events and no ``state``, which would tell nothing more (issue #25's
+    capacity target: a state built and sent per connection, spared). The link's reveal then
+    brings the state as every other action does."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
+    match_id = live_match(ann, bob, clock="blitz")
+    for device in devices.values():
+        assert device is not None
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    past_opening(players, devices, match_id)
+    if ann.state(match_id)["phase"] == "play":
+        assert play_first(players[ann.state(match_id)["turn"]], match_id).status_code == 200
+    seat = ann.state(match_id)["turn"]
+    roller, opponent = players[seat], devices[1 - seat]
+    assert opponent is not None
+    path = f"/ws/matches/{match_id}"
+    with client.websocket_connect(path, headers=roller.headers) as mine, \
+            client.websocket_connect(path, headers=opponent.player.headers) as theirs, \
+            client.websocket_connect(path) as watching:
+        sockets = (mine, theirs, watching)
+        for socket in sockets:
+            assert socket.receive_json()["type"] == "state"
+            _frames_until_pong(socket)  # a spectator count, if any
+        r = roller.roll(match_id)
+        requested = events(r, "roll_requested")[0]
+        for socket in sockets:
+            frames = _frames_until_pong(socket)
+            assert [f["type"] for f in frames] == ["roll_requested", "clock"]
+            assert frames[0] == requested
+            assert frames[1]["clocks"]["running"] == 1 - seat  # the wait is the opponent's
+        pending = opponent.player.state(match_id)["pending_roll"]
+        assert pending["roller_entropy_sha256"] == requested["roller_entropy_sha256"]
+        rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+        for socket in sockets:
+            frames = _frames_until_pong(socket)
+            assert [f["type"] for f in frames] == ["roll", "clock", "state"]
+            assert frames[0] == rolled and frames[2]["state"]["dice"] == rolled["dice"]
+
+
 def test_an_actions_log_leaves_are_written_together(client):
     """A play marks its roll played and commits the next one: two leaves of the public log,
     written in one go at the commit (the size row grown once, one insert of the leaves, one

@@ -175,6 +175,11 @@ def test_two_players_play_a_live_match_by_tapping(browser, live_server, output_d
     assert rolls == done["rolls"]  # every roll, the opening ones included, was verified
     check_downloads(ann, match_id)
     check_audit(ann, output_dir, "live", rolls)
+    # Every roll took the opponent's link from its page (a request comes as its events alone,
+    # no state: the page answers the event); none went without it for want of an answer.
+    record = ann.request.get(f"{live_server}/api/audit/{match_id}").json()["rolls"]
+    sources = {r["opponent_source"] for r in record if r["opponent_prev_link"] and r["dice"]}
+    assert sources == {"client"}, [(r["seq"], r["opponent_source"]) for r in record]
     ann.context.close()
     bob.context.close()
 

@@ -1,6 +1,8 @@
 """The WebSocket ``/ws/matches/{match_id}`` and the hub that sends each connection
 the events of its match followed by a fresh ``state`` from its seat (``docs/api.md``
-§WebSocket).
+§WebSocket); a v2 roll's request, whose ``roll_requested`` and ``clock`` events say all that
+changed (the pending roll's state and the roller's input hash, the clocks), goes out without
+the state, which would tell nothing more (one state built and sent per connection spared).
 
 Each connection has its own send queue and writer task, so one slow client delays no one
 else, and messages reach a client in the order the match committed them.
@@ -46,6 +48,9 @@ TRY_AGAIN_LATER = 1013
 """Close code of a socket the server cannot serve now (too slow a reader, a database outage)."""
 POLICY_VIOLATION = 1008
 """Close code of a socket opened against the protocol (a token in the URL)."""
+STATE_IN_EVENTS = frozenset({"roll_requested", "clock"})
+"""Events that carry the whole change they make to a state: a batch of only these (a v2 roll's
+request) goes out without the fresh ``state`` (``docs/api.md`` §WebSocket)."""
 
 
 @dataclass(eq=False)
@@ -156,6 +161,15 @@ class Hub:
                         with contextlib.suppress(asyncio.QueueFull):  # it resyncs on reconnect
                             connection.send(message["frame"])
                 return
+            if all(event["type"] in STATE_IN_EVENTS for event in message["events"]):
+                # A v2 roll's request: the events are the whole change (module docstring).
+                for connection in list(connections):
+                    try:
+                        for event in message["events"]:
+                            connection.send(event)
+                    except asyncio.QueueFull:
+                        await self._drop(connections, connection)
+                return
             seats = {connection.seat for connection in connections}
             snapshot = _snapshot(message.get("snapshot"))
             view = self.service.cached_view(match_id, seats, snapshot)
@@ -167,9 +181,14 @@ class Hub:
                         connection.send(event)
                     connection.send_state(view.states[connection.seat])
                 except asyncio.QueueFull:
-                    connections.discard(connection)
-                    with contextlib.suppress(Exception):
-                        await connection.ws.close(code=TRY_AGAIN_LATER)
+                    await self._drop(connections, connection)
+
+    @staticmethod
+    async def _drop(connections: set[Connection], connection: Connection) -> None:
+        """Close a connection too far behind (it reconnects and gets the state)."""
+        connections.discard(connection)
+        with contextlib.suppress(Exception):
+            await connection.ws.close(code=TRY_AGAIN_LATER)
 
 
 def _snapshot(raw: Any) -> Any:

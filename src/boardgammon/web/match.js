@@ -182,9 +182,36 @@ export class MatchPage {
       this.refresh();
     } else if (message.type === "state") this.setState(message.state);
     else if (this.chat.onEvent(message)) return;
+    else if (message.type === "roll_requested" || message.type === "clock") this.takeDelta(message);
     else if (message.type === "commitment") this.promise(message);
     else if (message.type === "match_end" && message.result) this.logHead = message.result.log_head;
     else if (message.type === "error" && message.error) this.showError(message.error);
+  }
+
+  /**
+   * A v2 roll's request comes over the socket as its `roll_requested` and `clock` events alone,
+   * no state (docs/api.md §WebSocket): fold them into the state shown, the pending roll
+   * `requested` with the event's link fields and roller hash (which the device's link needs),
+   * the clocks as of now. An event for another roll than the pending one is left for the next
+   * state. A `clock` event after any other action is followed by a state: folding it in first
+   * changes nothing.
+   */
+  takeDelta(message) {
+    const s = this.state;
+    if (!s || this.fresh) return;
+    if (message.type === "clock") {
+      if (message.clocks) this.setState({ ...s, clocks: message.clocks });
+      return;
+    }
+    const pending = s.pending_roll;
+    if (!pending || pending.roll_id !== message.roll_id || pending.state !== "committed") return;
+    const { opponent_prev_link, opponent_link_steps, roller_entropy_sha256 } = message;
+    this.setState({
+      ...s,
+      version: s.version + 1,
+      pending_roll: { ...pending, state: "requested", opponent_prev_link, opponent_link_steps,
+        roller_entropy_sha256 },
+    });
   }
 
   refresh() {
