@@ -35,8 +35,8 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from boardgammon.dice import derive_dice, new_match_id
-from boardgammon.dice.verify import dice_prefix
+from boardgammon.dice import new_match_id
+from boardgammon.dice.verify import derive_dice, dice_prefix
 from boardgammon.server import dice_record as record
 from boardgammon.server import dice_record_v2 as record_v2
 from boardgammon.server.db import open_database

@@ -9,6 +9,7 @@ import functools
 import hashlib
 import http.server
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -311,6 +312,84 @@ def test_cli_unreadable_input_exits_2(tmp_path):
     assert not_audit.exit_code == 2
 
 
+# Found by a new user's trial: ``--head 00`` (no chain head at all) failed as a head that does
+# not match, ``FAIL: roll (chain head) (#8): chain broken: … the published head is 00``, exit
+# status 1, as if the record had been rewritten. A malformed head is an argument error.
+@pytest.mark.parametrize(
+    "head",
+    ["00", "", "ab" * 31, "ab" * 33, "zz" * 32, " " + "ab" * 32, "0x" + "ab" * 31, "ab" * 500],
+    ids=["00", "empty", "short", "long", "not-hex", "space", "0x", "huge"],
+)
+def test_a_malformed_head_is_an_argument_error(tmp_path, capsys, head):
+    path = str(_write(tmp_path, make_document()))
+    assert verify.main([path, "--head", head]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith("argument --head: expected the chain head published at the end of "
+                          "the match, 64 hex digits; got "), err
+    # The same from the package's command, which runs the verifier's run().
+    result = runner.invoke(cli_app, ["audit", "verify", path, "--head", head])
+    assert result.exit_code == 2 and "chain broken" not in result.output
+    assert "argument --head: expected the chain head" in result.output
+
+
+def test_a_well_formed_head_that_does_not_match_still_fails_the_chain(tmp_path, capsys):
+    document = make_document()
+    alone = tmp_path / "verify.py"
+    shutil.copy(verify.__file__, alone)
+    path = str(_write(tmp_path, document))
+    assert verify.main([path, "--head", "ab" * 32]) == 1
+    out, err = capsys.readouterr()
+    assert err == "" and out.splitlines()[-1] == (
+        f"FAIL: roll (chain head) (#8): chain broken: the rolls hash to chain head "
+        f"{document['chain_head']}, the published head is {'ab' * 32}")
+    # Hex digits in either case are a head: the record's own, in capitals, verifies.
+    assert verify.main([path, "--head", document["chain_head"].upper()]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("OK: every revealed roll")
+    # The file copied out and run alone: the malformed head is one line on standard error.
+    run = functools.partial(subprocess.run, capture_output=True, text=True, cwd=tmp_path)
+    malformed = run([sys.executable, "-I", "-S", str(alone), path, "--head", "00"])
+    assert (malformed.returncode, malformed.stdout) == (2, ""), malformed.stdout
+    assert malformed.stderr == ("argument --head: expected the chain head published at the end "
+                                "of the match, 64 hex digits; got '00' (2 characters)\n")
+    wrong = run([sys.executable, "-I", "-S", str(alone), path, "--head", "ab" * 32])
+    assert wrong.returncode == 1 and wrong.stderr == "" and "chain broken" in wrong.stdout
+
+
+SRC = Path(verify.__file__).resolve().parents[2]
+
+
+def test_python_m_runs_the_verifier_without_a_warning(tmp_path):
+    """Found by a new user's trial: ``python -m boardgammon.dice.verify FILE`` printed runpy's
+    RuntimeWarning (``'boardgammon.dice.verify' found in sys.modules after import of package
+    'boardgammon.dice', but prior to execution``): the package imported the verifier to give
+    its names. Now it imports it when one of them is first asked for."""
+    path = str(_write(tmp_path, make_document()))
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run([sys.executable, "-W", "error", "-m", "boardgammon.dice.verify", path],
+                         capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    assert run.returncode == 0 and run.stderr == "", run.stdout + run.stderr
+    assert "OK: every revealed roll verifies" in run.stdout
+
+
+def test_the_package_does_not_import_the_verifier():
+    """``import boardgammon.dice`` gives the IDs and leaves the verifier unloaded (so that
+    ``python -m boardgammon.dice.verify`` runs it fresh); its names come from the module."""
+    code = (
+        "import sys\n"
+        "import boardgammon.dice as dice\n"
+        "assert 'boardgammon.dice.verify' not in sys.modules\n"
+        "from boardgammon.dice import *\n"
+        "assert new_match_id().startswith('mat_')\n"
+        "from boardgammon.dice.verify import DICE_SPEC, derive_dice\n"
+        "assert DICE_SPEC == 'boardgammon-dice-v1' and callable(derive_dice)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                         text=True, env=env, check=False)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
 @pytest.fixture
 def served(tmp_path):
     """An HTTP server on a free port serving tmp_path."""
@@ -439,5 +518,5 @@ def test_cli_help_states_each_exit_status_on_its_own_line():
     assert {
         "Exit status 0: verified.",
         "Exit status 1: a roll fails; the output names the first and why (e.g. dice mismatch).",
-        "Exit status 2: the document cannot be read.",
+        "Exit status 2: the document cannot be read, or --head is not 64 hex digits.",
     } <= lines

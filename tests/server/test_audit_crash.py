@@ -10,7 +10,8 @@ import signal
 import subprocess
 import sys
 
-from boardgammon.dice import derive_dice, new_match_id
+from boardgammon.dice import new_match_id
+from boardgammon.dice.verify import derive_dice
 from boardgammon.server import dice_record as record
 from boardgammon.server.db import open_database
 

@@ -16,8 +16,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from boardgammon.dice import derive_dice, new_match_id
-from boardgammon.dice.verify import GENESIS, entry_hash
+from boardgammon.dice import new_match_id
+from boardgammon.dice.verify import GENESIS, derive_dice, entry_hash
 from boardgammon.server import dice_record as record
 from boardgammon.server.db import MIGRATIONS, open_database
 from boardgammon.server.tables import DiceRoll

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import PASSWORD, Player, computer_waits, live_match, make_app, play_out, step
 
-from boardgammon.dice import derive_dice
+from boardgammon.dice.verify import derive_dice
 from boardgammon.engine.board import Board
 from boardgammon.engine.match import Match
 from boardgammon.server.match_state import last_play

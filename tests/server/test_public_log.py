@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -28,7 +30,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from boardgammon.dice import transparency
+from boardgammon.dice import transparency, verify
 from boardgammon.dice.transparency import (
     DocumentError,
     ProofError,
@@ -555,6 +557,52 @@ def signed(key: LogKey, size: int, root: bytes, timestamp: int) -> dict:
     return {"format": "boardgammon-log-head-v1", "tree_size": size, "timestamp": timestamp,
             "root_hash": root.hex(),
             "signature": key.sign(head_bytes(size, timestamp, root)).hex()}
+
+
+def test_a_check_that_holds_says_verify_py_checks_the_dice(documents, tmp_path, capsys):
+    """Found by a new user's trial: ``transparency.py`` checks the log (the signed head, the
+    leaves' proofs, that each roll's last leaf names its entry hash), not the dice, so a
+    document whose dice were rewritten, its leaves and proofs left as they were, passes it (by
+    design: ``verify.py`` checks the dice), and its output did not say what it left out. Now a
+    check that holds ends with one line that says so, with the command to run; that command,
+    run as it reads, fails the rewritten document. A roll's proof names its match's document."""
+    forged = json.loads(json.dumps(documents["v2"]))
+    roll = next(r for r in forged["rolls"] if r["dice"])
+    roll["dice"] = [die % 6 + 1 for die in roll["dice"]]
+    (tmp_path / "audit.json").write_text(json.dumps(forged))
+    for module in (transparency, verify):  # both copied out, as the audit page serves them
+        shutil.copy(module.__file__, tmp_path / Path(module.__file__).name)
+
+    def alone(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-I", "-S", *args], capture_output=True,
+                              text=True, timeout=60, cwd=tmp_path, check=False)
+
+    run = alone("transparency.py", "audit.json")
+    assert run.returncode == 0 and run.stderr == "", run.stdout + run.stderr
+    said = ("the dice and the record's hashes are not checked here but by verify.py "
+            "(GET /audit/verify.py): ")
+    assert run.stdout.endswith(f"\n{said}python3 verify.py audit.json\n"), run.stdout
+    command = shlex.split(run.stdout.splitlines()[-1].removeprefix(said))
+    assert command[:2] == ["python3", "verify.py"]
+    checked = alone(*command[1:])
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert f"FAIL: roll {roll['roll_id']} " in checked.stdout
+    # The same last line for a v1 document; a roll's proof points at its match's document.
+    status, out, _ = check_file(tmp_path, capsys, documents["v1"])
+    assert status == 0 and out.endswith(f"\n{said}python3 verify.py "
+                                        f"{tmp_path / 'document.json'}\n"), out
+    status, out, _ = check_file(tmp_path, capsys, documents["proof"])
+    match_id = documents["proof"]["match_id"]
+    assert status == 0 and out.endswith(
+        f"\n{said}python3 verify.py https://…/api/audit/{match_id}\n"), out
+    assert transparency.dice_left_to_verify(
+        f"https://example.org/api/audit/{match_id}/rolls/rol_x/proof", documents["proof"]
+    ).endswith(f": python3 verify.py https://example.org/api/audit/{match_id}")
+    # A check that fails does not end with it.
+    bent = json.loads(json.dumps(documents["v2"]))
+    bent["rolls"][0]["log"][0]["inclusion_path"][0] = "00" * 32
+    status, out, _ = check_file(tmp_path, capsys, bent)
+    assert status == 1 and "verify.py" not in out, out
 
 
 def test_the_scan_checks_the_document_against_the_servers_newest_head(served, tmp_path,

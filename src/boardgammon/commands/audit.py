@@ -24,6 +24,6 @@ def verify(
 
     Exit status 1: a roll fails; the output names the first and why (e.g. dice mismatch).
 
-    Exit status 2: the document cannot be read.
+    Exit status 2: the document cannot be read, or --head is not 64 hex digits.
     """
     raise typer.Exit(dice_verify.run(source, head, out=typer.echo))

@@ -17,6 +17,10 @@ head, checks that the same key signed it and that it extends the document's head
 consistency proof), and reads the log up to it for any change of the match that the document
 leaves out.
 
+It does not check the dice or the record's hashes (the hash chain): a document whose dice
+were rewritten, its leaves and proofs left as they were, passes it. ``verify.py`` checks
+those, and a check that holds ends with a line that says so and gives its command.
+
 Exit status: 0 when all hold; 1 when a check fails (``FAILED:`` and the first failure, on
 standard output); 2, with a line on standard error, when the input is not one it reads (a
 document that cannot be loaded or is not JSON, JSON that is not an object, a format it does
@@ -36,6 +40,7 @@ import argparse
 import hashlib
 import http.client
 import json
+import shlex
 import sys
 import urllib.error
 import urllib.request
@@ -978,6 +983,23 @@ def _load(source: str, timeout: float = 30.0) -> Any:
         return json.load(file)
 
 
+def dice_left_to_verify(source: str, document: dict) -> str:
+    """The line a check that holds ends with: the dice and the record's hashes are not checked
+    here (a document with rewritten dice passes, its leaves and proofs intact) but by
+    ``verify.py``, and the command that checks them, in the form ``docs/fair-dice.md`` and the
+    audit page give it (``python3 verify.py FILE_OR_URL``). A roll's proof is one roll of a
+    match: ``verify.py`` checks the match's audit document (the proof's URL up to ``/rolls/``,
+    else the match's address)."""
+    target = shlex.quote(source)
+    if document.get("format") == PROOF_FORMAT:
+        if source.startswith(("https://", "http://")) and "/rolls/" in source:
+            target = shlex.quote(source.split("/rolls/")[0])
+        else:
+            target = f"https://…/api/audit/{document.get('match_id')}"
+    return ("the dice and the record's hashes are not checked here but by verify.py "
+            f"(GET /audit/verify.py): python3 verify.py {target}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python3 transparency.py FILE_OR_URL``: check an audit document's log section."""
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -1020,6 +1042,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.scan:
             for line in scan(args.source, document):
                 print(line)
+        print(dice_left_to_verify(args.source, document))
     except DocumentError as exc:
         print(f"not a document this checker reads ({args.source}): {exc}", file=sys.stderr)
         return 2

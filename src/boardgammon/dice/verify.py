@@ -13,7 +13,7 @@ intact and only the record's last roll is still unresolved (committed, requested
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
 ``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
 mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
-be loaded.
+be loaded or ``--head`` is no chain head (64 hex digits; one line on standard error).
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
@@ -1201,15 +1201,33 @@ def format_report(report: Report) -> list[str]:
     return lines
 
 
+def head_argument_error(head: str) -> str | None:
+    """Why ``head`` cannot be a chain head (64 hex digits), as one line naming ``--head``;
+    ``None`` when it can. A malformed head is an argument error (exit status 2), not a chain
+    that fails to match it (``chain broken``, 1)."""
+    if len(head) == 2 * 32 and all(c in "0123456789abcdefABCDEF" for c in head):
+        return None
+    shown = repr(head) if len(head) <= 80 else f"{head[:77]!r}…"
+    return (f"argument --head: expected the chain head published at the end of the match, "
+            f"64 hex digits; got {shown} ({len(head)} characters)")
+
+
 def run(
     source: str, expected_head: str | None = None, out=print, log: str | None = None
 ) -> int:
-    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable).
+    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable
+    or an ``expected_head`` that is no chain head, :func:`head_argument_error`).
 
     ``log``: where to read the whole public log up to the document's signed head, to find
     every anchor leaf of the match (:func:`verify_document`): ``""`` from the server of the
     ``source`` URL, else a JSON file of its entries (``[{"index", "leaf"}, …]`` from index 0,
     as ``GET /api/log/entries`` serves them)."""
+    if expected_head is not None:
+        error = head_argument_error(expected_head)
+        if error is not None:
+            out(error)
+            return 2
+        expected_head = expected_head.lower()  # the record's hex is lowercase
     try:
         document = load_document(source)
         leaves = None
@@ -1235,7 +1253,11 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Verify a Boardgammon dice audit document.")
     parser.add_argument("source", help="audit JSON file, '-' for stdin, or an http(s) URL")
-    parser.add_argument("--head", help="the chain head published at the end of the match")
+    parser.add_argument(
+        "--head",
+        metavar="CHAIN_HEAD",
+        help="the chain head published at the end of the match (64 hex digits)",
+    )
     parser.add_argument(
         "--log",
         nargs="?",
@@ -1246,6 +1268,11 @@ def main(argv: list[str] | None = None) -> int:
         "anchor registered for the match is in the record and its links are used",
     )
     args = parser.parse_args(argv)
+    if args.head is not None:
+        error = head_argument_error(args.head)
+        if error is not None:  # one line on standard error, as a usage error, exit status 2
+            print(error, file=sys.stderr)
+            return 2
     return run(args.source, args.head, log=args.log)
 
 
