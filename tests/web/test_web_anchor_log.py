@@ -97,9 +97,11 @@ def stand_in(module_page, how: str, late: bool = False, failures: int = 0,
 
 def none_roll() -> dict:
     """A revealed roll of seat 0 where this device (seat 1) is the opponent, without its
-    chain (``none``)."""
+    chain (``none``), requested (its hashed ``requested_at``, the time of its leaf in
+    :func:`log_leaves`) before this device's anchor left: not ✗ anchor_silenced."""
     seed, entropy = bytes(range(32)), bytes(16)
     return {"seq": 0, "roll_id": "rol_0001", "seat": 0, "nonce": 0, "kind": "normal",
+            "requested_at": "2026-12-03T10:00:02.000000Z",
             "server_seed": seed.hex(), "commitment": commitment(seed),
             "roller_entropy": entropy.hex(), "roller_source": "client",
             "opponent_prev_link": None, "opponent_entropy": None, "opponent_source": "none",

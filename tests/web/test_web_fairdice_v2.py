@@ -280,6 +280,8 @@ def test_the_device_never_sends_a_link_twice_even_after_a_reload(module_page, st
 
 REFUSED = (400, {"error": {"code": "wrong_phase", "message": "refused"}})
 EARLY, LATER = "2026-01-01T00:00:00.000000Z", "2999-01-01T00:00:00.000000Z"
+REGISTERED = (409, {"error": {"code": "anchor_registered", "message": "registered already"}})
+BUSY = (503, {"error": {"code": "unavailable", "message": "busy"}})
 
 
 @pytest.mark.parametrize(
@@ -289,9 +291,13 @@ EARLY, LATER = "2026-01-01T00:00:00.000000Z", "2999-01-01T00:00:00.000000Z"
         (REFUSED, EARLY, []),
         (REFUSED, LATER, ["anchor_refused"]),
         (REFUSED, None, ["anchor_refused"]),
+        (REGISTERED, EARLY, []),
+        (REGISTERED, LATER, ["anchor_silenced"]),
+        (BUSY, LATER, ["anchor_silenced"]),
     ],
     ids=["accepted", "refused-after-the-request", "refused-before-the-request",
-         "refused-time-unread"],
+         "refused-time-unread", "registered-after-the-request", "registered-before-it",
+         "unanswered-before-it"],
 )
 def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, answer,
                                                                   requested_at, problems):
@@ -303,7 +309,11 @@ def test_a_roll_without_the_chain_the_server_accepted_is_flagged(module_page, an
     tests/server/test_dice_v2_anchors.py the verifiers). The server takes a late anchor
     too, so an anchor refused (``wrong_phase``) is refused for nothing: a roll requested after
     it left (this device's clock against the hashed ``requested_at``), or at a time the device
-    cannot read, shows ✗ anchor_refused; one requested before it left is the honest ``none``."""
+    cannot read, shows ✗ anchor_refused (and only that: anchor_silenced would say the same);
+    one requested before it left is the honest ``none``. Nor do 409 anchor_registered (no
+    other chain in the record: the roll says ``none``) or 5xx silence the device: a roll
+    requested long after the anchor left shows ✗ anchor_silenced (test_web_anchor_silenced.py
+    has the flight's tolerance, the held-back 200 and the time kept across a reload)."""
     status, body = answer
 
     def handle(route, request):

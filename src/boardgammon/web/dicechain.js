@@ -15,6 +15,15 @@ export const CHAIN_LENGTH = 1024;
 // wait for it, BOARDGAMMON_LINK_WAIT, is 3 s by default).
 const LINK_TRIES = 3;
 const LINK_RETRY_MS = 400;
+// How long after this device's anchor first left (its own clock, `anchor_sent_at`) the server
+// may still roll without it (`none` for our seat) and be honest: the anchor's flight (a slow
+// connection's retransmits, a busy server's queue) and the difference between this device's
+// clock and the server's, whose hashed `requested_at` it is compared with. An honest server
+// registers an anchor when it arrives, and every roll requested after that takes the chain;
+// its `none` rolls are those requested before (a late anchor). A server that takes longer
+// (answers late, 5xx, 409 anchor_registered with no other chain, or never) rolls those rolls
+// with every input its own and the roller's: checkRollV2InRecord flags them (anchor_silenced).
+export const ANCHOR_FLIGHT_MS = 30_000;
 
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
 async function chainFrom(seed, length) {
@@ -40,6 +49,12 @@ export class DeviceChain {
     // `rollers`: the roller's entropy hash (roller_entropy_sha256) each link was sent under,
     // kept before it leaves, so that no tab or reload sends it under another (answer).
     // `refused_at`: when an anchor the server refused (wrong_phase) left.
+    // `other_chain`: the server answered anchor_registered (another device's chain, it
+    // says); `seat_log`, `seat_anchor`: what the log shows for the seat then (checkSeat).
+    // `anchor_sent_at`: when the anchor first left (this device's clock, ms), written before
+    // the request leaves and kept across retries and reloads: a roll where we are the
+    // opponent that says `none` and was requested more than ANCHOR_FLIGHT_MS after it is
+    // flagged, whatever the server answered (checkRollV2InRecord: anchor_silenced).
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -48,6 +63,7 @@ export class DeviceChain {
     this.sent = new Set(); // roll IDs whose link was sent by this page
     this.registering = null;
     this.anchorCheck = null; // this page's one look in the log for our anchor (a promise)
+    this.seatCheck = null; // a look in the log for the seat's chain after anchor_registered
   }
 
   save() {
@@ -65,6 +81,9 @@ export class DeviceChain {
     if (this.stored && this.stored.accepted && this.stored.anchor_log !== "ok") {
       await this.checkAnchor(state.you);
     }
+    if (this.stored && this.stored.other_chain && this.stored.seat_log === undefined) {
+      await this.checkSeat(state.you);
+    }
     if (state.phase === "match_over" || this.registering) return;
     if (this.stored && this.stored.registered) return;
     this.registering = (async () => {
@@ -81,7 +100,20 @@ export class DeviceChain {
         this.stored = { seed: this.links[CHAIN_LENGTH], length: CHAIN_LENGTH, registered: false };
         this.save();
       }
+      // What another page of the match on this device did with this chain since this one
+      // loaded (sent its anchor, or had it taken) is read afresh.
+      const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      if (fresh && fresh.seed === this.stored.seed) {
+        this.stored = fresh;
+        if (fresh.registered) return;
+      }
       const leaving = Date.now();
+      // The first time it leaves, kept before it does (a retry, a reload, another page keep
+      // it): the server had it within ANCHOR_FLIGHT_MS of this, whatever it answers.
+      if (!Number.isFinite(this.stored.anchor_sent_at)) {
+        this.stored.anchor_sent_at = leaving;
+        this.save();
+      }
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
@@ -90,12 +122,17 @@ export class DeviceChain {
         // the roll it missed), which checkRollV2InRecord holds it to.
         this.stored.accepted = true;
       } catch (err) {
-        // Refused, or registered from another device of ours (one chain per seat and match):
-        // the match goes on, its rolls say "none" for this seat.
+        // Refused, or registered from another device of ours (one chain per seat and match,
+        // whose links the rolls then take): not sent again. Any other failure (5xx, no
+        // connection) is tried again with the next state. Whatever the answer, a `none` roll
+        // requested more than ANCHOR_FLIGHT_MS after `anchor_sent_at` is flagged
+        // (anchor_silenced): a server cannot silence this device by its answer.
         this.stored.registered = err.code === "wrong_phase" || err.code === "anchor_registered";
         // Refused: when it left, so that checkRollV2InRecord can flag the rolls requested
         // after it (anchor_refused).
         if (err.code === "wrong_phase") this.stored.refused_at = leaving;
+        // Another device's chain, the server says: the log shows which (checkSeat).
+        if (err.code === "anchor_registered") this.stored.other_chain = true;
       }
       this.save();
     })();
@@ -105,6 +142,43 @@ export class DeviceChain {
       this.registering = null;
     }
     if (this.stored && this.stored.accepted) await this.checkAnchor(state.you);
+    if (this.stored && this.stored.other_chain) await this.checkSeat(state.you);
+  }
+
+  /**
+   * After anchor_registered (another device of this player registered the seat's chain
+   * first, the server says), read the public log's anchors once
+   * (GET /api/audit/{match_id}/anchors) for the seat's first proven leaf, whatever its anchor,
+   * and keep what it says: `seat_log` ("ok" or the problem code: anchor_unlogged, no leaf of
+   * the seat, so the answer had no ground; log_signature) and `seat_anchor` (that leaf's
+   * anchor, which the record's first link of the seat must be). A read that fails keeps
+   * nothing and is asked again with the next state. Resolves to true once the log was read.
+   */
+  checkSeat(seat) {
+    if (this.stored.seat_log !== undefined) return Promise.resolve(true);
+    this.seatCheck ??= (async () => {
+      let proofs;
+      let publicKey;
+      try {
+        proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
+        publicKey = (await request("GET", "/api/log/public-key")).public_key;
+      } catch {
+        this.seatCheck = null;
+        return false;
+      }
+      let found;
+      try {
+        found = await firstAnchorInLog(this.matchId, seat, null, proofs, publicKey);
+      } catch {
+        found = { status: "anchor_unlogged", anchor: null };
+      }
+      this.stored.seat_log = found.status;
+      if (found.anchor !== null) this.stored.seat_anchor = found.anchor;
+      this.save();
+      this.seatCheck = null;
+      return true;
+    })();
+    return this.seatCheck;
   }
 
   /**
@@ -261,23 +335,37 @@ export class DeviceChain {
  * listed first would move the anchor later and spare the `none` rolls requested in between.
  */
 export async function checkAnchorInLog(matchId, seat, anchor, proofs, publicKey) {
+  const { status, index } = await firstAnchorInLog(matchId, seat, anchor, proofs, publicKey);
+  return { status, index };
+}
+
+/**
+ * checkAnchorInLog for any anchor of `seat` (`anchor` null) or only `anchor`: {status, index,
+ * anchor}, the anchor of the first proven leaf (smallest index) with "ok", else nulls. The
+ * first anchor leaf of a seat is the seat's chain in the record (docs/fair-dice.md §Checking
+ * the anchors (v2), `anchor missing`).
+ */
+async function firstAnchorInLog(matchId, seat, anchor, proofs, publicKey) {
+  const none = (status) => ({ status, index: null, anchor: null });
   const head = proofs && proofs.head;
-  if (!head || !Array.isArray(proofs.anchors)) return { status: "anchor_unlogged", index: null };
+  if (!head || !Array.isArray(proofs.anchors)) return none("anchor_unlogged");
   let index = null;
+  let found = null;
   for (const entry of proofs.anchors) {
     const fields = JSON.parse(entry.leaf);
     if (fields.event !== "anchor" || fields.match_id !== matchId || fields.seat !== seat
-        || fields.anchor !== anchor) continue;
+        || (anchor !== null && fields.anchor !== anchor)) continue;
     const reached = await rootFromInclusion(entry.index, head.tree_size,
       await leafHash(new TextEncoder().encode(entry.leaf)), entry.inclusion_path.map(fromHex));
     if (reached && toHex(reached) === head.root_hash && (index === null || entry.index < index)) {
       index = entry.index;
+      found = fields.anchor;
     }
   }
-  if (index === null) return { status: "anchor_unlogged", index: null };
+  if (index === null) return none("anchor_unlogged");
   const signed = proofs.public_key !== publicKey ? false
     : await verifyHeadSignature(publicKey, head);
-  return signed === false ? { status: "log_signature", index: null } : { status: "ok", index };
+  return signed === false ? none("log_signature") : { status: "ok", index, anchor: found };
 }
 
 /** The place in the log where the audit entry `record` (with its `log` leaves) was
@@ -337,9 +425,15 @@ export function advanceTally(tally, entries) {
  * unknown, flagged, except where this device could not read the log for its anchor's place:
  * then the verdict says `unsettled: true`, no verdict yet, to be asked again); anchor_refused (we are the opponent, the server refused our anchor,
  * and the roll was requested after the anchor left, or its `requested_at` cannot be read);
+ * anchor_silenced (we are the opponent, the roll says `none` for us, and it was requested
+ * more than ANCHOR_FLIGHT_MS after our anchor first left, `anchor_sent_at`, or its
+ * `requested_at` cannot be read, whatever the server answered to the anchor and wherever the
+ * log puts its leaf; not where chain_skipped or anchor_refused already flags the roll);
  * anchor_unlogged or
  * log_signature (we are the opponent, and the public log did not show our accepted anchor:
- * DeviceChain.checkAnchor).
+ * DeviceChain.checkAnchor; or, after anchor_registered, the roll takes a chain for our seat
+ * and the log shows no chain of the seat: DeviceChain.checkSeat, whose anchor the seat's
+ * first link must otherwise be: link_chain_broken).
  */
 export async function checkRollV2InRecord(matchId, roll, known, records, chain, you,
   tally = startTally()) {
@@ -351,6 +445,15 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   const verdict = await checkRollV2(matchId, { ...roll, revealed_at: revealedAt }, known, steps);
   const refusedAt = chain && chain.stored && chain.stored.refused_at;
   const requestedAt = at >= 0 ? records[at].requested_at : null;
+  // A roll where we are the opponent that fixed no link for our seat (`none`: no
+  // opponent_prev_link, so no link of any chain could be its input), requested more than the
+  // anchor's flight after our anchor first left (by this device's clock; a time that cannot
+  // be read counts as after): the server had our anchor, or kept it from itself by its
+  // answer, and the server and the roller held every input. Flagged below as anchor_silenced
+  // where no more specific code (anchor_refused, chain_skipped) already says so.
+  const sentAt = chain && chain.stored && chain.stored.anchor_sent_at;
+  const silenced = 1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(sentAt)
+    && !(Date.parse(requestedAt) <= sentAt + ANCHOR_FLIGHT_MS);
   if (1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(refusedAt)
       && !(Date.parse(requestedAt) < refusedAt)) {
     // Our anchor was refused (the server takes a late one too), and this roll was requested
@@ -385,10 +488,32 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
       verdict.ok = false;
     }
   }
+  if (silenced && !verdict.problems.includes("anchor_refused")
+      && !verdict.problems.includes("chain_skipped")) {
+    // Our anchor left long enough before this roll's request (a server that answers
+    // anchor_registered with no other chain for the seat, 5xx for ever, or holds the anchor
+    // back and takes it after: the log's order then spares the roll from chain_skipped): the
+    // roll took no input from us. The times decide, not the log, so a roll that waited for our
+    // read of the log has its verdict.
+    verdict.problems.push("anchor_silenced");
+    verdict.ok = false;
+    delete verdict.unsettled;
+  }
   const anchorLog = chain && chain.stored && chain.stored.anchor_log;
   if (1 - roll.seat === you && anchorLog && anchorLog !== "ok") {
     // Our chain is not public: the server could leave it out of the record unseen.
     verdict.problems.push(anchorLog);
+    verdict.ok = false;
+  }
+  if (1 - roll.seat === you && chain && chain.stored && chain.stored.other_chain
+      && chain.stored.seat_log === undefined) {
+    await chain.checkSeat(you); // not read yet, or the read failed: asked again
+  }
+  const seatLog = chain && chain.stored && chain.stored.other_chain && chain.stored.seat_log;
+  if (1 - roll.seat === you && roll.opponent_prev_link && seatLog && seatLog !== "ok") {
+    // Told another device's chain holds the seat, and the roll takes a chain for it, yet the
+    // log shows no chain of the seat: a chain nobody can see was registered for us.
+    verdict.problems.push(seatLog);
     verdict.ok = false;
   }
   const shownSteps = at >= 0 ? records[at].opponent_link_steps : undefined;
@@ -402,10 +527,12 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
     return verdict;
   }
   // Our own anchor is what the record's first link of our chain must be only if the server
-  // took it: a chain refused as a second device's (anchor_registered) is not the record's.
+  // took it: a chain refused as a second device's (anchor_registered) is not the record's,
+  // whose first link is then the seat's first anchor leaf in the log (checkSeat).
+  const mine = 1 - roll.seat === you && chain && chain.stored;
   const expected = before.links[roll.seat]
-    ?? (1 - roll.seat === you && chain && chain.links && chain.stored && chain.stored.accepted
-      ? chain.links[0] : undefined);
+    ?? (mine && chain.links && chain.stored.accepted ? chain.links[0]
+      : (mine && chain.stored.other_chain && chain.stored.seat_anchor) || undefined);
   if (roll.opponent_prev_link && expected !== undefined && expected !== roll.opponent_prev_link) {
     verdict.problems.push("link_chain_broken");
     verdict.ok = false;
