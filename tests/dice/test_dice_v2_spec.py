@@ -299,9 +299,12 @@ def test_a_requested_opening_roll_voided_and_rolled_again_fails_both_verifiers()
 
 
 def test_a_requested_roll_voided_when_its_game_ends_passes_both_verifiers():
-    """The honest void after a request: the game ends during the wait for the link (a
-    resignation accepted) and the next game begins with its opening roll, after which the
-    game's normal rolls come; or the match ends (a flag, a forfeit) and nothing follows."""
+    """The honest voids after a request: the match ends during the wait for the link (a
+    flag, a forfeit) and nothing follows; or, in records made before 2026-12-04, when a
+    resignation could still be offered and accepted during the wait, the game ended and the
+    next game began with its opening roll, after which the game's normal rolls came (still
+    accepted: the verifiers cannot tell it from an `opening` label on a reroll of the same
+    game, which the devices that sent input for the roll flag)."""
     document = copy.deepcopy(v2_document("rol_0003"))
     document["rolls"][0].update(VOID_REQUESTED)
     _as_opening(document["rolls"][1])

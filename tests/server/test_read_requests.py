@@ -118,6 +118,31 @@ def test_only_read_sessions_are_read_only(database):
     assert len(seen) == 1 and database.engine.pool.checkedout() == 0
 
 
+def test_a_read_session_sees_one_snapshot(database):
+    """A read session's statements all see the database as it was at its first one, on
+    every backend (SQLite: a WAL read transaction; PostgreSQL: ``REPEATABLE READ``): an audit
+    document read in several statements (its rolls, then their log leaves) cannot mix two
+    states of the record, where under PostgreSQL's default (``READ COMMITTED``) each
+    statement saw every commit before it. A write session keeps the default; the next read
+    session sees the commit."""
+    match_id = play_match(database, 2, (Device(), Device()))
+    count = select(func.count()).select_from(LogHead)
+    with database.read_sessions() as s:
+        assert s.execute(count).scalar_one() == 0
+        with database.writing() as w:
+            dice_log.signed_head(w, KEY)  # commits a head
+        assert s.execute(count).scalar_one() == 0  # still the first statement's database
+        assert dice_log.size(s) > 0 and match_id
+    with database.read_sessions() as s:
+        assert s.execute(count).scalar_one() == 1
+    if not database.is_sqlite:
+        with database.read_sessions() as s:
+            level = s.execute(text("SHOW transaction_isolation")).scalar()
+        with database.sessions() as s:
+            default = s.execute(text("SHOW transaction_isolation")).scalar()
+        assert (level, default) == ("repeatable read", "read committed")
+
+
 @pytest.fixture
 def any_client(database_url, tmp_path, monkeypatch) -> Iterator[TestClient]:
     """An app on each backend; a GET and a POST route that write the same row, the way a

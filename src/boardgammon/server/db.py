@@ -12,7 +12,8 @@ front instead of failing when it upgrades; :attr:`Database.read_sessions` open a
 wait for a writer (WAL readers see the last commit). On PostgreSQL a read session's
 transaction is ``READ ONLY`` (SQLAlchemy's ``postgresql_readonly``), so a write in one fails
 there too ("cannot execute INSERT in a read-only transaction"), and so does a ``SELECT …
-FOR UPDATE``. On both a write in a read session raises
+FOR UPDATE``; and ``REPEATABLE READ``, so that, as on SQLite, all its statements see the
+database of its first one (an audit document read in several statements is of one moment). On both a write in a read session raises
 :class:`sqlalchemy.exc.InternalError`: a bug (an HTTP request answered 500), not an outage.
 HTTP requests get a session from :func:`get_session`: ``GET`` and ``HEAD`` a read one (the
 few writes they make, a signed head or marking a sign-in session used, are short transactions
@@ -196,6 +197,10 @@ class Database:
             # psycopg then opens each of these transactions with ``BEGIN READ ONLY``, and
             # SQLAlchemy turns it off again when the connection goes back to the pool.
             read_only["postgresql_readonly"] = True
+            # One snapshot per read, as a SQLite read transaction is: a document read in
+            # several statements (an audit's rolls, then their log leaves) is of one moment.
+            # A read-only transaction at this level never fails to serialize.
+            read_only["isolation_level"] = "REPEATABLE READ"
         self.read_sessions = sessionmaker(self.engine.execution_options(**read_only),
                                           expire_on_commit=False)
         self.turn = threading.Lock() if self.is_sqlite else contextlib.nullcontext()
