@@ -232,42 +232,57 @@ export class DeviceChain {
    * have been chosen. A retry of the same roll with the same hash sends the link stored for
    * it; a roll that asks for an index this device has sent already gets nothing (the server
    * had that link before it committed this roll's seed) and is marked `link_reused`; the
-   * checks of the roll report each mark. Resolves to the server's answer, or null (also when
-   * it only marked the roll); returns null when there was nothing to do. A refusal of the link
+   * checks of the roll report each mark. A request with another hash is marked so also on
+   * the page that sent the link already (nothing is sent again). The link is kept in `known`
+   * with the match's `game_number` (checkVoided: a reroll labelled `opening`). Resolves to the
+   * server's answer, or null (also when it only marked the roll); returns null when there was
+   * nothing to do. After a reload, while the chain's links are still being computed, the
+   * answer waits for them and calls `save` (if given) once it has changed `known`, which
+   * nothing else would save. A refusal of the link
    * as `wrong_phase` (no roll waits for it) lets a later request of the same roll, with the
    * same hash, have the same link again.
    */
-  answer(state, known) {
+  answer(state, known, save = null) {
     const pending = state.pending_roll;
     if (!pending || pending.state !== "requested" || state.you === null
         || state.you === undefined || pending.seat === state.you) return null;
-    if (this.sent.has(pending.roll_id)) return null;
-    if (!this.links) { // still computing after a reload: answer once it is ready
-      this.ready.then(() => this.links && this.answer(state, known));
-      return null;
+    const rollId = pending.roll_id;
+    const pinned = pending.roller_entropy_sha256;
+    const roller = typeof pinned === "string" && /^[0-9a-fA-F]{64}$/.test(pinned)
+      ? pinned.toLowerCase() : null;
+    if (roller !== null && this.stored) {
+      // What this device sent is read afresh: another page of the match (a second tab) may
+      // have sent a link of this chain since this one loaded.
+      const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
+    }
+    const before = known[rollId] || {};
+    const held = before.roller_entropy_sha256 ?? ((this.stored && this.stored.rollers) || {})[rollId];
+    if (roller !== null && held !== undefined && held !== roller) {
+      // Asked again for this roll with other roller input (a restart, the server says): the
+      // link may have reached it under the first; it is not sent under the second. Also on
+      // the page that sent it, before the check below that nothing leaves twice.
+      known[rollId] = { ...before, roller_changed: true };
+      return Promise.resolve(null);
+    }
+    if (this.sent.has(rollId)) return null;
+    if (!this.links) {
+      // Still computing after a reload: answered once it is ready, and what that answer
+      // keeps in `known` (the link, the roller's hash, a mark) is saved then (`save`).
+      return this.ready.then(() => {
+        if (!this.links) return null;
+        const answered = this.answer(state, known, save);
+        if (save) save();
+        return answered;
+      });
     }
     const steps = pending.opponent_link_steps;
     const at = this.links.indexOf(pending.opponent_prev_link);
     if (at < 0 || !Number.isSafeInteger(steps) || steps < 1 || !this.stored) return null;
-    const rollId = pending.roll_id;
-    const pinned = pending.roller_entropy_sha256;
-    if (typeof pinned !== "string" || !/^[0-9a-fA-F]{64}$/.test(pinned)) {
+    if (roller === null) {
       // The roller's input is not fixed: with our link in hand, the server (or a roller it
       // sides with) could still choose it, and with it the dice.
       known[rollId] = { ...(known[rollId] || {}), roller_unpinned: true };
-      return Promise.resolve(null);
-    }
-    const roller = pinned.toLowerCase();
-    // What this device sent is read afresh: another page of the match (a second tab) may
-    // have sent a link of this chain since this one loaded.
-    const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
-    if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
-    const before = known[rollId] || {};
-    const held = before.roller_entropy_sha256 ?? (this.stored.rollers || {})[rollId];
-    if (held !== undefined && held !== roller) {
-      // Asked again for this roll with other roller input (a restart, the server says): the
-      // link may have reached it under the first; it is not sent under the second.
-      known[rollId] = { ...before, roller_changed: true };
       return Promise.resolve(null);
     }
     this.sent.add(rollId);
@@ -293,10 +308,15 @@ export class DeviceChain {
     const link = this.links[index];
     // When the link first left (this device's clock): a roll that then goes without it is
     // checked against the roll's revealed_at (checkRollV2: link_dropped or link_late).
+    // With the game it was asked in (`game_number`, the first time): a void roll followed by
+    // an opening roll passes only where the match has moved to a later game since.
     known[rollId] = {
       ...before, link, link_sent_at: before.link_sent_at ?? Date.now(),
       roller_entropy_sha256: roller,
     };
+    if (before.game_number === undefined && Number.isSafeInteger(state.game_number)) {
+      known[rollId].game_number = state.game_number;
+    }
     if (before.roller_unpinned) known[rollId].roller_unpinned = false;
     return this.send(rollId, link);
   }

@@ -158,12 +158,18 @@ export async function checkRoll(matchId, roll, known) {
 }
 
 /** What this device saw before the reveal (`known`: the promised nonce and commitment, the
- * entropy it sent) against the revealed roll; adds to `problems` and `checked`. */
+ * entropy it sent) against the revealed roll; adds to `problems` and `checked`. A `known`
+ * without the promise (neither nonce nor commitment: only what the device's chain kept for
+ * the roll) has no promise to check. */
 function checkKnown(known, roll, rollerEntropy, problems, checked) {
   if (!known) return;
-  if (known.nonce !== roll.nonce) problems.push("nonce_changed");
-  if (known.commitment !== roll.commitment) problems.push("commitment_changed");
-  if (known.nonce === roll.nonce && known.commitment === roll.commitment) checked.push("promise");
+  if (known.nonce !== undefined || known.commitment !== undefined) {
+    if (known.nonce !== roll.nonce) problems.push("nonce_changed");
+    if (known.commitment !== roll.commitment) problems.push("commitment_changed");
+    if (known.nonce === roll.nonce && known.commitment === roll.commitment) {
+      checked.push("promise");
+    }
+  }
   if (known.entropy !== undefined) {
     if (known.entropy.toLowerCase() === String(rollerEntropy).toLowerCase()) {
       checked.push("entropy");

@@ -192,26 +192,38 @@ export class MatchPage {
    * A v2 roll's request comes over the socket as its `roll_requested` and `clock` events alone,
    * no state (docs/api.md §WebSocket): fold them into the state shown, the pending roll
    * `requested` with the event's link fields and roller hash (which the device's link needs),
-   * the clocks as of now. An event for another roll than the pending one is left for the next
-   * state. A `clock` event after any other action is followed by a state: folding it in first
-   * changes nothing.
+   * the clocks as of now (the request's batch: `roll_requested`, then `clock`). A request for
+   * another roll than the pending one means this page missed a state (a batch lost or out of
+   * order): the state is read again. A `clock` event is folded in only right after a request
+   * was (the shown state still the one it made); any other action's `clock` is followed by a
+   * state, and a late batch's clock must not overwrite a newer state's clocks.
    */
   takeDelta(message) {
     const s = this.state;
     if (!s || this.fresh) return;
     if (message.type === "clock") {
-      if (message.clocks) this.setState({ ...s, clocks: message.clocks });
+      const folded = this.requestVersion;
+      this.requestVersion = null;
+      if (message.clocks && folded !== null && folded !== undefined && s.version === folded) {
+        this.setState({ ...s, clocks: message.clocks });
+      }
       return;
     }
+    this.requestVersion = null;
     const pending = s.pending_roll;
-    if (!pending || pending.roll_id !== message.roll_id || pending.state !== "committed") return;
+    if (!pending || pending.roll_id !== message.roll_id) {
+      this.refresh(); // a request this page has no state for: the server's state says what is
+      return;
+    }
+    if (pending.state !== "committed") return; // shown requested already (an HTTP answer)
     const { opponent_prev_link, opponent_link_steps, roller_entropy_sha256 } = message;
-    this.setState({
+    const version = s.version + 1;
+    if (this.setState({
       ...s,
-      version: s.version + 1,
+      version,
       pending_roll: { ...pending, state: "requested", opponent_prev_link, opponent_link_steps,
         roller_entropy_sha256 },
-    });
+    })) this.requestVersion = version;
   }
 
   refresh() {
@@ -225,6 +237,28 @@ export class MatchPage {
     if (!roll_id || this.known[roll_id]) return;
     this.known[roll_id] = { nonce, commitment };
     this.saveKnown();
+  }
+
+  /** What this device knows of a roll before its reveal (`known[rollId]`, or null), with what
+   * its chain kept for it where `known` lacks it (the roller's hash the link was sent under,
+   * the link sent: DeviceChain.stored `rollers`, `sent`), which no reload or lost save of
+   * `known` can clear. */
+  async knownOf(rollId) {
+    const k = this.known[rollId] || null;
+    const stored = this.chain.stored;
+    const roller = stored && stored.rollers && stored.rollers[rollId];
+    const index = stored && stored.sent && stored.sent[rollId];
+    const needRoller = typeof roller === "string" && !(k && k.roller_entropy_sha256 !== undefined);
+    const needLink = Number.isSafeInteger(index) && !(k && k.link !== undefined);
+    if (!needRoller && !needLink) return k;
+    const out = { ...(k || {}) };
+    if (needRoller) out.roller_entropy_sha256 = roller;
+    if (needLink) {
+      await this.chain.ready; // the links, computed after a reload
+      const link = this.chain.links && this.chain.links[index];
+      if (link !== undefined) out.link = link;
+    }
+    return out;
   }
 
   /** What another page of this match on this device stored (a second tab). */
@@ -275,7 +309,9 @@ export class MatchPage {
     this.verifyRolls(state);
     this.moves.update(state);
     this.chain.register(state);
-    if (this.chain.answer(state, this.known)) this.saveKnown();
+    // What the device kept for the roll (its link, the roller's hash, a mark) is saved at once;
+    // after a reload the answer may wait for the chain's links: saved when it is made.
+    if (this.chain.answer(state, this.known, () => this.saveKnown())) this.saveKnown();
     this.render();
     return true;
   }
@@ -339,7 +375,7 @@ export class MatchPage {
         continue;
       }
       this.verdicts.set(roll.roll_id, null);
-      const known = this.known[roll.roll_id] || null;
+      const known = await this.knownOf(roll.roll_id);
       let verdict;
       if (roll.kind === undefined) {
         verdict = await checkRoll(state.match_id, roll, known);
@@ -424,10 +460,13 @@ export class MatchPage {
     if (state.dice_protocol !== "v2") return;
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
     const pending = state.pending_roll && state.pending_roll.roll_id;
-    const asked = Object.keys(this.known).filter((id) => {
+    // A link kept with the chain (sent for the roll) counts as well: `known` may have lost it.
+    const linked = (this.chain.stored && this.chain.stored.sent) || {};
+    const ids = new Set([...Object.keys(this.known), ...Object.keys(linked)]);
+    const asked = [...ids].filter((id) => {
       const k = this.known[id];
-      return k && (k.entropy !== undefined || k.link !== undefined) && id !== pending
-        && !shown.has(id) && !this.verdicts.has(id) && !this.settled.has(id);
+      return ((k && (k.entropy !== undefined || k.link !== undefined)) || linked[id] !== undefined)
+        && id !== pending && !shown.has(id) && !this.verdicts.has(id) && !this.settled.has(id);
     });
     if (asked.length === 0) return;
     let doc;
@@ -463,7 +502,14 @@ export class MatchPage {
         continue; // nothing followed yet: looked at again with the next state
       }
       this.settled.add(entry.roll_id); // looked up once a roll follows it, or the match ended
-      const newGame = entry.kind === "normal" && next && next.kind === "opening";
+      // An opening roll after a void normal roll opens a new game only where the state shows
+      // one: a game after the one this device sent its input in (kept with the input), or the
+      // match over. Kind is the server's word: the same game's reroll labelled `opening` is
+      // still a reroll. A roll kept without its game (an older page): the kinds decide.
+      const game = (this.known[entry.roll_id] || {}).game_number;
+      const moved = !Number.isSafeInteger(game) || state.phase === "match_over"
+        || (Number.isSafeInteger(state.game_number) && state.game_number > game);
+      const newGame = entry.kind === "normal" && next && next.kind === "opening" && moved;
       if (!next || !(open || (entry.state === "void" && !newGame))) continue;
       if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
       this.voided.push(entry.roll_id);
@@ -550,7 +596,12 @@ export class MatchPage {
       : this.storedKnown(), pending.roll_id);
     // Stored before sending, and reused by every retry of this roll: the reveal must hold
     // exactly this entropy and the promised nonce.
+    // With the game it was asked in: a void roll of ours followed by an opening roll passes
+    // only where the match has moved to a later game since (checkVoided).
     this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
+    if (Number.isSafeInteger(this.state.game_number)) {
+      this.known[pending.roll_id].game_number = this.state.game_number;
+    }
     this.saveKnown();
     this.act({ type: "roll", roll_id: pending.roll_id, commitment: pending.commitment, entropy });
   }
@@ -937,8 +988,9 @@ export class MatchPage {
           { "data-action": "auto", "aria-pressed": this.auto ? "true" : "false" }));
       }
       // The engine takes a resignation once the opening roll is made (Game.resign): before
-      // it the server answers "cannot resign now".
-      if (["roll", "play", "double_offered"].includes(s.phase)) {
+      // it the server answers "cannot resign now"; nor while a requested v2 roll waits for
+      // the opponent's link (wrong_phase), as with the cube.
+      if (["roll", "play", "double_offered"].includes(s.phase) && !asked) {
         buttons.push(this.resignControls(button));
       } else {
         this.resignMenu = false;
