@@ -13,8 +13,9 @@ wait for a writer (WAL readers see the last commit). On PostgreSQL a read sessio
 transaction is ``READ ONLY`` (SQLAlchemy's ``postgresql_readonly``), so a write in one fails
 there too ("cannot execute INSERT in a read-only transaction"), and so does a ``SELECT …
 FOR UPDATE``; and ``REPEATABLE READ``, so that, as on SQLite, all its statements see the
-database of its first one (an audit document read in several statements is of one moment). On both a write in a read session raises
-:class:`sqlalchemy.exc.InternalError`: a bug (an HTTP request answered 500), not an outage.
+database of its first one (an audit document read in several statements is of one moment).
+On both a write in a read session raises :class:`sqlalchemy.exc.InternalError`: a bug (an HTTP
+request answered 500), not an outage.
 HTTP requests get a session from :func:`get_session`: ``GET`` and ``HEAD`` a read one (the
 few writes they make, a signed head or marking a sign-in session used, are short transactions
 of :meth:`Database.writing`), the other methods a write one.
