@@ -305,4 +305,10 @@ def test_no_resign_while_a_requested_roll_waits_for_the_link(browser, static_url
     assert page.locator('.controls [data-action="resign"]').count() == 0
     assert page.locator('.controls [data-action="double"]').count() == 0
     assert page.locator('.controls [data-action="roll"]').count() == 0
+    # The status says what the wait is, not "Your turn: roll." (a new user's trial).
+    status = page.locator("p.status").inner_text()
+    assert status == ("Rolling: waiting for your opponent's device to add its part to the "
+                      "dice…" if you == 0 else
+                      f"{committed['players'][0]['username']} is rolling: this device adds its "
+                      "part to the dice…")
     context.close()

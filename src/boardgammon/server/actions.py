@@ -227,6 +227,6 @@ def check_roll_resend(action: RollAction, rolled: Mapping[str, Any] | None) -> N
             and entropy is not None
             and action.entropy.lower() == entropy)
     if not same:
-        raise StateConflict("these dice are already rolled; only the same roll action (same "
-                            "roll_id, commitment and entropy) may be sent again",
-                            ErrorCode.ALREADY_ROLLED)
+        raise StateConflict("this roll is already rolled (or, v2, asked for): only the same "
+                            "roll action (same roll_id, commitment and entropy) may be sent "
+                            "again", ErrorCode.ALREADY_ROLLED)

@@ -911,6 +911,12 @@ export class MatchPage {
         return last && last[0] === last[1] ? `${t("match.opening.tied", { a: last[0] })} ${who}` : who;
       }
       case "roll":
+        // A v2 roll asked for: the dice wait for the opponent's device (its link), or for the
+        // end of the server's short wait for it.
+        if (s.pending_roll && s.pending_roll.state === "requested") {
+          return s.pending_roll.seat === s.you ? t("match.rolling.yours")
+            : t("match.rolling.theirs", { name: this.name(s.pending_roll.seat) });
+        }
         return myTurn ? t("match.yourroll") : t("match.theirturn", { name: this.name(s.turn) });
       case "play":
         if (!myTurn) return t("match.theirturn", { name: this.name(s.turn) });
