@@ -146,6 +146,25 @@ def show(page, server: Server, state: dict, audit: dict) -> None:
     page.wait_for_selector("svg.board")
 
 
+def rolled_again_on_roll(page, first: dict, audit_a: dict, rerolled: dict,
+                         audit_b: dict) -> Server:
+    """Show ``first`` (and ``audit_a``); the page's roll action is answered with ``rerolled``
+    and the audit document becomes ``audit_b`` (a server that voids the roll the page rolls
+    and commits another); the page's Roll button pressed. The stand-in server."""
+    server = Server(page, first, audit_a)
+
+    def reply(action: dict) -> dict:
+        if action["type"] != "roll":
+            return server.state
+        server.audit = audit_b
+        return rerolled
+
+    server.reply = reply
+    show(page, server, first, audit_a)
+    page.click('.controls [data-action="roll"]')
+    return server
+
+
 def wait_sent(page, server: Server, count: int) -> list[tuple[str, str]]:
     for _ in range(100):
         if len(server.links_sent()) >= count:
@@ -351,17 +370,7 @@ def test_a_void_the_device_never_saw_requested_is_a_reroll(browser, static_url):
                            voided_at="2026-12-02T12:00:02.000000Z"),
                      entry(1, "rol_b", "committed", LINKS[0], **unasked,
                            committed_at="2026-12-02T12:00:02.000000Z"))
-    server = Server(page, first, audit_a)
-
-    def reply(action: dict) -> dict:
-        if action["type"] != "roll":
-            return server.state
-        server.audit = audit_b
-        return rerolled
-
-    server.reply = reply
-    show(page, server, first, audit_a)
-    page.click('.controls [data-action="roll"]')
+    server = rolled_again_on_roll(page, first, audit_a, rerolled, audit_b)
     assert verdict_title(page, "rol_a") == TEXTS["void_after_request"] + VOID_REST
     rolled = [a for a in server.actions if a["type"] == "roll"]
     assert [a["roll_id"] for a in rolled] == ["rol_a"]

@@ -26,6 +26,7 @@ from test_web_dice_links import (
     link_sent_for_rol_a,
     pending,
     record,
+    rolled_again_on_roll,
     rolling,
     show,
     verdict_title,
@@ -97,17 +98,7 @@ def test_a_rollers_reroll_labelled_opening_is_still_a_reroll(browser, static_url
     audit_b = record(entry(0, "rol_a", "void", LINKS[0], voided_at="2026-12-02T12:00:02.000000Z"),
                      entry(1, "rol_b", "committed", LINKS[0], kind="opening", **unasked,
                            committed_at="2026-12-02T12:00:02.000000Z"))
-    server = Server(page, first, audit_a)
-
-    def reply(action: dict) -> dict:
-        if action["type"] != "roll":
-            return server.state
-        server.audit = audit_b
-        return rerolled
-
-    server.reply = reply
-    show(page, server, first, audit_a)
-    page.click('.controls [data-action="roll"]')
+    rolled_again_on_roll(page, first, audit_a, rerolled, audit_b)
     assert verdict_title(page, "rol_a") == TEXTS["void_after_request"] + VOID_REST
     assert stored_known(page)["rol_a"]["game_number"] == 1
     context.close()

@@ -32,6 +32,19 @@ async function chainFrom(seed, length) {
   return links.reverse();
 }
 
+/** The match's anchor leaves with their proofs (GET /api/audit/{match_id}/anchors) and the
+ * log's key (GET /api/log/public-key), or null when either cannot be read (our own failure,
+ * never the server's word: the caller asks again later). */
+async function readAnchorProofs(matchId) {
+  try {
+    const proofs = await request("GET", `/api/audit/${encodeURIComponent(matchId)}/anchors`);
+    const publicKey = (await request("GET", "/api/log/public-key")).public_key;
+    return { proofs, publicKey };
+  } catch {
+    return null;
+  }
+}
+
 export class DeviceChain {
   constructor(matchId) {
     this.matchId = matchId;
@@ -157,15 +170,12 @@ export class DeviceChain {
   checkSeat(seat) {
     if (this.stored.seat_log !== undefined) return Promise.resolve(true);
     this.seatCheck ??= (async () => {
-      let proofs;
-      let publicKey;
-      try {
-        proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
-        publicKey = (await request("GET", "/api/log/public-key")).public_key;
-      } catch {
+      const read = await readAnchorProofs(this.matchId);
+      if (!read) {
         this.seatCheck = null;
         return false;
       }
+      const { proofs, publicKey } = read;
       let found;
       try {
         found = await firstAnchorInLog(this.matchId, seat, null, proofs, publicKey);
@@ -193,15 +203,12 @@ export class DeviceChain {
   checkAnchor(seat) {
     if (!this.links) return Promise.resolve(false);
     this.anchorCheck ??= (async () => {
-      let proofs;
-      let publicKey;
-      try {
-        proofs = await request("GET", `/api/audit/${encodeURIComponent(this.matchId)}/anchors`);
-        publicKey = (await request("GET", "/api/log/public-key")).public_key;
-      } catch {
+      const read = await readAnchorProofs(this.matchId);
+      if (!read) {
         this.anchorCheck = null;
         return false;
       }
+      const { proofs, publicKey } = read;
       let found;
       try {
         found = await checkAnchorInLog(this.matchId, seat, this.links[0], proofs, publicKey);
