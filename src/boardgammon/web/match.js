@@ -913,7 +913,7 @@ export class MatchPage {
       case "roll":
         // A v2 roll asked for: the dice wait for the opponent's device (its link), or for the
         // end of the server's short wait for it.
-        if (s.pending_roll && s.pending_roll.state === "requested") {
+        if (s.pending_roll && s.pending_roll.state === "requested" && player) {
           return s.pending_roll.seat === s.you ? t("match.rolling.yours")
             : t("match.rolling.theirs", { name: this.name(s.pending_roll.seat) });
         }
