@@ -15,14 +15,19 @@ export const CHAIN_LENGTH = 1024;
 // wait for it, BOARDGAMMON_LINK_WAIT, is 3 s by default).
 const LINK_TRIES = 3;
 const LINK_RETRY_MS = 400;
-// How long after this device's anchor first left (its own clock, `anchor_sent_at`) the server
-// may still roll without it (`none` for our seat) and be honest: the anchor's flight (a slow
-// connection's retransmits, a busy server's queue) and the difference between this device's
-// clock and the server's, whose hashed `requested_at` it is compared with. An honest server
-// registers an anchor when it arrives, and every roll requested after that takes the chain;
-// its `none` rolls are those requested before (a late anchor). A server that takes longer
-// (answers late, 5xx, 409 anchor_registered with no other chain, or never) rolls those rolls
-// with every input its own and the roller's: checkRollV2InRecord flags them (anchor_silenced).
+// How long after this device's anchor left (its own clock, `anchor_sent_at`: the departure of
+// the attempt whose answer proves the server received it) the server may still roll without
+// it (`none` for our seat) and be honest: the anchor's flight (a slow connection's
+// retransmits, a busy server's queue) and the difference between this device's clock and the
+// server's, whose hashed `requested_at` it is compared with. An honest server registers an
+// anchor when it arrives, and every roll requested after that takes the chain; its `none`
+// rolls are those requested before (a late anchor). The time rule (checkRollV2InRecord:
+// anchor_silenced) stands only on evidence that the server had the anchor: a 409
+// anchor_registered (with no other chain the roll takes), or a 200 whose answer took longer
+// than this by the device's own clock (`anchor_answered_at - anchor_sent_at`: the server held
+// it back, so no clock difference enters). A 5xx or no answer proves nothing (an honest server
+// may never have seen the anchor) and a quick 200 leaves the rolls to the log's order
+// (chain_skipped) alone.
 export const ANCHOR_FLIGHT_MS = 30_000;
 
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
@@ -64,10 +69,15 @@ export class DeviceChain {
     // `refused_at`: when an anchor the server refused (wrong_phase) left.
     // `other_chain`: the server answered anchor_registered (another device's chain, it
     // says); `seat_log`, `seat_anchor`: what the log shows for the seat then (checkSeat).
-    // `anchor_sent_at`: when the anchor first left (this device's clock, ms), written before
-    // the request leaves and kept across retries and reloads: a roll where we are the
-    // opponent that says `none` and was requested more than ANCHOR_FLIGHT_MS after it is
-    // flagged, whatever the server answered (checkRollV2InRecord: anchor_silenced).
+    // `anchor_sent_at`: when the attempt whose answer proves the server received the anchor
+    // (200, or 409 anchor_registered) left (this device's clock, ms, taken just before that
+    // POST; a 5xx or a failed connection sets nothing), and `anchor_answered_at`: when that
+    // answer came back. Kept once, across reloads. checkRollV2InRecord flags (anchor_silenced)
+    // a roll where we are the opponent that says `none` and was requested more than
+    // ANCHOR_FLIGHT_MS after `anchor_sent_at`, after a 409 anchor_registered, or after a 200
+    // that took more than ANCHOR_FLIGHT_MS to come back. A store written before
+    // `anchor_answered_at` existed has `anchor_sent_at` alone (the first send, whatever its
+    // answer): it proves nothing and flags nothing.
     this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
@@ -120,13 +130,14 @@ export class DeviceChain {
         this.stored = fresh;
         if (fresh.registered) return;
       }
+      // This attempt's departure; kept (`anchor_sent_at`) only if its answer proves the
+      // server received the anchor, with the answer's arrival (`anchor_answered_at`).
       const leaving = Date.now();
-      // The first time it leaves, kept before it does (a retry, a reload, another page keep
-      // it): the server had it within ANCHOR_FLIGHT_MS of this, whatever it answers.
-      if (!Number.isFinite(this.stored.anchor_sent_at)) {
-        this.stored.anchor_sent_at = leaving;
-        this.save();
-      }
+      const received = () => {
+        if (Number.isFinite(this.stored.anchor_answered_at)) return; // the first proof stays
+        this.stored.anchor_sent_at = leaving; // replaces an old store's first send
+        this.stored.anchor_answered_at = Date.now();
+      };
       try {
         await this.post({ type: "anchor", anchor: this.links[0] });
         this.stored.registered = true;
@@ -134,13 +145,16 @@ export class DeviceChain {
         // its leaf in the log fixes a link of it (a late one too: the server commits again
         // the roll it missed), which checkRollV2InRecord holds it to.
         this.stored.accepted = true;
+        received();
       } catch (err) {
         // Refused, or registered from another device of ours (one chain per seat and match,
         // whose links the rolls then take): not sent again. Any other failure (5xx, no
-        // connection) is tried again with the next state. Whatever the answer, a `none` roll
-        // requested more than ANCHOR_FLIGHT_MS after `anchor_sent_at` is flagged
-        // (anchor_silenced): a server cannot silence this device by its answer.
+        // connection) is tried again with the next state and proves nothing: the server may
+        // never have had the anchor, and no `none` roll is flagged for it (anchor_silenced).
         this.stored.registered = err.code === "wrong_phase" || err.code === "anchor_registered";
+        // The server had it and says another chain holds the seat: a `none` roll requested
+        // more than ANCHOR_FLIGHT_MS after this attempt left is flagged (anchor_silenced).
+        if (err.code === "anchor_registered") received();
         // Refused: when it left, so that checkRollV2InRecord can flag the rolls requested
         // after it (anchor_refused).
         if (err.code === "wrong_phase") this.stored.refused_at = leaving;
@@ -452,10 +466,12 @@ export function advanceTally(tally, entries) {
  * unknown, flagged, except where this device could not read the log for its anchor's place:
  * then the verdict says `unsettled: true`, no verdict yet, to be asked again); anchor_refused (we are the opponent, the server refused our anchor,
  * and the roll was requested after the anchor left, or its `requested_at` cannot be read);
- * anchor_silenced (we are the opponent, the roll says `none` for us, and it was requested
- * more than ANCHOR_FLIGHT_MS after our anchor first left, `anchor_sent_at`, or its
- * `requested_at` cannot be read, whatever the server answered to the anchor and wherever the
- * log puts its leaf; not where chain_skipped or anchor_refused already flags the roll);
+ * anchor_silenced (we are the opponent, the roll says `none` for us, the server proved it
+ * had our anchor, a 409 anchor_registered or a 200 answered more than ANCHOR_FLIGHT_MS after
+ * it left, and the roll was requested more than ANCHOR_FLIGHT_MS after the anchor left,
+ * `anchor_sent_at`, or its `requested_at` cannot be read, wherever the log puts the anchor's
+ * leaf; not after a 5xx or no answer, which prove nothing, nor after a quick 200, which the
+ * log's order judges; not where chain_skipped or anchor_refused already flags the roll);
  * anchor_unlogged or
  * log_signature (we are the opponent, and the public log did not show our accepted anchor:
  * DeviceChain.checkAnchor; or, after anchor_registered, the roll takes a chain for our seat
@@ -474,12 +490,22 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   const requestedAt = at >= 0 ? records[at].requested_at : null;
   // A roll where we are the opponent that fixed no link for our seat (`none`: no
   // opponent_prev_link, so no link of any chain could be its input), requested more than the
-  // anchor's flight after our anchor first left (by this device's clock; a time that cannot
-  // be read counts as after): the server had our anchor, or kept it from itself by its
-  // answer, and the server and the roller held every input. Flagged below as anchor_silenced
-  // where no more specific code (anchor_refused, chain_skipped) already says so.
-  const sentAt = chain && chain.stored && chain.stored.anchor_sent_at;
-  const silenced = 1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(sentAt)
+  // anchor's flight after our anchor left (`anchor_sent_at`, by this device's clock; a time
+  // that cannot be read counts as after), where the server's answer proves it had the
+  // anchor: 409 anchor_registered, or a 200 that came back more than the flight after it
+  // left (held back: the log's order would spare the roll; both times are this device's, so
+  // no clock difference enters). A quick 200 leaves the roll to the log's order
+  // (chain_skipped) alone: a device clock behind the server's must not flag a roll the log
+  // proves honest. No `anchor_answered_at` (a 5xx or no answer; or a store written by older
+  // code, whose `anchor_sent_at` was the first send whatever its answer, so we cannot tell
+  // what it proves): no flag. Flagged below as anchor_silenced where no more specific code
+  // (anchor_refused, chain_skipped) already says so.
+  const stored = chain && chain.stored;
+  const sentAt = stored && stored.anchor_sent_at;
+  const answeredAt = stored && stored.anchor_answered_at;
+  const hadIt = Number.isFinite(sentAt) && Number.isFinite(answeredAt)
+    && (stored.accepted ? answeredAt - sentAt > ANCHOR_FLIGHT_MS : stored.other_chain === true);
+  const silenced = 1 - roll.seat === you && !roll.opponent_prev_link && hadIt
     && !(Date.parse(requestedAt) <= sentAt + ANCHOR_FLIGHT_MS);
   if (1 - roll.seat === you && !roll.opponent_prev_link && Number.isFinite(refusedAt)
       && !(Date.parse(requestedAt) < refusedAt)) {
@@ -517,10 +543,10 @@ export async function checkRollV2InRecord(matchId, roll, known, records, chain, 
   }
   if (silenced && !verdict.problems.includes("anchor_refused")
       && !verdict.problems.includes("chain_skipped")) {
-    // Our anchor left long enough before this roll's request (a server that answers
-    // anchor_registered with no other chain for the seat, 5xx for ever, or holds the anchor
-    // back and takes it after: the log's order then spares the roll from chain_skipped): the
-    // roll took no input from us. The times decide, not the log, so a roll that waited for our
+    // The server had our anchor long enough before this roll's request (it answered
+    // anchor_registered with no other chain for the seat, or held its 200 back and took it
+    // after: the log's order then spares the roll from chain_skipped): the roll took no
+    // input from us. The times decide, not the log, so a roll that waited for our
     // read of the log has its verdict.
     verdict.problems.push("anchor_silenced");
     verdict.ok = false;
