@@ -368,7 +368,7 @@ const STRINGS = {
     "dice.problem.link_dropped": "this device sent its link for this roll before the server revealed it, and the roll was made without it: the server could have picked the outcome with or without it",
     "dice.problem.link_late": "this device's link left only after the server had revealed the roll (by this device's clock), so the roll was made without it: late on this side, not the server's choice",
     "dice.problem.anchor_refused": "the server refused this device's chain, which it takes even late, and this roll was requested after the chain was sent: it carries no input from this device, the server and the roller held every input",
-    "dice.problem.anchor_silenced": "this device sent its chain before this roll was requested, yet the roll took no link from it: it carries no input from this device, the server and the roller held every input",
+    "dice.problem.anchor_silenced": "the server had this device's chain (its answer says so) well before this roll was requested, yet the roll took no link from it: it carries no input from this device, the server and the roller held every input",
     // The roller's input fixed before the link leaves (roller_entropy_sha256)
     "dice.problem.roller_entropy_changed": "this device sent its link after the server had shown the roller's input fixed (its SHA-256), and the roll was revealed with other roller input: the server and the roller could have chosen the dice",
     "dice.problem.roller_unpinned": "the server asked for this device's link without fixing the roller's input first: the device did not send it, and the server and the roller held every input of this roll",
@@ -767,7 +767,7 @@ const STRINGS = {
     "dice.problem.link_dropped": "dieses Gerät hat sein Glied für diesen Wurf gesendet, bevor der Server ihn aufgedeckt hat, und der Wurf wurde ohne es gemacht: der Server hätte das Ergebnis mit oder ohne es wählen können",
     "dice.problem.link_late": "das Glied dieses Geräts ging erst weg, nachdem der Server den Wurf aufgedeckt hatte (nach der Uhr dieses Geräts), daher wurde ohne es gewürfelt: eine Verspätung auf dieser Seite, keine Wahl des Servers",
     "dice.problem.anchor_refused": "der Server hat die Kette dieses Geräts abgelehnt, die er auch verspätet annimmt, und dieser Wurf wurde nach dem Senden der Kette angefordert: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
-    "dice.problem.anchor_silenced": "dieses Gerät hat seine Kette gesendet, bevor dieser Wurf angefordert wurde, und doch nahm der Wurf kein Glied daraus: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
+    "dice.problem.anchor_silenced": "der Server hatte die Kette dieses Geräts (seine Antwort sagt es) lange bevor dieser Wurf angefordert wurde, und doch nahm der Wurf kein Glied daraus: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
     // The roller's input fixed before the link leaves (roller_entropy_sha256)
     "dice.problem.roller_entropy_changed": "dieses Gerät hat sein Glied gesendet, nachdem der Server die Eingabe des Würfelnden als festgelegt gezeigt hatte (ihren SHA-256), und der Wurf wurde mit einer anderen Eingabe des Würfelnden aufgedeckt: Server und Würfelnder hätten die Würfel wählen können",
     "dice.problem.roller_unpinned": "der Server hat das Glied dieses Geräts verlangt, ohne zuerst die Eingabe des Würfelnden festzulegen: das Gerät hat es nicht gesendet, und Server und Würfelnder hielten alle Eingaben dieses Wurfs",
@@ -1132,7 +1132,7 @@ const STRINGS = {
     "dice.problem.link_dropped": "この端末はサーバーがロールを公開する前にリンクを送りましたが、ロールはそのリンクなしで行われました。サーバーはリンクあり・なしのどちらの結果も選べました",
     "dice.problem.link_late": "この端末のリンクは、サーバーがロールを公開した後に送られました（この端末の時計による）。そのためリンクなしで振られました。遅れたのはこちら側で、サーバーの選択ではありません",
     "dice.problem.anchor_refused": "サーバーは遅れて届いたチェーンも受け付けるはずなのに、この端末のチェーンを拒否し、このロールはチェーンの送信後に要求されました。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
-    "dice.problem.anchor_silenced": "この端末はこのロールが要求される前にチェーンを送信しましたが、このロールはそのリンクを使いませんでした。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
+    "dice.problem.anchor_silenced": "サーバーはこのロールが要求されるずっと前にこの端末のチェーンを受け取っていました（その応答がそう示しています）が、このロールはそのリンクを使いませんでした。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
     // The roller's input fixed before the link leaves (roller_entropy_sha256)
     "dice.problem.roller_entropy_changed": "この端末は、サーバーが振る側の入力を固定したと示した（その SHA-256）後にリンクを送りましたが、ロールは別の振る側の入力で公開されました。サーバーと振る側がダイスを選べた可能性があります",
     "dice.problem.roller_unpinned": "サーバーは振る側の入力を先に固定せずに、この端末のリンクを求めました。この端末は送っていません。サーバーと振る側がこのロールのすべての入力を握っていました",
