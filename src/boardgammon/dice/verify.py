@@ -1213,10 +1213,12 @@ def head_argument_error(head: str) -> str | None:
 
 
 def run(
-    source: str, expected_head: str | None = None, out=print, log: str | None = None
+    source: str, expected_head: str | None = None, out=print, log: str | None = None,
+    usage=None,
 ) -> int:
     """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable
-    or an ``expected_head`` that is no chain head, :func:`head_argument_error`).
+    or an ``expected_head`` that is no chain head, :func:`head_argument_error`, which goes to
+    ``usage``, ``out`` when not given).
 
     ``log``: where to read the whole public log up to the document's signed head, to find
     every anchor leaf of the match (:func:`verify_document`): ``""`` from the server of the
@@ -1225,7 +1227,7 @@ def run(
     if expected_head is not None:
         error = head_argument_error(expected_head)
         if error is not None:
-            out(error)
+            (usage or out)(error)
             return 2
         expected_head = expected_head.lower()  # the record's hex is lowercase
     try:
@@ -1268,12 +1270,9 @@ def main(argv: list[str] | None = None) -> int:
         "anchor registered for the match is in the record and its links are used",
     )
     args = parser.parse_args(argv)
-    if args.head is not None:
-        error = head_argument_error(args.head)
-        if error is not None:  # one line on standard error, as a usage error, exit status 2
-            print(error, file=sys.stderr)
-            return 2
-    return run(args.source, args.head, log=args.log)
+    # A malformed --head: one line on standard error, as a usage error (exit status 2).
+    return run(args.source, args.head, log=args.log,
+               usage=lambda line: print(line, file=sys.stderr))
 
 
 if __name__ == "__main__":
