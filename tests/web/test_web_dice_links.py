@@ -52,7 +52,10 @@ TEXTS = {
     "log_signature": "the tree head's signature does not verify with the log's published key",
 }
 LINK_DROPPED_REST = (", and the roll was made without it: the server could have picked the "
-                     "outcome with or without it")
+                     "outcome with or without it. A connection slower than the server's wait "
+                     "for the link (3 s unless the server is set otherwise) gives the same with "
+                     "an honest server: the link arrives after the wait is over. This device "
+                     "cannot tell the two apart")
 VOID_REST = " (its entropy or its link) had reached it: it could have chosen to roll again"
 
 

@@ -13,7 +13,11 @@ intact and only the record's last roll is still unresolved (committed, requested
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
 ``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
 mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
-be loaded or ``--head`` is no chain head (64 hex digits; one line on standard error).
+be loaded or ``--head`` is no chain head (64 hex digits; one line on standard error). A v2
+roll that verifies with the weaker guarantee (its opponent's link ``absent`` or ``none``:
+the server and the roller held every input) is ``ok`` with that said, e.g. ``ok (opponent
+absent: server + roller inputs only)``, and exits 0 all the same; a v2 record that verifies
+ends with the count of each kind of roll, as the audit page gives them.
 
 The specification, with test vectors, is ``docs/fair-dice.md``: versions ``boardgammon-dice-v1``
 (server seed and the roller's entropy) and ``boardgammon-dice-v2`` (server seed, the roller's
@@ -93,6 +97,42 @@ LEFT_UNRESOLVED = "left unresolved"
 # rolled again (a "busy" reroll; the players' devices flag it as ``void_after_request``).
 VOID_AFTER_REQUEST = "void after request"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
+
+# v2: what a revealed roll proves (docs/fair-dice.md §What each kind of roll proves), by its
+# sources: the kinds the audit JSON counts in ``counts`` (the server's ``roll_guarantee``).
+GUARANTEES = ("live", "computer", "opponent_absent", "no_opponent_device", "server_only")
+# The kinds whose guarantee is weaker than the full one of their roller: their row's "ok" says so.
+WEAKER_GUARANTEES = {
+    "opponent_absent": "opponent absent: server + roller inputs only",
+    "no_opponent_device": "no opponent device: server + roller inputs only",
+    "server_only": "server only: the server drew every input",
+}
+# The summary of an ok v2 record, one line per kind: the audit page's texts (English), which
+# tests/dice/test_verify_guarantees.py keeps equal to them.
+GUARANTEES_TITLE = "What these rolls prove"
+GUARANTEE_COUNTS = {
+    "live": (
+        "{count} rolls with both devices' entropy: neither player alone, nor the server "
+        "with one of them, could foresee them; once the server had the opponent's link, it "
+        "could at most have chosen between the roll with it and the roll without it."
+    ),
+    "computer": (
+        "{count} rolls of the computer with its human opponent's device link: the server "
+        "alone could not foresee them; once it had that link, it could at most have chosen "
+        "between the roll with it and the roll without it."
+    ),
+    "opponent_absent": (
+        "{count} rolls without the opponent's device's link (correspondence turns, which "
+        "do not ask it, or live rolls it did not answer in time): the server and the "
+        "roller together could have known them early."
+    ),
+    "no_opponent_device": (
+        "{count} rolls whose opponent had no chain: the server and the roller together "
+        "could have known them early. That it had none is checked against the public log, "
+        "where every chain anchor the server accepted is a leaf (verify.py --log)."
+    ),
+    "server_only": "{count} rolls where the server drew every input.",
+}
 
 
 def lp(data: bytes) -> bytes:
@@ -409,13 +449,15 @@ class RollCheck:
     (void: the match moved on or ended; v2, once requested, only where no roll of its game
     follows, :data:`VOID_AFTER_REQUEST` otherwise), or a failure reason (one of the module's
     reason strings);
-    ``detail`` says what differed.
+    ``detail`` says what differed. ``guarantee``: for an ``"ok"`` v2 roll, what it proves
+    (one of :data:`GUARANTEES`, :func:`roll_guarantee`); ``None`` otherwise.
     """
 
     index: int
     roll_id: str
     verdict: str
     detail: str = ""
+    guarantee: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -431,6 +473,8 @@ class Report:
     checks: tuple[RollCheck, ...]
     chain_head: str
     failure: RollCheck | None
+    # v2: how many ok rolls give each guarantee (every key of GUARANTEES); None for v1.
+    counts: Mapping[str, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -765,7 +809,24 @@ def check_roll_v2(
         detail = f"the entry hashes to {own_hash}, its entry_hash says {entry.get('entry_hash')}"
         return verdict(CHAIN_BROKEN, detail), own_hash
     label = {"committed": "pending", "requested": "pending", "void": "never revealed"}
+    if state in REVEALED_STATES:
+        return RollCheck(index, roll_id, "ok", guarantee=roll_guarantee(entry)), own_hash
     return verdict(label.get(state, "ok")), own_hash
+
+
+def roll_guarantee(entry: Mapping) -> str:
+    """What a revealed v2 roll (its audit entry) proves, one of :data:`GUARANTEES`
+    (``docs/fair-dice.md`` §What each kind of roll proves): ``live`` (both devices took part),
+    ``computer`` (the computer's roll, ``roller_source`` ``server``, with the human's link),
+    ``opponent_absent`` (the opponent's chain did not answer: server and roller held every
+    input), ``no_opponent_device`` (``none``: the opponent has no chain, the same), or
+    ``server_only`` (the computer's roll without the human's link: the server drew every
+    input). The audit JSON's ``counts`` count the revealed rolls of each."""
+    if entry.get("opponent_source") == "client":
+        return "live" if entry.get("roller_source") == "client" else "computer"
+    if entry.get("roller_source") == "server":
+        return "server_only"
+    return "opponent_absent" if entry.get("opponent_source") == "absent" else "no_opponent_device"
 
 
 def verify_document(
@@ -850,6 +911,12 @@ def verify_document(
             check, head = check_roll(match_id, index, entry, head)
             checks.append(check)
     _fail_left_unresolved(rolls, checks)
+    counts = None
+    if version[0] == AUDIT_FORMAT_V2:
+        counts = dict.fromkeys(GUARANTEES, 0)
+        for check in checks:
+            if check.verdict == "ok" and check.guarantee in counts:
+                counts[check.guarantee] += 1
     failure = next((c for c in checks if c.failed), late)
     if failure is None:
         for published in (document.get("chain_head"), expected_head):
@@ -857,7 +924,7 @@ def verify_document(
                 detail = f"the rolls hash to chain head {head}, the published head is {published}"
                 failure = RollCheck(len(checks), "(chain head)", CHAIN_BROKEN, detail)
                 break
-    return Report(match_id, tuple(checks), head, failure)
+    return Report(match_id, tuple(checks), head, failure, counts)
 
 
 def _fail_left_unresolved(rolls: list, checks: list[RollCheck]) -> None:
@@ -1189,11 +1256,26 @@ def load_document(source: str, timeout: float = 30.0) -> dict:
         return json.load(handle)
 
 
+def shown_verdict(check: RollCheck) -> str:
+    """A roll's verdict as its row shows it: an ``ok`` v2 roll whose guarantee is the weaker
+    one (:data:`WEAKER_GUARANTEES`) says which, e.g. ``ok (opponent absent: server + roller
+    inputs only)``; a roll with both players' inputs (or the computer's with the human's
+    link) shows ``ok`` alone."""
+    note = WEAKER_GUARANTEES.get(check.guarantee or "") if check.verdict == "ok" else None
+    return f"{check.verdict} ({note})" if note else check.verdict
+
+
 def format_report(report: Report) -> list[str]:
-    """Lines describing a report for people: one per roll, then the outcome."""
+    """Lines describing a report for people: one per roll, then (v2, when the record verifies)
+    how many rolls give each guarantee (:data:`GUARANTEE_COUNTS`, every kind, as the audit page
+    lists them), then the outcome."""
     lines = [f"{report.match_id}: {len(report.checks)} roll(s)"]
-    lines += [f"  {c.index:>4}  {c.roll_id}  {c.verdict}" for c in report.checks]
+    lines += [f"  {c.index:>4}  {c.roll_id}  {shown_verdict(c)}" for c in report.checks]
     if report.failure is None:
+        if report.counts is not None:
+            lines.append(f"{GUARANTEES_TITLE}:")
+            lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts.get(kind, 0))}"
+                      for kind in GUARANTEES]
         lines.append(f"OK: every revealed roll verifies; chain head {report.chain_head}")
     else:
         f = report.failure

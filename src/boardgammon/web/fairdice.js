@@ -295,6 +295,13 @@ export async function checkRollV2(matchId, roll, known, steps = 1) {
       // Our link was sent and the roll went without it. Late (⚠) only where the record says
       // the roll was revealed before the link left this device: the server cannot have held
       // it then. Otherwise it may have held it and picked the outcome without it (✗).
+      // An honest server gives the same ✗ for a link slower than its wait
+      // (BOARDGAMMON_LINK_WAIT, 3 s by default): the text says so. No separate code (say
+      // link_slow, "left in the wait's last half second") for it: the only times here are
+      // link_sent_at (this device's clock) and revealed_at, which the server writes, so a
+      // server that held a link that came in time could write a revealed_at just after it
+      // left and have its ✗ read as "a slow connection". Neither requested_at nor the wait
+      // reaches this check (docs/fair-dice.md §Open, the slow-connection item).
       const revealed = Date.parse(roll.revealed_at);
       const late = Number.isFinite(known.link_sent_at) && Number.isFinite(revealed)
         && known.link_sent_at >= revealed;

@@ -365,7 +365,7 @@ const STRINGS = {
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)
     "dice.warned": "verified, see note",
-    "dice.problem.link_dropped": "this device sent its link for this roll before the server revealed it, and the roll was made without it: the server could have picked the outcome with or without it",
+    "dice.problem.link_dropped": "this device sent its link for this roll before the server revealed it, and the roll was made without it: the server could have picked the outcome with or without it. A connection slower than the server's wait for the link (3 s unless the server is set otherwise) gives the same with an honest server: the link arrives after the wait is over. This device cannot tell the two apart",
     "dice.problem.link_late": "this device's link left only after the server had revealed the roll (by this device's clock), so the roll was made without it: late on this side, not the server's choice",
     "dice.problem.anchor_refused": "the server refused this device's chain, which it takes even late, and this roll was requested after the chain was sent: it carries no input from this device, the server and the roller held every input",
     "dice.problem.anchor_silenced": "the server had this device's chain (its answer says so) well before this roll was requested, yet the roll took no link from it: it carries no input from this device, the server and the roller held every input",
@@ -764,7 +764,7 @@ const STRINGS = {
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)
     "dice.warned": "geprüft, siehe Hinweis",
-    "dice.problem.link_dropped": "dieses Gerät hat sein Glied für diesen Wurf gesendet, bevor der Server ihn aufgedeckt hat, und der Wurf wurde ohne es gemacht: der Server hätte das Ergebnis mit oder ohne es wählen können",
+    "dice.problem.link_dropped": "dieses Gerät hat sein Glied für diesen Wurf gesendet, bevor der Server ihn aufgedeckt hat, und der Wurf wurde ohne es gemacht: der Server hätte das Ergebnis mit oder ohne es wählen können. Eine Verbindung, die langsamer ist als die Wartezeit des Servers auf das Glied (3 s, sofern der Server nicht anders eingestellt ist), ergibt dasselbe auch bei einem ehrlichen Server: das Glied kommt erst nach Ablauf der Wartezeit an. Dieses Gerät kann beides nicht unterscheiden",
     "dice.problem.link_late": "das Glied dieses Geräts ging erst weg, nachdem der Server den Wurf aufgedeckt hatte (nach der Uhr dieses Geräts), daher wurde ohne es gewürfelt: eine Verspätung auf dieser Seite, keine Wahl des Servers",
     "dice.problem.anchor_refused": "der Server hat die Kette dieses Geräts abgelehnt, die er auch verspätet annimmt, und dieser Wurf wurde nach dem Senden der Kette angefordert: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
     "dice.problem.anchor_silenced": "der Server hatte die Kette dieses Geräts (seine Antwort sagt es) lange bevor dieser Wurf angefordert wurde, und doch nahm der Wurf kein Glied daraus: er enthält keine Eingabe dieses Geräts, Server und Würfelnder hielten alle Eingaben",
@@ -1129,7 +1129,7 @@ const STRINGS = {
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)
     "dice.warned": "検証済み（注意あり）",
-    "dice.problem.link_dropped": "この端末はサーバーがロールを公開する前にリンクを送りましたが、ロールはそのリンクなしで行われました。サーバーはリンクあり・なしのどちらの結果も選べました",
+    "dice.problem.link_dropped": "この端末はサーバーがロールを公開する前にリンクを送りましたが、ロールはそのリンクなしで行われました。サーバーはリンクあり・なしのどちらの結果も選べました。通信がサーバーのリンク待ち時間（サーバーで別の設定がなければ3秒）より遅い場合も、正直なサーバーで同じ結果になります（リンクが待ち時間の後に届くため）。この端末には両者を区別できません",
     "dice.problem.link_late": "この端末のリンクは、サーバーがロールを公開した後に送られました（この端末の時計による）。そのためリンクなしで振られました。遅れたのはこちら側で、サーバーの選択ではありません",
     "dice.problem.anchor_refused": "サーバーは遅れて届いたチェーンも受け付けるはずなのに、この端末のチェーンを拒否し、このロールはチェーンの送信後に要求されました。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
     "dice.problem.anchor_silenced": "サーバーはこのロールが要求されるずっと前にこの端末のチェーンを受け取っていました（その応答がそう示しています）が、このロールはそのリンクを使いませんでした。このロールにはこの端末の入力がなく、サーバーと振る側がすべての入力を握っていました",
