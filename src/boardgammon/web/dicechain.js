@@ -8,6 +8,7 @@ import { GENESIS, leafHash, rootFromInclusion, verifyHeadSignature } from "./dic
 import {
   checkRollV2, fromHex, linkBefore, linkBeforeSteps, newChain, toHex,
 } from "./fairdice.js";
+import { readStored, saveStored } from "./store.js";
 
 // One link per roll where this player is the opponent; a long match uses a few hundred.
 export const CHAIN_LENGTH = 1024;
@@ -29,6 +30,17 @@ const LINK_RETRY_MS = 400;
 // may never have seen the anchor) and a quick 200 leaves the rolls to the log's order
 // (chain_skipped) alone.
 export const ANCHOR_FLIGHT_MS = 30_000;
+
+/** The chain's store under `key` (store.js: this page's unsaved copy first), or null when
+ * absent, corrupt (not JSON, no 64-hex seed, a length that is no chain's) or dropped (only a
+ * finished match's: its rolls then show only the checks that need no record of this device). */
+function readChain(key) {
+  const stored = readStored(key);
+  const ok = stored && typeof stored === "object" && typeof stored.seed === "string"
+    && /^[0-9a-f]{64}$/i.test(stored.seed) && Number.isSafeInteger(stored.length)
+    && stored.length > 0 && stored.length <= 4 * CHAIN_LENGTH;
+  return ok ? stored : null;
+}
 
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
 async function chainFrom(seed, length) {
@@ -78,7 +90,7 @@ export class DeviceChain {
     // that took more than ANCHOR_FLIGHT_MS to come back. A store written before
     // `anchor_answered_at` existed has `anchor_sent_at` alone (the first send, whatever its
     // answer): it proves nothing and flags nothing.
-    this.stored = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+    this.stored = readChain(this.storeKey);
     this.links = null; // [x_0 … x_N] once computed
     this.ready = this.stored
       ? chainFrom(this.stored.seed, this.stored.length).then((links) => { this.links = links; })
@@ -89,8 +101,10 @@ export class DeviceChain {
     this.seatCheck = null; // a look in the log for the seat's chain after anchor_registered
   }
 
+  /** Never throws: a full storage drops old matches' stores, else the chain is kept in this
+   * page's memory (store.js), which every read of the store here sees first. */
   save() {
-    localStorage.setItem(this.storeKey, JSON.stringify(this.stored));
+    saveStored(this.storeKey, this.stored);
   }
 
   post(action) {
@@ -113,7 +127,7 @@ export class DeviceChain {
       await this.ready;
       // Another page of the match on this device may have made the chain since this one
       // loaded: one chain per match and device.
-      const other = this.stored ? null : JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      const other = this.stored ? null : readChain(this.storeKey);
       if (other) {
         this.stored = other;
         this.links = await chainFrom(other.seed, other.length);
@@ -125,7 +139,7 @@ export class DeviceChain {
       }
       // What another page of the match on this device did with this chain since this one
       // loaded (sent its anchor, or had it taken) is read afresh.
-      const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      const fresh = readChain(this.storeKey);
       if (fresh && fresh.seed === this.stored.seed) {
         this.stored = fresh;
         if (fresh.registered) return;
@@ -274,7 +288,7 @@ export class DeviceChain {
     if (roller !== null && this.stored) {
       // What this device sent is read afresh: another page of the match (a second tab) may
       // have sent a link of this chain since this one loaded.
-      const fresh = JSON.parse(localStorage.getItem(this.storeKey) || "null");
+      const fresh = readChain(this.storeKey);
       if (fresh && fresh.seed === this.stored.seed) this.stored = fresh;
     }
     const before = known[rollId] || {};

@@ -19,6 +19,9 @@ import { boardOptions, optionControls } from "./options.js";
 import { Playback } from "./playback.js";
 import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
+import {
+  holdMatch, markOver, memoryOnly, onStoreChange, readStored, releaseMatch, saveStored,
+} from "./store.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
 // A roll in one of these states is still open: the server starts the next roll only once it
@@ -58,7 +61,9 @@ export class MatchPage {
     this.auto = localStorage.getItem("bg.auto") === "1";
     this.resignMenu = false;
     this.storeKey = `bg.rolls.${matchId}`;
-    this.known = JSON.parse(localStorage.getItem(this.storeKey) || "{}");
+    // Never dropped while this page is open; other matches' old stores may be (store.js).
+    holdMatch(matchId);
+    this.known = this.storedKnown();
     this.verdicts = new Map();
     // roll_id → the time (ms) before which its proof is not asked for again: the server said
     // Retry-After (no head covers it yet), whatever states arrive meanwhile.
@@ -66,6 +71,8 @@ export class MatchPage {
     this.voided = []; // roll IDs of v2 rolls this device took part in that ended void
     this.settled = new Set(); // roll IDs checkVoided found in a final state
     this.chain = new DeviceChain(matchId);
+    // This device's storage is full: what it keeps for the match lives in this page only.
+    this.unwatchStore = onStoreChange(() => this.renderStorage());
     // The record's entries this page has checked, in order (dicechain.js startTally): each
     // roll's proof is asked only for the entries after them (`?after=`), so a page fetches
     // every entry of the record once, however long the opponent goes without revealing.
@@ -111,6 +118,8 @@ export class MatchPage {
     clearTimeout(this.logRetry);
     clearInterval(this.poll);
     this.socket.close();
+    this.unwatchStore();
+    releaseMatch(this.matchId);
     this.notice.destroy();
     this.playback.stop();
     if (this.rematch) this.rematch.stop();
@@ -126,6 +135,7 @@ export class MatchPage {
     this.scoreLine = h("p", { class: "score-line" });
     this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
     this.alert = h("div", { class: "dice-alert", role: "alert" });
+    this.storageWarning = h("p", { class: "storage-warning", role: "alert", hidden: true });
     this.diceMark = h("span", { class: "dice-mark" });
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
@@ -140,7 +150,7 @@ export class MatchPage {
       this.result,
       h("div", { class: "match-layout" },
         h("div", { class: "match-main" },
-          this.scoreLine, this.alert, this.top, this.pastBar,
+          this.scoreLine, this.alert, this.storageWarning, this.top, this.pastBar,
           h("div", { class: "board-wrap" }, this.svg, this.skipBar),
           this.bottom, this.lastLine,
           h("div", { class: "turn" }, this.status, this.diceMark),
@@ -151,6 +161,7 @@ export class MatchPage {
           h("details", { class: "dice-record" }, h("summary", {}, t("dice.record")), this.log)),
         this.moves.node)));
     this.status.textContent = t("match.connecting");
+    this.renderStorage(); // a page opened again in this tab on a match kept in memory only
   }
 
   // --- incoming -------------------------------------------------------------------------------
@@ -261,13 +272,22 @@ export class MatchPage {
     return out;
   }
 
-  /** What another page of this match on this device stored (a second tab). */
+  /** What another page of this match on this device stored (a second tab), or this page
+   * could not store (storage full: kept in memory, store.js); {} when absent or corrupt, and
+   * when dropped (store.js: only a finished match's, whose rolls then show only the checks
+   * that need no record of this device, never a ✗ for it). */
   storedKnown() {
-    try {
-      return JSON.parse(localStorage.getItem(this.storeKey) || "{}") || {};
-    } catch {
-      return {};
-    }
+    const stored = readStored(this.storeKey);
+    return stored && typeof stored === "object" && !Array.isArray(stored) ? stored : {};
+  }
+
+  /** The warning that this device's storage is full (store.js): what this page keeps for the
+   * match (the entropy of a roll, the links sent) is in its memory only, and a reload could
+   * lose it. Gone once a later save succeeds. */
+  renderStorage() {
+    const full = memoryOnly(this.matchId);
+    this.storageWarning.hidden = !full;
+    this.storageWarning.textContent = full ? t("match.storage_full") : "";
   }
 
   saveKnown() {
@@ -275,7 +295,8 @@ export class MatchPage {
     // page kept (the entropy it sent for a roll this page knows only the promise of).
     const stored = this.storedKnown();
     for (const [id, value] of Object.entries(this.known)) stored[id] = { ...stored[id], ...value };
-    localStorage.setItem(this.storeKey, JSON.stringify(stored));
+    // Never throws: a full storage drops old matches, else keeps it in memory (store.js).
+    saveStored(this.storeKey, stored);
   }
 
   /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
@@ -289,6 +310,8 @@ export class MatchPage {
     this.state = state;
     this.chat.setState(state);
     this.receivedAt = performance.now();
+    // A finished match's store may be dropped first when the device's storage runs short.
+    if (state.phase === "match_over") markOver(this.matchId);
     if (state.pending_roll) this.promise(state.pending_roll);
     const key = this.playKey(state);
     if (key !== this.builderKey) {

@@ -1,0 +1,406 @@
+"""The device's storage for the dice (web/store.js) in Chromium: a localStorage full of old
+matches' stores is cleaned, oldest finished matches first, so a live v2 roll still happens with
+both devices' inputs; a storage full of something else keeps this match's inputs in the page
+and says so; the order in which matches go; and a finished match whose store was dropped shows
+no ✗ for it."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from test_web_live import check_dice_verified
+from webpage import new_page, register, seen, wait_gone
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DAY_MS = 24 * 3600 * 1000
+WARNING = "This device's storage is full"
+UNRELATED = {"bg.lang": "en", "bg.auto": "0", "bg.mute": "1", "bg.board.colours": "reversed"}
+
+# Stores in the format match.js and dicechain.js write: `rolls` rolls (half this device's own,
+# half where it sent its link), and the chain's seed with a link sent for every second roll.
+# Some 50 K characters for 150 rolls, a long match's worth.
+STORES_JS = """
+  const now = Date.now();
+  const rollsText = (tag, n) => {
+    const out = {};
+    for (let i = 0; i < n; i++) {
+      const id = `rol_${tag}_${String(i).padStart(20, "0")}`;
+      out[id] = i % 2 ? { nonce: i, commitment: "ab".repeat(32), link: "cd".repeat(32),
+        link_sent_at: now, roller_entropy_sha256: "ef".repeat(32), game_number: 1 }
+        : { nonce: i, commitment: "ab".repeat(32), entropy: "12".repeat(16), game_number: 1 };
+    }
+    return JSON.stringify(out);
+  };
+  const chainText = (tag, n) => {
+    const sent = {}, rollers = {};
+    for (let i = 1; i < n; i += 2) {
+      const id = `rol_${tag}_${String(i).padStart(20, "0")}`;
+      sent[id] = i;
+      rollers[id] = "ef".repeat(32);
+    }
+    return JSON.stringify({ seed: "0f".repeat(32), length: 1024, registered: true,
+      accepted: true, anchor_log: "ok", anchor_index: 3, highest: n, sent, rollers });
+  };
+  const fits = (key, text) => {
+    try { localStorage.setItem(key, text); return true; } catch { return false; }
+  };
+"""
+
+# Fill this origin's localStorage to its quota: `legacy` matches stored before the index
+# existed, `over` finished matches (the index's `used` one day apart, fake-00 oldest), then
+# matches in progress used a minute ago (never dropped) until nothing fits, and a last one
+# padded to the last character. Returns the matches in progress and the characters stored.
+FILL_OLD_MATCHES = """async (arg) => {""" + STORES_JS + """
+  for (let i = 0; i < arg.legacy; i++) {
+    localStorage.setItem(`bg.rolls.legacy-${i}`, rollsText(`l${i}`, 150));
+    localStorage.setItem(`bg.chain.legacy-${i}`, chainText(`l${i}`, 150));
+  }
+  const index = {};
+  for (let i = 0; i < arg.over; i++) {
+    const id = `fake-${String(i).padStart(2, "0")}`;
+    index[id] = { used: now - (arg.over - i) * arg.day, over: true };
+    localStorage.setItem(`bg.rolls.${id}`, rollsText(`f${i}`, 150));
+    localStorage.setItem(`bg.chain.${id}`, chainText(`f${i}`, 150));
+  }
+  const live = [];
+  for (let i = 0; i < 200; i++) {
+    const id = `live-${String(i).padStart(3, "0")}`;
+    index[id] = { used: now - 60_000, over: false };
+    localStorage.setItem("bg.matches", JSON.stringify(index));
+    if (!fits(`bg.rolls.${id}`, rollsText(`v${i}`, 600))) break;
+    live.push(id);
+  }
+  const pad = "live-pad";
+  index[pad] = { used: now - 60_000, over: false };
+  localStorage.setItem("bg.matches", JSON.stringify(index));
+  let lo = 0, hi = 1 << 20;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(`bg.rolls.${pad}`, JSON.stringify({ pad: "x".repeat(mid) }))) lo = mid;
+    else hi = mid - 1;
+  }
+  localStorage.setItem(`bg.rolls.${pad}`, JSON.stringify({ pad: "x".repeat(lo) }));
+  live.push(pad);
+  let chars = 0;
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    chars += key.length + localStorage.getItem(key).length;
+  }
+  return { live, chars, full: !fits("bg.probe", "xx") };
+}"""
+
+# Fill the quota with one key no match owns ("other.blob"), to the last character.
+FILL_OTHER = """async () => {
+  const fits = (text) => {
+    try { localStorage.setItem("other.blob", text); return true; } catch { return false; }
+  };
+  let lo = 0, hi = 1 << 24;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits("y".repeat(mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  fits("y".repeat(lo));
+  let probe = true;
+  try { localStorage.setItem("bg.probe", "xx"); } catch { probe = false; }
+  return { size: lo, full: !probe };
+}"""
+
+STORED = """() => Object.fromEntries(Object.keys(localStorage).map(
+  (k) => [k, k === "other.blob" ? localStorage.getItem(k).length : localStorage.getItem(k)]))"""
+
+
+def set_unrelated(page) -> None:
+    page.evaluate("(kv) => { for (const [k, v] of Object.entries(kv)) "
+                  "localStorage.setItem(k, v); }", UNRELATED)
+
+
+def live_match(browser, live_server, prepare) -> tuple:
+    """Ann and bob registered, each page's storage prepared (``prepare(page)``, its result
+    kept), then a 1-point live match between them: (ann, bob, match_id, [prepared])."""
+    ann = new_page(browser, live_server)
+    register(ann, "ann_store")
+    bob = new_page(browser, live_server)
+    register(bob, "bob_store")
+    prepared = [prepare(ann), prepare(bob)]
+    ann.wait_for_selector('form.create [data-action="post-seek"]')
+    ann.select_option('form.create select[name="length"]', "1")
+    ann.click('form.create [data-action="post-seek"]')
+    join_url = ann.locator(".join-url code").inner_text()
+    bob.goto(join_url)
+    bob.click('section.join [data-action="accept"]')
+    bob.wait_for_selector("svg.board")
+    ann.wait_for_selector("svg.board", timeout=10_000)
+    match_id = re.search(r"/match/([^/?#]+)", bob.url).group(1)
+    return ann, bob, match_id, prepared
+
+
+def roll_once(pages, live_server, match_id, limit_s: float = 60) -> tuple:
+    """Whichever page offers Roll rolls, again after an opening roll of doubles (rolled
+    again), until a roll is revealed that the match plays: (the page that rolled it, that roll
+    as the audit document shows it, how many rolls were revealed)."""
+    deadline = time.monotonic() + limit_s
+    count = 0
+    while time.monotonic() < deadline:
+        for page in pages:
+            if not seen(page)["roll"]:
+                continue
+            page.click('[data-action="roll"]')
+            wait_gone(page, "roll")
+            rolls = revealed(page, live_server, match_id, count + 1)
+            count = len(rolls)
+            if rolls[-1]["dice"][0] != rolls[-1]["dice"][1] or rolls[-1]["kind"] != "opening":
+                return page, rolls[-1], count
+        pages[0].wait_for_timeout(50)
+    raise AssertionError("no page offered Roll")
+
+
+def revealed(page, live_server, match_id, count: int) -> list:
+    """The match's revealed rolls as the audit document shows them, once there are
+    ``count``."""
+    for _ in range(200):
+        rolls = page.request.get(f"{live_server}/api/audit/{match_id}").json()["rolls"]
+        shown = [r for r in rolls if r["dice"]]
+        if len(shown) >= count:
+            return shown
+        page.wait_for_timeout(50)
+    raise AssertionError(f"roll {count} was not revealed")
+
+
+def test_a_full_storage_of_old_matches_is_cleaned_oldest_first(browser, live_server):
+    """Both devices' storage is full: 3 matches stored before the index, 20 finished matches
+    (fake-00 oldest) and matches in progress used a minute ago. The live v2 roll happens with
+    the roller's entropy and the opponent's link; the first failed save dropped the 3 old
+    matches, then the oldest finished ones in order, never one in progress nor another key;
+    the match's own stores are kept. Once the match is over, a page opened on it after its
+    stores were dropped shows every roll ✓, no ✗ for the record it lacks."""
+    def prepare(page):
+        set_unrelated(page)
+        return page.evaluate(FILL_OLD_MATCHES, {"legacy": 3, "over": 20, "day": DAY_MS})
+
+    ann, bob, match_id, prepared = live_match(browser, live_server, prepare)
+    for filled in prepared:
+        assert filled["full"] and len(filled["live"]) >= 5, filled
+    roller, roll, count = roll_once([ann, bob], live_server, match_id)
+    assert roll["roller_source"] == "client" and roll["opponent_source"] == "client", roll
+    fakes = [f"fake-{i:02d}" for i in range(20)]
+    for page, filled in zip((ann, bob), prepared, strict=True):
+        page.wait_for_function("(key) => localStorage.getItem(key) !== null",
+                               arg=f"bg.rolls.{match_id}")
+        stored = page.evaluate(STORED)
+        assert not any(k.startswith(("bg.rolls.legacy", "bg.chain.legacy")) for k in stored)
+        kept = [f for f in fakes if f"bg.rolls.{f}" in stored]
+        assert kept and len(kept) < 20, kept
+        assert kept == fakes[20 - len(kept):]  # the oldest went: what is left is the newest
+        assert all(f"bg.chain.{f}" in stored for f in kept)
+        assert not any(f"bg.chain.{f}" in stored for f in fakes if f not in kept)
+        assert all(f"bg.rolls.{m}" in stored for m in filled["live"])
+        assert {k: stored[k] for k in UNRELATED} == UNRELATED
+        index = page.evaluate("() => JSON.parse(localStorage.getItem('bg.matches'))")
+        assert index[match_id]["over"] is False
+        assert set(index) == set(kept) | set(filled["live"]) | {match_id}
+        page.wait_for_function("(k) => { const c = JSON.parse(localStorage.getItem(k));"
+                               " return c.registered && c.accepted; }",
+                               arg=f"bg.chain.{match_id}")
+        assert page.locator(".storage-warning").is_hidden()
+    known = roller.evaluate("(k) => JSON.parse(localStorage.getItem(k))", f"bg.rolls.{match_id}")
+    assert known[roll["roll_id"]]["entropy"] == roll["roller_entropy"]
+    other = bob if roller is ann else ann
+    sent = other.evaluate("(k) => JSON.parse(localStorage.getItem(k))", f"bg.chain.{match_id}")
+    assert roll["roll_id"] in sent["sent"]
+    sizes = ann.evaluate("(id) => [localStorage.getItem('bg.rolls.' + id).length, "
+                         "localStorage.getItem('bg.chain.' + id).length]", match_id)
+    print(f"after one roll: bg.rolls {sizes[0]} chars, bg.chain {sizes[1]} chars")
+
+    # The match ends (a resignation, accepted); ann's page then sees it over.
+    on_turn = ann if ann.locator('[data-action="resign"]').count() else bob
+    for page, action in ((on_turn, {"type": "resign", "points": 1}),
+                         (other if on_turn is roller else roller, {"type": "accept_resign"})):
+        for _ in range(100):
+            answer = page.request.post(f"{live_server}/api/matches/{match_id}/actions",
+                                       data={"action_id": f"a{time.monotonic_ns()}", **action})
+            if answer.ok:
+                break
+            page.wait_for_timeout(100)
+        assert answer.ok, answer.text()
+    ann.wait_for_selector("section.result:not([hidden])")
+    ann.wait_for_function("(id) => (JSON.parse(localStorage.getItem('bg.matches'))[id] || {})"
+                          ".over === true", arg=match_id)
+    ann.evaluate("(id) => { localStorage.removeItem('bg.rolls.' + id); "
+                 "localStorage.removeItem('bg.chain.' + id); }", match_id)
+    ann.reload()
+    ann.wait_for_selector("section.result:not([hidden])")
+    assert check_dice_verified(ann) == count
+    assert ann.evaluate("(id) => localStorage.getItem('bg.chain.' + id)", match_id) is None
+    ann.context.close()
+    bob.context.close()
+
+
+def test_a_storage_full_of_something_else_keeps_the_roll_in_the_page(browser, live_server):
+    """Both devices' storage is full of a key no match owns: nothing can be dropped. Each
+    page warns that a reload could lose this match's dice inputs, and the roll still happens
+    with both devices' inputs (kept in the pages' memory); the other key is untouched."""
+    ann, bob, match_id, prepared = live_match(browser, live_server,
+                                              lambda page: page.evaluate(FILL_OTHER))
+    for filled in prepared:
+        assert filled["full"] and filled["size"] > 1_000_000, filled
+    for page in (ann, bob):
+        page.locator(".storage-warning").wait_for(state="visible")
+        assert WARNING in page.locator(".storage-warning").inner_text()
+        assert "reload" in page.locator(".storage-warning").inner_text().lower()
+    roller, roll, _ = roll_once([ann, bob], live_server, match_id)
+    assert roll["roller_source"] == "client" and roll["opponent_source"] == "client", roll
+    for page, filled in zip((ann, bob), prepared, strict=True):
+        stored = page.evaluate(STORED)
+        assert stored["other.blob"] == filled["size"]
+        assert f"bg.rolls.{match_id}" not in stored and f"bg.chain.{match_id}" not in stored
+        assert page.locator(".storage-warning").is_visible()
+        assert page.locator(".dice-alert").inner_text() == ""
+    # The roller's entropy, kept in the page's memory (store.js), is the one revealed.
+    kept = roller.evaluate("""async (key) => {
+        const store = await import('/static/store.js');
+        return store.readStored(key);
+    }""", f"bg.rolls.{match_id}")
+    assert kept[roll["roll_id"]]["entropy"] == roll["roller_entropy"]
+    ann.context.close()
+    bob.context.close()
+
+
+EVICTION_SETUP = """async (arg) => {
+  const store = await import('/static/store.js');
+  localStorage.clear();
+  const now = Date.now();
+  const put = (id, used, over) => {
+    if (used !== null) arg.index[id] = { used, over };
+    localStorage.setItem(`bg.rolls.${id}`, JSON.stringify({ r: "x".repeat(1000) }));
+    localStorage.setItem(`bg.chain.${id}`, JSON.stringify({ seed: "0f".repeat(32), length: 8 }));
+  };
+  arg.index = {};
+  put("old-b", null);                                   // before the index
+  put("old-a", null);
+  localStorage.setItem("bg.rolls.old-c", "{not json");  // before the index, one key only
+  put("over-new", now - 1000, true);
+  put("over-old", now - 5 * 86_400_000, true);
+  put("live-stale", now - 40 * 86_400_000, false);      // in progress, unused for 40 days
+  put("live-recent", now - 3 * 86_400_000, false);      // in progress, used 3 days ago
+  put("held", now - 9 * 86_400_000, true);              // over, but a page of this tab is on it
+  localStorage.setItem("bg.matches", JSON.stringify(arg.index));
+  localStorage.setItem("bg.lang", "de");
+  localStorage.setItem("other.blob", "z");
+  store.holdMatch("held");  // prunes: nothing beyond KEEP_MATCHES here
+  return { order: store.evictionOrder(), keep: store.KEEP_MATCHES,
+           corrupt: store.readStored("bg.rolls.old-c") };
+}"""
+
+
+def test_the_order_in_which_matches_are_dropped(module_page):
+    """Oldest first, whole matches: those stored before the index (by ID), then the finished
+    ones by `used`, then a match in progress unused for 30 days; never one in progress used
+    since, nor the match of an open page. Pruning keeps KEEP_MATCHES; a save that fails drops
+    them in that order, and one that still fails is kept in memory and reported."""
+    got = module_page.evaluate(EVICTION_SETUP, {})
+    assert got["order"] == ["old-a", "old-b", "old-c", "over-old", "over-new", "live-stale"]
+    assert got["corrupt"] is None
+    keep = got["keep"]
+    assert 20 <= keep <= 100
+
+    # Pruning: KEEP_MATCHES + 3 finished matches more, one day apart: the 3 oldest droppable
+    # (the pre-index ones) and 3 more of the oldest go; the rest and other keys stay.
+    after = module_page.evaluate("""async (n) => {
+        const store = await import('/static/store.js');
+        const index = JSON.parse(localStorage.getItem("bg.matches"));
+        for (let i = 0; i < n; i++) {
+          const id = `m-${String(i).padStart(3, "0")}`;
+          index[id] = { used: Date.now() - (n - i) * 86_400_000 + 1000, over: true };
+          localStorage.setItem(`bg.rolls.${id}`, "{}");
+        }
+        localStorage.setItem("bg.matches", JSON.stringify(index));
+        const dropped = store.prune();
+        return { dropped, keys: Object.keys(localStorage).sort(),
+                 index: Object.keys(JSON.parse(localStorage.getItem("bg.matches"))).sort() };
+    }""", keep + 3)
+    # over-old (5 days) and over-new (1 s) sit among the m-* (one day apart, m-000 oldest).
+    order = ["old-a", "old-b", "old-c"] + [f"m-{i:03d}" for i in range(keep + 3)]
+    order.insert(order.index(f"m-{keep + 3 - 5:03d}"), "over-old")
+    order.append("over-new")
+    order.append("live-stale")
+    assert after["dropped"] == order[:len(order) - keep]
+    assert "bg.rolls.held" in after["keys"] and "bg.rolls.live-recent" in after["keys"]
+    assert {"bg.lang", "other.blob", "bg.matches"} <= set(after["keys"])
+    assert not any(k.endswith(tuple(after["dropped"])) for k in after["keys"]
+                   if k.startswith(("bg.rolls.", "bg.chain.")))
+    assert set(after["index"]) == {k.split(".", 2)[2] for k in after["keys"]
+                                   if k.startswith(("bg.rolls.", "bg.chain."))}
+
+    # A save on a full storage: the droppable matches go in order, until the save fits and
+    # HEADROOM characters are free (here three of 100 K characters: the fourth stays); with
+    # nothing left to drop, a save is kept in memory and reported.
+    saved = module_page.evaluate("""async () => {
+        const store = await import('/static/store.js');
+        const order = store.evictionOrder();
+        store.evict(order.slice(4));
+        for (const id of order.slice(0, 4)) {
+          localStorage.setItem(`bg.rolls.${id}`, JSON.stringify({ r: "x".repeat(100_000) }));
+        }
+        const fits = (n) => {
+          try { localStorage.setItem("other.blob", "y".repeat(n)); return true; }
+          catch { return false; }
+        };
+        const fill = () => {
+          let lo = 0, hi = 1 << 24;
+          while (lo < hi) {
+            const mid = Math.ceil((lo + hi) / 2);
+            if (fits(mid)) lo = mid; else hi = mid - 1;
+          }
+          fits(lo);
+          return !fits(lo + 2) && fits(lo);
+        };
+        const full = fill();
+        const heard = [];
+        store.onStoreChange(() => heard.push(store.memoryOnly("held")));
+        const first = store.saveStored("bg.rolls.held", { a: "k".repeat(3000) });
+        const keys = Object.keys(localStorage);
+        store.evict(store.evictionOrder());
+        const refull = fill();
+        const second = store.saveStored("bg.chain.held", { seed: "0e".repeat(32), length: 9,
+                                                           big: "q".repeat(200_000) });
+        return { order: order.slice(0, 4), full, refull, first, keys, second, heard,
+                 memory: store.memoryOnly("held"), read: store.readStored("bg.chain.held"),
+                 inStorage: localStorage.getItem("bg.chain.held"),
+                 rolls: store.readStored("bg.rolls.held") };
+    }""")
+    assert saved["full"] and saved["refull"]
+    assert saved["first"] is True and saved["rolls"] == {"a": "k" * 3000}
+    gone = [m for m in saved["order"] if f"bg.rolls.{m}" not in saved["keys"]]
+    assert gone == saved["order"][:3], (saved["order"], gone)
+    assert "bg.rolls.live-recent" in saved["keys"] and "other.blob" in saved["keys"]
+    assert saved["second"] is False and saved["memory"] is True and saved["heard"] == [True]
+    assert saved["read"]["big"] == "q" * 200_000 and saved["read"]["length"] == 9
+    assert json.loads(saved["inStorage"])["length"] == 8  # storage keeps what it had
+
+
+def test_long_finished_matches_are_kept_within_a_size(module_page):
+    """Few matches, but long: pruning keeps the newest droppable matches that fit in
+    KEEP_CHARS together (here 3 of 5 matches of 0.3 KEEP_CHARS each); the 2 oldest go, as does
+    none of the match in progress."""
+    got = module_page.evaluate("""async () => {
+        const store = await import('/static/store.js');
+        localStorage.clear();
+        const size = Math.floor(store.KEEP_CHARS * 0.3);
+        const index = {};
+        for (let i = 0; i < 5; i++) {
+          index[`long-${i}`] = { used: Date.now() - (5 - i) * 60_000, over: true };
+          localStorage.setItem(`bg.rolls.long-${i}`, JSON.stringify({ r: "x".repeat(size) }));
+        }
+        index.going = { used: Date.now() - 3_600_000, over: false };
+        localStorage.setItem("bg.rolls.going", JSON.stringify({ r: "x".repeat(size) }));
+        localStorage.setItem("bg.matches", JSON.stringify(index));
+        return { dropped: store.prune(), keys: Object.keys(localStorage).sort() };
+    }""")
+    assert got["dropped"] == ["long-0", "long-1"]
+    assert got["keys"] == ["bg.matches", "bg.rolls.going", "bg.rolls.long-2", "bg.rolls.long-3",
+                           "bg.rolls.long-4"]
