@@ -379,7 +379,9 @@ def test_two_tabs_of_one_device_never_send_a_link_twice(module_page):
     )
     assert [(p["roll_id"], p["link"]) for p in posted] == [("rol_a", links[1])]
     assert isinstance(known[0]["rol_a"].pop("link_sent_at"), int)  # when it left (ms)
-    assert known == [{"rol_a": {"link": links[1], "roller_entropy_sha256": PINNED}},
+    # A state without a game number: kept as null (checkVoided: "not moved").
+    assert known == [{"rol_a": {"link": links[1], "roller_entropy_sha256": PINNED,
+                                "game_number": None}},
                      {"rol_b": {"link_reused": True}}]
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_tabs'))")
     assert (stored["highest"], stored["sent"]) == (1, {"rol_a": 1})
@@ -505,7 +507,7 @@ def test_the_link_leaves_only_once_the_rollers_input_is_fixed(module_page):
         ("contribute", "rol_a", links[1])]
     assert isinstance(known["rol_a"].pop("link_sent_at"), int)
     assert known == {"rol_a": {"link": links[1], "roller_entropy_sha256": PINNED,
-                               "roller_unpinned": False}}
+                               "roller_unpinned": False, "game_number": None}}
     stored = module_page.evaluate("() => JSON.parse(localStorage.getItem('bg.chain.mat_pin'))")
     assert (stored["sent"], stored["rollers"]) == ({"rol_a": 1}, {"rol_a": PINNED})
     # Revealed with the roller's input fixed: checked; never asked with it: ✗ roller_unpinned.

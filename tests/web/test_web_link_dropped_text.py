@@ -28,11 +28,11 @@ def _texts(page, key: str) -> dict[str, str]:
 
 def test_every_code_the_checks_push_has_a_text_in_each_language(module_page):
     codes = set()
-    for name in ("fairdice.js", "dicechain.js"):
+    for name in ("fairdice.js", "dicechain.js", "match.js"):
         source = (WEB / name).read_text(encoding="utf-8")
         codes |= set(re.findall(r'(?:problems|warnings)\.push\("([a-z_]+)"\)', source))
         codes |= set(re.findall(r'problems: \["([a-z_]+)"', source))
-    assert {"link_dropped", "link_late", "malformed"} <= codes
+    assert {"link_dropped", "link_late", "malformed", "protocol_downgraded"} <= codes
     keys = module_page.evaluate(
         "async () => { const i = await import('/static/i18n.js');"
         " return Object.fromEntries(['en', 'de', 'ja'].map((l) => [l, i.keys(l)])); }")

@@ -42,6 +42,47 @@ function readChain(key) {
   return ok ? stored : null;
 }
 
+/** `old` (the chain's store as read afresh: another page of the match, a second tab, may have
+ * written it since this page read it) and `mine` (this page's copy of the same chain) as one,
+ * so that no page's save drops what another kept: `sent`, `rollers` and `sent_at` are united
+ * (a roll's first entry stays: the index and roller hash its link first left under, the
+ * earliest time it left), `highest` is the larger, `registered`, `accepted` and
+ * `other_chain` once true stay true, `refused_at` is the earlier, and the anchor's
+ * `anchor_sent_at` / `anchor_answered_at` are the earliest pair that proves the server had it
+ * (both set), else the earliest `anchor_sent_at` alone (an older page's store). The rest is
+ * `mine`'s where it has it (the log checks' results). */
+export function mergeChains(old, mine) {
+  const out = { ...old, ...mine };
+  const finite = (...values) => values.filter((v) => Number.isFinite(v));
+  out.sent = { ...(mine.sent || {}), ...(old.sent || {}) };
+  out.rollers = { ...(mine.rollers || {}), ...(old.rollers || {}) };
+  const times = { ...(mine.sent_at || {}) };
+  for (const [id, at] of Object.entries(old.sent_at || {})) {
+    if (Number.isFinite(at) && !(times[id] <= at)) times[id] = at;
+  }
+  out.sent_at = times;
+  const highest = finite(old.highest, mine.highest);
+  if (highest.length) out.highest = Math.max(...highest);
+  for (const flag of ["registered", "accepted", "other_chain"]) {
+    if (old[flag] === true || mine[flag] === true) out[flag] = true;
+  }
+  const refused = finite(old.refused_at, mine.refused_at);
+  if (refused.length) out.refused_at = Math.min(...refused);
+  const sends = [old, mine].filter((s) => Number.isFinite(s.anchor_sent_at));
+  const proven = sends.filter((s) => Number.isFinite(s.anchor_answered_at));
+  const first = (proven.length ? proven : sends)
+    .reduce((a, b) => (b.anchor_sent_at < a.anchor_sent_at ? b : a), { anchor_sent_at: Infinity });
+  if (Number.isFinite(first.anchor_sent_at)) {
+    out.anchor_sent_at = first.anchor_sent_at;
+    if (Number.isFinite(first.anchor_answered_at)) {
+      out.anchor_answered_at = first.anchor_answered_at;
+    } else {
+      delete out.anchor_answered_at;
+    }
+  }
+  return out;
+}
+
 /** The chain [x_0 … x_length] that ends in `seed` (x_length), each link SHA-256 of the next. */
 async function chainFrom(seed, length) {
   const links = [seed];
@@ -78,6 +119,10 @@ export class DeviceChain {
     // for each roll; both written before the link leaves, so no reload sends a link twice.
     // `rollers`: the roller's entropy hash (roller_entropy_sha256) each link was sent under,
     // kept before it leaves, so that no tab or reload sends it under another (answer).
+    // `sent_at`: when the link sent for each roll first left (this device's clock, ms), kept
+    // with `sent` (absent in a store written before it: the link's time is then `known`'s).
+    // save() merges this copy over the store as read afresh (mergeChains): a second tab's
+    // `sent`, `highest` and anchor times are never dropped by this one's stale copy.
     // `refused_at`: when an anchor the server refused (wrong_phase) left.
     // `other_chain`: the server answered anchor_registered (another device's chain, it
     // says); `seat_log`, `seat_anchor`: what the log shows for the seat then (checkSeat).
@@ -102,9 +147,22 @@ export class DeviceChain {
   }
 
   /** Never throws: a full storage drops old matches' stores, else the chain is kept in this
-   * page's memory (store.js), which every read of the store here sees first. */
+   * page's memory (store.js), which every read of the store here sees first. Merged over the
+   * store as read now (mergeChains): another page of the match on this device (a second tab)
+   * may have sent links or had its anchor answered since this page read it, and this page's
+   * copy must not drop that. */
   save() {
+    const fresh = readChain(this.storeKey);
+    if (fresh && this.stored && fresh.seed === this.stored.seed) {
+      this.stored = mergeChains(fresh, this.stored);
+    }
     saveStored(this.storeKey, this.stored);
+  }
+
+  /** Whether this device keeps a chain for the match (this page's copy, or one another page
+   * of the match made since): made only for a v2 match, so evidence that the match is v2. */
+  held() {
+    return this.stored !== null || readChain(this.storeKey) !== null;
   }
 
   post(action) {
@@ -112,9 +170,13 @@ export class DeviceChain {
       { action_id: actionId(), ...action });
   }
 
-  /** Register this device's anchor once (a v2 match, a seat of ours, not over). */
-  async register(state) {
-    if (state.dice_protocol !== "v2" || state.you === null || state.you === undefined) return;
+  /** Register this device's anchor once (a v2 match, a seat of ours, not over). `v2`: the
+   * match page holds the match to v2 (it saw evidence of it before: match.js noteProtocol),
+   * whatever `state.dice_protocol` says now; a chain store of the match counts as such too,
+   * so that a state relabelled v1 does not turn the anchor's checks off. */
+  async register(state, v2 = false) {
+    const held = state.dice_protocol === "v2" || v2 || this.stored !== null;
+    if (!held || state.you === null || state.you === undefined) return;
     if (this.stored && this.stored.accepted && this.stored.anchor_log !== "ok") {
       await this.checkAnchor(state.you);
     }
@@ -215,7 +277,12 @@ export class DeviceChain {
       this.save();
       this.seatCheck = null;
       return true;
-    })();
+    })().catch(() => {
+      // Anything else that failed here (a save, a read of the store) is our own: nothing is
+      // concluded, and the next state asks again rather than wait on a rejected promise.
+      this.seatCheck = null;
+      return false;
+    });
     return this.seatCheck;
   }
 
@@ -249,7 +316,13 @@ export class DeviceChain {
       if (found.index !== null) this.stored.anchor_index = found.index;
       this.save();
       return true;
-    })();
+    })().catch(() => {
+      // Anything else that failed here (a save, a read of the store) is our own: no verdict
+      // on the anchor, and the next call (the next state, a roll's check) asks again; a
+      // rejected promise kept here left the rolls at "…" for the page's life.
+      this.anchorCheck = null;
+      return false;
+    });
     return this.anchorCheck;
   }
 
@@ -334,6 +407,9 @@ export class DeviceChain {
       this.stored.highest = index;
       this.stored.sent = { ...sent, [rollId]: index };
       this.stored.rollers = { ...rollers, [rollId]: roller };
+      // When it first left, with it: knownOf (match.js) takes the link from here where
+      // `known` lost it, and its time must come with it (link_dropped or link_late).
+      this.stored.sent_at = { ...(this.stored.sent_at || {}), [rollId]: Date.now() };
       this.save();
     } else if (rollers[rollId] !== roller) {
       // A link sent before the roller's hash was kept with the chain (an older page).
@@ -345,12 +421,20 @@ export class DeviceChain {
     // checked against the roll's revealed_at (checkRollV2: link_dropped or link_late).
     // With the game it was asked in (`game_number`, the first time): a void roll followed by
     // an opening roll passes only where the match has moved to a later game since.
+    // The earliest departure this device knows of: this page's, or another page's (a second
+    // tab that sent the same link first) kept with the chain.
+    const left = [before.link_sent_at, (this.stored.sent_at || {})[rollId]]
+      .filter((at) => Number.isFinite(at));
     known[rollId] = {
-      ...before, link, link_sent_at: before.link_sent_at ?? Date.now(),
+      ...before, link, link_sent_at: left.length ? Math.min(...left) : Date.now(),
       roller_entropy_sha256: roller,
     };
-    if (before.game_number === undefined && Number.isSafeInteger(state.game_number)) {
-      known[rollId].game_number = state.game_number;
+    // A game number the state does not give as an integer is kept as null, which
+    // checkVoided reads as "not moved" (absent, as an older page left it, lets the kinds
+    // decide).
+    if (before.game_number === undefined) {
+      known[rollId].game_number = Number.isSafeInteger(state.game_number)
+        ? state.game_number : null;
     }
     if (before.roller_unpinned) known[rollId].roller_unpinned = false;
     return this.send(rollId, link);

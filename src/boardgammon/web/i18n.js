@@ -362,6 +362,7 @@ const STRINGS = {
     "dice.problem.anchor_unlogged": "the server accepted this device's chain, but the public log does not show it (no entry, or no proof to the signed tree head): the server could leave the chain out of the record unseen",
     "dice.problem.roll_missing": "the server showed this roll and took this device's input for it, but the match's record has no such roll",
     "dice.problem.link_reused": "the server asked for a link of this device's chain that it had sent already (for an earlier roll that used it up): it was not sent again, and the server knew it before this roll was committed",
+    "dice.problem.protocol_downgraded": "this device saw this match as one with v2 dice (the opponent's device adds its part to every roll), and the server now shows it, or this roll, as v1, whose rolls carry no input from the opponent's device: the server and the roller could have held every input",
     "dice.problem.void_after_request": "the server voided this roll after this device's input (its entropy or its link) had reached it: it could have chosen to roll again",
     "dice.problem.link_chain_broken": "the link fixed for this roll does not continue the opponent's chain",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)
@@ -762,6 +763,7 @@ const STRINGS = {
     "dice.problem.anchor_unlogged": "der Server hat die Kette dieses Geräts angenommen, aber das öffentliche Protokoll zeigt sie nicht (kein Eintrag oder kein Nachweis bis zum signierten Baumkopf): der Server könnte die Kette unbemerkt aus dem Protokoll des Matches weglassen",
     "dice.problem.roll_missing": "der Server hat diesen Wurf gezeigt und die Eingabe dieses Geräts dafür angenommen, aber die Aufzeichnung des Matches enthält keinen solchen Wurf",
     "dice.problem.link_reused": "der Server hat ein Glied der Kette dieses Geräts verlangt, das es schon gesendet hatte (für einen früheren Wurf, der es verbraucht hat): es wurde nicht erneut gesendet, und der Server kannte es, bevor dieser Wurf festgelegt wurde",
+    "dice.problem.protocol_downgraded": "dieses Gerät hat dieses Match als eines mit v2-Würfeln gesehen (das Gerät des Gegners trägt zu jedem Wurf bei), und der Server zeigt es, oder diesen Wurf, jetzt als v1, dessen Würfe keine Eingabe vom Gerät des Gegners enthalten: Server und Würfelnder hätten alle Eingaben halten können",
     "dice.problem.void_after_request": "der Server hat diesen Wurf verworfen, nachdem die Eingabe dieses Geräts (seine Entropie oder sein Glied) bei ihm angekommen war: er hätte neu würfeln lassen können",
     "dice.problem.link_chain_broken": "das für diesen Wurf festgelegte Glied setzt die Kette des Gegners nicht fort",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)
@@ -1128,6 +1130,7 @@ const STRINGS = {
     "dice.problem.anchor_unlogged": "サーバーはこの端末のチェーンを受け付けましたが、公開ログにそれがありません(エントリがないか、署名付きツリーヘッドへの証明がありません)。サーバーは誰にも気づかれずにチェーンを記録から外せます",
     "dice.problem.roll_missing": "サーバーはこのロールを示し、この端末の入力を受け取りましたが、マッチの記録にそのロールがありません",
     "dice.problem.link_reused": "サーバーが、この端末が既に送ったチェーンのリンク（それを使い切った以前のロールのため）を求めました。再送はしていません。サーバーはこのロールの確定前にそれを知っていました",
+    "dice.problem.protocol_downgraded": "この端末はこのマッチを v2 ダイス（相手の端末がすべてのロールに入力を加える）のマッチとして見ていましたが、サーバーは今このマッチ、またはこのロールを v1 として示しています。v1 のロールには相手の端末の入力がなく、サーバーと振る側がすべての入力を握れた可能性があります",
     "dice.problem.void_after_request": "この端末の入力（エントロピーまたはリンク）がサーバーに届いた後で、サーバーがこのロールを無効にしました。振り直しを選べた可能性があります",
     "dice.problem.link_chain_broken": "このロールに固定されたリンクが相手のチェーンの続きではありません",
     // A link sent and not used, a refused anchor (issue #25, the held-back link)

@@ -32,6 +32,25 @@ const OPEN_STATES = ["committed", "requested", "revealed"];
 const ANCHOR_RETRY_S = 5;
 // Reads of the log that keep failing are asked again less and less often, up to this.
 const ANCHOR_RETRY_MAX_S = 300;
+// The key in `bg.rolls.<match_id>` (no roll's ID) under which this device keeps that it holds
+// the match to v2 ({dice_protocol: "v2"}): kept once it saw evidence of it, so that a state
+// relabelled v1 after a reload does not turn the v2 checks off (noteProtocol).
+const PROTOCOL_KEY = "$match";
+// Fields only a v2 roll or pending roll has (docs/api.md): one of them in a state is evidence
+// that the match is v2, whatever its `dice_protocol` says.
+const V2_FIELDS = ["kind", "roller_entropy", "roller_source", "opponent_prev_link",
+  "opponent_entropy", "opponent_source", "opponent_link_steps", "roller_entropy_sha256"];
+
+/** Whether `roll` (a revealed roll or the pending roll) has a field only v2 rolls have. */
+function hasV2Fields(roll) {
+  return !!roll && typeof roll === "object" && V2_FIELDS.some((f) => Object.hasOwn(roll, f));
+}
+
+/** The game number as kept with a roll: the state's, or null where it gives none that is an
+ * integer (checkVoided reads null as "not moved"). */
+function gameOf(state) {
+  return Number.isSafeInteger(state.game_number) ? state.game_number : null;
+}
 
 /** What tells one play from the next. Not the number of rolls: a roll after a play leaves the
  * play as it was. The same seat's same play twice in a row is two plays, but between them the
@@ -64,6 +83,8 @@ export class MatchPage {
     // Never dropped while this page is open; other matches' old stores may be (store.js).
     holdMatch(matchId);
     this.known = this.storedKnown();
+    // This device holds the match to v2 (noteProtocol): set once it saw evidence of it.
+    this.v2 = false;
     this.verdicts = new Map();
     // roll_id → the time (ms) before which its proof is not asked for again: the server said
     // Retry-After (no head covers it yet), whatever states arrive meanwhile.
@@ -252,16 +273,21 @@ export class MatchPage {
 
   /** What this device knows of a roll before its reveal (`known[rollId]`, or null), with what
    * its chain kept for it where `known` lacks it (the roller's hash the link was sent under,
-   * the link sent: DeviceChain.stored `rollers`, `sent`), which no reload or lost save of
-   * `known` can clear. */
+   * the link sent and when it first left: DeviceChain.stored `rollers`, `sent`, `sent_at`),
+   * which no reload or lost save of `known` can clear. The link's time is the earlier of
+   * `known`'s and the chain's (another tab may have sent it first); a chain store written
+   * before `sent_at` gives the link without a time, as before. */
   async knownOf(rollId) {
     const k = this.known[rollId] || null;
     const stored = this.chain.stored;
     const roller = stored && stored.rollers && stored.rollers[rollId];
     const index = stored && stored.sent && stored.sent[rollId];
+    const sentAt = stored && stored.sent_at && stored.sent_at[rollId];
     const needRoller = typeof roller === "string" && !(k && k.roller_entropy_sha256 !== undefined);
     const needLink = Number.isSafeInteger(index) && !(k && k.link !== undefined);
-    if (!needRoller && !needLink) return k;
+    const needTime = Number.isFinite(sentAt) && (needLink || (k && k.link !== undefined))
+      && !(k && k.link_sent_at <= sentAt);
+    if (!needRoller && !needLink && !needTime) return k;
     const out = { ...(k || {}) };
     if (needRoller) out.roller_entropy_sha256 = roller;
     if (needLink) {
@@ -269,6 +295,7 @@ export class MatchPage {
       const link = this.chain.links && this.chain.links[index];
       if (link !== undefined) out.link = link;
     }
+    if (needTime && out.link !== undefined) out.link_sent_at = sentAt;
     return out;
   }
 
@@ -292,9 +319,24 @@ export class MatchPage {
 
   saveKnown() {
     // Merged, roll by roll, over what is stored, so that this page never wipes what another
-    // page kept (the entropy it sent for a roll this page knows only the promise of).
+    // page kept (the entropy it sent for a roll this page knows only the promise of). What
+    // is kept once stays as first kept: the earliest `link_sent_at` (a second tab that sends
+    // the same link later must not move its departure: link_dropped against link_late), and
+    // the games a roll was asked in and passed in (`game_number`, `passed_game`). This page
+    // takes the merged entries as its own.
     const stored = this.storedKnown();
-    for (const [id, value] of Object.entries(this.known)) stored[id] = { ...stored[id], ...value };
+    for (const [id, value] of Object.entries(this.known)) {
+      const old = stored[id] && typeof stored[id] === "object" ? stored[id] : {};
+      const merged = { ...old, ...value };
+      if (Number.isFinite(old.link_sent_at) && !(value.link_sent_at <= old.link_sent_at)) {
+        merged.link_sent_at = old.link_sent_at;
+      }
+      for (const first of ["game_number", "passed_game"]) {
+        if (old[first] !== undefined) merged[first] = old[first];
+      }
+      stored[id] = merged;
+      this.known[id] = merged;
+    }
     // Never throws: a full storage drops old matches, else keeps it in memory (store.js).
     saveStored(this.storeKey, stored);
   }
@@ -313,6 +355,8 @@ export class MatchPage {
     // A finished match's store may be dropped first when the device's storage runs short.
     if (state.phase === "match_over") markOver(this.matchId);
     if (state.pending_roll) this.promise(state.pending_roll);
+    this.noteProtocol(state);
+    this.notePassed(state);
     const key = this.playKey(state);
     if (key !== this.builderKey) {
       this.builderKey = key;
@@ -331,12 +375,63 @@ export class MatchPage {
     }
     this.verifyRolls(state);
     this.moves.update(state);
-    this.chain.register(state);
+    this.chain.register(state, this.v2);
     // What the device kept for the roll (its link, the roller's hash, a mark) is saved at once;
     // after a reload the answer may wait for the chain's links: saved when it is made.
     if (this.chain.answer(state, this.known, () => this.saveKnown())) this.saveKnown();
     this.render();
     return true;
+  }
+
+  /**
+   * Hold the match to v2 once this device has evidence that it is (docs/fair-dice.md §The
+   * device's check, "A match held to v2"): a state that said `dice_protocol` "v2", kept in
+   * the match's store (PROTOCOL_KEY) across reloads and tabs; a chain store of the match
+   * (made only for a v2 match); or a roll or pending roll in a state with v2 fields. From then
+   * on the v2 checks stay on (the anchor, the void check), and a state saying otherwise, or a
+   * roll without `kind`, is ✗ protocol_downgraded (verifyRolls): a server that relabels a v2
+   * match as v1 would otherwise have its rolls checked with v1's weaker guarantee. A match
+   * that never showed this device such evidence is checked as v1.
+   */
+  noteProtocol(state) {
+    if (!this.v2) {
+      const stored = readStored(this.storeKey);
+      this.v2 = state.dice_protocol === "v2" || hasV2Fields(state.pending_roll)
+        || (state.rolls || []).some(hasV2Fields) || Object.hasOwn(this.known, PROTOCOL_KEY)
+        || !!(stored && typeof stored === "object" && Object.hasOwn(stored, PROTOCOL_KEY))
+        || this.chain.held();
+    }
+    const kept = this.known[PROTOCOL_KEY];
+    if (this.v2 && !(kept && kept.dice_protocol === "v2")) {
+      this.known[PROTOCOL_KEY] = { dice_protocol: "v2" };
+      this.saveKnown();
+    }
+  }
+
+  /**
+   * For each roll this device sent input for (its entropy, or its link: `known`, or the
+   * chain's `sent`), the game number of the first state it sees in which that roll is no
+   * longer pending and not revealed (`passed_game`, kept with the roll, once): the state that
+   * shows the next roll, or the roll gone. checkVoided judges by it whether a void roll
+   * followed by an `opening` roll went with its game, not by the state it happens to check
+   * in (a device that looked only after the next game began, or the match ended, spared a
+   * reroll labelled `opening` in the same game). Null where that state gives no integer.
+   */
+  notePassed(state) {
+    const shown = new Set((state.rolls || []).map((r) => r.roll_id));
+    const pending = state.pending_roll && state.pending_roll.roll_id;
+    const linked = (this.chain.stored && this.chain.stored.sent) || {};
+    let changed = false;
+    for (const id of new Set([...Object.keys(this.known), ...Object.keys(linked)])) {
+      const k = this.known[id];
+      const sent = (k && (k.entropy !== undefined || k.link !== undefined))
+        || linked[id] !== undefined;
+      if (id === PROTOCOL_KEY || !sent || id === pending || shown.has(id)
+          || (k && k.passed_game !== undefined)) continue;
+      this.known[id] = { ...(k || {}), passed_game: gameOf(state) };
+      changed = true;
+    }
+    if (changed) this.saveKnown();
   }
 
   /** Sounds for a roll, a play and the viewer's turn; the tab's title while it is hidden. */
@@ -390,6 +485,9 @@ export class MatchPage {
 
   async verifyRolls(state) {
     const rolls = state.rolls || [];
+    // A match this device holds to v2 (noteProtocol) shown as anything else: every roll this
+    // state shows is checked as v2 where it can be, and ✗ protocol_downgraded.
+    const downgraded = this.v2 && state.dice_protocol !== "v2";
     for (const roll of rolls) {
       if (!roll.server_seed || this.verdicts.has(roll.roll_id)) continue;
       const wait = (this.proofWait.get(roll.roll_id) || 0) - Date.now();
@@ -398,68 +496,96 @@ export class MatchPage {
         continue;
       }
       this.verdicts.set(roll.roll_id, null);
-      const known = await this.knownOf(roll.roll_id);
       let verdict;
-      if (roll.kind === undefined) {
-        verdict = await checkRoll(state.match_id, roll, known);
-      } else {
-        // The roll's proof first: the link due for a v2 roll follows from the entries before
-        // it, void ones included, which the match's state does not list; the proof carries
-        // those after the ones this page checked (`preceding`, hash-chained to the roll).
-        let logged = null;
-        try {
-          logged = await this.checkLogged(state.match_id, roll, this.tally);
-          if (logged.retryAfter) {
-            // No head signed over the roll's newest leaf yet (heads are signed at most once a
-            // second or so): no verdict yet ("…"), asked again when the server says.
-            this.verdicts.delete(roll.roll_id);
-            this.proofWait.set(roll.roll_id, Date.now() + logged.retryAfter * 1000);
-            this.checkAgainIn(logged.retryAfter);
-            continue;
-          }
-        } catch (err) {
-          if (err instanceof ApiError) {
-            // The log could not be fetched (a network problem, a busy server): no verdict
-            // yet, tried again with the next state.
-            this.verdicts.delete(roll.roll_id);
-            continue;
-          }
-        }
-        const records = logged && Array.isArray(logged.records) ? logged.records : [];
-        const since = (logged && logged.since) || this.tally;
-        verdict = await checkRollV2InRecord(state.match_id, roll, known, records, this.chain,
-          state.you, since);
-        if (verdict.unsettled) {
-          // This device could not read the public log for its anchor's place: no verdict
-          // yet ("…", never a ✗ for our own failed read), asked again shortly, then less
-          // often (5, 10, 20 … 300 s). The rolls after it wait for that pass: each would
-          // read the log again now.
-          this.verdicts.delete(roll.roll_id);
-          this.anchorRetry = Math.min(ANCHOR_RETRY_MAX_S,
-            this.anchorRetry ? 2 * this.anchorRetry : ANCHOR_RETRY_S);
-          this.checkAgainIn(this.anchorRetry);
-          break;
-        }
-        this.anchorRetry = 0;
-        if (logged && logged.problems.length === 0) {
-          // The entries before the roll chain into it and the log proves it: counted on.
-          const counted = advanceTally(since, records.slice(0, -1));
-          if (counted.seq > this.tally.seq) this.tally = counted;
-        }
-        if (logged) {
-          verdict.problems.push(...logged.problems);
-          verdict.checked.push(...logged.checked);
-          verdict.treeSize = logged.treeSize;
-        } else {
-          verdict.problems.push("malformed"); // a proof that cannot be read, no Web Crypto
-        }
-        verdict.ok = verdict.problems.length === 0;
+      try {
+        verdict = await this.checkOne(state, roll, downgraded);
+      } catch {
+        // A check that failed on this device (a store it could not read, a bug): no verdict
+        // ("…"), tried again shortly rather than left at "…" for the page's life.
+        this.verdicts.delete(roll.roll_id);
+        this.anchorRetry = Math.min(ANCHOR_RETRY_MAX_S,
+          this.anchorRetry ? 2 * this.anchorRetry : ANCHOR_RETRY_S);
+        this.checkAgainIn(this.anchorRetry);
+        break;
       }
+      if (verdict === "later") continue;
+      if (verdict === "unsettled") break;
       this.verdicts.set(roll.roll_id, verdict);
       this.renderDice();
       this.moves.render();
     }
     await this.checkVoided(state);
+  }
+
+  /** One revealed roll's verdict; "later" where it waits for a proof (asked again by then)
+   * or the log could not be fetched (asked again with the next state), "unsettled" where its
+   * chain's check waits for this device's read of the log (asked again shortly). */
+  async checkOne(state, roll, downgraded) {
+    const known = await this.knownOf(roll.roll_id);
+    if (roll.kind === undefined) {
+      const verdict = await checkRoll(state.match_id, roll, known);
+      if (this.v2) {
+        // A v1-shaped roll in a match this device holds to v2: v1's guarantee only (no
+        // opponent link, no chain), where the match promised v2's.
+        verdict.problems.push("protocol_downgraded");
+        verdict.ok = false;
+      }
+      return verdict;
+    }
+    // The roll's proof first: the link due for a v2 roll follows from the entries before
+    // it, void ones included, which the match's state does not list; the proof carries
+    // those after the ones this page checked (`preceding`, hash-chained to the roll).
+    let logged = null;
+    try {
+      logged = await this.checkLogged(state.match_id, roll, this.tally);
+      if (logged.retryAfter) {
+        // No head signed over the roll's newest leaf yet (heads are signed at most once a
+        // second or so): no verdict yet ("…"), asked again when the server says.
+        this.verdicts.delete(roll.roll_id);
+        this.proofWait.set(roll.roll_id, Date.now() + logged.retryAfter * 1000);
+        this.checkAgainIn(logged.retryAfter);
+        return "later";
+      }
+    } catch (err) {
+      if (err instanceof ApiError) {
+        // The log could not be fetched (a network problem, a busy server): no verdict
+        // yet, tried again with the next state.
+        this.verdicts.delete(roll.roll_id);
+        return "later";
+      }
+    }
+    const records = logged && Array.isArray(logged.records) ? logged.records : [];
+    const since = (logged && logged.since) || this.tally;
+    const verdict = await checkRollV2InRecord(state.match_id, roll, known, records, this.chain,
+      state.you, since);
+    if (verdict.unsettled) {
+      // This device could not read the public log for its anchor's place: no verdict
+      // yet ("…", never a ✗ for our own failed read), asked again shortly, then less
+      // often (5, 10, 20 … 300 s). The rolls after it wait for that pass: each would
+      // read the log again now.
+      this.verdicts.delete(roll.roll_id);
+      this.anchorRetry = Math.min(ANCHOR_RETRY_MAX_S,
+        this.anchorRetry ? 2 * this.anchorRetry : ANCHOR_RETRY_S);
+      this.checkAgainIn(this.anchorRetry);
+      return "unsettled";
+    }
+    this.anchorRetry = 0;
+    if (logged && logged.problems.length === 0) {
+      // The entries before the roll chain into it and the log proves it: counted on.
+      const counted = advanceTally(since, records.slice(0, -1));
+      if (counted.seq > this.tally.seq) this.tally = counted;
+    }
+    if (logged) {
+      verdict.problems.push(...logged.problems);
+      verdict.checked.push(...logged.checked);
+      verdict.treeSize = logged.treeSize;
+    } else {
+      verdict.problems.push("malformed"); // a proof that cannot be read, no Web Crypto
+    }
+    // A v2 roll in a state that calls the match something else (this device holds it to v2).
+    if (downgraded) verdict.problems.push("protocol_downgraded");
+    verdict.ok = verdict.problems.length === 0;
+    return verdict;
   }
 
   /** A v2 roll this device asked to roll (as the roller: its entropy, stored before it left)
@@ -480,7 +606,7 @@ export class MatchPage {
    *   roll's kind.
    * One the document does not hold at all is listed with ✗ roll_missing. */
   async checkVoided(state) {
-    if (state.dice_protocol !== "v2") return;
+    if (state.dice_protocol !== "v2" && !this.v2) return; // a v1 match (noteProtocol)
     const shown = new Set((state.rolls || []).map((r) => r.roll_id));
     const pending = state.pending_roll && state.pending_roll.roll_id;
     // A link kept with the chain (sent for the roll) counts as well: `known` may have lost it.
@@ -525,13 +651,20 @@ export class MatchPage {
         continue; // nothing followed yet: looked at again with the next state
       }
       this.settled.add(entry.roll_id); // looked up once a roll follows it, or the match ended
-      // An opening roll after a void normal roll opens a new game only where the state shows
-      // one: a game after the one this device sent its input in (kept with the input), or the
-      // match over. Kind is the server's word: the same game's reroll labelled `opening` is
-      // still a reroll. A roll kept without its game (an older page): the kinds decide.
-      const game = (this.known[entry.roll_id] || {}).game_number;
-      const moved = !Number.isSafeInteger(game) || state.phase === "match_over"
-        || (Number.isSafeInteger(state.game_number) && state.game_number > game);
+      // An opening roll after a void normal roll opens a new game only where the first state
+      // this device saw past the roll (`passed_game`, notePassed) shows a later game than
+      // the one it sent its input in (`game_number`, kept with the input), settled then, not
+      // by the state it checks in: kind is the server's word, and the same game's reroll
+      // labelled `opening` is still a reroll, also to a device that looks only once the next
+      // game began or the match ended. A game kept as null (the state gave none that is an
+      // integer): not moved. A roll kept without its game (undefined: an older page): the
+      // kinds decide. Without `passed_game` (not noted: an older page's entry), the state
+      // now.
+      const k = this.known[entry.roll_id] || {};
+      const game = k.game_number;
+      const passed = k.passed_game !== undefined ? k.passed_game : gameOf(state);
+      const moved = game === undefined
+        || (Number.isSafeInteger(game) && Number.isSafeInteger(passed) && passed > game);
       const newGame = entry.kind === "normal" && next && next.kind === "opening" && moved;
       if (!next || !(open || (entry.state === "void" && !newGame))) continue;
       if (this.verdicts.has(entry.roll_id)) continue; // another state's check got here first
@@ -621,10 +754,9 @@ export class MatchPage {
     // exactly this entropy and the promised nonce.
     // With the game it was asked in: a void roll of ours followed by an opening roll passes
     // only where the match has moved to a later game since (checkVoided).
-    this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy };
-    if (Number.isSafeInteger(this.state.game_number)) {
-      this.known[pending.roll_id].game_number = this.state.game_number;
-    }
+    // A game number the state does not give as an integer is kept as null ("not moved").
+    this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy,
+      game_number: gameOf(this.state) };
     this.saveKnown();
     this.act({ type: "roll", roll_id: pending.roll_id, commitment: pending.commitment, entropy });
   }
