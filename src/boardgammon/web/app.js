@@ -11,6 +11,7 @@ import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
 import { profileLink, ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 import { Notifier } from "./notifications.js";
+import { followServer } from "./store.js";
 import { WatchList } from "./watch.js";
 
 const LOBBY_POLL_MS = 2000;
@@ -262,6 +263,10 @@ class LobbyPage {
     // a seek no longer open) stays until their next action.
     if (this.loadError) this.error.textContent = "";
     this.loadError = false;
+    // The device's dice stores follow the server's word (store.js): a match listed active is
+    // in use (never dropped as stale), one listed finished may go first.
+    const listed = (status) => lobby.matches.filter((m) => m.status === status).map((m) => m.match_id);
+    followServer(listed("active"), listed("finished"));
     // When someone accepts this player's seek or invitation a new active match appears: open
     // it. A live match always (the opponent is waiting), a correspondence one when one of this
     // player's own open seeks or invitations (`mine`) was taken.

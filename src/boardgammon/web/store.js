@@ -4,28 +4,46 @@
 // it sent). Every write of those keys goes through `saveStored`, every read through
 // `readStored`, so that a full storage never throws into the game and old matches are dropped.
 //
-// The index `bg.matches` = {matchId: {used: ms, over: bool}} says when a match page of this
-// device last opened or saved for the match (`used`, Date.now(), at most once a TOUCH_MS) and
-// whether it saw the match over (phase "match_over"). What may be dropped, a whole match at a
-// time (both keys), in this order, oldest `used` first in each tier:
-//  0. matches whose keys are not in the index (written before it existed: oldest of all, in
-//     the order of their IDs), and matches seen over: their stores only serve the ✓/✗ of their
-//     rolls, and a page opened on one without them checks what needs no device record (the
-//     commitment, the dice, the log) and reports nothing of its own, never a ✗ for the
-//     missing record (fairdice.js checkKnown and dicechain.js checkRollV2InRecord skip what
-//     `known` / the chain's store lack);
-//  1. matches in progress no page of this device opened or saved for in STALE_MS (30 days:
-//     a match whose end this device never saw, abandoned or timed out while no page was open;
-//     a correspondence turn is at most 7 days).
+// The index `bg.matches` = {matchId: {used: ms, over: bool}} says when a page of this device
+// last used the match (`used`, Date.now(), at most once a TOUCH_MS: a match page opened or
+// saved for it, or the lobby listed it active) and whether the match is known over (a match
+// page saw phase "match_over", or the lobby listed it finished). `used` is never taken as
+// later than now (a clock set back left future times, which would never age): such a time
+// reads as now and the next touch rewrites it.
+// Every store key is in the index. Where `bg.matches` is absent (a device upgraded from before
+// it) or unreadable (not a JSON object: corrupt), it is never overwritten as it is: every
+// stored match is adopted, IN PROGRESS, `used` the newest ms time inside its stores (a number
+// under a key ending in "_at": the chain's anchor_sent_at, anchor_answered_at, refused_at, a
+// roll's link_sent_at), else now. A store key found later outside a readable index (a write
+// of it by an older page, or by another tab whose index write was lost) enters in progress,
+// used now. So no match is dropped for having been stored the old way; an adopted match that
+// is in fact finished goes once the lobby lists it finished, a match page sees it over, or its
+// newest time is STALE_MS old.
+// What may be dropped, a whole match at a time (both keys), in this order, oldest `used` first
+// in each tier:
+//  0. matches known over: their stores only serve the ✓/✗ of their rolls, and a page opened
+//     on one without them checks what needs no device record (the commitment, the dice, the
+//     log) and reports nothing of its own, never a ✗ for the missing record
+//     (fairdice.js checkKnown and dicechain.js checkRollV2InRecord skip what `known` / the
+//     chain's store lack);
+//  1. matches in progress no page of this device used in STALE_MS (30 days: a match whose end
+//     this device never saw, abandoned or timed out while no page was open, and that the lobby
+//     of this device did not list active either, e.g. another account's; a correspondence turn
+//     is at most 7 days).
 // Never dropped: the matches of the pages open in this tab (holdMatch; a finished match's page
 // in another tab keeps its data in memory and writes it again with its next save), the match
 // being saved, and a match in progress used within STALE_MS: its chain is needed until the match
 // ends (a new one after a reload would be refused, and its links could no longer be sent),
 // and its entropy for a roll awaiting reveal must be sent again unchanged.
-// When: a save that fails (QuotaExceededError or any other) drops matches in that order until
-// the write fits and HEADROOM characters were freed, retrying the write as it goes; and
-// whenever a match enters the index or is seen over (and once per match page), the droppable
-// matches beyond the newest KEEP_MATCHES, or beyond KEEP_CHARS characters, are dropped.
+// When: a save writes the match's index entry first, then its data; a write that fails with a
+// quota error (QuotaExceededError or DOMException code 22; Firefox NS_ERROR_DOM_QUOTA_REACHED,
+// code 1014) drops matches in that order, never the one being saved, until the write fits and
+// HEADROOM characters were freed, retrying the write as it goes. Any other error (storage
+// disabled, a security error) drops nothing. An index entry that cannot be stored leaves the
+// data unwritten too (kept in memory, below), so storage never holds a match its index lacks
+// because of this page. And whenever a match enters the index or becomes over (and once per
+// match page), the droppable matches beyond the newest KEEP_MATCHES, or beyond KEEP_CHARS
+// characters, are dropped; nothing else is dropped while storage is not full.
 // Measured (a 1-point live match in Chromium, 57 rolls, tests/web/test_web_device_storage.py
 // prints one roll's): bg.rolls ≈ 260 characters per roll of the match (every roll has an
 // entry), bg.chain ≈ 140 per roll where this device was the opponent: ≈ 330 per roll, some
@@ -35,22 +53,30 @@
 // A write that still fails is kept in memory for this page (`readStored` returns it, so a
 // retry of a roll on this page sends the same entropy) and `memoryOnly(matchId)` turns true;
 // `onStoreChange` listeners hear of it (the match page shows a warning: a reload could lose
-// this match's dice inputs). Other keys (bg.lang, bg.auto, bg.mute, board options) are never
-// touched.
+// this match's dice inputs). An index that cannot be stored is kept in memory too (this page
+// reads that copy, and writes it at its next save). Other keys (bg.lang, bg.auto, bg.mute,
+// board options) are never touched.
+// Left open: matches in progress that no page of this device used for STALE_MS (the lobby
+// not opened for 30 days, or another account's matches on a shared device) can still be
+// dropped under pressure; and with nothing droppable left, a match's data lives in its page
+// only (a reload before a requested roll is revealed makes new entropy).
 
 export const INDEX_KEY = "bg.matches";
 export const PREFIXES = ["bg.rolls.", "bg.chain."];
-// Droppable matches (finished, stale or pre-index) kept at most, newest first, and the
-// characters (keys and values) they may take together: a measured 1-point match keeps some
-// 19 K, a 7-point one 100–150 K, so the count bounds short matches and the size long ones.
+// Droppable matches (finished or stale) kept at most, newest first, and the characters (keys
+// and values) they may take together: a measured 1-point match keeps some 19 K, a 7-point one
+// 100–150 K, so the count bounds short matches and the size long ones.
 export const KEEP_MATCHES = 60;
 export const KEEP_CHARS = 2_000_000;
-// A match in progress that no page of this device saved for in this long may be dropped.
+// A match in progress that no page of this device used in this long may be dropped.
 export const STALE_MS = 30 * 24 * 3600 * 1000;
 // A failed save drops old matches until this many characters are free (its own included).
 export const HEADROOM = 256 * 1024;
 // `used` is rewritten at most this often for the same match.
 const TOUCH_MS = 60 * 1000;
+// A time inside a store counts (adoption) from this many ms on (2001): smaller numbers under
+// a key ending in "_at" are not ms times of this device.
+const EPOCH_MS = 1e12;
 
 const memory = new Map(); // key → JSON text this page could not store
 const held = new Map(); // matchId → pages of this tab open on it
@@ -97,14 +123,25 @@ export function readStored(key) {
   }
 }
 
+/** Whether `err`, thrown by localStorage.setItem, says the storage is full: Chromium and
+ * Safari QuotaExceededError (DOMException code 22), Firefox NS_ERROR_DOM_QUOTA_REACHED (code
+ * 1014). Only these make room by dropping matches. */
+export function isQuotaError(err) {
+  if (!err || (typeof err !== "object" && typeof err !== "function")) return false;
+  return err.name === "QuotaExceededError" || err.name === "NS_ERROR_DOM_QUOTA_REACHED"
+    || err.code === 22 || err.code === 1014;
+}
+
+/** Store `text` under `key`: "ok" (and this page's unsaved copy of it goes), "full" (a quota
+ * error) or "failed" (any other error). */
 function write(key, text) {
   try {
     localStorage.setItem(key, text);
-  } catch {
-    return false;
+  } catch (err) {
+    return isQuotaError(err) ? "full" : "failed";
   }
   memory.delete(key);
-  return true;
+  return "ok";
 }
 
 function notify() {
@@ -129,20 +166,95 @@ export function memoryOnly(matchId) {
   return keysOf(matchId).some((key) => memory.has(key));
 }
 
-/** The index, {matchId: {used, over}}; a corrupt one reads as empty. */
-export function readIndex() {
-  const index = readStored(INDEX_KEY);
+/** The index as stored (this page's unsaved copy first), its well-formed entries as they
+ * are; null when it is absent or unreadable (not a JSON object): to be adopted. Throws when
+ * the storage cannot be read. */
+function storedIndex() {
+  let text = memory.get(INDEX_KEY);
+  if (text === undefined) text = localStorage.getItem(INDEX_KEY);
+  if (text === null) return null;
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
   const out = {};
-  if (!index || typeof index !== "object" || Array.isArray(index)) return out;
-  for (const [id, entry] of Object.entries(index)) {
+  for (const [id, entry] of Object.entries(parsed)) {
     if (entry && Number.isFinite(entry.used)) out[id] = { used: entry.used, over: !!entry.over };
   }
   return out;
 }
 
-function writeIndex(index) {
-  const text = JSON.stringify(index);
-  if (!write(INDEX_KEY, text)) memory.set(INDEX_KEY, text);
+/** The newest ms time inside `matchId`'s stores (a number under a key ending in "_at": the
+ * chain's anchor_sent_at, anchor_answered_at, refused_at, a roll's link_sent_at), at most
+ * `now`; null when there is none. */
+function newestTime(matchId, now) {
+  let newest = null;
+  const walk = (value, depth) => {
+    if (!value || typeof value !== "object" || depth > 4) return;
+    for (const [name, v] of Object.entries(value)) {
+      if (name.endsWith("_at") && Number.isFinite(v) && v >= EPOCH_MS) {
+        newest = newest === null ? v : Math.max(newest, v);
+      } else if (v && typeof v === "object") {
+        walk(v, depth + 1);
+      }
+    }
+  };
+  for (const key of keysOf(matchId)) walk(readStored(key), 0);
+  return newest === null ? null : Math.min(newest, now);
+}
+
+function indexText(index, now) {
+  const out = {};
+  for (const [id, entry] of Object.entries(index)) {
+    out[id] = { used: Math.min(entry.used, now), over: !!entry.over };
+  }
+  return JSON.stringify(out);
+}
+
+/** Write the index (no room is made for it: it shrinks or grows by little); what cannot be
+ * stored stays in this page's memory. */
+function writeIndex(index, now = Date.now()) {
+  const text = indexText(index, now);
+  if (write(INDEX_KEY, text) !== "ok") memory.set(INDEX_KEY, text);
+}
+
+/**
+ * The index with every stored match in it, `used` as stored (a future one too): an absent or
+ * unreadable index is adopted (each stored match in progress, `used` its newest time inside,
+ * else now), and a store key outside a readable one enters in progress, used now; written
+ * back when anything entered. {} when the storage cannot be read.
+ */
+function loadIndex(now = Date.now()) {
+  let index;
+  try {
+    index = storedIndex();
+  } catch {
+    return {};
+  }
+  const adopt = index === null;
+  if (adopt) index = {};
+  let changed = adopt;
+  for (const id of storedMatches()) {
+    if (index[id]) continue;
+    const inside = adopt ? newestTime(id, now) : null;
+    index[id] = { used: inside === null ? now : inside, over: false };
+    changed = true;
+  }
+  if (changed) writeIndex(index, now);
+  return index;
+}
+
+/** The index, {matchId: {used, over}}, every stored match in it (see loadIndex), `used` at
+ * most `now`. */
+export function readIndex(now = Date.now()) {
+  const out = {};
+  for (const [id, entry] of Object.entries(loadIndex(now))) {
+    out[id] = { used: Math.min(entry.used, now), over: entry.over };
+  }
+  return out;
 }
 
 /** Every match with a store key in localStorage. */
@@ -161,18 +273,18 @@ function storedMatches() {
 
 /**
  * The matches that may be dropped, first to go first (see the top of this file): tier 0,
- * matches not in the index (by ID) then matches seen over, oldest `used` first; tier 1,
- * matches in progress unused for STALE_MS, oldest first. Never `keep`, nor a match held by a
- * page of this tab, nor a match in progress used within STALE_MS.
+ * matches known over, oldest `used` first; tier 1, matches in progress unused for STALE_MS,
+ * oldest first. Never `keep`, nor a match held by a page of this tab, nor a match in progress
+ * used within STALE_MS.
  */
 export function evictionOrder(now = Date.now(), keep = null) {
-  const index = readIndex();
+  const index = readIndex(now);
   const out = [];
   for (const id of storedMatches()) {
     if (id === keep || held.has(id)) continue;
     const entry = index[id];
-    if (!entry) out.push({ id, tier: 0, used: -Infinity });
-    else if (entry.over) out.push({ id, tier: 0, used: entry.used });
+    if (!entry) continue; // the storage could not be read
+    if (entry.over) out.push({ id, tier: 0, used: entry.used });
     else if (now - entry.used > STALE_MS) out.push({ id, tier: 1, used: entry.used });
   }
   out.sort((a, b) => a.tier - b.tier || a.used - b.used
@@ -195,10 +307,10 @@ export function evict(ids) {
       }
     }
   }
-  const index = readIndex();
+  const index = loadIndex();
   let changed = false;
   for (const id of ids) {
-    if (index[id]) {
+    if (index[id] && !memoryOnly(id)) {
       delete index[id];
       changed = true;
     }
@@ -238,57 +350,103 @@ export function prune(now = Date.now()) {
   }
   const dropped = order.slice(0, cut);
   evict(dropped);
-  const index = readIndex();
+  const index = loadIndex(now);
   const stored = storedMatches();
   const gone = Object.keys(index).filter((id) => !stored.has(id) && !held.has(id)
     && !memoryOnly(id));
   if (gone.length) {
     for (const id of gone) delete index[id];
-    writeIndex(index);
+    writeIndex(index, now);
   }
   return dropped;
 }
 
-/** Note in the index that a page of this device used `matchId` now (and saw it over, with
- * `over`); a match new to the index, or now over, prunes. Only for a match with data. */
-function touch(matchId, over = false) {
-  const index = readIndex();
-  const entry = index[matchId];
-  const now = Date.now();
+/** Store the text `textOf()` under `key`; on a quota error, drop matches in evictionOrder
+ * (never `keep`) until what they freed covers it and HEADROOM, trying again as it goes (the
+ * text is made again for each try: the index changes as matches go). Any other error drops
+ * nothing. Returns whether it is in storage. */
+function saveWithRoom(key, textOf, keep) {
+  let text = textOf();
+  const first = write(key, text);
+  if (first !== "full") return first === "ok";
+  // Whole matches, first to go first, until the write fits and HEADROOM characters are
+  // free (so that the next saves do not each fail first), or nothing is left to drop.
+  let freed = 0;
+  let saved = false;
+  for (const id of evictionOrder(Date.now(), keep)) {
+    freed += evict([id]);
+    if (!saved && freed >= key.length + text.length) {
+      text = textOf();
+      const again = write(key, text);
+      if (again === "failed") return false;
+      saved = again === "ok";
+    }
+    if (saved && freed >= HEADROOM) break;
+  }
+  return saved || write(key, textOf()) === "ok";
+}
+
+/** Put `matchId` in the index as used now (and over, with `over`; else as it was), the index
+ * written first of all, making room as a save does (never dropping `matchId`); unchanged
+ * within TOUCH_MS. Returns whether the index in storage has it, and whether it entered the
+ * index or became over (then the caller prunes). */
+function enter(matchId, over, now) {
+  const entry = loadIndex(now)[matchId];
   const next = { used: now, over: over || (entry ? entry.over : false) };
-  if (entry && entry.over === next.over && now - entry.used < TOUCH_MS) return;
-  index[matchId] = next;
-  writeIndex(index);
-  if (!entry || entry.over !== next.over) prune(now);
+  const fresh = entry && entry.over === next.over && entry.used <= now
+    && now - entry.used < TOUCH_MS;
+  if (fresh && !memory.has(INDEX_KEY)) return { indexed: true, grew: false };
+  const withEntry = () => {
+    const index = loadIndex(now);
+    index[matchId] = next;
+    return indexText(index, now);
+  };
+  const indexed = saveWithRoom(INDEX_KEY, withEntry, matchId);
+  if (!indexed) memory.set(INDEX_KEY, withEntry());
+  return { indexed, grew: !entry || entry.over !== next.over };
 }
 
 /**
- * Store `value` (as JSON) under `key`; never throws. A failed write drops matches in
- * evictionOrder (never the key's own match) until what they freed covers it and HEADROOM,
- * trying again as it goes; one that still fails is kept in this page's memory, read back by
- * readStored, and reported (memoryOnly, onStoreChange). Returns whether it is in storage.
+ * Store `value` (as JSON) under `key`; never throws. For a match's key, its index entry is
+ * written first (enter); if that cannot be stored, neither is the value. A write that fails
+ * on a full storage drops matches in evictionOrder (never the key's own match) until what
+ * they freed covers it and HEADROOM, trying again as it goes; one that still fails (or fails
+ * otherwise) is kept in this page's memory, read back by readStored, and reported
+ * (memoryOnly, onStoreChange). Returns whether it is in storage.
  */
 export function saveStored(key, value) {
   const text = JSON.stringify(value);
   const matchId = matchOf(key);
-  const wasMemory = matchId !== null && memoryOnly(matchId);
-  let saved = write(key, text);
-  if (!saved) {
-    // Whole matches, first to go first, until the write fits and HEADROOM characters are
-    // free (so that the next saves do not each fail first), or nothing is left to drop.
-    let freed = 0;
-    for (const id of evictionOrder(Date.now(), matchId)) {
-      freed += evict([id]);
-      if (!saved && freed >= key.length + text.length) saved = write(key, text);
-      if (saved && freed >= HEADROOM) break;
+  if (matchId === null) {
+    let saved = false;
+    try {
+      saved = saveWithRoom(key, () => text, null);
+    } catch {
+      // kept in memory below
     }
-    saved ||= write(key, text);
+    if (!saved) memory.set(key, text);
+    return saved;
+  }
+  const wasMemory = memoryOnly(matchId);
+  const now = Date.now();
+  let saved = false;
+  let grew = false;
+  try {
+    const entered = enter(matchId, false, now);
+    grew = entered.grew;
+    saved = entered.indexed && saveWithRoom(key, () => text, matchId);
+  } catch {
+    // kept in memory below
   }
   if (!saved) memory.set(key, text);
-  if (matchId !== null) {
-    touch(matchId);
-    if (memoryOnly(matchId) !== wasMemory) notify();
+  if (grew) {
+    try {
+      prune(now);
+    } catch {
+      // pruning is a courtesy
+    }
   }
+  if (memoryOnly(matchId) !== wasMemory) notify();
   return saved;
 }
 
@@ -298,7 +456,7 @@ export function saveStored(key, value) {
 export function holdMatch(matchId) {
   held.set(matchId, (held.get(matchId) || 0) + 1);
   try {
-    if (hasData(matchId)) touch(matchId);
+    if (hasData(matchId)) enter(matchId, false, Date.now());
     prune();
   } catch {
     // pruning is a courtesy
@@ -313,8 +471,46 @@ export function releaseMatch(matchId) {
 
 /** The page saw `matchId` over: its data may go first (only where some is stored). */
 export function markOver(matchId) {
-  const entry = readIndex()[matchId];
-  if (entry && entry.over) return;
-  if (!entry && !hasData(matchId)) return;
-  touch(matchId, true);
+  try {
+    const entry = loadIndex()[matchId];
+    if (entry && entry.over) return;
+    if (!entry && !hasData(matchId)) return;
+    if (enter(matchId, true, Date.now()).grew) prune();
+  } catch {
+    // a courtesy
+  }
+}
+
+/**
+ * The lobby's word on this player's matches (the server's `status`): those it lists active
+ * are in progress and used now (a correspondence match left alone for weeks never goes
+ * stale while the lobby lists it; one wrongly taken as over is in progress again), those it
+ * lists finished are over (their `used` kept, so they go in the order they were used). Only
+ * matches this device keeps something for; prunes when one became over. Never throws.
+ */
+export function followServer(active, finished, now = Date.now()) {
+  try {
+    const index = loadIndex(now);
+    let changed = false;
+    let over = false;
+    for (const id of active) {
+      const entry = index[id];
+      if (!entry) continue;
+      if (entry.over || entry.used > now || now - entry.used >= TOUCH_MS) {
+        index[id] = { used: now, over: false };
+        changed = true;
+      }
+    }
+    for (const id of finished) {
+      const entry = index[id];
+      if (entry && !entry.over) {
+        index[id] = { used: Math.min(entry.used, now), over: true };
+        changed = over = true;
+      }
+    }
+    if (changed) writeIndex(index, now);
+    if (over) prune(now);
+  } catch {
+    // a courtesy
+  }
 }
