@@ -181,11 +181,8 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
-        # A request held in this process is written with the link, which, with Redis, may
-        # reach another process: there each request is written at once.
         self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
-                                     link_wait_s=self.config.link_wait_s,
-                                     hold_requests=self.config.redis_url is None)
+                                     link_wait_s=self.config.link_wait_s)
         if self.config.exit_after_commit:
             self._service.act = _exiting_after(  # type: ignore[method-assign]
                 self._service.act, self.config.exit_after_commit)
