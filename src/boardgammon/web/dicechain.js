@@ -141,6 +141,7 @@ export class DeviceChain {
       ? chainFrom(this.stored.seed, this.stored.length).then((links) => { this.links = links; })
       : Promise.resolve();
     this.sent = new Set(); // roll IDs whose link was sent by this page
+    this.lost = new Set(); // of those, the ones whose every try failed on its way (send)
     this.registering = null;
     this.anchorCheck = null; // this page's one look in the log for our anchor (a promise)
     this.seatCheck = null; // a look in the log for the seat's chain after anchor_registered
@@ -347,11 +348,21 @@ export class DeviceChain {
    * nothing to do. After a reload, while the chain's links are still being computed, the
    * answer waits for them and calls `save` (if given) once it has changed `known`, which
    * nothing else would save. A refusal of the link
-   * as `wrong_phase` (no roll waits for it) lets a later request of the same roll, with the
-   * same hash, have the same link again.
+   * as `wrong_phase` (no roll waits for it), a post whose every try failed on its way once
+   * the page connected again (reconnected), or the roll shown `committed` again after its
+   * link left (a restarted server that lost the request) lets a later request of the same
+   * roll, with the same hash, have the same link again; never a link for another roll, never
+   * under another hash.
    */
   answer(state, known, save = null) {
     const pending = state.pending_roll;
+    if (pending && pending.state === "committed" && pending.seat !== state.you) {
+      // A roll whose link this page sent shown `committed` again: a restarted server lost its
+      // request (or the link's post failed meanwhile). A new request of the same roll with the
+      // same roller hash gets the same link again (the index and hash kept for the roll:
+      // nothing new is revealed); another hash still gets nothing (roller_changed below).
+      this.sent.delete(pending.roll_id);
+    }
     if (!pending || pending.state !== "requested" || state.you === null
         || state.you === undefined || pending.seat === state.you) return null;
     const rollId = pending.roll_id;
@@ -440,6 +451,14 @@ export class DeviceChain {
     return this.send(rollId, link);
   }
 
+  /** The page connected to the server again (match.js: a new socket's first state): a link
+   * whose every try failed on its way (the server down, restarting) goes again, the same link,
+   * when the same roll is shown requested with the same roller hash (answer). */
+  reconnected() {
+    for (const rollId of this.lost) this.sent.delete(rollId);
+    this.lost.clear();
+  }
+
   /** Post `link` for `rollId`; a network failure, 429 or 5xx is tried again (the same link,
    * LINK_TRIES in all, LINK_RETRY_MS apart): the wait for it is this player's time, and a
    * link that never arrives leaves the roll without it. A refusal as `wrong_phase` (no roll
@@ -452,7 +471,13 @@ export class DeviceChain {
       } catch (err) {
         const transient = err.status === 0 || err.status === 429 || err.status >= 500;
         if (!transient && err.code === "wrong_phase") this.sent.delete(rollId);
-        if (!transient || attempt >= LINK_TRIES) return null;
+        if (transient && attempt >= LINK_TRIES) {
+          // Every try failed on its way (the server down, restarting): not sent again on this
+          // connection, but once the page connects again (reconnected).
+          this.lost.add(rollId);
+          return null;
+        }
+        if (!transient) return null;
         await new Promise((done) => { setTimeout(done, LINK_RETRY_MS); });
       }
     }

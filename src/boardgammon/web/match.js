@@ -209,8 +209,12 @@ export class MatchPage {
     if (message.type === "state" && this.fresh) {
       // The server subscribes a socket to live events only around the time it sends the first
       // state; whatever was committed in between would be missed, so read the state once more.
+      // A new connection's first state is the server's state now, taken even where its version
+      // is lower than the one shown: a server restarted (a crash, a deploy) may have lost a
+      // request it had answered and shows the roll `committed` again (docs/api.md `version`);
+      // the page would otherwise drop every state until a reload. After it the usual rule.
       this.fresh = false;
-      this.setState(message.state);
+      this.setState(message.state, true);
       this.refresh();
     } else if (message.type === "state") this.setState(message.state);
     else if (this.chat.onEvent(message)) return;
@@ -344,10 +348,15 @@ export class MatchPage {
   /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
    * and a late answer (to a roll, a play or a refresh) must not replace the newer states the
    * socket brought meanwhile, as nothing else would bring them back (docs/api.md `version`).
-   * Returns whether the state was taken. */
-  setState(state) {
+   * Returns whether the state was taken. `reset`: the first state of a new socket connection,
+   * taken whatever its version (onEvent). */
+  setState(state, reset = false) {
     const before = this.state;
-    if (before && state.version < before.version) return false;
+    if (before && state.version < before.version && !reset) return false;
+    if (reset) {
+      this.requestVersion = null; // no clock event folds into a state gone by
+      this.chain.reconnected(); // a link lost on its way while the server was down may go again
+    }
     this.noticeChanges(before, state);
     this.state = state;
     this.chat.setState(state);
@@ -380,7 +389,45 @@ export class MatchPage {
     // after a reload the answer may wait for the chain's links: saved when it is made.
     if (this.chain.answer(state, this.known, () => this.saveKnown())) this.saveKnown();
     this.render();
+    this.rollAgain(state);
     return true;
+  }
+
+  /**
+   * A roll of this seat that this device asked for (its entropy kept in `known` before the
+   * request left, roll()) and saw `requested` is marked so (`seen_requested`, saved); shown
+   * `committed` again afterwards (a server restarted before the opponent's link and lost the
+   * request, docs/fair-dice.md §The device's check), it is asked for again at once with the
+   * SAME kept entropy and the commitment and nonce it was asked under, never new entropy:
+   * once per such change (the mark is cleared, and saved, before the request leaves; the
+   * answer showing the roll `requested` sets it again). Not where the roll shows another
+   * commitment or nonce than the kept ones: that is left to the player's Roll. The mark is
+   * read afresh from the store too, so that of two pages of the match on this device only
+   * one asks. While another action of this page is on its way, the roll waits for its answer
+   * (whose state comes here again).
+   */
+  rollAgain(state) {
+    const pending = state.pending_roll;
+    const { you } = state;
+    if (!pending || (you !== 0 && you !== 1) || pending.seat !== you) return;
+    const k = this.known[pending.roll_id];
+    if (!k || typeof k.entropy !== "string") return;
+    if (pending.state === "requested") {
+      if (k.seen_requested !== true) {
+        this.known[pending.roll_id] = { ...k, seen_requested: true };
+        this.saveKnown();
+      }
+      return;
+    }
+    if (pending.state !== "committed" || k.seen_requested !== true || this.busy) return;
+    if (state.turn !== you || !["roll", "opening"].includes(state.phase)) return;
+    if (pending.commitment !== k.commitment || pending.nonce !== k.nonce) return;
+    const stored = this.storedKnown()[pending.roll_id];
+    if (!stored || stored.seen_requested !== true) return; // another page asked again already
+    this.known[pending.roll_id] = { ...k, seen_requested: false };
+    this.saveKnown();
+    this.act({ type: "roll", roll_id: pending.roll_id, commitment: k.commitment,
+      entropy: k.entropy });
   }
 
   /**
