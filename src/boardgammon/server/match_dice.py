@@ -17,6 +17,7 @@ the human's link in the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -38,6 +39,7 @@ from boardgammon.server.match_events import (
     CommitmentEvent,
     Event,
     RollEvent,
+    RollRequestedEvent,
     anchor_event,
     commitment_event,
     roll_event,
@@ -94,14 +96,56 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
         if cached.match.clock is not None:
             # The wait for the link is the opponent's time, not the roller's.
             cached.match.await_device(1 - roll.seat, now)
-        steps = dice_record_v2.link_steps(
-            [r for r in cached.rolls if isinstance(r, RollV2)])[roll.seq]
-        return [roll_requested_event(roll, steps)]
+        return [requested_event(cached, roll)]
     # No chain to wait for (the computer, a device that registered none), or no one to wait
     # for (a correspondence turn): revealed now, the record says "none" or "absent".
     roll = cached.track(dice_record_v2.reveal_without_opponent(s, roll.roll_id, now=wall,
                                                                commit=False))
     return [apply_roll(cached, roll, now)]
+
+
+def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
+                    action: RollAction, now: float, wall: datetime) -> RollV2 | None:
+    """The pending roll as ``seat``'s request ``action`` makes it (``requested`` at ``wall``
+    with the roller's entropy), made in memory only, with the match's clock put on the
+    opponent's wait, for :meth:`.MatchRepository.hold` to keep unwritten until the link
+    comes; ``None`` (nothing changed) unless the request is a first one that waits for a
+    link in a live match with nothing else due: a committed v2 roll of ``seat``'s whose
+    opponent has a chain, in the roll or opening phase, the match and its clock otherwise
+    settled (no wait on, no flag due, no resumption to move the deadline for, every revealed
+    roll applied). The caller writes every other request, and refuses a bad one, as before.
+
+    Raises:
+        Invalid: ``bad_entropy``.
+    """
+    pending = pending_roll(rolls)
+    m = cached.match
+    clock = m.clock
+    if (cached.info.mode != "live" or m.is_over or not isinstance(pending, RollV2)
+            or pending.state != "committed" or pending.opponent_prev_link is None
+            or pending.seat != seat or action.roll_id != pending.roll_id
+            or action.commitment != pending.commitment
+            or m.game.phase not in (Phase.OPENING, Phase.ROLL)
+            or sum(1 for r in rolls if r.server_seed is not None)
+            != sum(1 for a in m.record if a.kind in ("opening", "roll"))):
+        return None
+    if clock is not None and (clock.held is not None or clock.out_of_time(now) is not None
+                              or clock.running != m.waiting_for
+                              or (clock.started_at is not None and clock.resumes
+                                  and clock.started_at < clock.resumes[-1])):
+        return None
+    roll = replace(pending, state="requested", roller_entropy=entropy_bytes(action.entropy),
+                   roller_source="client", requested_at=wall)
+    if clock is not None:
+        m.await_device(1 - seat, now)  # checked above: it cannot refuse
+    return roll
+
+
+def requested_event(cached: CachedMatch, roll: RollV2) -> RollRequestedEvent:
+    """The ``roll_requested`` event of ``roll``, requested in ``cached``'s record, with the
+    number of steps its opponent's link is due after ``opponent_prev_link``."""
+    steps = dice_record_v2.link_steps([r for r in cached.rolls if isinstance(r, RollV2)])
+    return roll_requested_event(roll, steps[roll.seq])
 
 
 def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,

@@ -12,6 +12,11 @@ One database transaction per write (:meth:`MatchRepository.write`): the log entr
 summary row and every change to the dice record commit together or not at all; on any error or
 lost race the transaction is rolled back and this process's cached match dropped.
 
+One change is written late: a live v2 roll's request, which a single server process may hold
+(:meth:`MatchRepository.hold`) and write at the start of the match's next write, the link's
+as a rule, in that write's transaction (docs/server.md §A request held until the link). Until
+then the cached record shows the roll requested over the stored one.
+
 Correspondence matches run on the engine's clock with a delay of the chosen days per move and
 a reserve of :data:`CORRESPONDENCE_GRACE_PER_POINT` seconds per point, so a missed deadline is
 the engine's flag and is recorded as such.
@@ -20,6 +25,7 @@ the engine's flag and is recorded as such.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -116,6 +122,8 @@ _DUE = union(
 # call and the bear-off table is loaded under a lock of its own; so matches (and the analysis
 # worker) run in parallel threads without sharing mutable state.
 
+
+log = logging.getLogger("boardgammon.server.match_repository")
 
 T = TypeVar("T")
 RollT = TypeVar("RollT", Roll, RollV2)
@@ -237,6 +245,84 @@ class MatchRepository:
         self.resumes = resumes
         self.to_service = to_service
         self.cache = MatchCache(cache_size)
+        # match ID → its pending v2 roll as requested, not yet written (:meth:`hold`), and
+        # the match's deadline then (service time; None without a clock).
+        self._held: dict[str, tuple[RollV2, float | None]] = {}
+        self._held_lock = threading.Lock()
+
+    def hold(self, cached: CachedMatch, roll: RollV2) -> None:
+        """Keep ``roll``, the match's pending v2 roll as its request made it (state
+        ``requested``, the roller's entropy and ``requested_at``), in this process instead of
+        writing it: the cached record shows it over the stored roll (still ``committed``), and
+        the match's next :meth:`write` writes it first, in its own transaction, with the time
+        it was requested. A process that stops before loses it: the roll is then committed
+        again, and its roller's device asks for it again with the same entropy. The caller
+        holds the match's thread lock."""
+        match_id = cached.info.match_id
+        assert cached.rolls and cached.rolls[-1].roll_id == roll.roll_id
+        with self._held_lock:
+            self._held[match_id] = (roll, cached.match.deadline())
+        cached.rolls[-1] = roll  # the head stays the stored one's: the cache is still current
+
+    def held_ids(self) -> list[str]:
+        """IDs of the matches whose request :meth:`hold` keeps."""
+        with self._held_lock:
+            return list(self._held)
+
+    def held(self, match_id: str) -> RollV2 | None:
+        """The request :meth:`hold` keeps for ``match_id``, if any."""
+        with self._held_lock:
+            held = self._held.get(match_id)
+        return held[0] if held is not None else None
+
+    def held_due(self, now: float, link_due: datetime) -> list[str]:
+        """IDs of the matches whose held request was made before ``link_due`` (wall time),
+        whose wait for the opponent's link is over, or whose clock has run out by ``now``
+        (service time: the waiting opponent's reserve), as :meth:`due_ids` finds them for the
+        stored ones. Nothing changes a match's deadline while its request is held: any
+        change is a write, which writes the request first."""
+        with self._held_lock:
+            return [match_id for match_id, (roll, deadline) in self._held.items()
+                    if (roll.requested_at is not None and roll.requested_at <= link_due)
+                    or (deadline is not None and deadline < now)]
+
+    def _release(self, match_id: str, roll: RollV2) -> None:
+        with self._held_lock:
+            held = self._held.get(match_id)
+            if held is not None and held[0] is roll:
+                del self._held[match_id]
+
+    def _show_held(self, cached: CachedMatch) -> None:
+        """Put the held request over the stored roll it requests in a record just read; a hold
+        that the stored record has moved past (it cannot, as every write writes it first) is
+        dropped."""
+        held = self.held(cached.info.match_id)
+        if held is None:
+            return
+        head = cached.rolls[-1] if cached.rolls else None
+        if head is not None and head.roll_id == held.roll_id and head.state == "committed":
+            cached.rolls[-1] = held
+        else:
+            log.warning("match %s: the held request of roll %s is dropped: the stored record "
+                        "moved past it (another process writing matches without Redis?)",
+                        cached.info.match_id, held.roll_id)
+            self._release(cached.info.match_id, held)
+
+    def _write_held(self, s: Session, cached: CachedMatch) -> RollV2 | None:
+        """Write the match's held request (:meth:`hold`) in the write transaction ``s``, as
+        the request's own write would have (the roll's new state with its time, its leaf in
+        the public log, the deadline of the clock the wait runs on); the roll written, to
+        release once committed, or ``None`` with none held."""
+        held = self.held(cached.info.match_id)
+        if held is None:
+            return None
+        assert held.roller_entropy is not None and held.requested_at is not None
+        entropy = held.roller_entropy if held.roller_source == "client" else None
+        cached.track(dice_record_v2.request_roll(
+            s, held.roll_id, held.commitment, entropy, now=held.requested_at, commit=False))
+        if cached.match.clock is not None:
+            self.move_deadline(s, cached)
+        return held
 
     def add(self, session: Session, row: MatchRow) -> None:
         """Insert a new match's summary row and commit it; an active live v2 match waits for
@@ -284,11 +370,12 @@ class MatchRepository:
         with self.locks.thread(match_id):
             for _ in range(WRITE_ATTEMPTS):
                 with self.db.writing() as s:
-                    cached = None
+                    cached = held = None
                     try:
                         cached = self.load(s, match_id)
                         self.rolls(s, cached)  # the record's head, read in this transaction
                         cached.writing = True
+                        held = self._write_held(s, cached)  # a request held: written first
                         result = step(s, cached)
                         s.commit()
                     except (Conflict, IntegrityError):
@@ -302,6 +389,8 @@ class MatchRepository:
                     finally:
                         if cached is not None:
                             cached.writing = False
+                    if held is not None:
+                        self._release(match_id, held)
                     if cached.match.is_over:
                         self.cache.pop(match_id)  # a finished match leaves the cache
                     return result, cached
@@ -399,6 +488,7 @@ class MatchRepository:
             cached.rolls = list(dice_record_v2.match_rolls(s, match_id) if dice == "v2"
                                 else dice_record.match_rolls(s, match_id))
             cached.rolls_head = key
+            self._show_held(cached)
         return cached.rolls
 
     def logged(self, s: Session, match_id: str, action_id: str) -> Row | None:

@@ -33,6 +33,7 @@ bookkeeping in :mod:`.match_dice`, events in :mod:`.match_events`.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -122,6 +123,8 @@ from boardgammon.server.tables import MatchRow
 # worker) run in parallel threads without sharing mutable state.
 
 
+log = logging.getLogger("boardgammon.server.match_service")
+
 R = TypeVar("R")
 
 LINK_WAIT_S = 3.0
@@ -176,15 +179,20 @@ class MatchService:
             keeps the one it was created with).
         link_wait_s: seconds a requested v2 roll waits for the opponent's link before it is
             revealed without it (``absent``).
+        hold_requests: whether a live v2 roll's request may wait in this process for the
+            link and be written with it (:meth:`MatchRepository.hold`): only where this is
+            the only process that writes matches (no Redis), since the link may reach
+            another.
     """
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
                  cache_size: int = CACHE_SIZE, dice: str = "v2",
-                 link_wait_s: float = LINK_WAIT_S) -> None:
+                 link_wait_s: float = LINK_WAIT_S, hold_requests: bool = True) -> None:
         if dice not in ("v1", "v2"):
             raise ValueError(f"dice must be v1 or v2, got {dice!r}")
         self.db = db
         self.dice = dice
+        self.hold_requests = hold_requests
         self.link_wait = timedelta(seconds=link_wait_s)
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
@@ -310,23 +318,80 @@ class MatchService:
         """IDs of active matches whose running clock has run out (service time now), or whose
         requested v2 roll waited :attr:`link_wait` for the opponent's link."""
         now = self.clock.now()
-        return self.matches.due_ids(now, self._wall(now) - self.link_wait)
+        link_due = self._wall(now) - self.link_wait
+        due = self.matches.due_ids(now, link_due)
+        return due + [i for i in self.matches.held_due(now, link_due) if i not in due]
 
     # Acting ---------------------------------------------------------------------------------
 
     def act(self, match_id: str, user_id: int, action: ClientAction,
             token: str | None = None) -> StepResult:
-        """Apply a player's ``action`` and commit it; a resent ``action_id`` returns its first
-        result again. ``token``: a session to check again, in the action's own transaction (a
-        WebSocket outlives a sign-out).
+        """Apply a player's ``action`` and commit it (a live v2 roll's first request may be
+        held instead, :meth:`_hold_request`, and committed with the match's next write); a
+        resent ``action_id`` returns its first result again. ``token``: a session to check
+        again, in the action's own transaction (a WebSocket outlives a sign-out).
 
         Raises:
             NotSignedIn: ``token`` signed out; NotAllowed: not your match; NotFound: unknown
                 match; and
                 every refusal of the rules.
         """
+        if self.hold_requests and isinstance(action, RollAction):
+            held = self._hold_request(match_id, user_id, action, token)
+            if held is not None:
+                return held
         return self._write(match_id, lambda s, cached: self._act(s, cached, user_id, action,
                                                                  token))
+
+    def write_held(self) -> int:
+        """Write every request this process holds (:meth:`_hold_request`) now, each in a write
+        of its match that changes nothing else: at a clean stop, so that a restart loses none.
+        Returns how many matches it wrote."""
+        written = 0
+        for match_id in self.matches.held_ids():
+            try:
+                self.matches.write(match_id, lambda s, cached: None)
+                written += 1
+            except Refusal:
+                log.exception("the held request of match %s could not be written", match_id)
+        return written
+
+    def _hold_request(self, match_id: str, user_id: int, action: RollAction,
+                      token: str | None) -> StepResult | None:
+        """A live v2 roll's first request, checked and answered without a write: held in this
+        process (:meth:`MatchRepository.hold`) and written with the match's next write, the
+        link's as a rule, so that a turn costs one write fewer (docs/server.md §A request held
+        until the link). Read in a read transaction, as a write would check it: the session,
+        the seat, the action ID, the roll. ``None`` where the request must be written as any
+        action (:func:`match_dice.request_to_hold` says when), and for every refusal, which
+        the write path gives as before.
+
+        Raises:
+            Invalid: ``bad_entropy``.
+        """
+        with self.locks.thread(match_id), self.db.read_sessions() as s:
+            if token is not None and token_user_id(s, token) != user_id:
+                return None
+            cached = self.matches.load(s, match_id)
+            seat = cached.info.seat_of(user_id)
+            if (seat is None or self.matches.held(match_id) is not None
+                    or self.matches.logged(s, match_id, action.action_id) is not None):
+                return None
+            rolls = self.matches.rolls(s, cached)
+            now = self._now(cached)
+            waiting = cached.match.waiting_for
+            roll = match_dice.request_to_hold(cached, rolls, seat, action, now, self._wall(now))
+            if roll is None:
+                return None
+            self.matches.hold(cached, roll)
+            events: list[Event] = [match_dice.requested_event(cached, roll)]
+            if cached.match.clock is not None:
+                events.append(clock_event(clocks_json(cached.match, now, self.clock.to_wall)))
+            seat_now = cached.match.waiting_for
+            passed = (None if seat_now is None or seat_now == waiting
+                      else cached.info.seats[seat_now].user_id)
+            return StepResult(events, cached.version, snapshot=cached.snapshot,
+                              turn_passed_to=passed)
 
     def settle(self, match_id: str) -> StepResult:
         """Claim a flag that is due, reconcile the dice record and the log (see the module

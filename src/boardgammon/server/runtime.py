@@ -181,8 +181,11 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
+        # A request held in this process is written with the link, which, with Redis, may
+        # reach another process: there each request is written at once.
         self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
-                                     link_wait_s=self.config.link_wait_s)
+                                     link_wait_s=self.config.link_wait_s,
+                                     hold_requests=self.config.redis_url is None)
         if self.config.exit_after_commit:
             self._service.act = _exiting_after(  # type: ignore[method-assign]
                 self._service.act, self.config.exit_after_commit)
@@ -210,6 +213,10 @@ class Runtime:
     async def stop(self) -> None:
         for task in self._bots.values():
             task.cancel()
+        if self._service is not None:
+            # A request held until its link (MatchService._hold_request) is written now: a
+            # clean stop loses none (a crash still may: docs/server.md).
+            await asyncio.to_thread(self._service.write_held)
         await self.bus.stop()
         await self.user_bus.stop()
         await self.spectators.stop()

@@ -1,0 +1,208 @@
+"""A live v2 roll's request held in the server process and written with the opponent's link
+(docs/server.md §A request held until the link): the request writes nothing, the state and the
+events show it at once, the link's write records it with the time it was made; a wait that
+ends without the link, a refusal meanwhile, a second request with other entropy and a restart
+that loses the held request each leave the record as a written request would; with Redis
+(several processes) every request is written at once. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import datetime
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import REDIS, Player, Wall, live_match, make_app, redis_or_skip
+from sqlalchemy import select
+from test_match_dice_v2 import LINK_WAIT_S, Device, check_dice, code, events, past_opening
+
+from boardgammon.server.services import services
+from boardgammon.server.tables import DiceRollV2, LogEntry
+from tests.dice import spec_verifier_v2
+
+
+def stored(client: TestClient, roll_id: str) -> tuple[str, datetime | None]:
+    """The roll's state and ``requested_at`` as the database holds them."""
+    with services(client.app).db.read_sessions() as s:
+        row = s.execute(select(DiceRollV2.state, DiceRollV2.requested_at)
+                        .where(DiceRollV2.roll_id == roll_id)).one()
+    return row.state, row.requested_at
+
+
+def leaves(client: TestClient) -> int:
+    """How many leaves the public log holds."""
+    with services(client.app).db.read_sessions() as s:
+        return len(s.execute(select(LogEntry.idx)).all())
+
+
+def to_roll(client: TestClient, wall: Wall) -> tuple[str, dict[int, Player], dict[int, Device]]:
+    """A live v2 match past its opening, both devices' chains registered, at a roll."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices = {0: Device(ann), 1: Device(bob)}
+    match_id = live_match(ann, bob, length=3)
+    for device in devices.values():
+        assert device.register(match_id).status_code == 200
+    players = {0: ann, 1: bob}
+    past_opening(players, dict(devices), match_id)
+    while (state := ann.state(match_id))["phase"] != "roll":
+        seat = state["turn"]
+        notation = players[seat].state(match_id)["legal_plays"][0]["notation"]
+        assert players[seat].act(match_id, "play", play=notation).status_code == 200
+    return match_id, players, devices
+
+
+@pytest.fixture
+def wall():
+    return Wall()
+
+
+@pytest.fixture
+def client(database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as c:
+        yield c
+
+
+def test_a_request_is_held_and_written_with_the_link_at_its_own_time(client, wall):
+    match_id, players, devices = to_roll(client, wall)
+    seat = players[0].state(match_id)["turn"]
+    roller, opponent = players[seat], devices[1 - seat]
+    before = leaves(client)
+    r = roller.roll(match_id)
+    requested = events(r, "roll_requested")[0]
+    pending = roller.state(match_id)["pending_roll"]
+    # Shown at once, to both seats, with the roller's entropy pinned; written nowhere yet.
+    assert pending["state"] == "requested"
+    assert opponent.player.state(match_id)["pending_roll"] == pending
+    assert requested["roller_entropy_sha256"] == pending["roller_entropy_sha256"]
+    assert stored(client, pending["roll_id"]) == ("committed", None)
+    assert leaves(client) == before
+    audit = client.get(f"/api/audit/{match_id}").json()
+    assert audit["rolls"][-1]["state"] == "committed" and audit["verified"] is True
+    # The link comes 1.5 s later: one write records the request, with its own time, then the
+    # reveal.
+    wall.advance(1.5)
+    rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+    assert rolled["opponent_source"] == "client"
+    check_dice(match_id, rolled)
+    state, requested_at = stored(client, pending["roll_id"])
+    assert state == "revealed"
+    assert leaves(client) == before + 2  # the request's leaf and the reveal's
+    document = client.get(f"/api/audit/{match_id}").json()
+    entry = next(e for e in document["rolls"] if e["roll_id"] == pending["roll_id"])
+    asked = datetime.fromisoformat(entry["requested_at"].replace("Z", "+00:00"))
+    linked = datetime.fromisoformat(entry["opponent_at"].replace("Z", "+00:00"))
+    assert (linked - asked).total_seconds() == pytest.approx(1.5, abs=0.01)
+    assert hashlib.sha256(bytes.fromhex(entry["roller_entropy"])).hexdigest() == (
+        pending["roller_entropy_sha256"])
+    assert document["verified"] is True
+    assert spec_verifier_v2.check(document) == [
+        "ok" if e["state"] in ("revealed", "played") else "pending" for e in document["rolls"]]
+
+
+def test_a_held_request_whose_link_never_comes_is_revealed_absent_after_the_wait(client, wall):
+    match_id, players, devices = to_roll(client, wall)
+    seat = players[0].state(match_id)["turn"]
+    roller = players[seat]
+    events(roller.roll(match_id), "roll_requested")
+    pending = roller.state(match_id)["pending_roll"]
+    wall.advance(LINK_WAIT_S - 0.5)
+    client.portal.call(services(client.app).game.tick)
+    assert roller.state(match_id)["pending_roll"]["state"] == "requested"
+    assert stored(client, pending["roll_id"])[0] == "committed"
+    wall.advance(1.0)
+    client.portal.call(services(client.app).game.tick)
+    state = roller.state(match_id)
+    assert state["phase"] == "play" and state["rolls"][-1]["roll_id"] == pending["roll_id"]
+    assert state["rolls"][-1]["opponent_source"] == "absent"
+    document = client.get(f"/api/audit/{match_id}").json()
+    entry = next(e for e in document["rolls"] if e["roll_id"] == pending["roll_id"])
+    asked = datetime.fromisoformat(entry["requested_at"].replace("Z", "+00:00"))
+    revealed = datetime.fromisoformat(entry["revealed_at"].replace("Z", "+00:00"))
+    assert (revealed - asked).total_seconds() == pytest.approx(LINK_WAIT_S + 0.5, abs=0.01)
+    assert document["verified"] is True
+    # The link, late, is refused, as for a written request.
+    late = devices[1 - seat].contribute(match_id, pending)
+    assert (late.status_code, code(late)) == (400, "wrong_phase")
+
+
+def test_refusals_during_the_wait_leave_the_request_held(client, wall):
+    match_id, players, devices = to_roll(client, wall)
+    seat = players[0].state(match_id)["turn"]
+    roller, opponent = players[seat], devices[1 - seat]
+    state = roller.state(match_id)
+    first = roller.roll_action(state)
+    assert events(roller.act(match_id, "roll", **first), "roll_requested")
+    pending = roller.state(match_id)["pending_roll"]
+    # Each refusal rolls back its write, the held request's with it: still held, unwritten.
+    assert code(roller.act(match_id, "double")) == "wrong_phase"
+    r = roller.act(match_id, "roll", **{**first, "entropy": os.urandom(16).hex()})
+    assert (r.status_code, code(r)) == (409, "already_rolled"), r.text
+    r = opponent.player.act(match_id, "contribute", roll_id=pending["roll_id"],
+                            link=os.urandom(32).hex())
+    assert code(r) == "link_mismatch"
+    assert roller.state(match_id)["pending_roll"] == pending
+    assert stored(client, pending["roll_id"]) == ("committed", None)
+    # The same request again is no error; the link then reveals the first request's roll.
+    again = roller.act(match_id, "roll", **first)
+    assert again.status_code == 200 and events(again, "roll") == []
+    rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+    assert rolled["roller_entropy"] == first["entropy"]
+    check_dice(match_id, rolled)
+
+
+def test_a_clean_stop_writes_the_held_request(database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, devices = to_roll(client, wall)
+        seat = players[0].state(match_id)["turn"]
+        assert events(players[seat].roll(match_id), "roll_requested")
+        pending = players[seat].state(match_id)["pending_roll"]
+        assert stored(client, pending["roll_id"])[0] == "committed"
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        state, requested_at = stored(client, pending["roll_id"])
+        assert state == "requested" and requested_at is not None
+        for player in players.values():
+            player.client = client
+        assert players[seat].state(match_id)["pending_roll"] == pending
+        rolled = events(devices[1 - seat].contribute(match_id, pending), "roll")[0]
+        check_dice(match_id, rolled)
+        assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
+
+
+def test_a_request_lost_with_the_process_is_asked_again_with_the_same_entropy(
+        database_url, wall):
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, devices = to_roll(client, wall)
+        seat = players[0].state(match_id)["turn"]
+        action = players[seat].roll_action(players[seat].state(match_id))
+        assert events(players[seat].act(match_id, "roll", **action), "roll_requested")
+        pending = players[seat].state(match_id)["pending_roll"]
+        # A crash: the process ends with the request held (a clean stop would write it).
+        repository = services(client.app).game._service.matches
+        repository._held.clear()
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        for player in players.values():
+            player.client = client
+        roller, opponent = players[seat], devices[1 - seat]
+        assert roller.state(match_id)["pending_roll"]["state"] == "committed"
+        r = opponent.contribute(match_id, pending)
+        assert (r.status_code, code(r)) == (400, "wrong_phase"), r.text
+        # The roller's device asks again with the entropy it kept; the same link follows.
+        assert events(roller.act(match_id, "roll", **action), "roll_requested")
+        assert roller.state(match_id)["pending_roll"] == pending
+        rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+        assert rolled["roller_entropy"] == action["entropy"]
+        check_dice(match_id, rolled)
+        assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
+
+
+def test_with_redis_each_request_is_written_at_once(database_url, wall):
+    redis_or_skip()
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             redis_url=REDIS)) as client:
+        match_id, players, _ = to_roll(client, wall)
+        roller = players[players[0].state(match_id)["turn"]]
+        assert events(roller.roll(match_id), "roll_requested")
+        pending = roller.state(match_id)["pending_roll"]
+        state, requested_at = stored(client, pending["roll_id"])
+        assert state == "requested" and requested_at is not None
