@@ -83,6 +83,37 @@ def rolls_sent(server: Server) -> list[dict]:
     return [a for a in server.actions if a["type"] == "roll"]
 
 
+def asked_with(requested: dict, action: dict) -> dict:
+    """``requested`` with the hash of the entropy the roll ``action`` sent, as the server
+    shows a request."""
+    digest = hashlib.sha256(bytes.fromhex(action["entropy"])).hexdigest()
+    return requested | {"pending_roll": requested["pending_roll"]
+                        | {"roller_entropy_sha256": digest}}
+
+
+def test_another_devices_request_is_not_asked_again_by_this_one(browser, static_url):
+    """Ann pressed Roll on this page, but the server shows rol_a requested under another
+    hash (her other device's entropy won): no mark, and after a restart that shows the roll
+    committed again, this page sends nothing by itself (its own entropy would give the
+    server a second outcome)."""
+    committed = make_state(Board.initial(), on_roll=0, you=0, phase="roll",
+                           dice_protocol="v2",
+                           pending_roll=pending("rol_a", LINKS[0], 1) | {"state": "committed"})
+    requested = committed | {"version": committed["version"] + 1,
+                             "pending_roll": pending("rol_a", LINKS[0], 1)
+                             | {"roller_entropy_sha256": OTHER_HASH}}
+    context, page, server, sockets = open_page(browser, static_url, committed, 0)
+    server.reply = lambda action: requested if action["type"] == "roll" else server.state
+    page.click('.controls [data-action="roll"]')
+    page.wait_for_timeout(800)
+    assert len(rolls_sent(server)) == 1
+    assert stored_known(page)["rol_a"].get("seen_requested") is not True
+    sockets.restart(server, committed)
+    page.wait_for_timeout(1500)
+    assert len(rolls_sent(server)) == 1
+    context.close()
+
+
 def test_the_rollers_page_takes_the_lower_state_and_asks_again_once(browser, static_url):
     """Ann presses Roll: one roll request, answered ``requested`` (V+1). The server restarts
     and shows rol_a ``committed`` (V): her page takes it and asks again by itself, once, with
@@ -94,7 +125,8 @@ def test_the_rollers_page_takes_the_lower_state_and_asks_again_once(browser, sta
     requested = committed | {"version": committed["version"] + 1,
                              "pending_roll": pending("rol_a", LINKS[0], 1)}
     context, page, server, sockets = open_page(browser, static_url, committed, 0)
-    server.reply = lambda action: requested if action["type"] == "roll" else server.state
+    server.reply = lambda action: (asked_with(requested, action) if action["type"] == "roll"
+                                   else server.state)
 
     page.click('.controls [data-action="roll"]')
     page.wait_for_function("(t) => document.querySelector('p.status').innerText === t",

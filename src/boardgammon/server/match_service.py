@@ -352,7 +352,7 @@ class MatchService:
             try:
                 self.matches.write(match_id, lambda s, cached: None)
                 written += 1
-            except Refusal:
+            except Exception:  # one match's failure must not keep the others' unwritten
                 log.exception("the held request of match %s could not be written", match_id)
         return written
 

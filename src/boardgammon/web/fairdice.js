@@ -216,9 +216,15 @@ export async function deriveDiceV2(seedHex, matchId, rollId, nonce, kind, roller
   return diceFromBlocks(seed, prefix);
 }
 
+/** SHA-256 of raw bytes (hex in, hex out): a roller's entropy as `roller_entropy_sha256`
+ * shows it. */
+export async function sha256Hex(hex) {
+  return toHex(new Uint8Array(await subtle().digest("SHA-256", fromHex(hex))));
+}
+
 /** SHA-256 of a link's raw bytes (hex in, hex out): what the link before it must be. */
 export async function linkBefore(linkHex) {
-  return toHex(new Uint8Array(await subtle().digest("SHA-256", fromHex(linkHex))));
+  return sha256Hex(linkHex);
 }
 
 /** SHA-256 applied `steps` times (hex in, hex out): from x_(i+steps) back to x_i. */

@@ -9,7 +9,7 @@ import { clockAfter, clockText, fill, h, keep } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
 import { checkInLog, recordProblems } from "./dicelog.js";
-import { checkRoll, rollEntropy } from "./fairdice.js";
+import { checkRoll, rollEntropy, sha256Hex } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, playerName, t } from "./i18n.js";
 import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
@@ -413,9 +413,16 @@ export class MatchPage {
     const k = this.known[pending.roll_id];
     if (!k || typeof k.entropy !== "string") return;
     if (pending.state === "requested") {
-      if (k.seen_requested !== true) {
-        this.known[pending.roll_id] = { ...k, seen_requested: true };
-        this.saveKnown();
+      // Only a request made with this device's entropy (its hash, roller_entropy_sha256):
+      // another's (the player's other device) must not make this one send its own later.
+      if (k.seen_requested !== true && typeof pending.roller_entropy_sha256 === "string") {
+        sha256Hex(k.entropy).then((hash) => {
+          const now = this.known[pending.roll_id];
+          if (hash !== pending.roller_entropy_sha256 || !now || now.seen_requested === true
+              || now.entropy !== k.entropy) return;
+          this.known[pending.roll_id] = { ...now, seen_requested: true };
+          this.saveKnown();
+        }).catch(() => {});
       }
       return;
     }
