@@ -259,3 +259,26 @@ def test_a_link_whose_every_try_failed_is_sent_again(browser, static_url):
     sockets.restart(server, later)
     assert wait_sent(page, server, 2) == [("rol_a", LINKS[1]), ("rol_a", LINKS[1])]
     context.close()
+
+
+def test_a_roll_shown_again_under_another_commitment_keeps_the_first(browser, static_url):
+    """The page was shown rol_a under one commitment; the server shows the same roll under
+    another (a new seed after it had the device's entropy): Roll sends the first commitment,
+    which the server refuses, and the device keeps the first, so the reveal's check would say
+    commitment_changed, never ✓ under the new seed."""
+    committed = make_state(Board.initial(), on_roll=0, you=0, phase="roll",
+                           dice_protocol="v2",
+                           pending_roll=pending("rol_a", LINKS[0], 1) | {"state": "committed"})
+    context, page, server, sockets = open_page(browser, static_url, committed, 0)
+    first = committed["pending_roll"]["commitment"]
+    other = committed | {"version": committed["version"] + 1,
+                         "pending_roll": committed["pending_roll"] | {"commitment": "ab" * 32}}
+    server.state = other
+    sockets.send({"type": "state", "state": other})
+    page.wait_for_timeout(300)
+    page.click('.controls [data-action="roll"]')
+    page.wait_for_timeout(500)
+    sent = rolls_sent(server)
+    assert [a["commitment"] for a in sent] == [first]
+    assert stored_known(page)["rol_a"]["commitment"] == first
+    context.close()

@@ -809,10 +809,15 @@ export class MatchPage {
     // With the game it was asked in: a void roll of ours followed by an opening roll passes
     // only where the match has moved to a later game since (checkVoided).
     // A game number the state does not give as an integer is kept as null ("not moved").
-    this.known[pending.roll_id] = { nonce: pending.nonce, commitment: pending.commitment, entropy,
+    // The nonce and commitment first shown for the roll stay (promise): a roll shown again
+    // under another seed must not have this device's entropy under the new one and a ✓ (the
+    // request carries the first commitment, which the server refuses, and the reveal's check
+    // says commitment_changed).
+    const first = mine && typeof mine.commitment === "string" ? mine : pending;
+    this.known[pending.roll_id] = { nonce: first.nonce, commitment: first.commitment, entropy,
       game_number: gameOf(this.state) };
     this.saveKnown();
-    this.act({ type: "roll", roll_id: pending.roll_id, commitment: pending.commitment, entropy });
+    this.act({ type: "roll", roll_id: pending.roll_id, commitment: first.commitment, entropy });
   }
 
   sendPlay() {
