@@ -526,7 +526,7 @@ const STRINGS = {
     "match.reserve": "Reserve {t}",
     "match.deadline": "Frist: {time}",
     "match.connecting": "Verbinde…",
-    "match.storage_full": "Der Speicher dieses Geräts ist voll: Die Würfeleingaben dieser Partie (die gesendete Entropie und Kettenglieder) sind nur in dieser Seite gespeichert. Wird sie neu geladen oder geschlossen, können sie verloren gehen. Websitedaten von Boardgammon im Browser zu löschen schafft Platz.",
+    "match.storage_full": "Der Speicher dieses Geräts ist voll: Die Würfeleingaben dieses Matches (die gesendete Entropie und Kettenglieder) sind nur in dieser Seite gespeichert. Wird sie neu geladen oder geschlossen, können sie verloren gehen. Websitedaten von Boardgammon im Browser zu löschen schafft Platz.",
     "match.offline": "Verbindung verloren; verbinde neu…",
     "match.spectator": "Du schaust zu.",
     "point.label": "Feld {n}: {count}",
