@@ -126,8 +126,7 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
             or pending.seat != seat or action.roll_id != pending.roll_id
             or action.commitment != pending.commitment
             or m.game.phase not in (Phase.OPENING, Phase.ROLL)
-            or sum(1 for r in rolls if r.server_seed is not None)
-            != sum(1 for a in m.record if a.kind in ("opening", "roll"))):
+            or unlogged_roll(m, rolls) is not None):
         return None
     if clock is not None and (clock.held is not None or clock.out_of_time(now) is not None
                               or clock.running != m.waiting_for
@@ -257,6 +256,15 @@ def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAc
         events.append(commitment_event(cached.track(dice_record_v2.commit_roll(
             s, match_id, missed.seat, missed.kind, now=wall, commit=False))))
     return events
+
+
+def unlogged_roll(match: Match, rolls: Sequence[AnyRoll]) -> AnyRoll | None:
+    """The first of ``rolls`` (the match's dice record, oldest first) revealed but not yet
+    in ``match``'s record of opening rolls and rolls, as when the server stopped between
+    revealing a roll and logging it; ``None`` when every revealed roll is applied."""
+    revealed = [r for r in rolls if r.server_seed is not None]
+    applied = sum(1 for a in match.record if a.kind in ("opening", "roll"))
+    return revealed[applied] if len(revealed) > applied else None
 
 
 def apply_roll(cached: CachedMatch, roll: AnyRoll, now: float) -> RollEvent:

@@ -625,12 +625,11 @@ class MatchService:
         wall = self._wall(now)
         if not m.is_over:
             match_dice.reveal_overdue(s, cached, rolls, wall - self.link_wait, wall)
-        revealed = [r for r in rolls if r.server_seed is not None]
-        applied = sum(1 for a in m.record if a.kind in ("opening", "roll"))
-        if len(revealed) > applied and not m.is_over:
+        unlogged = match_dice.unlogged_roll(m, rolls)
+        if unlogged is not None and not m.is_over:
             # The server stopped between revealing a roll and logging it: log it now.
             before = cached.version
-            event = match_dice.apply_roll(cached, revealed[applied], now)
+            event = match_dice.apply_roll(cached, unlogged, now)
             self.matches.persist(s, cached, before, None, None, [event])
             events.append(event)
         events += match_dice.advance(s, cached, rolls, void_pending, wall,
