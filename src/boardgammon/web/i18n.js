@@ -2,6 +2,8 @@
 // missing in a language falls back to English, and a key missing everywhere shows as itself so a
 // gap is visible rather than silent.
 
+import { readPreference, savePreference } from "./store.js";
+
 const STRINGS = {
   en: {
     "app.title": "Boardgammon",
@@ -1170,7 +1172,7 @@ remember(current);
 function pickInitial() {
   const asked = new URLSearchParams(globalThis.location?.search || "").get("lang");
   if (asked && STRINGS[asked]) return asked;
-  const saved = globalThis.localStorage?.getItem("bg.lang");
+  const saved = readPreference("bg.lang");
   if (saved && STRINGS[saved]) return saved;
   const wanted = (globalThis.navigator?.language || "en").slice(0, 2);
   return STRINGS[wanted] ? wanted : "en";
@@ -1179,7 +1181,7 @@ function pickInitial() {
 /** Keeps `code` for this device, and in the cookie the server's pages read (the audit page,
  * the reading pages), so that they open in the app's language without `?lang=`. */
 function remember(code) {
-  globalThis.localStorage?.setItem("bg.lang", code);
+  savePreference("bg.lang", code);
   if (globalThis.document) {
     document.cookie = `bg_lang=${code}; path=/; max-age=31536000; SameSite=Lax`;
   }

@@ -20,7 +20,8 @@ import { Playback } from "./playback.js";
 import { Rematch } from "./rematch.js";
 import { Notice } from "./sound.js";
 import {
-  holdMatch, markOver, memoryOnly, onStoreChange, readStored, releaseMatch, saveStored,
+  holdMatch, markOver, memoryOnly, onStoreChange, readPreference, readStored, releaseMatch,
+  savePreference, saveStored,
 } from "./store.js";
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
@@ -77,7 +78,7 @@ export class MatchPage {
     this.selected = null;
     this.busy = false;
     this.message = null;
-    this.auto = localStorage.getItem("bg.auto") === "1";
+    this.auto = readPreference("bg.auto") === "1";
     this.resignMenu = false;
     this.storeKey = `bg.rolls.${matchId}`;
     // Never dropped while this page is open; other matches' old stores may be (store.js).
@@ -864,7 +865,7 @@ export class MatchPage {
 
   toggleAuto() {
     this.auto = !this.auto;
-    localStorage.setItem("bg.auto", this.auto ? "1" : "0");
+    savePreference("bg.auto", this.auto ? "1" : "0");
     if (this.auto && this.builder && this.builder.complete()) this.sendPlay();
     this.renderControls();
   }

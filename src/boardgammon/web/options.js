@@ -1,9 +1,11 @@
-// Board options kept on this device (localStorage): the board's direction (home board on the
-// right, or flipped to the left) and the checkers' colours. Pages read boardOptions() when they
-// draw and put optionControls() where the viewer can change them.
+// Board options kept on this device (localStorage, through store.js: never throws): the
+// board's direction (home board on the right, or flipped to the left) and the checkers'
+// colours. Pages read boardOptions() when they draw and put optionControls() where the viewer
+// can change them.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { readPreference, savePreference } from "./store.js";
 
 const FLIP_KEY = "bg.board.flip";
 const COLOURS_KEY = "bg.board.colours";
@@ -12,8 +14,8 @@ export const COLOURS = ["classic", "reversed", "blue-red"];
 
 /** {flip: bool, colours: one of COLOURS} as this device last chose them. */
 export function boardOptions() {
-  const colours = localStorage.getItem(COLOURS_KEY);
-  return { flip: localStorage.getItem(FLIP_KEY) === "1",
+  const colours = readPreference(COLOURS_KEY);
+  return { flip: readPreference(FLIP_KEY) === "1",
     colours: COLOURS.includes(colours) ? colours : COLOURS[0] };
 }
 
@@ -28,13 +30,13 @@ export function optionControls(changed) {
     colours.textContent = `● ${t("options.colours")}: ${t(`options.colours.${now.colours}`)}`;
   };
   flip.addEventListener("click", () => {
-    localStorage.setItem(FLIP_KEY, boardOptions().flip ? "0" : "1");
+    savePreference(FLIP_KEY, boardOptions().flip ? "0" : "1");
     show();
     changed();
   });
   colours.addEventListener("click", () => {
     const next = COLOURS[(COLOURS.indexOf(boardOptions().colours) + 1) % COLOURS.length];
-    localStorage.setItem(COLOURS_KEY, next);
+    savePreference(COLOURS_KEY, next);
     show();
     changed();
   });

@@ -5,6 +5,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { readPreference, savePreference } from "./store.js";
 
 const MUTE_KEY = "bg.mute";
 const ICON = "/static/favicon.svg";
@@ -18,7 +19,7 @@ const SOUNDS = {
 };
 
 export function muted() {
-  return localStorage.getItem(MUTE_KEY) === "1";
+  return readPreference(MUTE_KEY) === "1";
 }
 
 export class Notice {
@@ -73,7 +74,7 @@ export class Notice {
       button.textContent = `♪ ${muted() ? t("notice.muted") : t("notice.sound")}`;
     };
     button.addEventListener("click", () => {
-      localStorage.setItem(MUTE_KEY, muted() ? "0" : "1");
+      savePreference(MUTE_KEY, muted() ? "0" : "1");
       show();
     });
     show();

@@ -55,7 +55,8 @@
 // `onStoreChange` listeners hear of it (the match page shows a warning: a reload could lose
 // this match's dice inputs). An index that cannot be stored is kept in memory too (this page
 // reads that copy, and writes it at its next save). Other keys (bg.lang, bg.auto, bg.mute,
-// board options) are never touched.
+// board options) are never dropped; they are read and written through readPreference and
+// savePreference, which never throw either (a choice that cannot be stored lasts for the page).
 // Left open: matches in progress that no page of this device used for STALE_MS (the lobby
 // not opened for 30 days, or another account's matches on a shared device) can still be
 // dropped under pressure; and with nothing droppable left, a match's data lives in its page
@@ -78,7 +79,7 @@ const TOUCH_MS = 60 * 1000;
 // a key ending in "_at" are not ms times of this device.
 const EPOCH_MS = 1e12;
 
-const memory = new Map(); // key → JSON text this page could not store
+const memory = new Map(); // key → text this page could not store (JSON; a preference raw)
 const held = new Map(); // matchId → pages of this tab open on it
 const listeners = new Set();
 
@@ -447,6 +448,33 @@ export function saveStored(key, value) {
     }
   }
   if (memoryOnly(matchId) !== wasMemory) notify();
+  return saved;
+}
+
+/** The preference stored under `key` (bg.lang, bg.auto, bg.mute, board options) as text,
+ * this page's unsaved copy first; null when absent or when storage cannot be read (disabled
+ * storage throws on access in some browsers). Never throws. */
+export function readPreference(key) {
+  const text = memory.get(key);
+  if (text !== undefined) return text;
+  try {
+    return globalThis.localStorage?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Store the preference `text` under `key`; never throws. On a full storage, droppable
+ * matches make room as for saveStored; a preference that still cannot be stored lasts for
+ * this page (readPreference returns it). Returns whether it is in storage. */
+export function savePreference(key, text) {
+  let saved = false;
+  try {
+    saved = saveWithRoom(key, () => text, null);
+  } catch {
+    // kept in memory below
+  }
+  if (!saved) memory.set(key, text);
   return saved;
 }
 
