@@ -7,6 +7,7 @@ still opens, signs in and plays."""
 from __future__ import annotations
 
 import pytest
+from test_web_device_storage import FILL_OTHER
 from webpage import play_the_computer
 
 pytestmark = [pytest.mark.browser]
@@ -15,16 +16,10 @@ pytestmark = [pytest.mark.browser]
 # each control that keeps a preference, through the client's own modules.
 FULL_OF_OTHER = """async () => {
   localStorage.clear();
+  const lo = (await (""" + FILL_OTHER + """)()).size;
   const fits = (text) => {
     try { localStorage.setItem("other.blob", text); return true; } catch { return false; }
   };
-  let lo = 0, hi = 1 << 24;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits("y".repeat(mid))) lo = mid;
-    else hi = mid - 1;
-  }
-  fits("y".repeat(lo));
   const store = await import('/static/store.js');
   const sound = await import('/static/sound.js');
   const options = await import('/static/options.js');
@@ -59,16 +54,10 @@ FULL_WITH_A_FINISHED_MATCH = """async () => {
   localStorage.setItem("bg.matches", JSON.stringify({ done: { used: now - 86_400_000,
                                                               over: true } }));
   localStorage.setItem("bg.rolls.done", JSON.stringify({ r: "x".repeat(400_000) }));
+  const lo = (await (""" + FILL_OTHER + """)()).size;
   const fits = (text) => {
     try { localStorage.setItem("other.blob", text); return true; } catch { return false; }
   };
-  let lo = 0, hi = 1 << 24;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits("y".repeat(mid))) lo = mid;
-    else hi = mid - 1;
-  }
-  fits("y".repeat(lo));
   let full = false;
   try { localStorage.setItem("bg.auto", "1"); } catch { full = true; }
   const saved = store.savePreference("bg.auto", "1");

@@ -418,16 +418,7 @@ function enter(matchId, over, now) {
 export function saveStored(key, value) {
   const text = JSON.stringify(value);
   const matchId = matchOf(key);
-  if (matchId === null) {
-    let saved = false;
-    try {
-      saved = saveWithRoom(key, () => text, null);
-    } catch {
-      // kept in memory below
-    }
-    if (!saved) memory.set(key, text);
-    return saved;
-  }
+  if (matchId === null) return savePreference(key, text);
   const wasMemory = memoryOnly(matchId);
   const now = Date.now();
   let saved = false;
@@ -464,9 +455,10 @@ export function readPreference(key) {
   }
 }
 
-/** Store the preference `text` under `key`; never throws. On a full storage, droppable
- * matches make room as for saveStored; a preference that still cannot be stored lasts for
- * this page (readPreference returns it). Returns whether it is in storage. */
+/** Store the preference `text` (or any text under a key no match owns) under `key`; never
+ * throws. On a full storage, droppable matches make room as for saveStored; a text that still
+ * cannot be stored lasts for this page (readPreference and readStored return it). Returns
+ * whether it is in storage. */
 export function savePreference(key, text) {
   let saved = false;
   try {
