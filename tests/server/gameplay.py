@@ -42,8 +42,11 @@ def make_app(database_url: str, wall: Wall | None = None, *,
     # Rate limits out of the way (tests drive matches faster than people; the limits have
     # tests of their own that pass their own values). New matches roll with v1 dice here:
     # these tests pin the v1 match flow, which matches made before v2 keep; the v2 flow has
-    # its own tests (test_match_dice_v2.py), which pass dice="v2".
-    config = {"dice": "v1", "background": False, "login_rate": 1000.0, "login_burst": 1000,
+    # its own tests (test_match_dice_v2.py), which pass dice="v2". No grace after the start
+    # for the devices' waits: the tests of the waits count them from the app's start on a
+    # fake wall; the grace has tests of its own (test_dice_v2_held.py), which pass one.
+    config = {"dice": "v1", "background": False, "link_grace_s": 0.0,
+              "login_rate": 1000.0, "login_burst": 1000,
               "address_login_rate": 1000.0, "address_login_burst": 1000,
               "action_rate": 1000.0, "action_burst": 1000, "witness_rate": 1000.0,
               "witness_burst": 1000, "bot_delay_s": 0.0, **config}

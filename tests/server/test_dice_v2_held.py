@@ -169,22 +169,35 @@ def test_a_clean_stop_writes_the_held_request(database_url, wall):
         assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
 
 
-def test_a_request_lost_with_the_process_is_asked_again_with_the_same_entropy(
-        database_url, wall):
+def requested_then_crashed(database_url: str, wall: Wall) -> tuple:
+    """A live v2 match at a roll whose request the process held when it crashed: (match_id,
+    players, devices, the roller's seat, its roll action, the roller's state then)."""
     with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
         match_id, players, devices = to_roll(client, wall)
         seat = players[0].state(match_id)["turn"]
         action = players[seat].roll_action(players[seat].state(match_id))
         assert events(players[seat].act(match_id, "roll", **action), "roll_requested")
-        pending = players[seat].state(match_id)["pending_roll"]
+        shown = players[seat].state(match_id)
         # A crash: the process ends with the request held (a clean stop would write it).
-        repository = services(client.app).game._service.matches
-        repository._held.clear()
+        services(client.app).game._service.matches._held.clear()
+    wall.advance(2.0)  # the new process starts a moment later
+    return match_id, players, devices, seat, action, shown
+
+
+def test_a_request_lost_with_the_process_is_asked_again_with_the_same_entropy(
+        database_url, wall):
+    match_id, players, devices, seat, action, shown = requested_then_crashed(database_url,
+                                                                            wall)
+    pending = shown["pending_roll"]
     with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
         for player in players.values():
             player.client = client
         roller, opponent = players[seat], devices[1 - seat]
-        assert roller.state(match_id)["pending_roll"]["state"] == "committed"
+        after = roller.state(match_id)
+        assert after["pending_roll"]["state"] == "committed"
+        # The version went back (requested → committed); the process's start orders them.
+        assert after["version"] == shown["version"] - 1
+        assert after["boot"] > shown["boot"] > 0
         r = opponent.contribute(match_id, pending)
         assert (r.status_code, code(r)) == (400, "wrong_phase"), r.text
         # The roller's device asks again with the entropy it kept; the same link follows.
@@ -203,6 +216,77 @@ def test_with_redis_each_request_is_written_at_once(database_url, wall):
         match_id, players, _ = to_roll(client, wall)
         roller = players[players[0].state(match_id)["turn"]]
         assert events(roller.roll(match_id), "roll_requested")
-        pending = roller.state(match_id)["pending_roll"]
-        state, requested_at = stored(client, pending["roll_id"])
+        shown = roller.state(match_id)
+        state, requested_at = stored(client, shown["pending_roll"]["roll_id"])
         assert state == "requested" and requested_at is not None
+        assert shown["boot"] is None  # every answer durable: versions never go back
+
+
+GRACE_S = 12.0  # the production default (LINK_GRACE_S), passed explicitly
+
+
+def test_after_a_restart_a_request_waits_for_the_devices_to_reconnect(database_url, wall):
+    """The request was lost with the process (a crash). Within the grace after the new
+    process's start, the roller's device asks again and the opponent's device, reconnecting
+    later than the link wait (its socket backs off), still gets its link in: the roll takes
+    both devices' inputs. Once the grace is over, a link that never comes costs the usual wait
+    and the roll goes without it."""
+    match_id, players, devices, seat, action, shown = requested_then_crashed(database_url,
+                                                                            wall)
+    pending = shown["pending_roll"]
+    wall.advance(20.0)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=GRACE_S)) as client:
+        for player in players.values():
+            player.client = client
+        roller, opponent = players[seat], devices[1 - seat]
+        wall.advance(1.0)
+        assert events(roller.act(match_id, "roll", **action), "roll_requested")
+        wall.advance(LINK_WAIT_S + 4.0)  # past the link wait, within the grace
+        client.portal.call(services(client.app).game.tick)
+        assert roller.state(match_id)["pending_roll"]["state"] == "requested"
+        rolled = events(opponent.contribute(match_id, pending), "roll")[0]
+        assert rolled["opponent_source"] == "client"
+        assert rolled["roller_entropy"] == action["entropy"]
+        check_dice(match_id, rolled)
+        # After the grace: the next roll's link never comes.
+        wall.advance(GRACE_S)
+        notation = roller.state(match_id)["legal_plays"][0]["notation"]
+        assert roller.act(match_id, "play", play=notation).status_code == 200
+        next_roller = players[players[0].state(match_id)["turn"]]
+        assert next_roller.state(match_id)["phase"] == "roll"
+        assert events(next_roller.roll(match_id), "roll_requested")
+        wall.advance(LINK_WAIT_S + 0.5)
+        client.portal.call(services(client.app).game.tick)
+        last = next_roller.state(match_id)["rolls"][-1]
+        assert last["opponent_source"] == "absent"
+        assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
+
+
+@pytest.mark.parametrize("grace", [0.0, GRACE_S])
+def test_a_request_written_before_a_stop_waits_out_the_grace(database_url, wall, grace):
+    """A clean stop writes the held request; the server comes back 20 s later, far past the
+    link wait. With the grace the roll waits for the opponent's device to reconnect and takes
+    its link; without it (0), the start's settling reveals it at once without the link."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, devices = to_roll(client, wall)
+        seat = players[0].state(match_id)["turn"]
+        assert events(players[seat].roll(match_id), "roll_requested")
+        pending = players[seat].state(match_id)["pending_roll"]
+    wall.advance(20.0)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=grace)) as client:
+        for player in players.values():
+            player.client = client
+        wall.advance(grace / 2)
+        client.portal.call(services(client.app).game.tick)
+        state = players[seat].state(match_id)
+        if grace:
+            assert state["pending_roll"]["state"] == "requested"
+            rolled = events(devices[1 - seat].contribute(match_id, pending), "roll")[0]
+            assert rolled["opponent_source"] == "client"
+            check_dice(match_id, rolled)
+        else:
+            assert state["rolls"][-1]["roll_id"] == pending["roll_id"]
+            assert state["rolls"][-1]["opponent_source"] == "absent"
+        assert client.get(f"/api/audit/{match_id}").json()["verified"] is True

@@ -98,7 +98,8 @@ def world_on(db: Database) -> World:
             s.flush()
             ids.append(user.id)
         s.commit()
-    services = {dice: MatchService(db, clock, dice=dice, link_wait_s=LINK_WAIT_S)
+    services = {dice: MatchService(db, clock, dice=dice, link_wait_s=LINK_WAIT_S,
+                                link_grace_s=0.0)
                 for dice in ("v1", "v2")}
     return World(db, wall, services, (ids[0], ids[1]))
 
@@ -334,7 +335,7 @@ def test_the_migration_marks_the_matches_the_anti_join_found(database_url):
                     if kind == ("v2", "live", "active", False)}
         assert {m: t for m, t in waiting.items() if t is not None} == expected
         clock = ServiceClock()
-        service = MatchService(db, clock, link_wait_s=LINK_WAIT_S)
+        service = MatchService(db, clock, link_wait_s=LINK_WAIT_S, link_grace_s=0.0)
         for shift in (-1, 0, 1, 3, 20):
             link_due = START + timedelta(seconds=shift)
             assert sorted(service.matches.due_ids(0.0, link_due)) == sorted(

@@ -282,3 +282,39 @@ def test_a_roll_shown_again_under_another_commitment_keeps_the_first(browser, st
     assert [a["commitment"] for a in sent] == [first]
     assert stored_known(page)["rol_a"]["commitment"] == first
     context.close()
+
+
+def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static_url):
+    """States that carry ``boot`` (a single server process, whose answers may not be durable
+    yet): a new socket of the same server whose first state is older (a blip: the same boot, a
+    lower version) does not take the page back; a restarted server's first state (a later
+    boot, a lower version) is taken; and an answer of the old process that arrives after it
+    (the earlier boot, a higher version: here the GET the new socket's first state sets off)
+    is dropped."""
+    boot = 1_764_547_200_000
+    playing = make_state(Board.initial(), on_roll=0, you=0, phase="play", dice=(3, 1),
+                         version=10, boot=boot)
+    rolling_older = make_state(Board.initial(), on_roll=0, you=0, phase="roll", version=8,
+                               boot=boot)
+    context, page, server, sockets = open_page(browser, static_url, playing, 0)
+    shown = status(page)
+    assert "roll" not in shown.lower()
+    # A blip: the socket drops and connects again to the same process.
+    count = len(sockets.opened)
+    sockets.opened[-1].close()
+    sockets.wait(count + 1)
+    sockets.send({"type": "state", "state": rolling_older})
+    page.wait_for_timeout(600)
+    assert status(page) == shown
+    # A restart: the new process's first state is older by version, later by boot; the GET
+    # that follows it still answers the old process's state.
+    restarted = rolling_older | {"version": 3, "boot": boot + 5_000}
+    count = len(sockets.opened)
+    sockets.opened[-1].close()
+    sockets.wait(count + 1)
+    sockets.send({"type": "state", "state": restarted})
+    page.wait_for_function("() => document.querySelector('p.status').textContent"
+                           ".includes('Your turn: roll')", timeout=3_000)
+    page.wait_for_timeout(600)
+    assert server.state is playing and status(page) == "Your turn: roll."
+    context.close()

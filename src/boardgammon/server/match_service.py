@@ -131,6 +131,15 @@ LINK_WAIT_S = 3.0
 """Seconds a live v2 roll waits for the opponent's link (its device answers at once when
 connected: this only bounds what a device that went away costs the match)."""
 
+LINK_GRACE_S = 12.0
+"""Seconds after a server process starts during which it reveals no roll without its link
+(and starts no live match's first roll without its devices' anchors): the devices reconnect
+to a restarted server over some seconds (the web client's socket backs off up to 8 s after
+repeated failures), and a link whose posts failed while the server was down is sent again on
+the new connection, then answered within :data:`LINK_WAIT_S`."""
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 AnyAction = ClientAction | Decision
 """An action the service applies: a player's, or the computer's (which has no ``action_id``
 and rolls with the server's entropy)."""
@@ -179,6 +188,9 @@ class MatchService:
             keeps the one it was created with).
         link_wait_s: seconds a requested v2 roll waits for the opponent's link before it is
             revealed without it (``absent``).
+        link_grace_s: seconds after this service is made (the process's start) during which
+            no wait for a device is over, whatever :attr:`link_wait` says
+            (:data:`LINK_GRACE_S`; 0: none).
         hold_requests: whether a live v2 roll's request may wait in this process for the
             link and be written with it (:meth:`MatchRepository.hold`): only where this is
             the only process that writes matches (no Redis), since the link may reach
@@ -187,13 +199,22 @@ class MatchService:
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
                  cache_size: int = CACHE_SIZE, dice: str = "v2",
-                 link_wait_s: float = LINK_WAIT_S, hold_requests: bool = True) -> None:
+                 link_wait_s: float = LINK_WAIT_S, hold_requests: bool = True,
+                 link_grace_s: float = LINK_GRACE_S) -> None:
         if dice not in ("v1", "v2"):
             raise ValueError(f"dice must be v1 or v2, got {dice!r}")
         self.db = db
         self.dice = dice
         self.hold_requests = hold_requests
         self.link_wait = timedelta(seconds=link_wait_s)
+        self.link_grace_s = link_grace_s
+        self._started = clock.wall()
+        self.boot: int | None = round(self._started * 1000) if hold_requests else None
+        """``state.boot``: when this process started (Unix milliseconds), where it may answer
+        a request before it is written (:meth:`_hold_request`), so that a restart can take a
+        state's ``version`` back; ``None`` where every answer is durable (several processes:
+        versions never go back). Clients order states by (``boot``, ``version``) where both
+        have a boot (``docs/api.md``, ``version``)."""
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
         self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
@@ -270,7 +291,8 @@ class MatchService:
                  if cached.match.is_over else None)
         now = self._now(cached)
         states = build_states(cached.info, cached.match, rolls, viewers, now, self.clock.to_wall,
-                              extra, cached.revealed(), log_version=cached.version)
+                              extra, cached.revealed(), log_version=cached.version,
+                              boot=self.boot)
         return View(cached.info, cached.version, states)
 
     def view_for(self, match_id: str, user_id: int | None,
@@ -316,9 +338,9 @@ class MatchService:
 
     def due_ids(self) -> list[str]:
         """IDs of active matches whose running clock has run out (service time now), or whose
-        requested v2 roll waited :attr:`link_wait` for the opponent's link."""
+        requested v2 roll waited :attr:`link_wait` for the opponent's link (:meth:`_link_due`)."""
         now = self.clock.now()
-        link_due = self._wall(now) - self.link_wait
+        link_due = self._link_due(now)
         due = self.matches.due_ids(now, link_due)
         return due + [i for i in self.matches.held_due(now, link_due) if i not in due]
 
@@ -478,6 +500,15 @@ class MatchService:
         """Service time ``now`` as the dice record's times (aware UTC)."""
         return datetime.fromtimestamp(self.clock.to_wall(now), UTC)
 
+    def _link_due(self, now: float) -> datetime:
+        """The record's time (aware UTC) at or before which a v2 roll's request, or a live
+        match's creation (its first roll waiting for the devices' anchors), has waited
+        :attr:`link_wait` at service time ``now``; within ``link_grace_s`` of this process's
+        start, the Unix epoch: nothing has waited long enough yet (:data:`LINK_GRACE_S`)."""
+        if self.clock.wall() < self._started + self.link_grace_s:
+            return EPOCH
+        return self._wall(now) - self.link_wait
+
     def _now(self, cached: CachedMatch) -> float:
         # After a restart the service clock resumes at the last heartbeat, which may be a
         # moment before the last recorded action: never let the match see time go backwards.
@@ -624,7 +655,7 @@ class MatchService:
         rolls = self.matches.rolls(s, cached)
         wall = self._wall(now)
         if not m.is_over:
-            match_dice.reveal_overdue(s, cached, rolls, wall - self.link_wait, wall)
+            match_dice.reveal_overdue(s, cached, rolls, self._link_due(now), wall)
         unlogged = match_dice.unlogged_roll(m, rolls)
         if unlogged is not None and not m.is_over:
             # The server stopped between revealing a roll and logging it: log it now.
@@ -633,7 +664,7 @@ class MatchService:
             self.matches.persist(s, cached, before, None, None, [event])
             events.append(event)
         events += match_dice.advance(s, cached, rolls, void_pending, wall,
-                                     wall - self.link_wait)
+                                     self._link_due(now))
         self.matches.start_at_first_roll(s, cached)
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))

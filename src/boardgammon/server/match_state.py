@@ -127,6 +127,7 @@ class MatchState(TypedDict):
     that are only passed through stay plain dicts."""
 
     version: int
+    boot: int | None
     match_id: str
     length: int
     variant: str
@@ -340,14 +341,16 @@ def build_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], viewer:
 def build_states(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll],
                  viewers: Iterable[int | None], now: float, to_wall: Callable[[float], float],
                  result_extra: dict[str, Any] | None = None,
-                 revealed: list[RollEntry] | None = None, log_version: int = 0
-                 ) -> dict[int | None, MatchState]:
+                 revealed: list[RollEntry] | None = None, log_version: int = 0,
+                 boot: int | None = None) -> dict[int | None, MatchState]:
     """:func:`build_state` for each of ``viewers`` (seats, ``None`` for spectators), keyed by
     viewer. The seats' states differ only in ``you`` and ``legal_plays``; everything else is
     built once and shared (treat the states as read-only). ``revealed``: the ``rolls`` entries
-    (:func:`roll_json` of each revealed roll, in order) if the caller keeps them already."""
+    (:func:`roll_json` of each revealed roll, in order) if the caller keeps them already.
+    ``boot``: ``state.boot``, the start of the server process whose answers may not be
+    durable yet (:attr:`.MatchService.boot`)."""
     common = _common_state(info, match, rolls, now, to_wall, result_extra, revealed,
-                           state_version(log_version, rolls))
+                           state_version(log_version, rolls), boot)
     return {v: cast(MatchState, {**common, "you": v, "legal_plays": _legal_plays(match, v)})
             for v in set(viewers)}
 
@@ -368,7 +371,8 @@ def _legal_plays(match: Match, viewer: int | None) -> list[LegalPlay]:
 
 def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
                   to_wall: Callable[[float], float], result_extra: dict[str, Any] | None,
-                  revealed: list[RollEntry] | None, version: int) -> MatchState:
+                  revealed: list[RollEntry] | None, version: int,
+                  boot: int | None = None) -> MatchState:
     game = match.game
     turn = acting_seat(match, rolls)
     deadline = match.deadline()
@@ -382,6 +386,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
                       and game.on_roll is not None and game.can_double(game.on_roll))
     return {
         "version": version,
+        "boot": boot,
         "match_id": info.match_id,
         "length": info.length,
         "variant": info.variant,

@@ -33,7 +33,12 @@ from boardgammon.server.dice_log import LogKey
 from boardgammon.server.dice_record import CorruptRoll
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import MatchEndEvent
-from boardgammon.server.match_service import LINK_WAIT_S, MatchService, StepResult
+from boardgammon.server.match_service import (
+    LINK_GRACE_S,
+    LINK_WAIT_S,
+    MatchService,
+    StepResult,
+)
 from boardgammon.server.notifications import UserHub, notify
 from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
@@ -67,6 +72,8 @@ class GameConfig:
         witness_rate, witness_burst: witnesses' co-signatures (``POST /api/log/witness``) per
             second and burst, per address: a witness posts one per run, a flood of junk keys
             is slowed (the listing filters by key, so it cannot bury anyone's).
+        dice, link_wait_s, link_grace_s: the dice protocol of new matches, and the waits for
+            the opponent's device (:class:`.MatchService`; :meth:`from_env`).
         exit_after_commit: test-only (``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT``): the process
             ends with ``os._exit(137)``, as a ``kill -9`` would, right after the Nth player
             action's transaction commits and before anything is answered or published; 0
@@ -90,6 +97,7 @@ class GameConfig:
     witness_burst: int = 10
     dice: str = "v2"
     link_wait_s: float = LINK_WAIT_S
+    link_grace_s: float = LINK_GRACE_S
     exit_after_commit: int = 0
 
     @classmethod
@@ -98,13 +106,17 @@ class GameConfig:
         ``BOARDGAMMON_LOGIN_BURST`` (sign-ins and new guests at once per address, default 10;
         the load benchmark raises it), ``BOARDGAMMON_DICE`` (the dice protocol of new
         matches, ``v2`` by default; ``v1`` for a comparison) and ``BOARDGAMMON_LINK_WAIT``
-        (seconds a live v2 roll waits for the opponent's link, default 3);
+        (seconds a live v2 roll waits for the opponent's link, default 3),
+        ``BOARDGAMMON_LINK_GRACE`` (seconds after the start during which no wait for a
+        device ends, default 12: :data:`.LINK_GRACE_S`);
         ``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT`` for tests only (:attr:`exit_after_commit`)."""
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
                    login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
                    dice=environ.get("BOARDGAMMON_DICE", "v2"),
                    link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))),
+                   link_grace_s=float(environ.get("BOARDGAMMON_LINK_GRACE",
+                                                  str(LINK_GRACE_S))),
                    exit_after_commit=int(
                        environ.get("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT") or "0"))
 
@@ -185,6 +197,7 @@ class Runtime:
         # reach another process: there each request is written at once.
         self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
                                      link_wait_s=self.config.link_wait_s,
+                                     link_grace_s=self.config.link_grace_s,
                                      hold_requests=self.config.redis_url is None)
         if self.config.exit_after_commit:
             self._service.act = _exiting_after(  # type: ignore[method-assign]

@@ -24,6 +24,16 @@ import {
   savePreference, saveStored,
 } from "./store.js";
 
+/** Whether match state `a` is older than `b`. Both from one server process (`boot` the same)
+ * or from a server that gives none (several processes, whose versions never go back): the
+ * smaller `version`. From two starts of a single process (`boot`, its start in Unix ms): the
+ * earlier start's, whatever the versions, since a restart may have lost a request it had
+ * answered and take the version back (docs/api.md `version`). */
+export function olderState(a, b) {
+  if (a.boot != null && b.boot != null && a.boot !== b.boot) return a.boot < b.boot;
+  return a.version < b.version;
+}
+
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
 // A roll in one of these states is still open: the server starts the next roll only once it
 // is played or void, so only the record's last roll may be in one.
@@ -210,9 +220,10 @@ export class MatchPage {
     if (message.type === "state" && this.fresh) {
       // The server subscribes a socket to live events only around the time it sends the first
       // state; whatever was committed in between would be missed, so read the state once more.
-      // A new connection's first state is the server's state now, taken even where its version
-      // is lower than the one shown: a server restarted (a crash, a deploy) may have lost a
-      // request it had answered and shows the roll `committed` again (docs/api.md `version`);
+      // A new connection's first state is the server's state now. A restarted server (a crash,
+      // a deploy) may have lost a request it had answered and show the roll `committed` again
+      // at a lower version (docs/api.md `version`): its `boot` is later, and olderState takes
+      // it. From a server that gives no `boot` the first state is taken whatever its version;
       // the page would otherwise drop every state until a reload. After it the usual rule.
       this.fresh = false;
       this.setState(message.state, true);
@@ -346,17 +357,19 @@ export class MatchPage {
     saveStored(this.storeKey, stored);
   }
 
-  /** Show `state` unless it is older than the one shown: HTTP answers and socket states race,
-   * and a late answer (to a roll, a play or a refresh) must not replace the newer states the
-   * socket brought meanwhile, as nothing else would bring them back (docs/api.md `version`).
-   * Returns whether the state was taken. `reset`: the first state of a new socket connection,
-   * taken whatever its version (onEvent). */
+  /** Show `state` unless it is older than the one shown (olderState): HTTP answers and socket
+   * states race, and a late answer (to a roll, a play or a refresh) must not replace the newer
+   * states the socket brought meanwhile, as nothing else would bring them back (docs/api.md
+   * `version`). Returns whether the state was taken. `reset`: the first state of a new socket
+   * connection; from a server that gives no `boot` it is taken whatever its version (onEvent). */
   setState(state, reset = false) {
     const before = this.state;
-    if (before && state.version < before.version && !reset) return false;
-    if (reset) {
+    // a link lost on its way while the server was down may go again
+    if (reset) this.chain.reconnected();
+    const booted = before && before.boot != null && state.boot != null;
+    if (before && olderState(state, before) && !(reset && !booted)) return false;
+    if (reset || (booted && state.boot !== before.boot)) {
       this.requestVersion = null; // no clock event folds into a state gone by
-      this.chain.reconnected(); // a link lost on its way while the server was down may go again
     }
     this.noticeChanges(before, state);
     this.state = state;
