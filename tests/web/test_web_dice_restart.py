@@ -318,3 +318,35 @@ def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static
     page.wait_for_timeout(600)
     assert server.state is playing and status(page) == "Your turn: roll."
     context.close()
+
+
+def test_a_roll_that_reaches_no_server_says_so_until_the_server_is_back(browser, static_url):
+    """Roll pressed while the server cannot be reached (the POST fails in the network): the
+    page says so in its language, not the browser's "Failed to fetch", and that it may be
+    tried again; once a new socket connection brings the server's state the message goes and
+    Roll is offered, and pressing it sends the same entropy."""
+    committed = make_state(Board.initial(), on_roll=0, you=0, phase="roll",
+                           dice_protocol="v2",
+                           pending_roll=pending("rol_a", LINKS[0], 1) | {"state": "committed"})
+    context, page, server, sockets = open_page(browser, static_url, committed, 0)
+    failed: list[dict] = []
+
+    def unreachable(route, request):
+        failed.append(request.post_data_json)
+        route.abort("internetdisconnected")
+
+    page.route(f"**/api/matches/{MATCH_ID}/actions", unreachable)
+    page.click('.controls [data-action="roll"]')
+    page.wait_for_function("() => document.querySelector('p.status').textContent"
+                           ".includes('could not be reached')", timeout=3_000)
+    assert "Failed to fetch" not in status(page) and "try again" in status(page)
+    page.unroute(f"**/api/matches/{MATCH_ID}/actions", unreachable)
+    sockets.restart(server, committed)
+    page.wait_for_function("() => !document.querySelector('p.status').textContent"
+                           ".includes('could not be reached')", timeout=3_000)
+    assert status(page) == "Your turn: roll."
+    page.click('.controls [data-action="roll"]')
+    page.wait_for_timeout(500)
+    sent = rolls_sent(server)
+    assert [a["entropy"] for a in sent] == [failed[0]["entropy"]]
+    context.close()

@@ -271,6 +271,7 @@ const STRINGS = {
     "luck.unlucky": "unlucky",
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
+    "error.network": "The server could not be reached, so this may not have been sent: try again once the connection is back (an action sent twice counts once).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
     // The match screen's glossary link for a dance (pages, issue 24).
@@ -668,6 +669,7 @@ const STRINGS = {
     "luck.unlucky": "unglücklich",
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
+    "error.network": "Der Server war nicht erreichbar, das wurde vielleicht nicht gesendet: Versuch es noch einmal, sobald die Verbindung wieder steht (doppelt Gesendetes zählt einmal).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
     // The match screen's glossary link for a dance (pages, issue 24).
@@ -1039,6 +1041,7 @@ const STRINGS = {
     "luck.unlucky": "不運",
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
+    "error.network": "サーバーに接続できなかったため、送信されていない可能性があります。接続が戻ったらもう一度お試しください(同じ操作を二度送っても一度だけ反映されます)。",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
     // The match screen's glossary link for a dance (pages, issue 24).

@@ -366,6 +366,8 @@ export class MatchPage {
     const before = this.state;
     // a link lost on its way while the server was down may go again
     if (reset) this.chain.reconnected();
+    // The server is reachable again: an outage's message has had its day.
+    if (reset && this.message && this.message.transient) this.message = null;
     const booted = before && before.boot != null && state.boot != null;
     if (before && olderState(state, before) && !(reset && !booted)) return false;
     if (reset || (booted && state.boot !== before.boot)) {
@@ -887,9 +889,14 @@ export class MatchPage {
     const text = err instanceof ApiError || err.message ? err.message : String(err);
     // An outage is the server's fault and costs no clock time: say so rather than echo it.
     // A dice record that cannot be read holds the match until the operator repairs it.
+    // No answer at all (offline, the server down): the browser's own words ("Failed to fetch")
+    // are neither translated nor helpful; the page says what to do, and the message goes once a
+    // new socket connection brings the server's state (setState).
     const key = err.code === "database_unavailable" ? "error.database_unavailable"
-      : err.code === "record_corrupt" ? "error.record_corrupt" : "error.generic";
-    this.message = { text: t(key, { message: text }), cls: "error" };
+      : err.code === "record_corrupt" ? "error.record_corrupt"
+        : err.code === "network" ? "error.network" : "error.generic";
+    this.message = { text: t(key, { message: text }), cls: "error",
+      transient: err.code === "network" || err.code === "database_unavailable" };
     this.renderStatus();
   }
 
