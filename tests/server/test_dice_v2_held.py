@@ -124,6 +124,9 @@ def test_a_held_request_whose_link_never_comes_is_revealed_absent_after_the_wait
     # The link, late, is refused, as for a written request.
     late = devices[1 - seat].contribute(match_id, pending)
     assert (late.status_code, code(late)) == (400, "wrong_phase")
+    assert late.json()["error"]["message"] == (
+        f"roll {pending['roll_id']} was revealed without your link: it did not arrive within "
+        f"the server's wait for it")
 
 
 def test_refusals_during_the_wait_leave_the_request_held(client, wall):

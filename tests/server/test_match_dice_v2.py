@@ -191,7 +191,7 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         r = devices[seat].player.act(
             match_id, "contribute", roll_id=pending["roll_id"], link=devices[seat].links[1]
         )
-        assert code(r) == "not_your_turn"
+        assert (r.status_code, code(r)) == (409, "not_your_turn")  # as everywhere else
         r = opponent.player.act(
             match_id, "contribute", roll_id=pending["roll_id"], link=os.urandom(32).hex()
         )
@@ -413,6 +413,11 @@ def test_a_link_that_came_too_late_is_used_up(client, wall, tmp_path):
     done = _run(tmp_path, _row_programs(client, match_id)[checked])
     assert done.returncode == 0, done.stderr
     assert "the opponent's link (2 SHA-256 steps to opponent_prev_link" in done.stdout
+    single = next(r["roll_id"] for r in document["rolls"]
+                  if r["opponent_link_steps"] == 1 and r["opponent_source"] == "client")
+    once = _run(tmp_path, _row_programs(client, match_id)[single])
+    assert once.returncode == 0, once.stderr
+    assert "the opponent's link (1 SHA-256 step to opponent_prev_link" in once.stdout
     # The roll's proof carries what a device needs to count k itself: the entries before it
     # back to the one that last revealed this opponent's link, the absent roll among them,
     # without a gap and chained by their hashes into the roll.

@@ -646,7 +646,8 @@ def contribute(
         if chain_link_steps(link, steps).hex() != row["opponent_prev_link"]:
             raise LinkMismatch(
                 f"the link does not hash to {row['opponent_prev_link']}, the link fixed for "
-                f"this roll, in exactly {steps} step(s): this roll takes link number {steps} "
+                f"this roll, in exactly {steps} {'step' if steps == 1 else 'steps'}: this roll "
+                f"takes link number {steps} "
                 "after it (every earlier roll since uses one up, revealed or not)"
             )
         _reveal(row, link, now or _now())

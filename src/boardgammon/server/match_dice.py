@@ -47,7 +47,7 @@ from boardgammon.server.match_events import (
 )
 from boardgammon.server.match_repository import CachedMatch
 from boardgammon.server.match_state import AnyRoll, pending_roll, roll_json
-from boardgammon.server.refusals import ErrorCode, Illegal, NotAllowed, StateConflict
+from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
 
 
 def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
@@ -154,8 +154,9 @@ def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: 
     with it, changes nothing (no events).
 
     Raises:
-        Illegal: ``wrong_phase`` (a v1 match, or no roll requested), ``roll_mismatch``;
-            NotAllowed: ``not_your_turn`` (the roller's own seat); Invalid: ``bad_entropy``;
+        Illegal: ``wrong_phase`` (a v1 match, no roll requested, the roll revealed without
+            the link or voided: the message says which), ``roll_mismatch``;
+            StateConflict: ``not_your_turn`` (the roller's own seat); Invalid: ``bad_entropy``;
             and the v2 record's refusals (``link_mismatch``).
     """
     link = link_bytes(action.link)
@@ -164,17 +165,30 @@ def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: 
         return []
     pending = pending_roll(rolls)
     if not isinstance(pending, RollV2) or pending.state != "requested":
-        raise Illegal("no roll is waiting for your link (the dice are v1, or the roller has "
-                      "not asked to roll)", ErrorCode.WRONG_PHASE)
+        raise Illegal(_no_wait_reason(cached, done), ErrorCode.WRONG_PHASE)
     if action.roll_id != pending.roll_id:
         raise Illegal(f"roll {action.roll_id!r} is not the requested roll {pending.roll_id}",
                       ErrorCode.ROLL_MISMATCH)
     if pending.seat == seat:
-        raise NotAllowed("the link is the opponent's to reveal, not the roller's",
-                         ErrorCode.NOT_YOUR_TURN)
+        raise StateConflict("the link is the opponent's to reveal, not the roller's",
+                            ErrorCode.NOT_YOUR_TURN)
     roll = cached.track(dice_record_v2.contribute(s, pending.roll_id, link, now=wall,
                                                   commit=False))
     return [apply_roll(cached, roll, now)]
+
+
+def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None) -> str:
+    """Why no roll waits for a link: the match's dice, or what became of the roll the link
+    names (``done``), else that nothing is requested."""
+    if cached.info.dice != "v2":
+        return "this match's dice are v1: its rolls take no link"
+    if isinstance(done, RollV2) and done.state in ("revealed", "played") \
+            and done.opponent_source != "client":
+        return (f"roll {done.roll_id} was revealed without your link: it did not arrive "
+                f"within the server's wait for it")
+    if done is not None and done.state == "void":
+        return f"roll {done.roll_id} was voided: it takes no link"
+    return "no roll is waiting for your link: the roller has not asked to roll"
 
 
 def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], due: datetime,
