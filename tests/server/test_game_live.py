@@ -176,6 +176,9 @@ def test_parser_accepts_every_simple_action(kind, action_id):
      "action.points: expected one of 1, 2, 3, got 4"),
     ({"type": "action", "action": {"type": "double", "action_id": "a", "auto": True}},
      "action.auto: unknown field"),
+    ({"type": 5}, "message: 'type' 5 is not one of 'action', 'ping', 'auth'"),
+    ({"type": "action", "action": {"type": "double", "action_id": ""}},
+     'action.action_id: expected at least 1 character, got ""'),
 ])
 def test_a_message_that_does_not_fit_names_the_field_and_the_problem(frame, message):
     with pytest.raises(Refusal) as refused:
@@ -208,6 +211,33 @@ def test_a_bad_action_is_worded_alike_over_http_and_the_socket(sqlite_url, actio
                 "type": "error", "action_id": "a1",
                 "error": {"code": "invalid_request", "message": f"action{field}: {problem}"}}
         assert ann.state(match_id)["version"] == before["version"]
+        assert ann.state(match_id) == before
+
+
+def test_a_json_body_sent_as_text_is_refused_saying_so(sqlite_url):
+    """A well-formed action sent with ``Content-Type: text/plain`` is not read as JSON: the
+    refusal names the header rather than showing Python's bytes; a number too long for
+    Python's reader is named as a cause; nothing changes."""
+    with TestClient(make_app(sqlite_url)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        before = ann.state(match_id)
+        r = client.post(f"/api/matches/{match_id}/actions",
+                        content=json.dumps({"action_id": "a1", "type": "double"}),
+                        headers={**ann.headers, "Content-Type": "text/plain"})
+        assert (r.status_code, r.json()["error"]) == (422, {
+            "code": "invalid_request",
+            "message": "body: expected a JSON object sent with Content-Type: application/json; "
+                       "this body was not read as JSON (its Content-Type is not JSON)"})
+        # Valid JSON that Python will not read: a number of 5,000 digits.
+        r = client.post(f"/api/matches/{match_id}/actions",
+                        content='{"action_id": "a2", "type": "resign", "points": '
+                                + "1" * 5000 + "}",
+                        headers={**ann.headers, "Content-Type": "application/json"})
+        assert (r.status_code, r.json()["error"]) == (422, {
+            "code": "invalid_request",
+            "message": "the request body could not be read as JSON (nested too deeply, or a "
+                       "number too long to read)"})
         assert ann.state(match_id) == before
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
@@ -159,16 +159,33 @@ def _field_path(loc: Sequence[Any], data: Any) -> list[str]:
     return path
 
 
-_SAID = {
-    "missing": lambda _: "field required",
-    "extra_forbidden": lambda _: "unknown field",
-    "string_type": lambda value: f"expected a string, got {shown(value)}",
-    "model_attributes_type": lambda value: f"expected a JSON object, got {shown(value)}",
-    "model_type": lambda value: f"expected a JSON object, got {shown(value)}",
-    "dict_type": lambda value: f"expected a JSON object, got {shown(value)}",
+def _not_an_object(value: Any, _ctx: Mapping[str, Any]) -> str:
+    if isinstance(value, bytes | bytearray):
+        # The framework reads a body as JSON only when its Content-Type says JSON.
+        return ("expected a JSON object sent with Content-Type: application/json; this body "
+                "was not read as JSON (its Content-Type is not JSON)")
+    return f"expected a JSON object, got {shown(value)}"
+
+
+def _too_short(value: Any, ctx: Mapping[str, Any]) -> str:
+    least = ctx.get("min_length", 1)
+    unit = "character" if isinstance(value, str) else "item"
+    return f"expected at least {least} {unit}{'' if least == 1 else 's'}, got {shown(value)}"
+
+
+_SAID: dict[str, Callable[[Any, Mapping[str, Any]], str]] = {
+    "missing": lambda _, __: "field required",
+    "extra_forbidden": lambda _, __: "unknown field",
+    "string_type": lambda value, _: f"expected a string, got {shown(value)}",
+    "model_attributes_type": _not_an_object,
+    "model_type": _not_an_object,
+    "dict_type": _not_an_object,
+    "too_short": _too_short,
+    "string_too_short": _too_short,
 }
 """pydantic's errors for which its own message is not what we say ("Input should be a valid
-dictionary or object to extract fields from")."""
+dictionary or object to extract fields from", "Value should have at least 1 item after
+validation" for an empty string), each given the input and the error's context."""
 
 
 def problem(error: Mapping[str, Any], data: Any, root: str) -> str:
@@ -187,10 +204,13 @@ def problem(error: Mapping[str, Any], data: Any, root: str) -> str:
     if kind == "union_tag_not_found":
         return f"{where}: {ctx.get('discriminator', 'the type')} is required"
     if kind == "union_tag_invalid":
-        return (f"{where}: {ctx.get('discriminator', 'the type')} {ctx.get('tag')!r} is not one "
+        given = error.get("input")
+        tag = given.get("type") if isinstance(given, dict) else None
+        said = repr(ctx.get("tag")) if tag is None or isinstance(tag, str) else shown(tag)
+        return (f"{where}: {ctx.get('discriminator', 'the type')} {said} is not one "
                 f"of {ctx.get('expected_tags', '?')}")
     if kind in _SAID:
-        return f"{where}: {_SAID[kind](error.get('input'))}"
+        return f"{where}: {_SAID[kind](error.get('input'), ctx)}"
     msg = str(error["msg"]).removeprefix("Value error, ")
     if msg[1:2].islower():  # our messages start in lower case; pydantic's do not
         msg = msg[:1].lower() + msg[1:]

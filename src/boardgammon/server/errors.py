@@ -296,7 +296,8 @@ def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
                 # The body could not be parsed at all (e.g. JSON nested too deeply to read):
                 # malformed input, as a body that is not JSON is.
                 return error_response(422, "invalid_request",
-                                      "the request body could not be read as JSON")
+                                      "the request body could not be read as JSON (nested "
+                                      "too deeply, or a number too long to read)")
             elif exc.status_code == 413:
                 message = _too_large(MAX_BODY_BYTES)
             else:
