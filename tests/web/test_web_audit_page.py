@@ -232,6 +232,11 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_s
                      "entry_hash", "committed_at"):
             assert entry[name] in shown.values(), (code, name)
         assert "#" in shown and shown["#"] == str(entry["seq"])
+        # Every field under its label in the page's language, never its JSON name; a value
+        # the record writes as a code is said in words, the code after it.
+        assert not set(entry) & set(shown), (code, set(entry) & set(shown))
+        kind = [v for v in shown.values() if v.endswith(f" ({entry['kind']})")]
+        assert len(kind) == 1 and len(kind[0]) > len(entry["kind"]) + 3, (code, shown)
         log = next(v for k, v in shown.items() if ": " in k)
         assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
             e["index"] for e in entry["log"]]

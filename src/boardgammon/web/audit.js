@@ -6,12 +6,17 @@
 const table = document.getElementById("rolls");
 const labels = JSON.parse(table.dataset.labels);
 const events = JSON.parse(table.dataset.events);
+// A value's words by field and value (a state, a source, a seat's player), shown before the
+// value as the record has it, which is what a verifier reads.
+const words = JSON.parse(table.dataset.words || "{}");
 
 function line(list, name, value) {
   const term = document.createElement("dt");
   term.textContent = labels[name] ?? name;
   const text = document.createElement("dd");
-  text.textContent = value === null ? "–" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  const raw = value === null ? "–" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  const said = value === null ? undefined : (words[name] || {})[raw];
+  text.textContent = said && said !== raw ? `${said} (${raw})` : raw;
   list.append(term, text);
 }
 
