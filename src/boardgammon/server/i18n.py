@@ -306,7 +306,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "leaf of one public, append-only Merkle tree (RFC 9162). Below: a tree head signed by "
             "the server's log key that includes this match; each roll's leaves and their "
             "inclusion proofs are under its row above. Anyone can watch the log with boardgammon "
-            "witness."
+            "witness. The head the result dialog showed when the match ended may be an older, "
+            "smaller one: the log only grows, so every later head includes the same leaves, and "
+            "a witness checks that each head extends the one before."
         ),
         "log.tree_size": "Tree size",
         "log.root_hash": "Root hash",
@@ -779,7 +781,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Server ist auch ein Blatt eines öffentlichen Merkle-Baums, an den nur angehängt "
             "wird (RFC 9162). Unten: ein vom Log-Schlüssel des Servers signierter Baumkopf, der "
             "dieses Match enthält; die Blätter jedes Wurfs und ihre Inklusionsbeweise stehen "
-            "oben unter seiner Zeile. Jeder kann das Log mit boardgammon witness beobachten."
+            "oben unter seiner Zeile. Jeder kann das Log mit boardgammon witness beobachten. "
+            "Der Baumkopf, den das Ergebnisfenster am Ende des Matches zeigte, kann ein älterer, "
+            "kleinerer sein: Das Log wächst nur, also enthält jeder spätere Kopf dieselben "
+            "Blätter, und ein Zeuge prüft, dass jeder Kopf den vorigen fortsetzt."
         ),
         "log.tree_size": "Baumgröße",
         "log.root_hash": "Wurzel-Hash",
@@ -1235,6 +1240,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "木（RFC 9162）の葉にもなります。以下は、この対戦を含む、サーバーのログ鍵で署名された"
             "ツリーヘッドです。各ロールの葉とその包含証明は、上の表のそのロールの行の下にあります。"
             "boardgammon witness で誰でもログを監視できます。"
+            "対局終了時に結果画面が示したツリーヘッドは、これより古く小さいものかもしれません。"
+            "ログは追記されるだけなので、後のヘッドはすべて同じ葉を含み、"
+            "ウィットネスは各ヘッドが前のヘッドを延長していることを確認します。"
         ),
         "log.tree_size": "木のサイズ",
         "log.root_hash": "ルートハッシュ",
