@@ -66,9 +66,10 @@ opponent asks to roll, as the web client does. The anchors are registered (over 
 after each match is created, before the echo reference: registered from the WebSocket when
 the players connect, they came some 30 s after the match's creation, long after its first roll
 had been committed without them (a live match's first roll waits ``BOARDGAMMON_LINK_WAIT``, 3
-s, for the anchors), so the second seat's anchor was refused as too late and its opponent's
-rolls took no link: fewer than half the rolls had a ``contribute`` (352 of 814 in a run of 100
-matches), which measured less of v2 than live play does.
+s, for the anchors; in the server's first ``BOARDGAMMON_LINK_GRACE`` seconds, 12, longer), so
+the second seat's anchor was refused as too late and its opponent's rolls took no link: fewer
+than half the rolls had a ``contribute`` (352 of 814 in a run of 100 matches), which measured
+less of v2 than live play does.
 
 After each revealed roll every player fetches the roll's proof (``GET
 /api/audit/{match_id}/rolls/{roll_id}/proof?after=SEQ``, SEQ the newest entry it has checked,

@@ -109,8 +109,10 @@ def live_server(tmp_path, monkeypatch) -> Iterator[str]:
 
     app = create_app(
         Settings(database_url=f"sqlite:///{tmp_path / 'web.sqlite3'}"),
+        # No grace after the start for the devices' waits (its own tests are in
+        # tests/server/test_dice_v2_held.py): the pages' tests of the waits count 3 s.
         GameConfig(bot_delay_s=0.1, login_rate=1000.0, login_burst=1000,
-                   address_login_rate=1000.0, address_login_burst=1000),
+                   address_login_rate=1000.0, address_login_burst=1000, link_grace_s=0.0),
     )
     with serving_in_thread(app) as port:
         yield f"http://127.0.0.1:{port}"

@@ -299,13 +299,16 @@ def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static
     context, page, server, sockets = open_page(browser, static_url, playing, 0)
     shown = status(page)
     assert "roll" not in shown.lower()
-    # A blip: the socket drops and connects again to the same process.
+    # A blip: the socket drops and connects again to the same process, whose first state
+    # (and the GET it sets off) are stale.
+    server.state = rolling_older
     count = len(sockets.opened)
     sockets.opened[-1].close()
     sockets.wait(count + 1)
     sockets.send({"type": "state", "state": rolling_older})
     page.wait_for_timeout(600)
     assert status(page) == shown
+    server.state = playing
     # A restart: the new process's first state is older by version, later by boot; the GET
     # that follows it still answers the old process's state.
     restarted = rolling_older | {"version": 3, "boot": boot + 5_000}
@@ -317,6 +320,20 @@ def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static
                            ".includes('Your turn: roll')", timeout=3_000)
     page.wait_for_timeout(600)
     assert server.state is playing and status(page) == "Your turn: roll."
+    # Restarted again on a host whose clock is behind: an earlier boot, yet the process the
+    # new socket speaks to, so its states are taken (the page would freeze otherwise).
+    behind = playing | {"version": 2, "boot": boot - 60_000}
+    server.state = behind
+    count = len(sockets.opened)
+    sockets.opened[-1].close()
+    sockets.wait(count + 1)
+    sockets.send({"type": "state", "state": behind})
+    page.wait_for_function("() => !document.querySelector('p.status').textContent"
+                           ".includes('Your turn: roll')", timeout=3_000)
+    assert status(page) == shown
+    sockets.send({"type": "state", "state": behind | {"version": 3}})
+    page.wait_for_timeout(300)
+    assert status(page) == shown
     context.close()
 
 

@@ -184,6 +184,12 @@ def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None) -> str:
         return "this match's dice are v1: its rolls take no link"
     if isinstance(done, RollV2) and done.state in ("revealed", "played") \
             and done.opponent_source != "client":
+        if done.opponent_source == "none":
+            return (f"roll {done.roll_id} was revealed without a link: no chain of yours was "
+                    f"registered for it")
+        if cached.info.mode != "live":
+            return (f"roll {done.roll_id} was revealed without your link: a correspondence "
+                    f"turn does not wait for it")
         return (f"roll {done.roll_id} was revealed without your link: it did not arrive "
                 f"within the server's wait for it")
     if done is not None and done.state == "void":

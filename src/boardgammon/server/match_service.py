@@ -500,6 +500,11 @@ class MatchService:
         """Service time ``now`` as the dice record's times (aware UTC)."""
         return datetime.fromtimestamp(self.clock.to_wall(now), UTC)
 
+    def start_grace(self) -> None:
+        """Count ``link_grace_s`` from now (the process is ready for connections), rather than
+        from when the service was made."""
+        self._started = self.clock.wall()
+
     def _link_due(self, now: float) -> datetime:
         """The record's time (aware UTC) at or before which a v2 roll's request, or a live
         match's creation (its first roll waiting for the devices' anchors), has waited

@@ -211,6 +211,9 @@ class Runtime:
         await self.user_bus.start(self.users.deliver)
         for match_id in await asyncio.to_thread(self.service.active_ids):
             await self._settle(match_id)
+        # The devices can reconnect only from now on: the grace counts from here, not from
+        # before the start's settling, which may take a while with many matches.
+        self.service.start_grace()
         # Everything loaded so far (modules, numba, SQLAlchemy's tables, the app) lives as long
         # as the process: move it out of the collector's reach. Otherwise every full (oldest
         # generation) collection walks it all and stops the whole process, event loop

@@ -26,12 +26,16 @@ import {
 
 /** Whether match state `a` is older than `b`. Both from one server process (`boot` the same)
  * or from a server that gives none (several processes, whose versions never go back): the
- * smaller `version`. From two starts of a single process (`boot`, its start in Unix ms): the
- * earlier start's, whatever the versions, since a restart may have lost a request it had
- * answered and take the version back (docs/api.md `version`). */
-export function olderState(a, b) {
-  if (a.boot != null && b.boot != null && a.boot !== b.boot) return a.boot < b.boot;
-  return a.version < b.version;
+ * smaller `version`. From two starts of a single process (`boot`, its start in Unix ms),
+ * whatever the versions, since a restart may have lost a request it had answered and take the
+ * version back (docs/api.md `version`): never `a` if it comes from the process the match
+ * socket now speaks to (`live`, the boot of its first state), else the earlier start's. So a
+ * restarted server whose clock is behind the old one's (a boot that reads earlier) is still
+ * followed once its socket connects. */
+export function olderState(a, b, live = null) {
+  if (a.boot == null || b.boot == null || a.boot === b.boot) return a.version < b.version;
+  if (live != null && a.boot === live) return false;
+  return a.boot < b.boot;
 }
 
 const DANCE_AUTO_MS = 1500; // in auto mode a dance is shown this long before it is recorded
@@ -205,7 +209,7 @@ export class MatchPage {
       this.fresh = true;
     } else if (!this.poll) {
       // While the socket is down keep the page current by polling.
-      this.poll = setInterval(() => this.refresh(), 3000);
+      this.poll = setInterval(() => this.refresh(true), 3000);
     }
   }
 
@@ -274,9 +278,17 @@ export class MatchPage {
     })) this.requestVersion = version;
   }
 
-  refresh() {
+  /** Read the state over HTTP. `polled`: the poll while the socket is down, whose answer says
+   * the server is reachable again (an outage's message then goes). */
+  refresh(polled = false) {
     return request("GET", `/api/matches/${encodeURIComponent(this.matchId)}`)
-      .then((state) => this.setState(state))
+      .then((state) => {
+        if (polled && this.message && this.message.transient) {
+          this.message = null;
+          this.renderStatus();
+        }
+        this.setState(state);
+      })
       .catch(() => {});
   }
 
@@ -368,11 +380,15 @@ export class MatchPage {
     if (reset) this.chain.reconnected();
     // The server is reachable again: an outage's message has had its day.
     if (reset && this.message && this.message.transient) this.message = null;
+    if (reset && state.boot != null) this.liveBoot = state.boot;
     const booted = before && before.boot != null && state.boot != null;
-    if (before && olderState(state, before) && !(reset && !booted)) return false;
-    if (reset || (booted && state.boot !== before.boot)) {
+    if (before && olderState(state, before, this.liveBoot) && !(reset && !booted)) return false;
+    const rebooted = booted && state.boot !== before.boot;
+    if (reset || rebooted) {
       this.requestVersion = null; // no clock event folds into a state gone by
     }
+    // A restarted server seen first through a poll: links lost while it was down may go now.
+    if (rebooted && !reset) this.chain.reconnected();
     this.noticeChanges(before, state);
     this.state = state;
     this.chat.setState(state);
@@ -395,7 +411,7 @@ export class MatchPage {
     if (before && playedKey(state) !== playedKey(before) && state.last_play
       && state.last_play.seat !== state.you) {
       this.playback.start(state.board.points, state.last_play);
-    } else if (before && state.version > before.version) {
+    } else if (before && (state.version > before.version || state.boot !== before.boot)) {
       this.playback.stop();  // whatever came next is drawn as it is
     }
     this.verifyRolls(state);
