@@ -46,14 +46,19 @@ class Sockets:
     def send(self, message: dict) -> None:
         self.opened[-1].send(json.dumps(message))
 
-    def restart(self, server: Server, state: dict) -> None:
-        """The server restarts: the socket drops; the page connects again and the new
-        connection's first state is ``state`` (also what GET the match answers from now)."""
+    def reconnect(self, state: dict) -> None:
+        """The socket drops; the page connects again, and the new connection's first state is
+        ``state`` (what GET answers is left as it is)."""
         count = len(self.opened)
-        server.state = state
         self.opened[-1].close()
         self.wait(count + 1)
         self.send({"type": "state", "state": state})
+
+    def restart(self, server: Server, state: dict) -> None:
+        """The server restarts: the socket drops; the page connects again and the new
+        connection's first state is ``state`` (also what GET the match answers from now)."""
+        server.state = state
+        self.reconnect(state)
 
 
 def status(page) -> str:
@@ -302,20 +307,14 @@ def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static
     # A blip: the socket drops and connects again to the same process, whose first state
     # (and the GET it sets off) are stale.
     server.state = rolling_older
-    count = len(sockets.opened)
-    sockets.opened[-1].close()
-    sockets.wait(count + 1)
-    sockets.send({"type": "state", "state": rolling_older})
+    sockets.reconnect(rolling_older)
     page.wait_for_timeout(600)
     assert status(page) == shown
     server.state = playing
     # A restart: the new process's first state is older by version, later by boot; the GET
     # that follows it still answers the old process's state.
     restarted = rolling_older | {"version": 3, "boot": boot + 5_000}
-    count = len(sockets.opened)
-    sockets.opened[-1].close()
-    sockets.wait(count + 1)
-    sockets.send({"type": "state", "state": restarted})
+    sockets.reconnect(restarted)
     page.wait_for_function("() => document.querySelector('p.status').textContent"
                            ".includes('Your turn: roll')", timeout=3_000)
     page.wait_for_timeout(600)
@@ -324,10 +323,7 @@ def test_states_are_ordered_by_the_servers_start_then_by_version(browser, static
     # new socket speaks to, so its states are taken (the page would freeze otherwise).
     behind = playing | {"version": 2, "boot": boot - 60_000}
     server.state = behind
-    count = len(sockets.opened)
-    sockets.opened[-1].close()
-    sockets.wait(count + 1)
-    sockets.send({"type": "state", "state": behind})
+    sockets.reconnect(behind)
     page.wait_for_function("() => !document.querySelector('p.status').textContent"
                            ".includes('Your turn: roll')", timeout=3_000)
     assert status(page) == shown
