@@ -36,8 +36,9 @@ system-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# Another port or interface: make run ARGS="--port 9000" (boardgammon serve --help).
 run: install
-	$(BIN)/boardgammon serve
+	$(BIN)/boardgammon serve $(ARGS)
 
 test: install system-deps
 	$(BIN)/python -m pytest -q
