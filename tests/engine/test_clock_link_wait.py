@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardgammon.engine.clock import PRESETS, Clock
-from boardgammon.engine.errors import ClockError, WrongPhase
+from boardgammon.engine.errors import ClockError, InvalidRecord, WrongPhase
 from boardgammon.engine.match import Match
 from boardgammon.engine.record import Flagged, Rolled, action_from_dict
 
@@ -157,3 +157,66 @@ def test_a_replay_without_the_clock_ignores_the_wait():
         plain.apply(replace(action, t=None))
     assert plain.game.board == m.game.board and plain.clock is None
     assert "64: 24/18 13/9" in write_mat(m)
+
+
+def test_a_wait_charged_from_later_is_nobodys_until_then():
+    """After a server's restart the devices get time to reconnect: the wait is charged to
+    the waited-for seat only from ``charged_from``, and neither reserve runs before it."""
+    clock = Clock(RAPID, match_length=1)
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=5.0, charged_from=14.0)
+    assert clock.charged(1, now=9.0) == 0.0 and clock.charged(0, now=9.0) == 0.0
+    assert clock.delay_left(9.0) == 5.0  # the client counts it down before the reserve
+    assert clock.deadline() == 14.0 + 120.0
+    assert clock.out_of_time(134.0) is None and clock.out_of_time(134.1) == 1
+    assert clock.charged(1, now=16.0) == 2.0
+    assert clock.release(now=16.0) == 2.0
+    assert clock.reserve == (120.0, 118.0) and clock.charged_from is None
+    assert clock.delay_left(16.0) == 7.0  # the roller's period stood still all along
+
+
+def test_a_charge_start_not_after_the_request_changes_nothing():
+    clock = Clock(RAPID, match_length=1)
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=5.0, charged_from=5.0)
+    assert clock.charged_from is None and clock.deadline() == 125.0
+    assert clock.release(now=8.0) == 3.0
+
+
+def test_a_roll_that_waited_out_a_restart_records_and_replays_the_charge():
+    m = _on_roll()
+    m.await_device(1, now=11.0, charged_from=20.0)
+    m.roll(0, 6, 4, now=23.0)  # bob's device reconnected: 3 s of it charged, not 12
+    entry = m.record[-1]
+    assert entry == Rolled(game=0, seat=0, dice=(6, 4), t=23.0, asked=11.0, charged_from=20.0)
+    assert entry.to_dict()["charged_from"] == 20.0
+    assert action_from_dict(entry.to_dict()) == entry
+    assert m.clock is not None and m.clock.reserve == (120.0, 117.0)
+    again = Match.from_json(m.to_json())
+    assert again.clock is not None and again.clock.reserve == (120.0, 117.0)
+    assert again.clock.delay_left(23.0) == 9.0 and again.record[-1] == entry
+
+
+def test_a_flag_after_a_restarts_wait_counts_from_the_charge_start():
+    m = _on_roll()
+    clock = m.clock
+    assert clock is not None
+    m.await_device(1, now=11.0, charged_from=20.0)
+    assert clock.deadline() == 140.0
+    assert clock.out_of_time(140.0) is None and clock.out_of_time(140.1) == 1
+    assert m.claim_flag(140.5) == 1
+    assert m.record[-1] == Flagged(game=0, seat=1, t=140.5, asked=11.0, charged_from=20.0)
+    again = Match.from_json(m.to_json())
+    assert again.flagged == 1 and again.clock is not None
+    assert again.clock.reserve == pytest.approx(clock.reserve)
+
+
+@pytest.mark.parametrize("entry", [
+    {"kind": "roll", "game": 0, "seat": 0, "dice": [6, 4], "t": 23.0, "charged_from": 20.0},
+    {"kind": "roll", "game": 0, "seat": 0, "dice": [6, 4], "t": 23.0, "asked": 11.0,
+     "charged_from": 11.0},
+    {"kind": "flag", "game": 0, "seat": 1, "t": 23.0, "asked": 11.0, "charged_from": "20"},
+])
+def test_a_charge_start_needs_a_number_after_the_request(entry):
+    with pytest.raises(InvalidRecord, match="charged_from"):
+        action_from_dict(entry)

@@ -36,11 +36,12 @@ def leaves(client: TestClient) -> int:
         return len(s.execute(select(LogEntry.idx)).all())
 
 
-def to_roll(client: TestClient, wall: Wall) -> tuple[str, dict[int, Player], dict[int, Device]]:
+def to_roll(client: TestClient, wall: Wall, **seek) -> tuple[str, dict[int, Player],
+                                                             dict[int, Device]]:
     """A live v2 match past its opening, both devices' chains registered, at a roll."""
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     devices = {0: Device(ann), 1: Device(bob)}
-    match_id = live_match(ann, bob, length=3)
+    match_id = live_match(ann, bob, length=3, **seek)
     for device in devices.values():
         assert device.register(match_id).status_code == 200
     players = {0: ann, 1: bob}
@@ -292,4 +293,48 @@ def test_a_request_written_before_a_stop_waits_out_the_grace(database_url, wall,
         else:
             assert state["rolls"][-1]["roll_id"] == pending["roll_id"]
             assert state["rolls"][-1]["opponent_source"] == "absent"
+        assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
+
+
+@pytest.mark.parametrize("link", [True, False])
+def test_a_restart_charges_the_waiting_opponent_at_most_the_link_wait(database_url, wall,
+                                                                        link):
+    """The grace is for the devices to reconnect, so it is nobody's time: a request written
+    before a stop costs the opponent nothing when the link comes within the grace, and when
+    it never comes, the usual link wait (measured to the tick that ends it), not the grace."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, devices = to_roll(client, wall, clock="blitz")  # 60 s a point
+        seat = players[0].state(match_id)["turn"]
+        assert events(players[seat].roll(match_id), "roll_requested")
+        shown = players[seat].state(match_id)
+        reserve = shown["clocks"]["reserve"]
+    wall.advance(20.0)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=GRACE_S)) as client:
+        for player in players.values():
+            player.client = client
+        waiting = players[seat].state(match_id)["clocks"]
+        assert waiting["running"] == 1 - seat
+        assert waiting["delay_left"] == pytest.approx(GRACE_S - LINK_WAIT_S, abs=0.5)
+        if link:
+            wall.advance(GRACE_S / 2)
+            rolled = events(devices[1 - seat].contribute(match_id, shown["pending_roll"]),
+                            "roll")[0]
+            assert rolled["opponent_source"] == "client"
+            charged = 0.0
+        else:
+            wall.advance(GRACE_S + 0.5)
+            client.portal.call(services(client.app).game.tick)
+            assert players[seat].state(match_id)["rolls"][-1]["opponent_source"] == "absent"
+            charged = LINK_WAIT_S + 0.5
+        clocks = players[seat].state(match_id)["clocks"]
+        assert clocks["running"] == seat
+        assert clocks["reserve"][1 - seat] == pytest.approx(reserve[1 - seat] - charged,
+                                                            abs=0.2)
+        assert clocks["reserve"][seat] == pytest.approx(reserve[seat], abs=0.2)
+        # The record keeps when the charge began, so that every replay charges the same.
+        roll = [a for a in client.get(f"/api/matches/{match_id}/export.json").json()["actions"]
+                if a["kind"] == "roll"][-1]
+        assert roll["charged_from"] - roll["asked"] == pytest.approx(GRACE_S - LINK_WAIT_S,
+                                                                     abs=0.5)
         assert client.get(f"/api/audit/{match_id}").json()["verified"] is True

@@ -17,7 +17,9 @@ A roll that waits for the other player's device (v2 dice: the opponent's link,
 ``docs/fair-dice.md``) is that device's time, not the roller's: :meth:`Clock.hold` stops the
 running period where it is and runs the waited-for seat's reserve, without a delay window,
 until :meth:`Clock.release`; the running period then goes on where it stood (the delay left at
-the hold included).
+the hold included). A hold may be charged only from a later time (``charged_from``: after a
+server restart, while the devices reconnect, the wait is nobody's): before it, neither seat's
+reserve runs.
 
 >>> clock = Clock(PRESETS["rapid"], match_length=5)
 >>> clock.reserve
@@ -94,6 +96,9 @@ class Clock:
         self.held: tuple[int, float] | None = None
         """(the seat whose device the running seat's roll waits for, since when), or ``None``
         (:meth:`hold`)."""
+        self.charged_from: float | None = None
+        """During a hold, when the waited-for seat's reserve starts to run if later than the
+        hold's start (:meth:`hold`), else ``None``."""
         self._last = float("-inf")
 
     @property
@@ -135,12 +140,18 @@ class Clock:
         if self.held is not None:
             waited_for, since = self.held
             if seat == waited_for:
-                return now - since
+                return max(0.0, now - self._hold_charge_start())
             now = since  # the running period stands still during the hold
         if self.running != seat or self.started_at is None:
             return 0.0
         window, before = self._window(now)
         return before + max(0.0, now - window - self.control.delay)
+
+    def _hold_charge_start(self) -> float:
+        """When the hold's charge to the waited-for seat starts (a hold is on)."""
+        assert self.held is not None
+        since = self.held[1]
+        return since if self.charged_from is None else max(since, self.charged_from)
 
     def _window(self, until: float) -> tuple[float, float]:
         """(start of the running period's current delay window, seconds charged before it)
@@ -171,8 +182,7 @@ class Clock:
         """The time at which the running player's reserve runs out (flags just after), or
         ``None`` when no clock runs. During a hold: when the waited-for seat's runs out."""
         if self.held is not None:
-            waited_for, since = self.held
-            return since + self._reserve[waited_for]
+            return self._hold_charge_start() + self._reserve[self.held[0]]
         if self.running is None or self.started_at is None:
             return None
         window, before = self.started_at, 0.0
@@ -187,9 +197,13 @@ class Clock:
         return window + self.control.delay + self._reserve[self.running] - before
 
     def delay_left(self, now: float) -> float:
-        """Free seconds left in the running player's delay window at ``now`` (0 if none runs)."""
+        """Free seconds left in the running player's delay window at ``now`` (0 if none runs).
+        During a hold: the seconds until the waited-for seat's reserve runs (0 unless the hold
+        has a later ``charged_from``, :meth:`hold`)."""
         now = self.check_time(now)
-        if self.running is None or self.started_at is None or self.held is not None:
+        if self.held is not None:
+            return max(0.0, self._hold_charge_start() - now)
+        if self.running is None or self.started_at is None:
             return 0.0
         window, _ = self._window(now)
         return max(0.0, window + self.control.delay - now)
@@ -232,10 +246,12 @@ class Clock:
         running one."""
         return self.held[0] if self.held is not None else self.running
 
-    def hold(self, seat: int, now: float) -> None:
+    def hold(self, seat: int, now: float, charged_from: float | None = None) -> None:
         """From ``now`` the running seat's roll waits for ``seat``'s device: the running
         period stands still and ``seat``'s reserve runs, with no delay window (the wait is not
-        a move of ``seat``'s), until :meth:`release`.
+        a move of ``seat``'s), until :meth:`release`. ``charged_from``: a later time from which
+        ``seat``'s reserve runs (before it, no reserve runs: a server's restart while the
+        devices reconnect); ``None`` or a time not after ``now``: from ``now``.
 
         Raises:
             ClockError: no clock runs, ``seat`` is the running one or not a seat, a hold is
@@ -249,11 +265,16 @@ class Clock:
                              f"{self.running}, got {seat!r}")
         if self.held is not None:
             raise ClockError(f"the clock waits for seat {self.held[0]}'s device already")
+        if charged_from is not None:
+            charged_from = self.check_number(charged_from)
         self.held, self._last = (seat, now), now
+        self.charged_from = charged_from if charged_from is not None and charged_from > now \
+            else None
 
     def release(self, now: float) -> float:
-        """End the hold at ``now``: the seat waited for is charged every second of it, and
-        the running period goes on where it stood. Returns the seconds charged.
+        """End the hold at ``now``: the seat waited for is charged every second of it (from
+        ``charged_from`` if one was given), and the running period goes on where it stood.
+        Returns the seconds charged.
 
         Raises:
             ClockError: no hold is on, or time went backwards.
@@ -262,8 +283,8 @@ class Clock:
         if self.held is None or self.started_at is None:
             raise ClockError("the clock waits for no device")
         seat, since = self.held
-        waited = now - since
-        self._reserve[seat] -= waited
-        self.started_at += waited
-        self.held, self._last = None, now
-        return waited
+        charged = max(0.0, now - self._hold_charge_start())
+        self._reserve[seat] -= charged
+        self.started_at += now - since
+        self.held, self.charged_from, self._last = None, None, now
+        return charged

@@ -348,17 +348,17 @@ class Match:
         Raises:
             InvalidDice, WrongPhase (game already started), MatchOver, ClockError.
         """
-        asked = self._asked()
+        asked, charged_from = self._asked()
         self._act(None, now, lambda: self.game.roll_opening(die0, die1),
                   lambda _: OpeningRolled(game=self._index, dice=(int(die0), int(die1)), t=now,
-                                          asked=asked), rolls=True)
+                                          asked=asked, charged_from=charged_from), rolls=True)
 
     def roll(self, seat: int, d1: int, d2: int, now: float | None = None) -> None:
         """``seat`` rolls ``d1``-``d2`` (see :meth:`Game.roll`)."""
-        asked = self._asked()
+        asked, charged_from = self._asked()
         self._act(seat, now, lambda: self.game.roll(seat, d1, d2),
                   lambda _: Rolled(game=self._index, seat=seat, dice=(int(d1), int(d2)), t=now,
-                                   asked=asked), rolls=True)
+                                   asked=asked, charged_from=charged_from), rolls=True)
 
     def restart(self, now: float) -> None:
         """Start the match's clock again at ``now``, before its first action: the first
@@ -379,17 +379,19 @@ class Match:
         now = Clock.check_number(now)
         if now < self.start:
             raise ClockError(f"a restart at {now} s is before the start at {self.start} s")
-        clock.running, clock.started_at, clock.held = None, None, None
+        clock.running, clock.started_at, clock.held, clock.charged_from = None, None, None, None
         clock.start_turn(self.opening_roller, now)
         self.start = now
 
-    def await_device(self, seat: int, now: float) -> None:
+    def await_device(self, seat: int, now: float, charged_from: float | None = None) -> None:
         """The roll the running seat asked for at ``now`` waits for ``seat``'s device (v2 dice:
         the opponent's link, ``docs/fair-dice.md``): from ``now`` until the roll
         (:meth:`roll`, :meth:`roll_opening`) ``seat``'s reserve runs, with no delay window,
-        and the roller's clock stands still (:meth:`Clock.hold`). The roll's record entry
-        keeps ``asked`` = ``now``; a flag during the wait is ``seat``'s. Nothing else can be
-        done until the roll or the flag.
+        and the roller's clock stands still (:meth:`Clock.hold`). ``charged_from``: a later
+        time from which ``seat``'s reserve runs (the server restarted during the wait and gave
+        the devices time to reconnect); until then neither reserve runs. The roll's record
+        entry keeps ``asked`` = ``now`` and ``charged_from`` (when later); a flag during the
+        wait is ``seat``'s. Nothing else can be done until the roll or the flag.
 
         Raises:
             MatchOver; IllegalAction: no clock, or not the time to roll (a roll is asked for
@@ -408,12 +410,15 @@ class Match:
         if clock.flagged(clock.running, now):
             raise TimeExpired(f"seat {clock.running}'s reserve ran out at {clock.deadline()} s; "
                               f"the flag must be claimed")
-        clock.hold(seat, now)
+        clock.hold(seat, now, charged_from)
 
-    def _asked(self) -> float | None:
-        """When the roll now being made was asked for, if it waited for a device."""
+    def _asked(self) -> tuple[float | None, float | None]:
+        """(when the roll now being made was asked for, if it waited for a device; when that
+        wait began to be charged, if later: :meth:`await_device`)."""
         clock = self.clock
-        return clock.held[1] if clock is not None and clock.held is not None else None
+        if clock is None or clock.held is None:
+            return None, None
+        return clock.held[1], clock.charged_from
 
     def play(self, seat: int, play: Play | str, now: float | None = None) -> Play:
         """``seat`` plays the rolled dice (see :meth:`Game.play`); returns the legal play."""
@@ -481,11 +486,12 @@ class Match:
             assert seat is not None
             raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of reserve "
                                 f"left at {now} s; no flag")
-        asked = self._asked()
+        asked, charged_from = self._asked()
         if asked is not None:
             clock.release(now)  # a flag during a wait for a device falls for that device's seat
         clock.stop(clock.running, now)
-        self._record.append(Flagged(game=self._index, seat=seat, t=float(now), asked=asked))
+        self._record.append(Flagged(game=self._index, seat=seat, t=float(now), asked=asked,
+                                    charged_from=charged_from))
         self.flagged = seat
         self.winner = 1 - seat
         return seat
@@ -710,7 +716,8 @@ class Match:
             # The roll (or flag) came after a wait for the device of the seat not running; a
             # replay without the clock (an export, an analysis) has no time to charge.
             running = self.clock.running
-            self.await_device(1 - running if running is not None else 0, asked)
+            self.await_device(1 - running if running is not None else 0, asked,
+                              getattr(action, "charged_from", None))
         match action:
             case OpeningRolled(dice=dice):
                 self.roll_opening(*dice, now=t)

@@ -8,7 +8,9 @@ out; ``None`` for the opening roll, which belongs to both) and ``t`` (seconds on
 time scale when the match has a clock, else ``None``). A roll or a flag that came after a wait
 for the device of the seat not on roll (v2 dice, :meth:`~boardgammon.engine.match.Match.
 await_device`) has ``asked``: when the roll was asked for, on the same scale; the wait from
-``asked`` to ``t`` was charged to that other seat.
+``asked`` to ``t`` was charged to that other seat, or only from ``charged_from`` where the
+entry has one (a later time: the server restarted during the wait, and neither seat's reserve
+ran until then).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .errors import InvalidRecord
 ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
                 "accept", "decline", "flag", "forfeit")
 
-_JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked")
+_JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked", "charged_from")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
 
 
@@ -53,6 +55,7 @@ class OpeningRolled(_Entry):
     dice: tuple[int, int]
     t: float | None = None
     asked: float | None = None
+    charged_from: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +68,7 @@ class Rolled(_Entry):
     dice: tuple[int, int]
     t: float | None = None
     asked: float | None = None
+    charged_from: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,6 +167,7 @@ class Flagged(_Entry):
     seat: int
     t: float
     asked: float | None = None
+    charged_from: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,11 +203,15 @@ def action_from_dict(d: dict[str, Any]) -> Action:
         raise InvalidRecord(f"not a record action: {d!r}"[:300])
     kind = d["kind"]
     for name, types in (("game", int), ("seat", int), ("value", int), ("t", (int, float)),
-                        ("asked", (int, float))):
+                        ("asked", (int, float)), ("charged_from", (int, float))):
         v = d.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, types)):
-            what = "a number" if name in ("t", "asked") else "an integer"
+            what = "a number" if name in ("t", "asked", "charged_from") else "an integer"
             raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
+    charged_from, asked = d.get("charged_from"), d.get("asked")
+    if charged_from is not None and (asked is None or not charged_from > asked):
+        raise InvalidRecord(f"record action {d!r}: charged_from must come after asked, the "
+                            f"time the roll was asked for"[:300])
     dice = d.get("dice")
     if dice is not None and not (isinstance(dice, list) and len(dice) == 2 and all(
             isinstance(x, int) and not isinstance(x, bool) for x in dice)):
@@ -219,7 +228,7 @@ def action_from_dict(d: dict[str, Any]) -> Action:
     if "game" not in present:
         raise InvalidRecord(f"bad record action {d!r}: it needs its game"[:300])
     missing = [name for name in _JSON_FIELDS if name in stored and name not in present
-               and not (name == "t" and kind != "flag") and name != "asked"]
+               and not (name == "t" and kind != "flag") and name not in ("asked", "charged_from")]
     if missing:
         raise InvalidRecord(f"a {kind} action needs {_NEEDS[missing[0]]}")
     values = {("points" if name == "value" and kind == "resign" else name): d[name]

@@ -51,11 +51,13 @@ from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
 
 
 def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
-           action: RollAction | RollDice, now: float, wall: datetime) -> list[Event]:
+           action: RollAction | RollDice, now: float, wall: datetime,
+           charged_from: float | None = None) -> list[Event]:
     """Reveal the pending roll of ``rolls`` (the match's record) with the roller's entropy, or
     the server's for the computer, and apply it to the match; the ``roll`` event. A v2 roll
     that waits for the opponent's link is only requested: the ``roll_requested`` event.
-    ``wall``: the time now as the record stores it.
+    ``wall``: the time now as the record stores it; ``charged_from``: where later than
+    ``now``, when the opponent's wait starts to be charged (:meth:`Match.await_device`).
 
     Raises:
         Illegal: ``wrong_phase`` (no roll pending, or not the time to roll),
@@ -77,7 +79,7 @@ def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
                       f"{pending.roll_id}", ErrorCode.ROLL_MISMATCH)
     entropy = entropy_bytes(action.entropy) if isinstance(action, RollAction) else None
     if isinstance(pending, RollV2):
-        return _request(s, cached, pending, action, entropy, now, wall)
+        return _request(s, cached, pending, action, entropy, now, wall, charged_from)
     if entropy is None:
         roll = cached.track(dice_record.auto_reveal_roll(s, pending.roll_id, commit=False))
     else:
@@ -88,14 +90,15 @@ def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
 
 
 def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollAction | RollDice,
-             entropy: bytes | None, now: float, wall: datetime) -> list[Event]:
+             entropy: bytes | None, now: float, wall: datetime,
+             charged_from: float | None) -> list[Event]:
     shown = action.commitment if isinstance(action, RollAction) else pending.commitment
     roll = cached.track(dice_record_v2.request_roll(s, pending.roll_id, shown, entropy,
                                                     now=wall, commit=False))
     if roll.opponent_prev_link is not None and cached.info.mode == "live":
         if cached.match.clock is not None:
             # The wait for the link is the opponent's time, not the roller's.
-            cached.match.await_device(1 - roll.seat, now)
+            cached.match.await_device(1 - roll.seat, now, charged_from)
         return [requested_event(cached, roll)]
     # No chain to wait for (the computer, a device that registered none), or no one to wait
     # for (a correspondence turn): revealed now, the record says "none" or "absent".
@@ -105,7 +108,8 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
 
 
 def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
-                    action: RollAction, now: float, wall: datetime) -> RollV2 | None:
+                    action: RollAction, now: float, wall: datetime,
+                    charged_from: float | None = None) -> RollV2 | None:
     """The pending roll as ``seat``'s request ``action`` makes it (``requested`` at ``wall``
     with the roller's entropy), made in memory only, with the match's clock put on the
     opponent's wait, for :meth:`.MatchRepository.hold` to keep unwritten until the link
@@ -114,6 +118,7 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
     opponent has a chain, in the roll or opening phase, the match and its clock otherwise
     settled (no wait on, no flag due, no resumption to move the deadline for, every revealed
     roll applied). The caller writes every other request, and refuses a bad one, as before.
+    ``charged_from``: as for :func:`reveal`.
 
     Raises:
         Invalid: ``bad_entropy``.
@@ -136,7 +141,7 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
     roll = replace(pending, state="requested", roller_entropy=entropy_bytes(action.entropy),
                    roller_source="client", requested_at=wall)
     if clock is not None:
-        m.await_device(1 - seat, now)  # checked above: it cannot refuse
+        m.await_device(1 - seat, now, charged_from)  # checked above: it cannot refuse
     return roll
 
 

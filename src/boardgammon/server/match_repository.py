@@ -235,15 +235,20 @@ class MatchRepository:
         resumes: the service's clock resumptions (:attr:`.ServiceClock.resumes`), given to
             every live match's clock.
         to_service: wall seconds (the dice record's times) to service seconds (the clocks').
+        charge_start: returns the service time from which a wait for a link put on a match's
+            clock now is charged, where later than its start (a restart's grace,
+            :meth:`.MatchService.charged_from`), or ``None``.
     """
 
     def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE,
                  resumes: Sequence[float] = (),
-                 to_service: Callable[[float], float] = lambda wall: wall) -> None:
+                 to_service: Callable[[float], float] = lambda wall: wall,
+                 charge_start: Callable[[], float | None] = lambda: None) -> None:
         self.db = db
         self.locks = locks
         self.resumes = resumes
         self.to_service = to_service
+        self.charge_start = charge_start
         self.cache = MatchCache(cache_size)
         # match ID → its pending v2 roll as requested, not yet written (:meth:`hold`), and
         # the match's deadline then (service time; None without a clock).
@@ -440,7 +445,8 @@ class MatchRepository:
         """Put the wait for an opponent's link on the match clock where the dice record has
         one and the match does not (replayed from its log, which has the wait only once the
         roll is made, or changed by another process): the opponent's reserve runs since the
-        roll was requested, the roller's stands still (:meth:`Match.await_device`)."""
+        roll was requested (or from :attr:`charge_start`, after a restart), the roller's
+        stands still (:meth:`Match.await_device`)."""
         m = cached.match
         clock = m.clock
         if clock is None or clock.held is not None or m.is_over or cached.info.mode != "live":
@@ -452,7 +458,8 @@ class MatchRepository:
                 or clock.running != pending.seat):
             return
         since = self.to_service(pending.requested_at.timestamp())
-        m.await_device(1 - pending.seat, max(since, clock.started_at or since))
+        m.await_device(1 - pending.seat, max(since, clock.started_at or since),
+                       self.charge_start())
 
     def start_at_first_roll(self, s: Session, cached: CachedMatch) -> None:
         """Start the clock of a live v2 match again when its first roll was committed, if that

@@ -218,7 +218,7 @@ class MatchService:
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
         self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
-                                       lambda wall: wall - clock.downtime)
+                                       lambda wall: wall - clock.downtime, self.charged_from)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------
@@ -402,7 +402,8 @@ class MatchService:
             rolls = self.matches.rolls(s, cached)
             now = self._now(cached)
             waiting = cached.match.waiting_for
-            roll = match_dice.request_to_hold(cached, rolls, seat, action, now, self._wall(now))
+            roll = match_dice.request_to_hold(cached, rolls, seat, action, now, self._wall(now),
+                                              self.charged_from())
             if roll is None:
                 return None
             self.matches.hold(cached, roll)
@@ -504,6 +505,17 @@ class MatchService:
         """Count ``link_grace_s`` from now (the process is ready for connections), rather than
         from when the service was made."""
         self._started = self.clock.wall()
+
+    def charged_from(self) -> float | None:
+        """Service time from which a wait for a link that begins now is charged to the
+        opponent, or ``None`` (from its start): within ``link_grace_s`` of this process's
+        start, the grace's end less :attr:`link_wait`, so that a restart charges a waiting
+        opponent at most the link wait, as a wait without one does (the devices reconnect
+        meanwhile: that time is nobody's, :meth:`.Clock.hold`)."""
+        end = self._started + self.link_grace_s
+        if self.clock.wall() >= end:
+            return None
+        return end - self.clock.downtime - self.link_wait.total_seconds()
 
     def _link_due(self, now: float) -> datetime:
         """The record's time (aware UTC) at or before which a v2 roll's request, or a live
@@ -610,7 +622,7 @@ class MatchService:
                                                    seat, action, now, wall)
                 case RollAction() | RollDice():
                     events = match_dice.reveal(s, cached, self.matches.rolls(s, cached), seat,
-                                               action, now, wall)
+                                               action, now, wall, self.charged_from())
                 case PlayAction(play=play) | MakePlay(play=play):
                     legal = m.play(seat, play, now=now)
                     after = legal.after.swapped().position_id if legal.after else None
