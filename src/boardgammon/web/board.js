@@ -229,7 +229,9 @@ function countLabel(mine, theirs) {
 export function renderBoard(svg, view, onPoint) {
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${WIDTH} ${HEIGHT}`);
-  el("rect", { x: CUBE_COL, y: 0, width: WIDTH - CUBE_COL, height: HEIGHT, class: "frame" }, svg);
+  // The frame takes in the cube's column as the right side takes in the trays: both sides
+  // are 66 units wide, so the drawn board is centred in its element.
+  el("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT, class: "frame" }, svg);
   el("rect", { x: LEFT_X, y: TOP_Y, width: 6 * PW, height: HEIGHT - 2 * FRAME, class: "felt" }, svg);
   el("rect", { x: RIGHT_X, y: TOP_Y, width: 6 * PW, height: HEIGHT - 2 * FRAME, class: "felt" }, svg);
   el("rect", { x: BAR_X, y: 0, width: BAR_W, height: HEIGHT, class: "bar" }, svg);

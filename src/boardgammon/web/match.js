@@ -1447,8 +1447,9 @@ export class MatchPage {
       // The public log's signed head that includes this match (sent with the match's end).
       this.logHead ? h("p", { class: "log-head" }, t("result.loghead", { size: this.logHead.tree_size }),
         " ", h("code", {}, this.logHead.root_hash)) : null,
-      h("p", { class: "downloads" }, `${t("result.download")}: `,
-        h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")), " · ",
+      // Links apart by the row's gap, not by a "·" that a wrapped row would leave at a line's edge.
+      h("p", { class: "downloads" }, h("span", {}, `${t("result.download")}:`),
+        h("a", { href: `${base}/export.mat`, download: `${s.match_id}.mat` }, t("result.mat")),
         h("a", { href: `${base}/export.json`, download: `${s.match_id}.json` }, t("result.json"))),
       // Last and closed: a long match has dozens of rolls, and everything above must stay in
       // view (on a phone the open list made the dialog thousands of pixels tall).
