@@ -49,6 +49,27 @@ export function keep(node, ...children) {
   return node;
 }
 
+/**
+ * Replace the children of `node` with `rows` (elements), keeping each row already there that
+ * has the same `key(row)` and the same HTML: a list drawn again on every state leaves a row
+ * that did not change as it was (focused, between pointerdown and pointerup, a disclosure in
+ * it open), and moves none of them.
+ */
+export function keepRows(node, key, rows) {
+  const old = new Map([...node.children].map((e) => [key(e), e]));
+  const next = rows.map((row) => {
+    const kept = old.get(key(row));
+    if (!kept || kept.outerHTML !== row.outerHTML) return row;
+    old.delete(key(row));
+    return kept;
+  });
+  next.forEach((row, i) => {
+    if (node.childNodes[i] !== row) node.insertBefore(row, node.childNodes[i] || null);
+  });
+  while (node.childNodes.length > next.length) node.lastChild.remove();
+  return node;
+}
+
 function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -390,6 +390,10 @@ const STRINGS = {
     "dice.problem.log_time": "a public log entry of this roll gives another time than the record for the same change",
     "dice.problem.log_proof": "the inclusion proof does not lead to the signed tree head",
     "dice.problem.log_signature": "the tree head's signature does not verify with the log's published key",
+    // A roll's checks in words under its row, opened by a tap on its mark (a phone has no hover)
+    "dice.checks.failed": "What failed:",
+    "dice.checks.notes": "Note:",
+    "dice.checks.held": "Checked on this device and passed:",
     // issue 21 review: a page opened during a database outage
     "outage.page": "Server problem, clocks stopped: the server cannot reach its database just now. This page tries again every few seconds.",
   },
@@ -792,6 +796,9 @@ const STRINGS = {
     "dice.problem.log_time": "ein Eintrag dieses Wurfs im öffentlichen Log nennt für dieselbe Änderung eine andere Zeit als die Aufzeichnung",
     "dice.problem.log_proof": "der Einschlussbeweis führt nicht zum signierten Baumkopf",
     "dice.problem.log_signature": "die Signatur des Baumkopfs passt nicht zum veröffentlichten Schlüssel des Logs",
+    "dice.checks.failed": "Fehlgeschlagen:",
+    "dice.checks.notes": "Hinweis:",
+    "dice.checks.held": "Auf diesem Gerät geprüft und bestanden:",
     // issue 21 review: a page opened during a database outage
     "outage.page": "Serverproblem, die Uhren stehen: Der Server erreicht seine Datenbank gerade nicht. Diese Seite versucht es alle paar Sekunden erneut.",
   },
@@ -1160,6 +1167,9 @@ const STRINGS = {
     "dice.problem.log_time": "このロールの公開ログの記録が、同じ変更について記録と異なる時刻を示しています",
     "dice.problem.log_proof": "包含証明が署名済みツリーヘッドに到達しません",
     "dice.problem.log_signature": "ツリーヘッドの署名がログの公開鍵で検証できません",
+    "dice.checks.failed": "検証に失敗した項目：",
+    "dice.checks.notes": "注意：",
+    "dice.checks.held": "この端末で検証し、問題がなかった項目：",
     // issue 21 review: a page opened during a database outage
     "outage.page": "サーバーの問題のため、時計は止まっています。サーバーは現在データベースに接続できません。このページは数秒ごとに再試行します。",
   },

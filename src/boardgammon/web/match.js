@@ -5,7 +5,7 @@
 import { analysisButton, signed } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { clockAfter, clockText, fill, h, keep } from "./dom.js";
+import { clockAfter, clockText, fill, h, keep, keepRows } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
 import { checkInLog, recordProblems } from "./dicelog.js";
@@ -101,6 +101,9 @@ export class MatchPage {
     // This device holds the match to v2 (noteProtocol): set once it saw evidence of it.
     this.v2 = false;
     this.verdicts = new Map();
+    // "<list> <roll_id>" of the rolls whose checks are open in the dice record ("log") or the
+    // result dialog's ("result"): both lists are drawn again on every state.
+    this.checksOpen = new Set();
     // roll_id → the time (ms) before which its proof is not asked for again: the server said
     // Retry-After (no head covers it yet), whatever states arrive meanwhile.
     this.proofWait = new Map();
@@ -1270,25 +1273,51 @@ export class MatchPage {
       button(t("match.resign.cancel"), () => { this.resignMenu = false; this.renderControls(); }));
   }
 
-  verdictMark(roll) {
+  /**
+   * A roll's ✓/✗ mark, with what this device checked (✓) or what failed (✗) as its tooltip.
+   * In a dice record's `list` ("log" or "result") the mark is a button that opens the same in
+   * words under the roll's row, for a phone, which has no hover: [mark, panel]; open or
+   * closed as the player left it, whatever states arrive (checksOpen).
+   */
+  verdictMark(roll, list) {
     const v = this.verdicts.get(roll.roll_id);
     if (v === undefined || v === null) return h("span", { class: "verdict pending" }, t("dice.pending"));
     // ⚠: every check held, but something this device did itself needs saying (its link late).
     const warned = v.ok && v.warnings && v.warnings.length > 0;
     const checks = v.checked.map((c) => t(`dice.check.${c}`, { size: v.treeSize }));
     const notes = (v.warnings || []).map((w) => t(`dice.problem.${w}`));
-    const title = (v.ok ? [...notes, ...checks]
-      : [...v.problems.map((p) => t(`dice.problem.${p}`)), ...notes]).join("; ");
+    const problems = v.ok ? [] : v.problems.map((p) => t(`dice.problem.${p}`));
+    const title = (v.ok ? [...notes, ...checks] : [...problems, ...notes]).join("; ");
     const verdict = !v.ok ? "failed" : warned ? "warned" : "ok";
     const text = { failed: `✗ ${t("dice.failed")}`, warned: `⚠ ${t("dice.warned")}`,
       ok: `✓ ${t("dice.ok")}` }[verdict];
-    return h("span", { class: `verdict ${verdict}`, title, "data-verdict": verdict }, text);
+    const attrs = { class: `verdict ${verdict}`, title, "data-verdict": verdict };
+    if (!list) return h("span", attrs, text);
+    const key = `${list} ${roll.roll_id}`;
+    const open = this.checksOpen.has(key);
+    // A list without <li>: the record's rows are its only list items (`.dice-log li`).
+    const section = (head, items) => (items.length ? [h("p", {}, t(head)),
+      h("div", { role: "list" }, items.map((x) => h("div", { role: "listitem" }, x)))] : null);
+    const panel = h("div", { class: `checks ${verdict}`, id: `checks-${list}-${roll.roll_id}`,
+      hidden: !open },
+      section("dice.checks.failed", problems), section("dice.checks.notes", notes),
+      section("dice.checks.held", checks));
+    const mark = h("button", { ...attrs, type: "button", "aria-expanded": String(open),
+      "aria-controls": panel.id }, text);
+    mark.addEventListener("click", () => {
+      const opening = !this.checksOpen.has(key);
+      if (opening) this.checksOpen.add(key);
+      else this.checksOpen.delete(key);
+      mark.setAttribute("aria-expanded", String(opening));
+      panel.hidden = !opening;
+    });
+    return [mark, panel];
   }
 
   /** One revealed roll of the dice record, linked to its row on the audit page: who rolled
    * what (an opening roll as each side's die, seat 0's first, a tie said as one), whose
-   * entropy, and this device's verdict. */
-  rollItem(roll) {
+   * entropy, and this device's verdict; `list`: which record it is in (verdictMark). */
+  rollItem(roll, list) {
     const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
     const [a, b] = roll.dice;
     const text = roll.kind === "opening"
@@ -1297,7 +1326,7 @@ export class MatchPage {
     return h("li", { "data-roll": roll.roll_id, "data-kind": roll.kind || "normal" },
       h("a", { href: row, class: "roll-row" }, text), " ",
       h("small", { class: "contributors" }, `(${this.contributors(roll)})`), " ",
-      this.verdictMark(roll));
+      this.verdictMark(roll, list));
   }
 
   /** Whose input went into a roll, from its own fields (docs/fair-dice.md §Terms (v2)): the
@@ -1325,7 +1354,7 @@ export class MatchPage {
     const row = `/audit/${encodeURIComponent(this.matchId)}?lang=${lang()}#${encodeURIComponent(roll.roll_id)}`;
     return h("li", { "data-roll": roll.roll_id, "data-state": "void" },
       h("a", { href: row, class: "roll-row" }, `${roll.roll_id}: ${t("dice.void")}`), " ",
-      this.verdictMark(roll));
+      this.verdictMark(roll, "log"));
   }
 
   renderDice() {
@@ -1333,7 +1362,9 @@ export class MatchPage {
     if (!s) return;
     const rolls = (s.rolls || []).filter((r) => r.server_seed);
     const voided = this.voided.map((id) => ({ roll_id: id, dice: null }));
-    fill(this.log, ...rolls.map((r) => this.rollItem(r)), ...voided.map((r) => this.voidItem(r)));
+    // A row drawn as before stays the same element: focused, half tapped, its checks open.
+    keepRows(this.log, (li) => `${li.dataset.roll} ${li.dataset.state || ""}`,
+      [...rolls.map((r) => this.rollItem(r, "log")), ...voided.map((r) => this.voidItem(r))]);
     const failed = [...rolls, ...voided].filter(
       (r) => this.verdicts.get(r.roll_id) && !this.verdicts.get(r.roll_id).ok);
     fill(this.alert, ...failed.map((r) => h("p", {},
@@ -1415,7 +1446,7 @@ export class MatchPage {
       : verdicts.every((v) => v) ? t("result.dice.verified") : t("dice.pending");
     const diceLog = h("details", { class: "dice-record", open: this.diceOpen || undefined },
       h("summary", {}, h("h3", {}, t("result.dice", { n: rolls.length, checked }))),
-      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x))));
+      h("ol", { class: "verify-list" }, rolls.map((x) => this.rollItem(x, "result"))));
     // The dialog is drawn again as verdicts come in: an opened record stays open.
     diceLog.addEventListener("toggle", () => { this.diceOpen = diceLog.open; });
     const first = this.result.hidden;
