@@ -110,7 +110,9 @@ def test_legal_plays_refuse_a_die_that_is_not_1_to_6(die):
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("game", True, "'game' is True, not an integer"),
     ("seat", "0", "'seat' is '0', not an integer"),
-    ("t", "soon", "'t' is 'soon', not a number"),
+    ("t", "soon", "'t' is 'soon', not a finite number"),
+    ("t", float("inf"), "'t' is inf, not a finite number"),
+    ("asked", float("-inf"), "'asked' is -inf, not a finite number"),
     ("dice", [3], r"dice are \[3\], not two integers"),
     ("dice", [3, True], "not two integers"),
 ])

@@ -17,6 +17,7 @@ from gameplay import REDIS, Player, Wall, live_match, make_app, redis_or_skip
 from sqlalchemy import select
 from test_match_dice_v2 import LINK_WAIT_S, Device, check_dice, code, events, past_opening
 
+from boardgammon.server.match_service import MatchService
 from boardgammon.server.services import services
 from boardgammon.server.tables import DiceRollV2, LogEntry
 from tests.dice import spec_verifier_v2
@@ -338,3 +339,65 @@ def test_a_restart_charges_the_waiting_opponent_at_most_the_link_wait(database_u
         assert roll["charged_from"] - roll["asked"] == pytest.approx(GRACE_S - LINK_WAIT_S,
                                                                      abs=0.5)
         assert client.get(f"/api/audit/{match_id}").json()["verified"] is True
+
+
+def _requested_then_stopped(database_url: str, wall: Wall) -> tuple[str, dict[int, Player], int,
+                                                                     list[float]]:
+    """A blitz v2 match whose roller asked to roll, written at a clean stop; the reserves
+    then."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, _ = to_roll(client, wall, clock="blitz")
+        seat = players[0].state(match_id)["turn"]
+        assert events(players[seat].roll(match_id), "roll_requested")
+        reserve = players[seat].state(match_id)["clocks"]["reserve"]
+    return match_id, players, seat, reserve
+
+
+def _absent_and_charged(client: TestClient, players: dict[int, Player], match_id: str,
+                        seat: int) -> float:
+    """Past the grace, a tick reveals the roll without the link: the opponent's reserve."""
+    client.portal.call(services(client.app).game.tick)
+    state = players[seat].state(match_id)
+    assert state["rolls"][-1]["opponent_source"] == "absent"
+    assert state["clocks"]["running"] == seat
+    return state["clocks"]["reserve"][1 - seat]
+
+
+def test_a_match_read_again_after_the_grace_charges_the_same(database_url, wall):
+    """The charge start depends on when the wait began, not on when the match was loaded: a
+    match dropped from the cache during the grace (evicted, or a failed write) and read again
+    after it still charges the waiting opponent the link wait only (a review's finding)."""
+    match_id, players, seat, reserve = _requested_then_stopped(database_url, wall)
+    wall.advance(20.0)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=GRACE_S)) as client:
+        for player in players.values():
+            player.client = client
+        wall.advance(2.0)
+        services(client.app).game.service.matches.cache.pop(match_id)
+        wall.advance(GRACE_S - 2.0 + 0.5)
+        left = _absent_and_charged(client, players, match_id, seat)
+        assert left == pytest.approx(reserve[1 - seat] - (LINK_WAIT_S + 0.5), abs=0.2)
+
+
+def test_a_slow_start_does_not_charge_the_waiting_opponent(database_url, wall, monkeypatch):
+    """The grace counts from the end of the start's settling; a wait put on the clock during
+    a settling that took 6 s takes its charge start from the grace as it ends, so the slow
+    start costs the opponent nothing (a review's finding: it cost them the 6 s)."""
+    match_id, players, seat, reserve = _requested_then_stopped(database_url, wall)
+    wall.advance(20.0)
+    settle = MatchService.settle
+
+    def slow_settle(self, match_id):
+        wall.advance(6.0)
+        return settle(self, match_id)
+
+    monkeypatch.setattr(MatchService, "settle", slow_settle)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=GRACE_S)) as client:
+        monkeypatch.setattr(MatchService, "settle", settle)
+        for player in players.values():
+            player.client = client
+        wall.advance(GRACE_S + 0.5)
+        left = _absent_and_charged(client, players, match_id, seat)
+        assert left == pytest.approx(reserve[1 - seat] - (LINK_WAIT_S + 0.5), abs=0.2)

@@ -109,12 +109,14 @@ class Clock:
 
     @staticmethod
     def check_number(now: object) -> float:
-        """``now`` as a float after checking it is a number of seconds (not NaN).
+        """``now`` as a float after checking it is a finite number of seconds (not NaN, not
+        infinite: a record's ``Infinity`` would make a wait or a turn nobody's for ever).
 
         Raises:
             ClockError: otherwise.
         """
-        if not isinstance(now, (int, float)) or isinstance(now, bool) or now != now:
+        if not isinstance(now, (int, float)) or isinstance(now, bool) \
+                or not math.isfinite(now):
             raise ClockError(f"a time is a number of seconds, got {now!r}")
         return float(now)
 

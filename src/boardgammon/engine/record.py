@@ -15,6 +15,7 @@ ran until then).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
@@ -205,8 +206,9 @@ def action_from_dict(d: dict[str, Any]) -> Action:
     for name, types in (("game", int), ("seat", int), ("value", int), ("t", (int, float)),
                         ("asked", (int, float)), ("charged_from", (int, float))):
         v = d.get(name)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, types)):
-            what = "a number" if name in ("t", "asked", "charged_from") else "an integer"
+        if v is not None and (isinstance(v, bool) or not isinstance(v, types)
+                              or (isinstance(v, float) and not math.isfinite(v))):
+            what = "a finite number" if name in ("t", "asked", "charged_from") else "an integer"
             raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
     charged_from, asked = d.get("charged_from"), d.get("asked")
     if charged_from is not None and (asked is None or not charged_from > asked):

@@ -214,6 +214,11 @@ class MatchCache:
         with self._lock:
             self._entries.pop(match_id, None)
 
+    def values(self) -> list[CachedMatch]:
+        """The cached matches now (a copy: the cache may change as the caller goes)."""
+        with self._lock:
+            return list(self._entries.values())
+
 
 def time_control(mode: str, clock: str | None, days: int | None) -> TimeControl | None:
     """The engine time control of a match: a live preset, the correspondence clock (see the
@@ -235,15 +240,15 @@ class MatchRepository:
         resumes: the service's clock resumptions (:attr:`.ServiceClock.resumes`), given to
             every live match's clock.
         to_service: wall seconds (the dice record's times) to service seconds (the clocks').
-        charge_start: returns the service time from which a wait for a link put on a match's
-            clock now is charged, where later than its start (a restart's grace,
+        charge_start: the service time from which a wait for a link that began at the given
+            service time is charged, where later than its start (a restart's grace,
             :meth:`.MatchService.charged_from`), or ``None``.
     """
 
     def __init__(self, db: Database, locks: MatchLocks, cache_size: int = CACHE_SIZE,
                  resumes: Sequence[float] = (),
                  to_service: Callable[[float], float] = lambda wall: wall,
-                 charge_start: Callable[[], float | None] = lambda: None) -> None:
+                 charge_start: Callable[[float], float | None] = lambda since: None) -> None:
         self.db = db
         self.locks = locks
         self.resumes = resumes
@@ -458,8 +463,8 @@ class MatchRepository:
                 or clock.running != pending.seat):
             return
         since = self.to_service(pending.requested_at.timestamp())
-        m.await_device(1 - pending.seat, max(since, clock.started_at or since),
-                       self.charge_start())
+        since = max(since, clock.started_at or since)
+        m.await_device(1 - pending.seat, since, self.charge_start(since))
 
     def start_at_first_roll(self, s: Session, cached: CachedMatch) -> None:
         """Start the clock of a live v2 match again when its first roll was committed, if that

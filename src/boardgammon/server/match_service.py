@@ -403,7 +403,7 @@ class MatchService:
             now = self._now(cached)
             waiting = cached.match.waiting_for
             roll = match_dice.request_to_hold(cached, rolls, seat, action, now, self._wall(now),
-                                              self.charged_from())
+                                              self.charged_from(now))
             if roll is None:
                 return None
             self.matches.hold(cached, roll)
@@ -503,19 +503,31 @@ class MatchService:
 
     def start_grace(self) -> None:
         """Count ``link_grace_s`` from now (the process is ready for connections), rather than
-        from when the service was made."""
+        from when the service was made; a wait for a link put on a cached match's clock
+        meanwhile (the start's settling) takes the charge start of the grace as it now ends
+        (:meth:`charged_from`), however long the settling took."""
         self._started = self.clock.wall()
+        for cached in self.matches.cache.values():
+            with self.locks.thread(cached.info.match_id):
+                clock = cached.match.clock
+                if clock is not None and clock.held is not None and not cached.match.is_over:
+                    charged_from = self.charged_from(clock.held[1])
+                    if charged_from is not None and charged_from > clock.held[1]:
+                        clock.charged_from = charged_from
 
-    def charged_from(self) -> float | None:
-        """Service time from which a wait for a link that begins now is charged to the
-        opponent, or ``None`` (from its start): within ``link_grace_s`` of this process's
-        start, the grace's end less :attr:`link_wait`, so that a restart charges a waiting
-        opponent at most the link wait, as a wait without one does (the devices reconnect
-        meanwhile: that time is nobody's, :meth:`.Clock.hold`)."""
-        end = self._started + self.link_grace_s
-        if self.clock.wall() >= end:
+    def charged_from(self, since: float) -> float | None:
+        """Service time from which a wait for a link that began at service time ``since`` is
+        charged to the opponent, or ``None`` (from its start): for a wait that began before
+        the end of this process's grace (``link_grace_s``), the grace's end less
+        :attr:`link_wait`, so that a restart charges a waiting opponent at most the link wait,
+        as a wait without one does (the devices reconnect meanwhile: that time is nobody's,
+        :meth:`.Clock.hold`). It depends on the wait's start only, never on when the match
+        was loaded (a match read again after the grace, evicted or after a failed write,
+        charges the same)."""
+        end = self._started + self.link_grace_s - self.clock.downtime
+        if since >= end:
             return None
-        return end - self.clock.downtime - self.link_wait.total_seconds()
+        return end - self.link_wait.total_seconds()
 
     def _link_due(self, now: float) -> datetime:
         """The record's time (aware UTC) at or before which a v2 roll's request, or a live
@@ -622,7 +634,7 @@ class MatchService:
                                                    seat, action, now, wall)
                 case RollAction() | RollDice():
                     events = match_dice.reveal(s, cached, self.matches.rolls(s, cached), seat,
-                                               action, now, wall, self.charged_from())
+                                               action, now, wall, self.charged_from(now))
                 case PlayAction(play=play) | MakePlay(play=play):
                     legal = m.play(seat, play, now=now)
                     after = legal.after.swapped().position_id if legal.after else None
