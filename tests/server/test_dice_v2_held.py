@@ -401,3 +401,32 @@ def test_a_slow_start_does_not_charge_the_waiting_opponent(database_url, wall, m
         wall.advance(GRACE_S + 0.5)
         left = _absent_and_charged(client, players, match_id, seat)
         assert left == pytest.approx(reserve[1 - seat] - (LINK_WAIT_S + 0.5), abs=0.2)
+
+
+def test_the_rollers_thinking_before_a_request_written_before_a_stop_stays_charged(
+        database_url, wall):
+    """The request is put back on the clock at the service time it was made (the downtime
+    credited at the restart not subtracted from a time before it), so the 20 s the roller
+    took before asking cost 12 s of a blitz reserve (8 s delay), as without the restart
+    (a review's finding: it was clamped to the turn's start and cost nothing)."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, devices = to_roll(client, wall, clock="blitz")
+        seat = players[0].state(match_id)["turn"]
+        before = players[seat].state(match_id)["clocks"]["reserve"][seat]
+        wall.advance(20.0)
+        assert events(players[seat].roll(match_id), "roll_requested")
+        pending = players[seat].state(match_id)["pending_roll"]
+        services(client.app).game._beat()  # the heartbeat of every second, now
+    wall.advance(30.0)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             link_grace_s=GRACE_S)) as client:
+        for player in players.values():
+            player.client = client
+        # The link at once: the part of a wait after a resumption is not charged to the
+        # roller either, but it moves where the roller's turn is cut (docs/server.md).
+        assert events(devices[1 - seat].contribute(match_id, pending), "roll")
+        state = players[seat].state(match_id)
+        notation = state["legal_plays"][0]["notation"]
+        assert players[seat].act(match_id, "play", play=notation).status_code == 200
+        after = players[seat].state(match_id)["clocks"]["reserve"][seat]
+        assert after == pytest.approx(before - 12.0, abs=0.3)

@@ -218,7 +218,7 @@ class MatchService:
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
         self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
-                                       lambda wall: wall - clock.downtime, self.charged_from)
+                                       clock.to_service, self.charged_from)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------

@@ -51,10 +51,26 @@ class ServiceClock:
         """Service times at which the clocks resumed, ascending; updated in place (match
         clocks hold this very list)."""
         self._resumes_of: float | None = None  # the downtime they were read at
+        # (service time of each resumption, the downtime before it or None), ascending.
+        self._credits: list[tuple[float, float | None]] = []
 
     def now(self) -> float:
         """Service seconds now (wall seconds minus the service's downtime)."""
         return self.wall() - self.downtime
+
+    def to_service(self, wall: float) -> float:
+        """The service time at wall time ``wall`` (Unix seconds), as it was then: a wall time
+        before a resumption converts with the downtime in force before it, and one in the
+        gap (the service down) to the resumption itself. Where a resumption's downtime is not
+        recorded (before 2026-12-05), with the downtime now, as before."""
+        after, cap = self.downtime, float("inf")
+        for at, before in reversed(self._credits):
+            if before is None:
+                return wall - self.downtime
+            if wall >= at + after:
+                return min(wall - after, cap)
+            after, cap = before, at
+        return min(wall - after, cap)
 
     def to_wall(self, service_t: float) -> float:
         """The wall time (Unix seconds) at which service time ``service_t`` is reached."""
@@ -79,14 +95,17 @@ class ServiceClock:
         credited = 0.0
         if credit_gap and row.heartbeat > 0 and wall - row.heartbeat > DOWN_AFTER_S:
             credited = wall - row.heartbeat
+            before = row.downtime
             row.downtime += credited
-            session.merge(ClockResumption(at=wall - row.downtime))
+            session.merge(ClockResumption(at=wall - row.downtime, downtime_before=before))
         row.heartbeat = max(row.heartbeat, wall)
         self.downtime = row.downtime
         if self._resumes_of != row.downtime:  # a resumption is recorded with each credit
             session.flush()
-            self.resumes[:] = session.execute(
-                select(ClockResumption.at).order_by(ClockResumption.at)).scalars()
+            self._credits = [(at, before) for at, before in session.execute(
+                select(ClockResumption.at, ClockResumption.downtime_before)
+                .order_by(ClockResumption.at))]
+            self.resumes[:] = [at for at, _ in self._credits]
             self._resumes_of = row.downtime
         session.commit()
         return credited

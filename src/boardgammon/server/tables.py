@@ -310,6 +310,10 @@ class ClockResumption(Base):
     __tablename__ = "clock_resumptions"
 
     at: Mapped[float] = mapped_column(Float, primary_key=True)
+    downtime_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """The service's downtime (seconds) just before this resumption's credit: wall times before
+    it are service times plus this much (:meth:`.ServiceClock.to_service`); ``None`` on rows
+    recorded before 2026-12-05."""
 
 
 class DiceReportRequest(Base):
