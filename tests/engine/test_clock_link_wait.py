@@ -220,3 +220,30 @@ def test_a_flag_after_a_restarts_wait_counts_from_the_charge_start():
 def test_a_charge_start_needs_a_number_after_the_request(entry):
     with pytest.raises(InvalidRecord, match="charged_from"):
         action_from_dict(entry)
+
+
+def test_a_resumption_during_the_wait_cuts_the_rollers_turn_where_it_stood():
+    """The roller thought 20 s (12 free), asked, the server went down and resumed at 25 s
+    while the roll waited, and the link came at 26 s: the roller pays 8 s, and goes on from
+    26 s with a whole delay, as after any resumption (the wait's part after the resumption
+    used to move the cut and charge 7 s)."""
+    clock = Clock(RAPID, match_length=1)
+    clock.resumes = [25.0]
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=20.0)
+    assert clock.release(now=26.0) == 6.0
+    assert clock.reserve == (112.0, 114.0)
+    assert clock.delay_left(26.0) == 12.0 and clock.charged(0, now=40.0) == 2.0
+    assert clock.stop(0, now=40.0) == 2.0 and clock.reserve == (110.0, 114.0)
+
+
+@given(think=st.floats(0, 60), wait=st.floats(0, 20), cut=st.floats(0, 1), after=st.floats(0, 60))
+def test_a_resumption_during_the_wait_charges_the_roller_as_two_turns(think, wait, cut, after):
+    clock = Clock(RAPID, match_length=3)
+    clock.resumes = [think + cut * wait]
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=think)
+    clock.release(now=think + wait)
+    charged = 360.0 - clock.reserve[0] + clock.stop(0, now=think + wait + after)
+    expected = max(0.0, think - 12.0) + max(0.0, after - 12.0)
+    assert charged == pytest.approx(expected, abs=1e-9)

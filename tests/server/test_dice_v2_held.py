@@ -422,8 +422,7 @@ def test_the_rollers_thinking_before_a_request_written_before_a_stop_stays_charg
                              link_grace_s=GRACE_S)) as client:
         for player in players.values():
             player.client = client
-        # The link at once: the part of a wait after a resumption is not charged to the
-        # roller either, but it moves where the roller's turn is cut (docs/server.md).
+        wall.advance(4.0)  # the link comes 4 s after the restart: the roller's turn goes on
         assert events(devices[1 - seat].contribute(match_id, pending), "roll")
         state = players[seat].state(match_id)
         notation = state["legal_plays"][0]["notation"]

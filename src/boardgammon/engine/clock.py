@@ -276,7 +276,10 @@ class Clock:
     def release(self, now: float) -> float:
         """End the hold at ``now``: the seat waited for is charged every second of it (from
         ``charged_from`` if one was given), and the running period goes on where it stood.
-        Returns the seconds charged.
+        Where the server resumed during the hold (:attr:`resumes`), the running period is cut
+        where it stood, as at any resumption: what it cost until the hold is charged now, and
+        it goes on from ``now`` with a whole delay. Returns the seconds charged to the seat
+        waited for.
 
         Raises:
             ClockError: no hold is on, or time went backwards.
@@ -287,6 +290,11 @@ class Clock:
         seat, since = self.held
         charged = max(0.0, now - self._hold_charge_start())
         self._reserve[seat] -= charged
-        self.started_at += now - since
+        if self.running is not None and any(since <= r <= now for r in self.resumes):
+            window, before = self._window(since)
+            self._reserve[self.running] -= before + max(0.0, since - window - self.control.delay)
+            self.started_at = now
+        else:
+            self.started_at += now - since
         self.held, self.charged_from, self._last = None, None, now
         return charged
