@@ -51,9 +51,12 @@ function renderHeader() {
     route();
   } }, Object.entries(LANGUAGES).map(([code, name]) =>
     h("option", { value: code, selected: code === lang() }, name)));
+  // The name in its own element, kept whole: "guest-86548d15" broke at its hyphen; the
+  // words around it may wrap.
+  const [before, after] = t("auth.signedin", { name: "\u0000" }).split("\u0000");
   const account = app.user ? h("span", { class: "account" },
     h("span", { class: "who", "data-username": app.user.username },
-      t("auth.signedin", { name: app.user.username })),
+      before, h("span", { class: "name" }, app.user.username), after),
     h("button", { type: "button", "data-action": "signout", onclick: signOut }, t("auth.signout")))
     : null;
   fill(app.header,

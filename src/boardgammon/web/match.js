@@ -1275,9 +1275,10 @@ export class MatchPage {
 
   /**
    * A roll's ✓/✗ mark, with what this device checked (✓) or what failed (✗) as its tooltip.
-   * In a dice record's `list` ("log" or "result") the mark is a button that opens the same in
-   * words under the roll's row, for a phone, which has no hover: [mark, panel]; open or
-   * closed as the player left it, whatever states arrive (checksOpen).
+   * The mark is a button that opens the same in words below it, for a phone, which has no
+   * hover: [mark, panel]; open or closed as the player left it, whatever states arrive
+   * (checksOpen). `list`: where it is, "log" or "result" (a dice record's row), "turn" (the
+   * current roll's, beside the status line).
    */
   verdictMark(roll, list) {
     const v = this.verdicts.get(roll.roll_id);
@@ -1292,7 +1293,6 @@ export class MatchPage {
     const text = { failed: `✗ ${t("dice.failed")}`, warned: `⚠ ${t("dice.warned")}`,
       ok: `✓ ${t("dice.ok")}` }[verdict];
     const attrs = { class: `verdict ${verdict}`, title, "data-verdict": verdict };
-    if (!list) return h("span", attrs, text);
     const key = `${list} ${roll.roll_id}`;
     const open = this.checksOpen.has(key);
     // A list without <li>: the record's rows are its only list items (`.dice-log li`).
@@ -1373,7 +1373,10 @@ export class MatchPage {
     const last = rolls[rolls.length - 1];
     const sorted = (d) => d.slice().sort().join();
     const current = last && s.phase === "play" && s.dice && sorted(last.dice) === sorted(s.dice);
-    fill(this.diceMark, current ? this.verdictMark(last) : "");
+    // Drawn again only when it changed: a mark tapped as a state arrives keeps its tap.
+    keepRows(this.diceMark, (e) => e.dataset.roll,
+      current ? [h("span", { class: "turn-check", "data-roll": last.roll_id },
+        this.verdictMark(last, "turn"))] : []);
     if (!this.result.hidden) this.renderResult();
   }
 

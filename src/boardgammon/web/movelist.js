@@ -43,8 +43,11 @@ export class MoveList {
 
   render(viewing = this.viewing) {
     this.viewing = viewing;
+    const games = this.games.map((g) => this.game(g));
+    // What the marks mean, in words: their tooltips need a hover that a phone has not.
+    const marked = games.some((g) => g.querySelector(".roll-check"));
     fill(this.node, h("h2", { id: "moves-title" }, t("moves.title")),
-      this.games.map((g) => this.game(g)));
+      marked ? h("p", { class: "moves-legend" }, t("moves.marks")) : null, games);
   }
 
   game(g) {
