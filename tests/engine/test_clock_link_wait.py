@@ -237,13 +237,74 @@ def test_a_resumption_during_the_wait_cuts_the_rollers_turn_where_it_stood():
     assert clock.stop(0, now=40.0) == 2.0 and clock.reserve == (110.0, 114.0)
 
 
-@given(think=st.floats(0, 60), wait=st.floats(0, 20), cut=st.floats(0, 1), after=st.floats(0, 60))
-def test_a_resumption_during_the_wait_charges_the_roller_as_two_turns(think, wait, cut, after):
+def test_a_resumption_before_the_wait_stays_behind_it():
+    """The server resumed at 5 s into the roller's turn, the roller asked at 15 s and the link
+    came at 18 s: the roller's second turn (from 5 s) has used 10 s of its 12 s delay, whatever
+    the wait (a review's finding: the wait moved the turn's start past the resumption, and the
+    roller paid for the opponent's wait)."""
+    clock = Clock(RAPID, match_length=1)
+    clock.resumes = [5.0]
+    clock.start_turn(0, now=0.0)
+    clock.hold(1, now=15.0)
+    assert clock.release(now=18.0) == 3.0
+    assert clock.delay_left(18.0) == 2.0
+    assert clock.stop(0, now=30.0) == 10.0 and clock.reserve == (110.0, 117.0)
+    cut = Clock(RAPID, match_length=1)
+    cut.resumes = [10.0]
+    cut.start_turn(0, now=0.0)
+    cut.hold(1, now=15.0)
+    cut.release(now=40.0)
+    assert cut.delay_left(40.0) == 7.0
+    assert cut.stop(0, now=50.0) == 3.0 and cut.reserve == (117.0, 95.0)
+
+
+@given(think=st.floats(0, 60), wait=st.floats(0, 20), at=st.floats(0, 1), after=st.floats(0, 60))
+def test_a_resumption_before_or_during_the_wait_charges_the_roller_as_two_turns(think, wait, at,
+                                                                                 after):
+    """Wherever the resumption falls in the roller's turn up to the link, the roller pays for
+    its own time only, as two turns cut at the resumption (during the wait: at the request),
+    each with its delay."""
+    resumed = at * (think + wait)
     clock = Clock(RAPID, match_length=3)
-    clock.resumes = [think + cut * wait]
+    clock.resumes = [resumed]
     clock.start_turn(0, now=0.0)
     clock.hold(1, now=think)
     clock.release(now=think + wait)
     charged = 360.0 - clock.reserve[0] + clock.stop(0, now=think + wait + after)
-    expected = max(0.0, think - 12.0) + max(0.0, after - 12.0)
+    cut_at = min(resumed, think)  # the roller's own time, the wait taken out
+    expected = max(0.0, cut_at - 12.0) + max(0.0, think - cut_at + after - 12.0)
     assert charged == pytest.approx(expected, abs=1e-9)
+    assert clock.reserve[1] == pytest.approx(360.0 - wait, abs=1e-9)
+
+
+def test_a_stored_record_loads_under_a_clock_rule_that_charges_more():
+    """A record's actions were made in time when they were played: a replay under a clock
+    rule that has changed since (a fix) neither refuses a later action for a reserve run out
+    nor a flag for time left; a flag for a seat whose clock was not running is still refused."""
+    m = Match(1, players=("ann", "bob"), time_control="rapid", start=0.0)
+    m.roll_opening(3, 1, now=1.0)
+    m.play(0, "8/5 6/5", now=2.0)
+    m.roll(1, 6, 5, now=3.0)
+    m.play(1, "24/13", now=130.0)  # bob's turn from 2 s, 12 free: 116 s off his 120
+    data = m.to_dict()
+    late = json_copy(data)
+    late["actions"][-1]["t"] = 140.0  # as a stricter clock would have it: 6 s too late
+    again = Match.from_dict(late)
+    assert again.record[-1].t == 140.0 and again.clock is not None
+    assert again.clock.reserve[1] == -6.0 and again.winner is None
+    early = json_copy(data)
+    early["actions"].append({"kind": "flag", "game": 0, "seat": 0, "t": 131.0})
+    early["winner"] = 1
+    flagged = Match.from_dict(early)
+    assert flagged.flagged == 0 and flagged.winner == 1
+    early["actions"][-1]["seat"], early["winner"] = 1, 0  # bob's clock was not running
+    with pytest.raises(InvalidRecord, match="no flag"):
+        Match.from_dict(early)
+    with pytest.raises(Exception, match="no flag"):
+        Match.from_dict(data).claim_flag(131.0)  # live, a flag needs the time run out
+
+
+def json_copy(data: dict) -> dict:
+    import json
+
+    return json.loads(json.dumps(data))

@@ -68,3 +68,30 @@ def test_resumptions_recorded_before_the_downtime_was_kept_convert_as_before(dat
     later = _restart(db, wall)  # reads the rows afresh
     assert later.downtime == 20.0
     assert later.to_service(T0 - 5.0) == pytest.approx(T0 - 25.0)
+
+
+def test_a_resumption_after_old_rows_converts_with_its_own_downtime(database_url):
+    """A database with resumptions from before 0023 (no downtime kept) and one after: wall
+    times after the old rows convert exactly; only those before an old row as before (a
+    review's finding: one old row sent every conversion back to the downtime now)."""
+    db = open_database(database_url)
+    wall = Wall(T0)
+    first = _restart(db, wall)
+    wall.advance(10.0)
+    with db.sessions() as s:
+        first.beat(s)  # last heartbeat T0 + 10
+    wall.advance(20.0)
+    second = _restart(db, wall)  # down 20 s: resumed at service T0 + 10
+    with db.sessions() as s:
+        s.execute(update(ClockResumption).values(downtime_before=None))  # an older server's
+        s.commit()
+    wall.advance(20.0)
+    with db.sessions() as s:
+        second.beat(s)  # last heartbeat T0 + 50 (service T0 + 30)
+    wall.advance(100.0)
+    third = _restart(db, wall)  # down 100 s: resumed at service T0 + 30
+    assert third.downtime == 120.0 and third.resumes == [T0 + 10.0, T0 + 30.0]
+    assert third.to_service(T0 + 45.0) == T0 + 25.0  # between the two restarts
+    assert third.to_service(T0 + 100.0) == T0 + 30.0  # in the second gap
+    assert third.to_service(T0 + 160.0) == T0 + 40.0
+    assert third.to_service(T0 + 5.0) == T0 - 15.0  # before the old row: as before 0023

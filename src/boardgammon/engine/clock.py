@@ -115,10 +115,13 @@ class Clock:
         Raises:
             ClockError: otherwise.
         """
-        if not isinstance(now, (int, float)) or isinstance(now, bool) \
-                or not math.isfinite(now):
-            raise ClockError(f"a time is a number of seconds, got {now!r}")
-        return float(now)
+        try:
+            if isinstance(now, (int, float)) and not isinstance(now, bool) \
+                    and math.isfinite(now):
+                return float(now)
+        except OverflowError:  # an integer past a float's range
+            pass
+        raise ClockError(f"a time is a number of seconds, got {now!r}"[:200])
 
     def check_time(self, now: float) -> float:
         """``now`` as a float after checking it is a time no earlier than the last one seen.
@@ -278,8 +281,8 @@ class Clock:
         ``charged_from`` if one was given), and the running period goes on where it stood.
         Where the server resumed during the hold (:attr:`resumes`), the running period is cut
         where it stood, as at any resumption: what it cost until the hold is charged now, and
-        it goes on from ``now`` with a whole delay. Returns the seconds charged to the seat
-        waited for.
+        it goes on from ``now`` with a whole delay; the turns a resumption cut off before the
+        hold are charged now too. Returns the seconds charged to the seat waited for.
 
         Raises:
             ClockError: no hold is on, or time went backwards.
@@ -290,11 +293,15 @@ class Clock:
         seat, since = self.held
         charged = max(0.0, now - self._hold_charge_start())
         self._reserve[seat] -= charged
+        window, before = self._window(since)  # the cuts at resumptions before the hold
         if self.running is not None and any(since <= r <= now for r in self.resumes):
-            window, before = self._window(since)
             self._reserve[self.running] -= before + max(0.0, since - window - self.control.delay)
             self.started_at = now
         else:
-            self.started_at += now - since
+            # Charge the turns cut off before the hold now; the current one goes on, its start
+            # moved by the wait (so that a resumption before the hold stays behind it).
+            if self.running is not None:
+                self._reserve[self.running] -= before
+            self.started_at = window + (now - since)
         self.held, self.charged_from, self._last = None, None, now
         return charged

@@ -232,6 +232,7 @@ class Match:
         self.winner: int | None = None
         self.flagged: int | None = None
         self.forfeited: int | None = None
+        self._replaying = False  # in apply(): the record, not the clock, says what was in time
         self._crawford_played = False
         self.games: list[Game] = []
         self.setup = setup
@@ -407,7 +408,7 @@ class Match:
                 or clock.running != self.waiting_for:
             raise WrongPhase(f"no roll to wait for: the game is in phase "
                              f"{self.game.phase.value}")
-        if clock.flagged(clock.running, now):
+        if clock.flagged(clock.running, now) and not self._replaying:
             raise TimeExpired(f"seat {clock.running}'s reserve ran out at {clock.deadline()} s; "
                               f"the flag must be claimed")
         clock.hold(seat, now, charged_from)
@@ -476,6 +477,11 @@ class Match:
             IllegalAction: no clock, no clock running, or time is left.
             ClockError: ``now`` is not a time or goes backwards.
         """
+        return self._flag(now, None)
+
+    def _flag(self, now: float, recorded: int | None) -> int:
+        """:meth:`claim_flag`; ``recorded``: the seat a replayed flag entry names, which falls
+        if its reserve is the one running, whatever time it has left (:meth:`apply`)."""
         self._check_open()
         clock = self.clock
         if clock is None or clock.running is None:
@@ -484,8 +490,9 @@ class Match:
         if seat is None:
             seat = clock.ticking
             assert seat is not None
-            raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of reserve "
-                                f"left at {now} s; no flag")
+            if recorded != seat:
+                raise IllegalAction(f"seat {seat} has {clock.remaining(seat, now):.3f} s of "
+                                    f"reserve left at {now} s; no flag")
         asked, charged_from = self._asked()
         if asked is not None:
             clock.release(now)  # a flag during a wait for a device falls for that device's seat
@@ -581,7 +588,7 @@ class Match:
             if now is None:
                 raise ClockError("this match has a clock: pass the time of the action (now=…)")
             late = clock.out_of_time(now)
-            if late is not None:
+            if late is not None and not self._replaying:
                 raise TimeExpired(f"seat {late}'s reserve ran out at {clock.deadline()} s; "
                                   f"the flag must be claimed")
             if clock.held is not None and not rolls:
@@ -709,7 +716,22 @@ class Match:
         return cls.from_dict(data)
 
     def apply(self, action: Action) -> None:
-        """Apply one record entry (replay); raises as the matching method would."""
+        """Apply one record entry (replay); raises as the matching method would, except for
+        the clock: an entry is not refused for a reserve run out before its time, and a flag
+        entry falls for the seat whose reserve was running even with time left. The record
+        says what was made in time; replayed under a clock rule that charges a little more or
+        less than when it was played (a fix of the rule), a stored match must still load.
+
+        Raises:
+            InvalidRecord, and the refusals of the matching method (see above).
+        """
+        self._replaying = True
+        try:
+            self._apply(action)
+        finally:
+            self._replaying = False
+
+    def _apply(self, action: Action) -> None:
         t = action.t
         asked = getattr(action, "asked", None)
         if asked is not None and self.clock is not None:
@@ -752,7 +774,7 @@ class Match:
             case Declined(seat=seat):
                 self.decline(seat, now=t)
             case Flagged(seat=seat, t=when):
-                if self.claim_flag(when) != seat:
+                if self._flag(when, seat) != seat:
                     raise InvalidRecord(f"the flag fell for seat {1 - seat}, not seat {seat}")
             case Forfeited(seat=seat):
                 self.forfeit(seat, now=t)

@@ -193,6 +193,13 @@ _NEEDS = {"seat": "its seat", "dice": "two dice", "play": "its play", "value": "
           "t": "its time"}
 
 
+def _finite(v: float) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an integer past a float's range
+        return False
+
+
 def action_from_dict(d: dict[str, Any]) -> Action:
     """The inverse of ``to_dict``.
 
@@ -207,7 +214,8 @@ def action_from_dict(d: dict[str, Any]) -> Action:
                         ("asked", (int, float)), ("charged_from", (int, float))):
         v = d.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, types)
-                              or (isinstance(v, float) and not math.isfinite(v))):
+                              or (name in ("t", "asked", "charged_from")
+                                  and not _finite(v))):
             what = "a finite number" if name in ("t", "asked", "charged_from") else "an integer"
             raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
     charged_from, asked = d.get("charged_from"), d.get("asked")

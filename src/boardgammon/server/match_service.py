@@ -507,13 +507,16 @@ class MatchService:
         meanwhile (the start's settling) takes the charge start of the grace as it now ends
         (:meth:`charged_from`), however long the settling took."""
         self._started = self.clock.wall()
+        if not self.hold_requests:
+            return
         for cached in self.matches.cache.values():
             with self.locks.thread(cached.info.match_id):
                 clock = cached.match.clock
                 if clock is not None and clock.held is not None and not cached.match.is_over:
                     charged_from = self.charged_from(clock.held[1])
                     if charged_from is not None and charged_from > clock.held[1]:
-                        clock.charged_from = charged_from
+                        clock.charged_from = max(clock.charged_from or charged_from,
+                                                 charged_from)
 
     def charged_from(self, since: float) -> float | None:
         """Service time from which a wait for a link that began at service time ``since`` is
@@ -523,7 +526,11 @@ class MatchService:
         as a wait without one does (the devices reconnect meanwhile: that time is nobody's,
         :meth:`.Clock.hold`). It depends on the wait's start only, never on when the match
         was loaded (a match read again after the grace, evicted or after a failed write,
-        charges the same)."""
+        charges the same). ``None`` with several processes (Redis, no held requests): the
+        others keep their devices' sockets through one's restart, and the one that reveals
+        the roll must charge as any other would."""
+        if not self.hold_requests:
+            return None
         end = self._started + self.link_grace_s - self.clock.downtime
         if since >= end:
             return None

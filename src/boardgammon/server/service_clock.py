@@ -51,8 +51,10 @@ class ServiceClock:
         """Service times at which the clocks resumed, ascending; updated in place (match
         clocks hold this very list)."""
         self._resumes_of: float | None = None  # the downtime they were read at
-        # (service time of each resumption, the downtime before it or None), ascending.
-        self._credits: list[tuple[float, float | None]] = []
+        # (the downtime, then (service time of each resumption, the downtime before it or
+        # None), ascending): replaced as one, so that a reader never pairs a new downtime with
+        # old resumptions.
+        self._credits: tuple[float, list[tuple[float, float | None]]] = (0.0, [])
 
     def now(self) -> float:
         """Service seconds now (wall seconds minus the service's downtime)."""
@@ -61,14 +63,16 @@ class ServiceClock:
     def to_service(self, wall: float) -> float:
         """The service time at wall time ``wall`` (Unix seconds), as it was then: a wall time
         before a resumption converts with the downtime in force before it, and one in the
-        gap (the service down) to the resumption itself. Where a resumption's downtime is not
-        recorded (before 2026-12-05), with the downtime now, as before."""
-        after, cap = self.downtime, float("inf")
-        for at, before in reversed(self._credits):
-            if before is None:
-                return wall - self.downtime
+        gap (the service down) to the resumption itself. Before a resumption whose downtime
+        before it is not recorded (one recorded before 2026-12-05), with the downtime just
+        after it, as every wall time was converted before."""
+        after, credits = self._credits
+        cap = float("inf")
+        for at, before in reversed(credits):
             if wall >= at + after:
                 return min(wall - after, cap)
+            if before is None:
+                return wall - after
             after, cap = before, at
         return min(wall - after, cap)
 
@@ -99,14 +103,15 @@ class ServiceClock:
             row.downtime += credited
             session.merge(ClockResumption(at=wall - row.downtime, downtime_before=before))
         row.heartbeat = max(row.heartbeat, wall)
-        self.downtime = row.downtime
         if self._resumes_of != row.downtime:  # a resumption is recorded with each credit
             session.flush()
-            self._credits = [(at, before) for at, before in session.execute(
+            credits = [(at, before) for at, before in session.execute(
                 select(ClockResumption.at, ClockResumption.downtime_before)
                 .order_by(ClockResumption.at))]
-            self.resumes[:] = [at for at, _ in self._credits]
+            self._credits = (row.downtime, credits)
+            self.resumes[:] = [at for at, _ in credits]
             self._resumes_of = row.downtime
+        self.downtime = row.downtime
         session.commit()
         return credited
 
