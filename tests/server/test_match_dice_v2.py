@@ -920,8 +920,8 @@ def _frames_until_pong(socket) -> list[dict]:
 
 def test_a_request_sends_its_events_without_a_state(client):
     """A v2 roll's request changes nothing a state shows but the pending roll's ``state``
-    and hash and the clocks, which its ``roll_requested`` and ``clock`` events carry: every
-    connection gets those events and no ``state``, which would tell nothing more (issue #25's
+    and hash and the clocks, which its ``roll_requested`` event carries (the clocks folded in
+    from its ``clock`` event): every connection gets that one frame and no ``state``, which would tell nothing more (issue #25's
     capacity target: a state built and sent per connection, spared). The link's reveal then
     brings the state as every other action does."""
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
@@ -949,16 +949,20 @@ def test_a_request_sends_its_events_without_a_state(client):
         requested = events(r, "roll_requested")[0]
         for socket in sockets:
             frames = _frames_until_pong(socket)
-            assert [f["type"] for f in frames] == ["roll_requested", "clock"]
-            assert frames[0] == requested
-            assert frames[1]["clocks"]["running"] == 1 - seat  # the wait is the opponent's
+            # One frame: the request's clocks inside its event (the HTTP answer has both).
+            assert [f["type"] for f in frames] == ["roll_requested"]
+            assert {k: v for k, v in frames[0].items() if k != "clocks"} == requested
+            assert frames[0]["clocks"] == events(r, "clock")[0]["clocks"]
+            assert frames[0]["clocks"]["running"] == 1 - seat  # the wait is the opponent's
         pending = opponent.player.state(match_id)["pending_roll"]
         assert pending["roller_entropy_sha256"] == requested["roller_entropy_sha256"]
         rolled = events(opponent.contribute(match_id, pending), "roll")[0]
         for socket in sockets:
             frames = _frames_until_pong(socket)
-            assert [f["type"] for f in frames] == ["roll", "clock", "state"]
-            assert frames[0] == rolled and frames[2]["state"]["dice"] == rolled["dice"]
+            # The link's clock event is in its HTTP answer; on the socket the state says it.
+            assert [f["type"] for f in frames] == ["roll", "state"]
+            assert frames[0] == rolled and frames[1]["state"]["dice"] == rolled["dice"]
+            assert frames[1]["state"]["clocks"]["running"] == seat
 
 
 def test_an_actions_log_leaves_are_written_together(client):

@@ -163,9 +163,10 @@ class Hub:
                 return
             if all(event["type"] in STATE_IN_EVENTS for event in message["events"]):
                 # A v2 roll's request: the events are the whole change (module docstring).
+                events = _fold_clocks(message["events"])
                 for connection in list(connections):
                     try:
-                        for event in message["events"]:
+                        for event in events:
                             connection.send(event)
                     except asyncio.QueueFull:
                         await self._drop(connections, connection)
@@ -175,9 +176,12 @@ class Hub:
             view = self.service.cached_view(match_id, seats, snapshot)
             if view is None:
                 view = await asyncio.to_thread(self.service.view, match_id, seats, snapshot)
+            # A `clock` event says what the state that follows says (its `clocks`): two frames
+            # an action fewer (docs/api.md §WebSocket).
+            events = [event for event in message["events"] if event["type"] != "clock"]
             for connection in list(connections):
                 try:
-                    for event in message["events"]:
+                    for event in events:
                         connection.send(event)
                     connection.send_state(view.states[connection.seat])
                 except asyncio.QueueFull:
@@ -189,6 +193,19 @@ class Hub:
         connections.discard(connection)
         with contextlib.suppress(Exception):
             await connection.ws.close(code=TRY_AGAIN_LATER)
+
+
+def _fold_clocks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A request's batch with its ``clock`` event folded into the ``roll_requested`` before it
+    (as its ``clocks``): one frame a connection instead of two (``docs/api.md`` §WebSocket)."""
+    folded: list[dict[str, Any]] = []
+    for event in events:
+        if event["type"] == "clock" and folded and folded[-1]["type"] == "roll_requested" \
+                and "clocks" not in folded[-1]:
+            folded[-1] = {**folded[-1], "clocks": event["clocks"]}
+        else:
+            folded.append(event)
+    return folded
 
 
 def _snapshot(raw: Any) -> Any:

@@ -244,14 +244,14 @@ export class MatchPage {
   }
 
   /**
-   * A v2 roll's request comes over the socket as its `roll_requested` and `clock` events alone,
-   * no state (docs/api.md §WebSocket): fold them into the state shown, the pending roll
-   * `requested` with the event's link fields and roller hash (which the device's link needs),
-   * the clocks as of now (the request's batch: `roll_requested`, then `clock`). A request for
-   * another roll than the pending one means this page missed a state (a batch lost or out of
-   * order): the state is read again. A `clock` event is folded in only right after a request
-   * was (the shown state still the one it made); any other action's `clock` is followed by a
-   * state, and a late batch's clock must not overwrite a newer state's clocks.
+   * A v2 roll's request comes over the socket as its `roll_requested` event alone, no state
+   * (docs/api.md §WebSocket): fold it into the state shown, the pending roll `requested` with
+   * the event's link fields and roller hash (which the device's link needs), and the clocks as
+   * of now, its `clocks` (a server before 2026-12-05 sent them in a `clock` event right after
+   * it). A request for another roll than the pending one means this page missed a state (a
+   * batch lost or out of order): the state is read again. A `clock` event is folded in only
+   * right after a request was (the shown state still the one it made); a late batch's clock
+   * must not overwrite a newer state's clocks.
    */
   takeDelta(message) {
     const s = this.state;
@@ -278,7 +278,8 @@ export class MatchPage {
       version,
       pending_roll: { ...pending, state: "requested", opponent_prev_link, opponent_link_steps,
         roller_entropy_sha256 },
-    })) this.requestVersion = version;
+      ...(message.clocks ? { clocks: message.clocks } : {}),
+    })) this.requestVersion = message.clocks ? null : version;
   }
 
   /** Read the state over HTTP. `polled`: the poll while the socket is down, whose answer says
