@@ -921,9 +921,10 @@ def _frames_until_pong(socket) -> list[dict]:
 def test_a_request_sends_its_events_without_a_state(client):
     """A v2 roll's request changes nothing a state shows but the pending roll's ``state``
     and hash and the clocks, which its ``roll_requested`` event carries (the clocks folded in
-    from its ``clock`` event): every connection gets that one frame and no ``state``, which would tell nothing more (issue #25's
-    capacity target: a state built and sent per connection, spared). The link's reveal then
-    brings the state as every other action does."""
+    from its ``clock`` event): every connection gets that one frame and no ``state``, which
+    would tell nothing more (issue #25's capacity target: a state built and sent per
+    connection, spared). The link's reveal then brings the state as every other action
+    does."""
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     devices: dict[int, Device | None] = {0: Device(ann), 1: Device(bob)}
     match_id = live_match(ann, bob, clock="blitz")
