@@ -27,6 +27,9 @@ ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "
 _JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked", "charged_from")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
 
+_TIMES = ("t", "asked", "charged_from")
+"""The fields that are times: finite numbers of seconds."""
+
 
 class _Entry:
     """What every record entry can do (the fields are each kind's own)."""
@@ -214,9 +217,8 @@ def action_from_dict(d: dict[str, Any]) -> Action:
                         ("asked", (int, float)), ("charged_from", (int, float))):
         v = d.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, types)
-                              or (name in ("t", "asked", "charged_from")
-                                  and not _finite(v))):
-            what = "a finite number" if name in ("t", "asked", "charged_from") else "an integer"
+                              or (name in _TIMES and not _finite(v))):
+            what = "a finite number" if name in _TIMES else "an integer"
             raise InvalidRecord(f"record action field {name!r} is {v!r}, not {what}"[:300])
     charged_from, asked = d.get("charged_from"), d.get("asked")
     if charged_from is not None and (asked is None or not charged_from > asked):
