@@ -124,18 +124,26 @@ def _touch(session: Session, token: str) -> None:
                     .values(last_used_at=datetime.now(UTC)))
 
 
-_TOKEN_USER = (select(AuthToken.user_id)
-               .where(AuthToken.token_hash == bindparam("token_hash"), _LIVE))
+TOKEN_USER = (select(AuthToken.user_id)
+              .where(AuthToken.token_hash == bindparam("token_hash"), _LIVE))
+"""SQL: the ID of the user whose session is the token of :func:`token_params` (no row: unknown,
+revoked or past a lifetime). A primary-key read, cheap enough to ask again at every action of
+an open WebSocket; the match repository asks it inside its first statement of an action
+(:class:`.Probe`)."""
+
+
+def token_params(token: str) -> dict[str, object]:
+    """The bind parameters of :data:`TOKEN_USER` for ``token``, now. A token longer than any
+    this server issues (over 200 characters) is looked up by a hash no session has."""
+    return {"token_hash": _token_hash(token) if len(token) <= 200 else "",
+            **_bounds(datetime.now(UTC))}
 
 
 def token_user_id(session: Session, token: str) -> int | None:
     """The ID of the user whose session ``token`` is, ``None`` if it is unknown, revoked or past
-    a lifetime (one primary-key read: cheap enough to ask again at every action of an open
-    WebSocket)."""
-    if len(token) > 200:
-        return None
-    return session.execute(_TOKEN_USER, {"token_hash": _token_hash(token),
-                                         **_bounds(datetime.now(UTC))}).scalar_one_or_none()
+    a lifetime (:data:`TOKEN_USER`)."""
+    return session.execute(TOKEN_USER, token_params(token)).scalar_one_or_none()
+
 
 
 def request_token(request: HTTPConnection) -> str | None:

@@ -74,7 +74,7 @@ from boardgammon.server.actions import (
     check_roll_resend,
     request_key,
 )
-from boardgammon.server.auth import token_user_id
+from boardgammon.server.auth import TOKEN_USER, token_params
 from boardgammon.server.db import Database
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import (
@@ -91,6 +91,7 @@ from boardgammon.server.match_repository import (
     CACHE_SIZE,
     CachedMatch,
     MatchRepository,
+    Probe,
     Snapshot,
     time_control,
 )
@@ -218,7 +219,7 @@ class MatchService:
         self.clock = clock
         self.locks = locks if locks is not None else MatchLocks()
         self.matches = MatchRepository(db, self.locks, cache_size, clock.resumes,
-                                       clock.to_service, self.charged_from)
+                                       clock.to_service, self.charged_from, TOKEN_USER)
         self._bots: dict[str, Bot] = {}
 
     # Creating -------------------------------------------------------------------------------
@@ -362,8 +363,9 @@ class MatchService:
             held = self._hold_request(match_id, user_id, action, token)
             if held is not None:
                 return held
+        probe = Probe(token_params(token) if token is not None else None, action.action_id)
         return self._write(match_id, lambda s, cached: self._act(s, cached, user_id, action,
-                                                                 token))
+                                                                 probe), probe)
 
     def write_held(self) -> int:
         """Write every request this process holds (:meth:`_hold_request`) now, each in a write
@@ -391,15 +393,15 @@ class MatchService:
         Raises:
             Invalid: ``bad_entropy``.
         """
+        probe = Probe(token_params(token) if token is not None else None, action.action_id)
         with self.locks.thread(match_id), self.db.read_sessions() as s:
-            if token is not None and token_user_id(s, token) != user_id:
+            cached = self.matches.current(s, match_id, probe)
+            if token is not None and probe.user_id != user_id:
                 return None
-            cached = self.matches.load(s, match_id)
             seat = cached.info.seat_of(user_id)
-            if (seat is None or self.matches.held(match_id) is not None
-                    or self.matches.logged(s, match_id, action.action_id) is not None):
+            if seat is None or self.matches.held(match_id) is not None or probe.logged:
                 return None
-            rolls = self.matches.rolls(s, cached)
+            rolls = cached.rolls
             now = self._now(cached)
             waiting = cached.match.waiting_for
             roll = match_dice.request_to_hold(cached, rolls, seat, action, now, self._wall(now),
@@ -476,7 +478,8 @@ class MatchService:
 
     # Machinery ------------------------------------------------------------------------------
 
-    def _write(self, match_id: str, step: Callable[[Session, CachedMatch], R]) -> R:
+    def _write(self, match_id: str, step: Callable[[Session, CachedMatch], R],
+               probe: Probe | None = None) -> R:
         """:meth:`MatchRepository.write`; a finished match's computer player goes, and a
         :class:`StepResult` gets the match's version, snapshot and the player the turn passed
         to, if it did."""
@@ -486,7 +489,7 @@ class MatchService:
             waited[:] = [cached.match.waiting_for]  # of this attempt (a lost race retries)
             return step(s, cached)
 
-        result, cached = self.matches.write(match_id, stepping)
+        result, cached = self.matches.write(match_id, stepping, probe)
         if cached.match.is_over:
             self._bots.pop(match_id, None)
         if isinstance(result, StepResult):
@@ -555,16 +558,18 @@ class MatchService:
         return max(self.clock.now(), last)
 
     def _act(self, s: Session, cached: CachedMatch, user_id: int, action: ClientAction,
-             token: str | None = None) -> StepResult:
+             probe: Probe) -> StepResult:
+        """The step of :meth:`act` in its write; ``probe`` was read by the write's first
+        statement (the session, whether the action ID is in the log)."""
         match_id = cached.info.match_id
-        if token is not None and token_user_id(s, token) != user_id:
+        if probe.token is not None and probe.user_id != user_id:
             raise NotSignedIn("this connection's session has ended (signed out): sign in "
                               "again to act")
         # Before the log is consulted: someone else learns nothing of this match's action IDs.
         seat = cached.info.seat_of(user_id)
         if seat is None:
             raise NotAllowed(f"you do not play in match {match_id}")
-        done = self.matches.logged(s, match_id, action.action_id)
+        done = self.matches.logged(s, match_id, action.action_id) if probe.logged else None
         if done is not None:
             if done.user_id != user_id:
                 raise StateConflict("that action_id was used by the other player; choose a "
