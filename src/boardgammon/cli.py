@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from boardgammon.commands import audit as audit_commands
 from boardgammon.commands import odds as odds_commands
@@ -26,8 +28,36 @@ EXTRAS = {"fastapi": "server", "uvicorn": "server", "sqlalchemy": "server", "ale
           "pydantic": "server", "argon2": "server", "jinja2": "server", "redis": "server",
           "psycopg": "postgres", "matplotlib": "plots", "cryptography": "server"}
 
+
+def _plain_flags(params: list[Any]) -> list[Any]:
+    """``params`` with no value placeholder beside a plain flag in ``--help``: typer (0.29)
+    writes an option's type beside every option, flags too (``--post <bool>``, ``--help
+    <bool>``), which reads as if they took a value (``--post true`` is then refused as an extra
+    argument); an empty metavar is what it writes instead."""
+    for param in params:
+        if isinstance(param, TyperOption) and (param.is_flag or param.count) \
+                and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(TyperCommand):
+    """A command whose plain flags show no value placeholder (:func:`_plain_flags`)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_flags(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    """A group whose plain flags show no value placeholder (:func:`_plain_flags`)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_flags(super().get_params(ctx))
+
+
 app = typer.Typer(
     name="boardgammon",
+    cls=_Group,
     help="Boardgammon: backgammon with exact rules, provably fair dice, bots and analysis.",
     no_args_is_help=True,
     add_completion=False,
@@ -58,23 +88,27 @@ app.command(name="witness")(witness_command)
 app.command(name="plays", context_settings={"ignore_unknown_options": True})(plays_command)
 
 
-def _summaries(group: typer.Typer) -> None:
-    """Give every command of ``group`` (and of its sub-groups) a one-paragraph summary for the
-    command lists of ``--help``: typer keeps the docstring's own line breaks there, so a
-    summary wrapped in the source came out ragged ("…standard errors, and the cube" and
-    "decision." on lines of their own)."""
+def _tidy_help(group: typer.Typer) -> None:
+    """Tidy the ``--help`` of every command of ``group`` (and of its sub-groups): plain flags
+    without a value placeholder (:func:`_plain_flags`), and a one-paragraph summary in the
+    command lists: typer keeps the docstring's own line breaks there, so a summary wrapped in
+    the source came out ragged ("…standard errors, and the cube" and "decision." on lines of
+    their own)."""
     import inspect
 
     for info in group.registered_commands:
+        if info.cls in (None, TyperCommand):  # typer's default: None in some versions
+            info.cls = _Command
         if info.short_help is None and info.callback is not None:
             first = inspect.cleandoc(info.callback.__doc__ or "").split("\n\n")[0]
             info.short_help = " ".join(first.split())
     for sub in group.registered_groups:
+        sub.cls = _Group
         if sub.typer_instance is not None:
-            _summaries(sub.typer_instance)
+            _tidy_help(sub.typer_instance)
 
 
-_summaries(app)
+_tidy_help(app)
 
 
 def main() -> None:

@@ -558,3 +558,13 @@ def test_beavers_are_refused_outside_money_play_and_without_the_option():
     assert any(line.startswith("Not allowed: beavers are not played in this game")
                for line in lines)
     assert tg.match.game.cube == 2
+
+
+def test_an_empty_play_names_what_hint_really_uses():
+    # A new user's trial: Enter with no play said "(hint lists the computer's choices)", but
+    # hint ranks plays by the network at 2-ply whatever the computer's level (easy here).
+    tg, lines, _ = _scripted([""])
+    said = [line for line in lines if line.startswith("Enter a play in standard notation")]
+    assert said == ["Enter a play in standard notation, e.g. 8/5 6/5 (hint ranks your plays "
+                    "by our network at 2-ply, whatever the computer's level)."]
+    assert "computer's choices" not in "\n".join(lines)

@@ -8,6 +8,7 @@ import copy
 import functools
 import hashlib
 import http.server
+import io
 import json
 import os
 import re
@@ -520,3 +521,22 @@ def test_cli_help_states_each_exit_status_on_its_own_line():
         "Exit status 1: a roll fails; the output names the first and why (e.g. dice mismatch).",
         "Exit status 2: the document cannot be read, or --head is not 64 hex digits.",
     } <= lines
+
+
+# Found by a new user's trial: ``verify.py audit.json --log`` said "cannot read an audit
+# document from audit.json: --log without a file reads the log of the source URL's server",
+# blaming a document that is fine. The fault is the arguments: an entries file or a URL.
+@pytest.mark.parametrize("source", ["file", "-"])
+def test_log_without_a_file_or_url_is_an_argument_error(tmp_path, capsys, monkeypatch, source):
+    path = str(_write(tmp_path, make_document()))
+    if source == "-":
+        monkeypatch.setattr(sys, "stdin", io.StringIO(Path(path).read_text(encoding="utf-8")))
+    given = path if source == "file" else "-"
+    assert verify.main([given, "--log"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, (out, err)
+    assert "cannot read an audit document" not in err
+    named = repr(path) if source == "file" else "standard input"
+    assert err == ("argument --log: needs the log's entries file (--log ENTRIES_FILE, as GET "
+                   "/api/log/entries serves them) or an http(s) URL as the source, whose "
+                   f"server's log it then reads; the source is {named}\n")

@@ -35,6 +35,11 @@ def server(tmp_path, monkeypatch) -> Iterator[tuple[str, str]]:
         yield f"http://127.0.0.1:{port}", database_url
 
 
+def kept_for(state: Path, url: str) -> dict:
+    """The state ``state`` keeps for the server at ``url`` (one file keeps several)."""
+    return json.loads(state.read_text())["servers"][url]
+
+
 def witness_process(url: str, state: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     return subprocess.run(
@@ -65,14 +70,14 @@ def test_witness_catches_a_truncated_and_a_rewritten_history(server, tmp_path):
         assert run(url, state, post=True, out=said.append) == 0
         assert said[0].startswith("pinned the log's key")
         assert stat.S_IMODE(state.stat().st_mode) == 0o600
-        first = json.loads(state.read_text())["last_head"]
+        first = kept_for(state, url)["last_head"]
         assert client.get("/api/log/witnesses").json()[0]["head"] == first
 
         seen = play(4)
         said.clear()
         assert run(url, state, out=said.append) == 0
         assert said[0] == f"consistent with the head of size {first['tree_size']} seen before"
-        assert json.loads(state.read_text())["last_head"]["tree_size"] == seen
+        assert kept_for(state, url)["last_head"]["tree_size"] == seen
 
         # Truncated: the last three leaves deleted, the tree re-hashed, old heads gone.
         engine = create_engine(database_url)
@@ -124,7 +129,7 @@ def test_witness_catches_a_truncated_and_a_rewritten_history(server, tmp_path):
             and f"does not extend the head of size {seen}" in caught.stdout
         )
         # The state still holds the last good head: every later run says so too.
-        assert json.loads(state.read_text())["last_head"]["tree_size"] == seen
+        assert kept_for(state, url)["last_head"]["tree_size"] == seen
 
 
 def test_a_roll_left_out_of_the_audit_is_found_by_a_scan_of_the_log(server, tmp_path):
@@ -264,18 +269,18 @@ def test_a_fork_the_server_will_not_prove_is_kept_and_caught_later(tmp_path, mon
         return run("http://server.test", state, out=said.append)
 
     assert witness([log.head(10, 1)]) == 0
-    assert json.loads(state.read_text())["unproven"] == []
+    assert kept_for(state, "http://server.test")["unproven"] == []
     forged = fork.head(14, 2)
     assert witness([forged], refuse=503) == 2  # a server too busy to answer, it says
     assert said == [f"cannot witness http://server.test: the server signed a head of size 14 "
                     f"(root {forged['root_hash']}) but gave no proof that it extends the head "
                     "of size 10 seen before (/api/log/proof/consistency?first=10&second=14: "
                     "HTTP 503 no); the signed head is kept in the state file as evidence"]
-    kept = json.loads(state.read_text())
+    kept = kept_for(state, "http://server.test")
     assert kept["last_head"]["tree_size"] == 10
     assert [u["head"] for u in kept["unproven"]] == [forged]
     assert witness([forged], refuse=503) == 2  # shown again: kept once
-    assert [u["head"] for u in json.loads(state.read_text())["unproven"]] == [forged]
+    assert [u["head"] for u in kept_for(state, "http://server.test")["unproven"]] == [forged]
     # Too small a log to judge the fork by: it waits.
     assert witness([log.head(12, 3)]) == 0
     assert said[1] == ("a head of size 14 signed before is still unproven (the log has not "
@@ -286,7 +291,7 @@ def test_a_fork_the_server_will_not_prove_is_kept_and_caught_later(tmp_path, mon
     assert witness([log.head(16, 4)]) == 2
     log.refuse_first = None
     assert said[0].endswith("not co-signed") and "size 14" in said[0], said
-    assert json.loads(state.read_text())["last_head"]["tree_size"] == 12
+    assert kept_for(state, "http://server.test")["last_head"]["tree_size"] == 12
     # The honest log grows past it: the forged head does not fit, and says so for good.
     before = state.read_text()
     assert before == kept
@@ -345,3 +350,83 @@ def test_a_refused_or_malformed_proof_between_signed_heads_is_misbehaviour(
     else:
         assert said[0].startswith("MISBEHAVIOUR: two histories: the head of size 12")
     assert state.read_text() == kept
+
+
+def test_one_state_file_witnesses_several_servers(tmp_path, monkeypatch):
+    """Found by a new user's trial: the state file kept one server's state without its
+    address, so witnessing a second server with the default file said "MISBEHAVIOUR: the
+    log's key changed" (exit status 1). Each server's state is now kept under its address; a
+    key change at the same address is still misbehaviour."""
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.server.dice_log import LogKey
+
+    first = _FakeLog(LogKey.load_or_create(tmp_path / "a.pem"), [b"a%d" % i for i in range(12)])
+    second = _FakeLog(LogKey.load_or_create(tmp_path / "b.pem"), [b"b%d" % i for i in range(12)])
+    state = tmp_path / "boardgammon-witness.json"
+    said: list[str] = []
+
+    def witness(url: str, log: _FakeLog, size: int) -> int:
+        monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(size, size)]))
+        said.clear()
+        return run(url, state, out=said.append)
+
+    assert witness("https://a.test", first, 4) == 0
+    assert witness("https://b.test/", second, 5) == 0, said
+    assert said[0] == (f"pinned the log's key {second.key.public_key.hex()} (first run for "
+                       "https://b.test)")
+    # The same server however its address is written: its own history goes on.
+    assert witness("HTTPS://A.Test:443/", first, 8) == 0, said
+    assert said[0] == "consistent with the head of size 4 seen before"
+    assert witness("https://b.test", second, 9) == 0, said
+    assert said[0] == "consistent with the head of size 5 seen before"
+    kept = json.loads(state.read_text())
+    assert set(kept["servers"]) == {"https://a.test", "https://b.test"}
+    assert kept["servers"]["https://a.test"]["last_head"]["tree_size"] == 8
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    # Another key at an address seen before is what it always was.
+    before = state.read_text()
+    assert witness("https://a.test", second, 10) == 1
+    assert said == [f"MISBEHAVIOUR: the log's key changed from {first.key.public_key.hex()} "
+                    f"to {second.key.public_key.hex()}"]
+    assert state.read_text() == before
+
+
+def test_an_old_state_file_goes_to_the_server_whose_key_it_pinned(tmp_path, monkeypatch):
+    """A state file from before 2026-12-05 (one server, no address): a server with another key
+    is refused with what to do (exit status 2, the file unchanged: it may be another server,
+    or this one with a changed key); the server whose key it pinned takes it over, and the
+    file then keeps other servers beside it."""
+    from boardgammon.commands import witness as witness_command
+    from boardgammon.server.dice_log import LogKey
+
+    first = _FakeLog(LogKey.load_or_create(tmp_path / "a.pem"), [b"a%d" % i for i in range(12)])
+    second = _FakeLog(LogKey.load_or_create(tmp_path / "b.pem"), [b"b%d" % i for i in range(12)])
+    state = tmp_path / "boardgammon-witness.json"
+    old_head = first.head(6, 1)
+    state.write_text(json.dumps({
+        "format": "boardgammon-witness-v1", "witness_key": "11" * 32,
+        "server_key": first.key.public_key.hex(), "last_head": old_head, "unproven": []}))
+    old = state.read_text()
+    said: list[str] = []
+
+    def witness(url: str, log: _FakeLog, size: int) -> int:
+        monkeypatch.setattr(witness_command, "_fetch", log.fetch_for([log.head(size, size)]))
+        said.clear()
+        return run(url, state, out=said.append)
+
+    assert witness("https://b.test", second, 5) == 2
+    assert len(said) == 1 and said[0].startswith("cannot witness https://b.test: the state file "
+                                                 "is from a witness before 2026-12-05"), said
+    assert "witness that server first with this file" in said[0]
+    assert "witness https://b.test with another --state file" in said[0]
+    assert "MISBEHAVIOUR" not in said[0]
+    assert state.read_text() == old
+    assert witness("https://a.test", first, 10) == 0, said
+    assert said[:2] == ["took the state file's state from before 2026-12-05 (no address, the "
+                        "same log key) as https://a.test's",
+                        "consistent with the head of size 6 seen before"]
+    kept = json.loads(state.read_text())
+    assert kept["format"] == "boardgammon-witness-v2" and "unclaimed" not in kept
+    assert kept["witness_private_key"] == "11" * 32  # the witness keeps its identity
+    assert witness("https://b.test", second, 5) == 0, said
+    assert set(json.loads(state.read_text())["servers"]) == {"https://a.test", "https://b.test"}

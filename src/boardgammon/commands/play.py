@@ -39,7 +39,8 @@ from pathlib import Path
 
 import typer
 
-from boardgammon.analysis.hint import CubeHint, PlaysHint, cube_hint, play_hint
+from boardgammon.analysis.analysis import judge_name
+from boardgammon.analysis.hint import HINT_PLIES, CubeHint, PlaysHint, cube_hint, play_hint
 from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.warm import warm_up
 from boardgammon.engine import Board, EngineError, Play
@@ -51,14 +52,16 @@ from .selfplay import bot_act, opening, prepare_save, save_match
 
 YOU, BOT = 0, 1
 _OUTCOMES = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
-HELP = """Commands:
+# What ``hint`` asks, whatever the computer's level (the analysis's judge).
+HINT_JUDGE = judge_name(HINT_PLIES)
+HELP = f"""Commands:
   roll (or Enter)     roll the dice            double     offer the cube
   24/18 13/11         a play in standard notation (bar/22*, 6/off, 8/5(2)); then Enter to
                       confirm it or undo to take it back
   take / drop         answer the computer's double (beaver: take and redouble at once,
                       keeping the cube, in money play with --beavers)
   resign [single|gammon|backgammon]           accept / decline   answer its resignation
-  hint                your best plays, or the cube decision, by our network at 2-ply
+  hint                your best plays, or the cube decision, by {HINT_JUDGE}
   board  help  quit"""
 
 
@@ -317,8 +320,8 @@ class TerminalGame:
             elif game.phase is Phase.PLAY and line:
                 self._play(line)
             elif game.phase is Phase.PLAY:
-                self.write("Enter a play in standard notation, e.g. 8/5 6/5 (hint lists the "
-                           "computer's choices).")
+                self.write(f"Enter a play in standard notation, e.g. 8/5 6/5 (hint ranks your "
+                           f"plays by {HINT_JUDGE}, whatever the computer's level).")
             else:
                 self.write(f"{line!r} is not a command now; type help for the commands.")
         except EngineError as exc:

@@ -4,9 +4,16 @@
 Each run fetches the server's newest signed tree head, checks its signature with the server's
 key (pinned at the first run), checks that it extends the last head this witness saw (a
 consistency proof, RFC 9162 §2.1.4), co-signs it with the witness's own Ed25519 key and stores
-it in the state file (JSON, mode 0600, made at the first run: the pinned key, the witness's
-private key, the last head). With ``--post`` it sends the co-signature to the server
+it in the state file (JSON, mode 0600, made at the first run: the witness's private key, and
+for each server witnessed with it, under its normalised address (:func:`server_id`), the
+pinned key and the last head). With ``--post`` it sends the co-signature to the server
 (``POST /api/log/witness``), which shows it to everyone.
+
+One state file witnesses any number of servers, each with its own key and history; a key
+change is misbehaviour only for the same address. A state file from before 2026-12-05 kept one
+server's state without its address: the first server witnessed with it that signs with the key
+it pinned takes it over; one that signs with another key is refused (exit status 2, nothing
+changed), since the file cannot tell another server from a changed key.
 
 A head signed with the log's key that the server does not prove consistent with the last one
 (the proof cannot be fetched) is kept in the state file as evidence (``unproven``): each later
@@ -15,7 +22,9 @@ a server cannot escape a witness by answering a fork's consistency request with 
 
 Exit status 0: the head is consistent with everything this witness saw; 1: the server shows
 two histories, a shrunk log, a bad signature or another key (the state is left as it was, so
-every later run says so too); 2: the server or the state file cannot be read.
+every later run says so too); 2: the server or the state file cannot be read, the state file
+cannot be written (checked before the server is asked), or an old state file's one server may
+be another one.
 """
 
 from __future__ import annotations
@@ -40,7 +49,9 @@ from boardgammon.dice.transparency import (
     verify_ed25519,
 )
 
-STATE_FORMAT = "boardgammon-witness-v1"
+STATE_FORMAT = "boardgammon-witness-v2"
+OLD_STATE_FORMAT = "boardgammon-witness-v1"  # one server's state, without its address
+_SERVER_FIELDS = ("server_key", "last_head", "last_cosignature", "unproven")
 
 
 class Misbehaviour(Exception):
@@ -48,8 +59,9 @@ class Misbehaviour(Exception):
 
 
 class Unreadable(Exception):
-    """The server or the state file could not be read; ``state``: the state to keep all the
-    same (a signed head kept as evidence), or ``None`` to leave the file as it was."""
+    """The server or the state file could not be read (or the file written); ``state``: the
+    state to keep all the same (a signed head kept as evidence), or ``None`` to leave the file
+    as it was."""
 
     def __init__(self, message: str, state: dict | None = None,
                  status: int | None = None) -> None:
@@ -81,6 +93,21 @@ def check_address(url: str) -> None:
         raise Unreadable("the address names no host (e.g. https://play.example)")
 
 
+def server_id(url: str) -> str:
+    """The address a server's state is kept under: ``url`` (checked by :func:`check_address`)
+    with the scheme and host in lower case, no default port, user, query, fragment or
+    trailing ``/`` (none of which changes what the witness fetches): ``HTTPS://Play.Example:443/``
+    and ``https://play.example`` are one server, ``https://play.example/bg`` another."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    port = parts.port
+    if port is not None and port != {"http": 80, "https": 443}[parts.scheme]:
+        host = f"{host}:{port}"
+    return f"{parts.scheme}://{host}{parts.path.rstrip('/')}"
+
+
 def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
     try:
         request = urllib.request.Request(
@@ -104,47 +131,110 @@ def _load_state(path: Path) -> dict:
             serialization.PrivateFormat.Raw,
             serialization.NoEncryption(),
         )
-        return {
-            "format": STATE_FORMAT,
-            "witness_private_key": private.hex(),
-            "server_key": None,
-            "last_head": None,
-            "unproven": [],
-        }
+        return {"format": STATE_FORMAT, "witness_private_key": private.hex(), "servers": {}}
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise Unreadable(f"the state file {path}: {exc}") from exc
-    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+    if not isinstance(state, dict) or state.get("format") not in (STATE_FORMAT,
+                                                                  OLD_STATE_FORMAT):
         raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file")
     if "witness_key" in state:  # the private key's name before 2026-12-04
         state["witness_private_key"] = state.pop("witness_key")
-    state.setdefault("unproven", [])
+    if state["format"] == OLD_STATE_FORMAT:
+        # Kept aside ("unclaimed") for the first server that signs with the key it pinned.
+        old = {field: state.pop(field) for field in _SERVER_FIELDS if field in state}
+        state = {**state, "format": STATE_FORMAT, "servers": {}}
+        if old.get("server_key") is not None:
+            state["unclaimed"] = {"unproven": [], **old}
+    if not isinstance(state.get("servers"), dict):
+        raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file")
     return state
+
+
+def _draft(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp")
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a state file that cannot be written (no such folder, one not writable), before
+    the server is asked anything: the draft :func:`_save_state` writes is made and removed.
+
+    Raises:
+        Unreadable: saying why (exit status 2).
+    """
+    try:
+        os.close(os.open(_draft(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        os.unlink(_draft(path))
+    except OSError as exc:
+        raise Unreadable(_unwritable(path, exc)) from None
+
+
+def _unwritable(path: Path, exc: OSError) -> str:
+    folder = path.parent
+    if isinstance(exc, FileNotFoundError):
+        why = f"the folder {folder} does not exist"
+    elif isinstance(exc, NotADirectoryError):
+        why = f"{folder} is not a folder"
+    elif isinstance(exc, PermissionError):
+        why = f"the folder {folder} is not writable"
+    else:
+        why = exc.strerror or str(exc)
+    return f"cannot write the state file {path}: {why}"
 
 
 def _save_state(path: Path, state: dict) -> None:
     # Written whole under another name, then renamed over: a crash leaves the old state.
-    draft = path.with_name(f".{path.name}.tmp")
-    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        json.dump(state, file, indent=1)
-    os.replace(draft, path)
+    draft = _draft(path)
+    try:
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(state, file, indent=1)
+        os.replace(draft, path)
+    except OSError as exc:
+        raise Unreadable(_unwritable(path, exc)) from None
 
 
 def check(url: str, state: dict) -> tuple[dict, list[str]]:
-    """One witness run against ``url`` from ``state``: the new state and the lines to say.
+    """One witness run against ``url`` from the state file's ``state`` (that server's part of
+    it, under :func:`server_id`): the new state and the lines to say.
 
     Raises:
-        Misbehaviour: another key, a bad signature, a shrunk log or two histories.
-        Unreadable: the server could not be read.
+        Misbehaviour: another key than this server's, a bad signature, a shrunk log or two
+            histories.
+        Unreadable: the server could not be read, or a state from before 2026-12-05 (no
+            address) pins another key, which may be another server's.
     """
+    address = server_id(url)
+    server = state["servers"].get(address)
+    adopting = server is None and "unclaimed" in state
+    if server is None:
+        server = state.get("unclaimed") or {"server_key": None, "last_head": None,
+                                           "unproven": []}
+
+    def keeping(kept: dict) -> dict:
+        """The whole state with ``kept`` as this server's."""
+        whole = {**state, "servers": {**state["servers"], address: kept}}
+        whole.pop("unclaimed", None)
+        return whole
+
     published = _fetch(url, "/api/log/public-key")["public_key"]
     lines = []
-    if state["server_key"] is None:
-        lines.append(f"pinned the log's key {published} (first run)")
-    elif published != state["server_key"]:
-        raise Misbehaviour(f"the log's key changed from {state['server_key']} to {published}")
+    if server["server_key"] is None:
+        lines.append(f"pinned the log's key {published} (first run for {address})")
+    elif published != server["server_key"] and adopting:
+        raise Unreadable(
+            f"the state file is from a witness before 2026-12-05, which kept one server's "
+            f"state without its address, pinned to the log's key {server['server_key']}; "
+            f"{address} signs with {published}. If that state is {address}'s, its key changed "
+            f"(misbehaviour); if it is another server's, witness that server first with this "
+            f"file (its state is then kept under its address, beside others), or witness "
+            f"{address} with another --state file")
+    elif published != server["server_key"]:
+        raise Misbehaviour(f"the log's key changed from {server['server_key']} to {published}")
+    elif adopting:
+        lines.append(f"took the state file's state from before 2026-12-05 (no address, the "
+                     f"same log key) as {address}'s")
     server_key = bytes.fromhex(published)
     head = _fetch(url, "/api/log/head")
     try:
@@ -159,7 +249,7 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
             raise Misbehaviour(f"a malformed tree head: its {field} {head[field]!r} is no integer")
     if not verify_ed25519(server_key, signature, signed):
         raise Misbehaviour(f"the head of size {head['tree_size']} is not signed by the log's key")
-    last = state["last_head"]
+    last = server["last_head"]
     size = head["tree_size"]
     if last is not None:
         if size < last["tree_size"]:
@@ -172,19 +262,19 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
         except Unreadable as exc:
             # A signed head nobody can reconcile with the last one is what a fork looks like
             # to a witness the server will not answer: kept, and checked on every later run.
-            known = {(k["head"]["tree_size"], k["head"]["root_hash"]) for k in state["unproven"]}
+            known = {(k["head"]["tree_size"], k["head"]["root_hash"]) for k in server["unproven"]}
             if (size, head["root_hash"]) not in known:
-                state = {**state, "unproven": [*state["unproven"],
-                                               {"head": head, "after": last, "reason": str(exc)}]}
+                server = {**server, "unproven": [*server["unproven"],
+                                                 {"head": head, "after": last, "reason": str(exc)}]}
             raise Unreadable(
                 f"the server signed a head of size {size} (root {head['root_hash']}) but gave "
                 f"no proof that it extends the head of size {last['tree_size']} seen before "
                 f"({exc}); the signed head is kept in the state file as evidence",
-                state,
+                keeping(server),
             ) from exc
         lines.append(f"consistent with the head of size {last['tree_size']} seen before")
     unproven = []
-    for kept in state["unproven"]:
+    for kept in server["unproven"]:
         earlier = kept["head"]
         if earlier["tree_size"] > size:
             unproven.append(kept)
@@ -198,7 +288,7 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
             raise Unreadable(
                 f"the head of size {earlier['tree_size']} (root {earlier['root_hash']}) kept "
                 f"as evidence is still unproven against the head of size {size} ({exc}); "
-                "not co-signed", state) from exc
+                "not co-signed", keeping(server)) from exc
         lines.append(f"the head of size {earlier['tree_size']} signed before, unproven then, "
                      "is consistent")
     witness = Ed25519PrivateKey.from_private_bytes(
@@ -212,15 +302,13 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
     lines.append(
         f"co-signed the head of size {size}, root {head['root_hash']} (witness key {public})"
     )
-    new_state = {
-        **state,
+    new_state = keeping({
         "server_key": published,
         "last_head": head,
         "last_cosignature": cosignature,
-        "witness_public_key": public,
         "unproven": unproven,
-    }
-    return new_state, lines
+    })
+    return {**new_state, "witness_public_key": public}, lines
 
 
 def _check_extends(url: str, earlier: dict, head: dict) -> None:
@@ -269,27 +357,32 @@ def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], Non
     try:
         check_address(url)
         state = _load_state(state_path)
-        new_state, lines = check(url, state)
+        _check_writable(state_path)
+        try:
+            new_state, lines = check(url, state)
+        except Unreadable as exc:
+            if exc.state is not None:  # a signed head kept as evidence
+                _save_state(state_path, exc.state)
+            raise
+        _save_state(state_path, new_state)
     except Misbehaviour as exc:
         out(f"MISBEHAVIOUR: {exc}")
         return 1
     except Unreadable as exc:
-        if exc.state is not None:  # a signed head kept as evidence
-            _save_state(state_path, exc.state)
         out(f"cannot witness {url}: {exc}")
         return 2
-    _save_state(state_path, new_state)
     for line in lines:
         out(line)
     if post:
+        witnessed = new_state["servers"][server_id(url)]
         try:
             _fetch(
                 url,
                 "/api/log/witness",
                 {
-                    "tree_size": new_state["last_head"]["tree_size"],
+                    "tree_size": witnessed["last_head"]["tree_size"],
                     "witness_key": new_state["witness_public_key"],
-                    "signature": new_state["last_cosignature"],
+                    "signature": witnessed["last_cosignature"],
                 },
             )
         except Unreadable as exc:
@@ -304,7 +397,8 @@ def witness(
     state: Path = typer.Option(
         Path("boardgammon-witness.json"),
         "--state",
-        help="The witness's state file (made at the first run, 0600).",
+        help="The witness's state file (made at the first run, 0600); one file keeps the "
+        "state of every server witnessed with it.",
     ),
     post: bool = typer.Option(False, "--post", help="Send the co-signature to the server."),
 ) -> None:
@@ -314,6 +408,6 @@ def witness(
 
     Exit status 1: the server shows two histories, a shrunk log, another key or a bad signature.
 
-    Exit status 2: the server or the state file cannot be read.
+    Exit status 2: the server or the state file cannot be read, or the file cannot be written.
     """
     raise typer.Exit(run(url, state, post, out=typer.echo))

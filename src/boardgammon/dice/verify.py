@@ -13,7 +13,8 @@ intact and only the record's last roll is still unresolved (committed, requested
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
 ``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
 mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
-be loaded or ``--head`` is no chain head (64 hex digits; one line on standard error). A v2
+be loaded, ``--head`` is no chain head (64 hex digits) or ``--log`` without an entries file
+has no URL source to read the log from (each of those two one line on standard error). A v2
 roll that verifies with the weaker guarantee (its opponent's link ``absent`` or ``none``:
 the server and the roller held every input) is ``ok`` with that said, e.g. ``ok (opponent
 absent: server + roller inputs only)``, and exits 0 all the same; a v2 record that verifies
@@ -1294,13 +1295,24 @@ def head_argument_error(head: str) -> str | None:
             f"64 hex digits; got {shown} ({len(head)} characters)")
 
 
+def log_argument_error(source: str) -> str:
+    """Why ``--log`` without an entries file cannot be used with ``source``, a file or ``-``
+    (standard input), as one line naming ``--log``: it reads the log from the server of an
+    http(s) source, and a file has no server."""
+    given = "standard input" if source == "-" else repr(source)
+    return (f"argument --log: needs the log's entries file (--log ENTRIES_FILE, as GET "
+            f"/api/log/entries serves them) or an http(s) URL as the source, whose server's "
+            f"log it then reads; the source is {given}")
+
+
 def run(
     source: str, expected_head: str | None = None, out=print, log: str | None = None,
     usage=None,
 ) -> int:
-    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable
-    or an ``expected_head`` that is no chain head, :func:`head_argument_error`, which goes to
-    ``usage``, ``out`` when not given).
+    """Load, verify and print; return the exit status (0 verified, 1 a roll fails, 2 unreadable,
+    an ``expected_head`` that is no chain head, :func:`head_argument_error`, or ``log`` ``""``
+    with a source that is no URL, :func:`log_argument_error`; those two go to ``usage``,
+    ``out`` when not given).
 
     ``log``: where to read the whole public log up to the document's signed head, to find
     every anchor leaf of the match (:func:`verify_document`): ``""`` from the server of the
@@ -1312,12 +1324,14 @@ def run(
             (usage or out)(error)
             return 2
         expected_head = expected_head.lower()  # the record's hex is lowercase
+    if log == "" and not source.startswith(("http://", "https://")):
+        # Not the document's fault: nothing names where the log's entries are.
+        (usage or out)(log_argument_error(source))
+        return 2
     try:
         document = load_document(source)
         leaves = None
         if log == "":
-            if not source.startswith(("http://", "https://")):
-                raise ValueError("--log without a file reads the log of the source URL's server")
             leaves = log_leaves(source, int(document["log"]["head"]["tree_size"]))
         elif log is not None:
             leaves = [entry["leaf"] for entry in load_document(log)]
