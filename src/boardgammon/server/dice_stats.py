@@ -1,4 +1,4 @@
-"""The dice record's statistics: the revealed rolls read from the database
+"""The dice record's statistics: the revealed rolls of both dice protocols read from the database
 (:func:`read_database`, what ``boardgammon stats dice-report`` reports on) and, for the public
 page ``/dice-record``, that report kept for a day (:class:`ReportCache`) or until an operator
 asks for it to be made again (:func:`request_refresh`, ``boardgammon stats refresh-record``).
@@ -21,17 +21,60 @@ from boardgammon.stats.errors import InvalidDiceRecord
 from boardgammon.stats.record import DiceRecord
 
 if TYPE_CHECKING:
+    from sqlalchemy import ColumnElement, Subquery
     from sqlalchemy.orm import Session
 
+    from boardgammon.server.tables import DiceRoll, DiceRollV2
+
 REVEALED = ("revealed", "played")
-"""Roll states whose dice are public; committed and void rolls have none."""
+"""Roll states whose dice are public; committed, requested (v2) and void rolls have none."""
+
+
+def revealed(roll: type[DiceRoll] | type[DiceRollV2]) -> ColumnElement[bool]:
+    """The condition that a row of either dice record (``DiceRoll``, table ``dice_rolls``, or
+    ``DiceRollV2``, table ``dice_rolls_v2``) is a revealed roll: its state is one of
+    :data:`REVEALED` and it has its dice. A void roll is never revealed and never counts."""
+    from sqlalchemy import and_
+
+    return and_(roll.state.in_(REVEALED), roll.die1.is_not(None))
+
+
+def revealed_rolls(since: datetime | None = None, until: datetime | None = None) -> Subquery:
+    """Every revealed roll of both dice protocols (tables ``dice_rolls`` and
+    ``dice_rolls_v2``) as one subquery, columns ``match_id``, ``seq``, ``seat``, ``die1``,
+    ``die2``, ``entropy_source`` and ``revealed_at``; ``since``/``until`` bound
+    ``revealed_at`` to ``[since, until)``.
+
+    Every roll counts, both sides': a v2 record's opening rolls too (one die each, as in the
+    v1 record, which does not mark them), under the seat that rolled them (whose device gave
+    the roller's entropy), and the computer's rolls. A v2 roll's ``entropy_source`` is its
+    ``roller_source``: ``client`` where the roller's device gave its entropy, ``server`` for the
+    computer's rolls, as v1's ``entropy_source``."""
+    from sqlalchemy import select, union_all
+
+    from boardgammon.server.tables import DiceRoll, DiceRollV2
+
+    parts = []
+    for roll, source in ((DiceRoll, DiceRoll.entropy_source),
+                         (DiceRollV2, DiceRollV2.roller_source)):
+        part = select(
+            roll.match_id, roll.seq, roll.seat, roll.die1, roll.die2,
+            source.label("entropy_source"), roll.revealed_at,
+        ).where(revealed(roll))
+        if since is not None:
+            part = part.where(roll.revealed_at >= since)
+        if until is not None:
+            part = part.where(roll.revealed_at < until)
+        parts.append(part)
+    return union_all(*parts).subquery("revealed_rolls")
 
 
 def read_database(
     url: str, since: datetime | None = None, until: datetime | None = None
 ) -> DiceRecord:
-    """The revealed rolls of the server's dice record (table ``dice_rolls``), in the order of
-    play (match, then ``seq``); ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
+    """The revealed rolls of the server's dice record (:func:`revealed_rolls`: both protocols,
+    tables ``dice_rolls`` and ``dice_rolls_v2``), in the order of play (match, then ``seq``);
+    ``since``/``until`` bound ``revealed_at`` to ``[since, until)``.
 
     Raises:
         InvalidDiceRecord: a malformed URL or one naming no installed driver, an SQLite file that
@@ -44,7 +87,6 @@ def read_database(
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from boardgammon.server.db import create_db_engine
-    from boardgammon.server.tables import DiceRoll
 
     try:
         parsed = make_url(url)
@@ -57,17 +99,10 @@ def read_database(
                 f"no dice record at {parsed.database}; pass --csv FILE or set "
                 "BOARDGAMMON_DATABASE_URL"
             )
-    query = (
-        select(
-            DiceRoll.match_id, DiceRoll.seat, DiceRoll.die1, DiceRoll.die2, DiceRoll.entropy_source
-        )
-        .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None))
-        .order_by(DiceRoll.match_id, DiceRoll.seq)
-    )
-    if since is not None:
-        query = query.where(DiceRoll.revealed_at >= since)
-    if until is not None:
-        query = query.where(DiceRoll.revealed_at < until)
+    rolls = revealed_rolls(since, until)
+    query = select(
+        rolls.c.match_id, rolls.c.seat, rolls.c.die1, rolls.c.die2, rolls.c.entropy_source
+    ).order_by(rolls.c.match_id, rolls.c.seq)
     try:
         engine = create_db_engine(url)
     except (ValueError, ArgumentError) as error:
@@ -187,7 +222,6 @@ class ReportCache:
         from sqlalchemy import func, select
 
         from boardgammon.server.db import create_db_engine
-        from boardgammon.server.tables import DiceRoll
         from boardgammon.stats.plot import plot_report
         from boardgammon.stats.report import dice_report, summary
 
@@ -195,12 +229,12 @@ class ReportCache:
             record = read_database(self.url)
         except InvalidDiceRecord:
             return None
+        rolls = revealed_rolls()
         engine = create_db_engine(self.url)
         try:
             with engine.connect() as connection:
                 first, last = connection.execute(
-                    select(func.min(DiceRoll.revealed_at), func.max(DiceRoll.revealed_at))
-                    .where(DiceRoll.state.in_(REVEALED), DiceRoll.die1.is_not(None))
+                    select(func.min(rolls.c.revealed_at), func.max(rolls.c.revealed_at))
                 ).one()
         finally:
             engine.dispose()

@@ -15,7 +15,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from boardgammon.engine.board import Variant
-from boardgammon.server.dice_stats import REVEALED
+from boardgammon.server.dice_stats import revealed
 from boardgammon.server.refusals import Invalid, NotFound
 from boardgammon.server.tables import (
     DiceRoll,
@@ -345,8 +345,7 @@ def player_dice(session: Session, user: User) -> dict | None:
         select(DiceRollV2.match_id, DiceRollV2.die1, DiceRollV2.die2)
         .join(MatchRow, MatchRow.id == DiceRollV2.match_id)
         .where(
-            DiceRollV2.state.in_(REVEALED),
-            DiceRollV2.die1.is_not(None),
+            revealed(DiceRollV2),
             DiceRollV2.kind == "normal",
             or_(
                 and_(DiceRollV2.seat == 0, MatchRow.seat0_id == user.id),
@@ -374,8 +373,7 @@ def _v1_normal_rolls(session: Session, user: User) -> list[tuple[str, int, int]]
                MatchRow.seat0_id)
         .join(MatchRow, MatchRow.id == DiceRoll.match_id)
         .where(
-            DiceRoll.state.in_(REVEALED),
-            DiceRoll.die1.is_not(None),
+            revealed(DiceRoll),
             or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id),
         )
         .order_by(DiceRoll.match_id, DiceRoll.seq)
