@@ -31,11 +31,11 @@ from sqlalchemy.orm import Session
 from boardgammon.server.acting import acting_user
 from boardgammon.server.auth import (
     COOKIE,
-    MAX_PASSWORD,
+    GivenPassword,
     client_address,
     password_matches,
 )
-from boardgammon.server.bodies import RequestBody, Text
+from boardgammon.server.bodies import RequestBody
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, NotSignedIn
 from boardgammon.server.services import services
@@ -56,9 +56,8 @@ log = logging.getLogger("boardgammon.server")
 
 
 class Deletion(RequestBody):
-    password: Text | None = Field(None, max_length=MAX_PASSWORD,
-                                  description="the current password (a guest has none: "
-                                              "leave it out)")
+    password: GivenPassword | None = Field(None, description="the current password (a guest "
+                                                         "has none: leave it out)")
 
 
 def _delete_account(request: Request, user_id: int, password: str | None) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime, timedelta
-from typing import cast
+from typing import Annotated, cast
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -26,7 +26,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
-from boardgammon.server.bodies import RequestBody, Text, Username
+from boardgammon.server.bodies import (
+    MAX_PASSWORD,
+    MIN_PASSWORD,
+    Password,
+    RequestBody,
+    Username,
+)
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.refusals import ErrorCode, Invalid, NotSignedIn, StateConflict
@@ -34,8 +40,6 @@ from boardgammon.server.services import services
 from boardgammon.server.tables import AuthToken, User, UTCDateTime
 
 COOKIE = "bg_session"
-MIN_PASSWORD = 8
-MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte password is only a DoS
 SESSION_MAX = timedelta(days=90)
 """A session ends this long after it was opened (the cookie's ``Max-Age`` says the same)."""
 SESSION_IDLE = timedelta(days=30)
@@ -51,13 +55,28 @@ router = APIRouter(tags=["accounts"])
 
 
 class Credentials(RequestBody):
+    """A new account's name and password (register, upgrade)."""
+
     username: Username
-    password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+    password: Password
+
+
+GivenPassword = Annotated[str, Field(description=(
+    f"a password as the user typed it: one that no account can have (over {MAX_PASSWORD} "
+    f"characters, under {MIN_PASSWORD}, control characters) is a wrong one"))]
+"""A password given to be checked (sign-in, the current one at a change or deletion): any
+string. One that breaks the rule of :data:`~.bodies.Password` is refused as a wrong password
+(401 ``bad_credentials``), not as malformed input that would say how it breaks the rule."""
+
+
+class SignIn(RequestBody):
+    username: Username
+    password: GivenPassword
 
 
 class PasswordChange(RequestBody):
-    password: Text = Field(max_length=MAX_PASSWORD, description="the current password")
-    new_password: Text = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD)
+    password: GivenPassword
+    new_password: Password
 
 
 class UserOut(BaseModel):
@@ -243,7 +262,7 @@ def register(body: Credentials, request: Request, response: Response,
 
 
 @router.post("/api/auth/login", response_model=SessionAnswer, responses=responses(401, 429))
-def login(body: Credentials, request: Request, response: Response,
+def login(body: SignIn, request: Request, response: Response,
           session: Session = Depends(get_session)) -> SessionAnswer:
     """Sign in with a name and password (rate limited per address and name, and per address
     whatever the names)."""
@@ -253,13 +272,8 @@ def login(body: Credentials, request: Request, response: Response,
     user = session.execute(
         select(User).where(User.username_key == body.username.lower())
     ).scalar_one_or_none()
-    try:
-        _hasher.verify(user.password_hash if user and user.password_hash else _DUMMY_HASH,
-                       body.password)
-        ok = user is not None and user.password_hash is not None
-    except (VerificationError, InvalidHashError):
-        ok = False
-    if not ok or user is None:
+    # Checked whether or not the name exists: a sign-in takes as long either way.
+    if not password_matches(user, body.password) or user is None:
         raise NotSignedIn("unknown name or wrong password", ErrorCode.BAD_CREDENTIALS)
     token = _open_session(session, user, request, response)
     return SessionAnswer(user=user_out(user), token=token)
@@ -354,10 +368,16 @@ def me(user: User = Depends(current_user)) -> UserAnswer:
     return UserAnswer(user=user_out(user))
 
 
-def password_matches(user: User, password: str) -> bool:
-    """Whether ``password`` is ``user``'s (never for an account without one: a guest)."""
+def password_matches(user: User | None, password: str) -> bool:
+    """Whether ``password`` is ``user``'s (never for an account without one: a guest; nor for
+    no user, which takes as long as a wrong password, so a sign-in does not tell whether a name
+    exists). One longer than :data:`MAX_PASSWORD` is wrong without being hashed: nobody makes
+    the server hash megabytes."""
+    if len(password) > MAX_PASSWORD:
+        return False
+    stored = user.password_hash if user is not None else None
     try:
-        return user.password_hash is not None and _hasher.verify(user.password_hash, password)
+        return _hasher.verify(stored or _DUMMY_HASH, password) and stored is not None
     except (VerificationError, InvalidHashError):
         return False
 

@@ -2,9 +2,10 @@
 endpoint does not know), :func:`one_of` (a choice of whole numbers that refuses ``true`` and
 ``5.0``, which pydantic's ``Literal`` takes as 1 and 5), :data:`Flag` (every yes-or-no field:
 ``true`` or ``false``, not ``"yes"`` or ``1``), :data:`Text` (every free text field: no control
-characters) and :data:`Username` (a player's name, refused in words rather than by
-its regular expression). A refused value is quoted as JSON, as
-the client wrote it (``true``, ``"5"``), not as Python would print it. :func:`problem` words a
+characters), :data:`Username` (a player's name, refused in words rather than by
+its regular expression) and :data:`Password` (a new password, refused saying the rule, never
+quoting it). A refused value is quoted as JSON, as the client wrote it (``true``, ``"5"``), not
+as Python would print it, except a password's (:func:`secret`). :func:`problem` words a
 validation error, the same for an HTTP body and a WebSocket message."""
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
+
 USERNAME_PATTERN = r"^[A-Za-z0-9_-]{3,20}$"
 USERNAME_RULE = "3 to 20 characters, each a letter A-Z or a-z, a digit, _ or -"
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024  # argon2 hashes anything, but a megabyte password is only a DoS
 
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -122,6 +127,33 @@ Username = Annotated[str, Field(pattern=USERNAME_PATTERN, description=USERNAME_R
 rule in words. Anything but a string is refused as such (``expected a string, got 5``)."""
 
 
+def _password(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(value) < MIN_PASSWORD:
+            raise ValueError(f"a password needs at least {MIN_PASSWORD} characters")
+        if len(value) > MAX_PASSWORD:
+            raise ValueError(f"a password has at most {MAX_PASSWORD} characters")
+        if control_character(value) is not None:
+            raise ValueError("a password holds no control characters (tabs, line breaks and "
+                             "the like)")
+    return value
+
+
+Password = Annotated[str, Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD,
+                                description=f"{MIN_PASSWORD} to {MAX_PASSWORD} characters, "
+                                            f"no control characters"),
+                     BeforeValidator(_password)]
+"""A new password (at register, upgrade and a change): one that breaks the rule is refused
+saying the rule, never quoting the password (nor which control character it holds). Anything
+but a string is refused as such (``expected a string``)."""
+
+
+def secret(path: Sequence[Any]) -> bool:
+    """Whether a field at ``path`` holds a secret whose value no message may quote: any field
+    whose name holds ``password`` (``password``, ``new_password``)."""
+    return any("password" in str(part).lower() for part in path)
+
+
 def one_of(*values: int) -> Any:
     """The type "one of ``values``", whole numbers only (in the OpenAPI schema: an enum). A whole
     number outside them is refused naming the choices (pydantic's own message for one past
@@ -159,46 +191,123 @@ def _field_path(loc: Sequence[Any], data: Any) -> list[str]:
     return path
 
 
-def _not_an_object(value: Any, _ctx: Mapping[str, Any]) -> str:
+Said = tuple[str, str | None]
+"""A validation error in words: the rule broken and the refused value as the client wrote it
+(``None``: not quoted)."""
+
+
+def _not_an_object(value: Any, _ctx: Mapping[str, Any]) -> Said:
     if isinstance(value, bytes | bytearray):
         # The framework reads a body as JSON only when its Content-Type says JSON.
         return ("expected a JSON object sent with Content-Type: application/json; this body "
-                "was not read as JSON (its Content-Type is not JSON)")
-    return f"expected a JSON object, got {shown(value)}"
+                "was not read as JSON (its Content-Type is not JSON)", None)
+    return "expected a JSON object", shown(value)
 
 
-def _too_short(value: Any, ctx: Mapping[str, Any]) -> str:
-    least = ctx.get("min_length", 1)
+def _unit(value: Any, count: Any) -> str:
     unit = "character" if isinstance(value, str) else "item"
-    return f"expected at least {least} {unit}{'' if least == 1 else 's'}, got {shown(value)}"
+    return unit if count == 1 else f"{unit}s"
 
 
-_SAID: dict[str, Callable[[Any, Mapping[str, Any]], str]] = {
-    "missing": lambda _, __: "field required",
-    "extra_forbidden": lambda _, __: "unknown field",
-    "string_type": lambda value, _: f"expected a string, got {shown(value)}",
+def _too_short(value: Any, ctx: Mapping[str, Any]) -> Said:
+    least = ctx.get("min_length", 1)
+    return f"expected at least {least} {_unit(value, least)}", shown(value)
+
+
+def _too_long(value: Any, ctx: Mapping[str, Any]) -> Said:
+    # The length, not the value: a value that is too long is too long to quote.
+    most = ctx.get("max_length", "?")
+    length = len(value) if isinstance(value, str | list | dict) else None
+    return (f"expected at most {most} {_unit(value, most)}",
+            None if length is None else f"{length} {_unit(value, length)}")
+
+
+_HEX = re.compile(r"\^\[0-9a-fA-F\]\{(\d+)\}\$")
+_PATTERNS = {
+    MATCH_ID_PATTERN: "a match ID looks like mat_… (letters and digits)",
+    ROLL_ID_PATTERN: "a roll ID looks like rol_… (letters and digits)",
+    USERNAME_PATTERN: f"a username is {USERNAME_RULE}",
+}
+"""The rule of each regular expression of the API's input, in words."""
+
+
+def _pattern(value: Any, ctx: Mapping[str, Any]) -> Said:
+    pattern = str(ctx.get("pattern", ""))
+    if pattern in _PATTERNS:
+        rule = _PATTERNS[pattern]
+    elif hexes := _HEX.fullmatch(pattern):
+        rule = f"expected exactly {hexes.group(1)} hex characters (0-9, a-f)"
+    else:
+        rule = f"expected text of the form {pattern}"
+    return rule, shown(value, 30)
+
+
+def _expected(rule: str) -> Callable[[Any, Mapping[str, Any]], Said]:
+    """The wording of an error as ``expected <rule>, got <value>``; ``{key}`` in ``rule`` is
+    filled from the error's context (``{ge}`` for ``greater_than_equal``)."""
+    return lambda value, ctx: (f"expected {rule.format_map(dict(ctx))}", shown(value))
+
+
+def _bound(rule: str) -> Callable[[Any, Mapping[str, Any]], Said]:
+    """As :func:`_expected`, for a number out of bounds: one given as text (an address's
+    ``?limit=0``) is quoted as it stands, a number without quotes."""
+    def said(value: Any, ctx: Mapping[str, Any]) -> Said:
+        if isinstance(value, str):
+            given = value if len(value) <= 20 else f"{value[:20]}…"
+        else:
+            given = shown(value)
+        return f"expected {rule.format_map(dict(ctx))}", given
+    return said
+
+
+_SAID: dict[str, Callable[[Any, Mapping[str, Any]], Said]] = {
+    "missing": lambda _, __: ("field required", None),
+    "extra_forbidden": lambda _, __: ("unknown field", None),
+    "string_type": _expected("a string"),
     "model_attributes_type": _not_an_object,
     "model_type": _not_an_object,
     "dict_type": _not_an_object,
+    "list_type": _expected("a list"),
     "too_short": _too_short,
     "string_too_short": _too_short,
+    "too_long": _too_long,
+    "string_too_long": _too_long,
+    "string_pattern_mismatch": _pattern,
+    "int_type": _expected("a whole number"),
+    "int_parsing": _expected("a whole number"),
+    "int_from_float": _expected("a whole number"),
+    "int_parsing_size": _expected("a whole number"),
+    "float_type": _expected("a number"),
+    "float_parsing": _expected("a number"),
+    "finite_number": _expected("a finite number"),
+    "bool_type": _expected("true or false"),
+    "bool_parsing": _expected("true or false"),
+    "greater_than_equal": _bound("at least {ge}"),
+    "greater_than": _bound("more than {gt}"),
+    "less_than_equal": _bound("at most {le}"),
+    "less_than": _bound("less than {lt}"),
+    "literal_error": _expected("one of {expected}"),
+    "enum": _expected("one of {expected}"),
 }
 """pydantic's errors for which its own message is not what we say ("Input should be a valid
-dictionary or object to extract fields from", "Value should have at least 1 item after
-validation" for an empty string), each given the input and the error's context."""
+dictionary or object to extract fields from", "Value should have at most 100 items after
+validation" for a string, "String should match pattern '^mat_…$'"), each given the input and
+the error's context."""
 
 
 def problem(error: Mapping[str, Any], data: Any, root: str) -> str:
     """One validation error of ``data`` for people, the same for a request body and a
     WebSocket message: where (the field path, or ``root`` for the whole of ``data``) and what
-    (a missing or unknown ``type`` in words; pydantic's "Value error, " prefix dropped).
+    (a missing or unknown ``type`` in words; pydantic's "Value error, " prefix dropped). The
+    value of a :func:`secret` field is never quoted.
 
     Args:
         error: one of pydantic's ``errors()``, its ``loc`` within ``data``.
         data: what was validated (parsed JSON).
         root: the name of ``data`` as a whole ("body", "message").
     """
-    where = ".".join(_field_path(error["loc"], data)) or root
+    path = _field_path(error["loc"], data)
+    where = ".".join(path) or root
     ctx = error.get("ctx") or {}
     kind = error["type"]
     if kind == "union_tag_not_found":
@@ -210,7 +319,8 @@ def problem(error: Mapping[str, Any], data: Any, root: str) -> str:
         return (f"{where}: {ctx.get('discriminator', 'the type')} {said} is not one "
                 f"of {ctx.get('expected_tags', '?')}")
     if kind in _SAID:
-        return f"{where}: {_SAID[kind](error.get('input'), ctx)}"
+        rule, got = _SAID[kind](error.get("input"), ctx)
+        return f"{where}: {rule}" if got is None or secret(path) else f"{where}: {rule}, got {got}"
     msg = str(error["msg"]).removeprefix("Value error, ")
     if msg[1:2].islower():  # our messages start in lower case; pydantic's do not
         msg = msg[:1].lower() + msg[1:]

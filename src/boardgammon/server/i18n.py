@@ -124,8 +124,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "odds.error.bearoff_six": "Six counts, for points 1–6, not {got}.",
         "odds.error.numbers": "Give whole numbers separated by commas or spaces, not “{got}”.",
         "odds.error.number": "“{name}” takes one whole number, not “{got}”.",
-        "odds.error.at_least": "“{name}” must be a whole number of at least {low}, not {got}.",
-        "odds.error.rolls_at_most": "At most {high} rolls each, not {got}.",
+        "odds.error.range": "“{name}” takes a whole number from {low} to {high}, not {got}.",
         "odds.error.rolls_times_games": (
             "Rolls × games can be at most {high}, not {rolls} × {games}."
         ),
@@ -595,10 +594,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Bitte ganze Zahlen, durch Kommas oder Leerzeichen getrennt, nicht „{got}“."
         ),
         "odds.error.number": "„{name}“ nimmt eine ganze Zahl, nicht „{got}“.",
-        "odds.error.at_least": (
-            "„{name}“ muss eine ganze Zahl von mindestens {low} sein, nicht {got}."
-        ),
-        "odds.error.rolls_at_most": "Höchstens {high} Würfe je Seite, nicht {got}.",
+        "odds.error.range": "„{name}“ nimmt eine ganze Zahl von {low} bis {high}, nicht {got}.",
         "odds.error.rolls_times_games": (
             "Würfe × Spiele dürfen höchstens {high} sein, nicht {rolls} × {games}."
         ),
@@ -1075,8 +1071,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "odds.error.bearoff_six": "1〜6ポイントの6つの枚数を入れてください（{got}個ではなく）。",
         "odds.error.numbers": "整数をカンマか空白で区切って入れてください（「{got}」ではなく）。",
         "odds.error.number": "「{name}」には整数を1つ入れてください（「{got}」ではなく）。",
-        "odds.error.at_least": "「{name}」は{low}以上の整数です（{got}ではなく）。",
-        "odds.error.rolls_at_most": "ロール数は1人あたり最大{high}です（{got}ではなく）。",
+        "odds.error.range": "「{name}」は{low}〜{high}の整数です（{got}ではなく）。",
         "odds.error.rolls_times_games": (
             "ロール数×ゲーム数は最大{high}です（{rolls} × {games}ではなく）。"
         ),

@@ -48,6 +48,7 @@ from boardgammon.server.routes.audit import TEMPLATES, either_document
 from boardgammon.server.routes.audit import pages as templates
 from boardgammon.server.services import services
 from boardgammon.stats import StatsError, doubles_odds, kniffel_odds
+from boardgammon.stats.doubles import MAX_ROLLS, MAX_ROLLS_TIMES_GAMES
 
 router = APIRouter(include_in_schema=False)
 
@@ -217,13 +218,33 @@ def _numbers(text: str) -> list[int]:
     return [int(w) for w in words]
 
 
+NUMBER_RANGES = {"distance": (1, MAX_DISTANCE), "rolls": (1, MAX_ROLLS),
+                 "margin": (0, MAX_ROLLS), "games": (1, MAX_ROLLS_TIMES_GAMES)}
+"""The whole numbers each one-number field of the calculator takes (the bounds of
+:func:`~boardgammon.odds.hit_count` and :func:`~boardgammon.stats.doubles_odds`; a margin
+above the rolls has chance 0, so none above :data:`MAX_ROLLS` asks anything)."""
+
+
 def _number(text: str, name: str) -> int:
-    """The one whole number in ``text``, the field ``name`` (its label's key ``odds.{name}``)."""
-    number = _half_width(text).strip()
-    if not re.fullmatch(r"[0-9]{1,5}", number):
+    """The one whole number in ``text``, the field ``name`` (its label's key ``odds.{name}``),
+    within its :data:`NUMBER_RANGES`; a whole number outside them is refused giving the range,
+    anything else as not a whole number."""
+    number = _half_width(text).strip().replace("\u2212", "-")  # a typeset minus
+    # ASCII digits only: str.isdigit also takes '²' and '①', which int() refuses.
+    if not re.fullmatch(r"[-+]?[0-9]+", number):
         raise InvalidOddsQuery(f"{name} takes one whole number, got {text[:40]!r}", "number",
                                name=name, got=text[:40])
-    return int(number)
+    low, high = NUMBER_RANGES[name]
+    # The length first: int() refuses numbers of thousands of digits (a 500).
+    if (len(number.lstrip("+-").lstrip("0")) <= len(str(high))
+            and low <= (value := int(number)) <= high):
+        return value
+    got = number[:40]
+    if name == "distance":
+        raise InvalidOddsQuery(f"a blot can be 1 to {high} pips away, got {got}", "distance",
+                               high=high, got=got)
+    raise InvalidOddsQuery(f"{name} takes a whole number from {low} to {high}, got {got}",
+                           "range", name=name, low=low, high=high, got=got)
 
 
 def _problem(t: Callable[..., str], error: InvalidOddsQuery | StatsError) -> str:
