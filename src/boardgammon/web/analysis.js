@@ -81,6 +81,12 @@ function boardPoints(row, checkers) {
 }
 
 // Which of the three cube equities (no double, double/take, double/drop) the right action is.
+/** `table` in a box of its own that scrolls it sideways when it is wider than the screen
+ * (the alternatives were 342 px wide at 320 px: the whole page scrolled). */
+function tableBox(table) {
+  return h("div", { class: "table-box" }, table);
+}
+
 const BEST_ROW = { "no double": "nd", "too good": "nd", "double, take": "dt", "double, drop": "dp",
   take: "dt", drop: "dp" };
 
@@ -211,10 +217,14 @@ export class AnalysisPage {
     const row = (key, cell, term) => h("tr", { "data-row": key }, h("th", { scope: "row" },
       term ? glossaryLink(term, t(`analysis.row.${key}`)) : t(`analysis.row.${key}`)),
     [white, black].map((p) => h("td", {}, cell(p))));
-    return h("table", { class: "analysis-summary" },
+    // Each word of a name kept whole ("guest-1720a7b8" broke inside at 320 px): a line may
+    // break only at a space ("Computer (easy)").
+    return tableBox(h("table", { class: "analysis-summary" },
       h("thead", {}, h("tr", {}, h("th", {}),
         [white, black].map((p, seat) => h("th", { scope: "col", "data-seat": seat },
-          `${playerName(p.name)} (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
+          h("span", { class: "name" }, playerName(p.name).split(" ").map((word, i) =>
+            [i ? " " : "", h("span", { class: "word" }, word)])),
+          ` (${t(seat === 0 ? "analysis.white" : "analysis.black")})`)))),
       h("tbody", {},
         row("pr", (p) => fixed(p.pr), "pr"),
         row("luck", (p) => signed(p.luck), "luck"),
@@ -222,7 +232,7 @@ export class AnalysisPage {
         row("adjusted", (p) => (p.luck_adjusted === null ? "—" : percent(p.luck_adjusted))),
         row("decisions", (p) => String(p.decisions)),
         row("skill", (p) => t("analysis.skillcounts", p.skill)),
-        row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0)))));
+        row("cubeerrors", (p) => String(Object.values(p.cube_errors).reduce((x, y) => x + y, 0))))));
   }
 
   /** The cube decisions that count (`close`: a double, take or drop, a close or wrong
@@ -290,7 +300,7 @@ export class AnalysisPage {
         m.forced ? ` (${t("analysis.forced")})` : ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`,
         m.luck === null || m.luck === undefined ? null
           : ` · ${t("analysis.rollluck", { luck: signed(m.luck) })}${m.luck_label ? ` (${t(`luck.${m.luck_label}`)})` : ""}`),
-      m.best.length ? h("table", { class: "alternatives" },
+      m.best.length ? tableBox(h("table", { class: "alternatives" },
         h("thead", {}, h("tr", {}, ["#", t("analysis.play"), glossaryLink("equity", t("analysis.equity")),
           t("analysis.diff"), glossaryLink("ply", t("analysis.plies"))]
           .map((x) => h("th", { scope: "col" }, x)))),
@@ -298,7 +308,7 @@ export class AnalysisPage {
           "data-play": b.play },
         h("td", {}, String(k + 1)), h("td", {}, b.play || t("analysis.dance")),
         h("td", {}, signed(b.equity)), h("td", {}, k ? signed(b.equity - m.best[0].equity) : ""),
-        h("td", {}, String(b.plies)))))) : null,
+        h("td", {}, String(b.plies))))))) : null,
     ];
   }
 
@@ -311,8 +321,8 @@ export class AnalysisPage {
         ` · ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
         m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
         ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`),
-      h("table", { class: "alternatives cube-equities" }, h("tbody", {},
-        row("nd", m.nd), row("dt", m.dt), row("dp", m.dp))),
+      tableBox(h("table", { class: "alternatives cube-equities" }, h("tbody", {},
+        row("nd", m.nd), row("dt", m.dt), row("dp", m.dp)))),
     ];
   }
 }

@@ -11,7 +11,7 @@ import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
 import { profileLink, ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
 import { Notifier } from "./notifications.js";
-import { followServer } from "./store.js";
+import { followServer, readPreference, savePreference } from "./store.js";
 import { WatchList } from "./watch.js";
 
 const LOBBY_POLL_MS = 2000;
@@ -30,9 +30,24 @@ const SITE_PAGES = [
   ["record", "/dice-record"], ["glossary", "/glossary"],
 ];
 
+// The session cookie is HttpOnly, so the page cannot see whether it has one: it keeps its own
+// word for it on this device, "in" or "out". A visitor known to be signed out is not asked
+// about (GET /api/me answers them 401, which the browser logs as an error on every load).
+// Without a word (a first visit, or a session from before the word was kept) it asks once.
+const SESSION_KEY = "bg.session";
+
+/** The visitor is now `user` (null: signed out); remembered for the next page load. */
+function setUser(user) {
+  app.user = user;
+  savePreference(SESSION_KEY, user ? "in" : "out");
+}
+
 function navigate(path, replace = false) {
   if (replace) history.replaceState(null, "", path);
   else history.pushState(null, "", path);
+  // The new page starts at its top, as a loaded page does: the lobby's scroll, kept, opened a
+  // match at 320 px with the board's top edge off the screen.
+  window.scrollTo(0, 0);
   route();
 }
 
@@ -88,7 +103,7 @@ async function signOut() {
   try {
     await request("POST", "/api/auth/logout");
   } finally {
-    app.user = null;
+    setUser(null);
     navigate("/");
   }
 }
@@ -143,7 +158,7 @@ function authPage(after) {
     try {
       const answer = await request("POST", path,
         path.endsWith("guest") ? undefined : { username: username.value, password: password.value });
-      app.user = answer.user;
+      setUser(answer.user);
       after();
     } catch (err) {
       error.textContent = errorText(err);
@@ -228,12 +243,22 @@ class LobbyPage {
     this.lists = h("div", { class: "lists" });
     this.error = h("p", { class: "error", role: "alert" });
     this.watch = new WatchList();
+    // On a phone the forms come last, under the lists, some 1,400 px down: a way to the
+    // computer's form from the first screen (the address stays the lobby's).
+    const toComputer = h("a", { href: "#play-computer", class: "button to-computer", onclick: (e) => {
+      e.preventDefault();
+      const form = document.getElementById("play-computer");
+      if (!form) return;
+      form.scrollIntoView({ block: "start" });
+      form.querySelector("select").focus({ preventScroll: true });
+    } }, `${t("lobby.computer")} ↓`);
     fill(app.main, h("section", { class: "lobby" },
-      h("h1", {}, t("lobby.title")), ratingLinks(app.user), this.error,
+      h("h1", {}, t("lobby.title")), ratingLinks(app.user), h("p", { class: "lobby-jump" }, toComputer),
+      this.error,
       app.user.guest ? upgradeForm() : null,
       this.lists, this.watch.node, h("div", { class: "forms" })),
     // Outside the lobby's section: its own error line is not the lobby's.
-    deleteAccountBox(app.user, () => { app.user = null; navigate("/"); }));
+    deleteAccountBox(app.user, () => { setUser(null); navigate("/"); }));
     this.start();
   }
 
@@ -354,7 +379,7 @@ class LobbyPage {
     app.user.guest ? null : ratedFields(field),  // guests play unrated
     h("button", { type: "submit", class: "primary", "data-action": "post-seek" }, t("lobby.post")));
     showMode();
-    const botForm = h("form", { class: "computer", onsubmit: once(async () => {
+    const botForm = h("form", { class: "computer", id: "play-computer", onsubmit: once(async () => {
       this.error.textContent = "";
       const f = new FormData(botForm);
       try {
@@ -383,7 +408,7 @@ function upgradeForm() {
     try {
       const answer = await request("POST", "/api/auth/upgrade",
         { username: username.value, password: password.value });
-      app.user = answer.user;
+      setUser(answer.user);
       route();
     } catch (err) {
       error.textContent = errorText(err);
@@ -470,11 +495,12 @@ async function route() {
   app.page = null;
   clearTimeout(app.retry);
   let outage = false;
-  if (app.user === null) {
+  if (app.user === null && readPreference(SESSION_KEY) !== "out") {
     try {
-      app.user = (await request("GET", "/api/me")).user;
+      setUser((await request("GET", "/api/me")).user);
     } catch (err) {
       app.user = null;
+      if (err instanceof ApiError && err.status === 401) setUser(null);
       outage = err instanceof ApiError && err.code === "database_unavailable";
     }
   }

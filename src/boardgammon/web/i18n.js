@@ -930,7 +930,7 @@ const STRINGS = {
     "point.movable": "動かせる",
     "point.target": "ここへ動かす",
     "dice.verified": "ダイス検証済み",
-    "dice.verify.title": "証明可能な公正ダイス · 検証",
+    "dice.verify.title": "検証可能な公正ダイス · 検証",
     "dice.warning": "ロール {roll} のダイス検証に失敗しました: {problems}。このロールを信用せず、対局IDを報告してください。",
     "dice.pending": "検証中…",
     "dice.ok": "検証済み",
