@@ -105,6 +105,24 @@ def test_best_play_loses_nothing_and_losses_are_the_gap_to_the_best(random_analy
                 [b.equity for b in c.best[:-1]], reverse=True)
 
 
+@pytest.mark.parametrize(("length", "points", "final"), [(1, 3, (0, 1)), (1, 1, (0, 1)),
+                                                         (3, 3, (0, 3)), (5, 3, (0, 3))])
+def test_the_final_score_is_the_results_capped_at_the_length(length, points, final):
+    # A new user's trial: a backgammon resigned in a 1-point match showed "final score 0-3"
+    # on the analysis page, where the match's result says 0-1.
+    m = Match(length, players=("Ann", "Bob"))
+    m.roll_opening(4, 1)
+    m.play(0, "24/23 13/9")
+    m.roll(1, 6, 2)
+    m.play(1, "24/18 13/11")
+    m.roll(0, 3, 1)
+    m.resign(0, points)
+    m.accept(1)
+    assert m.is_over == (points >= length) and m.final_score == final
+    a = analyse_match(m, PipEvaluator())
+    assert a.score == final and a.winner == (1 if m.is_over else None)
+
+
 def test_money_play_losses_equal_the_fake_evaluators_values_by_hand():
     m = Match(0, players=("Ann", "Bob"))
     m.roll_opening(4, 1)

@@ -120,6 +120,13 @@ def test_the_analysis_page_fits_a_phone_and_keeps_names_whole(
     # Every alternative is there to read: the table scrolls in its own box, the page does not.
     table = page.locator(".review-detail table.alternatives")
     assert table.locator("tbody tr").count() == 3
+    # The decision's loss in the language's numerals, as its luck is (a second trial: German
+    # read "Verlust 0.052 · Glück des Wurfs −0,019").
+    detail = page.locator(".review-detail").inner_text()
+    loss = f"{analysis['moves'][1]['loss']:.3f}"
+    assert (loss.replace(".", ",") if lang == "de" else loss) in detail, detail
+    if lang == "de":
+        assert not re.search(r"\d\.\d", detail), detail
     context.close()
 
 

@@ -333,7 +333,9 @@ class MatchAnalysis:
 
     Attributes:
         players: names of seat 0 and seat 1; length: match length (0 money play).
-        score, winner: the final score and the winner's seat (``None`` if unfinished).
+        score, winner: the final score (:attr:`.Match.final_score`: a finished match's winner
+            at the length, as its result shows it) and the winner's seat (``None`` if
+            unfinished).
         plies: analysis depth; checker, cube, luck: the decisions and rolls, in order.
         points: points each seat won in the match (money play: per seat totals).
         self_judged: per seat, whether its engine is the judge (:func:`engine_plies` equal to
@@ -476,7 +478,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     replay = Match(match.length, match.variant, match.players, None, match.jacoby,
                    setup=match.setup, beavers=match.beavers)
     judge = _Judge(evaluator, plies, replay.game.board.checkers)
-    result = MatchAnalysis(match.players, match.length, match.score, match.winner, plies,
+    result = MatchAnalysis(match.players, match.length, match.final_score, match.winner, plies,
                            self_judged=self_judged, judge=judge_name(plies, evaluator))
     record = match.record
     turns: dict[int, int] = {}

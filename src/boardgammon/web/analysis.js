@@ -251,7 +251,7 @@ export class AnalysisPage {
         `${t("analysis.decisionno", { n: i + 1 })} · ${this.who(m)}: ${t(`cube.${m.action}`)}`),
       ` — ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
       m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
-      ` (${t("analysis.loss", { loss: m.loss.toFixed(3) })})`))), note);
+      ` (${t("analysis.loss", { loss: fixed(m.loss, 3) })})`))), note);
   }
 
   who(m) {
@@ -297,7 +297,7 @@ export class AnalysisPage {
     const played = m.play || t("analysis.dance");
     return [
       h("p", { class: "played" }, t("analysis.played", { dice: `${m.dice[0]}-${m.dice[1]}`, play: played }),
-        m.forced ? ` (${t("analysis.forced")})` : ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`,
+        m.forced ? ` (${t("analysis.forced")})` : ` · ${t("analysis.loss", { loss: fixed(m.loss, 3) })}`,
         m.luck === null || m.luck === undefined ? null
           : ` · ${t("analysis.rollluck", { luck: signed(m.luck) })}${m.luck_label ? ` (${t(`luck.${m.luck_label}`)})` : ""}`),
       m.best.length ? tableBox(h("table", { class: "alternatives" },
@@ -320,7 +320,7 @@ export class AnalysisPage {
       h("p", { class: "played" }, t("analysis.cubeaction", { action: t(`cube.${m.action}`), value: m.cube }),
         ` · ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
         m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
-        ` · ${t("analysis.loss", { loss: m.loss.toFixed(3) })}`),
+        ` · ${t("analysis.loss", { loss: fixed(m.loss, 3) })}`),
       tableBox(h("table", { class: "alternatives cube-equities" }, h("tbody", {},
         row("nd", m.nd), row("dt", m.dt), row("dp", m.dp)))),
     ];
