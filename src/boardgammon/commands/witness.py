@@ -24,13 +24,19 @@ Exit status 0: the head is consistent with everything this witness saw; 1: the s
 two histories, a shrunk log, a bad signature or another key (the state is left as it was, so
 every later run says so too); 2: the server or the state file cannot be read, the state file
 cannot be written (checked before the server is asked), or an old state file's one server may
-be another one.
+be another one. An exit status 2 says why in one line for people (:func:`_no_answer`,
+:func:`_refusal`): "connection refused (is the server running, and is this its address?)",
+not the library's ``<urlopen error [Errno 111] Connection refused>``.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import re
+import socket
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -52,6 +58,9 @@ from boardgammon.dice.transparency import (
 STATE_FORMAT = "boardgammon-witness-v2"
 OLD_STATE_FORMAT = "boardgammon-witness-v1"  # one server's state, without its address
 _SERVER_FIELDS = ("server_key", "last_head", "last_cosignature", "unproven")
+TIMEOUT_S = 30.0
+"""Seconds the witness waits for each answer of the server."""
+_PUBLIC_KEY = "/api/log/public-key"
 
 
 class Misbehaviour(Exception):
@@ -67,7 +76,9 @@ class Unreadable(Exception):
                  status: int | None = None) -> None:
         super().__init__(message)
         self.state = state
-        self.status = status  # the HTTP status of a refusal, None for no answer
+        # The HTTP status of an answer the witness cannot use (a refusal, or a 200 that is not
+        # JSON), None for no answer.
+        self.status = status
 
 
 def check_address(url: str) -> None:
@@ -79,6 +90,8 @@ def check_address(url: str) -> None:
         Unreadable: saying what is wrong with the address (exit status 2, not 1: nothing was
             read, so nothing was caught misbehaving).
     """
+    if not url.strip():
+        raise Unreadable("no address given; give the server's address, e.g. https://play.example")
     if any(c.isspace() or not c.isprintable() for c in url):
         raise Unreadable("the address holds a space or control character")
     try:
@@ -108,20 +121,128 @@ def server_id(url: str) -> str:
     return f"{parts.scheme}://{host}{parts.path.rstrip('/')}"
 
 
-def _fetch(url: str, path: str, body: dict | None = None, timeout: float = 30.0) -> dict:
+def _address(url: str, path: str) -> str:
+    """The address of the API's ``path`` on the server at ``url`` (which may have a path)."""
+    return urllib.parse.urljoin(url.rstrip("/") + "/", path.lstrip("/"))
+
+
+def _fetch(url: str, path: str, body: dict | None = None) -> dict:
+    """The JSON the server at ``url`` answers to ``GET path`` (``POST`` with ``body``).
+
+    Raises:
+        Unreadable: no answer, an HTTP error status or an answer that is not JSON, said in
+            words for people; ``status`` is the answer's HTTP status (None for no answer).
+    """
+    full = _address(url, path)
+    method = "GET" if body is None else "POST"
+    request = urllib.request.Request(
+        full,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
     try:
-        request = urllib.request.Request(
-            urllib.parse.urljoin(url.rstrip("/") + "/", path.lstrip("/")),
-            data=json.dumps(body).encode() if body is not None else None,
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
-            return json.load(answer)
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310
+            content_type = answer.headers.get_content_type()
+            data = answer.read()
     except urllib.error.HTTPError as exc:
-        said = exc.read()[:300].decode(errors="replace")
-        raise Unreadable(f"{path}: HTTP {exc.code} {said}", status=exc.code) from exc
-    except (OSError, ValueError) as exc:
-        raise Unreadable(f"{path}: {exc}") from exc
+        raise Unreadable(f"{method} {full}: {_refusal(exc)}", status=exc.code) from None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        why = _no_answer(url, reason) if isinstance(reason, OSError) else str(reason)
+        raise Unreadable(why) from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise Unreadable(_no_answer(url, exc)) from None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise Unreadable(f"{method} {full}: an answer in {content_type}, not JSON",
+                         status=200) from None
+
+
+def _refusal(exc: urllib.error.HTTPError) -> str:
+    """An HTTP error answer in words: its status, and the API's error code and message
+    (``docs/api.md`` §Errors) where it has them, not the raw body."""
+    said = f"HTTP {exc.code} {exc.reason}".rstrip()
+    try:
+        error = json.loads(exc.read(4096))["error"]
+        said += f": {error['code']}: {error['message']}"
+    except (OSError, http.client.HTTPException, ValueError, RecursionError, KeyError,
+            TypeError):
+        pass
+    return said
+
+
+_CERTIFICATE_PROBLEMS = {
+    10: "it has expired",
+    18: "it is self-signed",
+    19: "it is signed by an authority this machine does not trust",
+    20: "it is signed by an authority this machine does not trust",
+    62: "it is for another host name",
+}
+"""OpenSSL's verify codes (``X509_V_ERR_…``) most often met, in words."""
+
+
+def _no_answer(url: str, exc: OSError | http.client.HTTPException) -> str:
+    """Why the server at ``url`` gave no answer, in words and with what to check."""
+    host = urllib.parse.urlsplit(url).hostname
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the server running, and is this its address?)"
+    if isinstance(exc, TimeoutError):
+        return (f"no answer within {TIMEOUT_S:g} s (is the server up, and can this machine "
+                "reach it?)")
+    if isinstance(exc, socket.gaierror):
+        if exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)):
+            return f"the host name {host} was not found (is it spelt right?)"
+        if exc.errno == socket.EAI_AGAIN:
+            return f"the host name {host} could not be looked up (is this machine online?)"
+        return f"the host name {host} could not be looked up: {exc.strerror}"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = _CERTIFICATE_PROBLEMS.get(exc.verify_code) or exc.verify_message
+        return f"the server's TLS certificate is not accepted: {why}"
+    if isinstance(exc, ssl.SSLError):
+        if exc.reason == "WRONG_VERSION_NUMBER":
+            return ("the server does not speak TLS (https) at this address: "
+                    "try http:// instead of https://")
+        return f"the TLS handshake failed: {exc.reason or exc}"
+    if isinstance(exc, (ConnectionResetError, http.client.RemoteDisconnected)):
+        return "the server closed the connection without an answer"
+    if isinstance(exc, http.client.HTTPException):
+        return f"the answer is not HTTP ({type(exc).__name__})"
+    why = exc.strerror or str(exc) or type(exc).__name__
+    return f"cannot connect: {why[:1].lower()}{why[1:]}"
+
+
+def _public_key(url: str) -> str:
+    """The log's public key (hex) that the server at ``url`` publishes.
+
+    Raises:
+        Unreadable: none read; an address that answers 404 or something other than a key
+            is said not to look like a Boardgammon server's, with its root address to try.
+    """
+    full = _address(url, _PUBLIC_KEY)
+    try:
+        answer = _fetch(url, _PUBLIC_KEY)
+    except Unreadable as exc:
+        if exc.status == 404:
+            raise _not_a_server(url, f"GET {full}: 404") from None
+        if exc.status == 200:
+            raise _not_a_server(url, str(exc)) from None
+        raise
+    key = answer.get("public_key") if isinstance(answer, dict) else None
+    if not isinstance(key, str) or not re.fullmatch("[0-9a-fA-F]{64}", key):
+        raise _not_a_server(url, f"GET {full}: no public_key of 64 hex digits in the answer")
+    return key
+
+
+def _not_a_server(url: str, evidence: str) -> Unreadable:
+    """The refusal of an address that is not a Boardgammon server's (``evidence``: what it
+    answered), with the site's root address to try where ``url`` has a path (``…/api``)."""
+    parts = urllib.parse.urlsplit(url)
+    root = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
+    said = f"the address does not look like a Boardgammon server's ({evidence})"
+    if server_id(url) != server_id(root):
+        said += f"; give the site's root address, e.g. {root}"
+    return Unreadable(said)
 
 
 def _load_state(path: Path) -> dict:
@@ -132,10 +253,20 @@ def _load_state(path: Path) -> dict:
             serialization.NoEncryption(),
         )
         return {"format": STATE_FORMAT, "witness_private_key": private.hex(), "servers": {}}
+    if path.is_dir():
+        raise Unreadable(f"the state file {path} is a folder, not a file")
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise Unreadable(f"the state file {path}: {exc}") from exc
+    except PermissionError:
+        raise Unreadable(f"the state file {path} is not readable (permission denied)") from None
+    except OSError as exc:
+        raise Unreadable(f"cannot read the state file {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file (not JSON: "
+                         f"{exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except (ValueError, RecursionError):
+        raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file (not JSON "
+                         "text in UTF-8)") from None
     if not isinstance(state, dict) or state.get("format") not in (STATE_FORMAT,
                                                                   OLD_STATE_FORMAT):
         raise Unreadable(f"the state file {path} is not a {STATE_FORMAT} file")
@@ -218,7 +349,7 @@ def check(url: str, state: dict) -> tuple[dict, list[str]]:
         whole.pop("unclaimed", None)
         return whole
 
-    published = _fetch(url, "/api/log/public-key")["public_key"]
+    published = _public_key(url)
     lines = []
     if server["server_key"] is None:
         lines.append(f"pinned the log's key {published} (first run for {address})")
@@ -369,7 +500,7 @@ def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], Non
         out(f"MISBEHAVIOUR: {exc}")
         return 1
     except Unreadable as exc:
-        out(f"cannot witness {url}: {exc}")
+        out(f"cannot witness{_shown(url)}: {exc}")
         return 2
     for line in lines:
         out(line)
@@ -390,6 +521,16 @@ def run(url: str, state_path: Path, post: bool = False, out: Callable[[str], Non
             return 2
         out("sent the co-signature to the server")
     return 0
+
+
+def _shown(url: str) -> str:
+    """``url`` as the first words of a line say it: none for no address, quoted where it
+    holds a space or control character (which would break the line)."""
+    if not url.strip():
+        return ""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return f" {url!r}"
+    return f" {url}"
 
 
 def witness(
