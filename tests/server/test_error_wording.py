@@ -149,3 +149,18 @@ def test_a_body_is_refused_in_the_apis_words(client):
     assert error(r) == (422, "invalid_request",
                         'body.tree_size: expected a whole number, got "x"; body.witness_key: '
                         'expected exactly 64 hex characters (0-9, a-f), got "ab"')
+
+
+@pytest.mark.parametrize("body,message", [
+    # A new user's: an invalid byte was said to be JSON nested too deeply or a number too long.
+    (b'{"tree_size": 1, "witness_key": "\xff"}',
+     "the request body is not UTF-8 text: byte 0xff at position 33"),
+    (b'{"tree_size": "caf\xc3"}', "the request body is not UTF-8 text: byte 0xc3 at position 18"),
+    (b'{"tree_size": ' + b"1" * 5000 + b"}",
+     "the request body could not be read as JSON (nested too deeply, or a number too long to "
+     "read)"),
+])
+def test_a_body_python_cannot_read_says_why(client, body, message):
+    r = client.post("/api/log/witness", content=body,
+                    headers={"Content-Type": "application/json"})
+    assert error(r) == (422, "invalid_request", message)

@@ -204,18 +204,18 @@ def test_every_language_has_every_page_text():
     ("ja", {"distance": "0"}, "hit", "ブロットまでは1〜24ピップです（0ではなく）。"),
     ("de", {"bearoff": "1,1"}, "bearoff", "Sechs Anzahlen, für die Felder 1–6, nicht 2."),
     ("de", {"rolls": "0"}, "doubles",
-     "„Würfe je Seite (N)“ nimmt eine ganze Zahl von 1 bis 5000, nicht 0."),
+     "„Würfe je Seite (N)“ nimmt eine ganze Zahl von 1 bis 5.000, nicht 0."),
     # A new user's: each of these said "takes one whole number", though each is one.
     ("en", {"distance": "99999999999999999999"}, "hit",
      "A blot can be 1 to 24 pips away, not 99999999999999999999."),
     ("en", {"distance": "30"}, "hit", "A blot can be 1 to 24 pips away, not 30."),
     ("en", {"rolls": "-1"}, "doubles",
-     "“Rolls each (N)” takes a whole number from 1 to 5000, not -1."),
+     "“Rolls each (N)” takes a whole number from 1 to 5,000, not -1."),
     ("en", {"margin": "-3"}, "doubles",
-     "“Margin (D)” takes a whole number from 0 to 5000, not -3."),
+     "“Margin (D)” takes a whole number from 0 to 5,000, not -3."),
     ("en", {"games": "9" * 5000}, "doubles",
-     f"“Games (G)” takes a whole number from 1 to 200000, not {'9' * 40}."),
-    ("ja", {"rolls": "５００１"}, "doubles", "」は1〜5000の整数です（5001ではなく）。"),
+     f"“Games (G)” takes a whole number from 1 to 200,000, not {'9' * 40}."),
+    ("ja", {"rolls": "５００１"}, "doubles", "」は1〜5,000の整数です（5001ではなく）。"),
     ("en", {"margin": "-"}, "doubles", "takes one whole number, not “-”."),
     ("de", {"distance": "abc"}, "hit", "„Augen bis zum Blot (1–24)“ nimmt eine ganze Zahl"),
     ("ja", {"rolls": "abc"}, "doubles", "には整数を1つ入れてください（「abc」ではなく）。"),
@@ -368,3 +368,114 @@ def test_the_fair_page_says_a_correspondence_turn_does_not_ask_the_device(
     page = client.get(f"/fair?lang={lang}").text
     kind = page.split('data-kind="opponent_absent"')[1].split("</li>")[0]
     assert said in " ".join(kind.split()) and gone not in page
+
+
+# A new user's trial (2026-12): the HTML 404 had no viewport (980 px wide on a 320 px phone),
+# no styling and no language; a player page's bad ?page= answered JSON; /odds wrote its ranges
+# as 5000 in every language and said one bad field of the doubles form at a time.
+
+VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+
+
+def error_text(page: str) -> str:
+    found = re.search(r'<p id="error-text">([^<]*)</p>', page)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize("address,headers,cookies,lang,title,text", [
+    ("/nope", {}, {}, "en", "Not found", "There is no page at this address."),
+    ("/nope?lang=de", {}, {}, "de", "Nicht gefunden", "Unter dieser Adresse gibt es keine Seite."),
+    ("/nope", {"Accept-Language": "de-DE,de;q=0.9"}, {}, "de", "Nicht gefunden",
+     "Unter dieser Adresse gibt es keine Seite."),
+    ("/nope", {"Accept-Language": "de"}, {"bg_lang": "ja"}, "ja", "見つかりません",
+     "このアドレスにはページがありません。"),
+    ("/player/nobody_x", {}, {}, "en", "Not found", "There is no player “nobody_x”."),
+    ("/player/nobody_x?lang=de", {}, {}, "de", "Nicht gefunden",
+     "Es gibt keinen Spieler „nobody_x“."),
+    ("/leaderboard/chess?lang=ja", {}, {}, "ja", "見つかりません",
+     "「chess」のランキングはありません。"),
+])
+def test_a_404_is_a_page_of_the_site_in_the_pages_language(client, address, headers, cookies,
+                                                           lang, title, text):
+    client.cookies.update(cookies)
+    r = client.get(address, headers=headers)
+    assert r.status_code == 404
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    page = r.text
+    assert f'<html lang="{lang}">' in page and VIEWPORT in page
+    assert '<link rel="stylesheet" href="/static/style.css">' in page
+    assert '<header id="header">' in page and '<footer class="site">' in page
+    assert f"<h1>{title}</h1>" in page and f"<title>{title} · Boardgammon</title>" in page
+    assert error_text(page) == text
+    assert f'<a id="error-home" href="/?lang={lang}">' in page
+
+
+def test_other_refusals_of_a_page_are_pages_too_and_the_api_keeps_json(client):
+    r = client.post("/rules?lang=de")
+    assert (r.status_code, r.headers["content-type"]) == (405, "text/html; charset=utf-8")
+    assert set(r.headers["allow"].split(", ")) == {"GET", "HEAD"} and VIEWPORT in r.text
+    assert error_text(r.text) == "Diese Adresse nimmt diese Art von Anfrage nicht an."
+    r = client.get("/api/nope?lang=de")
+    assert (r.status_code, r.json()) == (404, {"error": {
+        "code": "not_found", "message": "no such endpoint: GET /api/nope (see /docs)"}})
+    r = client.get("/api/players/nobody_x")
+    assert (r.status_code, r.json()) == (404, {"error": {
+        "code": "not_found", "message": "no player named 'nobody_x'"}})
+
+
+@pytest.mark.parametrize("page,text", [
+    ("abc", "„abc“ ist keine Seitenzahl: Die Seiten sind ab 1 nummeriert."),
+    ("0", "„0“ ist keine Seitenzahl: Die Seiten sind ab 1 nummeriert."),
+    ("-2", "„-2“ ist keine Seitenzahl: Die Seiten sind ab 1 nummeriert."),
+])
+def test_a_bad_page_number_of_a_players_page_is_an_html_400(client, page, text):
+    Player.register(client, "ann")
+    r = client.get("/player/ann", params={"page": page, "lang": "de"})
+    assert (r.status_code, r.headers["content-type"]) == (400, "text/html; charset=utf-8")
+    assert "<h1>Ungültige Anfrage</h1>" in r.text and VIEWPORT in r.text
+    assert error_text(r.text) == text
+    assert '<a href="/player/ann?lang=de">Die Seite von ann</a>' in r.text
+
+
+def test_a_page_past_the_last_is_404_on_the_page_and_the_api_without_echoing_it(client):
+    Player.register(client, "ann")
+    huge = "99999999999999999999999"
+    assert client.get("/player/ann?page=1").status_code == 200
+    r = client.get(f"/player/ann?page={huge}")
+    assert (r.status_code, r.headers["content-type"]) == (404, "text/html; charset=utf-8")
+    assert error_text(r.text) == "The matches of ann end at page 1: there is no page after it."
+    assert "99999" not in r.text.split("<main>")[1]  # only the language links keep the query
+    r = client.get("/player/ann?page=2&lang=de")
+    assert error_text(r.text) == (
+        "Die Matches von ann enden auf Seite 1: Danach gibt es keine Seite.")
+    for page in (huge, "2"):
+        r = client.get(f"/api/players/ann/matches?page={page}")
+        assert (r.status_code, r.json()) == (404, {"error": {
+            "code": "not_found", "message": "no such page: the matches of ann end at page 1"}})
+    assert client.get("/api/players/ann/matches?page=1").json()["page"] == 1
+
+
+@pytest.mark.parametrize("lang,params,words", [
+    ("de", {"rolls": "0"}, "„Würfe je Seite (N)“ nimmt eine ganze Zahl von 1 bis 5.000, nicht 0."),
+    ("de", {"games": "0"}, "„Spiele (G)“ nimmt eine ganze Zahl von 1 bis 200.000, nicht 0."),
+    ("en", {"games": "0"}, "“Games (G)” takes a whole number from 1 to 200,000, not 0."),
+    ("ja", {"margin": "-1"}, "」は0〜5,000の整数です（-1ではなく）。"),
+    ("de", {"rolls": "5000", "games": "100"},
+     "Würfe × Spiele dürfen höchstens 200.000 sein, nicht 5.000 × 100."),
+])
+def test_odds_ranges_are_written_as_the_language_writes_numbers(client, lang, params, words):
+    r = client.get("/odds", params={"lang": lang, **params})
+    assert r.status_code == 200
+    problem = re.search(r'id="doubles-problem">([^<]*)<', r.text)
+    assert problem and words in html.unescape(problem.group(1))
+
+
+def test_odds_says_every_bad_field_of_the_doubles_form_at_once(client):
+    r = client.get("/odds", params={"rolls": "-1", "margin": "-3", "games": "0"})
+    assert r.status_code == 200
+    problem = re.search(r'id="doubles-problem">([^<]*)<', r.text)
+    assert problem and html.unescape(problem.group(1)) == (
+        "“Rolls each (N)” takes a whole number from 1 to 5,000, not -1. "
+        "“Margin (D)” takes a whole number from 0 to 5,000, not -3. "
+        "“Games (G)” takes a whole number from 1 to 200,000, not 0.")

@@ -251,22 +251,24 @@ def test_profiles_of_unknown_players_and_pages(client):
     Player.register(client, "ann")
     r = client.get("/api/players/ANN/matches?page=0")
     assert r.status_code == 422 and "pages start at 1" in r.json()["error"]["message"]
-    assert client.get("/api/players/ann/matches?page=3").json()["matches"] == []
-    # A page number past what the database's integers hold is past the last page, not a 500.
-    huge = client.get("/api/players/ann/matches?page=99999999999999999999")
-    assert huge.status_code == 200 and huge.json()["matches"] == []
-    assert huge.json()["pages"] == 1
-    assert client.get("/player/ann?page=99999999999999999999").status_code == 200
+    assert client.get("/api/players/ann/matches?page=1").json()["matches"] == []
+    # A page past the last is 404 (a number past what the database's integers hold too, not a
+    # 500), on the API and on the page.
+    for page in ("3", "99999999999999999999"):
+        r = client.get(f"/api/players/ann/matches?page={page}")
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+        assert client.get(f"/player/ann?page={page}").status_code == 404
     page = client.get("/player/ann?lang=de")
     assert page.status_code == 200 and "Noch kein gewertetes Match" in page.text
     assert "ランキング" in client.get("/leaderboard/standard?lang=ja").text
     assert "1 / (1 + 10^(−D·√n / 2000))" in client.get("/ratings").text
     # The pages people type and follow answer a page, not the API's JSON.
-    for address in ("/player/nobody", "/player/ann?page=0", "/leaderboard/chess",
-                    "/player/%3Cimg%20src%3Dx%3E"):
+    for address in ("/player/nobody", "/leaderboard/chess", "/player/%3Cimg%20src%3Dx%3E"):
         r = client.get(address)
         assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
         assert "Not found" in r.text and "<img" not in r.text
+    r = client.get("/player/ann?page=0")
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
 
 
 def test_a_players_dice_are_their_own_rolls_only(client, database):

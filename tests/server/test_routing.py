@@ -59,4 +59,4 @@ def test_unknown_pages_are_an_html_404(client, path):
     r = client.get(path)
     assert r.status_code == 404
     assert r.headers["content-type"].startswith("text/html")
-    assert "Not found" in r.text and 'href="/"' in r.text
+    assert "Not found" in r.text and 'href="/?lang=en"' in r.text

@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None,
 
     app = FastAPI(title="Boardgammon", version=__version__, lifespan=lifespan,
                   description=WEBSOCKETS_DESCRIPTION)
-    errors.install(app, query_on_page=pages.QUERY_ON_PAGE)
+    errors.install(app, query_on_page=pages.QUERY_ON_PAGE, page=pages.error_page)
     app.include_router(audit.router)
     app.include_router(public_log.router)
     app.include_router(pages.router)

@@ -5,21 +5,22 @@ WebSocket ``error`` frame (:func:`ws_error`). Every refusal over HTTP is a 4xx/5
 
 :func:`install` registers handlers for refusals (a 429 with ``Retry-After``), request
 validation errors and the router's own refusals (no such route 404, wrong method 405): under
-``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere a
-404 is a small HTML page for people. Unexpected exceptions keep FastAPI's bare 500 (no detail
-leaves the server), except the database's outages: 503 ``database_unavailable`` with
-``Retry-After`` (:mod:`.outage`).
+``/api/`` those get the API's shape (codes ``not_found``, ``method_not_allowed``), elsewhere
+an HTML page of the site for people, in their language (the ``page`` that :func:`install` is
+given: :func:`boardgammon.server.routes.pages.error_page`). Unexpected exceptions keep
+FastAPI's bare 500 (no detail leaves the server), except the database's outages: 503
+``database_unavailable`` with ``Retry-After`` (:mod:`.outage`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from starlette.exceptions import HTTPException
@@ -80,11 +81,16 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
 
 _CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
           413: ErrorCode.PAYLOAD_TOO_LARGE}
-NOT_FOUND_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Not found · Boardgammon</title></head>
-<body><h1>Not found</h1><p>There is no page at this address.</p>
-<p><a href="/">Go to the lobby</a></p></body></html>
-"""
+
+ErrorPage = Callable[[Request, int], Response]
+"""The site's HTML page for a refusal of an address outside ``/api/``: ``(request, status)``
+→ the page, in the request's language."""
+
+
+def is_api(path: str) -> bool:
+    """Whether ``path`` is the API's, whose refusals are JSON (``docs/api.md`` §Errors); every
+    other address is a page's, refused with an HTML page for people."""
+    return path == "/api" or path.startswith("/api/")
 
 
 class BodyLimit:
@@ -254,10 +260,24 @@ def _problem(error: dict, body: Any) -> str:
     return problem(error, {"body": body}, "request")
 
 
-def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
+def _unreadable(exc: HTTPException) -> str:
+    """Why FastAPI could not read a JSON body (its bare 400 keeps the reader's error as its
+    cause): bytes that are not UTF-8, or JSON that Python's reader gives up on."""
+    cause = exc.__cause__
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"the request body is not UTF-8 text: byte 0x{cause.object[cause.start]:02x} "
+                f"at position {cause.start}")
+    return ("the request body could not be read as JSON (nested too deeply, or a number too "
+            "long to read)")
+
+
+def install(app: FastAPI, query_on_page: Collection[str] = (),
+            page: ErrorPage | None = None) -> None:
     """Register the error handlers, the body limit and the refusal of control characters in
     addresses on ``app`` (but not in the query of the pages at ``query_on_page``, which answer
-    it themselves)."""
+    it themselves). Outside ``/api/`` a refusal of the router, or a query that fails
+    validation (422), is answered with ``page`` (without one: a plain-text line, and the API's
+    JSON for the 422)."""
     app.add_middleware(LoneSurrogates)
     app.add_middleware(BodyLimit)
     app.add_middleware(ControlCharacters, query_on_page=query_on_page)
@@ -280,24 +300,24 @@ def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
         app.add_exception_handler(kind, _database)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        if page is not None and not is_api(request.url.path):
+            return page(request, 422)
         return error_response(422, "invalid_request",
                               "; ".join(_problem(e, exc.body) for e in exc.errors()))
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:
         path = request.url.path
-        if path.startswith("/api/") or path == "/api":
+        if is_api(path):
             if exc.status_code == 404:
                 message = f"no such endpoint: {request.method} {path} (see /docs)"
             elif exc.status_code == 405:
                 message = f"{path} does not accept {request.method} (see /docs)"
             elif exc.status_code == 400:
-                # The body could not be parsed at all (e.g. JSON nested too deeply to read):
-                # malformed input, as a body that is not JSON is.
-                return error_response(422, "invalid_request",
-                                      "the request body could not be read as JSON (nested "
-                                      "too deeply, or a number too long to read)")
+                # The body could not be parsed at all (not UTF-8, or JSON nested too deeply to
+                # read): malformed input, as a body that is not JSON is.
+                return error_response(422, "invalid_request", _unreadable(exc))
             elif exc.status_code == 413:
                 message = _too_large(MAX_BODY_BYTES)
             else:
@@ -306,7 +326,9 @@ def install(app: FastAPI, query_on_page: Collection[str] = ()) -> None:
                                       _CODES.get(exc.status_code, ErrorCode.HTTP_ERROR), message)
             response.headers.update(exc.headers or {})  # e.g. Allow on a 405
             return response
-        if exc.status_code == 404:
-            return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
+        if page is not None:
+            answer = page(request, exc.status_code)
+            answer.headers.update(exc.headers or {})
+            return answer
         return Response(str(exc.detail), status_code=exc.status_code, headers=exc.headers,
                         media_type="text/plain; charset=utf-8")

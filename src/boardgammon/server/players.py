@@ -174,19 +174,35 @@ def _player_figures(result: str | None, seat: int) -> tuple[float | None, float 
     return (None, None) if mine is None else (mine.get("pr"), mine.get("luck_mwc"))
 
 
+class PastLastPage(NotFound):
+    """A page of a player's matches past the last (404 ``not_found``); ``pages`` is the
+    last."""
+
+    def __init__(self, message: str, pages: int) -> None:
+        super().__init__(message)
+        self.pages = pages
+
+
 def matches_page(session: Session, user: User, page: int) -> MatchPage:
     """``user``'s matches, newest first, :data:`PAGE_SIZE` a page (``page`` from 1).
 
     Raises:
         Invalid: ``page`` below 1.
+        PastLastPage: ``page`` past the last (page 1 always exists, empty for a player
+            without matches); the message names the last, not the page asked for, which a
+            query string may make any length.
     """
     if page < 1:
         raise Invalid(f"page {page} does not exist; pages start at 1")
     mine = or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id)
     total = session.scalar(select(func.count()).select_from(MatchRow).where(mine)) or 0
-    # A page past the last is empty without asking the database, whose integers could not
-    # hold the offset of a page number as large as a query string may carry.
-    rows = [] if (page - 1) * PAGE_SIZE >= total else session.execute(
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    # Refused before the database is asked: its integers could not hold the offset of a page
+    # number as large as a query string may carry.
+    if page > pages:
+        raise PastLastPage(f"no such page: the matches of {user.username} end at page {pages}",
+                           pages)
+    rows = session.execute(
         select(MatchRow, RatedMatch.match_id, MatchAnalysisRow.status, MatchAnalysisRow.result)
         .outerjoin(RatedMatch, RatedMatch.match_id == MatchRow.id)
         .outerjoin(MatchAnalysisRow, MatchAnalysisRow.match_id == MatchRow.id)
@@ -248,9 +264,7 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                 },
             )
         )
-    return MatchPage(
-        page=page, pages=max(1, math.ceil(total / PAGE_SIZE)), total=total, matches=out
-    )
+    return MatchPage(page=page, pages=pages, total=total, matches=out)
 
 
 def leaderboard(

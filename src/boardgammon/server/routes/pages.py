@@ -43,6 +43,7 @@ from boardgammon.server.dice_record import RollNotFound
 from boardgammon.server.dice_stats import Snapshot, report_cache, requested_refresh
 from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_state import points
+from boardgammon.server.numerals import NUMERALS, Numerals
 from boardgammon.server.refusals import NotFound
 from boardgammon.server.routes.audit import TEMPLATES, either_document
 from boardgammon.server.routes.audit import pages as templates
@@ -71,6 +72,30 @@ def _render(request: Request, page: str, lang: str | None, **fields: object) -> 
     if not (TEMPLATES / name).is_file():
         name = f"pages/{page}.html"
     return templates.TemplateResponse(request, name, context)
+
+
+ERROR_TEXTS = frozenset({400, 404, 405, 413, 422})
+"""The statuses with a title and a text of their own (``error.title.{status}``,
+``error.text.{status}``); any other is "Error {status}"."""
+
+
+def error_page(request: Request, status: int, problem: str | None = None,
+               links: tuple[tuple[str, str], ...] = (), **fields: object) -> HTMLResponse:
+    """The site's page for a refusal of a page's address (``status``: 404 for an unknown
+    address, …), in the language the request's other pages would have (``?lang=``, the cookie,
+    ``Accept-Language``): the status's title, the text ``error.{problem}`` filled in with
+    ``fields`` (else the status's own text), ``links`` (address, words) and a link home."""
+    language = request_language(request, request.query_params.get("lang"))
+    t = translator(language)
+    own = status in ERROR_TEXTS
+    title = t(f"error.title.{status}") if own else t("error.title", status=status)
+    if problem is not None:
+        text = t(f"error.{problem}", **fields)
+    else:
+        text = t(f"error.text.{status}") if own else t("error.text")
+    page = _render(request, "error", language, title=title, text=text, links=links)
+    page.status_code = status
+    return page
 
 
 ECHOED = 80
@@ -247,13 +272,16 @@ def _number(text: str, name: str) -> int:
                            "range", name=name, low=low, high=high, got=got)
 
 
-def _problem(t: Callable[..., str], error: InvalidOddsQuery | StatsError) -> str:
-    """``error`` said in the page's language (``odds.error.{code}``); one without a code, which
-    no form of the page can cause, in English."""
+def _problem(t: Callable[..., str], num: Numerals,
+             error: InvalidOddsQuery | StatsError) -> str:
+    """``error`` said in the page's language (``odds.error.{code}``), its whole numbers (a
+    range's bounds) written as the language writes them (``num``) and what was typed as typed;
+    one without a code, which no form of the page can cause, in English."""
     code = getattr(error, "code", "")
     if not code:
         return str(error)
-    fields = dict(getattr(error, "fields", {}))
+    fields = {key: num.integer(value) if isinstance(value, int) else value
+              for key, value in getattr(error, "fields", {}).items()}
     if "name" in fields:
         fields["name"] = t(f"odds.{fields['name']}")
     return t(f"odds.error.{code}", **fields)
@@ -276,7 +304,8 @@ def odds(
     ``boardgammon odds doubles``) and Kniffel (``boardgammon odds kniffel``). The fields are
     text (full-width digits and commas taken): a question that is not whole numbers, or out of
     range, gets its message beside its form in the page's language."""
-    t = translator(request_language(request, lang))
+    language = request_language(request, lang)
+    t, num = translator(language), NUMERALS[language]
     problems: dict[str, str] = {}
     hit: RollCount | None = None
     bear: RollCount | None = None
@@ -287,7 +316,7 @@ def odds(
         hit = hit_count(at, _numbers(blocked))
         shots = split_shots(at, hit)
     except InvalidOddsQuery as error:
-        problems["hit"] = _problem(t, error)
+        problems["hit"] = _problem(t, num, error)
     if bearoff.strip():
         try:
             counts = _numbers(bearoff)
@@ -296,12 +325,22 @@ def odds(
                                        "bearoff_six", got=len(counts))
             bear = bear_off_count(dict(enumerate(counts, start=1)))
         except InvalidOddsQuery as error:
-            problems["bearoff"] = _problem(t, error)
-    try:
-        doubles = doubles_odds(rolls=_number(rolls, "rolls"), margin=_number(margin, "margin"),
-                               games=_number(games, "games"))
-    except (InvalidOddsQuery, StatsError) as error:
-        problems["doubles"] = _problem(t, error)
+            problems["bearoff"] = _problem(t, num, error)
+    # Every bad field of the form is said at once, in the form's order.
+    numbers: dict[str, int] = {}
+    refused: list[str] = []
+    for name, text in (("rolls", rolls), ("margin", margin), ("games", games)):
+        try:
+            numbers[name] = _number(text, name)
+        except InvalidOddsQuery as error:
+            refused.append(_problem(t, num, error))
+    if not refused:
+        try:
+            doubles = doubles_odds(**numbers)
+        except StatsError as error:
+            refused.append(_problem(t, num, error))
+    if refused:
+        problems["doubles"] = " ".join(refused)
     return _render(
         request, "odds", lang, distance=distance, blocked=blocked, bearoff=bearoff,
         rolls=rolls, margin=margin, games=games, hit=hit, hit_shots=shots, bear=bear,

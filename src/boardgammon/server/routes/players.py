@@ -6,6 +6,9 @@ ratings and results are public."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import quote
+
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
@@ -13,10 +16,12 @@ from sqlalchemy.orm import Session
 from boardgammon.engine.board import Variant
 from boardgammon.server import players
 from boardgammon.server.db import get_session
-from boardgammon.server.errors import NOT_FOUND_PAGE, responses
+from boardgammon.server.errors import responses
+from boardgammon.server.i18n import request_language, translator
+from boardgammon.server.numerals import NUMERALS
 from boardgammon.server.players import Leaderboard, MatchPage, Profile
 from boardgammon.server.refusals import Invalid, NotFound
-from boardgammon.server.routes.pages import READ
+from boardgammon.server.routes.pages import READ, _echo, error_page
 from boardgammon.server.routes.pages import _render as render
 
 router = APIRouter()
@@ -56,23 +61,50 @@ def leaderboard(variant: str, session: Session = Depends(get_session)) -> Leader
     return players.leaderboard(session, variant)
 
 
+PAGE_LIMIT = 10**12
+"""Page numbers longer than this are read as this, which is past any player's last page:
+``int()`` refuses numbers of thousands of digits."""
+
+
+def page_number(text: str) -> int | None:
+    """The page that ``?page=`` of a page for people names: a whole number from 1 (digits
+    only, surrounding spaces dropped), at most :data:`PAGE_LIMIT`; else ``None``."""
+    digits = text.strip()
+    if not re.fullmatch(r"[0-9]+", digits) or not digits.strip("0"):
+        return None
+    digits = digits.lstrip("0")
+    return min(int(digits), PAGE_LIMIT) if len(digits) <= len(str(PAGE_LIMIT)) else PAGE_LIMIT
+
+
 @router.api_route(
     "/player/{name}", methods=READ, response_class=HTMLResponse, include_in_schema=False
 )
 def player_page(
     request: Request,
     name: str,
-    page: int = 1,
+    page: str = "1",
     lang: str | None = None,
     session: Session = Depends(get_session),
 ) -> HTMLResponse:
-    """A player's page; an unknown name or a page past the last is the "not found" page (404),
-    as people type and follow these addresses."""
+    """A player's page, in the site's page for refusals as people type and follow these
+    addresses: an unknown name is 404; a ``?page=`` that is not a whole number from 1 is 400
+    (as the API's 422, said in the page's language with a link to the first page); a page past
+    the last is 404 (as the API), naming the last page, not the one asked for."""
     try:
         user = players.find_player(session, name)
-        played = players.matches_page(session, user, page)
-    except (NotFound, Invalid):
-        return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
+    except NotFound:
+        return error_page(request, 404, "player", name=_echo(name))
+    language = request_language(request, lang)
+    first = ((f"/player/{quote(user.username)}?lang={language}",
+              translator(language)("error.player_page", name=user.username)),)
+    number = page_number(page)
+    if number is None:
+        return error_page(request, 400, "page_number", links=first, got=_echo(page))
+    try:
+        played = players.matches_page(session, user, number)
+    except players.PastLastPage as past:
+        return error_page(request, 404, "page_past", links=first, name=user.username,
+                          pages=NUMERALS[language].integer(past.pages))
     profile = players.profile(session, user)
     plots = {
         r.variant: players.svg_points(players.rating_values(r.history)) for r in profile.ratings
@@ -104,7 +136,7 @@ def leaderboard_page(
     try:
         board = players.leaderboard(session, variant)
     except (NotFound, Invalid):
-        return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
+        return error_page(request, 404, "variant", variant=_echo(variant))
     return render(
         request,
         "leaderboard",
