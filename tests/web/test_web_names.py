@@ -20,8 +20,11 @@ def test_the_computer_is_named_once(browser, live_server, lang, expected):
     page.select_option('form.computer select[name="level"]', "medium")
     page.click('form.computer [data-action="play-computer"]')
     page.wait_for_selector("svg.board")
-    page.wait_for_selector("span.name")
-    names = page.eval_on_selector_all("span.name", "els => els.map(e => e.textContent)")
+    # Both players' panels (the header's own name is a span.name too, drawn first: a CI run
+    # read it alone once).
+    panels = "[data-seat] > span.name"
+    page.wait_for_function(f"document.querySelectorAll('{panels}').length === 2")
+    names = page.eval_on_selector_all(panels, "els => els.map(e => e.textContent)")
     assert expected in names
     assert not any("computer)" in n.lower() and n.count("(") > 1 for n in names)
     assert not any("コンピューター)" in n for n in names)
