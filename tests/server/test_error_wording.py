@@ -35,6 +35,17 @@ def test_a_password_no_account_can_have_is_a_wrong_one_at_sign_in(client, passwo
     assert error(r) == (401, "bad_credentials", "unknown name or wrong password")
 
 
+@pytest.mark.parametrize("name", ["hunter2 SECRET!!", "a\tb", "é" * 30, "x" * 200])
+def test_a_name_no_account_can_have_is_an_unknown_one_at_sign_in_never_quoted(client, name):
+    # A second trial: a password typed into the name's box came back quoted in a 422.
+    Player.register(client, "ann")
+    r = client.post("/api/auth/login", json={"username": name, "password": PASSWORD})
+    assert error(r) == (401, "bad_credentials", "unknown name or wrong password")
+    r = client.post("/api/auth/login", json={"username": "x" * 201, "password": PASSWORD})
+    assert r.status_code == 422 and "x" * 20 not in r.text
+    assert "at most 200 characters" in r.text
+
+
 def test_a_password_over_the_limit_is_wrong_without_being_hashed(client, monkeypatch):
     Player.register(client, "ann")
     hashed: list[int] = []

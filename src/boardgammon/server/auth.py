@@ -69,8 +69,15 @@ string. One that breaks the rule of :data:`~.bodies.Password` is refused as a wr
 (401 ``bad_credentials``), not as malformed input that would say how it breaks the rule."""
 
 
+GivenName = Annotated[str, Field(max_length=200, description=(
+    "a player's name as the user typed it: one that no account can have is a wrong one"))]
+"""A name given to sign in: any string up to 200 characters. One that breaks the rule of
+:data:`~.bodies.Username` is an unknown name (401 ``bad_credentials``), never quoted back: a
+password typed into the name's box by mistake would otherwise come back in the message."""
+
+
 class SignIn(RequestBody):
-    username: Username
+    username: GivenName
     password: GivenPassword
 
 
