@@ -313,7 +313,7 @@ def test_analyze_command_text_json_and_errors(tmp_path):
     result = runner.invoke(app, ["analyze", str(path), "--json", "--moves"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["length"] == 3 and data["score"] == list(m.score)
+    assert data["length"] == 3 and data["score"] == list(m.final_score)
     assert [p["name"] for p in data["players"]] == ["Ann", "Bob"]
     assert sum(1 for d in data["moves"] if d["type"] == "checker") == sum(
         1 for x in m.record if x.kind == "play")
@@ -379,7 +379,7 @@ def test_analyze_command_refuses_what_is_no_record_with_its_reason(tmp_path):
     (tmp_path / "bom.mat").write_bytes(b"\xef\xbb\xbf" + mat.read_bytes())
     with_bom = runner.invoke(app, ["analyze", str(tmp_path / "bom.mat")])
     assert with_bom.exit_code == 0, with_bom.output
-    assert f"final score {m.score[0]}-{m.score[1]}" in with_bom.output
+    assert f"final score {m.final_score[0]}-{m.final_score[1]}" in with_bom.output
     assert "PR = 500 × mean equity lost (EMG) per unforced decision" in with_bom.output
 
 

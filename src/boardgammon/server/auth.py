@@ -13,6 +13,7 @@ after it was last used, whatever the cookie's own age says; each sign-in opens a
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, cast
@@ -29,6 +30,7 @@ from starlette.requests import HTTPConnection
 from boardgammon.server.bodies import (
     MAX_PASSWORD,
     MIN_PASSWORD,
+    USERNAME_PATTERN,
     Password,
     RequestBody,
     Username,
@@ -276,9 +278,10 @@ def login(body: SignIn, request: Request, response: Response,
     game = services(request.app).game
     game.address_login_limit.hit(f"login:{_client(request)}")
     game.login_limit.hit(f"login:{_client(request)}:{body.username.lower()}")
+    # A name no account can have is not looked up (PostgreSQL refuses a NUL in a string).
     user = session.execute(
         select(User).where(User.username_key == body.username.lower())
-    ).scalar_one_or_none()
+    ).scalar_one_or_none() if re.fullmatch(USERNAME_PATTERN, body.username) else None
     # Checked whether or not the name exists: a sign-in takes as long either way.
     if not password_matches(user, body.password) or user is None:
         raise NotSignedIn("unknown name or wrong password", ErrorCode.BAD_CREDENTIALS)
