@@ -195,7 +195,7 @@ class ControlCharacters:
             return
         message = f"the address holds a control character ({found}); no ID or name does"
         response: Response
-        if scope["path"].startswith("/api/"):
+        if is_api(scope["path"]):
             response = error_response(422, ErrorCode.INVALID_REQUEST, message)
         else:
             response = Response(message, status_code=400, media_type="text/plain; charset=utf-8")

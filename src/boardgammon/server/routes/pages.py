@@ -114,7 +114,7 @@ def _typed_match_id(typed: str) -> str:
     return MATCH_PREFIX + text[4:] if text[:4].lower() == MATCH_PREFIX else text
 
 
-def _echo(text: str) -> str:
+def echo(text: str) -> str:
     """``text`` as the page shows it back: control characters as U+FFFD, cut to
     :data:`ECHOED` characters."""
     shown = "".join("\ufffd" if control_character(c) else c for c in text)
@@ -138,7 +138,7 @@ def fair(
     if match is None or not match.strip():
         return _render(request, "fair", lang, match="", problem=None)
     match_id = _typed_match_id(match)
-    shown = _echo(match_id)
+    shown = echo(match_id)
     if (found := control_character(match_id)) is not None:
         return _render(request, "fair", lang, match=shown, problem="fair.control", found=found)
     if not is_match_id(match_id):

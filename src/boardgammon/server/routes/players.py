@@ -21,7 +21,7 @@ from boardgammon.server.i18n import request_language, translator
 from boardgammon.server.numerals import NUMERALS
 from boardgammon.server.players import Leaderboard, MatchPage, Profile
 from boardgammon.server.refusals import Invalid, NotFound
-from boardgammon.server.routes.pages import READ, _echo, error_page
+from boardgammon.server.routes.pages import READ, echo, error_page
 from boardgammon.server.routes.pages import _render as render
 
 router = APIRouter()
@@ -93,13 +93,13 @@ def player_page(
     try:
         user = players.find_player(session, name)
     except NotFound:
-        return error_page(request, 404, "player", name=_echo(name))
+        return error_page(request, 404, "player", name=echo(name))
     language = request_language(request, lang)
     first = ((f"/player/{quote(user.username)}?lang={language}",
               translator(language)("error.player_page", name=user.username)),)
     number = page_number(page)
     if number is None:
-        return error_page(request, 400, "page_number", links=first, got=_echo(page))
+        return error_page(request, 400, "page_number", links=first, got=echo(page))
     try:
         played = players.matches_page(session, user, number)
     except players.PastLastPage as past:
@@ -136,7 +136,7 @@ def leaderboard_page(
     try:
         board = players.leaderboard(session, variant)
     except (NotFound, Invalid):
-        return error_page(request, 404, "variant", variant=_echo(variant))
+        return error_page(request, 404, "variant", variant=echo(variant))
     return render(
         request,
         "leaderboard",
