@@ -1,0 +1,56 @@
+"""training/twoply.py: candidates are the best results at 0-ply valued at 2-ply by the same
+network, the shards read by the order fit as its targets, and a resumed run writing the same
+shards as one run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardgammon.bots.network import Network, cubeless_equity
+from boardgammon.bots.neural import NetworkEvaluator
+from boardgammon.engine import Board
+from training import ranking, rollouts, twoply
+
+
+@pytest.fixture(scope="module")
+def evaluator() -> NetworkEvaluator:
+    return NetworkEvaluator(Network.load(rollouts.WEIGHTS))
+
+
+def test_candidates_are_the_best_at_0_ply_valued_at_2_ply(evaluator):
+    board = Board.initial().array
+    after, outputs2, equity0, equity2 = twoply.label(evaluator, board, (6, 4), top=3)
+    plays = Board(board).legal_plays(6, 4)
+    results = np.unique(np.stack([p.after.swapped().array for p in plays]), axis=0)
+    all0 = -cubeless_equity(evaluator.evaluate(results, plies=0))
+    # The three best of the roll's distinct results at 0-ply, best first, each once.
+    expected = results[np.argsort(-all0, kind="stable")[:3]]
+    assert np.array_equal(after, expected) and len({a.tobytes() for a in after}) == 3
+    assert np.all(np.diff(equity0) <= 0)
+    assert np.allclose(outputs2, evaluator.evaluate(after, plies=2), atol=1e-6)
+    assert np.allclose(equity2, -cubeless_equity(outputs2), atol=1e-6)
+    assert not np.allclose(equity0, equity2, atol=1e-3)  # the search changes the values
+    # A roll with one distinct result gives nothing to order.
+    one = Board.from_points({2: 1}, {2: 1}).array
+    assert twoply.label(evaluator, one, (6, 5), top=3) is None
+
+
+def test_a_resumed_run_writes_the_same_shards_and_the_fit_reads_them(tmp_path):
+    twoply.generate(str(tmp_path / "a" / "t"), 5, 6, shard_size=3, top=2)
+    twoply.generate(str(tmp_path / "b" / "t"), 5, 3, shard_size=3, top=2)
+    twoply.generate(str(tmp_path / "b" / "t"), 5, 6, shard_size=3, top=2)
+    for k in range(2):
+        with (np.load(tmp_path / "a" / f"t-5-{k:04d}.npz") as a,
+              np.load(tmp_path / "b" / f"t-5-{k:04d}.npz") as b):
+            assert a.files == b.files
+            for name in a.files:
+                assert np.array_equal(a[name], b[name]), name
+    with pytest.raises(SystemExit, match="top, shard size, weights"):
+        twoply.generate(str(tmp_path / "b" / "t"), 5, 9, shard_size=3, top=3)
+    paths = [str(tmp_path / "a" / f"t-5-{k:04d}.npz") for k in range(2)]
+    cands = ranking.load_candidates(paths)
+    # The order fit's targets are the 2-ply values, as the rollouts' were.
+    assert np.allclose(cands.rollout, cands.equity2, atol=1e-6)
+    assert len(cands.boards) >= 2 and len(cands.after) >= 2 * len(cands.boards)
+    assert len((tmp_path / "a" / "t-log.jsonl").read_text().splitlines()) == 2

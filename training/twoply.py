@@ -1,0 +1,146 @@
+"""Decisions whose candidate plays are valued by our network's own 2-ply search: data for the
+order of close plays at a hundred times the rate of rollouts (issue #27, docs/neural.md).
+
+Rollouts of candidate plays (:mod:`training.candidates`) label about 70 decisions an hour on
+one core here, and the fit on their order (:mod:`training.ranking`) memorised the few hundred
+it had. The network's 2-ply search is the cheaper teacher the issue names ("search-bootstrapped
+targets"): on gnubg's judged decisions our 2-ply loses about a third of what our 0-ply loses,
+and it labels a decision in a quarter of a second. So this collects, for the order fit:
+
+* decisions (a position before the roll and a roll) from the network's self-play, as
+  :mod:`training.rollouts` samples them (:func:`training.rollouts.shard_positions`, one play in
+  five at random, deduplicated within and across this seed's shards), each with a roll drawn
+  from the seed; every decision with two or more distinct results is kept (not only those
+  where the depths disagree: the order of the plays the depths agree on is data too);
+* its candidates: the ``top`` best results at 0-ply (as the hard level screens them), each
+  valued at 2-ply by the same network (:class:`boardgammon.bots.neural.NetworkEvaluator`, the
+  bear-off database included). gnubg never teaches.
+
+    python -m training.twoply generate --out training/data/twoply --seed S
+        [--decisions N] [--shard 500] [--top 8] [--weights W.npz]
+
+Output: shards ``OUT-SEED-NNNN.npz`` that :func:`training.ranking.load_candidates` reads, the
+2-ply values standing where the rollouts' stand: ``boards int8[n, 2, 25]``, ``dice int8[n, 2]``,
+``decision int32[m]``, ``after int8[m, 2, 25]`` (each candidate's result, the opponent on
+roll), ``outputs float32[m, 5]`` (its 2-ply outputs, the opponent's view), ``equity0`` and
+``equity2 float32[m]`` (the mover's cubeless equity at 0-ply and at 2-ply), ``screened``
+(every position looked at), then ``top``, ``seed``, ``shard``, ``weights_sha256``. One line per
+shard in ``OUT-log.jsonl``. A run resumes after its last whole shard, makes the same shards as
+an uninterrupted one, and refuses to continue shards made with other settings or weights.
+Without ``--decisions`` it runs until stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from boardgammon.bots.network import Network, cubeless_equity
+from boardgammon.bots.neural import NetworkEvaluator
+from boardgammon.engine import Board
+from training.rollouts import WEIGHTS, _save, shard_positions, weights_sha256
+
+
+def label(evaluator: NetworkEvaluator, board: np.ndarray, dice: tuple[int, int], top: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(after, outputs2, equity0, equity2)`` of the ``top`` best results of ``board`` and
+    ``dice`` at 0-ply (best first): results from the opponent's view, their 2-ply outputs (the
+    opponent's view), the mover's cubeless equity at 0-ply and at 2-ply; ``None`` with fewer
+    than two distinct results."""
+    plays = Board(board).legal_plays(*dice)
+    afters = np.unique(np.stack([p.after.swapped().array for p in plays]), axis=0)
+    if len(afters) < 2:
+        return None
+    equity0 = -cubeless_equity(evaluator.evaluate(afters, plies=0))
+    best = np.argsort(-equity0, kind="stable")[:top]
+    outputs2 = evaluator.evaluate(afters[best], plies=2)
+    return (afters[best], outputs2.astype(np.float32), equity0[best].astype(np.float32),
+            (-cubeless_equity(outputs2)).astype(np.float32))
+
+
+def _shard_path(out: str, seed: int, shard: int) -> Path:
+    return Path(f"{out}-{seed}-{shard:04d}.npz")
+
+
+def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: int,
+             weights: Path = WEIGHTS) -> None:
+    net = Network.load(weights)
+    evaluator = NetworkEvaluator(net)
+    sha = weights_sha256(weights)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    seen: set[bytes] = set()
+    shard = done = 0
+    while (path := _shard_path(out, seed, shard)).exists():
+        with np.load(path) as z:
+            got = (int(z["top"]), int(z["shard_size"]), str(z["weights_sha256"]))
+            if got != (top, shard_size, sha):
+                raise SystemExit(f"{path} was made with top, shard size, weights {got}, not "
+                                 f"{(top, shard_size, sha)}: choose another --out or --seed")
+            seen.update(b.tobytes() for b in z["screened"])
+            done += len(z["boards"])
+        shard += 1
+    if shard:
+        print(f"resuming after {shard} shards ({done} decisions)", flush=True)
+    while decisions is None or done < decisions:
+        n = shard_size if decisions is None else min(shard_size, decisions - done)
+        t0 = time.perf_counter()
+        before = set(seen)
+        boards = shard_positions(net, seed * 1000, shard, n, seen)
+        rolls = np.random.default_rng([seed, shard, 2]).integers(1, 7, (len(boards), 2))
+        kept_boards, kept_dice, decision = [], [], []
+        after, outputs, equity0, equity2 = [], [], [], []
+        for board, (d1, d2) in zip(boards, rolls, strict=True):
+            got = label(evaluator, board, (int(d1), int(d2)), top)
+            if got is None:
+                continue
+            decision.append(np.full(len(got[0]), len(kept_boards), dtype=np.int32))
+            kept_boards.append(board)
+            kept_dice.append((d1, d2))
+            for lst, arr in zip((after, outputs, equity0, equity2), got, strict=True):
+                lst.append(arr)
+        screened = np.stack([np.frombuffer(k, dtype=np.int8).reshape(2, 25)
+                             for k in sorted(seen - before)])
+        path = _shard_path(out, seed, shard)
+        _save(path, boards=np.stack(kept_boards).astype(np.int8),
+              dice=np.array(kept_dice, dtype=np.int8), decision=np.concatenate(decision),
+              after=np.concatenate(after), outputs=np.concatenate(outputs),
+              equity0=np.concatenate(equity0), equity2=np.concatenate(equity2),
+              screened=screened, top=top, seed=seed, shard=shard, shard_size=shard_size,
+              weights_sha256=sha)
+        seconds = time.perf_counter() - t0
+        line = {"shard": path.name, "decisions": len(kept_boards),
+                "candidates": int(sum(len(a) for a in after)), "top": top,
+                "seconds": round(seconds, 1),
+                "decisions_per_s": round(len(kept_boards) / seconds, 3),
+                "load_average": round(os.getloadavg()[0], 2),
+                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+        with open(f"{out}-log.jsonl", "a") as f:
+            f.write(json.dumps(line) + "\n")
+        print(json.dumps(line), flush=True)
+        done += n
+        shard += 1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--out", required=True, help="path prefix of the shards and the log")
+    g.add_argument("--seed", type=int, required=True)
+    g.add_argument("--decisions", type=int, default=None, help="positions looked at in all "
+                                                               "(default: no end)")
+    g.add_argument("--shard", type=int, default=500, help="positions per shard")
+    g.add_argument("--top", type=int, default=8, help="best plays at 0-ply valued at 2-ply")
+    g.add_argument("--weights", type=Path, default=WEIGHTS)
+    args = ap.parse_args()
+    generate(args.out, args.seed, args.decisions, args.shard, args.top, args.weights)
+
+
+if __name__ == "__main__":
+    main()
