@@ -12,14 +12,19 @@ teaches), and the loss of a decision ``d`` with candidates ``i`` is
 where ``e_i`` is the mover's cubeless equity of candidate ``i`` by the network at 0-ply (minus
 the equity of its outputs, the opponent on roll) and ``r_i`` its rollout's: the squared error of
 each candidate's value relative to its decision's mean, indifferent to an offset the whole
-decision shares (which changes no choice). Guards, as in :mod:`training.supervised`:
+decision shares (which changes no choice). ``--loss listwise`` fits instead the divergence of
+the network's softmax over a decision's candidates from the target's (:func:`listwise_loss`,
+temperature ``--tau`` in equity), which weighs the candidates near the top. The targets ``r``
+may be :mod:`training.twoply`'s instead: the network's own 2-ply values, stored where the
+rollouts' are, for a hundred times as many decisions. Guards, as in :mod:`training.supervised`:
 
 * held-out decisions (``--val-share``, drawn from ``--seed``; all of a decision's candidates on
-  one side), on which training stops early (``--patience`` epochs without a lower mean
-  ``L_d``; the best epoch's weights are kept) and on which are reported: the mean ``L_d``, the
-  rollout equity lost by the network's choice among the candidates (``r_best − r_chosen``,
-  millipoints per decision) and the share of decisions where it chooses the rollouts' best,
-  beside the same figures for the start network at 2-ply (its stored ``equity2``);
+  one side), on which training stops early (``--patience`` epochs without a lower mean of
+  the loss fitted; the best epoch's weights are kept) and on which are reported: the mean
+  ``L_d``, the rollout equity lost by the network's choice among the candidates
+  (``r_best − r_chosen``, millipoints per decision) and the share of decisions where it
+  chooses the rollouts' best, beside the same figures for the start network at 2-ply (its
+  stored ``equity2``);
 * anchors: :func:`training.supervised.extra_targets`' self-play positions with the start
   network's own outputs as targets, their mean squared error weighing ``--anchor-weight`` times
   the ranking loss, so that the net stays where it was wherever the candidates say nothing;
@@ -32,7 +37,7 @@ follows ``--seed``.
     python -m training.ranking fit --out NEW.npz [--data training/data/candidates-*.npz]
         [--weights src/boardgammon/bots/weights/neural.npz] [--seed 1] [--val-share 0.2]
         [--lr 3e-5] [--epochs 300] [--patience 20] [--batch 16] [--anchors 20000]
-        [--anchor-weight 1.0] [--cache DIR]
+        [--anchor-weight 1.0] [--loss squared|listwise] [--tau 0.02] [--cache DIR]
 
 Output: the start file's arrays with the new ``w1 b1 w2 b2`` and ``ranking``, a JSON string of
 the settings and the held-out figures before and after.
@@ -154,6 +159,31 @@ def rank_loss(equity: np.ndarray, rollout: np.ndarray, decision: np.ndarray
     return loss, 2.0 * u / counts[decision] / n
 
 
+def listwise_loss(equity: np.ndarray, target: np.ndarray, decision: np.ndarray, tau: float
+                  ) -> tuple[float, np.ndarray]:
+    """``(mean over decisions of K_d, its gradient float64[m] with respect to equity)``: the
+    listwise loss ``K_d = Σ_i p_i · (log p_i − log q_i)``, the Kullback–Leibler divergence
+    of the network's softmax ``q = softmax(e / tau)`` over a decision's candidates from the
+    target's ``p = softmax(r / tau)`` (Cao et al., "Learning to rank: from pairwise approach
+    to listwise approach", ICML 2007). Unlike the squared error of centred values it weighs
+    the candidates near the top, which decide the play, and hardly those ``tau`` or more
+    behind; an offset the whole decision shares changes nothing either.
+    """
+    n = int(decision.max()) + 1
+
+    def softmax(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        top = np.full(n, -np.inf)
+        np.maximum.at(top, decision, v / tau)
+        z = np.exp(v / tau - top[decision])
+        total = np.bincount(decision, z, minlength=n)
+        return z / total[decision], v / tau - top[decision] - np.log(total)[decision]
+
+    p, log_p = softmax(target)
+    q, log_q = softmax(equity)
+    loss = float(np.bincount(decision, p * (log_p - log_q), minlength=n).mean())
+    return loss, (q - p) / tau / n
+
+
 def choice_figures(equity: np.ndarray, rollout: np.ndarray, decision: np.ndarray
                    ) -> dict[str, float]:
     """How a ranking ``equity`` chooses among each decision's candidates, judged by the
@@ -185,6 +215,8 @@ class Settings:
     batch: int = 16
     anchors: int = 20_000
     anchor_weight: float = 1.0
+    loss: str = "squared"
+    tau: float = 0.02
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
@@ -194,6 +226,9 @@ class Settings:
         for name in ("lr", "epochs", "patience", "batch"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"--{name} must be positive, got {getattr(self, name)}")
+        if self.loss not in ("squared", "listwise") or not self.tau > 0:
+            raise ValueError(f"--loss is squared or listwise (got {self.loss!r}) and --tau "
+                             f"positive (got {self.tau})")
         if self.anchors < 0 or self.anchor_weight < 0:
             raise ValueError("--anchors and --anchor-weight must not be negative")
 
@@ -234,7 +269,16 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     n_tr = len(train.boards)
     steps = max(1, -(-n_tr // st.batch))
     per_step = -(-len(anchors) // steps) if len(anchors) else 0
-    best, best_epoch, best_weights = before["rank_loss"], 0, [a.copy() for a in params.p]
+    def objective(e: np.ndarray, r: np.ndarray, d: np.ndarray) -> tuple[float, np.ndarray]:
+        if st.loss == "listwise":
+            return listwise_loss(e, r, d, st.tau)
+        return rank_loss(e, r, d)
+
+    def held_out(net_equity: np.ndarray) -> float:
+        return objective(net_equity, val.rollout, val.decision)[0]
+
+    best = held_out(mover_equity(start.evaluate(val.after)))
+    best_epoch, best_weights = 0, [a.copy() for a in params.p]
     for epoch in range(1, st.epochs + 1):
         order = rng.permutation(n_tr)
         anchor_order = rng.permutation(len(anchors))
@@ -244,7 +288,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
             rows = np.flatnonzero(np.isin(train.decision, ds))
             renumber = np.searchsorted(ds, train.decision[rows])
             h, o = params.forward(x_tr[rows])
-            loss, g_eq = rank_loss(mover_equity(o), train.rollout[rows], renumber)
+            loss, g_eq = objective(mover_equity(o), train.rollout[rows], renumber)
             grad = -g_eq[:, None] * EQUITY[None, :]
             xs, hs, os_, gs = [x_tr[rows]], [h], [o], [grad]
             if per_step:
@@ -263,8 +307,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         now = choice_figures(mover_equity(o), val.rollout, val.decision)
         print(f"epoch {epoch}: training loss {total / steps:.6f}, held out {_fmt(now)}",
               flush=True)
-        if now["rank_loss"] < best:
-            best, best_epoch, best_weights = now["rank_loss"], epoch, [a.copy() for a in params.p]
+        if (score := held_out(mover_equity(o))) < best:
+            best, best_epoch, best_weights = score, epoch, [a.copy() for a in params.p]
         elif epoch - best_epoch >= st.patience:
             break
     net = Network(*best_weights)

@@ -37,6 +37,36 @@ def test_the_loss_ignores_an_offset_a_decision_shares_and_its_gradient_is_exact(
         assert grad[i] == pytest.approx(numeric, rel=1e-6, abs=1e-12)
 
 
+def test_the_listwise_loss_weighs_the_top_and_its_gradient_is_exact():
+    rng = np.random.default_rng(6)
+    decision = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    target = rng.normal(0, 0.05, 9)
+    shifted = target + np.array([0.3, 0.3, 0.3, -0.2, -0.2, 0.05, 0.05, 0.05, 0.05])
+    assert ranking.listwise_loss(shifted, target, decision, 0.02)[0] == pytest.approx(0, abs=1e-12)
+    # Two candidates: KL of Bernoulli distributions, by hand.
+    e, r, tau = np.array([0.1, 0.13]), np.array([0.12, 0.1]), 0.02
+    p = 1 / (1 + np.exp(-(r[0] - r[1]) / tau))
+    q = 1 / (1 + np.exp(-(e[0] - e[1]) / tau))
+    kl = p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q))
+    assert ranking.listwise_loss(e, r, np.array([0, 0]), tau)[0] == pytest.approx(kl, rel=1e-12)
+    # Swapping the two worst of four candidates, far behind the best, costs next to nothing;
+    # swapping the best two costs much more.
+    r4 = np.array([0.0, -0.01, -0.3, -0.31])
+    d4 = np.zeros(4, dtype=np.int64)
+    low = ranking.listwise_loss(r4[[0, 1, 3, 2]], r4, d4, 0.02)[0]
+    high = ranking.listwise_loss(r4[[1, 0, 2, 3]], r4, d4, 0.02)[0]
+    assert low < 1e-4 * high
+    equity = rng.normal(0, 0.05, 9)
+    loss, grad = ranking.listwise_loss(equity, target, decision, 0.02)
+    eps = 1e-7
+    for i in range(9):
+        step = np.zeros(9)
+        step[i] = eps
+        numeric = (ranking.listwise_loss(equity + step, target, decision, 0.02)[0]
+                   - ranking.listwise_loss(equity - step, target, decision, 0.02)[0]) / (2 * eps)
+        assert grad[i] == pytest.approx(numeric, rel=1e-5, abs=1e-9)
+
+
 def test_the_figures_of_a_choice_are_the_rollout_equity_it_loses():
     decision = np.array([0, 0, 0, 1, 1])
     rollout = np.array([0.10, 0.25, 0.20, -0.3, -0.1])
@@ -128,6 +158,14 @@ def test_a_fit_without_anchors_learns_the_teachers_order_and_writes_a_network_st
     with np.load(out) as z:
         assert int(z["games"]) == 77
         assert json.loads(str(z["ranking"]))["settings"]["lr"] == 0.01
+    listwise = ranking.fit(weights, paths, tmp_path / "list.npz",
+                           ranking.Settings(**{**st.__dict__, "loss": "listwise"}))
+    assert listwise["after"]["loss_mp"] <= listwise["before"]["loss_mp"] + 1e-9
+    net = Network.load(tmp_path / "list.npz")
+    assert ranking.listwise_loss(ranking.mover_equity(net.evaluate(train.after)),
+                                 train.rollout, train.decision, 0.02)[0] < 0.5 * (
+        ranking.listwise_loss(ranking.mover_equity(start.evaluate(train.after)),
+                              train.rollout, train.decision, 0.02)[0])
 
 
 def test_the_cli_refuses_bad_arguments_with_a_message(data, tmp_path, capsys):
