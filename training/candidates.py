@@ -40,9 +40,6 @@ until stopped.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +49,16 @@ import numpy as np
 from boardgammon.bots.network import N_OUTPUTS, Network, cubeless_equity
 from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.engine import Board
-from training.rollouts import WEIGHTS, _save, label, position_seeds, shard_positions, weights_sha256
+from training.rollouts import (
+    WEIGHTS,
+    _save,
+    label,
+    log_shard,
+    position_seeds,
+    resume,
+    shard_positions,
+    weights_sha256,
+)
 
 PARTIAL = 2  # decisions rolled out between saves of an unfinished shard
 SCREEN = 8  # positions looked at per decision wanted, per batch (about one in five is kept)
@@ -118,17 +124,8 @@ def generate(out: str, seed: int, decisions: int | None, trials: int, truncate: 
     sha = weights_sha256(weights)
     settings = (trials, truncate, top, sha)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    seen: set[bytes] = set()
-    shard = done = 0
-    while (path := _shard_path(out, seed, shard)).exists():
-        with np.load(path) as z:
-            got = (int(z["trials"]), int(z["truncate"]), int(z["top"]), str(z["weights_sha256"]))
-            if got != settings:
-                raise SystemExit(f"{path} was made with trials, truncate, top, weights {got}, "
-                                 f"not {settings}: choose another --out or --seed")
-            seen.update(b.tobytes() for b in z["screened"])
-            done += len(z["boards"])
-        shard += 1
+    shard, done, seen = resume(out, seed, {"trials": trials, "truncate": truncate, "top": top,
+                                           "weights_sha256": sha}, "screened")
     if shard:
         print(f"resuming after {shard} shards ({done} decisions)", flush=True)
     while decisions is None or done < decisions:
@@ -170,15 +167,10 @@ def generate(out: str, seed: int, decisions: int | None, trials: int, truncate: 
                   weights_sha256=sha)
         partial.unlink(missing_ok=True)
         seconds = time.perf_counter() - t0
-        line = {"shard": path.name, "decisions": n, "candidates": sum(counts),
-                "screened": len(screened), "trials": trials, "truncate": truncate, "top": top,
-                "seconds": round(seconds, 1),
-                "candidates_per_s": round((sum(counts) - resumed) / seconds, 3),
-                "load_average": round(os.getloadavg()[0], 2),
-                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
-        with open(f"{out}-log.jsonl", "a") as f:
-            f.write(json.dumps(line) + "\n")
-        print(json.dumps(line), flush=True)
+        log_shard(out, {"shard": path.name, "decisions": n, "candidates": sum(counts),
+                        "screened": len(screened), "trials": trials, "truncate": truncate,
+                        "top": top, "seconds": round(seconds, 1),
+                        "candidates_per_s": round((sum(counts) - resumed) / seconds, 3)})
         done += n
         shard += 1
 

@@ -48,6 +48,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -90,23 +91,46 @@ def _shard_path(out: str, seed: int, shard: int) -> Path:
     return Path(f"{out}-{seed}-{shard:04d}.npz")
 
 
+def resume(out: str, seed: int, settings: dict[str, Any], seen_key: str
+           ) -> tuple[int, int, set[bytes]]:
+    """``(shards, items, seen)`` of the finished shards ``OUT-SEED-NNNN.npz`` of a run: how
+    many there are, the items (``boards``) they hold and every position of their ``seen_key``
+    array, so that a resumed run goes on where it stopped.
+
+    Raises:
+        SystemExit: a shard made with other ``settings`` (each a scalar stored in the shard).
+    """
+    seen: set[bytes] = set()
+    shard = done = 0
+    while (path := _shard_path(out, seed, shard)).exists():
+        with np.load(path) as z:
+            got = {k: type(v)(z[k]) for k, v in settings.items()}
+            if got != settings:
+                raise SystemExit(f"{path} was made with {got}, not {settings}: choose another "
+                                 f"--out or --seed")
+            seen.update(b.tobytes() for b in z[seen_key])
+            done += len(z["boards"])
+        shard += 1
+    return shard, done, seen
+
+
+def log_shard(out: str, line: dict[str, Any]) -> None:
+    """Append a finished shard's line (with the load average and the time added) to
+    ``OUT-log.jsonl`` and print it."""
+    line = {**line, "load_average": round(os.getloadavg()[0], 2),
+            "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+    with open(f"{out}-log.jsonl", "a") as f:
+        f.write(json.dumps(line) + "\n")
+    print(json.dumps(line), flush=True)
+
+
 def generate(out: str, seed: int, positions: int | None, trials: int, truncate: int,
              shard_size: int, weights: Path = WEIGHTS) -> None:
     net = Network.load(weights)
     sha = weights_sha256(weights)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    seen: set[bytes] = set()
-    shard = 0
-    done = 0
-    while (path := _shard_path(out, seed, shard)).exists():
-        with np.load(path) as z:
-            got = (int(z["trials"]), int(z["truncate"]), str(z["weights_sha256"]))
-            if got != (trials, truncate, sha):
-                raise SystemExit(f"{path} was made with trials, truncate, weights {got}, not "
-                                 f"{(trials, truncate, sha)}: choose another --out or --seed")
-            seen.update(b.tobytes() for b in z["boards"])
-            done += len(z["boards"])
-        shard += 1
+    shard, done, seen = resume(out, seed, {"trials": trials, "truncate": truncate,
+                                           "weights_sha256": sha}, "boards")
     if shard:
         print(f"resuming after {shard} shards ({done} positions)", flush=True)
     print("compiling the rollout kernel (a minute the first time)…", flush=True)
@@ -136,15 +160,10 @@ def generate(out: str, seed: int, positions: int | None, trials: int, truncate: 
         partial.unlink(missing_ok=True)
         seconds = time.perf_counter() - t0
         race = int((~is_contact(boards)).sum())
-        line = {"shard": path.name, "positions": n, "race": race, "trials": trials,
-                "truncate": truncate, "seconds": round(seconds, 1),
-                "positions_per_s": round((n - resumed) / seconds, 3),
-                "load_average": round(os.getloadavg()[0], 2),
-                "mean_stderr_equity": round(float(_equity_stderr(stderr).mean()), 4),
-                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
-        with open(f"{out}-log.jsonl", "a") as f:
-            f.write(json.dumps(line) + "\n")
-        print(json.dumps(line), flush=True)
+        log_shard(out, {"shard": path.name, "positions": n, "race": race, "trials": trials,
+                        "truncate": truncate, "seconds": round(seconds, 1),
+                        "positions_per_s": round((n - resumed) / seconds, 3),
+                        "mean_stderr_equity": round(float(_equity_stderr(stderr).mean()), 4)})
         done += n
         shard += 1
 

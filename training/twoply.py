@@ -33,9 +33,6 @@ Without ``--decisions`` it runs until stopped.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
 import time
 from pathlib import Path
 
@@ -44,7 +41,14 @@ import numpy as np
 from boardgammon.bots.network import Network, cubeless_equity
 from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.engine import Board
-from training.rollouts import WEIGHTS, _save, shard_positions, weights_sha256
+from training.rollouts import (
+    WEIGHTS,
+    _save,
+    log_shard,
+    resume,
+    shard_positions,
+    weights_sha256,
+)
 
 
 def label(evaluator: NetworkEvaluator, board: np.ndarray, dice: tuple[int, int], top: int
@@ -74,17 +78,8 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
     evaluator = NetworkEvaluator(net)
     sha = weights_sha256(weights)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    seen: set[bytes] = set()
-    shard = done = 0
-    while (path := _shard_path(out, seed, shard)).exists():
-        with np.load(path) as z:
-            got = (int(z["top"]), int(z["shard_size"]), str(z["weights_sha256"]))
-            if got != (top, shard_size, sha):
-                raise SystemExit(f"{path} was made with top, shard size, weights {got}, not "
-                                 f"{(top, shard_size, sha)}: choose another --out or --seed")
-            seen.update(b.tobytes() for b in z["screened"])
-            done += len(z["boards"])
-        shard += 1
+    shard, done, seen = resume(out, seed, {"top": top, "shard_size": shard_size,
+                                           "weights_sha256": sha}, "screened")
     if shard:
         print(f"resuming after {shard} shards ({done} decisions)", flush=True)
     while decisions is None or done < decisions:
@@ -114,15 +109,10 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
               screened=screened, top=top, seed=seed, shard=shard, shard_size=shard_size,
               weights_sha256=sha)
         seconds = time.perf_counter() - t0
-        line = {"shard": path.name, "decisions": len(kept_boards),
-                "candidates": int(sum(len(a) for a in after)), "top": top,
-                "seconds": round(seconds, 1),
-                "decisions_per_s": round(len(kept_boards) / seconds, 3),
-                "load_average": round(os.getloadavg()[0], 2),
-                "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
-        with open(f"{out}-log.jsonl", "a") as f:
-            f.write(json.dumps(line) + "\n")
-        print(json.dumps(line), flush=True)
+        log_shard(out, {"shard": path.name, "decisions": len(kept_boards),
+                        "candidates": int(sum(len(a) for a in after)), "top": top,
+                        "seconds": round(seconds, 1),
+                        "decisions_per_s": round(len(kept_boards) / seconds, 3)})
         done += n
         shard += 1
 

@@ -46,7 +46,7 @@ def test_a_resumed_run_writes_the_same_shards_and_the_fit_reads_them(tmp_path):
             assert a.files == b.files
             for name in a.files:
                 assert np.array_equal(a[name], b[name]), name
-    with pytest.raises(SystemExit, match="top, shard size, weights"):
+    with pytest.raises(SystemExit, match="was made with .'top': 2, 'shard_size': 3"):
         twoply.generate(str(tmp_path / "b" / "t"), 5, 9, shard_size=3, top=3)
     paths = [str(tmp_path / "a" / f"t-5-{k:04d}.npz") for k in range(2)]
     cands = ranking.load_candidates(paths)
