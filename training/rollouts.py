@@ -91,11 +91,12 @@ def _shard_path(out: str, seed: int, shard: int) -> Path:
     return Path(f"{out}-{seed}-{shard:04d}.npz")
 
 
-def resume(out: str, seed: int, settings: dict[str, Any], seen_key: str
-           ) -> tuple[int, int, set[bytes]]:
+def resume(out: str, seed: int, settings: dict[str, Any], seen_key: str,
+           count_key: str = "boards") -> tuple[int, int, set[bytes]]:
     """``(shards, items, seen)`` of the finished shards ``OUT-SEED-NNNN.npz`` of a run: how
-    many there are, the items (``boards``) they hold and every position of their ``seen_key``
-    array, so that a resumed run goes on where it stopped.
+    many there are, the items they hold (the length of their ``count_key`` array, what the
+    run counts towards its total) and every position of their ``seen_key`` array, so that a
+    resumed run goes on where it stopped.
 
     Raises:
         SystemExit: a shard made with other ``settings`` (each a scalar stored in the shard).
@@ -109,7 +110,7 @@ def resume(out: str, seed: int, settings: dict[str, Any], seen_key: str
                 raise SystemExit(f"{path} was made with {got}, not {settings}: choose another "
                                  f"--out or --seed")
             seen.update(b.tobytes() for b in z[seen_key])
-            done += len(z["boards"])
+            done += len(z[count_key])
         shard += 1
     return shard, done, seen
 

@@ -79,9 +79,9 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
     sha = weights_sha256(weights)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     shard, done, seen = resume(out, seed, {"top": top, "shard_size": shard_size,
-                                           "weights_sha256": sha}, "screened")
+                                           "weights_sha256": sha}, "screened", "screened")
     if shard:
-        print(f"resuming after {shard} shards ({done} decisions)", flush=True)
+        print(f"resuming after {shard} shards ({done} positions looked at)", flush=True)
     while decisions is None or done < decisions:
         n = shard_size if decisions is None else min(shard_size, decisions - done)
         t0 = time.perf_counter()

@@ -36,10 +36,22 @@ def test_candidates_are_the_best_at_0_ply_valued_at_2_ply(evaluator):
     assert twoply.label(evaluator, one, (6, 5), top=3) is None
 
 
-def test_a_resumed_run_writes_the_same_shards_and_the_fit_reads_them(tmp_path):
+def test_a_resumed_run_writes_the_same_shards_and_the_fit_reads_them(tmp_path, monkeypatch):
+    # Every third position has a single result (dropped, not a decision): a resumed run
+    # still counts the positions it looked at, as the uninterrupted one does.
+    label, calls = twoply.label, []
+
+    def some_forced(*a, **k):
+        calls.append(1)
+        return None if len(calls) % 3 == 0 else label(*a, **k)
+
+    monkeypatch.setattr(twoply, "label", some_forced)
     twoply.generate(str(tmp_path / "a" / "t"), 5, 6, shard_size=3, top=2)
+    calls.clear()
     twoply.generate(str(tmp_path / "b" / "t"), 5, 3, shard_size=3, top=2)
     twoply.generate(str(tmp_path / "b" / "t"), 5, 6, shard_size=3, top=2)
+    assert len(calls) == 6 and not (tmp_path / "b" / "t-5-0002.npz").exists()
+    monkeypatch.setattr(twoply, "label", label)
     for k in range(2):
         with (np.load(tmp_path / "a" / f"t-5-{k:04d}.npz") as a,
               np.load(tmp_path / "b" / f"t-5-{k:04d}.npz") as b):
