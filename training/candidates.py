@@ -39,7 +39,6 @@ until stopped.
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +51,8 @@ from boardgammon.engine import Board
 from training.rollouts import (
     WEIGHTS,
     _save,
+    _shard_path,
+    generate_parser,
     label,
     log_shard,
     position_seeds,
@@ -113,10 +114,6 @@ def shard_decisions(net: Network, evaluator: NetworkEvaluator, seed: int, shard:
     return found
 
 
-def _shard_path(out: str, seed: int, shard: int) -> Path:
-    return Path(f"{out}-{seed}-{shard:04d}.npz")
-
-
 def generate(out: str, seed: int, decisions: int | None, trials: int, truncate: int,
              shard_size: int, top: int, weights: Path = WEIGHTS) -> None:
     net = Network.load(weights)
@@ -176,11 +173,7 @@ def generate(out: str, seed: int, decisions: int | None, trials: int, truncate: 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("--out", required=True, help="path prefix of the shards and the log")
-    g.add_argument("--seed", type=int, required=True)
+    ap, g = generate_parser(__doc__)
     g.add_argument("--decisions", type=int, default=None, help="total (default: no end)")
     g.add_argument("--trials", type=int, default=144)
     g.add_argument("--truncate", type=int, default=0, help="plies (0: play games out)")

@@ -269,6 +269,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     n_tr = len(train.boards)
     steps = max(1, -(-n_tr // st.batch))
     per_step = -(-len(anchors) // steps) if len(anchors) else 0
+
     def objective(e: np.ndarray, r: np.ndarray, d: np.ndarray) -> tuple[float, np.ndarray]:
         if st.loss == "listwise":
             return listwise_loss(e, r, d, st.tau)

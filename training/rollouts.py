@@ -183,12 +183,20 @@ def _equity_stderr(stderr: np.ndarray) -> np.ndarray:
     return np.sqrt(((stderr * weight) ** 2).sum(axis=1))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def generate_parser(doc: str) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """``(parser, its generate command)`` of a data job whose module docstring is ``doc``,
+    with the options every such job takes: ``--out`` (the shards' and log's path prefix) and
+    ``--seed``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("generate")
     g.add_argument("--out", required=True, help="path prefix of the shards and the log")
     g.add_argument("--seed", type=int, required=True)
+    return ap, g
+
+
+def main() -> None:
+    ap, g = generate_parser(__doc__)
     g.add_argument("--positions", type=int, default=None, help="total (default: no end)")
     g.add_argument("--trials", type=int, default=144)
     g.add_argument("--truncate", type=int, default=0, help="plies (0: play games out)")

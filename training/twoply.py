@@ -32,7 +32,6 @@ Without ``--decisions`` it runs until stopped.
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -44,6 +43,8 @@ from boardgammon.engine import Board
 from training.rollouts import (
     WEIGHTS,
     _save,
+    _shard_path,
+    generate_parser,
     log_shard,
     resume,
     shard_positions,
@@ -66,10 +67,6 @@ def label(evaluator: NetworkEvaluator, board: np.ndarray, dice: tuple[int, int],
     outputs2 = evaluator.evaluate(afters[best], plies=2)
     return (afters[best], outputs2.astype(np.float32), equity0[best].astype(np.float32),
             (-cubeless_equity(outputs2)).astype(np.float32))
-
-
-def _shard_path(out: str, seed: int, shard: int) -> Path:
-    return Path(f"{out}-{seed}-{shard:04d}.npz")
 
 
 def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: int,
@@ -118,11 +115,7 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("--out", required=True, help="path prefix of the shards and the log")
-    g.add_argument("--seed", type=int, required=True)
+    ap, g = generate_parser(__doc__)
     g.add_argument("--decisions", type=int, default=None, help="positions looked at in all "
                                                                "(default: no end)")
     g.add_argument("--shard", type=int, default=500, help="positions per shard")
