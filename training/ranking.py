@@ -226,9 +226,10 @@ class Settings:
         for name in ("lr", "epochs", "patience", "batch"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"--{name} must be positive, got {getattr(self, name)}")
-        if self.loss not in ("squared", "listwise") or not self.tau > 0:
-            raise ValueError(f"--loss is squared or listwise (got {self.loss!r}) and --tau "
-                             f"positive (got {self.tau})")
+        if self.loss not in ("squared", "listwise"):
+            raise ValueError(f"--loss is squared or listwise, got {self.loss!r}")
+        if not self.tau > 0:
+            raise ValueError(f"--tau must be positive, got {self.tau}")
         if self.anchors < 0 or self.anchor_weight < 0:
             raise ValueError("--anchors and --anchor-weight must not be negative")
 

@@ -187,7 +187,7 @@ def generate_parser(doc: str) -> tuple[argparse.ArgumentParser, argparse.Argumen
     """``(parser, its generate command)`` of a data job whose module docstring is ``doc``,
     with the options every such job takes: ``--out`` (the shards' and log's path prefix) and
     ``--seed``."""
-    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(doc.split("\n\n")[0].split()))
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("generate")
     g.add_argument("--out", required=True, help="path prefix of the shards and the log")

@@ -26,7 +26,8 @@ roll), ``outputs float32[m, 5]`` (its 2-ply outputs, the opponent's view), ``equ
 ``equity2 float32[m]`` (the mover's cubeless equity at 0-ply and at 2-ply), ``screened``
 (every position looked at), then ``top``, ``seed``, ``shard``, ``weights_sha256``. One line per
 shard in ``OUT-log.jsonl``. A run resumes after its last whole shard, makes the same shards as
-an uninterrupted one, and refuses to continue shards made with other settings or weights.
+an uninterrupted one (unless ``--decisions`` ended it inside a shard, whose shorter last shard
+moves the ones after it), and refuses to continue shards made with other settings or weights.
 Without ``--decisions`` it runs until stopped.
 """
 
@@ -114,14 +115,19 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
         shard += 1
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap, g = generate_parser(__doc__)
     g.add_argument("--decisions", type=int, default=None, help="positions looked at in all "
                                                                "(default: no end)")
     g.add_argument("--shard", type=int, default=500, help="positions per shard")
     g.add_argument("--top", type=int, default=8, help="best plays at 0-ply valued at 2-ply")
     g.add_argument("--weights", type=Path, default=WEIGHTS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.shard < 1 or args.top < 2 or (args.decisions is not None and args.decisions < 1):
+        ap.error("--shard and --decisions must be at least 1, --top at least 2 (a decision "
+                 "needs two plays to order)")
+    if not args.weights.is_file():
+        ap.error(f"no such weights file: {args.weights}")
     generate(args.out, args.seed, args.decisions, args.shard, args.top, args.weights)
 
 

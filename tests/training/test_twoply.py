@@ -66,3 +66,14 @@ def test_a_resumed_run_writes_the_same_shards_and_the_fit_reads_them(tmp_path, m
     assert np.allclose(cands.rollout, cands.equity2, atol=1e-6)
     assert len(cands.boards) >= 2 and len(cands.after) >= 2 * len(cands.boards)
     assert len((tmp_path / "a" / "t-log.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("args", [["--shard", "0"], ["--top", "1"], ["--decisions", "-5"],
+                                  ["--weights", "/no/such/weights.npz"]])
+def test_the_command_refuses_bad_arguments_in_one_line(tmp_path, capsys, args):
+    with pytest.raises(SystemExit) as e:
+        twoply.main(["generate", "--out", str(tmp_path / "t"), "--seed", "1", *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ("must be at least" in err or "no such weights file" in err) and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
