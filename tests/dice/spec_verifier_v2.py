@@ -13,7 +13,10 @@ take a link of that chain (§Checking the anchors (v2): by the leaves' places, n
 times). A seat's chain is ``null`` in the rolls before its first use (a late anchor), then
 continued by every roll with that seat as the opponent.
 Each leaf of a roll (from ``leaves``, else the document's ``log``) must carry in ``at`` the
-record's time of its change (``"bad: log time"``).
+record's time of its change (``"bad: log time"``); a roll's leaves, where it has any, must be
+exactly its changes in the order of its life (``"bad: log changes"``), each with the entry hash
+of the roll as it stood after that change (``"bad: log hash"``; §The record (v2), A roll's
+leaves).
 ``steps(document) -> list``: the ``k`` of each roll (§Terms (v2): every roll whose opponent has
 a chain uses up one of its links).
 """
@@ -148,9 +151,45 @@ def registered(document: dict, leaves: list[str] | None) -> dict:
     return seats
 
 
+def stated_mode(document: dict, leaves: list[str] | None = None) -> str | None:
+    """Spec §The public log, Match leaf: how the match is played, from its first match leaf
+    (in the log when given, else the one the document lists); ``None`` where there is none."""
+    listed = document.get("log", {}).get("match")
+    found = leaves if leaves is not None else ([listed["leaf"]] if listed else [])
+    for leaf in found:
+        fields = json.loads(leaf)
+        if fields.get("event") == "match" and fields.get("match_id") == document["match_id"]:
+            return fields["mode"]
+    return None
+
+
 # Spec §The record (v2), Times in the log: the record's time of the change a leaf stands for.
 EVENT_TIMES = {"committed": "committed_at", "requested": "requested_at",
                "revealed": "revealed_at", "played": "played_at", "void": "voided_at"}
+
+
+# Spec §The record (v2), A roll's leaves: what each change sets, beside the state.
+SETS = {"committed": ["committed_at"],
+        "requested": ["roller_entropy", "roller_source", "requested_at"],
+        "revealed": ["server_seed", "opponent_entropy", "opponent_source", "dice",
+                     "opponent_at", "revealed_at"],
+        "played": ["played_at"], "void": ["voided_at"]}
+
+
+def changes(e: dict) -> list[str]:
+    """The roll's changes in the order of its life: one per time the record holds."""
+    return [change for change in ("committed", "requested", "revealed", "played", "void")
+            if e[EVENT_TIMES[change]] is not None]
+
+
+def as_it_stood(e: dict, change: str) -> dict:
+    """The entry right after ``change``: its state, the later changes' fields null."""
+    life = changes(e)
+    stood = {**e, "state": change}
+    for later in life[life.index(change) + 1:]:
+        for key in SETS[later]:
+            stood[key] = None
+    return stood
 
 
 def log_time(record_time: str) -> str:
@@ -226,6 +265,12 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
                 recorded is None or fields["at"] != log_time(recorded)
             ):
                 verdict = "bad: log time"
+        if own and not verdict.startswith("bad"):
+            if [f["event"] for _, f in own] != changes(e):
+                verdict = "bad: log changes"
+            elif any(f["entry_hash"] != entry_hash(match_id, as_it_stood(e, f["event"]))
+                     for _, f in own):
+                verdict = "bad: log hash"
         if (
             not verdict.startswith("bad")
             and index < len(document["rolls"]) - 1

@@ -88,6 +88,32 @@ def test_the_example_document_verifies_both_ways():
         assert entry["entry_hash"] == spec_verifier_v2.entry_hash(MATCH, entry)
 
 
+def test_the_entry_hashes_after_each_change_are_the_specs():
+    """§The record (v2), A roll's leaves: the example's rolls as they stood after each change,
+    as the spec's table gives them, by the package and by the spec's own reading."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("**A roll's leaves (v2).**"):text.index("### Checking the anchors")]
+    table = dict(re.findall(r"\| `(\w+)` \| `([0-9a-f]{64})`", section))
+    void_roll = re.findall(r"`([0-9a-f]{64})`\)", section)
+    expected = [
+        [("committed", table["committed"]), ("requested", table["requested"]),
+         ("revealed", table["revealed"]), ("played", table["played"])],
+        [("committed", void_roll[0]),
+         ("void", next(h for h in re.findall(r"[0-9a-f]{64}", text) if h.startswith("73929834")))],
+    ]
+    document = v2_example()
+    for entry, changes in zip(document["rolls"], expected, strict=True):
+        assert verify.roll_changes(entry) == [change for change, _ in changes]
+        assert spec_verifier_v2.changes(entry) == [change for change, _ in changes]
+        for change, hashed in changes:
+            assert entry_hash_v2(MATCH, verify.entry_after(entry, change)) == hashed
+            assert spec_verifier_v2.entry_hash(
+                MATCH, spec_verifier_v2.as_it_stood(entry, change)) == hashed
+        assert changes[-1][1] == entry["entry_hash"]  # the last change is the roll as it is
+    with pytest.raises(ValueError, match="has no change 'revealed'"):
+        verify.entry_after(document["rolls"][1], "revealed")
+
+
 def test_the_k2_vector_verifies_both_ways():
     """§Test vectors (v2), a link two steps on: x_1 used up by an absent roll, x_2 due next."""
     document = v2_document("rol_0003")

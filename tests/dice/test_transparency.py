@@ -22,6 +22,7 @@ from boardgammon.dice.transparency import (
     inclusion_path,
     leaf_bytes,
     leaf_hash,
+    match_leaf_bytes,
     node_hash,
     root_of,
     verify_consistency,
@@ -233,12 +234,31 @@ def test_an_anchor_leaf_is_the_spec_test_vector():
         assert leaf_hash(other).hex() != ANCHOR_LEAF_HASH
 
 
+MATCH_LEAF_HASH = "7b85d29aa79d8ffee2fdfa49db7691ae5976e97622e351b800adad43945e6d56"
+
+
+def test_a_match_leaf_is_the_spec_test_vector():
+    leaf = match_leaf_bytes("mat_test", "live", "2026-12-02T13:00:00+00:00")
+    assert leaf == (b'{"at":"2026-12-02T13:00:00+00:00","event":"match",'
+                    b'"format":"boardgammon-log-v1","match_id":"mat_test","mode":"live"}')
+    assert leaf_hash(leaf).hex() == MATCH_LEAF_HASH
+    for other in [
+        match_leaf_bytes("mat_test", "correspondence", "2026-12-02T13:00:00+00:00"),
+        match_leaf_bytes("mat_tesu", "live", "2026-12-02T13:00:00+00:00"),
+        match_leaf_bytes("mat_test", "live", "2026-12-02T13:00:01+00:00"),
+    ]:
+        assert leaf_hash(other).hex() != MATCH_LEAF_HASH
+    with pytest.raises(ValueError, match="mode 'blitz' is none of live, correspondence"):
+        match_leaf_bytes("mat_test", "blitz", "2026-12-02T13:00:00+00:00")
+
+
 def test_the_spec_states_these_vectors():
     spec = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text("utf-8")
     for vector in [
         *CT_ROOTS,
         "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1",
         ANCHOR_LEAF_HASH,
+        MATCH_LEAF_HASH,
         "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
         "626f61726467616d6d6f6e2d6c6f672d686561642d7631` `00` `0000000000000003` `0000019adf25fc80",
     ]:

@@ -91,9 +91,9 @@ def test_each_rolls_proof_verifies_and_is_small(client, tmp_path):
         assert proof["record_format"] == "boardgammon-audit-v2"
         # The same entry and leaves as the whole document, under the same head here (the
         # document's head covers the match and nothing was added since).
-        # The match's anchors (and their proofs) are the document's alone.
+        # The match's anchors and mode (and their proofs) are the document's alone.
         assert proof["roll"] == entry and proof["log"] == {
-            k: v for k, v in document["log"].items() if k != "anchors"}
+            k: v for k, v in document["log"].items() if k not in ("anchors", "match")}
         head = proof["log"]["head"]
         assert verify_ed25519(key, bytes.fromhex(head["signature"]), signed_head_bytes(head))
         root = bytes.fromhex(head["root_hash"])

@@ -237,7 +237,7 @@ def test_the_anchors_place_is_its_first_proven_leaf(module_page, second):
 def test_the_match_page_shows_no_cross_for_its_own_failed_read_of_the_log(browser,
                                                                            static_url):
     """On the match page: bob's (seat 1's) accepted chain, ann's ``none`` roll whose request
-    (its leaf 0) comes before bob's anchor leaf (1). While the log's anchors cannot be read
+    (its leaf 1) comes before bob's anchor leaf (4). While the log's anchors cannot be read
     (503) the roll shows "checking…", not ✗ chain_skipped; once they can, the page checks it
     again by itself and it shows ✓."""
     reads: list[bool] = []
@@ -256,15 +256,16 @@ def test_the_match_page_shows_no_cross_for_its_own_failed_read_of_the_log(browse
     leaves = [leaf_bytes("committed", {"match_id": MATCH_ID, "roll_id": "rol_z", "seq": 9,
                                        "nonce": 0, "seat": 0, "commitment": "ab" * 32,
                                        "entry_hash": "cd" * 32}, "2026-12-02T11:00:00+00:00"),
+              b"x", b"y", b"z",  # places 1-3, as the roll's other leaves have in its proof
               anchor_leaf_bytes(MATCH_ID, 1, on_page.LINKS[0], "2026-12-02T12:00:05+00:00")]
     hashes = [leaf_hash(leaf) for leaf in leaves]
     root = root_of(hashes)
-    path = [p.hex() for p in inclusion_path(1, 2, lambda lo, hi: root_of(hashes[lo:hi]))]
+    path = [p.hex() for p in inclusion_path(4, 5, lambda lo, hi: root_of(hashes[lo:hi]))]
     anchors = {"format": "boardgammon-log-v1", "public_key": on_page.KEY_HEX,
-               "head": {"format": "boardgammon-log-head-v1", "tree_size": 2, "timestamp": 1,
+               "head": {"format": "boardgammon-log-head-v1", "tree_size": 5, "timestamp": 1,
                         "root_hash": root.hex(),
-                        "signature": on_page.KEY.sign(head_bytes(2, 1, root)).hex()},
-               "anchors": [{"index": 1, "event": "anchor", "leaf": leaves[1].decode(),
+                        "signature": on_page.KEY.sign(head_bytes(5, 1, root)).hex()},
+               "anchors": [{"index": 4, "event": "anchor", "leaf": leaves[4].decode(),
                             "inclusion_path": path}]}
     context, page = on_page.bobs_page(browser, static_url, 800, 900, accepted=True)
     seed = on_page.SEED

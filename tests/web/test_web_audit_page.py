@@ -104,6 +104,10 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
                 assert small_targets(page) == [], (code, width)
             page.screenshot(path=str(output_dir / f"audit-{code}-{width}.png"), full_page=True)
         assert guest in page.inner_text("#players")
+        # How the match is played, as the public log states it (docs/fair-dice.md §The
+        # public log, Match leaf), above the counts that it explains.
+        assert page.get_attribute("#mode", "data-mode") == "computer"
+        assert in_view(page, "#mode", 1280)
         # Each row under its roller's name, anchored by its roll ID (the computer may have
         # rolled again since: the record only grows).
         shown = page.eval_on_selector_all(

@@ -30,8 +30,10 @@ from boardgammon.dice.verify import (
     chain_link,
     commitment,
     derive_dice_v2,
+    entry_after,
     entry_hash_v2,
     leaf_time,
+    roll_changes,
 )
 from boardgammon.engine import Board
 
@@ -96,13 +98,20 @@ def record(*rolls: dict, key: Ed25519PrivateKey = KEY) -> dict:
         entry_ = dict(roll, prev_hash=prev)
         prev = entry_["entry_hash"] = entry_hash_v2(MATCH_ID, entry_)
         entries.append(entry_)
-    leaves = [leaf_bytes(e["state"], e | {"match_id": MATCH_ID},
-                         leaf_time(e[EVENT_TIMES[e["state"]]])) for e in entries]
+    # One leaf per change of each roll, with the roll as it stood then (docs/fair-dice.md
+    # §The record (v2), A roll's leaves).
+    changes = [(n, event, leaf_bytes(event, entry_after(e, event) | {
+        "match_id": MATCH_ID, "entry_hash": entry_hash_v2(MATCH_ID, entry_after(e, event))},
+        leaf_time(e[EVENT_TIMES[event]])))
+        for n, e in enumerate(entries) for event in roll_changes(e)]
+    leaves = [leaf for _, _, leaf in changes]
     hashes = [leaf_hash(leaf) for leaf in leaves]
-    for index, (entry_, leaf) in enumerate(zip(entries, leaves, strict=True)):
+    for entry_ in entries:
+        entry_["log"] = []
+    for index, (n, event, leaf) in enumerate(changes):
         path = inclusion_path(index, len(leaves), lambda lo, hi: root_of(hashes[lo:hi]))
-        entry_["log"] = [{"index": index, "event": entry_["state"], "leaf": leaf.decode(),
-                          "inclusion_path": [p.hex() for p in path]}]
+        entries[n]["log"].append({"index": index, "event": event, "leaf": leaf.decode(),
+                                  "inclusion_path": [p.hex() for p in path]})
     root = root_of(hashes)
     head = {"format": "boardgammon-log-head-v1", "tree_size": len(leaves), "timestamp": 1,
             "root_hash": root.hex(), "signature": key.sign(head_bytes(len(leaves), 1, root)).hex()}

@@ -289,25 +289,39 @@ def test_the_pending_mark_shows_while_no_head_covers_the_roll(browser, live_serv
     page.context.close()
 
 
-def _logged_document(at: str = "2026-12-02T12:00:09+00:00") -> tuple[dict, dict, str]:
-    """The spec's v2 example (docs/fair-dice.md) with a public log: its first roll's last leaf
-    (``played`` at ``at``; the record's ``played_at`` is 12:00:09.000000Z) among four others, a
-    head signed by a fresh key. (document, the roll as shown, key hex)"""
+def _logged_document(at: str = "2026-12-02T12:00:09+00:00", leave_out: str | None = None,
+                     stood: dict | None = None) -> tuple[dict, dict, str]:
+    """The spec's v2 example (docs/fair-dice.md) with a public log: its first roll's four
+    leaves (committed, requested, revealed, then ``played`` at ``at``; the record's
+    ``played_at`` is 12:00:09.000000Z) at places 2–5 among four others, each with the roll's
+    entry hash as it stood after that change, and a head signed by a fresh key.
+    ``leave_out``: a change whose leaf the log lacks; ``stood``: fields of the roll as the
+    ``requested`` leaf's entry hash was taken (a server that changed them afterwards).
+    (document, the roll as shown, key hex)"""
     text = DOCS.read_text(encoding="utf-8")
     blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
     document = next(b for b in blocks if b.get("format") == "boardgammon-audit-v2")
-    roll = document["rolls"][0]
-    leaf = leaf_bytes("played", {**roll, "match_id": document["match_id"]}, at)
-    leaves = [b"a", b"b", leaf, b"c", b"d"]
+    match_id, roll = document["match_id"], document["rolls"][0]
+    mine = []
+    for event in verify.roll_changes(roll):
+        then = verify.entry_after(roll, event) | (stood if event == "requested" and stood else {})
+        then["entry_hash"] = verify.entry_hash_v2(match_id, then)
+        moment = at if event == "played" else verify.leaf_time(roll[verify.EVENT_TIMES[event]])
+        if event != leave_out:
+            mine.append((event, leaf_bytes(event, {**then, "match_id": match_id}, moment)))
+    leaves = [b"a", b"b", *(leaf for _, leaf in mine), b"c", b"d"]
     hashes = [leaf_hash(x) for x in leaves]
-    path = inclusion_path(2, 5, lambda lo, hi: root_of(hashes[lo:hi]))
+    size = len(leaves)
     key = Ed25519PrivateKey.generate()
     public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
-    head = {"tree_size": 5, "timestamp": 1_764_676_809_000, "root_hash": root_of(hashes).hex()}
-    head["signature"] = key.sign(head_bytes(5, head["timestamp"], root_of(hashes))).hex()
+    head = {"tree_size": size, "timestamp": 1_764_676_809_000, "root_hash": root_of(hashes).hex()}
+    head["signature"] = key.sign(head_bytes(size, head["timestamp"], root_of(hashes))).hex()
     shown = {k: v for k, v in roll.items() if k != "log"}
-    roll["log"] = [{"index": 2, "event": "played", "leaf": leaf.decode(),
-                    "inclusion_path": [p.hex() for p in path]}]
+    roll["log"] = [
+        {"index": index, "event": event, "leaf": leaf.decode(),
+         "inclusion_path": [p.hex() for p in inclusion_path(
+             index, size, lambda lo, hi: root_of(hashes[lo:hi]))]}
+        for index, (event, leaf) in enumerate(mine, start=2)]
     document["log"] = {"format": "boardgammon-log-v1", "public_key": public, "head": head}
     return document, shown, public
 
@@ -337,7 +351,7 @@ def _check(page, document: dict, shown: dict, key: str, stub_ed25519: bool = Fal
 def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     document, shown, key = _logged_document()
     assert _check(module_page, document, shown, key) == {
-        "problems": [], "checked": ["log", "signature"], "treeSize": 5,
+        "problems": [], "checked": ["log", "signature"], "treeSize": 8,
         "records": [shown["roll_id"]]}
     other = Ed25519PrivateKey.generate().public_key().public_bytes(
         Encoding.Raw, PublicFormat.Raw).hex()
@@ -351,11 +365,15 @@ def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
             {**d, "rolls": [{**d["rolls"][0], "opponent_at": "2026-12-02T12:00:04.000000Z"}]},
             s, key), ["log_mismatch"]),
         ("a proof for another leaf", lambda d, s: (
-            {**d, "rolls": [{**d["rolls"][0], "log": [{**d["rolls"][0]["log"][0],
-                                                       "index": 3}]}]}, s, key),
+            {**d, "rolls": [{**d["rolls"][0], "log": [{**d["rolls"][0]["log"][0], "index": 3},
+                                                      *d["rolls"][0]["log"][1:]]}]}, s, key),
          ["log_proof"]),
         ("no log entry", lambda d, s: (
             {**d, "rolls": [{**d["rolls"][0], "log": []}]}, s, key), ["log_missing"]),
+        ("the leaves out of order", lambda d, s: (
+            {**d, "rolls": [{**d["rolls"][0], "log": [d["rolls"][0]["log"][i]
+                                                      for i in (1, 0, 2, 3)]}]}, s, key),
+         ["log_mismatch"]),
     ]
     for name, change, problems in cases:
         doc, roll, public = change(document, shown)
@@ -364,6 +382,31 @@ def test_a_roll_in_the_log_and_each_way_it_can_fail(module_page):
     padded = {**document["rolls"][0], "seq": -1, "roll_id": "rol_pad"}
     assert _check(module_page, document, shown, key, preceding=[padded])["problems"] == [
         "log_mismatch"]
+
+
+@pytest.mark.parametrize("leave_out", ["requested", "revealed"])
+def test_a_change_left_out_of_the_log_is_log_mismatch(module_page, leave_out):
+    # docs/fair-dice.md §The record (v2), A roll's leaves: one leaf per change. Without the
+    # request's leaf, where the roll was requested (after an anchor or before) is hidden.
+    document, shown, key = _logged_document(leave_out=leave_out)
+    got = _check(module_page, document, shown, key)
+    assert (got["problems"], got["checked"]) == (["log_mismatch"], ["signature"])
+
+
+@pytest.mark.parametrize(
+    "stood",
+    [{"roller_entropy": "11" * 16}, {"opponent_prev_link": "22" * 32},
+     {"requested_at": "2026-12-02T12:00:03.250001Z"}],
+    ids=["entropy-ground-after-the-request", "another-link-fixed", "another-request-time"],
+)
+def test_a_leaf_written_for_another_roll_than_the_revealed_one_is_log_mismatch(
+        module_page, stood):
+    # The request's leaf holds the roll's entry hash as it stood then: a server that took the
+    # request with one entropy (or fixed another link) and revealed the roll with another
+    # leaves a leaf the revealed roll does not hash to, though its last leaf and times agree.
+    document, shown, key = _logged_document(stood=stood)
+    got = _check(module_page, document, shown, key)
+    assert (got["problems"], got["checked"]) == (["log_mismatch"], ["signature"])
 
 
 @pytest.mark.parametrize(
@@ -411,5 +454,5 @@ def test_the_proof_must_follow_the_entries_the_device_checked(module_page):
 def test_a_browser_without_ed25519_says_the_signature_was_not_checked(module_page):
     document, shown, key = _logged_document()
     assert _check(module_page, document, shown, key, stub_ed25519=True) == {
-        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 5,
+        "problems": [], "checked": ["log", "signature_unchecked"], "treeSize": 8,
         "records": [shown["roll_id"]]}

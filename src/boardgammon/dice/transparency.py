@@ -55,6 +55,8 @@ PROOF_FORMAT = "boardgammon-roll-proof-v1"  # one roll's proof (GET …/rolls/{r
 HASH_BYTES = 32
 EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: v2 only
 ANCHOR_EVENT = "anchor"  # a seat's hash-chain anchor registered for a match (v2 dice)
+MATCH_EVENT = "match"  # how a v2 match is played, logged with its first roll's commitment
+MODES = ("live", "correspondence", "computer")
 
 # What each record's documents hold that no other record's do (``docs/fair-dice.md``): their
 # spec labels, the fields of their rolls, and their own top-level fields. A document is checked
@@ -249,6 +251,22 @@ def anchor_leaf_bytes(match_id: str, seat: int, anchor: str, at: str) -> bytes:
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
+def match_leaf_bytes(match_id: str, mode: str, at: str) -> bytes:
+    """The leaf that states how a v2 match is played (``docs/fair-dice.md`` §The public log,
+    Match leaf): ``{"at", "event": "match", "format", "match_id", "mode"}`` encoded as
+    :func:`leaf_bytes` encodes a roll's change; ``mode`` one of :data:`MODES`, ``at`` its first
+    roll's commitment time, ISO 8601 with offset.
+
+    Raises:
+        ValueError: ``mode`` is none of :data:`MODES`.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r} is none of {', '.join(MODES)}")
+    document = {"format": LOG_FORMAT, "event": MATCH_EVENT, "at": at, "match_id": match_id,
+                "mode": mode}
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
 def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
     """The bytes a tree head's signature covers: ``boardgammon-log-head-v1`` (ASCII), 0x00,
     the tree size and the time (milliseconds since 1970-01-01 UTC) as unsigned 64-bit
@@ -393,7 +411,7 @@ def record_format(document: Any) -> str:
     :data:`AUDIT_FORMAT_V2`, read from its rolls' fields (:data:`OWN_ROLL_FIELDS`) and checked
     against its labels, after checking that it holds every field the checks read, of its
     type: ``{"format", "match_id", "log": {"public_key", "head": {"tree_size", "timestamp",
-    "root_hash", "signature"}, "anchors"?}, "rolls": [{"roll_id", "seq", "nonce", "seat",
+    "root_hash", "signature"}, "anchors"?, "match"?}, "rolls": [{"roll_id", "seq", "nonce", "seat",
     "commitment", "state", "entry_hash", "log"?: [entry …], …}]}``, an entry ``{"index",
     "leaf", "inclusion_path", "event"?}``; a roll's proof (``boardgammon-roll-proof-v1``) has
     ``record_format`` and one ``roll`` instead of ``rolls``.
@@ -478,6 +496,8 @@ def _check_log_section(log: dict) -> None:
     if anchors is not None:
         for index, entry in enumerate(_field(log, "anchors", "log", "an array", _is_list)):
             _check_entry(entry, f"log.anchors[{index}]")
+    if log.get("match") is not None:
+        _check_entry(log["match"], "log.match")
 
 
 def check_head_shape(head: Any, path: str) -> None:
@@ -620,9 +640,16 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
         if not roll.get("log"):
             unlogged += 1
     anchors = _check_anchor_leaves(document, size, root)
+    mode = _check_match_leaf(document, size, root)
     lines.append(f"{count} log entries included in the tree of size {size}")
     if anchors:
         lines.append(f"{anchors} chain anchor(s) included, each the record's for its seat")
+    if mode is not None:
+        lines.append(f"the match is {mode}, as its log entry {document['log']['match']['index']} "
+                     "states (logged with its first roll)")
+    elif v2 and document["format"] != PROOF_FORMAT:
+        lines.append("the document lists no log entry of the match's mode (a match from before "
+                     "2026-12-05, or one with no roll yet)")
     if unlogged:
         lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
@@ -648,8 +675,12 @@ def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
     object) do not name the roll as the record holds it now, or ``None``: a v2 roll's entries
     begin with its commitment, the last names its state and entry hash (a v1 roll committed
     before the log began has none), no v1 roll's entry names a change only v2 rolls have
-    (``requested``), and each v2 entry's ``at`` is the record's time of its change in the
-    log's spelling (:func:`leaf_time`). Its inclusion proofs are :func:`check_log`'s."""
+    (``requested``), a v2 roll's entries are exactly its changes in the order of its life
+    (committed, then requested, revealed, played, or void, as the record's times say), and
+    each v2 entry's ``at`` is the record's time of its change in the log's spelling
+    (:func:`leaf_time`). Its inclusion proofs are :func:`check_log`'s. The entry hashes of
+    the entries before the last are ``verify.py``'s to recompute (it checks the record's
+    hashes; this checker does not)."""
     log = roll.get("log") or []
     # The log (record v1's era) came before v2 dice: every v2 roll is logged from its
     # commitment on, so a v2 roll without leaves, or whose first leaf is not its
@@ -675,6 +706,15 @@ def leaves_disagree(roll: Mapping[str, Any], v2: bool) -> str | None:
         return (f"roll {roll['roll_id']} has entry hash {roll['entry_hash']}; its last log "
                 f"entry says {last.get('entry_hash')}")
     if v2:
+        # One leaf per change of the roll's life, in its order: a leaf left out, repeated or
+        # out of order hides where a request or a reveal happened.
+        events = [json.loads(entry["leaf"]).get("event") for entry in log]
+        changes = [event for event, key in EVENT_TIMES.items() if roll.get(key) is not None]
+        if events != changes:
+            return (f"the log entries of roll {roll['roll_id']} say "
+                    f"{', '.join(map(str, events))}; its record's changes are "
+                    f"{', '.join(changes)}: every change is one entry, in the order of the "
+                    "roll's life")
         for entry in log:
             problem = _time_disagrees(roll, json.loads(entry["leaf"]), entry["index"])
             if problem:
@@ -751,6 +791,28 @@ def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:
     return len(entries)
 
 
+def _check_match_leaf(document: dict, size: int, root: bytes) -> str | None:
+    """Check the leaf that states the match's mode (``log.match``, v2), if the document lists
+    one: it names the match, says a mode of :data:`MODES` and has an inclusion proof to the
+    head's root. The mode, or ``None`` where none is listed.
+
+    Raises:
+        ProofError: it does not hold.
+    """
+    entry = document["log"].get("match")
+    if entry is None:
+        return None
+    fields = _leaf_fields(entry["leaf"], entry["index"])
+    if fields.get("event") != MATCH_EVENT or fields.get("match_id") != document["match_id"]:
+        raise ProofError(f"log entry {entry['index']} is no statement of this match's mode")
+    if fields.get("mode") not in MODES:
+        raise ProofError(f"log entry {entry['index']} says the match is "
+                         f"{_shown(fields.get('mode'))}, none of {', '.join(MODES)}")
+    path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
+    verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
+    return str(fields["mode"])
+
+
 def proof_document(proof: dict) -> dict:
     """A roll's proof as the audit document of that one roll (what :func:`check_log` reads).
 
@@ -768,14 +830,15 @@ def proof_document(proof: dict) -> dict:
 
 def check_match_complete(document: dict, leaves: Sequence[str],
                          head: Mapping[str, Any] | None = None) -> list[str]:
-    """Check that the audit document holds every log entry of its match (its rolls' and its
-    chain anchors', ``log.anchors``): ``leaves`` are the log's leaves 0 … ``tree_size - 1`` of
-    ``head``, as ``GET /api/log/entries`` serves them; ``head`` is the document's own head
-    (the default) or a newer one that extends it (:func:`check_extension`: the server's
-    newest, so that changes logged after the document's head are looked for too). Their
-    RFC 9162 root must be the head's, and the leaves that name the match must be exactly the
-    entries beside the document's rolls: a roll left out of the document (the last one, say,
-    with the chain head moved back to the roll before it) still has its leaves in the log.
+    """Check that the audit document holds every log entry of its match (its rolls', its
+    chain anchors', ``log.anchors``, and its mode's, ``log.match``): ``leaves`` are the log's
+    leaves 0 … ``tree_size - 1`` of ``head``, as ``GET /api/log/entries`` serves them;
+    ``head`` is the document's own head (the default) or a newer one that extends it
+    (:func:`check_extension`: the server's newest, so that changes logged after the
+    document's head are looked for too). Their RFC 9162 root must be the head's, and the
+    leaves that name the match must be exactly the entries beside the document's rolls: a
+    roll left out of the document (the last one, say, with the chain head moved back to the
+    roll before it) still has its leaves in the log.
     The report's lines.
 
     Raises:
@@ -797,12 +860,16 @@ def check_match_complete(document: dict, leaves: Sequence[str],
         raise ProofError(f"the log's {size} leaves do not make the head's root")
     shown = {entry["index"] for roll in document["rolls"] for entry in roll.get("log", [])}
     shown |= {entry["index"] for entry in document["log"].get("anchors") or []}
+    if document["log"].get("match") is not None:
+        shown.add(document["log"]["match"]["index"])
     for index, leaf in enumerate(leaves):
         fields = _leaf_fields(leaf, index)
         if fields.get("match_id") == document["match_id"] and index not in shown:
             what = (
                 f"seat {fields.get('seat')}'s chain anchor {fields.get('anchor')}"
                 if fields.get("event") == ANCHOR_EVENT
+                else f"the match's mode, {fields.get('mode')}"
+                if fields.get("event") == MATCH_EVENT
                 else f"{fields.get('event')} of roll {fields.get('roll_id')}, "
                 f"seq {fields.get('seq')}"
             )

@@ -34,7 +34,7 @@ import hmac
 import json
 import sys
 import urllib.request
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -79,6 +79,18 @@ EVENT_TIMES = {
     "void": "voided_at",
 }
 
+# The fields each change of a v2 roll's life sets, beside its state (``docs/fair-dice.md``
+# §The record (v2), A roll's leaves); a roll's entry as it stood after a change has the
+# fields of the changes after it null (:func:`entry_after`).
+CHANGE_FIELDS = {
+    "committed": ("committed_at",),
+    "requested": ("roller_entropy", "roller_source", "requested_at"),
+    "revealed": ("server_seed", "opponent_entropy", "opponent_source", "dice", "opponent_at",
+                 "revealed_at"),
+    "played": ("played_at",),
+    "void": ("voided_at",),
+}
+
 SEED_MISSING = "seed missing"
 COMMITMENT_MISMATCH = "commitment mismatch"
 DICE_MISMATCH = "dice mismatch"
@@ -98,6 +110,8 @@ LEFT_UNRESOLVED = "left unresolved"
 # rolled again (a "busy" reroll; the players' devices flag it as ``void_after_request``).
 VOID_AFTER_REQUEST = "void after request"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
+MATCH_EVENT = "match"  # the public log's leaf that states how a v2 match is played
+MODES = ("live", "correspondence", "computer")
 
 # v2: what a revealed roll proves (docs/fair-dice.md §What each kind of roll proves), by its
 # sources: the kinds the audit JSON counts in ``counts`` (the server's ``roll_guarantee``).
@@ -476,6 +490,8 @@ class Report:
     failure: RollCheck | None
     # v2: how many ok rolls give each guarantee (every key of GUARANTEES); None for v1.
     counts: Mapping[str, int] | None = None
+    # v2: how the match is played, as the public log states it (:func:`logged_mode`).
+    mode: Mode | None = None
 
     @property
     def ok(self) -> bool:
@@ -863,7 +879,10 @@ def verify_document(
     must take a link of that chain (:data:`CHAIN_SKIPPED`); ``absent`` and void rolls do
     (their ``opponent_prev_link`` is set), so only ``none`` fails. A roll requested before
     the anchor's leaf (a late anchor) may say ``none``; from the chain's first use on, every
-    roll with that opponent continues it (:data:`LINK_MISMATCH` otherwise).
+    roll with that opponent continues it (:data:`LINK_MISMATCH` otherwise). The report's
+    ``mode`` is how the match is played as the public log states it (:func:`logged_mode`:
+    from ``log_leaves`` when given, else the document's ``log.match``); a listed leaf that is
+    not the log's first of the match's mode is :data:`LOG_MISMATCH`.
 
     Raises:
         ValueError: the document is not an audit document of a known format.
@@ -881,6 +900,7 @@ def verify_document(
         raise ValueError(f"not an audit document: rolls is a {type(rolls).__name__}, not a list")
     checks: list[RollCheck] = []
     head = GENESIS
+    mode: Mode | None = None
     late: RollCheck | None = None  # a failure of the record as a whole, after the rolls'
     if version[0] == AUDIT_FORMAT_V2:
         links, used, started = _anchors(document), [0, 0], [False, False]
@@ -907,6 +927,12 @@ def verify_document(
                 late = RollCheck(len(rolls), "(anchors)", ANCHOR_MISSING, detail)
         if late is None and log_leaves is not None:  # the leaves make the signed head
             late = _against_log(document, log_leaves)
+        try:
+            mode = logged_mode(document, log_leaves)
+        except (KeyError, TypeError, ValueError) as exc:
+            mode = None
+            if late is None:
+                late = RollCheck(len(rolls), "(public log)", LOG_MISMATCH, str(exc))
     else:
         for index, entry in enumerate(rolls):
             check, head = check_roll(match_id, index, entry, head)
@@ -925,7 +951,7 @@ def verify_document(
                 detail = f"the rolls hash to chain head {head}, the published head is {published}"
                 failure = RollCheck(len(checks), "(chain head)", CHAIN_BROKEN, detail)
                 break
-    return Report(match_id, tuple(checks), head, failure, counts)
+    return Report(match_id, tuple(checks), head, failure, counts, mode)
 
 
 def _fail_left_unresolved(rolls: list, checks: list[RollCheck]) -> None:
@@ -997,10 +1023,11 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
     the whole log up to the document's signed head, already found to make it), as a
     :data:`LOG_MISMATCH`, or ``None``. Every change of a v2 roll is a leaf: a roll's leaves
     begin with its commitment and the last names its state and entry hash now, so a roll
-    rewritten and its chain re-hashed, or relabelled, no longer matches; each leaf's ``at``
-    is the record's time of its change (:func:`leaf_time_problem`), so the log and the record
-    cannot show two times of one change; a roll with leaves that the document leaves out (its
-    last, say) is found by its leaves."""
+    rewritten and its chain re-hashed, or relabelled, no longer matches; the leaves are
+    exactly its changes, each with its time and the entry hash of the roll as it stood then
+    (:func:`roll_leaves_problem`), so the log and the record cannot show two times of one
+    change, nor a field fixed at one change and another later; a roll with leaves that the
+    document leaves out (its last, say) is found by its leaves."""
     match_id, rolls = document["match_id"], document["rolls"]
     logged: dict[str, list[tuple[int, dict]]] = {}  # roll ID -> its leaves, in log order
     for index, leaf in enumerate(log_leaves):
@@ -1011,7 +1038,7 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
         if (
             isinstance(fields, dict)
             and fields.get("match_id") == match_id
-            and fields.get("event") != ANCHOR_EVENT
+            and fields.get("event") not in (ANCHOR_EVENT, MATCH_EVENT)
         ):
             logged.setdefault(str(fields.get("roll_id")), []).append((index, fields))
     for place, roll in enumerate(rolls):
@@ -1029,10 +1056,9 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
                 f"{roll.get('entry_hash')}"
             )
             return RollCheck(place, roll_id, LOG_MISMATCH, detail)
-        for index, fields in leaves:
-            problem = leaf_time_problem(roll, fields, index)
-            if problem is not None:
-                return RollCheck(place, roll_id, LOG_MISMATCH, problem)
+        problem = roll_leaves_problem(match_id, roll, leaves)
+        if problem is not None:
+            return RollCheck(place, roll_id, LOG_MISMATCH, problem)
     for roll_id, leaves in logged.items():
         index, fields = leaves[0]
         detail = (
@@ -1040,6 +1066,73 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
             f"{fields.get('seq')}) is not in the record"
         )
         return RollCheck(len(rolls), roll_id, LOG_MISMATCH, detail)
+    return None
+
+
+def roll_changes(entry: Mapping) -> list[str]:
+    """The changes a v2 audit ``entry`` went through, in the order of its life, read from its
+    times: ``committed``, then ``requested`` where it has ``requested_at``, ``revealed`` where
+    it has ``revealed_at``, and ``played`` or ``void``. An honest log holds exactly one leaf
+    per change, in this order (``docs/fair-dice.md`` §The record (v2), A roll's leaves)."""
+    return [event for event, key in EVENT_TIMES.items() if entry.get(key) is not None]
+
+
+def entry_after(entry: Mapping, event: str) -> dict:
+    """The v2 audit ``entry`` as it stood right after its change ``event`` (one of
+    :func:`roll_changes`): ``state`` that change, and the fields the later changes of its
+    life set (:data:`CHANGE_FIELDS`) ``null``. Its :func:`entry_hash_v2` is what the change's
+    leaf must carry as ``entry_hash``: the commitment's covers the link fixed for the roll
+    (``opponent_prev_link``), the request's the roller's entropy, before the server's seed
+    and the opponent's link are known.
+
+    Raises:
+        ValueError: ``event`` is not one of the entry's changes.
+    """
+    changes = roll_changes(entry)
+    if event not in changes:
+        raise ValueError(f"the entry has no change {event!r} (its changes: {changes})")
+    stood = dict(entry, state=event)
+    for later in changes[changes.index(event) + 1:]:
+        stood.update(dict.fromkeys(CHANGE_FIELDS[later]))
+    return stood
+
+
+def roll_leaves_problem(
+    match_id: str, entry: Mapping, leaves: Sequence[tuple[int, Mapping]]
+) -> str | None:
+    """Why the public log's ``leaves`` of a v2 roll (``(index, fields)`` in log order, its
+    commitment's first) are not the changes of the audit ``entry``, or ``None``: there must
+    be exactly one leaf per change, in the order of the roll's life (:func:`roll_changes`;
+    a leaf left out, repeated or out of order would hide where a request or a reveal
+    happened), each with the record's time of its change in ``at``
+    (:func:`leaf_time_problem`), and each leaf's ``entry_hash`` must be the hash of the entry
+    as it stood after that change (:func:`entry_after`): a field fixed by then (the link due,
+    the roller's entropy) and changed afterwards, the chain re-hashed, no longer matches the
+    leaf written when it was fixed."""
+    roll_id = entry.get("roll_id")
+    events = [fields.get("event") for _, fields in leaves]
+    changes = roll_changes(entry)
+    if events != changes:
+        return (
+            f"the public log's entries of roll {roll_id} say {', '.join(map(str, events))}; "
+            f"its record's changes are {', '.join(changes)}: every change is one entry, in "
+            "the order of the roll's life"
+        )
+    for index, fields in leaves:
+        problem = leaf_time_problem(entry, fields, index)
+        if problem is not None:
+            return problem
+        event = str(fields.get("event"))
+        try:
+            expected = entry_hash_v2(match_id, entry_after(entry, event))
+        except (KeyError, TypeError, ValueError) as exc:
+            return f"roll {roll_id} cannot be hashed as it stood after its {event} change: {exc}"
+        if fields.get("entry_hash") != expected:
+            return (
+                f"log entry {index} ({event} of roll {roll_id}) has entry hash "
+                f"{fields.get('entry_hash')}; the record's entry as it stood after that "
+                f"change hashes to {expected}: a field fixed by then was changed afterwards"
+            )
     return None
 
 
@@ -1159,10 +1252,66 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
     return anchors
 
 
+@dataclass(frozen=True)
+class Mode:
+    """How a v2 match is played, as the public log states it in the leaf logged with its first
+    roll (``docs/fair-dice.md`` §The public log, Match leaf): ``mode`` (one of :data:`MODES`),
+    ``at`` (ISO 8601 with offset) and ``index``, the leaf's place in the log."""
+
+    mode: str
+    at: str
+    index: int
+
+
+def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | None:
+    """The mode of the document's match from the public log's first leaf that states it: the
+    one the document lists in ``log.match`` or, when ``log_leaves`` (the whole log up to the
+    document's signed head, already found to make it) is given, the first one there, which
+    the listed one, if any, must be; ``None`` where there is none (a match from before
+    2026-12-05, or one with no roll yet).
+
+    Raises:
+        ValueError: the listed leaf is not the log's first of the match's mode, or a leaf of
+            the match's mode cannot be read.
+    """
+    log = document.get("log")
+    listed = log.get("match") if isinstance(log, dict) else None
+    if log_leaves is None:
+        found = [] if listed is None else [(int(listed["index"]), str(listed["leaf"]))]
+    else:
+        found = list(enumerate(log_leaves))
+    for index, leaf in found:
+        fields = json.loads(leaf)
+        if (
+            not isinstance(fields, dict)
+            or fields.get("event") != MATCH_EVENT
+            or fields.get("match_id") != document.get("match_id")
+        ):
+            if log_leaves is None:
+                raise ValueError(f"the document's log entry {index} of the match's mode is no "
+                                 "statement of this match's mode")
+            continue
+        mode, at = fields.get("mode"), fields.get("at")
+        if mode not in MODES or not isinstance(at, str):
+            raise ValueError(f"log entry {index}, the match's mode, cannot be read: {leaf[:200]}")
+        if log_leaves is not None and listed is not None and listed.get("index") != index:
+            raise ValueError(f"the document lists log entry {listed.get('index')} as the match's "
+                             f"mode; the log's first is entry {index}")
+        if log_leaves is not None and listed is not None and listed.get("leaf") != leaf:
+            raise ValueError(f"the document's log entry {index}, the match's mode, is not the "
+                             f"log's entry {index}")
+        return Mode(str(mode), at, index)
+    if log_leaves is not None and listed is not None:
+        raise ValueError(f"the document lists log entry {listed.get('index')} as the match's "
+                         "mode; the log has none")
+    return None
+
+
 def request_places(document: dict, log_leaves: list[str] | None = None) -> dict[str, int]:
     """Where in the public log each roll of a v2 ``document`` was requested: roll ID → the
     place of its first leaf after its commitment's (its ``requested`` leaf in an honest log;
-    a log that leaves that one out gives the later leaf that follows), from ``log_leaves``
+    a log that leaves that one out gives the later leaf that follows, and fails
+    :func:`roll_leaves_problem`), from ``log_leaves``
     (the whole log) when given, else from each roll's ``log`` in the document; a roll with no
     such leaf there is left out. Leaves that cannot be read are passed over (the log's own
     checks name them). :data:`CHAIN_SKIPPED` compares these places with the anchor leaves'."""
@@ -1268,11 +1417,14 @@ def shown_verdict(check: RollCheck) -> str:
 
 def format_report(report: Report) -> list[str]:
     """Lines describing a report for people: one per roll, then (v2, when the record verifies)
-    how many rolls give each guarantee (:data:`GUARANTEE_COUNTS`, every kind, as the audit page
-    lists them), then the outcome."""
+    the match's mode where the public log states it, and how many rolls give each guarantee
+    (:data:`GUARANTEE_COUNTS`, every kind, as the audit page lists them), then the outcome."""
     lines = [f"{report.match_id}: {len(report.checks)} roll(s)"]
     lines += [f"  {c.index:>4}  {c.roll_id}  {shown_verdict(c)}" for c in report.checks]
     if report.failure is None:
+        if report.mode is not None:
+            lines.append(f"The match is {report.mode.mode}, as the public log states (entry "
+                         f"{report.mode.index}, {report.mode.at})")
         if report.counts is not None:
             lines.append(f"{GUARANTEES_TITLE}:")
             lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts.get(kind, 0))}"

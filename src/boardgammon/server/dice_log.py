@@ -72,8 +72,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from boardgammon.dice.transparency import (
+    ANCHOR_EVENT,
     HEAD_FORMAT,
     LOG_FORMAT,
+    MATCH_EVENT,
     PROOF_FORMAT,
     Subtree,
     anchor_leaf_bytes,
@@ -84,12 +86,18 @@ from boardgammon.dice.transparency import (
     leaf_bytes,
     leaf_hash,
     leaves_disagree,
+    match_leaf_bytes,
     node_hash,
     root_of,
     split,
     verify_ed25519,
 )
-from boardgammon.dice.verify import AUDIT_FORMAT_V2, LOG_MISMATCH, verify_document
+from boardgammon.dice.verify import (
+    AUDIT_FORMAT_V2,
+    LOG_MISMATCH,
+    roll_leaves_problem,
+    verify_document,
+)
 from boardgammon.server.proof_cache import ProofCache
 from boardgammon.server.refusals import ErrorCode, Illegal, Invalid, NotFound
 from boardgammon.server.tables import LogCosignature, LogEntry, LogHead, LogNode, LogSize, MatchRow
@@ -308,6 +316,19 @@ def append_anchor(session: Session, match_id: str, seat: int, anchor: str, at: d
     (:func:`~boardgammon.dice.transparency.anchor_leaf_bytes`) inside the caller's
     transaction, the one that stores the anchor (written as :func:`append`'s)."""
     leaf = anchor_leaf_bytes(match_id, seat, anchor, at.astimezone(UTC).isoformat())
+    _defer(session, (match_id, None, leaf, at))
+
+
+def append_match(session: Session, match_id: str, mode: str, at: datetime) -> None:
+    """Append the leaf that states how ``match_id`` is played (``mode``: ``live``,
+    ``correspondence`` or ``computer``; :func:`~boardgammon.dice.transparency.match_leaf_bytes`)
+    inside the caller's transaction, the one that commits the match's first v2 roll (``at``
+    that roll's commitment time); written as :func:`append`'s.
+
+    Raises:
+        ValueError: another ``mode``.
+    """
+    leaf = match_leaf_bytes(match_id, mode, at.astimezone(UTC).isoformat())
     _defer(session, (match_id, None, leaf, at))
 
 
@@ -631,9 +652,10 @@ def match_head(session: Session, key: LogKey, match_id: str, *,
 def with_log(session: Session, key: LogKey, document: dict, *,
              writing: Writing | None = None) -> dict:
     """``document`` (a match's audit document) with the log added: ``document["log"]`` is
-    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head", "anchors"}`` (``anchors``:
-    the leaves of the match's accepted chain anchors with their proofs, in log order, each as
-    a roll's entries below), ``head`` :func:`signed_head`, one
+    ``{"format": "boardgammon-log-v1", "public_key" (hex), "head", "anchors", "match"}``
+    (``anchors``: the leaves of the match's accepted chain anchors with their proofs, in log
+    order, each as a roll's entries below; ``match``, v2 only: the leaf that states the
+    match's mode, logged with its first roll, or ``None``), ``head`` :func:`signed_head`, one
     that includes every entry of the match: the newest stored head if it does, else one
     signed now whatever its age) and each roll's ``log`` its entries in log order,
     ``[{"index", "event" (the leaf's, for reading), "leaf", "inclusion_path": [hex …]}, …]``
@@ -649,7 +671,12 @@ def with_log(session: Session, key: LogKey, document: dict, *,
     head = signed_head(session, key, interval_s=float("inf"), covering=covering,
                        writing=writing)
     by_roll = _proven(session, rows, head["tree_size"])  # the head covers every row read
-    document["log"] = _log_json(key, head) | {"anchors": by_roll.get(None, [])}
+    of_match = by_roll.get(None, [])  # the leaves of no roll: anchors, and the match's mode
+    document["log"] = _log_json(key, head) | {
+        "anchors": [e for e in of_match if e["event"] == ANCHOR_EVENT]}
+    if document["format"] == AUDIT_FORMAT_V2:
+        document["log"]["match"] = next((e for e in of_match if e["event"] == MATCH_EVENT),
+                                        None)
     for roll in document["rolls"]:
         roll["log"] = by_roll.get(roll["roll_id"], [])
     _check_against_log(document, rows)
@@ -680,6 +707,10 @@ def _check_against_log(document: dict, rows: list[Any]) -> None:
             return
     for index, roll in enumerate(document["rolls"]):
         problem = leaves_disagree(roll, v2)
+        if problem is None and v2:
+            # Each leaf's entry hash is the roll's as it stood after that change.
+            leaves = [(entry["index"], json.loads(entry["leaf"])) for entry in roll["log"]]
+            problem = roll_leaves_problem(document["match_id"], roll, leaves)
         if problem:
             roll["verdict"], roll["verdict_detail"] = LOG_MISMATCH, problem
             _fail(document, index, roll["roll_id"], problem)
@@ -732,12 +763,14 @@ def proven_anchors(session: Session, match_id: str, tree_size: int) -> list[dict
 
 
 def _anchor_rows(session: Session, match_id: str) -> list[Any]:
-    """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order."""
+    """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order (the
+    match's other leaf of no roll, its mode's, left out)."""
     query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
         _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None)
     )
     flush(session)
-    return list(session.execute(query.order_by(_ENTRIES.c.idx)))
+    rows = session.execute(query.order_by(_ENTRIES.c.idx))
+    return [row for row in rows if json.loads(row[2]).get("event") == ANCHOR_EVENT]
 
 
 def roll_proof(

@@ -486,6 +486,25 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "where every chain anchor the server accepted is a leaf (verify.py --log)."
         ),
         "counts.server_only": "{count} rolls where the server drew every input.",
+        "mode.live": (
+            "A live match, as the public log states (entry {index}, logged with its first "
+            "roll): a roll without the opponent's link means that device did not answer within "
+            "the server's wait."
+        ),
+        "mode.correspondence": (
+            "A correspondence match, as the public log states (entry {index}, logged with its "
+            "first roll): its turns do not ask the opponent's device, so its rolls go without "
+            "the opponent's link."
+        ),
+        "mode.computer": (
+            "A match against the computer, as the public log states (entry {index}, logged "
+            "with its first roll): the computer's rolls take the link of the human's device; "
+            "one without it means that device did not answer within the server's wait."
+        ),
+        "mode.none": (
+            "The public log states no mode for this match (one from before 5 December 2026, "
+            "or one with no roll yet)."
+        ),
         # dice v2 audit page (issue #25, dice): the intro for v1 records, the v2 program
         "audit.intro_v1": (
             "This match was rolled with version 1 of the protocol, before the three inputs: "
@@ -991,6 +1010,26 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "(verify.py --log)."
         ),
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
+        "mode.live": (
+            "Eine Live-Partie, wie das öffentliche Log festhält (Eintrag {index}, mit ihrem "
+            "ersten Wurf geloggt): Ein Wurf ohne das Glied des Gegners heißt, dass dessen Gerät "
+            "nicht innerhalb der Wartezeit des Servers antwortete."
+        ),
+        "mode.correspondence": (
+            "Eine Fernpartie, wie das öffentliche Log festhält (Eintrag {index}, mit ihrem "
+            "ersten Wurf geloggt): Ihre Züge fragen das Gerät des Gegners nicht, also fallen "
+            "ihre Würfe ohne dessen Glied."
+        ),
+        "mode.computer": (
+            "Eine Partie gegen den Computer, wie das öffentliche Log festhält (Eintrag {index}, "
+            "mit ihrem ersten Wurf geloggt): Die Würfe des Computers nehmen das Glied vom Gerät "
+            "des Menschen; einer ohne es heißt, dass dieses Gerät nicht innerhalb der "
+            "Wartezeit des Servers antwortete."
+        ),
+        "mode.none": (
+            "Das öffentliche Log hält für diese Partie keine Spielart fest (eine Partie von vor "
+            "dem 5. Dezember 2026 oder eine ohne Wurf)."
+        ),
         # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
         "audit.intro_v1": (
             "Dieses Match wurde mit Version 1 des Protokolls gewürfelt, vor den drei Eingaben: "
@@ -1454,6 +1493,23 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "確かめられる（verify.py --log）。"
         ),
         "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
+        "mode.live": (
+            "ライブ対局（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "相手のリンクがないロールは、その端末がサーバーの待ち時間内に応答しなかったことを示す。"
+        ),
+        "mode.correspondence": (
+            "通信対局（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "手番ごとに相手の端末に問い合わせないため、ロールは相手のリンクなしで行われる。"
+        ),
+        "mode.computer": (
+            "コンピューターとの対局（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "コンピューターのロールは人間の端末のリンクを使う。リンクがないロールは、"
+            "その端末がサーバーの待ち時間内に応答しなかったことを示す。"
+        ),
+        "mode.none": (
+            "公開ログにはこの対局の形式が記録されていない（2026年12月5日より前の対局、"
+            "またはまだロールのない対局）。"
+        ),
         # ダイス v2 の監査ページ (issue #25, dice)：v1 記録の説明、v2 のプログラム
         "audit.intro_v1": (
             "この対戦は3つの入力より前のプロトコル第1版で振られました。各ロールはサーバーのコミット"

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from boardgammon.bots.turn import RollDice
 from boardgammon.engine.game import Phase
 from boardgammon.engine.match import Match
-from boardgammon.server import dice_record, dice_record_v2
+from boardgammon.server import dice_log, dice_record, dice_record_v2
 from boardgammon.server.actions import (
     AnchorAction,
     ContributeAction,
@@ -46,7 +46,7 @@ from boardgammon.server.match_events import (
     roll_requested_event,
 )
 from boardgammon.server.match_repository import CachedMatch
-from boardgammon.server.match_state import AnyRoll, pending_roll, roll_json
+from boardgammon.server.match_state import AnyRoll, MatchInfo, pending_roll, roll_json
 from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
 
 
@@ -283,6 +283,12 @@ def register_anchor(s: Session, cached: CachedMatch, seat: int, action: AnchorAc
     return events
 
 
+def match_mode(info: MatchInfo) -> str:
+    """How a match is played, as its log leaf states it (``docs/fair-dice.md`` §The public log,
+    Match leaf): ``computer`` against the computer, else ``live`` or ``correspondence``."""
+    return "computer" if info.bot_seat is not None else info.mode
+
+
 def unlogged_roll(match: Match, rolls: Sequence[AnyRoll]) -> AnyRoll | None:
     """The first of ``rolls`` (the match's dice record, oldest first) revealed but not yet
     in ``match``'s record of opening rolls and rolls, as when the server stopped between
@@ -356,6 +362,8 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
             match_id = cached.info.match_id
             if v2:
                 kind = "opening" if m.game.phase is Phase.OPENING else "normal"
+                if last is None:  # the first roll: the log states how the match is played
+                    dice_log.append_match(s, match_id, match_mode(cached.info), wall)
                 events.append(commitment_event(cached.track(
                     dice_record_v2.commit_roll(s, match_id, need, kind, now=wall, commit=False))))
             else:

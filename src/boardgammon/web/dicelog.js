@@ -139,6 +139,32 @@ export function leafTime(recordTime) {
   return parts[2] === "000000" ? `${parts[1]}+00:00` : `${parts[1]}.${parts[2]}+00:00`;
 }
 
+// What each change of a roll's life sets beside its state (docs/fair-dice.md §The record (v2),
+// A roll's leaves): the roll as it stood after a change has the later changes' fields null.
+const SETS = {
+  committed: [],
+  requested: ["roller_entropy", "roller_source", "requested_at"],
+  revealed: ["server_seed", "opponent_entropy", "opponent_source", "dice", "opponent_at",
+    "revealed_at"],
+  played: ["played_at"],
+  void: ["voided_at"],
+};
+
+/** The changes an audit entry went through, in the order of its life, read from its times. */
+export function rollChanges(entry) {
+  return Object.keys(EVENT_TIMES).filter((event) => (entry[EVENT_TIMES[event]] ?? null) !== null);
+}
+
+/** The audit entry as it stood right after its change `event` (one of rollChanges(entry)). */
+export function entryAfter(entry, event) {
+  const life = rollChanges(entry);
+  const stood = { ...entry, state: event };
+  for (const later of life.slice(life.indexOf(event) + 1)) {
+    for (const key of SETS[later]) stood[key] = null;
+  }
+  return stood;
+}
+
 // The roll as the match showed it and as the audit document holds it must agree on these.
 const SAME = ["seat", "nonce", "kind", "commitment", "server_seed", "roller_entropy",
   "opponent_prev_link", "opponent_entropy"];
@@ -159,7 +185,8 @@ const NAMED = ["roll_id", "seq", "nonce", "seat", "commitment"];
  * Returns {problems, checked, treeSize, records (preceding and the roll's entry, for the link's
  * k steps)}: problem codes log_missing (no entry for the roll),
  * log_mismatch (the log's roll differs from the one shown: other inputs, dice or a leaf that
- * names another roll or state; or a preceding entry that does not chain into it or does not
+ * names another roll or state; leaves that are not the roll's changes, one each in the order
+ * of its life, each with the roll's entry hash as it stood after it; or a preceding entry that does not chain into it or does not
  * follow `since`), log_time (a leaf's `at` is not the record's time of its change, leafTime),
  * log_proof (an inclusion proof does not lead to the head's
  * root), log_signature (the head's signature does not verify, or another key signed it);
@@ -197,7 +224,19 @@ export async function checkInLog(matchId, roll, proof, publicKey, since) {
   }
   const last = JSON.parse(logged.log[logged.log.length - 1].leaf);
   const hashed = await entryHashV2(matchId, logged);
-  if (differs || !named || last.event !== logged.state || last.entry_hash !== hashed
+  // One leaf per change, in the order of the roll's life, each holding the roll's entry hash
+  // as it stood after that change: the commitment's fixes the link due, the request's the
+  // roller's entropy, for everyone who reads the log.
+  const life = rollChanges(logged);
+  const events = logged.log.map((entry) => JSON.parse(entry.leaf).event);
+  let stages = events.length === life.length && events.every((event, i) => event === life[i]);
+  for (const entry of stages ? logged.log : []) {
+    const fields = JSON.parse(entry.leaf);
+    if (fields.entry_hash !== await entryHashV2(matchId, entryAfter(logged, fields.event))) {
+      stages = false;
+    }
+  }
+  if (differs || !named || !stages || last.event !== logged.state || last.entry_hash !== hashed
       || logged.entry_hash !== hashed) {
     problems.push("log_mismatch");
   }

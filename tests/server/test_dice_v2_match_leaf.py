@@ -1,0 +1,153 @@
+"""The public log states how each v2 match is played (``docs/fair-dice.md`` §The public log,
+Match leaf): one leaf, ``mode`` ``live``, ``correspondence`` or ``computer``, written with the
+match's first roll. Before (2026-12-05) nothing in the record or the log said it, so a reader
+could not tell a correspondence match's ``absent`` rolls, which every turn has, from a live
+device that did not answer. The audit JSON lists the leaf with its inclusion proof, the page
+and both checkers say the mode, ``verify.py --log`` reads it from the log itself, and
+``transparency.py --scan`` fails a document that leaves it out."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+
+import pytest
+from gameplay import Player, live_match
+from test_match_dice_v2 import Device, client, past_opening, wall  # noqa: F401
+
+from boardgammon.dice import transparency, verify
+from boardgammon.server.services import services
+from tests.dice import spec_verifier_v2
+from tests.helpers.dice_v2 import Device as DeviceV2
+from tests.helpers.dice_v2 import play_match
+
+
+def entries(client) -> list[str]:  # noqa: F811
+    return [e["leaf"] for e in client.get("/api/log/entries?start=0&count=1000").json()]
+
+
+def played_live(client, **seek) -> str:  # noqa: F811
+    """A match between two devices, its opening rolled (at least one roll committed)."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, **seek)
+    devices = {0: Device(ann), 1: Device(bob)}
+    for device in devices.values():
+        device.register(match_id)
+    players = {0: ann, 1: bob}
+    if seek.get("mode") != "correspondence":
+        past_opening(players, devices, match_id)
+        return match_id
+    # A correspondence turn asks no device for its link: each roll is revealed at once.
+    while (state := ann.state(match_id))["phase"] == "opening":
+        r = players[state["turn"]].roll(match_id)
+        assert r.status_code == 200, r.text
+    return match_id
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  # noqa: F811
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True, document["failure"]
+    stated = document["log"]["match"]
+    fields = json.loads(stated["leaf"])
+    assert fields == {"at": fields["at"], "event": "match", "format": "boardgammon-log-v1",
+                      "match_id": match_id, "mode": "live"}
+    first = document["rolls"][0]
+    # Logged in the first roll's transaction, at its commitment time, just before its leaf.
+    assert fields["at"] == verify.leaf_time(first["committed_at"])
+    assert stated["index"] == first["log"][0]["index"] - 1
+    log = entries(client)
+    mine = [json.loads(leaf) for leaf in log]
+    assert [f for f in mine if f["event"] == "match" and f["match_id"] == match_id] == [fields]
+    # Both checkers and the spec's reading say the mode; the page too, in its language.
+    lines = transparency.check_log(document)
+    assert f"the match is live, as its log entry {stated['index']} states" in " ".join(lines)
+    assert transparency.check_match_complete(document, log[:document["log"]["head"]
+                                                          ["tree_size"]])
+    for leaves in (None, log[:document["log"]["head"]["tree_size"]]):
+        report = verify.verify_document(document, log_leaves=leaves)
+        assert report.ok and report.mode == verify.Mode("live", fields["at"], stated["index"])
+        assert "The match is live, as the public log states" in "\n".join(
+            verify.format_report(report))
+    assert spec_verifier_v2.stated_mode(document) == "live"
+    page = client.get(f"/audit/{match_id}?lang={lang}").text
+    assert 'id="mode" data-mode="live"' in page
+    words = {"en": "A live match", "de": "Eine Live-Partie", "ja": "ライブ対局"}[lang]
+    assert words in page
+
+
+def test_a_correspondence_match_says_so(client):  # noqa: F811
+    match_id = played_live(client, mode="correspondence", days=3)
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True, document["failure"]
+    assert json.loads(document["log"]["match"]["leaf"])["mode"] == "correspondence"
+    # Its turns do not ask the opponent's device: every roll goes without the link.
+    assert {r["opponent_source"] for r in document["rolls"] if r["dice"]} == {"absent"}
+    assert verify.verify_document(document, log_leaves=entries(client)[
+        :document["log"]["head"]["tree_size"]]).mode.mode == "correspondence"
+    assert 'data-mode="correspondence"' in client.get(f"/audit/{match_id}").text
+
+
+def test_a_match_against_the_computer_says_so(client):  # noqa: F811
+    ann = Player.register(client, "ann")
+    r = ann.post("/api/matches/computer", {"level": "easy", "length": 1})
+    assert r.status_code == 201, r.text
+    match_id = r.json()["match_id"]
+    Device(ann).register(match_id)
+    for _ in range(100):  # the first roll is committed once ann's anchor is in
+        answer = client.get(f"/api/audit/{match_id}")
+        if answer.status_code == 200:
+            break
+        time.sleep(0.1)
+    document = answer.json()
+    assert json.loads(document["log"]["match"]["leaf"])["mode"] == "computer"
+    assert 'data-mode="computer"' in client.get(f"/audit/{match_id}").text
+
+
+def test_a_record_from_before_the_match_leaf_says_the_log_states_no_mode(client):  # noqa: F811
+    # A v2 record whose match has no match leaf (rolled by the record's own functions, as the
+    # server did before 2026-12-05): it verifies, and the page and verify.py say no mode.
+    match_id = play_match(services(client.app).db, 2, (DeviceV2(), DeviceV2()))
+    document = client.get(f"/api/audit/{match_id}").json()
+    assert document["verified"] is True and document["log"]["match"] is None
+    report = verify.verify_document(document, log_leaves=entries(client)[
+        :document["log"]["head"]["tree_size"]])
+    assert report.ok and report.mode is None
+    assert "The match is" not in "\n".join(verify.format_report(report))
+    assert "The public log states no mode for this match" in client.get(
+        f"/audit/{match_id}").text
+
+
+def test_a_document_that_hides_or_changes_the_mode_fails(client):  # noqa: F811
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    log = entries(client)[:document["log"]["head"]["tree_size"]]
+    stated = document["log"]["match"]
+
+    # Left out of the document: verify.py --log finds it in the log; the scan names it.
+    hidden = copy.deepcopy(document)
+    hidden["log"]["match"] = None
+    assert verify.verify_document(hidden).mode is None
+    assert verify.verify_document(hidden, log_leaves=log).mode.mode == "live"
+    with pytest.raises(transparency.ProofError, match=r"the match's mode, live\) is not in"):
+        transparency.check_match_complete(hidden, log)
+
+    # Another mode written into the listed leaf: its inclusion proof no longer holds, and
+    # the log's own first leaf is another.
+    changed = copy.deepcopy(document)
+    changed["log"]["match"]["leaf"] = stated["leaf"].replace('"live"', '"correspondence"')
+    with pytest.raises(transparency.ProofError, match="does not lead to the root"):
+        transparency.check_log(changed)
+    report = verify.verify_document(changed, log_leaves=log)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert f"the match's mode, is not the log's entry {stated['index']}" in report.failure.detail
+
+    # A leaf of another kind listed as the mode: no statement of the match's mode.
+    anchor = copy.deepcopy(document)
+    anchor["log"]["match"] = document["log"]["anchors"][0]
+    with pytest.raises(transparency.ProofError, match="no statement of this match's mode"):
+        transparency.check_log(anchor)
+    report = verify.verify_document(anchor)
+    assert not report.ok and "no statement of this match's mode" in report.failure.detail
