@@ -291,7 +291,9 @@ def test_cli_names_first_failing_roll(tmp_path, tamper, roll_id, reason):
     tamper(document)
     result = runner.invoke(cli_app, ["audit", "verify", str(_write(tmp_path, document))])
     assert result.exit_code == 1
-    assert f"FAIL: roll {roll_id} " in result.output
+    # A failure of the record as a whole, such as its chain head, names no roll.
+    where = roll_id if roll_id.startswith("(") else f"roll {roll_id} "
+    assert f"FAIL: {where}" in result.output
     assert f": {reason}: " in result.output
 
 
@@ -314,7 +316,7 @@ def test_cli_unreadable_input_exits_2(tmp_path):
 
 
 # Found by a new user's trial: ``--head 00`` (no chain head at all) failed as a head that does
-# not match, ``FAIL: roll (chain head) (#8): chain broken: … the published head is 00``, exit
+# not match, ``FAIL: (chain head): chain broken: … the published head is 00``, exit
 # status 1, as if the record had been rewritten. A malformed head is an argument error.
 @pytest.mark.parametrize(
     "head",
@@ -342,7 +344,7 @@ def test_a_well_formed_head_that_does_not_match_still_fails_the_chain(tmp_path, 
     assert verify.main([path, "--head", "ab" * 32]) == 1
     out, err = capsys.readouterr()
     assert err == "" and out.splitlines()[-1] == (
-        f"FAIL: roll (chain head) (#8): chain broken: the rolls hash to chain head "
+        f"FAIL: (chain head): chain broken: the rolls hash to chain head "
         f"{document['chain_head']}, the published head is {'ab' * 32}")
     # Hex digits in either case are a head: the record's own, in capitals, verifies.
     assert verify.main([path, "--head", document["chain_head"].upper()]) == 0

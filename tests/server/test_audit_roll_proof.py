@@ -107,7 +107,7 @@ def test_each_rolls_proof_verifies_and_is_small(client, tmp_path):
     saved.write_text(json.dumps(proof))
     done = run_python(tmp_path, "transparency.py", checker, str(saved))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"{len(proof['roll']['log'])} log entries included" in done.stdout
+    assert f"{len(proof['roll']['log'])} log entries of its rolls included" in done.stdout
     proof["roll"]["log"][-1]["inclusion_path"][0] = "00" * 32
     saved.write_text(json.dumps(proof))
     done = run_python(tmp_path, "transparency.py", checker, str(saved))

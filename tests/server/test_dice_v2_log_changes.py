@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import secrets
 
+import pytest
 from sqlalchemy import update
 
 from boardgammon.dice import verify
@@ -45,6 +46,10 @@ def play(db, rolls: int, interfere=None) -> str:
             roll = v2.contribute(s, roll.roll_id, devices[1 - k % 2].next_link())
             v2.mark_played(s, roll.roll_id)
     return match_id
+
+
+def roll_list(document: dict) -> list[dict]:
+    return document["rolls"]
 
 
 def test_an_honest_match_passes_every_check_of_its_leaves(served, tmp_path):  # noqa: F811
@@ -84,7 +89,11 @@ def test_entropy_ground_after_the_request_fails_every_verifier_that_hashes(
     roll = document["rolls"][2]
     # The record alone is consistent: its chain verifies, its last leaf names it.
     chain_only = {k: v for k, v in document.items() if k != "log"}
+    chain_only["rolls"] = [{k: v for k, v in r.items() if k != "log"} for r in roll_list(document)]
     assert verify.verify_document(chain_only).ok
+    # verify.py without the log reads the leaves the document lists: they contradict it.
+    listed = verify.verify_document(document)
+    assert (listed.failure.index, listed.failure.verdict) == (2, verify.LOG_MISMATCH)
     assert json.loads(roll["log"][-1]["leaf"])["entry_hash"] == roll["entry_hash"]
 
     failure = document["failure"]
@@ -130,3 +139,49 @@ def test_a_request_without_its_leaf_fails_every_verifier(served, tmp_path,  # no
     program = run_program(client, match_id, roll["roll_id"])
     assert program.returncode == 1
     assert "the roll's changes are committed, requested, revealed, played" in program.stderr
+
+
+def _changed(document: dict, how: str) -> dict:
+    """The document with roll 1's listed log entries changed as ``how`` says (the log as it
+    is): what a server that shows one reader other leaves than the log's might serve."""
+    doc = json.loads(json.dumps(document))
+    entries = doc["rolls"][1]["log"]
+    if how == "text":
+        entries[1]["leaf"] = entries[1]["leaf"].replace('"requested"', '"revealed"')
+    elif how == "index":
+        entries[1]["index"] = 999
+    elif how == "left-out":
+        del entries[1]
+    elif how == "reordered":
+        entries[1], entries[2] = entries[2], entries[1]
+    elif how == "none":
+        entries.clear()
+    elif how == "not-a-list":
+        doc["rolls"][1]["log"] = "x"
+    elif how == "no-json":
+        entries[1]["leaf"] = "{"
+    return doc
+
+
+@pytest.mark.parametrize("how", ["text", "index", "left-out", "reordered", "none", "not-a-list",
+                                 "no-json"])
+def test_listed_leaves_that_are_not_the_logs_fail_verify_with_the_log(served, tmp_path,  # noqa: F811
+                                                                         how):
+    # A new user's trial (2026-12-05): verify.py --log compared the anchors and the mode the
+    # document lists with the log, not the rolls' own entries, and passed all of these.
+    client, _ = served
+    match_id = play(services(client.app).db, 3)
+    said = verdicts(client, match_id, tmp_path)
+    log = [e["leaf"] for e in client.get("/api/log/entries?start=0&count=1000").json()]
+    log = log[:said["document"]["log"]["head"]["tree_size"]]
+    doc = _changed(said["document"], how)
+    report = verify.verify_document(doc, log_leaves=log)
+    assert not report.ok
+    assert (report.failure.index, report.failure.verdict) == (1, verify.LOG_MISMATCH)
+    if how not in ("not-a-list", "no-json"):
+        assert "the document lists log entries" in report.failure.detail
+    # Without the log it reads the listed leaves as the document's word, and still sees
+    # every one of these but the empty list and the moved index (transparency.py fails both:
+    # no commitment; an inclusion proof that leads nowhere).
+    alone = verify.verify_document(doc)
+    assert alone.ok is (how in ("none", "index"))

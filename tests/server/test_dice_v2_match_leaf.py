@@ -63,18 +63,21 @@ def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  #
     assert [f for f in mine if f["event"] == "match" and f["match_id"] == match_id] == [fields]
     # Both checkers and the spec's reading say the mode; the page too, in its language.
     lines = transparency.check_log(document)
-    assert f"the match is live, as its log entry {stated['index']} states" in " ".join(lines)
+    assert f"it is a live match, as its log entry {stated['index']} states" in " ".join(lines)
     assert transparency.check_match_complete(document, log[:document["log"]["head"]
                                                           ["tree_size"]])
     for leaves in (None, log[:document["log"]["head"]["tree_size"]]):
         report = verify.verify_document(document, log_leaves=leaves)
-        assert report.ok and report.mode == verify.Mode("live", fields["at"], stated["index"])
-        assert "The match is live, as the public log states" in "\n".join(
-            verify.format_report(report))
+        proven = leaves is not None
+        assert report.ok
+        assert report.mode == verify.Mode("live", fields["at"], stated["index"], proven)
+        said = "\n".join(verify.format_report(report))
+        assert ("It is a live match, as the public log states" in said) is proven
+        assert ("It is a live match, as the document's log entry" in said) is not proven
     assert spec_verifier_v2.stated_mode(document) == "live"
     page = client.get(f"/audit/{match_id}?lang={lang}").text
     assert 'id="mode" data-mode="live"' in page
-    words = {"en": "A live match", "de": "Eine Live-Partie", "ja": "ライブ対局"}[lang]
+    words = {"en": "A live match", "de": "Ein Live-Match", "ja": "ライブ対戦"}[lang]
     assert words in page
 
 
@@ -115,7 +118,7 @@ def test_a_record_from_before_the_match_leaf_says_the_log_states_no_mode(client)
     report = verify.verify_document(document, log_leaves=entries(client)[
         :document["log"]["head"]["tree_size"]])
     assert report.ok and report.mode is None
-    assert "The match is" not in "\n".join(verify.format_report(report))
+    assert "It is a" not in "\n".join(verify.format_report(report))
     assert "The public log states no mode for this match" in client.get(
         f"/audit/{match_id}").text
 
@@ -151,3 +154,44 @@ def test_a_document_that_hides_or_changes_the_mode_fails(client):  # noqa: F811
         transparency.check_log(anchor)
     report = verify.verify_document(anchor)
     assert not report.ok and "no statement of this match's mode" in report.failure.detail
+
+
+@pytest.mark.parametrize(
+    ("listed", "said"),
+    [
+        ("computer", "log.match is str, not a log entry"),
+        ([{"index": 0}], "log.match is list, not a log entry"),
+        ({"leaf": "{}"}, "log.match.index is None, not a leaf's index"),
+        ({"index": False, "leaf": "{}"}, "log.match.index is False, not a leaf's index"),
+        ({"index": 0.0, "leaf": "{}"}, "log.match.index is 0.0, not a leaf's index"),
+        ({"index": -1, "leaf": "{}"}, "log.match.index is -1, not a leaf's index"),
+        ({"index": 0, "leaf": 7}, "log.match.leaf is 7, not a leaf"),
+        ({"index": 0, "leaf": "{"}, "log.match.leaf is not JSON"),
+    ],
+)
+def test_a_malformed_mode_entry_is_named_never_a_traceback(client, listed, said):  # noqa: F811
+    # A new user's trial (2026-12-05): verify.py --log raised AttributeError for a string or
+    # a list, and passed an index of false or 0.0 that transparency.py refuses.
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    log = entries(client)[:document["log"]["head"]["tree_size"]]
+    document["log"]["match"] = listed
+    for leaves in (None, log):
+        report = verify.verify_document(document, log_leaves=leaves)
+        assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+        # Against the log, an entry that can be read is compared with the log's first.
+        assert said in report.failure.detail or (
+            leaves is not None and "as the match's mode; the log's first is entry"
+            in report.failure.detail)
+        shown = "\n".join(verify.format_report(report))
+        assert "FAIL: (public log): log mismatch: " in shown
+    with pytest.raises((transparency.DocumentError, transparency.ProofError)):
+        transparency.check_log(document)
+
+
+def test_transparency_checks_the_mode_entrys_event(client):  # noqa: F811
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    document["log"]["match"]["event"] = "anchor"
+    with pytest.raises(transparency.ProofError, match="says 'anchor', its leaf 'match'"):
+        transparency.check_log(document)

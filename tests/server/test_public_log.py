@@ -121,7 +121,8 @@ def test_every_change_of_every_roll_is_a_leaf_under_a_signed_head(client, tmp_pa
     run = run_checker(audit)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"signature verified with the document's key {audit['log']['public_key']}" in run.stdout
-    assert f"{len(leaves)} log entries included in the tree of size {len(leaves)}" in run.stdout
+    size = len(leaves)
+    assert f"{size} log entries of its rolls included in the tree of size {size}" in run.stdout
     forged = json.loads(json.dumps(audit))
     forged["log"]["public_key"] = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
     run = run_checker(forged)

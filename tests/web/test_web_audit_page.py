@@ -236,6 +236,8 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_s
                      "entry_hash", "committed_at"):
             assert entry[name] in shown.values(), (code, name)
         assert "#" in shown and shown["#"] == str(entry["seq"])
+        # No line without a value (a verified roll has no reason to give: no empty "Why").
+        assert all(v.strip() for v in shown.values()), (code, shown)
         # Every field under its label in the page's language, never its JSON name; a value
         # the record writes as a code is said in words, the code after it.
         assert not set(entry) & set(shown), (code, set(entry) & set(shown))

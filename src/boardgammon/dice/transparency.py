@@ -641,15 +641,17 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
             unlogged += 1
     anchors = _check_anchor_leaves(document, size, root)
     mode = _check_match_leaf(document, size, root)
-    lines.append(f"{count} log entries included in the tree of size {size}")
+    lines.append(f"{count} log entries of its rolls included in the tree of size {size}")
     if anchors:
         lines.append(f"{anchors} chain anchor(s) included, each the record's for its seat")
     if mode is not None:
-        lines.append(f"the match is {mode}, as its log entry {document['log']['match']['index']} "
+        words = {"computer": "a match against the computer"}.get(mode, f"a {mode} match")
+        lines.append(f"it is {words}, as its log entry {document['log']['match']['index']} "
                      "states (logged with its first roll)")
     elif v2 and document["format"] != PROOF_FORMAT:
-        lines.append("the document lists no log entry of the match's mode (a match from before "
-                     "2026-12-05, or one with no roll yet)")
+        lines.append("the document lists no log entry of the match's mode: a match from before "
+                     "2026-12-05 has none; --scan finds one the log holds and the document "
+                     "leaves out")
     if unlogged:
         lines.append(f"{unlogged} rolls have no log entries (committed before the log began)")
     return lines
@@ -805,6 +807,9 @@ def _check_match_leaf(document: dict, size: int, root: bytes) -> str | None:
     fields = _leaf_fields(entry["leaf"], entry["index"])
     if fields.get("event") != MATCH_EVENT or fields.get("match_id") != document["match_id"]:
         raise ProofError(f"log entry {entry['index']} is no statement of this match's mode")
+    if entry.get("event", MATCH_EVENT) != MATCH_EVENT:
+        raise ProofError(f"log entry {entry['index']} says {entry['event']!r}, its leaf "
+                         f"{MATCH_EVENT!r}")
     if fields.get("mode") not in MODES:
         raise ProofError(f"log entry {entry['index']} says the match is "
                          f"{_shown(fields.get('mode'))}, none of {', '.join(MODES)}")
@@ -1044,7 +1049,11 @@ def _load(source: str, timeout: float = 30.0) -> Any:
             is not JSON.
     """
     if source.startswith(("https://", "http://")):
-        with urllib.request.urlopen(source, timeout=timeout) as answer:  # noqa: S310
+        request = urllib.request.Request(source, headers={"Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
+            if answer.headers.get_content_type() == "text/html":
+                raise ValueError("this URL is a web page, not an audit document; the JSON of "
+                                 "a match's dice record is at /api/audit/MATCH_ID")
             return json.load(answer)
     with open(source, encoding="utf-8") as file:
         return json.load(file)

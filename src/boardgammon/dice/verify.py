@@ -927,6 +927,8 @@ def verify_document(
                 late = RollCheck(len(rolls), "(anchors)", ANCHOR_MISSING, detail)
         if late is None and log_leaves is not None:  # the leaves make the signed head
             late = _against_log(document, log_leaves)
+        elif late is None:
+            late = _against_listed(document)
         try:
             mode = logged_mode(document, log_leaves)
         except (KeyError, TypeError, ValueError) as exc:
@@ -1057,6 +1059,19 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
             )
             return RollCheck(place, roll_id, LOG_MISMATCH, detail)
         problem = roll_leaves_problem(match_id, roll, leaves)
+        if problem is None:
+            # The entries the document lists for the roll are the log's, place for place.
+            try:
+                listed = _listed_leaves(roll) or []
+            except ValueError as exc:
+                return RollCheck(place, roll_id, LOG_MISMATCH, str(exc))
+            if listed != [(index, log_leaves[index]) for index, _ in leaves]:
+                problem = (
+                    f"the document lists log entries {[index for index, _ in listed]} for roll "
+                    f"{roll_id}; the log's of the roll are {[index for index, _ in leaves]}"
+                    + (", with other leaves" if [i for i, _ in listed] == [i for i, _ in leaves]
+                       else "")
+                )
         if problem is not None:
             return RollCheck(place, roll_id, LOG_MISMATCH, problem)
     for roll_id, leaves in logged.items():
@@ -1066,6 +1081,62 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
             f"{fields.get('seq')}) is not in the record"
         )
         return RollCheck(len(rolls), roll_id, LOG_MISMATCH, detail)
+    return None
+
+
+def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
+    """A roll's log entries as the document lists them (its ``log``), ``(index, leaf)`` in the
+    order listed; ``None`` where it lists none (no ``log``).
+
+    Raises:
+        ValueError: ``log`` is not a list of entries (objects with an integer ``index`` >= 0
+            and a ``leaf`` string).
+    """
+    entries = roll.get("log")
+    if entries is None:
+        return None
+    where = f"roll {roll.get('roll_id')}'s log"
+    if not isinstance(entries, list):
+        raise ValueError(f"{where} is {type(entries).__name__}, not a list of log entries")
+    listed = []
+    for n, entry in enumerate(entries):
+        index = entry.get("index") if isinstance(entry, dict) else None
+        leaf = entry.get("leaf") if isinstance(entry, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0 or not isinstance(
+                leaf, str):
+            raise ValueError(f"{where}[{n}] is not a log entry (an integer index >= 0 and a "
+                             f"leaf string): {str(entry)[:200]}")
+        listed.append((index, leaf))
+    return listed
+
+
+def _against_listed(document: dict) -> RollCheck | None:
+    """The first roll of a v2 ``document`` whose own listed log entries (``log``, where it
+    lists any) are not its changes as :func:`roll_leaves_problem` reads them, as a
+    :data:`LOG_MISMATCH`, or ``None``. Without the log itself (``--log``) these entries are
+    the document's word, and their inclusion proofs are ``transparency.py``'s to check; but a
+    record rewritten without its leaves (the roller's entropy changed and the chain
+    re-hashed, say) contradicts the leaves it carries."""
+    match_id = document["match_id"]
+    for place, roll in enumerate(document["rolls"]):
+        if not isinstance(roll, dict):
+            continue
+        roll_id = str(roll.get("roll_id"))
+        try:
+            listed = _listed_leaves(roll)
+            if not listed:
+                continue
+            leaves = []
+            for index, leaf in listed:
+                fields = json.loads(leaf)
+                if not isinstance(fields, dict):
+                    raise ValueError(f"log entry {index} of roll {roll_id} is not a JSON object")
+                leaves.append((index, fields))
+        except ValueError as exc:
+            return RollCheck(place, roll_id, LOG_MISMATCH, str(exc))
+        problem = roll_leaves_problem(match_id, roll, leaves)
+        if problem is not None:
+            return RollCheck(place, roll_id, LOG_MISMATCH, problem)
     return None
 
 
@@ -1256,54 +1327,88 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
 class Mode:
     """How a v2 match is played, as the public log states it in the leaf logged with its first
     roll (``docs/fair-dice.md`` §The public log, Match leaf): ``mode`` (one of :data:`MODES`),
-    ``at`` (ISO 8601 with offset) and ``index``, the leaf's place in the log."""
+    ``at`` (ISO 8601 with offset), ``index``, the leaf's place in the log, and ``proven``:
+    whether it was read from the log itself (``--log``) rather than from the document's list,
+    whose inclusion proof ``transparency.py`` checks."""
 
     mode: str
     at: str
     index: int
+    proven: bool = False
+
+    @property
+    def words(self) -> str:
+        """The mode in words: ``a live match``, ``a correspondence match``, ``a match against
+        the computer``."""
+        return {"computer": "a match against the computer"}.get(self.mode, f"a {self.mode} match")
+
+
+def _listed_mode(document: dict) -> tuple[int, str] | None:
+    """The document's ``log.match`` as ``(index, leaf)``, ``None`` where it lists none.
+
+    Raises:
+        ValueError: it is not a log entry (an object with an integer ``index`` >= 0 and a
+            ``leaf`` string).
+    """
+    log = document.get("log")
+    listed = log.get("match") if isinstance(log, dict) else None
+    if listed is None:
+        return None
+    if not isinstance(listed, dict):
+        raise ValueError(f"log.match is {type(listed).__name__}, not a log entry (an object)")
+    index, leaf = listed.get("index"), listed.get("leaf")
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise ValueError(f"log.match.index is {index!r}, not a leaf's index (an integer >= 0)")
+    if not isinstance(leaf, str):
+        raise ValueError(f"log.match.leaf is {leaf!r}, not a leaf (a string)")
+    return index, leaf
 
 
 def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | None:
     """The mode of the document's match from the public log's first leaf that states it: the
     one the document lists in ``log.match`` or, when ``log_leaves`` (the whole log up to the
     document's signed head, already found to make it) is given, the first one there, which
-    the listed one, if any, must be; ``None`` where there is none (a match from before
-    2026-12-05, or one with no roll yet).
+    the listed one, if any, must be (``proven``); ``None`` where there is none (a match from
+    before 2026-12-05, or one with no roll yet).
 
     Raises:
-        ValueError: the listed leaf is not the log's first of the match's mode, or a leaf of
-            the match's mode cannot be read.
+        ValueError: the listed entry is malformed or not the log's first of the match's mode,
+            or a leaf of the match's mode cannot be read.
     """
-    log = document.get("log")
-    listed = log.get("match") if isinstance(log, dict) else None
+    listed = _listed_mode(document)
     if log_leaves is None:
-        found = [] if listed is None else [(int(listed["index"]), str(listed["leaf"]))]
+        found = [] if listed is None else [listed]
     else:
         found = list(enumerate(log_leaves))
     for index, leaf in found:
-        fields = json.loads(leaf)
+        try:
+            fields = json.loads(leaf)
+        except ValueError:
+            if log_leaves is None:
+                raise ValueError(f"log.match.leaf is not JSON: {leaf[:200]!r}") from None
+            continue
         if (
             not isinstance(fields, dict)
             or fields.get("event") != MATCH_EVENT
             or fields.get("match_id") != document.get("match_id")
         ):
             if log_leaves is None:
-                raise ValueError(f"the document's log entry {index} of the match's mode is no "
-                                 "statement of this match's mode")
+                raise ValueError(f"the document's log entry {index} listed as the match's mode "
+                                 "is no statement of this match's mode")
             continue
         mode, at = fields.get("mode"), fields.get("at")
         if mode not in MODES or not isinstance(at, str):
             raise ValueError(f"log entry {index}, the match's mode, cannot be read: {leaf[:200]}")
-        if log_leaves is not None and listed is not None and listed.get("index") != index:
-            raise ValueError(f"the document lists log entry {listed.get('index')} as the match's "
-                             f"mode; the log's first is entry {index}")
-        if log_leaves is not None and listed is not None and listed.get("leaf") != leaf:
+        if log_leaves is not None and listed is not None and listed[0] != index:
+            raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; "
+                             f"the log's first is entry {index}")
+        if log_leaves is not None and listed is not None and listed[1] != leaf:
             raise ValueError(f"the document's log entry {index}, the match's mode, is not the "
                              f"log's entry {index}")
-        return Mode(str(mode), at, index)
+        return Mode(str(mode), at, index, proven=log_leaves is not None)
     if log_leaves is not None and listed is not None:
-        raise ValueError(f"the document lists log entry {listed.get('index')} as the match's "
-                         "mode; the log has none")
+        raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; the "
+                         "log has none")
     return None
 
 
@@ -1422,9 +1527,13 @@ def format_report(report: Report) -> list[str]:
     lines = [f"{report.match_id}: {len(report.checks)} roll(s)"]
     lines += [f"  {c.index:>4}  {c.roll_id}  {shown_verdict(c)}" for c in report.checks]
     if report.failure is None:
-        if report.mode is not None:
-            lines.append(f"The match is {report.mode.mode}, as the public log states (entry "
+        if report.mode is not None and report.mode.proven:
+            lines.append(f"It is {report.mode.words}, as the public log states (entry "
                          f"{report.mode.index}, {report.mode.at})")
+        elif report.mode is not None:
+            lines.append(f"It is {report.mode.words}, as the document's log entry "
+                         f"{report.mode.index} says ({report.mode.at}; that the log holds it: "
+                         "transparency.py, or this with --log)")
         if report.counts is not None:
             lines.append(f"{GUARANTEES_TITLE}:")
             lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts.get(kind, 0))}"
@@ -1432,7 +1541,10 @@ def format_report(report: Report) -> list[str]:
         lines.append(f"OK: every revealed roll verifies; chain head {report.chain_head}")
     else:
         f = report.failure
-        lines.append(f"FAIL: roll {f.roll_id} (#{f.index}): {f.verdict}: {f.detail}")
+        # A failure of the record as a whole (the public log, the anchors, the chain head)
+        # names no roll of the record.
+        where = f.roll_id if f.roll_id.startswith("(") else f"roll {f.roll_id} (#{f.index})"
+        lines.append(f"FAIL: {where}: {f.verdict}: {f.detail}")
     return lines
 
 

@@ -498,8 +498,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "mode.computer": (
             "A match against the computer, as the public log states (entry {index}, logged "
-            "with its first roll): the computer's rolls take the link of the human's device; "
-            "one without it means that device did not answer within the server's wait."
+            "with its first roll): the computer's rolls take the link of the human's device "
+            "(one without it means that device did not answer within the server's wait); the "
+            "human's own rolls have no opponent's device, so the server and the human hold "
+            "their inputs."
         ),
         "mode.none": (
             "The public log states no mode for this match (one from before 5 December 2026, "
@@ -1011,24 +1013,25 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.server_only": "{count} Würfe, bei denen der Server alle Eingaben zog.",
         "mode.live": (
-            "Eine Live-Partie, wie das öffentliche Log festhält (Eintrag {index}, mit ihrem "
+            "Ein Live-Match, wie das öffentliche Log festhält (Eintrag {index}, mit seinem "
             "ersten Wurf geloggt): Ein Wurf ohne das Glied des Gegners heißt, dass dessen Gerät "
             "nicht innerhalb der Wartezeit des Servers antwortete."
         ),
         "mode.correspondence": (
-            "Eine Fernpartie, wie das öffentliche Log festhält (Eintrag {index}, mit ihrem "
-            "ersten Wurf geloggt): Ihre Züge fragen das Gerät des Gegners nicht, also fallen "
-            "ihre Würfe ohne dessen Glied."
+            "Ein Fernmatch, wie das öffentliche Log festhält (Eintrag {index}, mit seinem "
+            "ersten Wurf geloggt): Seine Züge fragen das Gerät des Gegners nicht, also fallen "
+            "seine Würfe ohne dessen Glied."
         ),
         "mode.computer": (
-            "Eine Partie gegen den Computer, wie das öffentliche Log festhält (Eintrag {index}, "
-            "mit ihrem ersten Wurf geloggt): Die Würfe des Computers nehmen das Glied vom Gerät "
-            "des Menschen; einer ohne es heißt, dass dieses Gerät nicht innerhalb der "
-            "Wartezeit des Servers antwortete."
+            "Ein Match gegen den Computer, wie das öffentliche Log festhält (Eintrag {index}, "
+            "mit seinem ersten Wurf geloggt): Die Würfe des Computers nehmen das Glied vom "
+            "Gerät des Menschen (einer ohne es heißt, dass dieses Gerät nicht innerhalb der "
+            "Wartezeit des Servers antwortete); die eigenen Würfe des Menschen haben kein "
+            "Gegnergerät, ihre Eingaben halten also Server und Mensch."
         ),
         "mode.none": (
-            "Das öffentliche Log hält für diese Partie keine Spielart fest (eine Partie von vor "
-            "dem 5. Dezember 2026 oder eine ohne Wurf)."
+            "Das öffentliche Log hält für dieses Match keine Spielart fest (ein Match von vor "
+            "dem 5. Dezember 2026 oder eines ohne Wurf)."
         ),
         # Würfel-v2-Prüfseite (Issue #25, dice): Einleitung für v1-Protokolle, das v2-Programm
         "audit.intro_v1": (
@@ -1494,21 +1497,22 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "counts.server_only": "サーバーがすべての入力を引いたロール {count} 回。",
         "mode.live": (
-            "ライブ対局（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "ライブ対戦（公開ログのエントリー {index} に最初のロールとともに記録）："
             "相手のリンクがないロールは、その端末がサーバーの待ち時間内に応答しなかったことを示す。"
         ),
         "mode.correspondence": (
-            "通信対局（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "通信対戦（公開ログのエントリー {index} に最初のロールとともに記録）："
             "手番ごとに相手の端末に問い合わせないため、ロールは相手のリンクなしで行われる。"
         ),
         "mode.computer": (
-            "コンピューターとの対局（公開ログのエントリー {index} に最初のロールとともに記録）："
-            "コンピューターのロールは人間の端末のリンクを使う。リンクがないロールは、"
-            "その端末がサーバーの待ち時間内に応答しなかったことを示す。"
+            "コンピューターとの対戦（公開ログのエントリー {index} に最初のロールとともに記録）："
+            "コンピューターのロールは人間の端末のリンクを使う（リンクがないロールは、"
+            "その端末がサーバーの待ち時間内に応答しなかったことを示す）。人間自身のロールには"
+            "相手の端末がないため、その入力はサーバーと人間が持つ。"
         ),
         "mode.none": (
-            "公開ログにはこの対局の形式が記録されていない（2026年12月5日より前の対局、"
-            "またはまだロールのない対局）。"
+            "公開ログにはこの対戦の形式が記録されていない（2026年12月5日より前の対戦、"
+            "またはまだロールのない対戦）。"
         ),
         # ダイス v2 の監査ページ (issue #25, dice)：v1 記録の説明、v2 のプログラム
         "audit.intro_v1": (

@@ -28,7 +28,9 @@ async function show(details) {
     if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
     const { roll } = await answer.json();
     for (const [name, value] of Object.entries(roll)) {
-      if (name !== "log") line(list, name, value);
+      // A roll that verifies has no reason to give: no empty "Why" line.
+      if (name === "log" || (name === "verdict_detail" && !value)) continue;
+      line(list, name, value);
     }
     line(list, "log", roll.log.map((e) => `${e.index}: ${events[e.event] ?? e.event}`).join(", "));
   } catch {
