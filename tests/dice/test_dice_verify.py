@@ -539,6 +539,7 @@ def test_log_without_a_file_or_url_is_an_argument_error(tmp_path, capsys, monkey
     assert out == "" and err.count("\n") == 1, (out, err)
     assert "cannot read an audit document" not in err
     named = repr(path) if source == "file" else "standard input"
-    assert err == ("argument --log: needs the log's entries file (--log ENTRIES_FILE, as GET "
-                   "/api/log/entries serves them) or an http(s) URL as the source, whose "
-                   f"server's log it then reads; the source is {named}\n")
+    assert err == ("argument --log: needs the log's entries file (--log ENTRIES_FILE: a JSON "
+                   "list of the log's entries from index 0, as GET /api/log/entries?start=0&"
+                   "count=N serves them, N at most 1000 a page) or an http(s) URL as the "
+                   f"source, whose server's log it then reads; the source is {named}\n")

@@ -27,9 +27,9 @@ def entries(client) -> list[str]:  # noqa: F811
     return [e["leaf"] for e in client.get("/api/log/entries?start=0&count=1000").json()]
 
 
-def played_live(client, **seek) -> str:  # noqa: F811
+def played_live(client, names: tuple[str, str] = ("ann", "bob"), **seek) -> str:  # noqa: F811
     """A match between two devices, its opening rolled (at least one roll committed)."""
-    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    ann, bob = Player.register(client, names[0]), Player.register(client, names[1])
     match_id = live_match(ann, bob, **seek)
     devices = {0: Device(ann), 1: Device(bob)}
     for device in devices.values():
@@ -129,11 +129,15 @@ def test_a_document_that_hides_or_changes_the_mode_fails(client):  # noqa: F811
     log = entries(client)[:document["log"]["head"]["tree_size"]]
     stated = document["log"]["match"]
 
-    # Left out of the document: verify.py --log finds it in the log; the scan names it.
+    # Left out of the document: verify.py --log finds it in the log and fails the
+    # document; the scan names it.
     hidden = copy.deepcopy(document)
     hidden["log"]["match"] = None
     assert verify.verify_document(hidden).mode is None
-    assert verify.verify_document(hidden, log_leaves=log).mode.mode == "live"
+    report = verify.verify_document(hidden, log_leaves=log)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert (f"lists no log entry of the match's mode; the log's is entry {stated['index']}"
+            in report.failure.detail)
     with pytest.raises(transparency.ProofError, match=r"the match's mode, live\) is not in"):
         transparency.check_match_complete(hidden, log)
 
@@ -153,7 +157,7 @@ def test_a_document_that_hides_or_changes_the_mode_fails(client):  # noqa: F811
     with pytest.raises(transparency.ProofError, match="no statement of this match's mode"):
         transparency.check_log(anchor)
     report = verify.verify_document(anchor)
-    assert not report.ok and "no statement of this match's mode" in report.failure.detail
+    assert not report.ok and "log.match says 'anchor'" in report.failure.detail
 
 
 @pytest.mark.parametrize(
@@ -195,3 +199,68 @@ def test_transparency_checks_the_mode_entrys_event(client):  # noqa: F811
     document["log"]["match"]["event"] = "anchor"
     with pytest.raises(transparency.ProofError, match="says 'anchor', its leaf 'match'"):
         transparency.check_log(document)
+
+
+def test_what_a_second_trial_found_in_verify_py(client, tmp_path):  # noqa: F811
+    """A second new user's trial (2026-12-05) of ``verify.py``: an entries file saved after
+    the document (longer than its head) was a false FAIL; a rewritten record whose leaves were
+    stripped, a foreign leaf listed as an anchor, a roll's leaf of another roll, and (with
+    ``--log``) an anchor left out of the list all said OK; a malformed entries file was blamed
+    on the audit document."""
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    size = document["log"]["head"]["tree_size"]
+    path = tmp_path / "audit.json"
+
+    def run(doc: dict, entries: object | None = None) -> tuple[int, list[str]]:
+        path.write_text(json.dumps(doc))
+        said: list[str] = []
+        log = None
+        if entries is not None:
+            (tmp_path / "entries.json").write_text(json.dumps(entries))
+            log = str(tmp_path / "entries.json")
+        return verify.run(str(path), out=said.append, log=log), said
+
+    later = played_live(client, ("cat", "dan"))  # the log grows after the document was fetched
+    assert later != match_id
+    saved = client.get("/api/log/entries?start=0&count=1000").json()
+    assert len(saved) > size
+    status, said = run(document, saved)
+    assert status == 0, said
+    assert said[-1] == (f"every roll and chain anchor of the match among the log's {size} "
+                        "entries is in the record as logged")
+
+    for entries, why in [
+        ({"error": "start is required"}, "not a list of the log's entries"),
+        (saved[:size - 1], f"the file holds {size - 1} entries; the document's signed head has "
+                           f"{size}"),
+        ([{**saved[0], "index": True}, *saved[1:]], "entry 0 of the file is not the log's entry 0"),
+    ]:
+        status, said = run(document, entries)
+        assert status == 2 and said == [
+            f"cannot read the public log's entries from {tmp_path / 'entries.json'}: "
+            + said[0].split(": ", 1)[1]] and why in said[0], said
+
+    stripped = copy.deepcopy(document)
+    for roll in stripped["rolls"]:
+        roll["log"] = []
+    status, said = run(stripped)
+    assert status == 1 and "lists no log entries; every change of a v2 roll is logged" in said[-1]
+
+    foreign = copy.deepcopy(document)
+    foreign["log"]["anchors"].append(document["log"]["match"])
+    status, said = run(foreign)
+    assert status == 1 and "is no chain anchor of this match" in said[-1]
+
+    other = client.get(f"/api/audit/{later}").json()["rolls"][0]
+    swapped = copy.deepcopy(document)
+    swapped["rolls"][0]["log"][0] = other["log"][0]
+    status, said = run(swapped)
+    assert status == 1 and f"names roll {other['roll_id']} (seq 0) of match {later}" in said[-1]
+
+    left_out = copy.deepcopy(document)
+    dropped = left_out["log"]["anchors"].pop()
+    assert run(left_out)[0] == 0  # without the log, the list is the document's word
+    status, said = run(left_out, saved)
+    assert status == 1 and "the document lists anchor leaves" in said[-1]
+    assert str(dropped["index"]) in said[-1]

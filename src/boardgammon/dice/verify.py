@@ -927,6 +927,9 @@ def verify_document(
                 late = RollCheck(len(rolls), "(anchors)", ANCHOR_MISSING, detail)
         if late is None and log_leaves is not None:  # the leaves make the signed head
             late = _against_log(document, log_leaves)
+            left_out = _anchors_left_out(document, log_leaves) if late is None else None
+            if left_out is not None:
+                late = RollCheck(len(rolls), "(public log)", LOG_MISMATCH, left_out)
         elif late is None:
             late = _against_listed(document)
         try:
@@ -1106,6 +1109,13 @@ def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
                 leaf, str):
             raise ValueError(f"{where}[{n}] is not a log entry (an integer index >= 0 and a "
                              f"leaf string): {str(entry)[:200]}")
+        if isinstance(entry, dict) and "event" in entry:  # repeated for reading: the leaf's
+            try:
+                said = json.loads(leaf).get("event")
+            except (ValueError, AttributeError):
+                said = None
+            if entry["event"] != said:
+                raise ValueError(f"{where}[{n}] says {entry['event']!r}, its leaf {said!r}")
         listed.append((index, leaf))
     return listed
 
@@ -1116,8 +1126,11 @@ def _against_listed(document: dict) -> RollCheck | None:
     :data:`LOG_MISMATCH`, or ``None``. Without the log itself (``--log``) these entries are
     the document's word, and their inclusion proofs are ``transparency.py``'s to check; but a
     record rewritten without its leaves (the roller's entropy changed and the chain
-    re-hashed, say) contradicts the leaves it carries."""
+    re-hashed, say) contradicts the leaves it carries, each of which must name its roll; and
+    a document served with the log (a ``log`` section) lists leaves for every roll, as
+    every v2 roll is logged from its commitment on."""
     match_id = document["match_id"]
+    logged = isinstance(document.get("log"), dict)  # a document served with the log
     for place, roll in enumerate(document["rolls"]):
         if not isinstance(roll, dict):
             continue
@@ -1125,12 +1138,23 @@ def _against_listed(document: dict) -> RollCheck | None:
         try:
             listed = _listed_leaves(roll)
             if not listed:
+                if logged:
+                    # The log came before v2 dice: every v2 roll is logged from its commitment.
+                    raise ValueError(f"roll {roll_id} lists no log entries; every change of a "
+                                     "v2 roll is logged, so they were taken away")
                 continue
             leaves = []
             for index, leaf in listed:
                 fields = json.loads(leaf)
                 if not isinstance(fields, dict):
                     raise ValueError(f"log entry {index} of roll {roll_id} is not a JSON object")
+                named = {key: fields.get(key) for key in ("roll_id", "seq", "nonce", "seat",
+                                                          "commitment")}
+                if fields.get("match_id") != match_id or any(
+                        roll.get(key) != value for key, value in named.items()):
+                    raise ValueError(f"log entry {index}, listed for roll {roll_id}, names roll "
+                                     f"{fields.get('roll_id')} (seq {fields.get('seq')}) of "
+                                     f"match {fields.get('match_id')}")
                 leaves.append((index, fields))
         except ValueError as exc:
             return RollCheck(place, roll_id, LOG_MISMATCH, str(exc))
@@ -1185,7 +1209,7 @@ def roll_leaves_problem(
     changes = roll_changes(entry)
     if events != changes:
         return (
-            f"the public log's entries of roll {roll_id} say {', '.join(map(str, events))}; "
+            f"the log entries of roll {roll_id} say {', '.join(map(str, events))}; "
             f"its record's changes are {', '.join(changes)}: every change is one entry, in "
             "the order of the roll's life"
         )
@@ -1277,15 +1301,40 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
     document lists in ``log.anchors`` and, when ``log_leaves`` (the whole log up to the
     document's signed head) is given, every one there; ``None`` for a seat with none.
 
-    With ``log_leaves`` the document's own list is only checked against them, leaf by place.
+    With ``log_leaves`` each entry of the document's own list must be the log's leaf at its
+    place (that none is left out is :func:`_anchors_left_out`'s).
 
     Raises:
-        ValueError: the leaves do not make the signed head's tree, a listed leaf is not the
-            log's leaf at its place, or an anchor leaf of the match cannot be read.
+        ValueError: the leaves do not make the signed head's tree, ``log.anchors`` is not a
+            list of log entries, a listed entry is no anchor leaf of the match or (with
+            ``log_leaves``) the list is not the log's, or an anchor leaf of the match cannot
+            be read.
     """
     log = document.get("log")
-    log = log if isinstance(log, dict) else {}
-    listed = [(int(e["index"]), str(e["leaf"])) for e in log.get("anchors") or []]
+    if log is not None and not isinstance(log, dict):
+        raise ValueError(f"the document's log is {type(log).__name__}, not an object")
+    log = log or {}
+    entries = log.get("anchors") or []
+    if not isinstance(entries, list):
+        raise ValueError(f"log.anchors is {type(entries).__name__}, not a list of log entries")
+    listed = []
+    for n, entry in enumerate(entries):
+        index = entry.get("index") if isinstance(entry, dict) else None
+        leaf = entry.get("leaf") if isinstance(entry, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0 or not isinstance(
+                leaf, str):
+            raise ValueError(f"log.anchors[{n}] is not a log entry (an integer index >= 0 and "
+                             f"a leaf string): {str(entry)[:200]}")
+        try:
+            fields = json.loads(leaf)
+        except ValueError:
+            fields = None
+        if (not isinstance(fields, dict) or fields.get("event") != ANCHOR_EVENT
+                or fields.get("match_id") != document["match_id"]
+                or entry.get("event", ANCHOR_EVENT) != ANCHOR_EVENT):
+            raise ValueError(f"log.anchors[{n}] (log entry {index}) is no chain anchor of this "
+                             "match")
+        listed.append((index, leaf))
     if log_leaves is None:
         found = listed
     else:
@@ -1302,7 +1351,10 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
         found = list(enumerate(log_leaves))
     anchors: list[Anchor | None] = [None, None]
     for index, leaf in sorted(found):
-        fields = json.loads(leaf)
+        try:
+            fields = json.loads(leaf)
+        except ValueError:
+            continue  # no leaf of this log is anything but JSON; the root check holds them
         if (
             not isinstance(fields, dict)
             or fields.get("event") != ANCHOR_EVENT
@@ -1321,6 +1373,27 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
         if anchors[seat] is None:
             anchors[seat] = Anchor(seat, anchor.lower(), at, index)
     return anchors
+
+
+def _anchors_left_out(document: dict, log_leaves: list[str]) -> str | None:
+    """Why the anchor leaves a v2 ``document`` lists (``log.anchors``, already found to be the
+    log's at their places by :func:`logged_anchors`) are not all the match's anchor leaves in
+    ``log_leaves``, or ``None``: one left out of the list is as much a log mismatch as a roll's
+    leaf left out (``transparency.py --scan`` fails both)."""
+    log = document.get("log") or {}
+    listed = [entry["index"] for entry in log.get("anchors") or []]
+    of_match = []
+    for index, leaf in enumerate(log_leaves):
+        try:
+            fields = json.loads(leaf)
+        except ValueError:
+            continue
+        if (isinstance(fields, dict) and fields.get("event") == ANCHOR_EVENT
+                and fields.get("match_id") == document["match_id"]):
+            of_match.append(index)
+    if listed == of_match:
+        return None
+    return f"the document lists anchor leaves {listed}; the log's of the match are {of_match}"
 
 
 @dataclass(frozen=True)
@@ -1361,6 +1434,9 @@ def _listed_mode(document: dict) -> tuple[int, str] | None:
         raise ValueError(f"log.match.index is {index!r}, not a leaf's index (an integer >= 0)")
     if not isinstance(leaf, str):
         raise ValueError(f"log.match.leaf is {leaf!r}, not a leaf (a string)")
+    if listed.get("event", MATCH_EVENT) != MATCH_EVENT:  # repeated for reading: the leaf's
+        raise ValueError(f"log.match says {listed['event']!r}; a match leaf is "
+                         f"{MATCH_EVENT!r}")
     return index, leaf
 
 
@@ -1405,6 +1481,9 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
         if log_leaves is not None and listed is not None and listed[1] != leaf:
             raise ValueError(f"the document's log entry {index}, the match's mode, is not the "
                              f"log's entry {index}")
+        if log_leaves is not None and listed is None:
+            raise ValueError(f"the document lists no log entry of the match's mode; the "
+                             f"log's is entry {index}")
         return Mode(str(mode), at, index, proven=log_leaves is not None)
     if log_leaves is not None and listed is not None:
         raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; the "
@@ -1489,6 +1568,52 @@ def log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[st
     return leaves
 
 
+def _head_size(document: object) -> int:
+    """The tree size of the audit document's signed head (``log.head.tree_size``).
+
+    Raises:
+        ValueError: the document has no signed head with an integer size >= 0.
+    """
+    log = document.get("log") if isinstance(document, dict) else None
+    head = log.get("head") if isinstance(log, dict) else None
+    size = head.get("tree_size") if isinstance(head, dict) else None
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"the document has no signed head to read the log up to "
+                         f"(log.head.tree_size is {size!r})")
+    return size
+
+
+def entries_file_leaves(path: str, tree_size: int) -> list[str]:
+    """The leaves 0 … ``tree_size - 1`` of a JSON file of the public log's entries
+    (``[{"index", "leaf"}, …]`` from index 0, as ``GET /api/log/entries?start=0&count=…``
+    serves them page by page; a file saved later holds more, and the log only grows, so its
+    first ``tree_size`` are the head's).
+
+    Raises:
+        OSError: the file cannot be read. ValueError: it is not such a list, its entries are
+            not numbered 0, 1, … or it holds fewer than ``tree_size``.
+    """
+    with open(path, encoding="utf-8") as handle:
+        entries = json.load(handle)
+    if not isinstance(entries, list):
+        raise ValueError(f"the file holds {type(entries).__name__}, not a list of the log's "
+                         'entries ([{"index", "leaf"}, ...])')
+    leaves = []
+    for place, entry in enumerate(entries[:tree_size]):
+        index = entry.get("index") if isinstance(entry, dict) else None
+        leaf = entry.get("leaf") if isinstance(entry, dict) else None
+        if not (isinstance(index, int) and not isinstance(index, bool) and index == place
+                and isinstance(leaf, str)):
+            raise ValueError(f"entry {place} of the file is not the log's entry {place} "
+                             f'(an object with "index": {place} and a "leaf" string): '
+                             f"{str(entry)[:200]}")
+        leaves.append(leaf)
+    if len(leaves) < tree_size:
+        raise ValueError(f"the file holds {len(leaves)} entries; the document's signed head "
+                         f"has {tree_size}")
+    return leaves
+
+
 def load_document(source: str, timeout: float = 30.0) -> dict:
     """Read an audit document from a file path, ``-`` (standard input) or an http(s) URL.
 
@@ -1564,9 +1689,10 @@ def log_argument_error(source: str) -> str:
     (standard input), as one line naming ``--log``: it reads the log from the server of an
     http(s) source, and a file has no server."""
     given = "standard input" if source == "-" else repr(source)
-    return (f"argument --log: needs the log's entries file (--log ENTRIES_FILE, as GET "
-            f"/api/log/entries serves them) or an http(s) URL as the source, whose server's "
-            f"log it then reads; the source is {given}")
+    return (f"argument --log: needs the log's entries file (--log ENTRIES_FILE: a JSON list "
+            f"of the log's entries from index 0, as GET /api/log/entries?start=0&count=N "
+            f"serves them, N at most 1000 a page) or an http(s) URL as the source, whose "
+            f"server's log it then reads; the source is {given}")
 
 
 def run(
@@ -1594,14 +1720,22 @@ def run(
         return 2
     try:
         document = load_document(source)
-        leaves = None
-        if log == "":
-            leaves = log_leaves(source, int(document["log"]["head"]["tree_size"]))
-        elif log is not None:
-            leaves = [entry["leaf"] for entry in load_document(log)]
-        report = verify_document(document, expected_head, leaves)
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         # RecursionError: JSON nested too deeply for the parser.
+        out(f"cannot read an audit document from {source}: {exc}")
+        return 2
+    leaves = None
+    if log is not None:
+        try:
+            size = _head_size(document)
+            leaves = (log_leaves(source, size) if log == ""
+                      else entries_file_leaves(log, size))
+        except (OSError, ValueError, RecursionError) as exc:
+            out(f"cannot read the public log's entries from {log or source}: {exc}")
+            return 2
+    try:
+        report = verify_document(document, expected_head, leaves)
+    except (ValueError, KeyError, TypeError) as exc:
         out(f"cannot read an audit document from {source}: {exc}")
         return 2
     for line in format_report(report):
@@ -1626,8 +1760,10 @@ def main(argv: list[str] | None = None) -> int:
         const="",
         metavar="ENTRIES_FILE",
         help="v2: also read the whole public log up to the document's signed head (from the "
-        "source URL's server, or a JSON file of its entries) and check that every chain "
-        "anchor registered for the match is in the record and its links are used",
+        "source URL's server, or a JSON file of its entries from index 0) and check that the "
+        "document's rolls, chain anchors and mode are the log's, every change of every roll "
+        "as logged, and every chain anchor registered for the match in the record, its links "
+        "used",
     )
     args = parser.parse_args(argv)
     # A malformed --head: one line on standard error, as a usage error (exit status 2).

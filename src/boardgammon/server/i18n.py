@@ -500,8 +500,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "A match against the computer, as the public log states (entry {index}, logged "
             "with its first roll): the computer's rolls take the link of the human's device "
             "(one without it means that device did not answer within the server's wait); the "
-            "human's own rolls have no opponent's device, so the server and the human hold "
-            "their inputs."
+            "human's own rolls have no opponent's device to add a link, so the server and the "
+            "human together could have known them early."
         ),
         "mode.none": (
             "The public log states no mode for this match (one from before 5 December 2026, "
@@ -1018,16 +1018,17 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "nicht innerhalb der Wartezeit des Servers antwortete."
         ),
         "mode.correspondence": (
-            "Ein Fernmatch, wie das öffentliche Log festhält (Eintrag {index}, mit seinem "
-            "ersten Wurf geloggt): Seine Züge fragen das Gerät des Gegners nicht, also fallen "
-            "seine Würfe ohne dessen Glied."
+            "Eine Fernpartie, wie das öffentliche Log festhält (Eintrag {index}, mit ihrem "
+            "ersten Wurf geloggt): Ihre Züge fragen das Gerät des Gegners nicht; ihre Würfe "
+            "kommen daher ohne sein Glied aus."
         ),
         "mode.computer": (
             "Ein Match gegen den Computer, wie das öffentliche Log festhält (Eintrag {index}, "
             "mit seinem ersten Wurf geloggt): Die Würfe des Computers nehmen das Glied vom "
             "Gerät des Menschen (einer ohne es heißt, dass dieses Gerät nicht innerhalb der "
             "Wartezeit des Servers antwortete); die eigenen Würfe des Menschen haben kein "
-            "Gegnergerät, ihre Eingaben halten also Server und Mensch."
+            "Gegnergerät, das ein Glied beisteuert: Server und Mensch zusammen hätten sie früh "
+            "kennen können."
         ),
         "mode.none": (
             "Das öffentliche Log hält für dieses Match keine Spielart fest (ein Match von vor "
@@ -1508,7 +1509,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "コンピューターとの対戦（公開ログのエントリー {index} に最初のロールとともに記録）："
             "コンピューターのロールは人間の端末のリンクを使う（リンクがないロールは、"
             "その端末がサーバーの待ち時間内に応答しなかったことを示す）。人間自身のロールには"
-            "相手の端末がないため、その入力はサーバーと人間が持つ。"
+            "リンクを加える相手の端末がないため、サーバーと人間が組めば事前に知り得た。"
         ),
         "mode.none": (
             "公開ログにはこの対戦の形式が記録されていない（2026年12月5日より前の対戦、"
