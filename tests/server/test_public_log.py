@@ -188,6 +188,10 @@ def test_every_proof_the_server_gives_verifies(client):
     leaves = all_leaves(client)
     n = len(leaves)
     assert n >= 7
+    # The log's first page without a start (a plain GET, as a new user's curl makes it).
+    assert [e["leaf"] for e in get(client, "/api/log/entries")] == leaves[:100]
+    assert get(client, "/api/log/entries?count=2") == get(client,
+                                                           "/api/log/entries?start=0&count=2")
     hashes = [leaf_hash(x.encode()) for x in leaves]
     for size in range(1, n + 1):
         root = root_of(hashes[:size])

@@ -79,11 +79,12 @@ def consistency(first: Size, second: Size, session: Session = Depends(get_sessio
 
 @router.get("/entries")
 def entries(
-    start: Index,
+    start: Index = 0,
     count: Annotated[int, Query(ge=1, le=dice_log.MAX_ENTRIES)] = 100,
     session: Session = Depends(get_session),
 ) -> list[dict]:
-    """Up to ``count`` leaves from index ``start`` (fewer at the log's end)."""
+    """Up to ``count`` leaves from index ``start`` (0 unless given, so that a plain ``GET`` of
+    the address reads the log's first page), fewer at the log's end."""
     return dice_log.entries(session, start, count)
 
 
