@@ -1087,18 +1087,15 @@ def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
     return None
 
 
-def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
-    """A roll's log entries as the document lists them (its ``log``), ``(index, leaf)`` in the
-    order listed; ``None`` where it lists none (no ``log``).
+def _entries(entries: object, where: str) -> list[tuple[int, str]]:
+    """Log entries as a document lists them (a roll's ``log``, ``log.anchors``; ``where`` names
+    the list in messages), as ``(index, leaf)`` in the order listed.
 
     Raises:
-        ValueError: ``log`` is not a list of entries (objects with an integer ``index`` >= 0
-            and a ``leaf`` string).
+        ValueError: not a list of entries (objects with an integer ``index`` >= 0 and a
+            ``leaf`` string), or an entry's own ``event`` (repeated for reading) is not its
+            leaf's.
     """
-    entries = roll.get("log")
-    if entries is None:
-        return None
-    where = f"roll {roll.get('roll_id')}'s log"
     if not isinstance(entries, list):
         raise ValueError(f"{where} is {type(entries).__name__}, not a list of log entries")
     listed = []
@@ -1109,7 +1106,7 @@ def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
                 leaf, str):
             raise ValueError(f"{where}[{n}] is not a log entry (an integer index >= 0 and a "
                              f"leaf string): {str(entry)[:200]}")
-        if isinstance(entry, dict) and "event" in entry:  # repeated for reading: the leaf's
+        if isinstance(entry, dict) and "event" in entry:
             try:
                 said = json.loads(leaf).get("event")
             except (ValueError, AttributeError):
@@ -1118,6 +1115,17 @@ def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
                 raise ValueError(f"{where}[{n}] says {entry['event']!r}, its leaf {said!r}")
         listed.append((index, leaf))
     return listed
+
+
+def _listed_leaves(roll: Mapping) -> list[tuple[int, str]] | None:
+    """A roll's log entries as the document lists them (its ``log``, :func:`_entries`);
+    ``None`` where it lists none (no ``log``).
+
+    Raises:
+        ValueError: ``log`` is not a list of entries.
+    """
+    entries = roll.get("log")
+    return None if entries is None else _entries(entries, f"roll {roll.get('roll_id')}'s log")
 
 
 def _against_listed(document: dict) -> RollCheck | None:
@@ -1310,27 +1318,16 @@ def logged_anchors(document: dict, log_leaves: list[str] | None = None) -> list[
     if log is not None and not isinstance(log, dict):
         raise ValueError(f"the document's log is {type(log).__name__}, not an object")
     log = log or {}
-    entries = log.get("anchors") or []
-    if not isinstance(entries, list):
-        raise ValueError(f"log.anchors is {type(entries).__name__}, not a list of log entries")
-    listed = []
-    for n, entry in enumerate(entries):
-        index = entry.get("index") if isinstance(entry, dict) else None
-        leaf = entry.get("leaf") if isinstance(entry, dict) else None
-        if not isinstance(index, int) or isinstance(index, bool) or index < 0 or not isinstance(
-                leaf, str):
-            raise ValueError(f"log.anchors[{n}] is not a log entry (an integer index >= 0 and "
-                             f"a leaf string): {str(entry)[:200]}")
+    listed = _entries(log.get("anchors") or [], "log.anchors")
+    for n, (index, leaf) in enumerate(listed):
         try:
             fields = json.loads(leaf)
         except ValueError:
             fields = None
         if (not isinstance(fields, dict) or fields.get("event") != ANCHOR_EVENT
-                or fields.get("match_id") != document["match_id"]
-                or entry.get("event", ANCHOR_EVENT) != ANCHOR_EVENT):
+                or fields.get("match_id") != document["match_id"]):
             raise ValueError(f"log.anchors[{n}] (log entry {index}) is no chain anchor of this "
                              "match")
-        listed.append((index, leaf))
     if log_leaves is None:
         found = listed
     else:
