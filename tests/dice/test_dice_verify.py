@@ -543,3 +543,20 @@ def test_log_without_a_file_or_url_is_an_argument_error(tmp_path, capsys, monkey
                    "list of the log's entries from index 0, as GET /api/log/entries?start=0&"
                    "count=N serves them, N at most 1000 a page) or an http(s) URL as the "
                    f"source, whose server's log it then reads; the source is {named}\n")
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [([], "not an audit document: a JSON object, got list"),
+     ({"format": "boardgammon-audit-v2", "log": None},
+      "the document has no signed head to read the log up to (log.head.tree_size is None)")],
+)
+def test_a_document_without_a_head_is_blamed_not_the_entries_file(tmp_path, document, said):
+    # A new user's trial (2026-12-05): with --log FILE, a document that is no audit document,
+    # or has no signed head, was reported as "cannot read the public log's entries from FILE".
+    path, entries = tmp_path / "audit.json", tmp_path / "entries.json"
+    path.write_text(json.dumps(document))
+    entries.write_text("[]")
+    lines: list[str] = []
+    assert verify.run(str(path), out=lines.append, log=str(entries)) == 2
+    assert lines == [f"cannot read an audit document from {path}: {said}"]

@@ -1567,7 +1567,9 @@ def _head_size(document: object) -> int:
     Raises:
         ValueError: the document has no signed head with an integer size >= 0.
     """
-    log = document.get("log") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        raise ValueError(f"not an audit document: a JSON object, got {type(document).__name__}")
+    log = document.get("log")
     head = log.get("head") if isinstance(log, dict) else None
     size = head.get("tree_size") if isinstance(head, dict) else None
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
@@ -1721,6 +1723,10 @@ def run(
     if log is not None:
         try:
             size = _head_size(document)
+        except ValueError as exc:  # the document's fault, not the entries'
+            out(f"cannot read an audit document from {source}: {exc}")
+            return 2
+        try:
             leaves = (log_leaves(source, size) if log == ""
                       else entries_file_leaves(log, size))
         except (OSError, ValueError, RecursionError) as exc:
