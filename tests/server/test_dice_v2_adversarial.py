@@ -289,3 +289,21 @@ def test_a_server_that_holds_the_link_back_picks_one_of_two_outcomes(database):
     assert spec_verifier_v2.check(document) == ["ok"] * 60
     assert differ >= 50  # 35 of 36 rolls have two outcomes to choose from
     assert wanted == either  # it got 6-6 whenever either outcome was 6-6
+
+
+@pytest.mark.parametrize("source", ["absent", "none"])
+def test_a_revealed_link_relabelled_absent_is_named_as_such(database, source):
+    """A roll that reveals the opponent's link yet says its source is ``absent`` (or ``none``),
+    re-hashed consistently: the verdict names the source, not a hash that equals itself."""
+    match_id = play_match(database, 3, (Device(), Device()))
+    document = audit(database, match_id)
+    index = next(i for i, r in enumerate(document["rolls"]) if r["opponent_source"] == "client")
+    forged = copy.deepcopy(document)
+    forged["rolls"][index]["opponent_source"] = source
+    rehash(forged)
+    report = verify_document(forged)
+    assert (report.failure.index, report.failure.verdict) == (index, LINK_MISMATCH)
+    assert report.failure.detail == (
+        f"the opponent's link is revealed, so the source is client, not {source!r}"
+    )
+    assert spec_verifier_v2.check(forged)[index].startswith("bad")

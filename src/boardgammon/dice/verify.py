@@ -797,13 +797,22 @@ def check_roll_v2(
         return verdict(MALFORMED, detail), own_hash
     source = entry.get("opponent_source")
     if opponent is not None:
+        if prev_link is None:
+            detail = (
+                "the entry reveals the opponent's link but names no link of the chain it "
+                "continues (opponent_prev_link null)"
+            )
+            return verdict(LINK_MISMATCH, detail), own_hash
         reached = chain_link_steps(opponent, steps or 1)
-        if prev_link is None or reached != prev_link or source != "client":
+        if reached != prev_link:
             detail = (
                 f"SHA-256 applied {steps or 1} times to the opponent's link (its link number "
                 f"{steps or 1} since the last one revealed) gives {reached.hex()}"
             )
             return verdict(LINK_MISMATCH, f"{detail}, not {expected}"), own_hash
+        if source != "client":
+            detail = f"the opponent's link is revealed, so the source is client, not {source!r}"
+            return verdict(LINK_MISMATCH, detail), own_hash
         links[other] = opponent.hex()
         used[other] = 0
     elif source is not None and source != ("absent" if prev_link is not None else "none"):
