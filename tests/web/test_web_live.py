@@ -271,3 +271,68 @@ def test_a_signed_out_visitor_watches_a_match(browser, live_server):
     page.wait_for_selector(".dice-log li", state="attached")  # in the closed record panel
     assert page.locator("form.auth").count() == 0
     context.close()
+
+
+def test_a_device_without_the_players_chain_says_so(browser, live_server, output_dir):
+    """A player starts a match against the computer on one device (its chain registered),
+    then opens it in another browser, which holds no chain of the match: its anchor is answered
+    409 anchor_registered. That page says it cannot add its part to the computer's rolls, and
+    the computer's rolls it sees (the server's input alone: `absent`, no link of ours) say that
+    the chain is kept by another device, not that this one "did not answer in time"."""
+    first = new_page(browser, live_server)
+    register(first, "cara_chain")
+    answer = first.request.post(f"{live_server}/api/matches/computer",
+                                data={"level": "easy", "length": 3, "variant": "standard"})
+    assert answer.status == 201, answer.text()
+    match_id = answer.json()["match_id"]
+    first.goto(f"{live_server}/match/{match_id}")
+    first.wait_for_function("(k) => { const c = JSON.parse(localStorage.getItem(k));"
+                            " return c && c.registered && c.accepted; }",
+                            arg=f"bg.chain.{match_id}")
+    assert first.locator(".chain-warning").is_hidden()
+    first.context.close()
+
+    page = new_page(browser, live_server, width=390)
+    page.fill('input[name="username"]', "cara_chain")
+    page.fill('input[name="password"]', "correct horse battery")
+    page.click('[data-action="signin"]')
+    page.wait_for_selector("section.lobby")
+    page.goto(f"{live_server}/match/{match_id}")
+    page.wait_for_selector(".chain-warning:not([hidden])")
+    assert page.locator(".chain-warning").inner_text() == (
+        "Your dice chain for this match is kept by another device or browser (the one you "
+        "started it with), or this browser's site data was cleared. This device cannot add its "
+        "part to the computer's rolls: they are made from the server's input alone. Open the "
+        "match on the device you started it with to take part in every roll.")
+    page.screenshot(path=str(output_dir / "chain-elsewhere-phone.png"), full_page=True)
+
+    def computer_roll() -> dict | None:
+        state = page.request.get(f"{live_server}/api/matches/{match_id}").json()
+        you = state["you"]
+        return next((r for r in state["rolls"] if r["seat"] != you and r.get("dice")
+                     and r["kind"] == "normal"), None)
+
+    deadline = time.monotonic() + MATCH_LIMIT_S
+    while (roll := computer_roll()) is None:
+        assert time.monotonic() < deadline, "the computer never rolled"
+        now = seen(page)
+        if now["busy"]:
+            page.wait_for_timeout(50)
+        elif now["roll"]:
+            page.click('[data-action="roll"]')
+            wait_gone(page, "roll")
+        elif now["dance"]:
+            page.click('[data-action="dance"]')
+            wait_gone(page, "dance")
+        elif now["movable"]:
+            play_by_tapping(page)
+            page.click('[data-action="send"]')
+            wait_gone(page, "send")
+        else:
+            page.wait_for_timeout(100)
+    assert (roll["roller_source"], roll["opponent_source"]) == ("server", "absent"), roll
+    row = page.locator(f'.dice-log li[data-roll="{roll["roll_id"]}"] .contributors')
+    row.wait_for(state="attached")  # in the closed "dice record"
+    assert row.text_content() == ("(dice from: server; your chain for this match is kept by "
+                                "another device, so this one could not answer)")
+    page.context.close()

@@ -175,6 +175,8 @@ export class MatchPage {
     this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
     this.alert = h("div", { class: "dice-alert", role: "alert" });
     this.storageWarning = h("p", { class: "storage-warning", role: "alert", hidden: true });
+    this.chainWarning = h("p", { class: "storage-warning chain-warning", role: "status",
+      hidden: true });
     this.diceMark = h("span", { class: "dice-mark" });
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
@@ -189,7 +191,7 @@ export class MatchPage {
       this.result,
       h("div", { class: "match-layout" },
         h("div", { class: "match-main" },
-          this.scoreLine, this.alert, this.storageWarning, this.top, this.pastBar,
+          this.scoreLine, this.alert, this.storageWarning, this.chainWarning, this.top, this.pastBar,
           h("div", { class: "board-wrap" }, this.svg, this.skipBar),
           this.bottom, this.lastLine,
           h("div", { class: "turn" }, this.status, this.diceMark),
@@ -349,6 +351,22 @@ export class MatchPage {
     this.storageWarning.textContent = full ? t("match.storage_full") : "";
   }
 
+  /** The note that this device holds no chain for our seat: the server answered our anchor
+   * with anchor_registered (the seat's chain was registered by another device or browser, or
+   * this browser's store of it was cleared), so this device cannot reveal a link and the
+   * opponent's rolls take no input from us (`absent` in the record: the server's and the
+   * roller's inputs, the server's alone for the computer's). Shown until the match is over. */
+  renderChain() {
+    const s = this.state;
+    const seat = s ? s.you : null;
+    const elsewhere = Boolean(seat !== null && seat !== undefined && s.phase !== "match_over"
+      && this.chain.stored && this.chain.stored.other_chain);
+    this.chainWarning.hidden = !elsewhere;
+    this.chainWarning.textContent = !elsewhere ? ""
+      : t(s.players[1 - seat].bot ? "match.chain_elsewhere.computer" : "match.chain_elsewhere",
+        { name: this.name(1 - seat) });
+  }
+
   saveKnown() {
     // Merged, roll by roll, over what is stored, so that this page never wipes what another
     // page kept (the entropy it sent for a roll this page knows only the promise of). What
@@ -420,7 +438,8 @@ export class MatchPage {
     }
     this.verifyRolls(state);
     this.moves.update(state);
-    this.chain.register(state, this.v2);
+    // Its answer may say another device keeps our chain: noted when it comes.
+    this.chain.register(state, this.v2).then(() => this.renderChain());
     // What the device kept for the roll (its link, the roller's hash, a mark) is saved at once;
     // after a reload the answer may wait for the chain's links: saved when it is made.
     if (this.chain.answer(state, this.known, () => this.saveKnown())) this.saveKnown();
@@ -955,6 +974,7 @@ export class MatchPage {
     this.renderStatus();
     this.renderControls();
     this.renderDice();
+    this.renderChain();
     this.renderResult();
   }
 
@@ -1342,8 +1362,11 @@ export class MatchPage {
       who.push(t("dice.by.device", { name: this.name(roll.seat) }));
     }
     if (roll.opponent_source === "client") who.push(t("dice.by.device", { name: this.name(opponent) }));
-    const absent = this.state && this.state.mode === "correspondence" ? "dice.by.absent.turn"
-      : "dice.by.absent";
+    const s = this.state;
+    // Where we are the opponent and another device keeps our chain, this one could not answer.
+    const elsewhere = s && opponent === s.you && this.chain.stored && this.chain.stored.other_chain;
+    const absent = elsewhere ? "dice.by.absent.elsewhere"
+      : s && s.mode === "correspondence" ? "dice.by.absent.turn" : "dice.by.absent";
     return roll.opponent_source === "absent"
       ? t(absent, { who: who.join(" · "), name: this.name(opponent) })
       : t("dice.by", { who: who.join(" · ") });
