@@ -293,8 +293,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
             loss, g_eq = objective(mover_equity(o), train.rollout[rows], renumber)
             grad = -g_eq[:, None] * EQUITY[None, :]
             xs, hs, os_, gs = [x_tr[rows]], [h], [o], [grad]
-            if per_step:
-                a = anchor_order[k * per_step:(k + 1) * per_step]
+            a = anchor_order[k * per_step:(k + 1) * per_step]
+            if len(a):  # the last steps of an epoch may have no anchors left
                 ha, oa = params.forward(x_an[a])
                 err = oa - y_an[a]
                 loss += st.anchor_weight * float((err * err).mean())
