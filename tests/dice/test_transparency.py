@@ -6,8 +6,12 @@ leaf, index, size, root or proof does not."""
 from __future__ import annotations
 
 import hashlib
+import json
+import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -294,3 +298,45 @@ def test_input_that_is_no_document_exits_2_with_one_line_not_a_traceback(tmp_pat
     assert run.returncode == 2, run.stdout + run.stderr
     assert run.stdout == "" and "Traceback" not in run.stderr
     assert run.stderr.count("\n") == 1 and said in run.stderr, run.stderr
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every GET 404 with the API's JSON error (docs/api.md §Errors)."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        body = json.dumps({"error": {"code": "not_found",
+                                     "message": "no match 'mat_nosuch'"}}).encode()
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("script", ["transparency.py", "verify.py"])
+def test_a_url_that_cannot_be_read_is_said_in_words(script):
+    """A 404 with the API's error is named by its code and message, a closed port by its
+    reason, not as ``HTTP Error 404`` or ``<urlopen error [Errno 111] …>``; exit status 2."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+    try:
+        for port, said in (
+                (server.server_port,
+                 "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'"),
+                (free, f"no answer from 127.0.0.1:{free}: Connection refused")):
+            url = f"http://127.0.0.1:{port}/api/audit/mat_nosuch"
+            run = subprocess.run([sys.executable, "-I", "-S", str(CHECKER.parent / script), url],
+                                 capture_output=True, text=True, timeout=60, check=False)
+            assert run.returncode == 2, run.stdout + run.stderr
+            opening = ("cannot load" if script == "transparency.py"
+                       else "cannot read an audit document from")
+            assert run.stdout + run.stderr == f"{opening} {url}: {said}\n"
+    finally:
+        server.shutdown()

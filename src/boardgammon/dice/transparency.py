@@ -1041,6 +1041,30 @@ def _is_hex(text: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
+def _open(request: urllib.request.Request, timeout: float) -> http.client.HTTPResponse:
+    """``urlopen`` whose failures read in words: an HTTP error status with the API's error
+    code and message where the answer has them (``docs/api.md`` §Errors), not the body;
+    no answer with its reason, not ``<urlopen error …>``.
+
+    Raises:
+        OSError: no answer, or an HTTP error status.
+    """
+    try:
+        return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+    except urllib.error.HTTPError as exc:
+        said = f"the server answered HTTP {exc.code} {exc.reason}".rstrip()
+        try:
+            error = json.loads(exc.read(4096))["error"]
+            said += f": {error['code']}: {error['message']}"
+        except (OSError, http.client.HTTPException, ValueError, RecursionError, KeyError,
+                TypeError):
+            pass
+        raise OSError(said) from None
+    except urllib.error.URLError as exc:
+        raise OSError(f"no answer from {request.host}: "
+                      f"{getattr(exc.reason, 'strerror', None) or exc.reason}") from None
+
+
 def _load(source: str, timeout: float = 30.0) -> Any:
     """The JSON of a file or an ``http(s)://`` URL.
 
@@ -1050,7 +1074,7 @@ def _load(source: str, timeout: float = 30.0) -> Any:
     """
     if source.startswith(("https://", "http://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310
+        with _open(request, timeout) as answer:
             if answer.headers.get_content_type() == "text/html":
                 raise ValueError("this URL is a web page, not an audit document; the JSON of "
                                  "a match's dice record is at /api/audit/MATCH_ID")

@@ -31,8 +31,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import hmac
+import http.client
 import json
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -1550,6 +1552,31 @@ def _log_root(leaves: list[str]) -> bytes:
     return root
 
 
+def _open(request: urllib.request.Request | str, timeout: float) -> http.client.HTTPResponse:
+    """``urlopen`` whose failures read in words: an HTTP error status with the API's error
+    code and message where the answer has them (``docs/api.md`` §Errors), not the body;
+    no answer with its reason, not ``<urlopen error …>``.
+
+    Raises:
+        OSError: no answer, or an HTTP error status.
+    """
+    url = request if isinstance(request, str) else request.full_url
+    try:
+        return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+    except urllib.error.HTTPError as exc:
+        said = f"the server answered HTTP {exc.code} {exc.reason}".rstrip()
+        try:
+            error = json.loads(exc.read(4096))["error"]
+            said += f": {error['code']}: {error['message']}"
+        except (OSError, http.client.HTTPException, ValueError, RecursionError, KeyError,
+                TypeError):
+            pass
+        raise OSError(said) from None
+    except urllib.error.URLError as exc:
+        raise OSError(f"no answer from {url.split('/')[2] if '//' in url else url}: "
+                      f"{getattr(exc.reason, 'strerror', None) or exc.reason}") from None
+
+
 def log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[str]:
     """The public log's leaves 0 … ``tree_size - 1`` from the server that serves ``audit_url``
     (``GET /api/log/entries``, 1000 at a time).
@@ -1562,7 +1589,7 @@ def log_leaves(audit_url: str, tree_size: int, timeout: float = 30.0) -> list[st
     while len(leaves) < tree_size:
         count = min(1000, tree_size - len(leaves))
         url = f"{base}/api/log/entries?start={len(leaves)}&count={count}"
-        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
+        with _open(url, timeout) as answer:
             page = json.loads(answer.read().decode("utf-8"))
         if not page:
             break
@@ -1629,7 +1656,7 @@ def load_document(source: str, timeout: float = 30.0) -> dict:
         return json.load(sys.stdin)
     if source.startswith(("http://", "https://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _open(request, timeout) as response:
             if response.headers.get_content_type() == "text/html":
                 raise ValueError(
                     "this URL is a web page, not an audit document; "
