@@ -300,12 +300,39 @@ def test_bad_ids_are_refused_and_sign_nothing(client, path, status, words):
         pending = v2.commit_roll(s, match_id, 0).roll_id
         other_roll = v2.match_rolls(s, other)[0].roll_id
     before = heads(client)
-    answer = client.get(path.format(match=match_id, pending=pending, other=other_roll))
+    answer = client.get(path.format(match=match_id, pending=pending, other=other_roll),
+                        headers={"Accept": "application/json"})
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
     assert error["code"] == ("not_found" if status == 404 else "invalid_request")
     assert words in error["message"]
     assert heads(client) == before
+
+
+@pytest.mark.parametrize(("roll", "words"), [("pending", "not revealed"),
+                                            ("rol_nosuch", "has no roll rol_nosuch")])
+def test_a_roll_without_a_program_answers_a_program_that_fails(client, tmp_path, roll, words):
+    """Fetched as a program is run (``curl URL | python3``: no JSON asked for by name), the
+    404 of a roll without a program is a program that says why and exits 1; the API's JSON
+    error would be a Python expression, and exit 0."""
+    db = services(client.app).db
+    match_id = play_match(db, 2, (Device(), None))
+    with db.sessions() as s:
+        pending = v2.commit_roll(s, match_id, 0).roll_id
+    roll_id = pending if roll == "pending" else roll
+    answer = client.get(f"/api/audit/{match_id}/rolls/{roll_id}/verify.py",
+                        headers={"Accept": "*/*"})
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == "text/x-python; charset=utf-8"
+    program = tmp_path / "verify.py"
+    program.write_text(answer.text)
+    run = subprocess.run([sys.executable, "-I", str(program)], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr == "no program: " + (
+        f"roll {roll_id} of match {match_id} has no program: it is not revealed\n"
+        if roll == "pending" else f"match {match_id} has no roll {roll_id}\n")
+    assert words in run.stderr
 
 
 def test_a_rows_program_runs_alone_for_v2_and_v1(client, tmp_path):
