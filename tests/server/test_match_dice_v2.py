@@ -25,6 +25,7 @@ from boardgammon.dice.transparency import (
     verify_ed25519,
 )
 from boardgammon.dice.verify import derive_dice_v2, verify_document
+from boardgammon.server.dice_record_v2 import GUARANTEES
 from boardgammon.server.i18n import translator
 from boardgammon.server.services import services
 from tests.dice import spec_verifier_v2
@@ -1028,7 +1029,7 @@ def test_the_audit_of_no_match_says_so_and_of_a_match_not_rolled_yet_says_that(c
         (f"/api/audit/{match_id}/rolls/rol_nosuch/proof", f"match {match_id!r} has no rolls yet"),
         (f"/api/audit/{match_id}/head", f"match {match_id} has no entries in the public log"),
     ]:
-        r = client.get(path)
+        r = client.get(path, headers={"Accept": "application/json"})
         assert (r.status_code, r.json()["error"]) == (
             404, {"code": "not_found", "message": message}), path
     pages = {
@@ -1066,3 +1067,29 @@ def test_while_the_first_roll_waits_for_the_anchors_no_seat_has_the_turn(client)
     state = ann.state(match_id)
     assert (state["phase"], state["turn"], state["pending_roll"]["seat"]) == ("opening", 0, 0)
     assert (your_turn(ann), your_turn(bob)) == (True, False)
+
+
+def test_the_audit_page_says_what_its_chain_head_is_and_lists_the_kinds_rolled(client, wall):
+    """Mid-match the chain head is the one so far, not "published when the match ends"; the
+    opening roll's row says whose each die is; only the kinds of roll the match has are
+    listed (the JSON's ``counts`` keep every kind, zeros too). Once over, the head is the one
+    the result dialog published."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    devices = {0: Device(ann), 1: Device(bob)}
+    match_id = live_match(ann, bob)
+    devices[0].register(match_id)
+    devices[1].register(match_id)
+    past_opening({0: ann, 1: bob}, dict(devices), match_id)
+    t = translator("en")
+    page = html.unescape(client.get(f"/audit/{match_id}?lang=en").text)
+    assert f'{t("audit.chain_head_so_far")}: <code id="chain-head">' in page
+    assert t("audit.chain_head") not in page
+    assert t("kind.opening_dice", first="ann", second="bob") in page
+    counts = client.get(f"/api/audit/{match_id}").json()["counts"]
+    assert set(counts) == set(GUARANTEES) and counts["live"] > 0
+    assert re.findall(r'<li data-kind="([a-z_]+)">', page) == [
+        kind for kind in GUARANTEES if counts[kind]]
+    assert ann.act(match_id, "resign", points=1).status_code == 200
+    assert bob.act(match_id, "accept_resign").status_code == 200
+    page = html.unescape(client.get(f"/audit/{match_id}?lang=en").text)
+    assert f'{t("audit.chain_head")}: <code id="chain-head">' in page

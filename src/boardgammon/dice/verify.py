@@ -1679,7 +1679,8 @@ def shown_verdict(check: RollCheck) -> str:
 def format_report(report: Report) -> list[str]:
     """Lines describing a report for people: one per roll, then (v2, when the record verifies)
     the match's mode where the public log states it, and how many rolls give each guarantee
-    (:data:`GUARANTEE_COUNTS`, every kind, as the audit page lists them), then the outcome."""
+    (:data:`GUARANTEE_COUNTS`, each kind the match has, as the audit page lists them), then the
+    outcome."""
     lines = [f"{report.match_id}: {len(report.checks)} roll(s)"]
     lines += [f"  {c.index:>4}  {c.roll_id}  {shown_verdict(c)}" for c in report.checks]
     if report.failure is None:
@@ -1692,8 +1693,8 @@ def format_report(report: Report) -> list[str]:
                          "transparency.py, or this with --log)")
         if report.counts is not None:
             lines.append(f"{GUARANTEES_TITLE}:")
-            lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts.get(kind, 0))}"
-                      for kind in GUARANTEES]
+            lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts[kind])}"
+                      for kind in GUARANTEES if report.counts.get(kind)]
         lines.append(f"OK: every revealed roll verifies; chain head {report.chain_head}")
     else:
         f = report.failure

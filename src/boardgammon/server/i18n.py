@@ -36,7 +36,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "audit.verified": "All revealed rolls verify and the hash chain is intact.",
         "audit.failed": "Verification FAILED at roll {roll_id}: {reason}.",
-        "audit.chain_head": "Chain head (published when the match ends)",
+        "audit.chain_head": "Chain head (the result dialog published it when the match ended)",
+        "audit.chain_head_so_far": "Chain head so far (the match goes on; the result dialog "
+                                   "publishes the final one when it ends)",
         "audit.not_found": "Match {match_id} has no rolls yet, so there is no dice record.",
         "audit.no_match": "There is no match {match_id}.",
         "audit.json": "This record as JSON",
@@ -449,6 +451,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "col.voided_at": "Voided at",
         "col.verdict_detail": "Why",
         "kind.opening": "opening roll",
+        "kind.opening_dice": "opening roll (1st die {first}'s, 2nd {second}'s)",
         "kind.normal": "turn",
         "roller.client": "roller's device",
         "roller.server": "server (the computer rolls)",
@@ -537,7 +540,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "audit.verified": "Alle aufgedeckten Würfe sind bestätigt, die Hash-Kette ist intakt.",
         "audit.failed": "Prüfung FEHLGESCHLAGEN bei Wurf {roll_id}: {reason}.",
-        "audit.chain_head": "Kettenkopf (wird am Ende des Matches veröffentlicht)",
+        "audit.chain_head": "Kettenkopf (im Ergebnisdialog am Ende des Matches veröffentlicht)",
+        "audit.chain_head_so_far": "Kettenkopf bisher (das Match läuft noch; der Ergebnisdialog "
+                                   "veröffentlicht den endgültigen an seinem Ende)",
         "audit.not_found": (
             "Das Match {match_id} hat noch keine Würfe, also gibt es kein Würfelprotokoll."
         ),
@@ -970,6 +975,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "col.voided_at": "Verworfen um",
         "col.verdict_detail": "Grund",
         "kind.opening": "Eröffnungswurf",
+        "kind.opening_dice": "Eröffnungswurf (1. Würfel: {first}, 2. Würfel: {second})",
         "kind.normal": "Zug",
         "roller.client": "Gerät des Würfelnden",
         "roller.server": "Server (der Computer würfelt)",
@@ -1064,7 +1070,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "audit.verified": "公開済みのロールはすべて検証され、ハッシュチェーンは無傷です。",
         "audit.failed": "ロール {roll_id} で検証に失敗しました：{reason}。",
-        "audit.chain_head": "チェーンヘッド（対戦終了時に公開）",
+        "audit.chain_head": "チェーンヘッド（対戦終了時に結果画面で公開）",
+        "audit.chain_head_so_far": ("現時点のチェーンヘッド（対戦は続行中。最終のものは終了時に"
+                                    "結果画面で公開）"),
         "audit.not_found": "対戦 {match_id} にはまだロールがないため、ダイス記録はありません。",
         "audit.no_match": "対戦 {match_id} はありません。",
         "audit.json": "この記録の JSON",
@@ -1460,6 +1468,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "col.voided_at": "無効化時刻",
         "col.verdict_detail": "理由",
         "kind.opening": "オープニングロール",
+        "kind.opening_dice": "オープニングロール（1個目は{first}、2個目は{second}のダイス）",
         "kind.normal": "手番",
         "roller.client": "振る側の端末",
         "roller.server": "サーバー（コンピューターが振る）",

@@ -53,7 +53,7 @@ from boardgammon.server.match_repository import match_info
 from boardgammon.server.match_state import MatchInfo
 from boardgammon.server.refusals import NotFound
 from boardgammon.server.services import services
-from boardgammon.server.tables import DELETED_NAME
+from boardgammon.server.tables import DELETED_NAME, MatchRow
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
@@ -313,6 +313,13 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     )
 
 
+def match_finished(session: Session, match_id: str) -> bool:
+    """Whether the match is over, so that its chain head is the one its result dialog
+    published; a record kept without its match row counts as over."""
+    row = session.get(MatchRow, match_id)
+    return row is None or row.status == "finished"
+
+
 def no_record(session: Session, match_id: str) -> RollNotFound:
     """The refusal for a match ID without a dice record of either version: "no match" where
     there is no such match either, else that the match has not rolled yet (a v2 match waiting
@@ -382,6 +389,7 @@ def audit_page(
     context |= {
         "doc": document,
         "players": player_names(match_info(session, match_id), translator(language)),
+        "finished": match_finished(session, match_id),
         "programs": first,
         "row_programs": rows,
         "json_url": request.url_for("audit_json", match_id=match_id),
