@@ -309,30 +309,39 @@ def test_bad_ids_are_refused_and_sign_nothing(client, path, status, words):
     assert heads(client) == before
 
 
-@pytest.mark.parametrize(("roll", "words"), [("pending", "not revealed"),
-                                            ("rol_nosuch", "has no roll rol_nosuch")])
-def test_a_roll_without_a_program_answers_a_program_that_fails(client, tmp_path, roll, words):
-    """Fetched as a program is run (``curl URL | python3``: no JSON asked for by name), the
-    404 of a roll without a program is a program that says why and exits 1; the API's JSON
-    error would be a Python expression, and exit 0."""
+@pytest.mark.parametrize(("path", "status", "said"), [
+    ("/api/audit/{match}/rolls/{pending}/verify.py", 404,
+     "roll {pending} of match {match} has no program: it is not revealed"),
+    ("/api/audit/{match}/rolls/rol_nosuch/verify.py", 404, "match {match} has no roll rol_nosuch"),
+    ("/api/audit/{match}/rolls/rol_/verify.py", 422, "path.roll_id"),
+    ("/api/audit/bogus/rolls/{pending}/verify.py", 422, "path.match_id"),
+    ("/api/audit/{match}/rolls/{pending}/verify.py)", 404, "no such endpoint: GET "),
+])
+def test_an_address_of_no_program_answers_a_program_that_fails(client, tmp_path, path, status,
+                                                                 said):
+    """Found by new users: fetched as a program is run (``curl URL | python3``: no JSON asked
+    for by name), a refusal of a roll's program's address (a roll without a program, a
+    malformed ID, the address copied with a stray character after it) is a program that says
+    why and exits 1; the API's JSON error is a Python expression, and exited 0."""
     db = services(client.app).db
     match_id = play_match(db, 2, (Device(), None))
     with db.sessions() as s:
         pending = v2.commit_roll(s, match_id, 0).roll_id
-    roll_id = pending if roll == "pending" else roll
-    answer = client.get(f"/api/audit/{match_id}/rolls/{roll_id}/verify.py",
-                        headers={"Accept": "*/*"})
-    assert answer.status_code == 404
+    answer = client.get(path.format(match=match_id, pending=pending), headers={"Accept": "*/*"})
+    assert answer.status_code == status
     assert answer.headers["content-type"] == "text/x-python; charset=utf-8"
     program = tmp_path / "verify.py"
     program.write_text(answer.text)
     run = subprocess.run([sys.executable, "-I", str(program)], capture_output=True, text=True,
                          timeout=60, check=False)
     assert run.returncode == 1 and run.stdout == ""
-    assert run.stderr == "no program: " + (
-        f"roll {roll_id} of match {match_id} has no program: it is not revealed\n"
-        if roll == "pending" else f"match {match_id} has no roll {roll_id}\n")
-    assert words in run.stderr
+    assert run.stderr.startswith("no program: ") and run.stderr.endswith("\n")
+    assert said.format(match=match_id, pending=pending) in run.stderr
+    # Asked for JSON by name, the API's error as everywhere.
+    answer = client.get(path.format(match=match_id, pending=pending),
+                        headers={"Accept": "application/json"})
+    assert answer.status_code == status
+    assert said.format(match=match_id, pending=pending) in answer.json()["error"]["message"]
 
 
 def test_a_rows_program_runs_alone_for_v2_and_v1(client, tmp_path):

@@ -79,6 +79,24 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
                         status_code=status)
 
 
+def runs_as_program(request: Request) -> bool:
+    """Whether a refusal of ``request`` is read by ``python3``: an address of a program (its
+    last segment names a ``.py`` file: the verifiers, a roll's program, also one copied with a
+    stray character after it) fetched without asking for JSON by name (``curl URL |
+    python3``). The API's JSON error is a Python expression that would run and exit 0."""
+    return (".py" in request.url.path.rsplit("/", 1)[-1]
+            and "application/json" not in request.headers.get("accept", ""))
+
+
+def program_refusal(status: int, code: str, message: str) -> Response:
+    """A refusal as a Python program that prints ``no program: MESSAGE`` to standard error and
+    exits with status 1 (``text/x-python``, the refusal's own status)."""
+    said = capped(message)
+    return Response(f"# Boardgammon: HTTP {status} {code}\n"
+                    f"raise SystemExit({('no program: ' + said)!r})\n",
+                    status_code=status, media_type="text/x-python; charset=utf-8")
+
+
 _CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
           413: ErrorCode.PAYLOAD_TOO_LARGE}
 
@@ -283,15 +301,16 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
     app.add_middleware(ControlCharacters, query_on_page=query_on_page)
 
     @app.exception_handler(Refusal)
-    async def _refusal(_request: Request, exc: Refusal) -> JSONResponse:
-        response = error_response(http_status(exc), exc.code, exc.message)
+    async def _refusal(request: Request, exc: Refusal) -> Response:
+        answer = program_refusal if runs_as_program(request) else error_response
+        response: Response = answer(http_status(exc), exc.code, exc.message)
         if isinstance(exc, RateLimited):
             response.headers["Retry-After"] = str(exc.retry_after_s)
         elif exc.code is ErrorCode.DATABASE_UNAVAILABLE:
             response.headers["Retry-After"] = str(outage.RETRY_AFTER_S)
         return response
 
-    async def _database(_request: Request, exc: Exception) -> JSONResponse:
+    async def _database(_request: Request, exc: Exception) -> Response:
         if not outage.is_outage(exc):
             raise exc  # a bug, not an outage: the bare 500 and its traceback
         return await _refusal(_request, outage.refusal())
@@ -303,8 +322,9 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         if page is not None and not is_api(request.url.path):
             return page(request, 422)
-        return error_response(422, "invalid_request",
-                              "; ".join(_problem(e, exc.body) for e in exc.errors()))
+        answer = program_refusal if runs_as_program(request) else error_response
+        return answer(422, "invalid_request",
+                      "; ".join(_problem(e, exc.body) for e in exc.errors()))
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -322,13 +342,14 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
                 message = _too_large(MAX_BODY_BYTES)
             else:
                 message = str(exc.detail)
-            response = error_response(exc.status_code,
-                                      _CODES.get(exc.status_code, ErrorCode.HTTP_ERROR), message)
+            answer = program_refusal if runs_as_program(request) else error_response
+            response = answer(exc.status_code,
+                              _CODES.get(exc.status_code, ErrorCode.HTTP_ERROR), message)
             response.headers.update(exc.headers or {})  # e.g. Allow on a 405
             return response
         if page is not None:
-            answer = page(request, exc.status_code)
-            answer.headers.update(exc.headers or {})
-            return answer
+            shown = page(request, exc.status_code)
+            shown.headers.update(exc.headers or {})
+            return shown
         return Response(str(exc.detail), status_code=exc.status_code, headers=exc.headers,
                         media_type="text/plain; charset=utf-8")

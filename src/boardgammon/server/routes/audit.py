@@ -51,7 +51,6 @@ from boardgammon.server.errors import responses
 from boardgammon.server.i18n import page_context, request_language, translator
 from boardgammon.server.match_repository import match_info
 from boardgammon.server.match_state import MatchInfo
-from boardgammon.server.refusals import NotFound
 from boardgammon.server.services import services
 from boardgammon.server.tables import DELETED_NAME, MatchRow
 
@@ -280,23 +279,15 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
     roll, or a roll that is not revealed or cannot be read (it has no program); 422
     ``invalid_request``: an ID that is not one.
 
-    The 404's body is the API's JSON error where the request accepts JSON by name, else a
-    Python program that says why and exits with status 1: the address is run as
-    ``curl … | python3``, and the JSON error is a Python expression that would exit 0."""
-    try:
-        record_format, entry, preceding = roll_entries(session, match_id, roll_id)
-        if entry["server_seed"] is None or entry["verdict"] == verify.MALFORMED:
-            raise RollNotFound(
-                f"roll {roll_id} of match {match_id} has no program: it is "
-                + ("not revealed" if entry["server_seed"] is None else "malformed")
-            )
-    except NotFound as exc:
-        if "application/json" in request.headers.get("accept", ""):
-            raise
-        return PlainTextResponse(
-            f"# Boardgammon: HTTP 404 {exc.code}: {exc.message}\n"
-            f"raise SystemExit({('no program: ' + exc.message)!r})\n",
-            status_code=404, media_type="text/x-python; charset=utf-8")
+    A refusal's body is the API's JSON error where the request accepts JSON by name, else a
+    Python program that says why and exits with status 1 (:func:`errors.runs_as_program`):
+    the address is run as ``curl … | python3``, and the JSON error would exit 0."""
+    record_format, entry, preceding = roll_entries(session, match_id, roll_id)
+    if entry["server_seed"] is None or entry["verdict"] == verify.MALFORMED:
+        raise RollNotFound(
+            f"roll {roll_id} of match {match_id} has no program: it is "
+            + ("not revealed" if entry["server_seed"] is None else "malformed")
+        )
     if record_format == verify.AUDIT_FORMAT:
         program = roll_program(match_id, entry)
     else:
