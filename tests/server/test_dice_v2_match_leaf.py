@@ -64,6 +64,10 @@ def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  #
     # Both checkers and the spec's reading say the mode; the page too, in its language.
     lines = transparency.check_log(document)
     assert f"it is a live match, as its log entry {stated['index']} states" in " ".join(lines)
+    # One roll's proof lists no match leaf, and says nothing of the mode (a new user's trial:
+    # it said "a match from before 2026-12-05 has none" of a match minutes old).
+    proof = client.get(f"/api/audit/{match_id}/rolls/{first['roll_id']}/proof").json()
+    assert not [line for line in transparency.check_log(proof) if "mode" in line]
     assert transparency.check_match_complete(document, log[:document["log"]["head"]
                                                           ["tree_size"]])
     for leaves in (None, log[:document["log"]["head"]["tree_size"]]):

@@ -596,7 +596,8 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
             not cover yet, or a document's key other than ``public_key``.
     """
     v2 = record_format(document) == AUDIT_FORMAT_V2
-    if document["format"] == PROOF_FORMAT:
+    one_roll = document["format"] == PROOF_FORMAT  # lists no match leaf: not the match's
+    if one_roll:
         document = proof_document(document)
     log = document["log"]
     if public_key is not None and log["public_key"].lower() != public_key.lower():
@@ -648,7 +649,7 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
         words = {"computer": "a match against the computer"}.get(mode, f"a {mode} match")
         lines.append(f"it is {words}, as its log entry {document['log']['match']['index']} "
                      "states (logged with its first roll)")
-    elif v2 and document["format"] != PROOF_FORMAT:
+    elif v2 and not one_roll:
         lines.append("the document lists no log entry of the match's mode: a match from before "
                      "2026-12-05 has none; --scan finds one the log holds and the document "
                      "leaves out")
