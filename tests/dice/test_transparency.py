@@ -304,10 +304,11 @@ class _Refusing(BaseHTTPRequestHandler):
     """Answers every GET 404 with the API's JSON error (docs/api.md §Errors)."""
 
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
-        body = json.dumps({"error": {"code": "not_found",
-                                     "message": "no match 'mat_nosuch'"}}).encode()
-        self.send_response(404)
-        self.send_header("Content-Type", "application/json")
+        program = self.path.endswith("/verify.py")  # a roll's program, given by mistake
+        body = (b"print('ok')\n" if program else json.dumps(
+            {"error": {"code": "not_found", "message": "no match 'mat_nosuch'"}}).encode())
+        self.send_response(200 if program else 404)
+        self.send_header("Content-Type", "text/x-python" if program else "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -319,7 +320,8 @@ class _Refusing(BaseHTTPRequestHandler):
 @pytest.mark.parametrize("script", ["transparency.py", "verify.py"])
 def test_a_url_that_cannot_be_read_is_said_in_words(script):
     """A 404 with the API's error is named by its code and message, a closed port by its
-    reason, not as ``HTTP Error 404`` or ``<urlopen error [Errno 111] …>``; exit status 2."""
+    reason, not as ``HTTP Error 404`` or ``<urlopen error [Errno 111] …>``, and a roll's program
+    given for the audit document as such, not as JSON that fails to parse; exit status 2."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -330,8 +332,13 @@ def test_a_url_that_cannot_be_read_is_said_in_words(script):
         for port, said in (
                 (server.server_port,
                  "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'"),
-                (free, f"no answer from 127.0.0.1:{free}: Connection refused")):
+                (free, f"no answer from 127.0.0.1:{free}: Connection refused"),
+                (server.server_port, "this URL is a program (run it: python3 FILE)")):
             url = f"http://127.0.0.1:{port}/api/audit/mat_nosuch"
+            if "program" in said:
+                url += "/rolls/rol_1/verify.py"
+                said = (f"{said}{', not an audit document' if script == 'transparency.py' else ''}"
+                        "; the JSON of a match's dice record is at /api/audit/MATCH_ID")
             run = subprocess.run([sys.executable, "-I", "-S", str(CHECKER.parent / script), url],
                                  capture_output=True, text=True, timeout=60, check=False)
             assert run.returncode == 2, run.stdout + run.stderr

@@ -1076,8 +1076,10 @@ def _load(source: str, timeout: float = 30.0) -> Any:
     if source.startswith(("https://", "http://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
         with _open(request, timeout) as answer:
-            if answer.headers.get_content_type() == "text/html":
-                raise ValueError("this URL is a web page, not an audit document; the JSON of "
+            kind = answer.headers.get_content_type()
+            if kind in ("text/html", "text/x-python"):
+                what = "a web page" if kind == "text/html" else "a program (run it: python3 FILE)"
+                raise ValueError(f"this URL is {what}, not an audit document; the JSON of "
                                  "a match's dice record is at /api/audit/MATCH_ID")
             return json.load(answer)
     with open(source, encoding="utf-8") as file:

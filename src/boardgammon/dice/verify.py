@@ -1657,9 +1657,15 @@ def load_document(source: str, timeout: float = 30.0) -> dict:
     if source.startswith(("http://", "https://")):
         request = urllib.request.Request(source, headers={"Accept": "application/json"})
         with _open(request, timeout) as response:
-            if response.headers.get_content_type() == "text/html":
+            kind = response.headers.get_content_type()
+            if kind == "text/html":
                 raise ValueError(
                     "this URL is a web page, not an audit document; "
+                    "the JSON of a match's dice record is at /api/audit/MATCH_ID"
+                )
+            if kind == "text/x-python":
+                raise ValueError(
+                    "this URL is a program (run it: python3 FILE); "
                     "the JSON of a match's dice record is at /api/audit/MATCH_ID"
                 )
             return json.loads(response.read().decode("utf-8"))

@@ -341,7 +341,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.revealed": "revealed",
         "log.event.played": "played",
         "log.event.void": "void",
-        "log.check": "Check every leaf and proof of this match against the signed head:",
+        "log.check": "Check the leaves and proofs this record lists against the signed head:",
         "fair.log_key": "Public log key (Ed25519) that signs the dice log's tree heads:",
         # Ratings, profiles and leaderboards (issue 23)
         "player.guest": "A guest: guests play unrated.",
@@ -859,7 +859,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.played": "gespielt",
         "log.event.void": "verfallen",
         "log.check": (
-            "Jedes Blatt und jeden Beweis dieses Matches gegen den signierten Kopf prüfen:"
+            "Die Blätter und Beweise, die dieses Protokoll aufführt, gegen den signierten Kopf "
+            "prüfen:"
         ),
         "fair.log_key": (
             "Öffentlicher Log-Schlüssel (Ed25519), der die Baumköpfe des Würfel-Logs signiert:"
@@ -1360,7 +1361,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.revealed": "公開",
         "log.event.played": "プレイ済み",
         "log.event.void": "無効",
-        "log.check": "この対戦のすべての葉と証明を署名済みヘッドに照らして確認する：",
+        "log.check": "この記録が挙げる葉と証明を署名済みヘッドに照らして確認する：",
         "fair.log_key": "ダイスログのツリーヘッドに署名する公開ログ鍵（Ed25519）：",
         # Ratings, profiles and leaderboards (issue 23)
         "player.guest": "ゲストです。ゲストの対局はレーティング対象外です。",
