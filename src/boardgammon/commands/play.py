@@ -204,7 +204,10 @@ class TerminalGame:
             return 130
         self._save()
         winner = "You win" if self.match.winner == YOU else "The computer wins"
-        self.write(f"{winner} the match {self.match.score[YOU]}-{self.match.score[BOT]}.")
+        # As the result dialog and the analysis say it: the winner's score capped at the
+        # length (a backgammon in a 1-point match wins it 1-0, as gnubg scores it).
+        final = self.match.final_score
+        self.write(f"{winner} the match {final[YOU]}-{final[BOT]}.")
         return 0
 
     def _score(self) -> str:
