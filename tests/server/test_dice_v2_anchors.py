@@ -382,6 +382,8 @@ def test_an_honest_match_over_the_api_passes_both_verifiers_with_the_log(
             seat, anchor = json.loads(entry["leaf"])["seat"], json.loads(entry["leaf"])["anchor"]
             assert f'data-anchor-seat="{seat}"' in page and anchor in page
             assert t("log.anchor_seat", seat=seat) in page
+            # The leaf's place is said, not left a bare number.
+            assert f'{t("log.entry_n", index=entry["index"])}: {t("log.event.anchor")}' in page
         assert "verify.py" in page and "--log</code>" in page
     # The same document with seat 1's anchor and its leaf taken out, and the log: caught.
     document["anchors"][1] = None

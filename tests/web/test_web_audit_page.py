@@ -239,11 +239,14 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_s
         # No line without a value (a verified roll has no reason to give: no empty "Why").
         assert all(v.strip() for v in shown.values()), (code, shown)
         # Every field under its label in the page's language, never its JSON name; a value
-        # the record writes as a code is said in words, the code after it.
+        # the record writes as a code is said in words, the code after it in brackets (the
+        # words may hold parentheses: "server (the computer rolls) [server]").
         assert not set(entry) & set(shown), (code, set(entry) & set(shown))
-        kind = [v for v in shown.values() if v.endswith(f" ({entry['kind']})")]
+        kind = [v for v in shown.values() if v.endswith(f" [{entry['kind']}]")]
         assert len(kind) == 1 and len(kind[0]) > len(entry["kind"]) + 3, (code, shown)
-        log = next(v for k, v in shown.items() if ": " in k)
+        assert not [v for v in shown.values() if ") (" in v], (code, shown)
+        log = shown[{"en": "Log entries (index: change)", "de": "Log-Einträge (Index: Änderung)",
+                     "ja": "ログ項目（番号：変化）"}[code]]
         assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
             e["index"] for e in entry["log"]]
         assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)

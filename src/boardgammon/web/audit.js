@@ -7,7 +7,8 @@ const table = document.getElementById("rolls");
 const labels = JSON.parse(table.dataset.labels);
 const events = JSON.parse(table.dataset.events);
 // A value's words by field and value (a state, a source, a seat's player), shown before the
-// value as the record has it, which is what a verifier reads.
+// value as the record has it, which is what a verifier reads, in brackets (the words may hold
+// parentheses of their own: "Computer (easy) [1]").
 const words = JSON.parse(table.dataset.words || "{}");
 
 function line(list, name, value) {
@@ -16,7 +17,7 @@ function line(list, name, value) {
   const text = document.createElement("dd");
   const raw = value === null ? "–" : typeof value === "object" ? JSON.stringify(value) : String(value);
   const said = value === null ? undefined : (words[name] || {})[raw];
-  text.textContent = said && said !== raw ? `${said} (${raw})` : raw;
+  text.textContent = said && said !== raw ? `${said} [${raw}]` : raw;
   list.append(term, text);
 }
 
