@@ -192,7 +192,7 @@ def test_result_screen(page, output_dir):
     page.wait_for_selector(".verify-list .verdict.failed", state="attached")
     # the dice record is closed; its summary counts the rolls and the failed one
     assert result.locator("details.dice-record summary").inner_text() == \
-        "Dice record: 2 rolls, 1 FAILED"
+        "Dice record: 2 revealed rolls, 1 FAILED"
     result.locator("details.dice-record summary").click()
     text = result.inner_text()
     assert "ann wins the match" in text and "Final score: ann 1–0 bob" in text

@@ -20,7 +20,7 @@ HISTORY = {"ann": (1500.0, 1512.4), "bob": (1500.0, 1487.6)}
 TEXTS = {
     "en": {
         "ratings": ["ann: rating 1500 → 1512 (+12)", "bob: rating 1500 → 1488 (−12)"],
-        "dice": "Dice record: 40 rolls, all verified",
+        "dice": "Dice record: 40 revealed rolls, all verified",
         "yours": "Opening roll: your turn to roll one die.",
         "theirs": "Opening roll: waiting for bob to roll.",
         "tied": "The opening roll tied at 4-4: rolled again. "
@@ -28,7 +28,7 @@ TEXTS = {
     },
     "de": {
         "ratings": ["ann: Wertung 1500 → 1512 (+12)", "bob: Wertung 1500 → 1488 (−12)"],
-        "dice": "Würfelprotokoll: 40 Würfe, alle geprüft",
+        "dice": "Würfelprotokoll: 40 aufgedeckte Würfe, alle geprüft",
         "yours": "Eröffnungswurf: Du würfelst mit einem Würfel.",
         "theirs": "Eröffnungswurf: Warten, bis bob würfelt.",
         "tied": "Der Eröffnungswurf war ein Gleichstand (4-4): neu gewürfelt. "
@@ -36,7 +36,7 @@ TEXTS = {
     },
     "ja": {
         "ratings": ["ann：レーティング 1500 → 1512（+12）", "bob：レーティング 1500 → 1488（−12）"],
-        "dice": "ダイス記録：40 回、すべて検証済み",
+        "dice": "ダイス記録：公開済みロール 40 回、すべて検証済み",
         "yours": "オープニングロール：あなたがダイスを 1 個振る番です。",
         "theirs": "オープニングロール：bob が振るのを待っています。",
         "tied": "オープニングロールは 4-4 の同点：振り直しました。"
