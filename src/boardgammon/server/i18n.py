@@ -457,7 +457,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "roller.server": "server (the computer rolls)",
         "opponent.client": "revealed by the opponent's device",
         "opponent.absent": ("absent: the opponent's device gave no link (a correspondence turn, "
-                            "which does not ask it, or a live roll it did not answer in time)"),
+                            "which does not ask it, or a live roll it did not answer in time: "
+                            "offline, or not the device that holds the player's chain)"),
         "opponent.none": ("none: the opponent has no chain (the computer, or none registered in "
                           "time)"),
         "verdict.opponent link mismatch": "opponent's link does not match its chain",
@@ -502,7 +503,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "mode.computer": (
             "A match against the computer, as the public log states (entry {index}, logged "
             "with its first roll): the computer's rolls take the link of the human's device "
-            "(one without it means that device did not answer within the server's wait); the "
+            "(one without it means that device did not answer within the server's wait: it "
+            "was offline, or the match was open only on another device than the one holding "
+            "the human's chain); the "
             "human's own rolls have no opponent's device to add a link, so the server and the "
             "human together could have known them early."
         ),
@@ -983,7 +986,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "opponent.client": "vom Gerät des Gegners aufgedeckt",
         "opponent.absent": ("fehlt: das Gerät des Gegners gab kein Glied (ein Zug einer "
                             "Fernpartie, der es nicht fragt, oder ein Live-Wurf, auf den es "
-                            "nicht rechtzeitig antwortete)"),
+                            "nicht rechtzeitig antwortete: offline, oder nicht das Gerät mit der "
+                            "Kette des Spielers)"),
         "opponent.none": ("keins: der Gegner hat keine Kette (der Computer, oder keine rechtzeitig "
                           "angemeldet)"),
         "verdict.opponent link mismatch": "Glied des Gegners passt nicht zu seiner Kette",
@@ -1033,9 +1037,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "Ein Match gegen den Computer, wie das öffentliche Log festhält (Eintrag {index}, "
             "mit seinem ersten Wurf geloggt): Die Würfe des Computers nehmen das Glied vom "
             "Gerät des Menschen (einer ohne es heißt, dass dieses Gerät nicht innerhalb der "
-            "Wartezeit des Servers antwortete); die eigenen Würfe des Menschen haben kein "
-            "Gegnergerät, das ein Glied beisteuert: Server und Mensch zusammen hätten sie früh "
-            "kennen können."
+            "Wartezeit des Servers antwortete: es war offline, oder das Match war nur auf einem "
+            "anderen Gerät offen als dem mit der Kette des Menschen); die eigenen Würfe des "
+            "Menschen haben kein Gegnergerät, das ein Glied beisteuert: Server und Mensch "
+            "zusammen hätten sie früh kennen können."
         ),
         "mode.none": (
             "Das öffentliche Log hält für dieses Match keine Spielart fest (ein Match von vor "
@@ -1475,7 +1480,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "roller.server": "サーバー（コンピューターが振る）",
         "opponent.client": "相手の端末が公開",
         "opponent.absent": ("欠如：相手の端末のリンクなし（端末に問い合わせない通信対局の手番、"
-                            "または時間内に応答しなかったライブのロール）"),
+                            "または時間内に応答しなかったライブのロール：オフライン、"
+                            "またはプレイヤーのチェーンを持たない端末）"),
         "opponent.none": "なし：相手にチェーンがない（コンピューター、または時間内に未登録）",
         "verdict.opponent link mismatch": "相手のリンクがそのチェーンと一致しない",
         "verdict.void after reveal": "ダイスが判明した後に無効化された",
@@ -1518,7 +1524,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "mode.computer": (
             "コンピューターとの対戦（公開ログのエントリー {index} に最初のロールとともに記録）："
             "コンピューターのロールは人間の端末のリンクを使う（リンクがないロールは、"
-            "その端末がサーバーの待ち時間内に応答しなかったことを示す）。人間自身のロールには"
+            "その端末がサーバーの待ち時間内に応答しなかったことを示す。オフラインだったか、"
+            "人間のチェーンを持つ端末とは別の端末でだけ対局が開かれていた）。人間自身のロールには"
             "リンクを加える相手の端末がないため、サーバーと人間が組めば事前に知り得た。"
         ),
         "mode.none": (
