@@ -49,12 +49,12 @@ def first_play_checks(page) -> None:
     assert page.locator("svg.board .die.used").count() == 0
 
 
-def drive(pages: list, auto: bool, screenshot=None) -> dict:
-    """Let each page act whenever it can until every page shows the result screen. Returns
-    counts of what was done."""
+def drive(pages: list, auto: bool, screenshot=None, until=None) -> dict:
+    """Let each page act whenever it can until every page shows the result screen (or
+    ``until()`` holds). Returns counts of what was done."""
     done = {"rolls": 0, "plays": 0, "dances": 0, "checked": set()}
     deadline = time.monotonic() + MATCH_LIMIT_S
-    while not all(seen(p)["result"] for p in pages):
+    while not (until() if until else all(seen(p)["result"] for p in pages)):
         assert time.monotonic() < deadline, "the match did not end in time"
         acted = False
         for page in pages:
@@ -312,24 +312,8 @@ def test_a_device_without_the_players_chain_says_so(browser, live_server, output
         return next((r for r in state["rolls"] if r["seat"] != you and r.get("dice")
                      and r["kind"] == "normal"), None)
 
-    deadline = time.monotonic() + MATCH_LIMIT_S
-    while (roll := computer_roll()) is None:
-        assert time.monotonic() < deadline, "the computer never rolled"
-        now = seen(page)
-        if now["busy"]:
-            page.wait_for_timeout(50)
-        elif now["roll"]:
-            page.click('[data-action="roll"]')
-            wait_gone(page, "roll")
-        elif now["dance"]:
-            page.click('[data-action="dance"]')
-            wait_gone(page, "dance")
-        elif now["movable"]:
-            play_by_tapping(page)
-            page.click('[data-action="send"]')
-            wait_gone(page, "send")
-        else:
-            page.wait_for_timeout(100)
+    drive([page], auto=False, until=lambda: computer_roll() is not None)
+    roll = computer_roll()
     assert (roll["roller_source"], roll["opponent_source"]) == ("server", "absent"), roll
     row = page.locator(f'.dice-log li[data-roll="{roll["roll_id"]}"] .contributors')
     row.wait_for(state="attached")  # in the closed "dice record"

@@ -1555,7 +1555,8 @@ def _log_root(leaves: list[str]) -> bytes:
 def _open(request: urllib.request.Request | str, timeout: float) -> http.client.HTTPResponse:
     """``urlopen`` whose failures read in words: an HTTP error status with the API's error
     code and message where the answer has them (``docs/api.md`` §Errors), not the body;
-    no answer with its reason, not ``<urlopen error …>``.
+    no answer with its reason, not ``<urlopen error …>``. (verify.py and transparency.py are
+    each downloaded and run alone, so each has its own copy, as the witness has its own.)
 
     Raises:
         OSError: no answer, or an HTTP error status.
