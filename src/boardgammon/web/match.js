@@ -175,8 +175,7 @@ export class MatchPage {
     this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
     this.alert = h("div", { class: "dice-alert", role: "alert" });
     this.storageWarning = h("p", { class: "storage-warning", role: "alert", hidden: true });
-    this.chainWarning = h("p", { class: "storage-warning chain-warning", role: "status",
-      hidden: true });
+    this.chainWarning = h("p", { class: "chain-warning", role: "status", hidden: true });
     this.diceMark = h("span", { class: "dice-mark" });
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
