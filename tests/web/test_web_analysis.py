@@ -168,7 +168,9 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert rows["Luck-adjusted result (MWC)"] == ["+39.6%", "+59.0%"]
     # German writes a decimal comma and a (non-breaking) space before the percent sign.
     page.select_option("#lang", "de")
-    page.wait_for_function("document.querySelector('.analysis-summary th[data-seat=\"0\"]')"
+    # Functions, not expressions: Playwright polls an expression with eval, which the page's
+    # Content-Security-Policy refuses.
+    page.wait_for_function("() => document.querySelector('.analysis-summary th[data-seat=\"0\"]')"
                            " && !document.querySelector('.analysis-summary').innerText"
                            ".includes('(white)')")
     german = page.eval_on_selector_all(
@@ -178,7 +180,7 @@ def test_button_pending_then_done_and_the_sheet(page, output_dir):
     assert ["+10,4\u00a0%", "−9,0\u00a0%"] in values and ["+39,6\u00a0%", "+59,0\u00a0%"] in values
     assert ["8,5", "16,3"] in values
     page.select_option("#lang", "en")
-    page.wait_for_function("document.querySelector('.analysis-summary') && document"
+    page.wait_for_function("() => document.querySelector('.analysis-summary') && document"
                            ".querySelector('.analysis-summary').innerText.includes('(white)')")
     # The row names that are glossary terms link to their entries, in the page's language.
     terms = page.eval_on_selector_all(

@@ -23,7 +23,9 @@ def test_the_computer_is_named_once(browser, live_server, lang, expected):
     # Both players' panels (the header's own name is a span.name too, drawn first: a CI run
     # read it alone once).
     panels = "[data-seat] > span.name"
-    page.wait_for_function(f"document.querySelectorAll('{panels}').length === 2")
+    # A function, not an expression: Playwright polls an expression with eval, which the page's
+    # Content-Security-Policy refuses (a CI run under load polled and failed).
+    page.wait_for_function("(sel) => document.querySelectorAll(sel).length === 2", arg=panels)
     names = page.eval_on_selector_all(panels, "els => els.map(e => e.textContent)")
     assert expected in names
     assert not any("computer)" in n.lower() and n.count("(") > 1 for n in names)
