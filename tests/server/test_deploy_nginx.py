@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -213,10 +214,19 @@ def test_a_match_through_nginx_over_tls(postgres_url, tmp_path):
 
         # The server checks a browser's Origin against its own origin, which it builds from
         # the forwarded scheme and Host: wss through nginx is https://127.0.0.1:<port>.
-        sockets = {seat: connect(f"wss://127.0.0.1:{https}/ws/matches/{match_id}", ssl=tls,
-                                 origin=site_url, additional_headers=bearer[seat], proxy=None,
-                                 source_address=(PLAYER, 0), legacy=True)
-                   for seat in (0, 1)}
+        def socket_of(seat: int) -> Any:
+            # 30 s, as the HTTPS client's: the 10 s default once ran out in a CI run under load
+            # (the run's only failure); if it runs out again, the logs say where it waited.
+            try:
+                return connect(f"wss://127.0.0.1:{https}/ws/matches/{match_id}", ssl=tls,
+                               origin=site_url, additional_headers=bearer[seat], proxy=None,
+                               source_address=(PLAYER, 0), legacy=True, open_timeout=30)
+            except TimeoutError as exc:
+                logs = [tmp_path / "nginx" / "error.log", *(s.log for s in servers)]
+                raise AssertionError("no WebSocket handshake within 30 s; " + "; ".join(
+                    f"{log.name}: {log.read_text()[-1500:]}" for log in logs)) from exc
+
+        sockets = {seat: socket_of(seat) for seat in (0, 1)}
         try:
             heard = {seat: Listener(ws) for seat, ws in sockets.items()}
             # Seat 0 acts over its WebSocket, seat 1 over HTTPS.
