@@ -136,10 +136,12 @@ def verdicts(nd: float, dt: float, dp: float) -> tuple[bool, bool]:
     return min(dt, dp) > nd, dt <= dp
 
 
-def points_of(match: Match, gnubg: dict) -> tuple[list[Point], int]:
-    """Our analysis of ``match`` beside gnubg's cube decision points, matched in order of play
-    by game, player and position; returns the matched points and the number left unmatched."""
-    ours = [d for d in analyse_match(match, plies=0).cube if d.kind == "double"]
+def points_of(match: Match, gnubg: dict, evaluator: NetworkEvaluator | None = None
+              ) -> tuple[list[Point], int]:
+    """Our 0-ply analysis of ``match`` (with ``evaluator``, default the shipped network) beside
+    gnubg's cube decision points, matched in order of play by game, player and position;
+    returns the matched points and the number left unmatched."""
+    ours = [d for d in analyse_match(match, evaluator, plies=0).cube if d.kind == "double"]
     # Our cube stops at 64 (the rules of this project, and gnubg's in a match); in money play
     # gnubg's goes on, so its turns with the cube at 64 are none of ours.
     theirs = [(g0, g2) for g0, g2 in zip(gnubg["ply0"], gnubg["ply2"], strict=True)
