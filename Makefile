@@ -54,9 +54,11 @@ bench: install system-deps
 bench-strength: install system-deps
 	$(BIN)/python -m benchmarks.strength $(ARGS)
 
-# Analysis speed beside gnubg, then our analysis against gnubg's on the same matches (a report).
+# Analysis speed beside gnubg, then our analysis against gnubg's on the same matches (a report):
+# issue #27's measure first, on matches gnubg plays against itself (about 15 minutes).
 bench-analysis: install system-deps
 	$(BIN)/python -m benchmarks analysis
+	$(BIN)/python -m benchmarks.analysis_noisy 25
 	$(BIN)/python -m benchmarks.analysis_vs_gnubg 3
 	$(BIN)/python -m benchmarks.cube_vs_gnubg 30
 

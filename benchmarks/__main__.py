@@ -16,7 +16,8 @@ def main(argv: list[str]) -> int:
         prog="python -m benchmarks",
         description="Run the speed benchmarks, each beside its reference measured in the same "
                     "run (all of them without NAME: minutes). The reports against gnubg are "
-                    "modules of their own: benchmarks.strength, benchmarks.analysis_vs_gnubg, "
+                    "modules of their own: benchmarks.strength, benchmarks.analysis_noisy, "
+                    "benchmarks.analysis_vs_gnubg, "
                     "benchmarks.cube_vs_gnubg (each with --help).",
         epilog="known: " + ", ".join(n.removeprefix("bench_") for n in names))
     parser.add_argument("name", nargs="*", metavar="NAME", help="benchmarks to run, e.g. movegen")
