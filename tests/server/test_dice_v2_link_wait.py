@@ -1,0 +1,147 @@
+"""A v2 match's wait for the opponent's link is stated in its match leaf and kept with the
+match (``docs/fair-dice.md`` §The public log, Match leaf; §The roll's life (v2), step 3;
+migration ``0024_match_link_wait``). Before, the wait was a setting of each process
+(``BOARDGAMMON_LINK_WAIT``) in no record: a process restarted with a smaller setting revealed
+the match's rolls without the link sooner, and no verifier could tell. Now a restarted process
+never reveals the match's roll ``absent`` sooner than the stated wait after its request (a
+larger setting of its own waits longer), whether the request was written before the restart
+or is held in the new process, and with Redis (every request written at once). On SQLite and
+PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import REDIS, Player, Wall, live_match, make_app, redis_or_skip
+from sqlalchemy import select
+from test_dice_v2_held import to_roll
+from test_match_dice_v2 import LINK_WAIT_S, Device, events, past_opening
+
+from boardgammon.dice import verify
+from boardgammon.server.services import services
+from boardgammon.server.tables import MatchRow
+from tests.dice import spec_verifier_v2
+
+STATED_MS = round(LINK_WAIT_S * 1000)
+
+
+@pytest.fixture
+def wall():
+    return Wall()
+
+
+def stored_wait(client: TestClient, match_id: str) -> int | None:
+    """The link wait the database keeps with the match (ms)."""
+    with services(client.app).db.read_sessions() as s:
+        return s.scalar(select(MatchRow.link_wait_ms).where(MatchRow.id == match_id))
+
+
+def leaf_fields(client: TestClient, match_id: str) -> dict:
+    """The fields of the match leaf the match's audit document lists."""
+    return json.loads(client.get(f"/api/audit/{match_id}").json()["log"]["match"]["leaf"])
+
+
+def waited(entry: dict) -> float:
+    """Seconds from a roll's request to its reveal, by the record's times."""
+    asked = datetime.fromisoformat(entry["requested_at"].replace("Z", "+00:00"))
+    revealed = datetime.fromisoformat(entry["revealed_at"].replace("Z", "+00:00"))
+    return (revealed - asked).total_seconds()
+
+
+def test_each_kind_of_match_states_the_wait_it_has(database_url, wall):
+    """A live match and one against the computer wait for a link: their leaves state the
+    process's wait, 3000 ms, kept with the match; a correspondence match waits for none: its
+    leaf has no ``link_wait_ms`` and the match keeps none."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        live = live_match(ann, bob)
+        devices = {0: Device(ann), 1: Device(bob)}
+        for device in devices.values():
+            assert device.register(live).status_code == 200
+        past_opening({0: ann, 1: bob}, dict(devices), live)
+        fields = leaf_fields(client, live)
+        assert fields["mode"] == "live" and fields["link_wait_ms"] == STATED_MS == 3000
+        assert stored_wait(client, live) == 3000
+        assert (f'"link_wait_ms":3000,"match_id":"{live}","mode":"live"}}'
+                in client.get(f"/api/audit/{live}").json()["log"]["match"]["leaf"])
+
+        cat, dan = Player.register(client, "cat"), Player.register(client, "dan")
+        post = live_match(cat, dan, mode="correspondence", days=3)
+        for player in (cat, dan):
+            assert Device(player).register(post).status_code == 200
+        while (state := cat.state(post))["phase"] == "opening":
+            assert {0: cat, 1: dan}[state["turn"]].roll(post).status_code == 200
+        fields = leaf_fields(client, post)
+        assert fields["mode"] == "correspondence" and "link_wait_ms" not in fields
+        assert stored_wait(client, post) is None
+
+        eve = Player.register(client, "eve")
+        r = eve.post("/api/matches/computer", {"level": "easy", "length": 1})
+        assert r.status_code == 201, r.text
+        computer = r.json()["match_id"]
+        assert Device(eve).register(computer).status_code == 200
+        client.portal.call(services(client.app).game.tick)
+        fields = leaf_fields(client, computer)
+        assert fields["mode"] == "computer" and fields["link_wait_ms"] == 3000
+        assert stored_wait(client, computer) == 3000
+
+
+@pytest.mark.parametrize("redis", [False, True], ids=["held", "redis"])
+@pytest.mark.parametrize(("restart_wait", "waits"), [(1.0, LINK_WAIT_S), (5.0, 5.0)])
+def test_a_restarted_process_waits_at_least_the_stated_wait(database_url, wall, redis,
+                                                            restart_wait, waits):
+    """The match's leaf states 3 s; the process restarts with ``BOARDGAMMON_LINK_WAIT``
+    ``restart_wait``. A roll requested before the stop (written by the clean stop) and one
+    requested after it (held in the new process, or written at once with Redis) each go
+    without the link only once ``waits`` (the larger of the two) has passed since their
+    request: not at the new process's 1 s. The record shows it, and verifies."""
+    if redis:
+        redis_or_skip()
+    extra = {"redis_url": REDIS} if redis else {}
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             **extra)) as client:
+        match_id, players, _ = to_roll(client, wall)
+        seat = players[0].state(match_id)["turn"]
+        assert events(players[seat].roll(match_id), "roll_requested")
+        first = players[seat].state(match_id)["pending_roll"]["roll_id"]
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=restart_wait,
+                             **extra)) as client:
+        for player in players.values():
+            player.client = client
+        game = services(client.app).game
+        assert stored_wait(client, match_id) == STATED_MS
+        rolled = []
+        for roll_id in (first, None):
+            if roll_id is None:  # the next roll, requested in this process
+                roller = players[players[0].state(match_id)["turn"]]
+                assert roller.state(match_id)["phase"] == "roll"
+                assert events(roller.roll(match_id), "roll_requested")
+                roll_id = roller.state(match_id)["pending_roll"]["roll_id"]
+            else:
+                roller = players[seat]
+            wall.advance(min(restart_wait, LINK_WAIT_S) + 0.5)
+            assert match_id not in game._service.due_ids()
+            client.portal.call(game.tick)
+            pending = roller.state(match_id)["pending_roll"]
+            assert (pending["roll_id"], pending["state"]) == (roll_id, "requested")
+            wall.advance(waits - min(restart_wait, LINK_WAIT_S) - 0.4)  # waits + 0.1 s in all
+            assert match_id in game._service.due_ids()
+            client.portal.call(game.tick)
+            state = roller.state(match_id)
+            assert state["rolls"][-1]["roll_id"] == roll_id
+            assert state["rolls"][-1]["opponent_source"] == "absent"
+            rolled.append(roll_id)
+            notation = state["legal_plays"][0]["notation"]
+            assert roller.act(match_id, "play", play=notation).status_code == 200
+        document = client.get(f"/api/audit/{match_id}").json()
+        assert document["verified"] is True, document["failure"]
+        for entry in document["rolls"]:
+            if entry["roll_id"] in rolled:
+                assert waited(entry) == pytest.approx(waits + 0.1, abs=0.01)
+        report = verify.verify_document(document)
+        assert report.ok, report.failure
+        assert report.mode is not None and report.mode.link_wait_ms == STATED_MS
+        assert not [v for v in spec_verifier_v2.check(document) if v.startswith("bad")]
