@@ -11,7 +11,8 @@ It exits 0 when every revealed roll matches its commitment and its dice, the has
 intact and only the record's last roll is still unresolved (committed, requested or revealed),
 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``, ``dice
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
-``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
+``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing``, ``absent
+too early`` (an ``absent`` roll revealed before the wait its match leaf states) and ``log
 mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
 be loaded, ``--head`` is no chain head (64 hex digits) or ``--log`` without an entries file
 has no URL source to read the log from (each of those two one line on standard error). A v2
