@@ -6,7 +6,8 @@ the match's rolls without the link sooner, and no verifier could tell. Now a res
 never reveals the match's roll ``absent`` sooner than the stated wait after its request (a
 larger setting of its own waits longer), whether the request was written before the restart
 or is held in the new process, and with Redis (every request written at once). On SQLite and
-PostgreSQL."""
+PostgreSQL. A server that cuts the stated wait short is caught by its own audit verdict and both
+verifiers."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from test_dice_v2_held import to_roll
 from test_match_dice_v2 import LINK_WAIT_S, Device, events, past_opening
 
 from boardgammon.dice import verify
+from boardgammon.server import match_dice, match_repository
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchRow
 from tests.dice import spec_verifier_v2
@@ -145,3 +147,40 @@ def test_a_restarted_process_waits_at_least_the_stated_wait(database_url, wall, 
         assert report.ok, report.failure
         assert report.mode is not None and report.mode.link_wait_ms == STATED_MS
         assert not [v for v in spec_verifier_v2.check(document) if v.startswith("bad")]
+
+
+def test_a_server_that_cuts_the_stated_wait_short_is_caught(database_url, wall, monkeypatch):
+    """A server that ignores its match's stated wait (the stated due time replaced by the
+    process's own: how every server behaved before the wait was stated) and, restarted with a
+    1 s wait, reveals a roll 1.5 s after its request under a leaf stating 3000 ms: its own
+    audit verdict, verify.py and the spec's verifier all fail the roll as ``absent too
+    early``; the audit page names it."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, _ = to_roll(client, wall)
+
+    def own_wait_only(link_due, link_wait, link_wait_ms):
+        return link_due
+
+    monkeypatch.setattr(match_dice, "stated_link_due", own_wait_only)
+    monkeypatch.setattr(match_repository, "stated_link_due", own_wait_only)
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=1.0)) as client:
+        for player in players.values():
+            player.client = client
+        roller = players[players[0].state(match_id)["turn"]]
+        assert events(roller.roll(match_id), "roll_requested")
+        roll_id = roller.state(match_id)["pending_roll"]["roll_id"]
+        wall.advance(1.5)
+        client.portal.call(services(client.app).game.tick)
+        assert roller.state(match_id)["rolls"][-1]["opponent_source"] == "absent"
+        document = client.get(f"/api/audit/{match_id}").json()
+        page = client.get(f"/audit/{match_id}").text
+    index = next(i for i, e in enumerate(document["rolls"]) if e["roll_id"] == roll_id)
+    assert waited(document["rolls"][index]) == pytest.approx(1.5, abs=0.01)
+    assert document["verified"] is False
+    assert (document["failure"]["reason"], document["failure"]["roll_id"]) == (
+        verify.ABSENT_TOO_EARLY, roll_id)
+    assert "states that the server waits 3 s for the link" in document["failure"]["detail"]
+    assert "revealed without the opponent&#39;s link before the server&#39;s stated wait" in page
+    report = verify.verify_document(document)
+    assert (report.failure.verdict, report.failure.index) == (verify.ABSENT_TOO_EARLY, index)
+    assert spec_verifier_v2.check(document)[index] == "bad: absent too early"
