@@ -283,3 +283,21 @@ def test_what_a_second_trial_found_in_verify_py(client, tmp_path):  # noqa: F811
     status, said = run(left_out, saved)
     assert status == 1 and "the document lists anchor leaves" in said[-1]
     assert str(dropped["index"]) in said[-1]
+
+
+@pytest.mark.parametrize("wait", ["-1", "3000.5", "true", '"3000"'])
+def test_a_stated_wait_that_is_no_whole_ms_fails_both_checkers(client, wait):  # noqa: F811
+    """A match leaf whose ``link_wait_ms`` is not an integer >= 0 cannot be read: transparency
+    names it (before its proof, which the change breaks too), verify.py fails the document as a
+    ``log mismatch``."""
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    stated = document["log"]["match"]
+    stated["leaf"] = stated["leaf"].replace('"link_wait_ms":3000', f'"link_wait_ms":{wait}')
+    with pytest.raises(transparency.ProofError,
+                       match=rf"log entry {stated['index']} states the link wait .*, not whole "
+                             r"milliseconds \(an integer >= 0\)"):
+        transparency.check_log(document)
+    report = verify.verify_document(document)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert "not whole milliseconds" in report.failure.detail
