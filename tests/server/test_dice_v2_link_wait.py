@@ -15,14 +15,17 @@ import json
 from datetime import datetime
 
 import pytest
+from alembic import command
 from fastapi.testclient import TestClient
 from gameplay import REDIS, Player, Wall, live_match, make_app, redis_or_skip
-from sqlalchemy import select
+from sqlalchemy import insert, inspect, select, update
 from test_dice_v2_held import to_roll
+from test_due_ids import START, _config, _match, _migrate
 from test_match_dice_v2 import LINK_WAIT_S, Device, events, past_opening
 
-from boardgammon.dice import verify
+from boardgammon.dice import new_match_id, verify
 from boardgammon.server import match_dice, match_repository
+from boardgammon.server.db import create_db_engine, open_database
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchRow
 from tests.dice import spec_verifier_v2
@@ -184,3 +187,67 @@ def test_a_server_that_cuts_the_stated_wait_short_is_caught(database_url, wall, 
     report = verify.verify_document(document)
     assert (report.failure.verdict, report.failure.index) == (verify.ABSENT_TOO_EARLY, index)
     assert spec_verifier_v2.check(document)[index] == "bad: absent too early"
+
+
+def test_a_match_without_a_stored_wait_waits_as_the_process_says(database_url, wall):
+    """A match from before migration 0024 keeps no wait (its leaf, if any, states none): a
+    process restarted with a 1 s wait reveals its roll without the link after 1 s, as every
+    process did before; verify.py checks no wait for it."""
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S)) as client:
+        match_id, players, _ = to_roll(client, wall)
+        with services(client.app).db.writing() as s:
+            s.execute(update(MatchRow).where(MatchRow.id == match_id).values(link_wait_ms=None))
+            s.commit()
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=1.0)) as client:
+        for player in players.values():
+            player.client = client
+        roller = players[players[0].state(match_id)["turn"]]
+        assert events(roller.roll(match_id), "roll_requested")
+        wall.advance(1.5)
+        client.portal.call(services(client.app).game.tick)
+        last = roller.state(match_id)["rolls"][-1]
+        assert last["opponent_source"] == "absent"
+        document = client.get(f"/api/audit/{match_id}").json()
+    entry = next(e for e in document["rolls"] if e["roll_id"] == last["roll_id"])
+    assert waited(entry) == pytest.approx(1.5, abs=0.01)
+    # The leaf, written before the row's wait was taken away, still states 3 s: the record is
+    # judged by the leaf, whatever the row says.
+    assert verify.verify_document(document).failure.verdict == verify.ABSENT_TOO_EARLY
+
+
+def test_the_migration_adds_the_wait_and_leaves_old_matches_without(database_url):
+    """0024 on a database of 0023: the column is there, every match from before has none; it
+    goes down and up again."""
+    _migrate(database_url, "0023_resumption_downtime")
+    engine = create_db_engine(database_url)
+    match_id = new_match_id()
+    try:
+        with engine.begin() as connection:
+            connection.execute(insert(MatchRow.__table__).values(
+                _match(match_id, "v2", "live", "active", START)))
+    finally:
+        engine.dispose()
+    db = open_database(database_url)
+    try:
+        with db.read_sessions() as s:
+            assert s.scalar(select(MatchRow.link_wait_ms).where(MatchRow.id == match_id)) is None
+    finally:
+        db.dispose()
+    engine = create_db_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            config = _config()
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0023_resumption_downtime")
+        with engine.connect() as connection:
+            assert "link_wait_ms" not in {c["name"] for c in
+                                          inspect(connection).get_columns("matches")}
+    finally:
+        engine.dispose()
+    _migrate(database_url, "head")
+    engine = create_db_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            assert "link_wait_ms" in {c["name"] for c in inspect(connection).get_columns("matches")}
+    finally:
+        engine.dispose()
