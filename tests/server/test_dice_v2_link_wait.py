@@ -26,6 +26,8 @@ from test_match_dice_v2 import LINK_WAIT_S, Device, events, past_opening
 from boardgammon.dice import new_match_id, verify
 from boardgammon.server import match_dice, match_repository
 from boardgammon.server.db import create_db_engine, open_database
+from boardgammon.server.match_service import MatchService
+from boardgammon.server.service_clock import ServiceClock
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchRow
 from tests.dice import spec_verifier_v2
@@ -251,3 +253,13 @@ def test_the_migration_adds_the_wait_and_leaves_old_matches_without(database_url
             assert "link_wait_ms" in {c["name"] for c in inspect(connection).get_columns("matches")}
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("seconds", [-1.0, float("inf"), float("nan")])
+def test_a_wait_no_leaf_can_state_is_refused_at_the_start(seconds):
+    """The process's wait is stated in each live match's leaf in whole ms: a negative,
+    infinite or NaN ``BOARDGAMMON_LINK_WAIT`` would fail every first roll, so the service
+    refuses it when it is made, before any database is touched, saying which setting."""
+    with pytest.raises(ValueError, match=r"the link wait \(BOARDGAMMON_LINK_WAIT\) must be a "
+                                         r"number of seconds, 0 or more, got "):
+        MatchService(None, ServiceClock(), link_wait_s=seconds)  # type: ignore[arg-type]

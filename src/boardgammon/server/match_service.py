@@ -199,6 +199,10 @@ class MatchService:
             link and be written with it (:meth:`MatchRepository.hold`): only where this is
             the only process that writes matches (no Redis), since the link may reach
             another.
+
+    Raises:
+        ValueError: ``dice`` is neither protocol; ``link_wait_s`` is negative, infinite or
+            not a number.
     """
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
@@ -207,6 +211,10 @@ class MatchService:
                  link_grace_s: float = LINK_GRACE_S) -> None:
         if dice not in ("v1", "v2"):
             raise ValueError(f"dice must be v1 or v2, got {dice!r}")
+        if not 0 <= link_wait_s < float("inf"):
+            # Each live match's log leaf states it in whole ms: it must be a time one can wait.
+            raise ValueError(f"the link wait (BOARDGAMMON_LINK_WAIT) must be a number of "
+                             f"seconds, 0 or more, got {link_wait_s!r}")
         self.db = db
         self.dice = dice
         self.hold_requests = hold_requests
