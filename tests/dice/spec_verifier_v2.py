@@ -17,6 +17,10 @@ record's time of its change (``"bad: log time"``); a roll's leaves, where it has
 exactly its changes in the order of its life (``"bad: log changes"``), each with the entry hash
 of the roll as it stood after that change (``"bad: log hash"``; §The record (v2), A roll's
 leaves).
+Where the match leaf states the server's wait for the opponent's link (``link_wait_ms``, §The
+public log, Match leaf), a roll revealed without the link (``absent``) less than that many
+milliseconds after its request (``revealed_at`` − ``requested_at``) is ``"bad: absent too
+early"``; a leaf without it (a correspondence match, a leaf from before) checks no wait.
 ``steps(document) -> list``: the ``k`` of each roll (§Terms (v2): every roll whose opponent has
 a chain uses up one of its links).
 """
@@ -27,6 +31,7 @@ import hashlib
 import hmac
 import json
 import struct
+from datetime import datetime
 
 
 def _lp(data: bytes) -> bytes:
@@ -151,16 +156,43 @@ def registered(document: dict, leaves: list[str] | None) -> dict:
     return seats
 
 
-def stated_mode(document: dict, leaves: list[str] | None = None) -> str | None:
-    """Spec §The public log, Match leaf: how the match is played, from its first match leaf
-    (in the log when given, else the one the document lists); ``None`` where there is none."""
+def match_leaf(document: dict, leaves: list[str] | None = None) -> dict | None:
+    """Spec §The public log, Match leaf: the fields of the match's first match leaf (in the
+    log when given, else the one the document lists); ``None`` where there is none."""
     listed = document.get("log", {}).get("match")
     found = leaves if leaves is not None else ([listed["leaf"]] if listed else [])
     for leaf in found:
         fields = json.loads(leaf)
         if fields.get("event") == "match" and fields.get("match_id") == document["match_id"]:
-            return fields["mode"]
+            return fields
     return None
+
+
+def stated_mode(document: dict, leaves: list[str] | None = None) -> str | None:
+    """How the match is played, as its match leaf states it; ``None`` without one."""
+    fields = match_leaf(document, leaves)
+    return fields["mode"] if fields is not None else None
+
+
+def stated_wait(document: dict, leaves: list[str] | None = None) -> int | None:
+    """The server's wait for the opponent's link (whole ms) the match leaf states: a JSON
+    integer >= 0 (a leaf with anything else is asserted away: it cannot be read); ``None``
+    where the leaf states none (correspondence, a leaf from before) or there is no leaf."""
+    fields = match_leaf(document, leaves)
+    if fields is None or "link_wait_ms" not in fields:
+        return None
+    wait = fields["link_wait_ms"]
+    assert type(wait) is int and wait >= 0, f"link_wait_ms {wait!r} is no whole ms"
+    return wait
+
+
+def waited_us(e: dict) -> int:
+    """Microseconds from the roll's ``requested_at`` to its ``revealed_at`` (record times,
+    ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, UTC)."""
+    spelled = "%Y-%m-%dT%H:%M:%S.%fZ"
+    gap = datetime.strptime(e["revealed_at"], spelled) - datetime.strptime(e["requested_at"],
+                                                                          spelled)
+    return (gap.days * 86400 + gap.seconds) * 1_000_000 + gap.microseconds
 
 
 # Spec §The record (v2), Times in the log: the record's time of the change a leaf stands for.
@@ -243,6 +275,7 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
     chains = list(document["anchors"])  # what each seat's next link must hash to
     used = [False, False]  # whether a roll fixed a link of each seat's chain yet
     logged = registered(document, leaves)
+    wait = stated_wait(document, leaves)
     prev = "0" * 64
     verdicts = []
     for index, (e, k) in enumerate(zip(document["rolls"], steps(document), strict=True)):
@@ -290,6 +323,14 @@ def check(document: dict, leaves: list[str] | None = None) -> list[str]:
             # §The roll's life (v2): a requested roll is voided only when its game or the
             # match ends, so the next roll, if any, is the next game's opening roll.
             verdict = "bad: void after request"
+        if (
+            not verdict.startswith("bad")
+            and wait is not None
+            and e["opponent_source"] == "absent"
+            and waited_us(e) < wait * 1000
+        ):
+            # §The public log, Match leaf: an absent roll waited at least the stated wait.
+            verdict = "bad: absent too early"
         verdicts.append(verdict)
         prev = entry_hash(match_id, e)
     if document["chain_head"] != prev:

@@ -359,3 +359,84 @@ def test_a_roll_voided_before_its_request_may_be_rolled_again():
     assert report.ok, report.failure
     assert [c.verdict for c in report.checks] == ["never revealed", "ok", "ok"]
     assert spec_verifier_v2.check(document) == ["void", "ok", "ok"]
+
+
+def _stating(document: dict, leaf: str) -> dict:
+    """``document`` with ``leaf`` listed as its match leaf (``log.match``, as the audit JSON
+    lists it; its inclusion proof is transparency.py's to check, not the verifiers')."""
+    document["log"] = {"match": {"index": 0, "event": "match", "leaf": leaf}}
+    return document
+
+
+def _match_leaf(mode: str, wait: int | str | None) -> str:
+    """The spec's match leaf of the k = 2 vector's match, written out as §The public log's
+    test vector writes it, stating ``wait`` (``link_wait_ms``, left out where ``None``)."""
+    stated = "" if wait is None else f'"link_wait_ms":{wait},'
+    return ('{"at":"2026-12-02T12:00:00+00:00","event":"match","format":"boardgammon-log-v1",'
+            f'{stated}"match_id":"{MATCH}","mode":"{mode}"}}')
+
+
+def test_an_absent_roll_revealed_before_the_stated_wait_fails_both_verifiers(tmp_path, capsys):
+    """The k = 2 vector's first roll is ``absent``, revealed exactly 3 s after its request
+    (12:00:02 → 12:00:05). Its match leaf stating 3000 ms: both verifiers pass it, and
+    verify.py says the wait. Revealed a microsecond sooner (the record rewritten, hashes made
+    to fit), or under a leaf stating 3001 ms, both fail it as ``absent too early``: the server
+    did not wait for the link as long as it said it would."""
+    honest = _stating(copy.deepcopy(v2_document("rol_0003")), _match_leaf("live", 3000))
+    report = verify_document(honest)
+    assert report.ok, report.failure
+    assert report.mode == verify.Mode("live", "2026-12-02T12:00:00+00:00", 0, False, 3000)
+    assert ("Its server waits 3 s for the opponent's link before it rolls without it"
+            in "\n".join(verify.format_report(report)))
+    assert spec_verifier_v2.stated_wait(honest) == 3000
+    assert spec_verifier_v2.check(honest) == ["ok", "ok", "ok"]
+
+    early = copy.deepcopy(honest)
+    early["rolls"][0]["revealed_at"] = "2026-12-02T12:00:04.999999Z"
+    _rehashed(early)
+    report = verify_document(early)
+    assert [c.verdict for c in report.checks] == [verify.ABSENT_TOO_EARLY, "ok", "ok"]
+    assert (report.failure.index, report.failure.roll_id) == (0, "rol_0003")
+    assert report.failure.detail == (
+        "the roll was revealed without the opponent's link at 2026-12-02T12:00:04.999999Z, "
+        "2.999999 s after its request at 2026-12-02T12:00:02.000000Z; the public log's entry 0 "
+        "states that the server waits 3 s for the link in this match before it rolls without "
+        "it, so it did not wait as it said")
+    assert spec_verifier_v2.check(early) == ["bad: absent too early", "ok", "ok"]
+    path = tmp_path / "early.json"
+    path.write_text(json.dumps(early))
+    assert verify.main([str(path)]) == 1
+    assert "FAIL: roll rol_0003 (#0): absent too early: " in capsys.readouterr().out
+
+    longer = _stating(copy.deepcopy(v2_document("rol_0003")), _match_leaf("computer", 3001))
+    assert verify_document(longer).failure.verdict == verify.ABSENT_TOO_EARLY
+    assert spec_verifier_v2.check(longer) == ["bad: absent too early", "ok", "ok"]
+
+
+@pytest.mark.parametrize(("mode", "wait"), [("live", None), ("correspondence", None),
+                                            ("live", 0)])
+def test_a_leaf_that_states_no_longer_wait_checks_none(mode, wait):
+    """A leaf without ``link_wait_ms`` (a correspondence match, whose turns are revealed at
+    once, or a leaf written before the wait was stated) states no wait: an ``absent`` roll
+    revealed at once passes both verifiers, as it did before; a wait of 0 ms is met by any."""
+    document = copy.deepcopy(v2_document("rol_0003"))
+    document["rolls"][0]["revealed_at"] = document["rolls"][0]["requested_at"]
+    _stating(_rehashed(document), _match_leaf(mode, wait))
+    report = verify_document(document)
+    assert report.ok, report.failure
+    assert report.mode is not None and report.mode.link_wait_ms == wait
+    said = "\n".join(verify.format_report(report))
+    assert ("Its server waits" in said) is (wait is not None)
+    assert spec_verifier_v2.stated_wait(document) == wait
+    assert spec_verifier_v2.check(document) == ["ok", "ok", "ok"]
+
+
+@pytest.mark.parametrize("wait", ["-1", "3000.0", "true", '"3000"', "null"])
+def test_a_wait_that_is_no_whole_ms_is_a_leaf_that_cannot_be_read(wait):
+    document = _stating(copy.deepcopy(v2_document("rol_0003")), _match_leaf("live", wait))
+    report = verify_document(document)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert (f"log entry 0, the match's mode, states the link wait {json.loads(wait)!r}, not "
+            "whole milliseconds (an integer >= 0)") == report.failure.detail
+    with pytest.raises(AssertionError, match="is no whole ms"):
+        spec_verifier_v2.check(document)

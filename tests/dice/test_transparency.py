@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -256,6 +257,37 @@ def test_a_match_leaf_is_the_spec_test_vector():
         match_leaf_bytes("mat_test", "blitz", "2026-12-02T13:00:00+00:00")
 
 
+MATCH_LEAF_WAIT_HASH = "837e25381a18882b89865e6b36b922d228d9b1c8dd1be23fee7da5c1ab46097b"
+
+
+def test_a_match_leaf_with_the_link_wait_is_the_spec_test_vector():
+    leaf = match_leaf_bytes("mat_test", "live", "2026-12-02T13:00:00+00:00", 3000)
+    assert leaf == (b'{"at":"2026-12-02T13:00:00+00:00","event":"match",'
+                    b'"format":"boardgammon-log-v1","link_wait_ms":3000,"match_id":"mat_test",'
+                    b'"mode":"live"}')
+    assert leaf_hash(leaf).hex() == MATCH_LEAF_WAIT_HASH
+    assert leaf_hash(match_leaf_bytes("mat_test", "computer", "2026-12-02T13:00:00+00:00",
+                                      3000)).hex() != MATCH_LEAF_WAIT_HASH
+    assert leaf_hash(match_leaf_bytes("mat_test", "live", "2026-12-02T13:00:00+00:00",
+                                      2999)).hex() != MATCH_LEAF_WAIT_HASH
+    # 0 is a wait stated (the server rolls without the link at once), not one left out.
+    assert b'"link_wait_ms":0,' in match_leaf_bytes("mat_test", "live", "2026-12-02T13:00:00Z", 0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "wait", "said"),
+    [
+        ("live", -1, "whole milliseconds (an integer >= 0), got -1"),
+        ("live", 2.5, "whole milliseconds (an integer >= 0), got 2.5"),
+        ("live", True, "whole milliseconds (an integer >= 0), got True"),
+        ("correspondence", 3000, "a correspondence match waits for no link"),
+    ],
+)
+def test_a_match_leaf_refuses_a_wait_it_cannot_state(mode, wait, said):
+    with pytest.raises(ValueError, match=re.escape(said)):
+        match_leaf_bytes("mat_test", mode, "2026-12-02T13:00:00+00:00", wait)
+
+
 def test_the_spec_states_these_vectors():
     spec = (Path(__file__).resolve().parents[2] / "docs" / "fair-dice.md").read_text("utf-8")
     for vector in [
@@ -263,6 +295,7 @@ def test_the_spec_states_these_vectors():
         "a48e060f4faafec83967ed40ae4934a7726974d0d6acc4b7df68caf3f85116a1",
         ANCHOR_LEAF_HASH,
         MATCH_LEAF_HASH,
+        MATCH_LEAF_WAIT_HASH,
         "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
         "626f61726467616d6d6f6e2d6c6f672d686561642d7631` `00` `0000000000000003` `0000019adf25fc80",
     ]:

@@ -52,8 +52,9 @@ def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  #
     assert document["verified"] is True, document["failure"]
     stated = document["log"]["match"]
     fields = json.loads(stated["leaf"])
+    # The server's wait for the link (BOARDGAMMON_LINK_WAIT, 3 s here) in whole ms.
     assert fields == {"at": fields["at"], "event": "match", "format": "boardgammon-log-v1",
-                      "match_id": match_id, "mode": "live"}
+                      "link_wait_ms": 3000, "match_id": match_id, "mode": "live"}
     first = document["rolls"][0]
     # Logged in the first roll's transaction, at its commitment time, just before its leaf.
     assert fields["at"] == verify.leaf_time(first["committed_at"])
@@ -63,7 +64,8 @@ def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  #
     assert [f for f in mine if f["event"] == "match" and f["match_id"] == match_id] == [fields]
     # Both checkers and the spec's reading say the mode; the page too, in its language.
     lines = transparency.check_log(document)
-    assert f"it is a live match, as its log entry {stated['index']} states" in " ".join(lines)
+    assert (f"it is a live match, where the server waits 3 s for the opponent's link before "
+            f"it rolls without it, as its log entry {stated['index']} states") in " ".join(lines)
     # One roll's proof lists no match leaf, and says nothing of the mode (a new user's trial:
     # it said "a match from before 2026-12-05 has none" of a match minutes old).
     proof = client.get(f"/api/audit/{match_id}/rolls/{first['roll_id']}/proof").json()
@@ -74,27 +76,37 @@ def test_a_live_match_states_its_mode_once_with_its_first_roll(client, lang):  #
         report = verify.verify_document(document, log_leaves=leaves)
         proven = leaves is not None
         assert report.ok
-        assert report.mode == verify.Mode("live", fields["at"], stated["index"], proven)
+        assert report.mode == verify.Mode("live", fields["at"], stated["index"], proven, 3000)
         said = "\n".join(verify.format_report(report))
         assert ("It is a live match, as the public log states" in said) is proven
         assert ("It is a live match, as the document's log entry" in said) is not proven
+        assert ("Its server waits 3 s for the opponent's link before it rolls without it, as "
+                "the same entry states") in said
     assert spec_verifier_v2.stated_mode(document) == "live"
     page = client.get(f"/audit/{match_id}?lang={lang}").text
     assert 'id="mode" data-mode="live"' in page
     words = {"en": "A live match", "de": "Ein Live-Match", "ja": "ライブ対戦"}[lang]
     assert words in page
+    assert '<span id="link-wait" data-link-wait-ms="3000">' in page
+    waits = {"en": "The server waits 3 s for the opponent&#39;s link",
+             "de": "Der Server wartet 3 s auf das Glied des Gegners",
+             "ja": "サーバーは相手のリンクを 3 秒待ってから"}[lang]
+    assert waits in page
 
 
 def test_a_correspondence_match_says_so(client):  # noqa: F811
     match_id = played_live(client, mode="correspondence", days=3)
     document = client.get(f"/api/audit/{match_id}").json()
     assert document["verified"] is True, document["failure"]
-    assert json.loads(document["log"]["match"]["leaf"])["mode"] == "correspondence"
+    fields = json.loads(document["log"]["match"]["leaf"])
+    # Its turns do not ask the opponent's device, so it states no wait for the link.
+    assert fields["mode"] == "correspondence" and "link_wait_ms" not in fields
     # Its turns do not ask the opponent's device: every roll goes without the link.
     assert {r["opponent_source"] for r in document["rolls"] if r["dice"]} == {"absent"}
     assert verify.verify_document(document, log_leaves=entries(client)[
         :document["log"]["head"]["tree_size"]]).mode.mode == "correspondence"
-    assert 'data-mode="correspondence"' in client.get(f"/audit/{match_id}").text
+    page = client.get(f"/audit/{match_id}").text
+    assert 'data-mode="correspondence"' in page and 'id="link-wait"' not in page
 
 
 def test_a_match_against_the_computer_says_so(client):  # noqa: F811
@@ -271,3 +283,21 @@ def test_what_a_second_trial_found_in_verify_py(client, tmp_path):  # noqa: F811
     status, said = run(left_out, saved)
     assert status == 1 and "the document lists anchor leaves" in said[-1]
     assert str(dropped["index"]) in said[-1]
+
+
+@pytest.mark.parametrize("wait", ["-1", "3000.5", "true", '"3000"'])
+def test_a_stated_wait_that_is_no_whole_ms_fails_both_checkers(client, wait):  # noqa: F811
+    """A match leaf whose ``link_wait_ms`` is not an integer >= 0 cannot be read: transparency
+    names it (before its proof, which the change breaks too), verify.py fails the document as a
+    ``log mismatch``."""
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    stated = document["log"]["match"]
+    stated["leaf"] = stated["leaf"].replace('"link_wait_ms":3000', f'"link_wait_ms":{wait}')
+    with pytest.raises(transparency.ProofError,
+                       match=rf"log entry {stated['index']} states the link wait .*, not whole "
+                             r"milliseconds \(an integer >= 0\)"):
+        transparency.check_log(document)
+    report = verify.verify_document(document)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert "not whole milliseconds" in report.failure.detail

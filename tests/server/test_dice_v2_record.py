@@ -32,8 +32,9 @@ def test_the_independent_verifier_imports_nothing_from_the_package():
         for alias in node.names
     }
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    # Standard library only: the log's leaves are JSON, their times ISO 8601.
-    assert imported == {"__future__", "hashlib", "hmac", "json", "struct"}
+    # Standard library only: the log's leaves are JSON, their times ISO 8601; datetime
+    # subtracts a roll's request from its reveal (the match leaf's stated link wait).
+    assert imported == {"__future__", "datetime", "hashlib", "hmac", "json", "struct"}
 
 
 @pytest.mark.parametrize("kind", ["live", "correspondence", "computer"])

@@ -26,6 +26,7 @@ VERDICTS = (
     verify.VOID_AFTER_REQUEST,
     verify.CHAIN_SKIPPED,
     verify.ANCHOR_MISSING,
+    verify.ABSENT_TOO_EARLY,
     verify.LOG_MISMATCH,
 )
 

@@ -80,7 +80,7 @@ class World:
             at, due = now + shift, link_due + timedelta(seconds=shift)
             for link in (due, None):
                 expected = due_ids_anti_join(self.db, at, link)
-                got = service.matches.due_ids(at, link)
+                got = service.matches.due_ids(at, link, service.link_wait)
                 assert len(got) == len(set(got)), got
                 assert sorted(got) == sorted(expected), (shift, link)
 

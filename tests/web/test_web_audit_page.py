@@ -108,6 +108,8 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
         # public log, Match leaf), above the counts that it explains.
         assert page.get_attribute("#mode", "data-mode") == "computer"
         assert in_view(page, "#mode", 1280)
+        # With the server's wait for the human's link, as the leaf states it (3 s default).
+        assert page.get_attribute("#link-wait", "data-link-wait-ms") == "3000"
         # Each row under its roller's name, anchored by its roll ID (the computer may have
         # rolled again since: the record only grows).
         shown = page.eval_on_selector_all(

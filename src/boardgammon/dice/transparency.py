@@ -251,20 +251,38 @@ def anchor_leaf_bytes(match_id: str, seat: int, anchor: str, at: str) -> bytes:
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def match_leaf_bytes(match_id: str, mode: str, at: str) -> bytes:
+def match_leaf_bytes(match_id: str, mode: str, at: str, link_wait_ms: int | None = None) -> bytes:
     """The leaf that states how a v2 match is played (``docs/fair-dice.md`` §The public log,
-    Match leaf): ``{"at", "event": "match", "format", "match_id", "mode"}`` encoded as
-    :func:`leaf_bytes` encodes a roll's change; ``mode`` one of :data:`MODES`, ``at`` its first
-    roll's commitment time, ISO 8601 with offset.
+    Match leaf): ``{"at", "event": "match", "format", "link_wait_ms", "match_id", "mode"}``
+    encoded as :func:`leaf_bytes` encodes a roll's change; ``mode`` one of :data:`MODES`,
+    ``at`` its first roll's commitment time, ISO 8601 with offset; ``link_wait_ms`` the
+    server's wait for the opponent's link in whole milliseconds (a live match's, or one
+    against the computer), left out where it is ``None`` (a correspondence match, which waits
+    for no link, and every leaf written before 2026-12-05's wait was stated).
 
     Raises:
-        ValueError: ``mode`` is none of :data:`MODES`.
+        ValueError: ``mode`` is none of :data:`MODES`; ``link_wait_ms`` is not an integer
+            >= 0, or is given for a correspondence match.
     """
     if mode not in MODES:
         raise ValueError(f"mode {mode!r} is none of {', '.join(MODES)}")
-    document = {"format": LOG_FORMAT, "event": MATCH_EVENT, "at": at, "match_id": match_id,
-                "mode": mode}
+    document: dict[str, Any] = {"format": LOG_FORMAT, "event": MATCH_EVENT, "at": at,
+                                "match_id": match_id, "mode": mode}
+    if link_wait_ms is not None:
+        if not _is_wait(link_wait_ms):
+            raise ValueError(f"link_wait_ms must be whole milliseconds (an integer >= 0), got "
+                             f"{link_wait_ms!r}")
+        if mode == "correspondence":
+            raise ValueError("a correspondence match waits for no link: its leaf states no "
+                             "link_wait_ms")
+        document["link_wait_ms"] = link_wait_ms
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _is_wait(value: object) -> bool:
+    """Whether ``value`` is a match leaf's ``link_wait_ms``: an integer >= 0 (JSON's true and
+    false read as Python's bool, an int, and are none)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def head_bytes(tree_size: int, timestamp_ms: int, root_hash: bytes) -> bytes:
@@ -641,14 +659,18 @@ def check_log(document: dict, public_key: str | None = None) -> list[str]:
         if not roll.get("log"):
             unlogged += 1
     anchors = _check_anchor_leaves(document, size, root)
-    mode = _check_match_leaf(document, size, root)
+    stated = _check_match_leaf(document, size, root)
     lines.append(f"{count} log entries of its rolls included in the tree of size {size}")
     if anchors:
         lines.append(f"{anchors} chain anchor(s) included, each the record's for its seat")
-    if mode is not None:
+    if stated is not None:
+        mode, wait = stated
         words = {"computer": "a match against the computer"}.get(mode, f"a {mode} match")
-        lines.append(f"it is {words}, as its log entry {document['log']['match']['index']} "
-                     "states (logged with its first roll)")
+        waits = ("" if wait is None else
+                 f", where the server waits {wait_words(wait)} for the opponent's link before "
+                 "it rolls without it")
+        lines.append(f"it is {words}{waits}, as its log entry "
+                     f"{document['log']['match']['index']} states (logged with its first roll)")
     elif v2 and not one_roll:
         lines.append("the document lists no log entry of the match's mode: a match from before "
                      "2026-12-05 has none; --scan finds one the log holds and the document "
@@ -794,10 +816,20 @@ def _check_anchor_leaves(document: dict, size: int, root: bytes) -> int:
     return len(entries)
 
 
-def _check_match_leaf(document: dict, size: int, root: bytes) -> str | None:
+def wait_words(link_wait_ms: int) -> str:
+    """A match leaf's ``link_wait_ms`` in words: ``3 s``, ``2.5 s``, ``250 ms``."""
+    if link_wait_ms < 1000:
+        return f"{link_wait_ms} ms"
+    return f"{link_wait_ms / 1000:g} s"
+
+
+def _check_match_leaf(document: dict, size: int,
+                      root: bytes) -> tuple[str, int | None] | None:
     """Check the leaf that states the match's mode (``log.match``, v2), if the document lists
-    one: it names the match, says a mode of :data:`MODES` and has an inclusion proof to the
-    head's root. The mode, or ``None`` where none is listed.
+    one: it names the match, says a mode of :data:`MODES`, a ``link_wait_ms`` where it has one
+    that is whole milliseconds (an integer >= 0), and has an inclusion proof to the head's
+    root. The mode and the stated wait (``None`` where the leaf states none: a correspondence
+    match, or a leaf from before 2026-12-05's wait), or ``None`` where none is listed.
 
     Raises:
         ProofError: it does not hold.
@@ -814,9 +846,13 @@ def _check_match_leaf(document: dict, size: int, root: bytes) -> str | None:
     if fields.get("mode") not in MODES:
         raise ProofError(f"log entry {entry['index']} says the match is "
                          f"{_shown(fields.get('mode'))}, none of {', '.join(MODES)}")
+    wait = fields.get("link_wait_ms")
+    if "link_wait_ms" in fields and not _is_wait(wait):
+        raise ProofError(f"log entry {entry['index']} states the link wait "
+                         f"{_shown(wait)}, not whole milliseconds (an integer >= 0)")
     path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
     verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
-    return str(fields["mode"])
+    return str(fields["mode"]), wait
 
 
 def proof_document(proof: dict) -> dict:

@@ -11,7 +11,8 @@ It exits 0 when every revealed roll matches its commitment and its dice, the has
 intact and only the record's last roll is still unresolved (committed, requested or revealed),
 1 naming the first roll that fails and why (``seed missing``, ``commitment mismatch``, ``dice
 mismatch``, ``chain broken``, ``left unresolved``, for v2 also ``opponent link mismatch``,
-``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing`` and ``log
+``void after reveal``, ``void after request``, ``chain skipped``, ``anchor missing``, ``absent
+too early`` (an ``absent`` roll revealed before the wait its match leaf states) and ``log
 mismatch``, or ``malformed`` for an entry that cannot be read), and 2 when the document cannot
 be loaded, ``--head`` is no chain head (64 hex digits) or ``--log`` without an entries file
 has no URL source to read the log from (each of those two one line on standard error). A v2
@@ -111,6 +112,11 @@ LEFT_UNRESOLVED = "left unresolved"
 # it dropped after the roller's input (and perhaps the opponent's link) had reached it, and
 # rolled again (a "busy" reroll; the players' devices flag it as ``void_after_request``).
 VOID_AFTER_REQUEST = "void after request"
+# v2: a roll revealed without the opponent's link (``absent``) sooner after its request than
+# the wait for the link its match's leaf in the public log states (``link_wait_ms``): the
+# server did not wait for the link as it said it would (it may have held the link back and
+# rolled without it, or cut the wait of a device about to answer).
+ABSENT_TOO_EARLY = "absent too early"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
 MATCH_EVENT = "match"  # the public log's leaf that states how a v2 match is played
 MODES = ("live", "correspondence", "computer")
@@ -893,7 +899,12 @@ def verify_document(
     roll with that opponent continues it (:data:`LINK_MISMATCH` otherwise). The report's
     ``mode`` is how the match is played as the public log states it (:func:`logged_mode`:
     from ``log_leaves`` when given, else the document's ``log.match``); a listed leaf that is
-    not the log's first of the match's mode is :data:`LOG_MISMATCH`.
+    not the log's first of the match's mode is :data:`LOG_MISMATCH`. Where that leaf states
+    the server's wait for the opponent's link (``link_wait_ms``), a roll revealed without
+    the link (``absent``) less than that after its request (``revealed_at`` −
+    ``requested_at``) is :data:`ABSENT_TOO_EARLY` (:func:`_fail_absent_too_early`); a leaf
+    that states none (a correspondence match, a leaf from before 2026-12-05's wait) checks
+    no wait.
 
     Raises:
         ValueError: the document is not an audit document of a known format.
@@ -949,6 +960,8 @@ def verify_document(
             mode = None
             if late is None:
                 late = RollCheck(len(rolls), "(public log)", LOG_MISMATCH, str(exc))
+        if mode is not None:
+            _fail_absent_too_early(rolls, checks, mode)
     else:
         for index, entry in enumerate(rolls):
             check, head = check_roll(match_id, index, entry, head)
@@ -1032,6 +1045,38 @@ def _fail_void_after_request(rolls: list, checks: list[RollCheck]) -> None:
             )
             checks[index] = RollCheck(index, check.roll_id, VOID_AFTER_REQUEST, detail)
             break
+
+
+def _fail_absent_too_early(rolls: list, checks: list[RollCheck], mode: Mode) -> None:
+    """Mark, in ``checks``, every v2 roll of ``rolls`` that passed its own checks and was
+    revealed without the opponent's link (``opponent_source`` ``absent``) less than
+    ``mode.link_wait_ms`` after its request (``revealed_at`` − ``requested_at``, to the
+    microsecond) as :data:`ABSENT_TOO_EARLY`; nothing where the match's leaf states no wait.
+    The server reveals a roll without the link only once the wait its match's leaf states is
+    over (``docs/fair-dice.md`` §The roll's life (v2), step 3): the opponent's device, which
+    answers at once, had that long to send it."""
+    if mode.link_wait_ms is None:
+        return
+    wait_us = mode.link_wait_ms * 1000
+    for index, (entry, check) in enumerate(zip(rolls, checks, strict=False)):
+        if check.failed or not isinstance(entry, dict) or entry.get("opponent_source") != "absent":
+            continue
+        asked, revealed = entry.get("requested_at"), entry.get("revealed_at")
+        if not (isinstance(asked, str) and isinstance(revealed, str)
+                and _is_record_time(asked) and _is_record_time(revealed)):
+            continue  # a roll's own check fails a revealed v2 roll without both times
+        waited = datetime.strptime(revealed, "%Y-%m-%dT%H:%M:%S.%fZ") - datetime.strptime(
+            asked, "%Y-%m-%dT%H:%M:%S.%fZ")
+        waited_us = (waited.days * 86400 + waited.seconds) * 1_000_000 + waited.microseconds
+        if waited_us >= wait_us:
+            continue
+        detail = (
+            f"the roll was revealed without the opponent's link at {revealed}, "
+            f"{waited_us / 1_000_000:.6f} s after its request at {asked}; the public log's "
+            f"entry {mode.index} states that the server waits {mode.wait_words} for the "
+            "link in this match before it rolls without it, so it did not wait as it said"
+        )
+        checks[index] = RollCheck(index, check.roll_id, ABSENT_TOO_EARLY, detail)
 
 
 def _against_log(document: dict, log_leaves: list[str]) -> RollCheck | None:
@@ -1404,20 +1449,33 @@ def _anchors_left_out(document: dict, log_leaves: list[str]) -> str | None:
 class Mode:
     """How a v2 match is played, as the public log states it in the leaf logged with its first
     roll (``docs/fair-dice.md`` §The public log, Match leaf): ``mode`` (one of :data:`MODES`),
-    ``at`` (ISO 8601 with offset), ``index``, the leaf's place in the log, and ``proven``:
+    ``at`` (ISO 8601 with offset), ``index``, the leaf's place in the log, ``proven``:
     whether it was read from the log itself (``--log``) rather than from the document's list,
-    whose inclusion proof ``transparency.py`` checks."""
+    whose inclusion proof ``transparency.py`` checks, and ``link_wait_ms``: the server's wait
+    for the opponent's link in whole milliseconds, ``None`` where the leaf states none (a
+    correspondence match, which waits for no link, or a leaf from before 2026-12-05's wait)."""
 
     mode: str
     at: str
     index: int
     proven: bool = False
+    link_wait_ms: int | None = None
 
     @property
     def words(self) -> str:
         """The mode in words: ``a live match``, ``a correspondence match``, ``a match against
         the computer``."""
         return {"computer": "a match against the computer"}.get(self.mode, f"a {self.mode} match")
+
+    @property
+    def wait_words(self) -> str:
+        """The stated wait in words: ``3 s``, ``2.5 s``, ``250 ms``; ``""`` where none is
+        stated."""
+        if self.link_wait_ms is None:
+            return ""
+        if self.link_wait_ms < 1000:
+            return f"{self.link_wait_ms} ms"
+        return f"{self.link_wait_ms / 1000:g} s"
 
 
 def _listed_mode(document: dict) -> tuple[int, str] | None:
@@ -1476,9 +1534,13 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
                 raise ValueError(f"the document's log entry {index} listed as the match's mode "
                                  "is no statement of this match's mode")
             continue
-        mode, at = fields.get("mode"), fields.get("at")
+        mode, at, wait = fields.get("mode"), fields.get("at"), fields.get("link_wait_ms")
         if mode not in MODES or not isinstance(at, str):
             raise ValueError(f"log entry {index}, the match's mode, cannot be read: {leaf[:200]}")
+        if "link_wait_ms" in fields and not (isinstance(wait, int) and _is_int(wait)
+                                             and wait >= 0):
+            raise ValueError(f"log entry {index}, the match's mode, states the link wait "
+                             f"{wait!r}, not whole milliseconds (an integer >= 0)")
         if log_leaves is not None and listed is not None and listed[0] != index:
             raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; "
                              f"the log's first is entry {index}")
@@ -1488,7 +1550,7 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
         if log_leaves is not None and listed is None:
             raise ValueError(f"the document lists no log entry of the match's mode; the "
                              f"log's is entry {index}")
-        return Mode(str(mode), at, index, proven=log_leaves is not None)
+        return Mode(str(mode), at, index, proven=log_leaves is not None, link_wait_ms=wait)
     if log_leaves is not None and listed is not None:
         raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; the "
                          "log has none")
@@ -1698,6 +1760,10 @@ def format_report(report: Report) -> list[str]:
             lines.append(f"It is {report.mode.words}, as the document's log entry "
                          f"{report.mode.index} says ({report.mode.at}; that the log holds it: "
                          "transparency.py, or this with --log)")
+        if report.mode is not None and report.mode.link_wait_ms is not None:
+            lines.append(f"Its server waits {report.mode.wait_words} for the opponent's link "
+                         "before it rolls without it, as the same entry states; every roll "
+                         "without the link waited at least that long")
         if report.counts is not None:
             lines.append(f"{GUARANTEES_TITLE}:")
             lines += [f"  {GUARANTEE_COUNTS[kind].format(count=report.counts[kind])}"

@@ -319,16 +319,20 @@ def append_anchor(session: Session, match_id: str, seat: int, anchor: str, at: d
     _defer(session, (match_id, None, leaf, at))
 
 
-def append_match(session: Session, match_id: str, mode: str, at: datetime) -> None:
+def append_match(session: Session, match_id: str, mode: str, at: datetime,
+                 link_wait_ms: int | None = None) -> None:
     """Append the leaf that states how ``match_id`` is played (``mode``: ``live``,
-    ``correspondence`` or ``computer``; :func:`~boardgammon.dice.transparency.match_leaf_bytes`)
-    inside the caller's transaction, the one that commits the match's first v2 roll (``at``
-    that roll's commitment time); written as :func:`append`'s.
+    ``correspondence`` or ``computer``; ``link_wait_ms``: the server's wait for the
+    opponent's link in whole milliseconds, ``None`` for a correspondence match, which waits
+    for none; :func:`~boardgammon.dice.transparency.match_leaf_bytes`) inside the caller's
+    transaction, the one that commits the match's first v2 roll (``at`` that roll's
+    commitment time); written as :func:`append`'s.
 
     Raises:
-        ValueError: another ``mode``.
+        ValueError: another ``mode``; a ``link_wait_ms`` that is not an integer >= 0, or one
+            for a correspondence match.
     """
-    leaf = match_leaf_bytes(match_id, mode, at.astimezone(UTC).isoformat())
+    leaf = match_leaf_bytes(match_id, mode, at.astimezone(UTC).isoformat(), link_wait_ms)
     _defer(session, (match_id, None, leaf, at))
 
 

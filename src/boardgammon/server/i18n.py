@@ -467,6 +467,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.log mismatch": "does not match the public log",
         "verdict.chain skipped": "took no link of a chain the log shows accepted",
         "verdict.anchor missing": "a chain anchor the log shows is not in the record",
+        "verdict.absent too early": ("revealed without the opponent's link before the "
+                                     "server's stated wait for it was over"),
         "verdict.left unresolved": "left open while the match rolled again",
         "counts.title": "What these rolls prove",
         "counts.live": (
@@ -508,6 +510,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "the human's chain); the "
             "human's own rolls have no opponent's device to add a link, so the server and the "
             "human together could have known them early."
+        ),
+        "mode.wait": (
+            "The server waits {seconds} s for the opponent's link before it rolls without it, "
+            "as the same entry states: every roll without the link waited at least that long "
+            "after its request, which the verifiers check."
         ),
         "mode.none": (
             "The public log states no mode for this match (one from before 5 December 2026, "
@@ -998,6 +1005,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.chain skipped": ("kein Glied einer Kette genommen, die das Log als "
                                   "angenommen zeigt"),
         "verdict.anchor missing": "ein Kettenanker aus dem Log fehlt im Protokoll",
+        "verdict.absent too early": ("ohne das Glied des Gegners aufgedeckt, bevor die "
+                                     "festgehaltene Wartezeit des Servers vorbei war"),
         "verdict.left unresolved": "offen gelassen, während das Match neu würfelte",
         "counts.title": "Was diese Würfe beweisen",
         "counts.live": (
@@ -1041,6 +1050,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "anderen Gerät offen als dem mit der Kette des Menschen); die eigenen Würfe des "
             "Menschen haben kein Gegnergerät, das ein Glied beisteuert: Server und Mensch "
             "zusammen hätten sie früh kennen können."
+        ),
+        "mode.wait": (
+            "Der Server wartet {seconds} s auf das Glied des Gegners, bevor er ohne es würfelt, "
+            "wie derselbe Eintrag festhält: Jeder Wurf ohne das Glied hat nach seiner Anfrage "
+            "mindestens so lange gewartet, was die Prüfprogramme prüfen."
         ),
         "mode.none": (
             "Das öffentliche Log hält für dieses Match keine Spielart fest (ein Match von vor "
@@ -1489,6 +1503,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "verdict.log mismatch": "公開ログと一致しない",
         "verdict.chain skipped": "ログで受理済みのチェーンのリンクを使っていない",
         "verdict.anchor missing": "ログにあるチェーンのアンカーが記録にない",
+        "verdict.absent too early": ("サーバーが記録した待ち時間が終わる前に、"
+                                     "相手のリンクなしで公開された"),
         "verdict.left unresolved": "未解決のまま次のロールが振られた",
         "counts.title": "これらのロールが証明すること",
         "counts.live": (
@@ -1527,6 +1543,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
             "その端末がサーバーの待ち時間内に応答しなかったことを示す。オフラインだったか、"
             "人間のチェーンを持つ端末とは別の端末でだけ対局が開かれていた）。人間自身のロールには"
             "リンクを加える相手の端末がないため、サーバーと人間が組めば事前に知り得た。"
+        ),
+        "mode.wait": (
+            "同じエントリーに記録されているとおり、サーバーは相手のリンクを {seconds} 秒待ってから"
+            "リンクなしでロールする。リンクなしのロールはどれもリクエストから少なくともその時間"
+            "待っており、検証プログラムがそれを確かめる。"
         ),
         "mode.none": (
             "公開ログにはこの対戦の形式が記録されていない（2026年12月5日より前の対戦、"

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from boardgammon.bots.turn import RollDice
@@ -46,8 +47,15 @@ from boardgammon.server.match_events import (
     roll_requested_event,
 )
 from boardgammon.server.match_repository import CachedMatch
-from boardgammon.server.match_state import AnyRoll, MatchInfo, pending_roll, roll_json
+from boardgammon.server.match_state import (
+    AnyRoll,
+    MatchInfo,
+    pending_roll,
+    roll_json,
+    stated_link_due,
+)
 from boardgammon.server.refusals import ErrorCode, Illegal, StateConflict
+from boardgammon.server.tables import MatchRow
 
 
 def reveal(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
@@ -202,12 +210,15 @@ def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None) -> str:
     return "no roll is waiting for your link: the roller has not asked to roll"
 
 
-def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], due: datetime,
-                   wall: datetime) -> None:
-    """Reveal, without the opponent's link, a v2 roll requested before ``due`` whose link has
-    not come (``absent`` in the record); the caller applies it as any revealed roll not yet
-    in the match log."""
+def reveal_overdue(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll],
+                   link_due: datetime, link_wait: timedelta, wall: datetime) -> None:
+    """Reveal, without the opponent's link, a v2 roll whose link has not come (``absent`` in
+    the record) and which was requested at or before ``link_due`` (this process's wait,
+    ``link_wait``, ago), and no later than its match's stated wait ago
+    (:func:`.stated_link_due`); the caller applies it as any revealed roll not yet in the
+    match log."""
     pending = pending_roll(rolls)
+    due = stated_link_due(link_due, link_wait, cached.info.link_wait_ms)
     if (isinstance(pending, RollV2) and pending.state == "requested"
             and pending.requested_at is not None and pending.requested_at <= due):
         cached.track(dice_record_v2.reveal_without_opponent(s, pending.roll_id, now=wall,
@@ -289,6 +300,14 @@ def match_mode(info: MatchInfo) -> str:
     return "computer" if info.bot_seat is not None else info.mode
 
 
+def stated_wait(info: MatchInfo, link_wait: timedelta) -> int | None:
+    """The wait for the opponent's link the match's leaf states, in whole milliseconds: this
+    process's ``link_wait`` for a live match (against the computer too: its rolls wait for
+    the human's link), ``None`` for a correspondence match, whose turns never wait for a link
+    (:func:`_request` reveals them at once)."""
+    return round(link_wait.total_seconds() * 1000) if info.mode == "live" else None
+
+
 def unlogged_roll(match: Match, rolls: Sequence[AnyRoll]) -> AnyRoll | None:
     """The first of ``rolls`` (the match's dice record, oldest first) revealed but not yet
     in ``match``'s record of opening rolls and rolls, as when the server stopped between
@@ -327,7 +346,8 @@ def rolled_already(rolls: Sequence[AnyRoll], seat: int, action: RollAction) -> b
 
 
 def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pending: bool,
-            wall: datetime, link_due: datetime) -> list[CommitmentEvent]:
+            wall: datetime, link_due: datetime,
+            link_wait: timedelta) -> list[CommitmentEvent]:
     """Move the record on to where the match is: the last roll marked played once its turn
     is over, a committed roll voided when the game ended (``void_pending``) or another seat
     must roll, the next roll committed when the match waits for one; the ``commitment``
@@ -338,7 +358,10 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
     (each roll fixes the opponent's link when it is committed), and against the computer, when
     the computer rolls first, for the human's; or until the match is older than ``link_due``:
     then it goes on, and a late anchor takes part from the roll it missed
-    (:func:`register_anchor`)."""
+    (:func:`register_anchor`). The first v2 roll's transaction writes the match's leaf in
+    the public log, which states this process's ``link_wait`` where the match waits for links
+    (:func:`stated_wait`), and stores that wait with the match: its rolls never go without
+    the link sooner (:func:`reveal_overdue`), whatever wait a later process has."""
     m = cached.match
     last = rolls[-1] if rolls else None
     v2 = cached.info.dice == "v2"
@@ -363,7 +386,12 @@ def advance(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], void_pend
             if v2:
                 kind = "opening" if m.game.phase is Phase.OPENING else "normal"
                 if last is None:  # the first roll: the log states how the match is played
-                    dice_log.append_match(s, match_id, match_mode(cached.info), wall)
+                    stated = stated_wait(cached.info, link_wait)
+                    dice_log.append_match(s, match_id, match_mode(cached.info), wall, stated)
+                    if stated is not None:
+                        s.execute(update(MatchRow).where(MatchRow.id == match_id)
+                                  .values(link_wait_ms=stated))
+                        cached.info = replace(cached.info, link_wait_ms=stated)
                 events.append(commitment_event(cached.track(
                     dice_record_v2.commit_roll(s, match_id, need, kind, now=wall, commit=False))))
             else:

@@ -30,7 +30,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Select, Table, bindparam, case, insert, null, or_, select, union, update
@@ -47,7 +47,14 @@ from boardgammon.server.dice_record import Roll
 from boardgammon.server.dice_record_v2 import RollV2
 from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import Event
-from boardgammon.server.match_state import AnyRoll, MatchInfo, RollEntry, Seat, roll_json
+from boardgammon.server.match_state import (
+    AnyRoll,
+    MatchInfo,
+    RollEntry,
+    Seat,
+    roll_json,
+    stated_link_due,
+)
 from boardgammon.server.refusals import NotFound, Unavailable
 from boardgammon.server.tables import (
     DiceRoll,
@@ -76,7 +83,10 @@ _ROLLS = cast(Table, DiceRoll.__table__)
 # The version, and the seats' names as they are now (a guest who upgrades takes a new name).
 _USERS = cast(Table, User.__table__)
 _NAME0, _NAME1 = _USERS.alias("seat0"), _USERS.alias("seat1")
-_VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username)
+# The match's version, its seats' names and its stated link wait (which another process may
+# have fixed since this one cached the match): what a cached match is checked against.
+_VERSION = (select(_MATCHES.c.version, _NAME0.c.username, _NAME1.c.username,
+                   _MATCHES.c.link_wait_ms)
             .select_from(_MATCHES.outerjoin(_NAME0, _NAME0.c.id == _MATCHES.c.seat0_id)
                          .outerjoin(_NAME1, _NAME1.c.id == _MATCHES.c.seat1_id))
             .where(_MATCHES.c.id == bindparam("match_id")))
@@ -109,14 +119,19 @@ _SUMMARY = (update(_MATCHES)
 # than what is due: the active matches (whose clocks may have run out), the requested v2 rolls
 # (whose opponent's link may be overdue), the live v2 matches still waiting for their first
 # roll (matches.awaiting_first_roll_since's partial index; an anti-join of every active match
-# against the v2 rolls before migration 0020).
+# against the v2 rolls before migration 0020). A requested roll comes with its request's time
+# and its match's stated link wait (migration 0024), which may make it due later than
+# ``link_due`` says (stated_link_due); the other parts with neither. The requested rolls come
+# first: a union's columns take their types from its first select.
 _DUE_CLOCK = select(_MATCHES.c.id).where(_MATCHES.c.status == "active",
                                          _MATCHES.c.deadline_t < bindparam("now"))
 _DUE = union(
-    _DUE_CLOCK,
-    select(_ROLLS_V2.c.match_id).where(_ROLLS_V2.c.state == "requested",
-                                       _ROLLS_V2.c.requested_at < bindparam("link_due")),
-    select(_MATCHES.c.id).where(_MATCHES.c.awaiting_first_roll_since < bindparam("link_due")),
+    select(_ROLLS_V2.c.match_id, _ROLLS_V2.c.requested_at, _MATCHES.c.link_wait_ms)
+    .select_from(_ROLLS_V2.join(_MATCHES, _MATCHES.c.id == _ROLLS_V2.c.match_id))
+    .where(_ROLLS_V2.c.state == "requested", _ROLLS_V2.c.requested_at < bindparam("link_due")),
+    _DUE_CLOCK.add_columns(null(), null()),
+    select(_MATCHES.c.id, null(), null())
+    .where(_MATCHES.c.awaiting_first_roll_since < bindparam("link_due")),
 )
 
 # No process-wide engine lock: a match's replayed Match and its bot are only touched under that
@@ -286,9 +301,10 @@ class MatchRepository:
         self.to_service = to_service
         self.charge_start = charge_start
         self.cache = MatchCache(cache_size)
-        # match ID → its pending v2 roll as requested, not yet written (:meth:`hold`), and
-        # the match's deadline then (service time; None without a clock).
-        self._held: dict[str, tuple[RollV2, float | None]] = {}
+        # match ID → its pending v2 roll as requested, not yet written (:meth:`hold`), the
+        # match's deadline then (service time; None without a clock) and its stated link
+        # wait (ms, :attr:`MatchInfo.link_wait_ms`).
+        self._held: dict[str, tuple[RollV2, float | None, int | None]] = {}
         self._held_lock = threading.Lock()
 
     def hold(self, cached: CachedMatch, roll: RollV2) -> None:
@@ -302,7 +318,7 @@ class MatchRepository:
         match_id = cached.info.match_id
         assert cached.rolls and cached.rolls[-1].roll_id == roll.roll_id
         with self._held_lock:
-            self._held[match_id] = (roll, cached.match.deadline())
+            self._held[match_id] = (roll, cached.match.deadline(), cached.info.link_wait_ms)
         cached.rolls[-1] = roll  # the head stays the stored one's: the cache is still current
 
     def held_ids(self) -> list[str]:
@@ -316,15 +332,17 @@ class MatchRepository:
             held = self._held.get(match_id)
         return held[0] if held is not None else None
 
-    def held_due(self, now: float, link_due: datetime) -> list[str]:
-        """IDs of the matches whose held request was made before ``link_due`` (wall time),
-        whose wait for the opponent's link is over, or whose clock has run out by ``now``
-        (service time: the waiting opponent's reserve), as :meth:`due_ids` finds them for the
-        stored ones. Nothing changes a match's deadline while its request is held: any
-        change is a write, which writes the request first."""
+    def held_due(self, now: float, link_due: datetime, link_wait: timedelta) -> list[str]:
+        """IDs of the matches whose held request was made before ``link_due`` (wall time,
+        this process's wait ``link_wait`` ago, or earlier by as much as its match's stated
+        wait is longer: :func:`.stated_link_due`), whose wait for the opponent's link is over,
+        or whose clock has run out by ``now`` (service time: the waiting opponent's reserve),
+        as :meth:`due_ids` finds them for the stored ones. Nothing changes a match's deadline
+        while its request is held: any change is a write, which writes the request first."""
         with self._held_lock:
-            return [match_id for match_id, (roll, deadline) in self._held.items()
-                    if (roll.requested_at is not None and roll.requested_at <= link_due)
+            return [match_id for match_id, (roll, deadline, stated) in self._held.items()
+                    if (roll.requested_at is not None and roll.requested_at
+                        <= stated_link_due(link_due, link_wait, stated))
                     or (deadline is not None and deadline < now)]
 
     def _release(self, match_id: str, roll: RollV2) -> None:
@@ -447,8 +465,9 @@ class MatchRepository:
             found = s.connection().execute(_VERSION, {"match_id": match_id}).first()
             if found is None:
                 raise NotFound(f"no match {match_id!r}")
-            version, *names = found
-            _rename(cached, names)
+            version, name0, name1, stated = found
+            _rename(cached, [name0, name1])
+            _restate(cached, stated)
             if version == cached.version:
                 return cached
         return self._replay(s, match_id, cached)
@@ -473,7 +492,7 @@ class MatchRepository:
         found = s.connection().execute(self._probe(dice, probe), params).first()
         if found is None:
             raise NotFound(f"no match {match_id!r}")
-        version, name0, name1, *more = found
+        version, name0, name1, stated, *more = found
         head: tuple[int, str] | None = None
         if dice is not None:
             seq, state, *more = more
@@ -485,6 +504,7 @@ class MatchRepository:
                 probe.logged = more[0] is not None
         if cached is not None:
             _rename(cached, [name0, name1])
+            _restate(cached, stated)
         if cached is None or version != cached.version:
             cached = self._replay(s, match_id, cached)
         if dice is None:
@@ -659,18 +679,27 @@ class MatchRepository:
         s.execute(update(MatchRow).where(MatchRow.id == cached.info.match_id)
                   .values(deadline_t=cached.match.deadline()))
 
-    def due_ids(self, now: float, link_due: datetime | None = None) -> list[str]:
+    def due_ids(self, now: float, link_due: datetime | None = None,
+                link_wait: timedelta = timedelta(0)) -> list[str]:
         """IDs of active matches whose running clock has run out by ``now`` (service time),
-        and (``link_due``, wall time) those whose wait for a device is over: a v2 roll
-        requested before it whose opponent's link has not come, a live v2 match created before
-        it whose first roll still waits for its players' anchors. Each ID once, in no
+        and (``link_due``, wall time: this process's wait, ``link_wait``, before the time
+        now) those whose wait for a device is over: a v2 roll requested before it whose
+        opponent's link has not come (before a time earlier by as much as its match's stated
+        wait is longer than ``link_wait``: :func:`.stated_link_due`), a live v2 match created
+        before it whose first roll still waits for its players' anchors. Each ID once, in no
         particular order; one statement, whose cost follows the active matches and what is
         due, not the matches and rolls of the past."""
         with self.db.read_sessions() as s:
             connection = s.connection()
             if link_due is None:
                 return list(connection.execute(_DUE_CLOCK, {"now": now}).scalars())
-            return list(connection.execute(_DUE, {"now": now, "link_due": link_due}).scalars())
+            due: dict[str, None] = {}
+            for match_id, requested_at, stated in connection.execute(
+                    _DUE, {"now": now, "link_due": link_due}):
+                if requested_at is None or requested_at < stated_link_due(link_due, link_wait,
+                                                                          stated):
+                    due[match_id] = None
+            return list(due)
 
 
 def matches_of(s: Session, user_id: int) -> Sequence[MatchRow]:
@@ -710,7 +739,15 @@ def _info(s: Session, row: MatchRow) -> MatchInfo:
             user = s.get(User, user_id)
             seats.append(Seat(user_id, user.username if user else "?"))
     return MatchInfo(row.id, (seats[0], seats[1]), row.length, row.variant, row.mode,
-                     row.clock, row.days, row.bot_seed, row.dice, row.created_at)
+                     row.clock, row.days, row.bot_seed, row.dice, row.created_at,
+                     row.link_wait_ms)
+
+
+def _restate(cached: CachedMatch, link_wait_ms: int | None) -> None:
+    """Give the cached match the link wait its row states now: another process may have
+    committed its first roll, and with it the wait, since this one cached it."""
+    if cached.info.link_wait_ms != link_wait_ms:
+        cached.info = replace(cached.info, link_wait_ms=link_wait_ms)
 
 
 def _rename(cached: CachedMatch, names: list[str | None]) -> None:

@@ -188,7 +188,10 @@ class MatchService:
         dice: the dice protocol of the matches it creates, ``"v2"`` or ``"v1"`` (a match
             keeps the one it was created with).
         link_wait_s: seconds a requested v2 roll waits for the opponent's link before it is
-            revealed without it (``absent``).
+            revealed without it (``absent``). A live match's first roll states it, in whole
+            ms, in the match's log leaf and stores it with the match
+            (:func:`.match_dice.stated_wait`); that match's rolls then wait at least so long,
+            whatever a later process's setting (:func:`.stated_link_due`).
         link_grace_s: seconds after this service is made (the process's start) during which
             no wait for a device is over, whatever :attr:`link_wait` says
             (:data:`LINK_GRACE_S`; 0: none).
@@ -196,6 +199,10 @@ class MatchService:
             link and be written with it (:meth:`MatchRepository.hold`): only where this is
             the only process that writes matches (no Redis), since the link may reach
             another.
+
+    Raises:
+        ValueError: ``dice`` is neither protocol; ``link_wait_s`` is negative, infinite or
+            not a number.
     """
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
@@ -204,6 +211,10 @@ class MatchService:
                  link_grace_s: float = LINK_GRACE_S) -> None:
         if dice not in ("v1", "v2"):
             raise ValueError(f"dice must be v1 or v2, got {dice!r}")
+        if not 0 <= link_wait_s < float("inf"):
+            # Each live match's log leaf states it in whole ms: it must be a time one can wait.
+            raise ValueError(f"the link wait (BOARDGAMMON_LINK_WAIT) must be a number of "
+                             f"seconds, 0 or more, got {link_wait_s!r}")
         self.db = db
         self.dice = dice
         self.hold_requests = hold_requests
@@ -339,11 +350,13 @@ class MatchService:
 
     def due_ids(self) -> list[str]:
         """IDs of active matches whose running clock has run out (service time now), or whose
-        requested v2 roll waited :attr:`link_wait` for the opponent's link (:meth:`_link_due`)."""
+        requested v2 roll waited :attr:`link_wait` for the opponent's link (:meth:`_link_due`),
+        and at least as long as its match's leaf states (:func:`.stated_link_due`)."""
         now = self.clock.now()
         link_due = self._link_due(now)
-        due = self.matches.due_ids(now, link_due)
-        return due + [i for i in self.matches.held_due(now, link_due) if i not in due]
+        due = self.matches.due_ids(now, link_due, self.link_wait)
+        return due + [i for i in self.matches.held_due(now, link_due, self.link_wait)
+                      if i not in due]
 
     # Acting ---------------------------------------------------------------------------------
 
@@ -696,7 +709,8 @@ class MatchService:
         rolls = self.matches.rolls(s, cached)
         wall = self._wall(now)
         if not m.is_over:
-            match_dice.reveal_overdue(s, cached, rolls, self._link_due(now), wall)
+            match_dice.reveal_overdue(s, cached, rolls, self._link_due(now), self.link_wait,
+                                      wall)
         unlogged = match_dice.unlogged_roll(m, rolls)
         if unlogged is not None and not m.is_over:
             # The server stopped between revealing a roll and logging it: log it now.
@@ -705,7 +719,7 @@ class MatchService:
             self.matches.persist(s, cached, before, None, None, [event])
             events.append(event)
         events += match_dice.advance(s, cached, rolls, void_pending, wall,
-                                     self._link_due(now))
+                                     self._link_due(now), self.link_wait)
         self.matches.start_at_first_roll(s, cached)
         if m.is_over and not was_over:
             events.append(self._match_end(s, cached))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
@@ -51,6 +51,9 @@ class MatchInfo:
     bot_seed: int | None = None
     dice: str = "v1"  # the dice protocol, "v1" or "v2" (docs/fair-dice.md)
     created_at: datetime | None = None  # service wall time, aware UTC
+    # v2: the wait for the opponent's link its match leaf states (ms), once its first roll is
+    # committed; None for matches that state none (correspondence, v1, from before 0024).
+    link_wait_ms: int | None = None
 
     def seat_of(self, user_id: int | None) -> int | None:
         """The seat of ``user_id`` in this match, ``None`` for anyone else."""
@@ -62,6 +65,22 @@ class MatchInfo:
     @property
     def bot_seat(self) -> int | None:
         return next((s for s, who in enumerate(self.seats) if who.bot), None)
+
+
+def stated_link_due(link_due: datetime, link_wait: timedelta,
+                    link_wait_ms: int | None) -> datetime:
+    """The time (aware UTC) at or before which a v2 roll's request of a match whose leaf
+    states the wait ``link_wait_ms`` (:attr:`MatchInfo.link_wait_ms`; ``None``: none) has
+    waited for the opponent's link as long as both this process and the match say, given
+    ``link_due``, the time at or before which a request waited this process's
+    ``link_wait`` (``BOARDGAMMON_LINK_WAIT``; the Unix epoch within the restart grace). The
+    server never reveals a roll without the link (``absent``) sooner than its match's leaf
+    states (``docs/fair-dice.md`` §The roll's life (v2), step 3): a process restarted with a
+    smaller setting waits the stated time, one with a larger setting its own."""
+    if link_wait_ms is None:
+        return link_due
+    more = timedelta(milliseconds=link_wait_ms) - link_wait
+    return link_due - more if more > timedelta(0) else link_due
 
 
 class RollEntry(TypedDict):

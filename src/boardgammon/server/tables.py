@@ -269,6 +269,9 @@ class MatchRow(Base):
     awaiting_first_roll_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The finished match this one is the rematch of (one rematch each), None for the others.
     rematch_of: Mapped[str | None] = mapped_column(String(68), unique=True, index=True)
+    # v2: the wait for the opponent's link (ms) its match leaf states, fixed with its first
+    # roll; None before then, for correspondence and v1 matches and those from before 0024.
+    link_wait_ms: Mapped[int | None] = mapped_column(Integer)
 
 
 class MatchLogEntry(Base):
