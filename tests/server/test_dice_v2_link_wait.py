@@ -168,27 +168,40 @@ def test_a_server_that_cuts_the_stated_wait_short_is_caught(database_url, wall, 
 
     monkeypatch.setattr(match_dice, "stated_link_due", own_wait_only)
     monkeypatch.setattr(match_repository, "stated_link_due", own_wait_only)
+    roll_ids = []
     with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=1.0)) as client:
         for player in players.values():
             player.client = client
-        roller = players[players[0].state(match_id)["turn"]]
-        assert events(roller.roll(match_id), "roll_requested")
-        roll_id = roller.state(match_id)["pending_roll"]["roll_id"]
-        wall.advance(1.5)
-        client.portal.call(services(client.app).game.tick)
-        assert roller.state(match_id)["rolls"][-1]["opponent_source"] == "absent"
+        for _ in range(2):  # two rolls in a row, each revealed 1.5 s after its request
+            while (state := players[0].state(match_id))["phase"] != "roll":
+                mover = players[state["turn"]]
+                notation = mover.state(match_id)["legal_plays"][0]["notation"]
+                assert mover.act(match_id, "play", play=notation).status_code == 200
+            roller = players[state["turn"]]
+            assert events(roller.roll(match_id), "roll_requested")
+            roll_ids.append(roller.state(match_id)["pending_roll"]["roll_id"])
+            wall.advance(1.5)
+            client.portal.call(services(client.app).game.tick)
+            assert roller.state(match_id)["rolls"][-1]["opponent_source"] == "absent"
         document = client.get(f"/api/audit/{match_id}").json()
         page = client.get(f"/audit/{match_id}").text
-    index = next(i for i, e in enumerate(document["rolls"]) if e["roll_id"] == roll_id)
+    roll_id = roll_ids[0]
+    index, second = (next(i for i, e in enumerate(document["rolls"]) if e["roll_id"] == r)
+                     for r in roll_ids)
     assert waited(document["rolls"][index]) == pytest.approx(1.5, abs=0.01)
     assert document["verified"] is False
     assert (document["failure"]["reason"], document["failure"]["roll_id"]) == (
         verify.ABSENT_TOO_EARLY, roll_id)
     assert "states that the server waits 3 s for the link" in document["failure"]["detail"]
     assert "revealed without the opponent&#39;s link before the server&#39;s stated wait" in page
+    # Each roll revealed too soon is marked, not only the first (the document's failure).
+    assert [document["rolls"][i]["verdict"] for i in (index, second)] == [
+        verify.ABSENT_TOO_EARLY] * 2
     report = verify.verify_document(document)
     assert (report.failure.verdict, report.failure.index) == (verify.ABSENT_TOO_EARLY, index)
+    assert report.checks[second].verdict == verify.ABSENT_TOO_EARLY
     assert spec_verifier_v2.check(document)[index] == "bad: absent too early"
+    assert spec_verifier_v2.check(document)[second] == "bad: absent too early"
 
 
 def test_a_match_without_a_stored_wait_waits_as_the_process_says(database_url, wall):

@@ -702,8 +702,16 @@ def _check_against_log(document: dict, rows: list[Any]) -> None:
         # The verdict judged the rolls without the log: a roll requested after an anchor's
         # leaf that took no link of it (chain skipped), or an anchor leaf that is not the
         # record's (anchor missing), shows only now.
-        failure = verify_document(document).failure
+        report = verify_document(document)
+        failure = report.failure
         if failure is not None:
+            # Every roll the log shows failing is marked (several rolls revealed before the
+            # stated wait are each ``absent too early``), not only the first, which names the
+            # document's failure.
+            for check in report.checks:
+                if check.failed and check.index < len(document["rolls"]):
+                    roll = document["rolls"][check.index]
+                    roll["verdict"], roll["verdict_detail"] = check.verdict, check.detail
             if failure.index < len(document["rolls"]):
                 roll = document["rolls"][failure.index]
                 roll["verdict"], roll["verdict_detail"] = failure.verdict, failure.detail
