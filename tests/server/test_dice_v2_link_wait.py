@@ -12,6 +12,8 @@ verifiers."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import datetime
 
 import pytest
@@ -144,7 +146,13 @@ def test_a_restarted_process_waits_at_least_the_stated_wait(database_url, wall, 
             notation = state["legal_plays"][0]["notation"]
             assert roller.act(match_id, "play", play=notation).status_code == 200
         document = client.get(f"/api/audit/{match_id}").json()
+        program = client.get(f"/api/audit/{match_id}/rolls/{rolled[-1]}/verify.py").text
         assert document["verified"] is True, document["failure"]
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                             timeout=60)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert ("the roll, revealed without the opponent's link, waited the 3 s the match's "
+                "log entry states") in run.stdout
         for entry in document["rolls"]:
             if entry["roll_id"] in rolled:
                 assert waited(entry) == pytest.approx(waits + 0.1, abs=0.01)
@@ -185,6 +193,15 @@ def test_a_server_that_cuts_the_stated_wait_short_is_caught(database_url, wall, 
             assert roller.state(match_id)["rolls"][-1]["opponent_source"] == "absent"
         document = client.get(f"/api/audit/{match_id}").json()
         page = client.get(f"/audit/{match_id}").text
+        programs = [client.get(f"/api/audit/{match_id}/rolls/{r}/verify.py").text
+                    for r in roll_ids]
+    # Each roll's own program checks the wait too (it carries the match's leaf and its proof).
+    for program in programs:
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                             timeout=60)
+        assert run.returncode == 1, run.stdout
+        assert "absent too early" in run.stdout + run.stderr
+        assert "states that the server waits 3 s for the link" in run.stdout + run.stderr
     roll_id = roll_ids[0]
     index, second = (next(i for i, e in enumerate(document["rolls"]) if e["roll_id"] == r)
                      for r in roll_ids)

@@ -777,6 +777,21 @@ def proven_anchors(session: Session, match_id: str, tree_size: int) -> list[dict
     return _proven(session, rows, tree_size).get(None, [])
 
 
+def proven_match_leaf(session: Session, match_id: str, tree_size: int) -> dict | None:
+    """The leaf that states how the match is played (its first, ``docs/fair-dice.md`` §The
+    public log, Match leaf) if the tree of ``tree_size`` leaves holds it, with its inclusion
+    proof there: ``{"index", "event": "match", "leaf", "inclusion_path"}``, else ``None`` (a
+    match from before the leaf, or none logged yet). A roll's program checks an ``absent``
+    roll's wait against it."""
+    query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
+        _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None),
+        _ENTRIES.c.idx < tree_size)
+    flush(session)
+    rows = [row for row in session.execute(query.order_by(_ENTRIES.c.idx))
+            if json.loads(row[2]).get("event") == MATCH_EVENT][:1]
+    return _proven(session, rows, tree_size).get(None, [None])[0] if rows else None
+
+
 def _anchor_rows(session: Session, match_id: str) -> list[Any]:
     """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order (the
     match's other leaf of no roll, its mode's, left out)."""

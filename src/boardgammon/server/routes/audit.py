@@ -103,19 +103,22 @@ _RECORD_KEYS = ("seq", "roll_id", "nonce", "seat", "kind", "state", "commitment"
 
 
 def roll_program_v2(match_id: str, entry: dict, preceding: list[dict], head: dict,
-                    anchors: list[dict]) -> str:
+                    anchors: list[dict], match_leaf: dict | None = None) -> str:
     """The standard-library Python program that checks one revealed v2 audit entry: its
     commitment, the opponent's link in the k steps it counts itself from ``preceding`` (the
     entries before the roll back to the one that last revealed the same opponent's link, or
     the first: :func:`.dice_record_v2.preceding_start`, each hashed and chained into the
     roll), the dice, its entry hash and its log entries' inclusion proofs to the root of
     ``head`` (a signed tree head that covers them), the match's chain anchors' inclusion
-    proofs (``anchors``, the leaves with their proofs) to the same root, and that a roll
-    requested after its opponent's anchor was accepted took a link of it."""
+    proofs (``anchors``, the leaves with their proofs) to the same root, that a roll
+    requested after its opponent's anchor was accepted took a link of it, and, given the
+    match's leaf (``match_leaf``, with its proof to the same root; ``None`` where the log has
+    none), that a roll revealed without the opponent's link waited the wait it states."""
     before = [{key: e[key] for key in _RECORD_KEYS} for e in preceding]
     return programs.get_template("verify_roll_v2.py.j2").render(match_id=match_id, roll=entry,
                                                                  before=before, head=head,
-                                                                 anchors=anchors)
+                                                                 anchors=anchors,
+                                                                 match_leaf=match_leaf)
 
 
 def verify_programs(match_id: str, entry: dict) -> dict[str, str]:
@@ -296,7 +299,9 @@ def roll_program_source(request: Request, match_id: str = MatchId, roll_id: str 
                                     preceding, 0.0, cover=True, writing=parts.db.writing)
         head = proof["log"]["head"]
         program = roll_program_v2(match_id, proof["roll"], preceding, head,
-                                  dice_log.proven_anchors(session, match_id, head["tree_size"]))
+                                  dice_log.proven_anchors(session, match_id, head["tree_size"]),
+                                  dice_log.proven_match_leaf(session, match_id,
+                                                             head["tree_size"]))
     return PlainTextResponse(
         program,
         media_type="text/x-python; charset=utf-8",
@@ -373,7 +378,8 @@ def audit_page(
         before = rolls[dice_record_v2.preceding_start(rolls[: seq + 1], None) : seq]
         first = {"python": roll_program_v2(match_id, readable[0], before,
                                            document["log"]["head"],
-                                           document["log"]["anchors"])}
+                                           document["log"]["anchors"],
+                                           document["log"].get("match"))}
     # Every row links to its program: embedded, 60 rolls made a page of 870 KB.
     rows = {r["roll_id"]: f"/api/audit/{match_id}/rolls/{r['roll_id']}/verify.py"
             for r in readable}
