@@ -183,6 +183,7 @@ def stated_wait(document: dict, leaves: list[str] | None = None) -> int | None:
         return None
     wait = fields["link_wait_ms"]
     assert type(wait) is int and wait >= 0, f"link_wait_ms {wait!r} is no whole ms"
+    assert fields.get("mode") != "correspondence", "a correspondence match states no wait"
     return wait
 
 

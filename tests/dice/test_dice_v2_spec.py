@@ -436,7 +436,22 @@ def test_a_wait_that_is_no_whole_ms_is_a_leaf_that_cannot_be_read(wait):
     document = _stating(copy.deepcopy(v2_document("rol_0003")), _match_leaf("live", wait))
     report = verify_document(document)
     assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
-    assert (f"log entry 0, the match's mode, states the link wait {json.loads(wait)!r}, not "
+    # The value as the leaf spells it (JSON), never Python's repr (None, True, '3000').
+    assert (f"log entry 0, the match's mode, states the link wait {wait}, not "
             "whole milliseconds (an integer >= 0)") == report.failure.detail
     with pytest.raises(AssertionError, match="is no whole ms"):
+        spec_verifier_v2.check(document)
+
+
+def test_a_correspondence_leaf_that_states_a_wait_cannot_be_read():
+    """A correspondence match's turns wait for no link, so its leaf states none (found by a
+    new user's trial: a tampered leaf saying both passed, and the report then said the
+    match was correspondence and that its server waits 3 s)."""
+    document = _stating(copy.deepcopy(v2_document("rol_0003")),
+                        _match_leaf("correspondence", 3000))
+    report = verify_document(document)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert report.failure.detail == ("log entry 0 states a link wait for a correspondence "
+                                     "match, whose turns wait for no link")
+    with pytest.raises(AssertionError, match="a correspondence match states no wait"):
         spec_verifier_v2.check(document)

@@ -12,6 +12,7 @@ verifiers."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime
@@ -285,11 +286,36 @@ def test_the_migration_adds_the_wait_and_leaves_old_matches_without(database_url
         engine.dispose()
 
 
-@pytest.mark.parametrize("seconds", [-1.0, float("inf"), float("nan")])
-def test_a_wait_no_leaf_can_state_is_refused_at_the_start(seconds):
-    """The process's wait is stated in each live match's leaf in whole ms: a negative,
-    infinite or NaN ``BOARDGAMMON_LINK_WAIT`` would fail every first roll, so the service
-    refuses it when it is made, before any database is touched, saying which setting."""
-    with pytest.raises(ValueError, match=r"the link wait \(BOARDGAMMON_LINK_WAIT\) must be a "
-                                         r"number of seconds, 0 or more, got "):
+@pytest.mark.parametrize("seconds", [-1.0, 0.0, 0.5, 60.5, 3000.0, 1e11, float("inf"),
+                                     float("nan")])
+def test_a_wait_no_leaf_should_state_is_refused_at_the_start(seconds):
+    """The process's wait is stated in each live match's leaf in whole ms, for good: a wait
+    outside 1 to 60 s (milliseconds given for seconds; a wait no device can meet; 1e11 s,
+    which overflowed the due-time arithmetic on every tick, and on the next start too) is
+    refused when the service is made, before any database is touched, saying which
+    setting."""
+    with pytest.raises(ValueError, match=r"the link wait \(BOARDGAMMON_LINK_WAIT\) must be 1 "
+                                         r"to 60 seconds, got "):
         MatchService(None, ServiceClock(), link_wait_s=seconds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("BOARDGAMMON_LINK_WAIT", "abc", "from 1 to 60"),
+    ("BOARDGAMMON_LINK_WAIT", "3s", "from 1 to 60"),
+    ("BOARDGAMMON_LINK_WAIT", "3000", "from 1 to 60"),
+    ("BOARDGAMMON_LINK_WAIT", "1e400", "from 1 to 60"),
+    ("BOARDGAMMON_LINK_WAIT", "nan", "from 1 to 60"),
+    ("BOARDGAMMON_LINK_GRACE", "-1", "from 0 to 3600"),
+])
+def test_serve_names_a_bad_wait_setting_and_starts_nothing(name, value, says, tmp_path):
+    """``boardgammon serve`` with a bad wait setting prints one line naming the setting, its
+    value and the range, and exits 2 (it printed a 49- or 103-line traceback before)."""
+    env = {**os.environ, name: value,
+           "BOARDGAMMON_DATABASE_URL": f"sqlite:///{tmp_path / 'bg.sqlite3'}"}
+    run = subprocess.run([sys.executable, "-m", "boardgammon.cli", "serve", "--port", "1"],
+                         capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith(f"boardgammon serve: {name}={value!r}: give a number of "
+                                 f"seconds {says}")
+    assert "Traceback" not in run.stderr and len(run.stderr.splitlines()) == 1
+    assert not (tmp_path / "bg.sqlite3").exists()  # nothing was started

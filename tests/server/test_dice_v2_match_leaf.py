@@ -157,10 +157,14 @@ def test_a_document_that_hides_or_changes_the_mode_fails(client):  # noqa: F811
     with pytest.raises(transparency.ProofError, match=r"the match's mode, live\) is not in"):
         transparency.check_match_complete(hidden, log)
 
-    # Another mode written into the listed leaf: its inclusion proof no longer holds, and
-    # the log's own first leaf is another.
+    # Another mode written into the listed leaf (without the wait, which a correspondence
+    # leaf never states): its inclusion proof no longer holds, and the log's own first leaf
+    # is another.
     changed = copy.deepcopy(document)
     changed["log"]["match"]["leaf"] = stated["leaf"].replace('"live"', '"correspondence"')
+    changed["log"]["match"]["leaf"] = changed["log"]["match"]["leaf"].replace(
+        '"link_wait_ms":3000,', "")
+    assert "link_wait_ms" not in changed["log"]["match"]["leaf"]
     with pytest.raises(transparency.ProofError, match="does not lead to the root"):
         transparency.check_log(changed)
     report = verify.verify_document(changed, log_leaves=log)

@@ -17,10 +17,12 @@ def serve(
 
     from boardgammon.server.app import create_app
     from boardgammon.server.db import DatabaseUnreachable, wait_for_database
+    from boardgammon.server.runtime import GameConfig
     from boardgammon.server.settings import Settings
 
     try:
         settings = Settings.from_env()
+        GameConfig.from_env()  # read again by the app: a bad value is named here, not traced
     except ValueError as exc:
         typer.echo(f"boardgammon serve: {exc}", err=True)
         raise typer.Exit(2) from None

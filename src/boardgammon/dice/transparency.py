@@ -849,7 +849,10 @@ def _check_match_leaf(document: dict, size: int,
     wait = fields.get("link_wait_ms")
     if "link_wait_ms" in fields and not _is_wait(wait):
         raise ProofError(f"log entry {entry['index']} states the link wait "
-                         f"{_shown(wait)}, not whole milliseconds (an integer >= 0)")
+                         f"{json.dumps(wait)}, not whole milliseconds (an integer >= 0)")
+    if "link_wait_ms" in fields and fields["mode"] == "correspondence":
+        raise ProofError(f"log entry {entry['index']} states a link wait for a "
+                         "correspondence match, whose turns wait for no link")
     path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
     verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
     return str(fields["mode"]), wait

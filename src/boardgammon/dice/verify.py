@@ -1540,7 +1540,10 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
         if "link_wait_ms" in fields and not (isinstance(wait, int) and _is_int(wait)
                                              and wait >= 0):
             raise ValueError(f"log entry {index}, the match's mode, states the link wait "
-                             f"{wait!r}, not whole milliseconds (an integer >= 0)")
+                             f"{json.dumps(wait)}, not whole milliseconds (an integer >= 0)")
+        if "link_wait_ms" in fields and mode == "correspondence":
+            raise ValueError(f"log entry {index} states a link wait for a correspondence "
+                             "match, whose turns wait for no link")
         if log_leaves is not None and listed is not None and listed[0] != index:
             raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; "
                              f"the log's first is entry {index}")

@@ -513,8 +513,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "mode.wait": (
             "The server waits {seconds} s for the opponent's link before it rolls without it, "
-            "as the same entry states: every roll without the link waited at least that long "
-            "after its request, which the verifiers check."
+            "as the same entry states; the verifiers check that every roll without the link "
+            "waited at least that long after its request."
         ),
         "mode.none": (
             "The public log states no mode for this match (one from before 5 December 2026, "
@@ -1053,8 +1053,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "mode.wait": (
             "Der Server wartet {seconds} s auf das Glied des Gegners, bevor er ohne es würfelt, "
-            "wie derselbe Eintrag festhält: Jeder Wurf ohne das Glied hat nach seiner Anfrage "
-            "mindestens so lange gewartet, was die Prüfprogramme prüfen."
+            "wie derselbe Eintrag festhält; die Prüfprogramme prüfen, dass jeder Wurf ohne das "
+            "Glied nach seiner Anfrage mindestens so lange gewartet hat."
         ),
         "mode.none": (
             "Das öffentliche Log hält für dieses Match keine Spielart fest (ein Match von vor "
@@ -1546,8 +1546,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "mode.wait": (
             "同じエントリーに記録されているとおり、サーバーは相手のリンクを {seconds} 秒待ってから"
-            "リンクなしでロールする。リンクなしのロールはどれもリクエストから少なくともその時間"
-            "待っており、検証プログラムがそれを確かめる。"
+            "リンクなしでロールします。リンクなしのロールがどれもリクエストから少なくともその時間"
+            "待ったことは、検証プログラムが確かめます。"
         ),
         "mode.none": (
             "公開ログにはこの対戦の形式が記録されていない（2026年12月5日より前の対戦、"

@@ -131,6 +131,12 @@ R = TypeVar("R")
 LINK_WAIT_S = 3.0
 """Seconds a live v2 roll waits for the opponent's link (its device answers at once when
 connected: this only bounds what a device that went away costs the match)."""
+LINK_WAIT_RANGE_S = (1.0, 60.0)
+"""The link waits a server may have (``BOARDGAMMON_LINK_WAIT``), seconds: each live match's
+log leaf states its wait for good (``docs/fair-dice.md`` §The public log, Match leaf), so a
+mistake (milliseconds for seconds, a wait no device can meet) is refused at start: under a
+second a connected device's answer may miss it; over a minute a device that went away stalls
+the live match, at the waiting opponent's cost, that long on every roll."""
 
 LINK_GRACE_S = 12.0
 """Seconds after a server process starts during which it reveals no roll without its link
@@ -201,8 +207,8 @@ class MatchService:
             another.
 
     Raises:
-        ValueError: ``dice`` is neither protocol; ``link_wait_s`` is negative, infinite or
-            not a number.
+        ValueError: ``dice`` is neither protocol; ``link_wait_s`` is outside
+            :data:`LINK_WAIT_RANGE_S` (or not a number).
     """
 
     def __init__(self, db: Database, clock: ServiceClock, locks: MatchLocks | None = None,
@@ -211,10 +217,11 @@ class MatchService:
                  link_grace_s: float = LINK_GRACE_S) -> None:
         if dice not in ("v1", "v2"):
             raise ValueError(f"dice must be v1 or v2, got {dice!r}")
-        if not 0 <= link_wait_s < float("inf"):
-            # Each live match's log leaf states it in whole ms: it must be a time one can wait.
-            raise ValueError(f"the link wait (BOARDGAMMON_LINK_WAIT) must be a number of "
-                             f"seconds, 0 or more, got {link_wait_s!r}")
+        low, high = LINK_WAIT_RANGE_S
+        if not low <= link_wait_s <= high:
+            # Each live match's log leaf states it in whole ms, for good (LINK_WAIT_RANGE_S).
+            raise ValueError(f"the link wait (BOARDGAMMON_LINK_WAIT) must be {low:g} to "
+                             f"{high:g} seconds, got {link_wait_s!r}")
         self.db = db
         self.dice = dice
         self.hold_requests = hold_requests

@@ -35,6 +35,7 @@ from boardgammon.server.locks import MatchLocks
 from boardgammon.server.match_events import MatchEndEvent
 from boardgammon.server.match_service import (
     LINK_GRACE_S,
+    LINK_WAIT_RANGE_S,
     LINK_WAIT_S,
     MatchService,
     StepResult,
@@ -109,16 +110,43 @@ class GameConfig:
         (seconds a live v2 roll waits for the opponent's link, default 3),
         ``BOARDGAMMON_LINK_GRACE`` (seconds after the start during which no wait for a
         device ends, default 12: :data:`.LINK_GRACE_S`);
-        ``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT`` for tests only (:attr:`exit_after_commit`)."""
+        ``BOARDGAMMON_TEST_EXIT_AFTER_COMMIT`` for tests only (:attr:`exit_after_commit`).
+
+        Raises:
+            ValueError: ``BOARDGAMMON_LINK_WAIT`` outside :data:`.LINK_WAIT_RANGE_S` or
+                ``BOARDGAMMON_LINK_GRACE`` outside 0 to 3600 seconds, or either no number
+                (the message names the setting and the range).
+        """
+        low, high = LINK_WAIT_RANGE_S
         return cls(redis_url=environ.get("BOARDGAMMON_REDIS_URL") or None,
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
                    login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
                    dice=environ.get("BOARDGAMMON_DICE", "v2"),
-                   link_wait_s=float(environ.get("BOARDGAMMON_LINK_WAIT", str(LINK_WAIT_S))),
-                   link_grace_s=float(environ.get("BOARDGAMMON_LINK_GRACE",
-                                                  str(LINK_GRACE_S))),
+                   link_wait_s=_seconds(environ, "BOARDGAMMON_LINK_WAIT", LINK_WAIT_S,
+                                        low, high),
+                   link_grace_s=_seconds(environ, "BOARDGAMMON_LINK_GRACE", LINK_GRACE_S,
+                                         0.0, 3600.0),
                    exit_after_commit=int(
                        environ.get("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT") or "0"))
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: float, low: float,
+             high: float) -> float:
+    """The setting ``name`` in seconds, ``default`` when unset or empty.
+
+    Raises:
+        ValueError: no number, or one outside ``low`` to ``high`` (naming the setting).
+    """
+    value = environ.get(name)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not low <= seconds <= high:
+        raise ValueError(f"{name}={value!r}: give a number of seconds from {low:g} to {high:g}")
+    return seconds
 
 
 CHECKPOINT_S = 1.0
@@ -193,6 +221,9 @@ class Runtime:
         took = await asyncio.to_thread(warm_up)
         if took > 1.0:
             log.info("computer players compiled in %.1f s (first start after an install)", took)
+        # What each new live match's log leaf will state, for good (docs/fair-dice.md).
+        log.info("dice %s; live rolls wait %g s for the opponent's link",
+                 self.config.dice, self.config.link_wait_s)
         # A request held in this process is written with the link, which, with Redis, may
         # reach another process: there each request is written at once.
         self._service = MatchService(db, self.clock, self.locks, dice=self.config.dice,
