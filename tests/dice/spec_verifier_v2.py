@@ -179,6 +179,10 @@ def stated_wait(document: dict, leaves: list[str] | None = None) -> int | None:
     integer >= 0 (a leaf with anything else is asserted away: it cannot be read); ``None``
     where the leaf states none (correspondence, a leaf from before) or there is no leaf."""
     fields = match_leaf(document, leaves)
+    if fields is not None and fields["mode"] != "correspondence" and (
+            datetime.fromisoformat(fields["at"]) >= datetime.fromisoformat(
+                "2026-12-06T00:00:00+00:00")):
+        assert "link_wait_ms" in fields, "a live match's leaf since 2026-12-06 states its wait"
     if fields is None or "link_wait_ms" not in fields:
         return None
     wait = fields["link_wait_ms"]

@@ -443,6 +443,32 @@ def test_a_wait_that_is_no_whole_ms_is_a_leaf_that_cannot_be_read(wait):
         spec_verifier_v2.check(document)
 
 
+@pytest.mark.parametrize(("at", "readable"), [("2026-12-05T23:59:59.999999+00:00", True),
+                                               ("2026-12-06T00:00:00+00:00", False),
+                                               ("2026-12-06T08:59:59+09:00", True),
+                                               ("2027-01-01T00:00:00+00:00", False)])
+def test_a_live_leaf_logged_since_the_wait_was_stated_must_state_it(at, readable):
+    """Leaves written before the wait was stated stay valid without ``link_wait_ms``; a live
+    (or computer) match's leaf logged from 2026-12-06 (UTC) on that leaves it out cannot be
+    read, else a server could write leaves without it and have no wait checked (a new
+    user's trial). 08:59:59 at +09:00 is a second before midnight UTC."""
+    document = copy.deepcopy(v2_document("rol_0003"))
+    leaf = _match_leaf("live", None).replace('"at":"2026-12-02T12:00:00+00:00"', f'"at":"{at}"')
+    _stating(document, leaf)
+    report = verify_document(document)
+    if readable:
+        assert report.ok, report.failure
+        assert spec_verifier_v2.stated_wait(document) is None
+    else:
+        assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+        assert report.failure.detail == (
+            f"log entry 0, the match's mode, logged at {at}, states no wait for the "
+            "opponent's link; every live match's leaf logged since 2026-12-06T00:00:00+00:00 "
+            "states it")
+        with pytest.raises(AssertionError, match="since 2026-12-06 states its wait"):
+            spec_verifier_v2.stated_wait(document)
+
+
 def test_a_correspondence_leaf_that_states_a_wait_cannot_be_read():
     """A correspondence match's turns wait for no link, so its leaf states none (found by a
     new user's trial: a tampered leaf saying both passed, and the report then said the

@@ -289,6 +289,25 @@ def test_what_a_second_trial_found_in_verify_py(client, tmp_path):  # noqa: F811
     assert str(dropped["index"]) in said[-1]
 
 
+def test_a_live_leaf_without_its_wait_since_it_is_stated_fails_both_checkers(client):  # noqa: F811
+    """A live match's leaf logged since 2026-12-06 (UTC) states its wait: one without it
+    cannot be read, by transparency (before its proof, which the change breaks too) and by
+    verify.py; the same leaf dated before stays readable."""
+    match_id = played_live(client)
+    document = client.get(f"/api/audit/{match_id}").json()
+    stated = document["log"]["match"]
+    at = json.loads(stated["leaf"])["at"]
+    stated["leaf"] = stated["leaf"].replace('"link_wait_ms":3000,', "").replace(
+        f'"at":"{at}"', '"at":"2026-12-06T00:00:01+00:00"')
+    with pytest.raises(transparency.ProofError,
+                       match=rf"log entry {stated['index']}, the match's mode, logged at "
+                             r"2026-12-06T00:00:01\+00:00, states no wait for the opponent's"):
+        transparency.check_log(document)
+    report = verify.verify_document(document)
+    assert not report.ok and report.failure.verdict == verify.LOG_MISMATCH
+    assert "states no wait for the opponent's link" in report.failure.detail
+
+
 @pytest.mark.parametrize("wait", ["-1", "3000.5", "true", '"3000"'])
 def test_a_stated_wait_that_is_no_whole_ms_fails_both_checkers(client, wait):  # noqa: F811
     """A match leaf whose ``link_wait_ms`` is not an integer >= 0 cannot be read: transparency

@@ -57,6 +57,9 @@ EVENTS = ("committed", "requested", "revealed", "played", "void")  # requested: 
 ANCHOR_EVENT = "anchor"  # a seat's hash-chain anchor registered for a match (v2 dice)
 MATCH_EVENT = "match"  # how a v2 match is played, logged with its first roll's commitment
 MODES = ("live", "correspondence", "computer")
+# A live (or computer) match's leaf logged at or after this time states ``link_wait_ms``
+# (docs/fair-dice.md §The public log, Match leaf); leaves from before stay valid without it.
+WAIT_STATED_FROM = "2026-12-06T00:00:00+00:00"
 
 # What each record's documents hold that no other record's do (``docs/fair-dice.md``): their
 # spec labels, the fields of their rolls, and their own top-level fields. A document is checked
@@ -853,6 +856,17 @@ def _check_match_leaf(document: dict, size: int,
     if "link_wait_ms" in fields and fields["mode"] == "correspondence":
         raise ProofError(f"log entry {entry['index']} states a link wait for a "
                          "correspondence match, whose turns wait for no link")
+    if "link_wait_ms" not in fields and fields["mode"] != "correspondence":
+        try:
+            late = (datetime.fromisoformat(fields.get("at"))  # type: ignore[arg-type]
+                    >= datetime.fromisoformat(WAIT_STATED_FROM))
+        except (TypeError, ValueError):
+            raise ProofError(f"log entry {entry['index']}, the match's mode, is at "
+                             f"{_shown(fields.get('at'))}, no time with its offset") from None
+        if late:
+            raise ProofError(f"log entry {entry['index']}, the match's mode, logged at "
+                             f"{fields['at']}, states no wait for the opponent's link; every "
+                             f"live match's leaf logged since {WAIT_STATED_FROM} states it")
     path = [bytes.fromhex(h) for h in entry["inclusion_path"]]
     verify_inclusion(int(entry["index"]), size, leaf_hash(entry["leaf"].encode()), path, root)
     return str(fields["mode"]), wait

@@ -120,6 +120,10 @@ ABSENT_TOO_EARLY = "absent too early"
 ANCHOR_EVENT = "anchor"  # the public log's leaf of an accepted chain anchor
 MATCH_EVENT = "match"  # the public log's leaf that states how a v2 match is played
 MODES = ("live", "correspondence", "computer")
+# A live match's leaf (or one against the computer) logged at or after this time states the
+# server's wait for the link (``link_wait_ms``): one without it is a leaf that cannot be read.
+# Leaves from before, written when the wait was in no record, stay valid without it.
+WAIT_STATED_FROM = "2026-12-06T00:00:00+00:00"
 
 # v2: what a revealed roll proves (docs/fair-dice.md §What each kind of roll proves), by its
 # sources: the kinds the audit JSON counts in ``counts`` (the server's ``roll_guarantee``).
@@ -1544,6 +1548,10 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
         if "link_wait_ms" in fields and mode == "correspondence":
             raise ValueError(f"log entry {index} states a link wait for a correspondence "
                              "match, whose turns wait for no link")
+        if "link_wait_ms" not in fields and mode != "correspondence" and _from(at, index):
+            raise ValueError(f"log entry {index}, the match's mode, logged at {at}, states no "
+                             "wait for the opponent's link; every live match's leaf logged "
+                             f"since {WAIT_STATED_FROM} states it")
         if log_leaves is not None and listed is not None and listed[0] != index:
             raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; "
                              f"the log's first is entry {index}")
@@ -1558,6 +1566,20 @@ def logged_mode(document: dict, log_leaves: list[str] | None = None) -> Mode | N
         raise ValueError(f"the document lists log entry {listed[0]} as the match's mode; the "
                          "log has none")
     return None
+
+
+def _from(at: str, index: object) -> bool:
+    """Whether a match leaf's ``at`` (ISO 8601 with offset) is at or after
+    :data:`WAIT_STATED_FROM`.
+
+    Raises:
+        ValueError: ``at`` is no such time (the leaf cannot be read).
+    """
+    try:
+        return datetime.fromisoformat(at) >= datetime.fromisoformat(WAIT_STATED_FROM)
+    except (TypeError, ValueError):
+        raise ValueError(f"log entry {index}, the match's mode, is at {at!r}, no time with "
+                         "its offset") from None
 
 
 def request_places(document: dict, log_leaves: list[str] | None = None) -> dict[str, int]:
