@@ -45,6 +45,7 @@ from boardgammon.server.outage import RETRY_AFTER_S, is_outage
 from boardgammon.server.ratelimit import limiter_for
 from boardgammon.server.service_clock import DOWN_AFTER_S, HEARTBEAT_S, ServiceClock
 from boardgammon.server.services import services
+from boardgammon.server.settings import seconds_setting
 from boardgammon.server.watching import spectators_for
 
 if TYPE_CHECKING:
@@ -122,31 +123,12 @@ class GameConfig:
                    bot_delay_s=float(environ.get("BOARDGAMMON_BOT_DELAY", "0.4")),
                    login_burst=int(environ.get("BOARDGAMMON_LOGIN_BURST", "10")),
                    dice=environ.get("BOARDGAMMON_DICE", "v2"),
-                   link_wait_s=_seconds(environ, "BOARDGAMMON_LINK_WAIT", LINK_WAIT_S,
-                                        low, high),
-                   link_grace_s=_seconds(environ, "BOARDGAMMON_LINK_GRACE", LINK_GRACE_S,
-                                         0.0, 3600.0),
+                   link_wait_s=seconds_setting(environ, "BOARDGAMMON_LINK_WAIT",
+                                               LINK_WAIT_S, low, high),
+                   link_grace_s=seconds_setting(environ, "BOARDGAMMON_LINK_GRACE",
+                                                LINK_GRACE_S, 0.0, 3600.0),
                    exit_after_commit=int(
                        environ.get("BOARDGAMMON_TEST_EXIT_AFTER_COMMIT") or "0"))
-
-
-def _seconds(environ: Mapping[str, str], name: str, default: float, low: float,
-             high: float) -> float:
-    """The setting ``name`` in seconds, ``default`` when unset or empty.
-
-    Raises:
-        ValueError: no number, or one outside ``low`` to ``high`` (naming the setting).
-    """
-    value = environ.get(name)
-    if not value:
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = float("nan")
-    if not low <= seconds <= high:
-        raise ValueError(f"{name}={value!r}: give a number of seconds from {low:g} to {high:g}")
-    return seconds
 
 
 CHECKPOINT_S = 1.0

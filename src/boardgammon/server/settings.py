@@ -58,7 +58,7 @@ class Settings:
                    trusted_proxies=_listed(environ.get("BOARDGAMMON_TRUSTED_PROXIES")),
                    database_wait_s=float(environ.get("BOARDGAMMON_DATABASE_WAIT") or 60.0),
                    log_key_path=environ.get("BOARDGAMMON_LOG_KEY") or DEFAULT_LOG_KEY,
-                   log_head_interval_s=_seconds(environ, "BOARDGAMMON_LOG_HEAD_INTERVAL",
+                   log_head_interval_s=seconds_setting(environ, "BOARDGAMMON_LOG_HEAD_INTERVAL",
                                                 DEFAULT_LOG_HEAD_INTERVAL),
                    switch_interval_s=_switch_interval(environ))
 
@@ -70,7 +70,7 @@ def _switch_interval(environ: Mapping[str, str]) -> float:
         ValueError: 0, more than a second, or no number (naming the setting).
     """
     name = "BOARDGAMMON_SWITCH_INTERVAL"
-    seconds = _seconds(environ, name, DEFAULT_SWITCH_INTERVAL)
+    seconds = seconds_setting(environ, name, DEFAULT_SWITCH_INTERVAL)
     if not 0 < seconds <= 1:
         raise ValueError(f"{name}={environ.get(name)!r}: give seconds above 0, at most 1")
     return seconds
@@ -81,11 +81,14 @@ def _listed(value: str | None) -> tuple[str, ...]:
     return tuple(item.strip() for item in (value or "").split(",") if item.strip())
 
 
-def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
-    """A setting of seconds (>= 0), ``default`` when unset or empty.
+def seconds_setting(environ: Mapping[str, str], name: str, default: float, low: float = 0.0,
+                    high: float | None = None) -> float:
+    """A setting of seconds from ``low`` to ``high`` (``None``: any finite number from
+    ``low``), ``default`` when unset or empty.
 
     Raises:
-        ValueError: the value is no number, or a negative one (naming the setting).
+        ValueError: the value is no number, or one outside the range (naming the setting and
+            the range).
     """
     value = environ.get(name)
     if not value:
@@ -93,7 +96,8 @@ def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
     try:
         seconds = float(value)
     except ValueError:
-        seconds = -1.0
-    if not seconds >= 0 or seconds == float("inf"):
-        raise ValueError(f"{name}={value!r}: give a number of seconds, 0 or more")
+        seconds = float("nan")
+    if not low <= seconds <= (float("inf") if high is None else high) or seconds == float("inf"):
+        wanted = f", {low:g} or more" if high is None else f" from {low:g} to {high:g}"
+        raise ValueError(f"{name}={value!r}: give a number of seconds{wanted}")
     return seconds
