@@ -758,7 +758,7 @@ def anchor_proofs(session: Session, key: LogKey, match_id: str, *,
     Raises:
         NotFound: no match ``match_id`` (neither a match of the server nor in the log).
     """
-    rows = _anchor_rows(session, match_id)
+    rows = _leaf_rows(session, match_id, ANCHOR_EVENT)
     if not rows and session.get(MatchRow, match_id) is None:
         raise NotFound(f"no match {match_id!r}")
     covering = rows[-1][0] + 1 if rows else 0
@@ -773,7 +773,7 @@ def proven_anchors(session: Session, match_id: str, tree_size: int) -> list[dict
     (those after it left out), with their inclusion proofs there, in log order:
     ``[{"index", "event": "anchor", "leaf", "inclusion_path"}, …]`` (what a roll's program
     checks beside the roll's own leaves, under the same head)."""
-    rows = [row for row in _anchor_rows(session, match_id) if row[0] < tree_size]
+    rows = [row for row in _leaf_rows(session, match_id, ANCHOR_EVENT) if row[0] < tree_size]
     return _proven(session, rows, tree_size).get(None, [])
 
 
@@ -783,24 +783,20 @@ def proven_match_leaf(session: Session, match_id: str, tree_size: int) -> dict |
     proof there: ``{"index", "event": "match", "leaf", "inclusion_path"}``, else ``None`` (a
     match from before the leaf, or none logged yet). A roll's program checks an ``absent``
     roll's wait against it."""
-    query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
-        _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None),
-        _ENTRIES.c.idx < tree_size)
-    flush(session)
-    rows = [row for row in session.execute(query.order_by(_ENTRIES.c.idx))
-            if json.loads(row[2]).get("event") == MATCH_EVENT][:1]
-    return _proven(session, rows, tree_size).get(None, [None])[0] if rows else None
+    rows = [row for row in _leaf_rows(session, match_id, MATCH_EVENT) if row[0] < tree_size]
+    return _proven(session, rows[:1], tree_size)[None][0] if rows else None
 
 
-def _anchor_rows(session: Session, match_id: str) -> list[Any]:
-    """The log rows ``(idx, None, leaf)`` of the match's accepted anchors, in log order (the
-    match's other leaf of no roll, its mode's, left out)."""
+def _leaf_rows(session: Session, match_id: str, event: str) -> list[Any]:
+    """The log rows ``(idx, None, leaf)`` of the match's leaves of no roll whose ``event`` is
+    ``event`` (:data:`ANCHOR_EVENT`: its accepted anchors; :data:`MATCH_EVENT`: its mode's),
+    in log order."""
     query = select(_ENTRIES.c.idx, _ENTRIES.c.roll_id, _ENTRIES.c.leaf).where(
         _ENTRIES.c.match_id == match_id, _ENTRIES.c.roll_id.is_(None)
     )
     flush(session)
     rows = session.execute(query.order_by(_ENTRIES.c.idx))
-    return [row for row in rows if json.loads(row[2]).get("event") == ANCHOR_EVENT]
+    return [row for row in rows if json.loads(row[2]).get("event") == event]
 
 
 def roll_proof(
