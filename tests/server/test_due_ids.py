@@ -348,28 +348,30 @@ def test_the_migration_marks_the_matches_the_anti_join_found(database_url):
 def test_the_migration_goes_down_and_up_again(database_url):
     db = open_database(database_url)
     db.dispose()
-    engine = create_db_engine(database_url)
-    try:
-        with engine.begin() as connection:
-            config = _config()
-            config.attributes["connection"] = connection
-            command.downgrade(config, "0019_anchor_leaves")
-        with engine.connect() as connection:
-            assert "awaiting_first_roll_since" not in {
-                c["name"] for c in _columns(connection)}
-    finally:
-        engine.dispose()
-    _migrate(database_url, "head")
-    engine = create_db_engine(database_url)
-    try:
-        with engine.connect() as connection:
-            assert "awaiting_first_roll_since" in {c["name"] for c in _columns(connection)}
-    finally:
-        engine.dispose()
+    assert "awaiting_first_roll_since" not in match_columns(database_url, "0019_anchor_leaves")
+    assert "awaiting_first_roll_since" in match_columns(database_url, "head")
 
 
-def _columns(connection) -> list:
-    return inspect(connection).get_columns("matches")
+def match_columns(database_url: str, revision: str) -> set[str]:
+    """The names of the ``matches`` table's columns once the database is migrated down
+    (or up: ``head``) to ``revision``."""
+    if revision == "head":
+        _migrate(database_url, "head")
+    else:
+        engine = create_db_engine(database_url)
+        try:
+            with engine.begin() as connection:
+                config = _config()
+                config.attributes["connection"] = connection
+                command.downgrade(config, revision)
+        finally:
+            engine.dispose()
+    engine = create_db_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return {c["name"] for c in inspect(connection).get_columns("matches")}
+    finally:
+        engine.dispose()
 
 
 def test_a_first_roll_outside_a_match_row_changes_no_match(database):
