@@ -37,7 +37,11 @@ follows ``--seed``.
     python -m training.ranking fit --out NEW.npz [--data training/data/candidates-*.npz]
         [--weights src/boardgammon/bots/weights/neural.npz] [--seed 1] [--val-share 0.2]
         [--lr 3e-5] [--epochs 300] [--patience 20] [--batch 16] [--anchors 20000]
-        [--anchor-weight 1.0] [--loss squared|listwise] [--tau 0.02] [--cache DIR]
+        [--anchor-weight 1.0] [--loss squared|listwise] [--tau 0.02] [--hidden N]
+        [--cache DIR]
+
+``--hidden N`` widens the start network to ``N`` hidden units first (:func:`widen`: the outputs
+unchanged, the new units free to learn what the old ones could not); 0 keeps its size.
 
 Output: the start file's arrays with the new ``w1 b1 w2 b2`` and ``ranking``, a JSON string of
 the settings and the held-out figures before and after.
@@ -217,6 +221,7 @@ class Settings:
     anchor_weight: float = 1.0
     loss: str = "squared"
     tau: float = 0.02
+    hidden: int = 0
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
@@ -232,6 +237,24 @@ class Settings:
             raise ValueError(f"--tau must be positive, got {self.tau}")
         if self.anchors < 0 or self.anchor_weight < 0:
             raise ValueError("--anchors and --anchor-weight must not be negative")
+        if self.hidden < 0:
+            raise ValueError(f"--hidden must not be negative, got {self.hidden}")
+
+
+def widen(net: Network, hidden: int, seed: int) -> Network:
+    """``net`` with ``hidden`` hidden units: the new units' input weights uniform in ±0.1
+    (drawn from ``seed``), their biases and output weights zero, so the outputs are unchanged.
+
+    Raises:
+        ValueError: ``hidden`` is fewer units than ``net`` has.
+    """
+    extra = hidden - net.hidden
+    if extra < 0:
+        raise ValueError(f"--hidden {hidden} is fewer than the start network's {net.hidden}")
+    rng = np.random.default_rng([seed, 27, 3])
+    return Network(np.hstack([net.w1, rng.uniform(-0.1, 0.1, (net.w1.shape[0], extra))]),
+                   np.concatenate([net.b1, np.zeros(extra)]),
+                   np.hstack([net.w2, np.zeros((N_OUTPUTS, extra))]), net.b2)
 
 
 def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | None = None
@@ -247,6 +270,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
     train, val = cands.subset(tr_d), cands.subset(va_d)
     start = Network.load(weights)
+    if st.hidden:
+        start = widen(start, st.hidden, st.seed)
     x_tr = encode(train.after).astype(np.float64)
     x_va = encode(val.after).astype(np.float64)
     before = choice_figures(mover_equity(start.evaluate(val.after)), val.rollout, val.decision)
@@ -321,6 +346,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
                                  "decisions": len(cands.boards), "start": str(weights)}
     with np.load(weights) as z:
         keep = {k: z[k] for k in z.files if k not in ("w1", "b1", "w2", "b2", "ranking")}
+    if "hidden" in keep:  # the TD run's setting, which a widened network no longer has
+        keep["hidden"] = np.array(float(net.hidden))
     out.parent.mkdir(parents=True, exist_ok=True)
     net.save(out, ranking=json.dumps(result), **keep)
     return result

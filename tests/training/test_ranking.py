@@ -185,3 +185,27 @@ def test_the_cli_refuses_bad_arguments_with_a_message(data, tmp_path, capsys):
                       "--data", str(rollout_shard)])
     assert e.value.code == 2 and "is not a candidate shard" in capsys.readouterr().err
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_widening_keeps_the_outputs_and_a_widened_fit_writes_the_wider_network(data, tmp_path):
+    weights, paths = data
+    start = Network.load(weights)
+    wide = ranking.widen(start, 12, seed=4)
+    assert wide.hidden == 12 and wide.w1.shape == (start.w1.shape[0], 12)
+    boards = sample_positions(start, 20, 9)
+    assert np.allclose(wide.evaluate(boards), start.evaluate(boards), atol=1e-6)
+    assert np.array_equal(wide.w1[:, :8], start.w1) and not np.any(wide.w2[:, 8:])
+    assert np.all(np.abs(wide.w1[:, 8:]) <= 0.1) and np.any(wide.w1[:, 8:])
+    assert np.array_equal(ranking.widen(start, 12, seed=4).w1, wide.w1)  # from the seed
+    with pytest.raises(ValueError, match="fewer than the start network's 8"):
+        ranking.widen(start, 6, seed=4)
+
+    out = tmp_path / "wide.npz"
+    res = ranking.fit(weights, paths, out, ranking.Settings(
+        seed=3, val_share=0.25, lr=0.01, epochs=10, patience=10, batch=8, anchors=0,
+        hidden=12))
+    new = Network.load(out)
+    assert new.hidden == 12 and res["after"]["rank_loss"] < res["before"]["rank_loss"]
+    assert np.any(new.w2[:, 8:])  # the new units were put to use
+    with pytest.raises(ValueError, match="--hidden must not be negative"):
+        ranking.Settings(hidden=-1).check()
