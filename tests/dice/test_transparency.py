@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardgammon.dice.transparency import (
+    LogUnreadable,
     ProofError,
     anchor_leaf_bytes,
     consistency_path,
@@ -30,6 +31,7 @@ from boardgammon.dice.transparency import (
     match_leaf_bytes,
     node_hash,
     root_of,
+    scan,
     verify_consistency,
     verify_inclusion,
 )
@@ -378,5 +380,29 @@ def test_a_url_that_cannot_be_read_is_said_in_words(script):
             opening = ("cannot load" if script == "transparency.py"
                        else "cannot read an audit document from")
             assert run.stdout + run.stderr == f"{opening} {url}: {said}\n"
+    finally:
+        server.shutdown()
+
+
+def test_a_log_that_cannot_be_read_for_the_scan_is_said_in_words():
+    """--scan reads the server's log after the document: a refusal there is named as the
+    document's is (the API's error code and message), a closed port by its reason, each after
+    the URL asked; not the raw JSON body or ``<urlopen error [Errno 111] …>``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+    try:
+        for port, said, status in (
+                (server.server_port,
+                 "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'",
+                 404),
+                (free, f"no answer from 127.0.0.1:{free}: Connection refused", None)):
+            with pytest.raises(LogUnreadable) as refused:
+                scan(f"http://127.0.0.1:{port}/api/audit/mat_nosuch", {})
+            assert str(refused.value) == f"GET http://127.0.0.1:{port}/api/log/head: {said}"
+            assert refused.value.status == status
     finally:
         server.shutdown()

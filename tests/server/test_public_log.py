@@ -718,7 +718,13 @@ def test_the_scan_checks_the_document_against_the_servers_newest_head(served, tm
         run = alone(url)
         assert (run.returncode, "Traceback" in run.stderr) == (2, False), run.stderr
         assert run.stderr == (f"cannot read the server's log: GET {front.url}/api/log/head: "
-                              "HTTP 503 busy\n")
+                              "the server answered HTTP 503 Service Unavailable\n")
+        front.scripted["/api/log/head"] = (503, {"error": {"code": "unavailable",
+                                                           "message": "the log is busy"}})
+        status, _, err = run_main(capsys, "--scan", url)
+        assert status == 2 and err == (
+            f"cannot read the server's log: GET {front.url}/api/log/head: the server answered "
+            "HTTP 503 Service Unavailable: unavailable: the log is busy\n"), err
         front.scripted["/api/log/head"] = None  # the connection closed, no answer
         status, _, err = run_main(capsys, "--scan", url)
         assert status == 2 and err == (

@@ -43,6 +43,7 @@ import json
 import shlex
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -1082,11 +1083,9 @@ def _get_json(url: str, timeout: float) -> Any:
         with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310
             return json.load(answer)
     except urllib.error.HTTPError as exc:
-        try:
-            said = exc.read()[:200].decode(errors="replace")
-        except (OSError, http.client.HTTPException):
-            said = ""
-        raise LogUnreadable(f"GET {url}: HTTP {exc.code} {said}".rstrip(), exc.code) from None
+        raise LogUnreadable(f"GET {url}: {_refusal(exc)}", exc.code) from None
+    except urllib.error.URLError as exc:
+        raise LogUnreadable(f"GET {url}: {_no_answer(url, exc)}") from None
     except (OSError, ValueError, RecursionError, http.client.HTTPException) as exc:
         raise LogUnreadable(f"GET {url}: {exc or type(exc).__name__}") from None
 
@@ -1095,11 +1094,30 @@ def _is_hex(text: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
+def _refusal(exc: urllib.error.HTTPError) -> str:
+    """An HTTP error status in words, with the API's error code and message where the answer
+    has them (``docs/api.md`` §Errors), not the body (a proxy's error page is HTML), and not
+    urllib's ``HTTP Error 404: Not Found``."""
+    said = f"the server answered HTTP {exc.code} {exc.reason}".rstrip()
+    try:
+        error = json.loads(exc.read(4096))["error"]
+        said += f": {error['code']}: {error['message']}"
+    except (OSError, http.client.HTTPException, ValueError, RecursionError, KeyError,
+            TypeError):
+        pass
+    return said
+
+
+def _no_answer(url: str, exc: urllib.error.URLError) -> str:
+    """Why no answer came from the host of ``url``, in words, not ``<urlopen error …>``."""
+    host = urllib.parse.urlsplit(url).netloc or url
+    return f"no answer from {host}: {getattr(exc.reason, 'strerror', None) or exc.reason}"
+
+
 def _open(request: urllib.request.Request, timeout: float) -> http.client.HTTPResponse:
-    """``urlopen`` whose failures read in words: an HTTP error status with the API's error
-    code and message where the answer has them (``docs/api.md`` §Errors), not the body;
-    no answer with its reason, not ``<urlopen error …>``. (verify.py and transparency.py are
-    each downloaded and run alone, so each has its own copy, as the witness has its own.)
+    """``urlopen`` whose failures read in words (:func:`_refusal`, :func:`_no_answer`).
+    (verify.py and transparency.py are each downloaded and run alone, so each has its own
+    copy, as the witness has its own.)
 
     Raises:
         OSError: no answer, or an HTTP error status.
@@ -1107,17 +1125,9 @@ def _open(request: urllib.request.Request, timeout: float) -> http.client.HTTPRe
     try:
         return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
     except urllib.error.HTTPError as exc:
-        said = f"the server answered HTTP {exc.code} {exc.reason}".rstrip()
-        try:
-            error = json.loads(exc.read(4096))["error"]
-            said += f": {error['code']}: {error['message']}"
-        except (OSError, http.client.HTTPException, ValueError, RecursionError, KeyError,
-                TypeError):
-            pass
-        raise OSError(said) from None
+        raise OSError(_refusal(exc)) from None
     except urllib.error.URLError as exc:
-        raise OSError(f"no answer from {request.host}: "
-                      f"{getattr(exc.reason, 'strerror', None) or exc.reason}") from None
+        raise OSError(_no_answer(request.full_url, exc)) from None
 
 
 def _load(source: str, timeout: float = 30.0) -> Any:
