@@ -244,11 +244,15 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_s
         # the record writes as a code is said in words, the code after it in brackets (the
         # words may hold parentheses: "server (the computer rolls) [server]").
         assert not set(entry) & set(shown), (code, set(entry) & set(shown))
-        kind = [v for v in shown.values() if v.endswith(f" [{entry['kind']}]")]
-        assert len(kind) == 1 and len(kind[0]) > len(entry["kind"]) + 3, (code, shown)
+        # The roll's kind in the plain terms of the record's field: a normal roll, not "turn".
+        assert entry["kind"] == "normal"
+        said = {"en": "normal roll", "de": "normaler Wurf", "ja": "通常のロール"}[code]
+        assert shown[{"en": "Kind", "de": "Art", "ja": "種類"}[code]] == f"{said} [normal]"
+        assert page.inner_text(f"#{entry['roll_id']} td.kind") == said
         assert not [v for v in shown.values() if ") (" in v], (code, shown)
-        log = shown[{"en": "Log entries (index: change)", "de": "Log-Einträge (Index: Änderung)",
-                     "ja": "ログ項目（番号：変化）"}[code]]
+        # The log's leaves by their index and event (the leaf's own field).
+        log = shown[{"en": "Log entries (index: event)", "de": "Log-Einträge (Index: Ereignis)",
+                     "ja": "ログ項目（番号：イベント）"}[code]]
         assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
             e["index"] for e in entry["log"]]
         assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)
