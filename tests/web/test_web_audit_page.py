@@ -102,6 +102,11 @@ def test_the_audit_page_fits_a_phone_names_the_players_and_leads_back(
             assert in_view(page, "#rolls td.verdict", width)
             if width < 1280:
                 assert small_targets(page) == [], (code, width)
+            # The command a count names stays on one line (a 360 px line in German and
+            # Japanese broke it after "--").
+            command = page.locator('#counts li[data-kind="no_opponent_device"] code.command')
+            assert command.inner_text() == "verify.py --log", (code, width)
+            assert command.evaluate("c => c.getClientRects().length") == 1, (code, width)
             page.screenshot(path=str(output_dir / f"audit-{code}-{width}.png"), full_page=True)
         assert guest in page.inner_text("#players")
         # How the match is played, as the public log states it (docs/fair-dice.md §The

@@ -39,6 +39,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -71,6 +72,20 @@ def utc_from_ms(stamp: int) -> str:
 
 
 pages.env.filters["utc_ms"] = utc_from_ms
+
+
+def with_commands(text: str, *commands: str) -> Markup:
+    """``text`` as HTML, each of ``commands`` in it (a command line quoted in a sentence, such
+    as ``verify.py --log``) in a ``<code class="command">`` that pages.css keeps on one line:
+    on a phone, German and Japanese lines broke it after ``--``."""
+    html = escape(text)
+    for command in commands:
+        html = html.replace(escape(command),
+                            Markup('<code class="command">{}</code>').format(command))
+    return html
+
+
+pages.env.filters["commands"] = with_commands
 # Program text is not HTML: rendered unescaped here, escaped once when placed in the page.
 programs = Environment(
     loader=FileSystemLoader(TEMPLATES),
