@@ -209,6 +209,12 @@ def test_the_public_log_tables_fit_a_phone_and_link_each_rolls_proof_and_program
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         tables = ("log-head",) + (("rolls",) if width == 360 else ())
         assert not set(sideways(page)) & {"page", *tables}, (code, width, sideways(page))
+        # No label spills into the value beside it (a Japanese phone's "/api/log/public-key"
+        # ran over the key: a fixed column's cell overflows without scrolling its table).
+        spilled = page.eval_on_selector_all(
+            "#log-head th, #log-head td, #log-anchors th, #log-anchors td",
+            "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText)")
+        assert spilled == [], (code, width, spilled)
         if width == 360:
             assert small_targets(page) == [], code
         page.locator("#public-log").scroll_into_view_if_needed()
