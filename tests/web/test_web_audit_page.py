@@ -266,6 +266,10 @@ def test_a_row_opened_shows_every_value_in_full_and_fits_a_phone(audited, live_s
                      "ja": "ログ項目（番号：イベント）"}[code]]
         assert [int(leaf.split(": ")[0]) for leaf in log.split(", ")] == [
             e["index"] for e in entry["log"]]
+        # The row's program is linked once, under the values (testers saw it twice).
+        programs = page.locator(f"#{entry['roll_id']} + tr.roll-more a[href$='/verify.py']")
+        assert programs.count() == 1, code
+        assert programs.get_attribute("id") == f"verify-roll-{entry['roll_id']}"
         assert page.evaluate("document.documentElement.scrollWidth") <= width, (code, width)
         assert "page" not in sideways(page)
         if width == 360:
