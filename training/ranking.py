@@ -38,8 +38,11 @@ follows ``--seed``.
         [--weights src/boardgammon/bots/weights/neural.npz] [--seed 1] [--val-share 0.2]
         [--lr 3e-5] [--epochs 300] [--patience 20] [--batch 16] [--anchors 20000]
         [--anchor-weight 1.0] [--loss squared|listwise] [--tau 0.02] [--hidden N]
-        [--cache DIR]
+        [--race fit|skip] [--cache DIR]
 
+``--race skip`` leaves out the decisions whose position is a race (:func:`without_races`):
+each fit on the 2-ply data made race plays worse on the judged decisions, which then only the
+anchors hold where the start network was.
 ``--hidden N`` widens the start network to ``N`` hidden units first (:func:`widen`: the outputs
 unchanged, the new units free to learn what the old ones could not); 0 keeps its size.
 
@@ -60,6 +63,7 @@ import numpy as np
 
 from boardgammon.bots.encoding import encode
 from boardgammon.bots.network import N_OUTPUTS, Network, cubeless_equity
+from boardgammon.engine.rules import is_contact
 from training import supervised
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,6 +226,7 @@ class Settings:
     loss: str = "squared"
     tau: float = 0.02
     hidden: int = 0
+    race: str = "fit"
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
@@ -239,6 +244,14 @@ class Settings:
             raise ValueError("--anchors and --anchor-weight must not be negative")
         if self.hidden < 0:
             raise ValueError(f"--hidden must not be negative, got {self.hidden}")
+        if self.race not in ("fit", "skip"):
+            raise ValueError(f"--race is fit or skip, got {self.race!r}")
+
+
+def without_races(cands: Candidates) -> Candidates:
+    """``cands`` less the decisions whose position is a race (no contact,
+    :func:`boardgammon.engine.rules.is_contact`), renumbered."""
+    return cands.subset(np.flatnonzero(is_contact(cands.boards)))
 
 
 def widen(net: Network, hidden: int, seed: int) -> Network:
@@ -267,6 +280,11 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     """
     st.check()
     cands = load_candidates(data)
+    if st.race == "skip":
+        contact = without_races(cands)
+        print(f"--race skip: {len(cands.boards) - len(contact.boards)} race decisions left "
+              f"out (the anchors alone hold the race)", flush=True)
+        cands = contact
     tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
     train, val = cands.subset(tr_d), cands.subset(va_d)
     start = Network.load(weights)

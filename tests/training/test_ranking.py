@@ -209,3 +209,20 @@ def test_widening_keeps_the_outputs_and_a_widened_fit_writes_the_wider_network(d
     assert np.any(new.w2[:, 8:])  # the new units were put to use
     with pytest.raises(ValueError, match="--hidden must not be negative"):
         ranking.Settings(hidden=-1).check()
+
+
+def test_leaving_out_races_keeps_the_contact_decisions_renumbered():
+    contact = Board.initial().array
+    race = np.zeros((2, 25), dtype=np.int8)
+    race[0, 0], race[1, 0] = 15, 15  # each side's checkers all on its own ace point
+    boards = np.stack([race, contact, race, contact])
+    after = np.repeat(boards, 2, axis=0)
+    cands = ranking.Candidates(after, np.arange(8.0), np.arange(8.0),
+                               np.repeat(np.arange(4), 2), boards,
+                               np.ones((4, 2), dtype=np.int8))
+    kept = ranking.without_races(cands)
+    assert np.array_equal(kept.boards, boards[[1, 3]])
+    assert np.array_equal(kept.decision, [0, 0, 1, 1])
+    assert np.array_equal(kept.rollout, [2.0, 3.0, 6.0, 7.0])
+    with pytest.raises(ValueError, match="--race is fit or skip"):
+        ranking.Settings(race="drop").check()
