@@ -94,8 +94,10 @@ a request beyond the fifteenth waited up to 30 s (the pool's timeout) for a conn
 failed, while SQLite itself could have served it (WAL readers never wait; writers take turns).
 An idle SQLite connection costs a few file handles and nothing else, and the pool opens them
 only when they are first needed."""
-SQLITE_POOL_OVERFLOW = SQLITE_POOL_SIZE
-"""More connections made on demand beyond :data:`SQLITE_POOL_SIZE` (and closed when returned):
+SQLITE_POOL_OVERFLOW = SQLITE_POOL_SIZE + 1
+"""More connections made on demand beyond :data:`SQLITE_POOL_SIZE` (and closed when returned),
+one more than the threads for the event loop's own read of a held request
+(:meth:`.MatchService.hold_now`), which must never wait for a connection:
 a thread may hold a second session at once (a ``GET`` route's read session and the write of a
 signed head, :meth:`Database.writing`), and an async route holds its request's session
 across the awaits of its worker threads."""

@@ -115,6 +115,18 @@ def _request(s: Session, cached: CachedMatch, pending: RollV2, action: RollActio
     return [apply_roll(cached, roll, now)]
 
 
+def may_hold(cached: CachedMatch, action: RollAction) -> bool:
+    """Whether :func:`request_to_hold` may hold ``action``, judged from ``cached`` alone, before
+    any read: ``False`` where it would not (not a live match, a v1 record, a pending roll other
+    than this committed one with an opponent's link to wait for). A cache behind the database
+    only sends a request the way of every action."""
+    if cached.info.mode != "live":
+        return False
+    pending = pending_roll(cached.rolls)
+    return (isinstance(pending, RollV2) and pending.state == "committed"
+            and pending.opponent_prev_link is not None and pending.roll_id == action.roll_id)
+
+
 def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
                     action: RollAction, now: float, wall: datetime,
                     charged_from: float | None = None) -> RollV2 | None:

@@ -400,6 +400,40 @@ class MatchService:
                 log.exception("the held request of match %s could not be written", match_id)
         return written
 
+    @property
+    def holds_on_loop(self) -> bool:
+        """Whether :meth:`hold_now` may answer a request on the event loop's thread: where
+        requests are held (a single process) and the database is SQLite, whose reads wait for
+        no writer (WAL) and no network."""
+        return self.hold_requests and self.db.is_sqlite
+
+    def hold_now(self, match_id: str, user_id: int, action: RollAction,
+                 token: str | None) -> StepResult | None:
+        """:meth:`_hold_request` without waiting, for the event loop's thread (one read: its
+        hop to a worker thread and back cost more than the read, docs/server.md §A request
+        answered on the event loop). ``None`` where it cannot answer at once and the caller
+        must :meth:`act` in a worker thread: not :attr:`holds_on_loop`, the match not in this
+        process's cache (loading it is no work for the loop), another thread using the match,
+        a request the cached match says will not be held (:func:`.match_dice.may_hold`: a v1
+        roll, a computer's or correspondence match, whose requests are written, read nothing
+        here), or one that :meth:`_hold_request` does not hold.
+
+        Raises:
+            as :meth:`_hold_request`.
+        """
+        if not self.holds_on_loop:
+            return None
+        lock = self.locks.thread(match_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            cached = self.matches.cache.get(match_id)
+            if cached is None or not match_dice.may_hold(cached, action):
+                return None  # no read on the loop for a request that will be written
+            return self._hold_request(match_id, user_id, action, token)
+        finally:
+            lock.release()
+
     def _hold_request(self, match_id: str, user_id: int, action: RollAction,
                       token: str | None) -> StepResult | None:
         """A live v2 roll's first request, checked and answered without a write: held in this

@@ -26,7 +26,7 @@ from fastapi import FastAPI
 
 from boardgammon.bots.warm import warm_up
 from boardgammon.server import dice_log
-from boardgammon.server.actions import ClientAction
+from boardgammon.server.actions import ClientAction, RollAction
 from boardgammon.server.bus import USER_CHANNEL_PREFIX, bus_for
 from boardgammon.server.db import WORKER_THREADS
 from boardgammon.server.dice_log import LogKey
@@ -251,15 +251,20 @@ class Runtime:
         await self.spectators.stop()
 
     async def run(self, match_id: str, fn: Callable[..., StepResult | None], *args: Any,
-                  actor: int | None = None) -> StepResult | None:
+                  actor: int | None = None,
+                  first: Callable[[], StepResult | None] | None = None) -> StepResult | None:
         """Run a service call for ``match_id`` in a worker thread and publish its events;
         calls for one match run one at a time here, so events leave in commit order. When
         the call passed the turn to a player other than ``actor`` (the user who acted;
         ``None`` for the server and the computer), that player's pages hear ``turn``
         (:mod:`.notifications`). A ``match_end`` event gets the public log's signed head that
-        includes the match's last change (``result.log_head``)."""
+        includes the match's last change (``result.log_head``). ``first``: a call tried on
+        the event loop's thread before, in the same turn of the match; ``fn`` runs only
+        where it gives ``None``."""
         async with self.locks.calls(match_id):
-            step = await asyncio.to_thread(fn, *args)
+            step = first() if first is not None else None
+            if step is None:
+                step = await asyncio.to_thread(fn, *args)
             if step is not None and self.log_key is not None and any(
                     event["type"] == "match_end" for event in step.events):
                 await asyncio.to_thread(self._sign_end, step)
@@ -299,8 +304,19 @@ class Runtime:
             self._unserved = True
         if self._unserved:
             await asyncio.to_thread(self._beat)
-        step = await self.run(match_id, self._act, match_id, user_id, action, token,
-                              actor=user_id)
+        if isinstance(action, RollAction) and self.service.holds_on_loop:
+            # A live v2 roll's request is answered on the event loop where it can be: no hop
+            # to a worker thread and back for one read (docs/server.md §A request answered
+            # on the event loop). The limiter is this process's own where requests are held.
+            def hold() -> StepResult | None:
+                self.action_limit.hit(f"user:{user_id}")
+                return self.service.hold_now(match_id, user_id, action, token)
+
+            step = await self.run(match_id, self.service.act, match_id, user_id, action, token,
+                                  actor=user_id, first=hold)
+        else:
+            step = await self.run(match_id, self._act, match_id, user_id, action, token,
+                                  actor=user_id)
         assert step is not None
         self.kick_bot(match_id)
         return step
