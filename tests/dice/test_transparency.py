@@ -352,57 +352,54 @@ class _Refusing(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.fixture
+def refusing():
+    """A server that answers as :class:`_Refusing` does, and a port nothing listens on:
+    ``(its port, the free port)``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+    yield server.server_port, free
+    server.shutdown()
+
+
 @pytest.mark.parametrize("script", ["transparency.py", "verify.py"])
-def test_a_url_that_cannot_be_read_is_said_in_words(script):
+def test_a_url_that_cannot_be_read_is_said_in_words(script, refusing):
     """A 404 with the API's error is named by its code and message, a closed port by its
     reason, not as ``HTTP Error 404`` or ``<urlopen error [Errno 111] …>``, and a roll's program
     given for the audit document as such, not as JSON that fails to parse; exit status 2."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        free = closed.getsockname()[1]
-    try:
-        for port, said in (
-                (server.server_port,
-                 "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'"),
-                (free, f"no answer from 127.0.0.1:{free}: Connection refused"),
-                (server.server_port, "this URL is a program (run it: python3 FILE)")):
-            url = f"http://127.0.0.1:{port}/api/audit/mat_nosuch"
-            if "program" in said:
-                url += "/rolls/rol_1/verify.py"
-                said = (f"{said}{', not an audit document' if script == 'transparency.py' else ''}"
-                        "; the JSON of a match's dice record is at /api/audit/MATCH_ID")
-            run = subprocess.run([sys.executable, "-I", "-S", str(CHECKER.parent / script), url],
-                                 capture_output=True, text=True, timeout=60, check=False)
-            assert run.returncode == 2, run.stdout + run.stderr
-            opening = ("cannot load" if script == "transparency.py"
-                       else "cannot read an audit document from")
-            assert run.stdout + run.stderr == f"{opening} {url}: {said}\n"
-    finally:
-        server.shutdown()
+    answering, free = refusing
+    for port, said in (
+            (answering,
+             "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'"),
+            (free, f"no answer from 127.0.0.1:{free}: Connection refused"),
+            (answering, "this URL is a program (run it: python3 FILE)")):
+        url = f"http://127.0.0.1:{port}/api/audit/mat_nosuch"
+        if "program" in said:
+            url += "/rolls/rol_1/verify.py"
+            said = (f"{said}{', not an audit document' if script == 'transparency.py' else ''}"
+                    "; the JSON of a match's dice record is at /api/audit/MATCH_ID")
+        run = subprocess.run([sys.executable, "-I", "-S", str(CHECKER.parent / script), url],
+                             capture_output=True, text=True, timeout=60, check=False)
+        assert run.returncode == 2, run.stdout + run.stderr
+        opening = ("cannot load" if script == "transparency.py"
+                   else "cannot read an audit document from")
+        assert run.stdout + run.stderr == f"{opening} {url}: {said}\n"
 
 
-def test_a_log_that_cannot_be_read_for_the_scan_is_said_in_words():
+def test_a_log_that_cannot_be_read_for_the_scan_is_said_in_words(refusing):
     """--scan reads the server's log after the document: a refusal there is named as the
     document's is (the API's error code and message), a closed port by its reason, each after
     the URL asked; not the raw JSON body or ``<urlopen error [Errno 111] …>``."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        free = closed.getsockname()[1]
-    try:
-        for port, said, status in (
-                (server.server_port,
-                 "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'",
-                 404),
-                (free, f"no answer from 127.0.0.1:{free}: Connection refused", None)):
-            with pytest.raises(LogUnreadable) as refused:
-                scan(f"http://127.0.0.1:{port}/api/audit/mat_nosuch", {})
-            assert str(refused.value) == f"GET http://127.0.0.1:{port}/api/log/head: {said}"
-            assert refused.value.status == status
-    finally:
-        server.shutdown()
+    answering, free = refusing
+    for port, said, status in (
+            (answering,
+             "the server answered HTTP 404 Not Found: not_found: no match 'mat_nosuch'",
+             404),
+            (free, f"no answer from 127.0.0.1:{free}: Connection refused", None)):
+        with pytest.raises(LogUnreadable) as refused:
+            scan(f"http://127.0.0.1:{port}/api/audit/mat_nosuch", {})
+        assert str(refused.value) == f"GET http://127.0.0.1:{port}/api/log/head: {said}"
+        assert refused.value.status == status
