@@ -279,13 +279,15 @@ def _config() -> Config:
     return config
 
 
-def _migrate(url: str, revision: str) -> None:
+def _migrate(url: str, revision: str, step=command.upgrade) -> None:
+    """Migrate the database at ``url`` to ``revision`` by ``step`` (Alembic's ``upgrade`` or
+    ``downgrade``)."""
     engine = create_db_engine(url)
     try:
         with engine.begin() as connection:
             config = _config()
             config.attributes["connection"] = connection
-            command.upgrade(config, revision)
+            step(config, revision)
     finally:
         engine.dispose()
 
@@ -355,17 +357,8 @@ def test_the_migration_goes_down_and_up_again(database_url):
 def match_columns(database_url: str, revision: str) -> set[str]:
     """The names of the ``matches`` table's columns once the database is migrated down
     (or up: ``head``) to ``revision``."""
-    if revision == "head":
-        _migrate(database_url, "head")
-    else:
-        engine = create_db_engine(database_url)
-        try:
-            with engine.begin() as connection:
-                config = _config()
-                config.attributes["connection"] = connection
-                command.downgrade(config, revision)
-        finally:
-            engine.dispose()
+    _migrate(database_url, revision,
+             command.upgrade if revision == "head" else command.downgrade)
     engine = create_db_engine(database_url)
     try:
         with engine.connect() as connection:
