@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TypeGuard
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -120,11 +121,14 @@ def may_hold(cached: CachedMatch, action: RollAction) -> bool:
     any read: ``False`` where it would not (not a live match, a v1 record, a pending roll other
     than this committed one with an opponent's link to wait for). A cache behind the database
     only sends a request the way of every action."""
-    if cached.info.mode != "live":
-        return False
-    pending = pending_roll(cached.rolls)
-    return (isinstance(pending, RollV2) and pending.state == "committed"
-            and pending.opponent_prev_link is not None and pending.roll_id == action.roll_id)
+    return _awaits_link(pending_roll(cached.rolls), cached.info.mode, action)
+
+
+def _awaits_link(pending: AnyRoll | None, mode: str, action: RollAction) -> TypeGuard[RollV2]:
+    """Whether ``pending`` is the committed v2 roll ``action`` asks for, in a live match, with
+    an opponent's link to wait for: the first of :func:`request_to_hold`'s conditions."""
+    return (mode == "live" and isinstance(pending, RollV2) and pending.state == "committed"
+            and pending.opponent_prev_link is not None and action.roll_id == pending.roll_id)
 
 
 def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
@@ -146,10 +150,8 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
     pending = pending_roll(rolls)
     m = cached.match
     clock = m.clock
-    if (cached.info.mode != "live" or m.is_over or not isinstance(pending, RollV2)
-            or pending.state != "committed" or pending.opponent_prev_link is None
-            or pending.seat != seat or action.roll_id != pending.roll_id
-            or action.commitment != pending.commitment
+    if (not _awaits_link(pending, cached.info.mode, action) or m.is_over
+            or pending.seat != seat or action.commitment != pending.commitment
             or m.game.phase not in (Phase.OPENING, Phase.ROLL)
             or unlogged_roll(m, rolls) is not None):
         return None
