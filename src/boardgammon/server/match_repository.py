@@ -33,7 +33,19 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, Table, bindparam, case, insert, null, or_, select, union, update
+from sqlalchemy import (
+    Select,
+    Table,
+    bindparam,
+    case,
+    exists,
+    insert,
+    null,
+    or_,
+    select,
+    union,
+    update,
+)
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -59,6 +71,7 @@ from boardgammon.server.refusals import NotFound, Unavailable
 from boardgammon.server.tables import (
     DiceRoll,
     DiceRollV2,
+    MatchActionLabel,
     MatchAnalysisRow,
     MatchLogEntry,
     MatchRow,
@@ -79,6 +92,7 @@ not kept at all. Each is a few kilobytes; a match not cached is replayed from it
 # Declarative's __table__ is typed as any FromClause; these classes map plain Tables.
 _MATCHES = cast(Table, MatchRow.__table__)
 _LOG = cast(Table, MatchLogEntry.__table__)
+_LABELS = cast(Table, MatchActionLabel.__table__)
 _ROLLS = cast(Table, DiceRoll.__table__)
 # The version, and the seats' names as they are now (a guest who upgrades takes a new name).
 _USERS = cast(Table, User.__table__)
@@ -99,10 +113,17 @@ _ROLLS_HEAD = {
 }
 _LOGGED = select(*_LOG.c).where(_LOG.c.match_id == bindparam("match_id"),
                                 _LOG.c.action_id == bindparam("action_id"))
-_LOGGED_SEQ = (select(_LOG.c.seq).where(_LOG.c.match_id == bindparam("match_id"),
-                                         _LOG.c.action_id == bindparam("action_id"))
-               .scalar_subquery())
+_LABELLED = select(*_LABELS.c).where(_LABELS.c.match_id == bindparam("match_id"),
+                                     _LABELS.c.action_id == bindparam("action_id"))
+# Whether a client's action ID is used in the match: by a log entry, or by an action that
+# added none (a label).
+_USED = or_(
+    exists().where(_LOG.c.match_id == bindparam("match_id"),
+                   _LOG.c.action_id == bindparam("action_id")),
+    exists().where(_LABELS.c.match_id == bindparam("match_id"),
+                   _LABELS.c.action_id == bindparam("action_id")))
 _APPEND_LOG = insert(_LOG)
+_APPEND_LABEL = insert(_LABELS)
 # The summary moves on only from the version this write started from (else: Conflict).
 _SUMMARY = (update(_MATCHES)
             .where(_MATCHES.c.id == bindparam("match_id"),
@@ -172,8 +193,20 @@ class Probe:
     user_id: int | None = None
     """Out: the ID of the user whose session the token is (``None``: ended, or no check)."""
     logged: bool = False
-    """Out: ``action_id`` labels an entry of the match's log already (read it with
-    :meth:`MatchRepository.logged`)."""
+    """Out: ``action_id`` labels an entry of the match's log or an action that added none
+    already (read it with :meth:`MatchRepository.logged`)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """A client's action that added no entry to the match's record, by its ID
+    (:meth:`MatchRepository.persist`): who sent it, its events, the action as sent
+    (canonical JSON)."""
+
+    action_id: str
+    user_id: int
+    events: list[Event]
+    request: str
 
 
 @dataclass
@@ -302,23 +335,24 @@ class MatchRepository:
         self.charge_start = charge_start
         self.cache = MatchCache(cache_size)
         # match ID → its pending v2 roll as requested, not yet written (:meth:`hold`), the
-        # match's deadline then (service time; None without a clock) and its stated link
-        # wait (ms, :attr:`MatchInfo.link_wait_ms`).
-        self._held: dict[str, tuple[RollV2, float | None, int | None]] = {}
+        # match's deadline then (service time; None without a clock), its stated link wait
+        # (ms, :attr:`MatchInfo.link_wait_ms`) and the request's action label.
+        self._held: dict[str, tuple[RollV2, float | None, int | None, Label]] = {}
         self._held_lock = threading.Lock()
 
-    def hold(self, cached: CachedMatch, roll: RollV2) -> None:
+    def hold(self, cached: CachedMatch, roll: RollV2, label: Label) -> None:
         """Keep ``roll``, the match's pending v2 roll as its request made it (state
         ``requested``, the roller's entropy and ``requested_at``), in this process instead of
         writing it: the cached record shows it over the stored roll (still ``committed``), and
         the match's next :meth:`write` writes it first, in its own transaction, with the time
-        it was requested. A process that stops before loses it: the roll is then committed
-        again, and its roller's device asks for it again with the same entropy. The caller
-        holds the match's thread lock."""
+        it was requested, and ``label``, the request's action ID (:meth:`persist`). A process
+        that stops before loses it: the roll is then committed again, and its roller's device
+        asks for it again with the same entropy. The caller holds the match's thread lock."""
         match_id = cached.info.match_id
         assert cached.rolls and cached.rolls[-1].roll_id == roll.roll_id
         with self._held_lock:
-            self._held[match_id] = (roll, cached.match.deadline(), cached.info.link_wait_ms)
+            self._held[match_id] = (roll, cached.match.deadline(), cached.info.link_wait_ms,
+                                    label)
         cached.rolls[-1] = roll  # the head stays the stored one's: the cache is still current
 
     def held_ids(self) -> list[str]:
@@ -332,6 +366,11 @@ class MatchRepository:
             held = self._held.get(match_id)
         return held[0] if held is not None else None
 
+    def _held_label(self, match_id: str) -> Label | None:
+        with self._held_lock:
+            held = self._held.get(match_id)
+        return held[3] if held is not None else None
+
     def held_due(self, now: float, link_due: datetime, link_wait: timedelta) -> list[str]:
         """IDs of the matches whose held request was made before ``link_due`` (wall time,
         this process's wait ``link_wait`` ago, or earlier by as much as its match's stated
@@ -340,7 +379,7 @@ class MatchRepository:
         as :meth:`due_ids` finds them for the stored ones. Nothing changes a match's deadline
         while its request is held: any change is a write, which writes the request first."""
         with self._held_lock:
-            return [match_id for match_id, (roll, deadline, stated) in self._held.items()
+            return [match_id for match_id, (roll, deadline, stated, _) in self._held.items()
                     if (roll.requested_at is not None and roll.requested_at
                         <= stated_link_due(link_due, link_wait, stated))
                     or (deadline is not None and deadline < now)]
@@ -367,13 +406,16 @@ class MatchRepository:
                         cached.info.match_id, held.roll_id)
             self._release(cached.info.match_id, held)
 
-    def _write_held(self, s: Session, cached: CachedMatch) -> RollV2 | None:
+    def _write_held(self, s: Session, cached: CachedMatch, probe: Probe | None
+                    ) -> RollV2 | None:
         """Write the match's held request (:meth:`hold`) in the write transaction ``s``, as
         the request's own write would have (the roll's new state with its time, its leaf in
-        the public log, the deadline of the clock the wait runs on); the roll written, to
-        release once committed, or ``None`` with none held."""
+        the public log, its action's label, the deadline of the clock the wait runs on); the
+        roll written, to release once committed, or ``None`` with none held. ``probe``, read
+        before, learns that its action ID is used where it is the request's."""
         held = self.held(cached.info.match_id)
-        if held is None:
+        label = self._held_label(cached.info.match_id)
+        if held is None or label is None:
             return None
         assert held.roller_entropy is not None and held.requested_at is not None
         entropy = held.roller_entropy if held.roller_source == "client" else None
@@ -381,6 +423,9 @@ class MatchRepository:
             s, held.roll_id, held.commitment, entropy, now=held.requested_at, commit=False))
         if cached.match.clock is not None:
             self.move_deadline(s, cached)
+        self._label(s, cached.info.match_id, label, held.requested_at)
+        if probe is not None and probe.action_id == label.action_id:
+            probe.logged = True
         return held
 
     def add(self, session: Session, row: MatchRow) -> None:
@@ -433,7 +478,7 @@ class MatchRepository:
                     try:
                         cached = self.current(s, match_id, probe)  # head read here too
                         cached.writing = True
-                        held = self._write_held(s, cached)  # a request held: written first
+                        held = self._write_held(s, cached, probe)  # held: written first
                         result = step(s, cached)
                         s.commit()
                     except (Conflict, IntegrityError):
@@ -501,7 +546,7 @@ class MatchRepository:
             if probe.token is not None:
                 probe.user_id, *more = more
             if probe.action_id is not None:
-                probe.logged = more[0] is not None
+                probe.logged = bool(more[0])
         if cached is not None:
             _rename(cached, [name0, name1])
             _restate(cached, stated)
@@ -516,7 +561,7 @@ class MatchRepository:
     def _probe(self, dice: str | None, probe: Probe | None) -> Select[tuple[Any, ...]]:
         """The statement of :meth:`current`: ``_VERSION``'s columns, then the record head's
         sequence number and state (for a known protocol), the session's user ID, whether the
-        action ID is logged (``_LOGGED_SEQ``), each where asked; built once a kind."""
+        action ID is used (``_USED``), each where asked; built once a kind."""
         token = probe is not None and probe.token is not None
         action = probe is not None and probe.action_id is not None
         if token and self.session_check is None:
@@ -532,7 +577,7 @@ class MatchRepository:
             if token:
                 columns.append(self.session_check)
             if action:
-                columns.append(_LOGGED_SEQ)
+                columns.append(_USED)
             statement = self._probes[key] = _VERSION.add_columns(*columns)
         return statement
 
@@ -632,9 +677,13 @@ class MatchRepository:
         return cached.rolls
 
     def logged(self, s: Session, match_id: str, action_id: str) -> Row | None:
-        """The log entry a client's ``action_id`` labels in the match (``None``: not used)."""
-        return s.connection().execute(_LOGGED, {"match_id": match_id,
-                                                "action_id": action_id}).first()
+        """The log entry a client's ``action_id`` labels in the match, or the label of an
+        action that added none (:meth:`persist`; its ``user_id``, ``events`` and ``request``
+        as an entry's); ``None``: not used."""
+        params = {"match_id": match_id, "action_id": action_id}
+        connection = s.connection()
+        return (connection.execute(_LOGGED, params).first()
+                or connection.execute(_LABELLED, params).first())
 
     def persist(self, s: Session, cached: CachedMatch, before: int, action_id: str | None,
                 user_id: int | None, events: Sequence[Event], request: str | None = None
@@ -642,13 +691,18 @@ class MatchRepository:
         """Append the match's new record actions to the log and update the summary, checking
         that no one else wrote since ``before`` (:class:`Conflict` if someone did); the
         caller's :meth:`write` commits. ``action_id``, ``user_id`` and ``request`` (the
-        client's action as canonical JSON) label the first new entry; the server's own
-        entries have none (client action IDs are any string, so no name the server chose for
-        itself could be kept out of their way)."""
+        client's action as canonical JSON) label the first new entry, or, for a client's
+        action that added none (a v2 roll's request, an anchor), a row of their own
+        (``match_action_labels``): its ID is used all the same. The server's own entries have
+        none (client action IDs are any string, so no name the server chose for itself could
+        be kept out of their way)."""
         m = cached.match
         new = m.record[before:]
         now = datetime.now(UTC)
         connection = s.connection()
+        if not new and action_id is not None and user_id is not None and request is not None:
+            self._label(s, cached.info.match_id, Label(action_id, user_id, list(events),
+                                                        request), now)
         if new:
             connection.execute(_APPEND_LOG, [
                 {"match_id": cached.info.match_id, "seq": before + i,
@@ -666,6 +720,12 @@ class MatchRepository:
         if changed != 1:
             raise Conflict
         cached.version = before + len(new)
+
+    @staticmethod
+    def _label(s: Session, match_id: str, label: Label, at: datetime) -> None:
+        s.connection().execute(_APPEND_LABEL, {
+            "match_id": match_id, "action_id": label.action_id, "user_id": label.user_id,
+            "events": json.dumps(label.events), "request": label.request, "created_at": at})
 
     def active_ids(self) -> list[str]:
         """IDs of every match not finished."""

@@ -90,6 +90,7 @@ from boardgammon.server.match_events import (
 from boardgammon.server.match_repository import (
     CACHE_SIZE,
     CachedMatch,
+    Label,
     MatchRepository,
     Probe,
     Snapshot,
@@ -462,10 +463,11 @@ class MatchService:
                                               self.charged_from(now))
             if roll is None:
                 return None
-            self.matches.hold(cached, roll)
             events: list[Event] = [match_dice.requested_event(cached, roll)]
             if cached.match.clock is not None:
                 events.append(clock_event(clocks_json(cached.match, now, self.clock.to_wall)))
+            self.matches.hold(cached, roll, Label(action.action_id, user_id, events,
+                                                  request_key(action)))
             seat_now = cached.match.waiting_for
             passed = (None if seat_now is None or seat_now == waiting
                       else cached.info.seats[seat_now].user_id)
@@ -638,6 +640,11 @@ class MatchService:
                 raise reused
             if isinstance(action, RollAction):
                 rolled = next((e for e in events if e.get("type") == "roll"), None)
+                if rolled is None and first is not None and any(
+                        e.get("type") == "roll_requested" for e in events):
+                    # A v2 request (its label): the roll it asked for, as it asked.
+                    rolled = {"roll_id": first["roll_id"], "commitment": first["commitment"],
+                              "roller_entropy": str(first["entropy"]).lower()}
                 check_roll_resend(action, rolled)
             elif done.request is not None and done.request != request_key(action):
                 raise reused

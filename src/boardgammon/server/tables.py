@@ -294,6 +294,24 @@ class MatchLogEntry(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class MatchActionLabel(Base):
+    """A client's action that added no entry to its match's record, by its ``action_id``: a
+    v2 roll's request (the link's reveal is the entry), an anchor. Kept as
+    :class:`MatchLogEntry` keeps an entry's label, so that the ID stays the action's: a resend
+    gets its ``events`` again, another action under it is refused (``request``: the action as
+    sent, canonical JSON), and the other player cannot take it over. An action ID of a match
+    is in one of the two tables at most."""
+
+    __tablename__ = "match_action_labels"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    action_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    user_id: Mapped[int] = mapped_column(Integer)
+    events: Mapped[str] = mapped_column(Text)
+    request: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class ServiceClockRow(Base):
     """One row (id 1): the service clock's ``downtime`` (seconds the whole service was down,
     summed) and the last ``heartbeat`` (wall seconds) any server process wrote."""

@@ -1,0 +1,133 @@
+"""An action that adds no entry to the match's record keeps its action ID all the same
+(``match_action_labels``, migration 0025): a v2 roll's request (held until the link, or
+written at once with Redis) and an anchor. Found by a new user's trial of issue #25: the
+opponent could send a link under the roller's request's ID and have it applied, and the
+roller's exact resend was then refused as ``duplicate_action_id``."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from gameplay import REDIS, Player, Wall, live_match, make_app, redis_or_skip
+from sqlalchemy import create_engine, text
+from test_dice_v2_held import stored, to_roll
+from test_match_dice_v2 import LINK_WAIT_S, Device, code, events
+
+from boardgammon.server.services import services
+
+
+@pytest.fixture(params=["held", "written"])
+def client(request, database_url) -> Iterator[tuple[TestClient, Wall]]:
+    """A v2 server that holds a request until the link (one process), and one that writes it
+    at once (Redis: several processes)."""
+    wall = Wall()
+    redis = None
+    if request.param == "written":
+        redis_or_skip()
+        redis = REDIS
+    with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=LINK_WAIT_S,
+                             redis_url=redis)) as c:
+        yield c, wall
+
+
+def _labels(database_url: str, match_id: str) -> list[tuple[str, int, str]]:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(
+                "SELECT action_id, user_id, request FROM match_action_labels "
+                "WHERE match_id = :m ORDER BY created_at"), {"m": match_id})]
+    finally:
+        engine.dispose()
+
+
+def _user_id(player: Player) -> int:
+    return player.get("/api/me").json()["user"]["id"]
+
+
+def test_the_opponent_cannot_take_the_requests_id_and_the_resend_still_works(client,
+                                                                               database_url):
+    c, wall = client
+    match_id, players, devices = to_roll(c, wall)
+    seat = players[0].state(match_id)["turn"]
+    roller, opponent = players[seat], devices[1 - seat]
+    first = roller.roll_action(roller.state(match_id))
+    r = roller.act(match_id, "roll", action_id="req-1", **first)
+    assert r.status_code == 200 and events(r, "roll_requested")
+    pending = roller.state(match_id)["pending_roll"]
+    link = opponent.link_after(pending["opponent_prev_link"], pending["opponent_link_steps"])
+    # The opponent's link under the roller's request's ID: refused, nothing changed.
+    taken = opponent.player.act(match_id, "contribute", action_id="req-1",
+                                roll_id=pending["roll_id"], link=link)
+    assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
+    assert roller.state(match_id)["pending_roll"] == pending
+    # The roller's exact resend is a resend (its events again, none new), entropy in
+    # capitals too (the API takes either case); another body under the ID is refused.
+    again = roller.act(match_id, "roll", action_id="req-1",
+                       **{**first, "entropy": first["entropy"].upper()})
+    assert again.status_code == 200, again.text
+    assert [e["type"] for e in again.json()["events"]] == [
+        e["type"] for e in r.json()["events"]]
+    other = roller.act(match_id, "roll", action_id="req-1",
+                       **{**first, "entropy": os.urandom(16).hex()})
+    assert (other.status_code, code(other)) == (409, "already_rolled"), other.text
+    # The link under its own ID reveals the roll the request asked for.
+    rolled = events(opponent.player.act(match_id, "contribute", action_id="link-1",
+                                        roll_id=pending["roll_id"], link=link), "roll")[0]
+    assert rolled["roller_entropy"] == first["entropy"]
+    assert stored(c, pending["roll_id"])[0] == "revealed"
+    # The request's label, written with the request (held: with the link's write), as
+    # the anchors' and the opening rolls' requests were.
+    labels = _labels(database_url, match_id)
+    assert sorted(json.loads(request)["type"] for _, _, request in labels).count("anchor") == 2
+    assert [label for label in labels if label[0] == "req-1"] == [
+        ("req-1", _user_id(roller), json.dumps({"action_id": "req-1", "type": "roll", **first},
+                                               sort_keys=True, separators=(",", ":")))]
+    # After the reveal: the resend is still a resend; a play under the ID is another action.
+    assert roller.act(match_id, "roll", action_id="req-1", **first).status_code == 200
+    notation = roller.state(match_id)["legal_plays"][0]["notation"]
+    reused = roller.act(match_id, "play", action_id="req-1", play=notation)
+    assert (reused.status_code, code(reused)) == (409, "action_id_reused"), reused.text
+    assert roller.act(match_id, "play", action_id="play-1", play=notation).status_code == 200
+
+
+def test_a_request_may_not_take_an_id_the_opponent_used(client):
+    c, wall = client
+    match_id, players, _ = to_roll(c, wall)
+    seat = players[0].state(match_id)["turn"]
+    roller = players[seat]
+    state = roller.state(match_id)
+    used, user_id = _newest_client_entry(c, match_id)
+    assert user_id == _user_id(players[1 - seat])  # the opponent's last play
+    r = roller.act(match_id, "roll", action_id=used, **roller.roll_action(state))
+    assert (r.status_code, code(r)) == (409, "duplicate_action_id"), r.text
+    assert roller.state(match_id)["pending_roll"] == state["pending_roll"]  # still committed
+
+
+def _newest_client_entry(c: TestClient, match_id: str) -> tuple[str, int]:
+    """The action ID and user of the match's newest client entry in the log."""
+    with services(c.app).game.service.matches.db.read_sessions() as s:
+        row = s.execute(text("SELECT action_id, user_id FROM match_log WHERE match_id = :m "
+                             "AND action_id IS NOT NULL ORDER BY seq DESC LIMIT 1"),
+                        {"m": match_id}).first()
+    assert row is not None
+    return str(row[0]), int(row[1])
+
+
+def test_an_anchors_id_stays_its_own(client):
+    c, _ = client
+    ann, bob = Player.register(c, "ann"), Player.register(c, "bob")
+    match_id = live_match(ann, bob, length=3)
+    device = Device(ann)
+    r = ann.act(match_id, "anchor", action_id="anchor-1", anchor=device.anchor)
+    assert r.status_code == 200, r.text
+    taken = bob.act(match_id, "anchor", action_id="anchor-1", anchor=Device(bob).anchor)
+    assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
+    again = ann.act(match_id, "anchor", action_id="anchor-1", anchor=device.anchor)
+    assert again.status_code == 200 and again.json()["events"] == r.json()["events"]
+    reused = ann.act(match_id, "anchor", action_id="anchor-1", anchor=Device(ann).anchor)
+    assert (reused.status_code, code(reused)) == (409, "action_id_reused"), reused.text
