@@ -64,6 +64,9 @@ def test_the_opponent_cannot_take_the_requests_id_and_the_resend_still_works(cli
     taken = opponent.player.act(match_id, "contribute", action_id="req-1",
                                 roll_id=pending["roll_id"], link=link)
     assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
+    # A roll under it too: the ID is checked before the turn (not "not_your_turn").
+    taken = opponent.player.act(match_id, "roll", action_id="req-1", **first)
+    assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
     assert roller.state(match_id)["pending_roll"] == pending
     # The roller's exact resend is a resend (its events again, none new), entropy in
     # capitals too (the API takes either case); another body under the ID is refused.
