@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from boardgammon.server import dice_record_v2 as v2
 from boardgammon.server.services import services
 from tests.dice import spec_verifier_v2
 from tests.helpers.dice_v2 import Device, play_match
@@ -31,3 +32,23 @@ def test_v2_record_over_the_api(client_for, database_url, tmp_path):  # noqa: F8
     assert done.returncode == 0, done.stdout + done.stderr
     missing = client.get("/api/audit/mat_neverplayed")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_the_page_says_what_rolls_prove_once_one_is_revealed(client_for, database_url):  # noqa: F811
+    # Before its first roll is revealed a match proves nothing yet: no heading over an empty
+    # list (a new user's trial found one).
+    client = client_for(database_url)
+    db = services(client.app).db
+    devices = (Device(), Device())
+    match_id = play_match(db, 0, devices)
+    with db.sessions() as s:
+        roll = v2.commit_roll(s, match_id, 0, "opening")
+    page = client.get(f"/audit/{match_id}?lang=en")
+    assert page.status_code == 200, page.text
+    assert 'id="counts' not in page.text and "What these rolls prove" not in page.text
+    with db.sessions() as s:
+        roll = v2.request_roll(s, roll.roll_id, roll.commitment, bytes(16))
+        v2.contribute(s, roll.roll_id, devices[1].next_link())
+    page = client.get(f"/audit/{match_id}?lang=en").text
+    assert '<h2 id="counts-title">What these rolls prove</h2>' in page
+    assert page.count('<li data-kind="') == 1
