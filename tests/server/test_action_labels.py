@@ -78,6 +78,14 @@ def test_the_opponent_cannot_take_the_requests_id_and_the_resend_still_works(cli
     other = roller.act(match_id, "roll", action_id="req-1",
                        **{**first, "entropy": os.urandom(16).hex()})
     assert (other.status_code, code(other)) == (409, "already_rolled"), other.text
+    # The same request under a new ID (its answer lost) is answered as a resend, and that
+    # ID is kept as well.
+    twice = roller.act(match_id, "roll", action_id="req-2", **first)
+    assert twice.status_code == 200 and twice.json()["events"] == [], twice.text
+    taken = opponent.player.act(match_id, "contribute", action_id="req-2",
+                                roll_id=pending["roll_id"], link=link)
+    assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
+    assert roller.act(match_id, "roll", action_id="req-2", **first).status_code == 200
     # The link under its own ID reveals the roll the request asked for.
     rolled = events(opponent.player.act(match_id, "contribute", action_id="link-1",
                                         roll_id=pending["roll_id"], link=link), "roll")[0]
@@ -87,6 +95,9 @@ def test_the_opponent_cannot_take_the_requests_id_and_the_resend_still_works(cli
     # the anchors' and the opening rolls' requests were.
     labels = _labels(database_url, match_id)
     assert sorted(json.loads(request)["type"] for _, _, request in labels).count("anchor") == 2
+    assert [label for label in labels if label[0] == "req-2"] == [
+        ("req-2", _user_id(roller), json.dumps({"action_id": "req-2", "type": "roll", **first},
+                                               sort_keys=True, separators=(",", ":")))]
     assert [label for label in labels if label[0] == "req-1"] == [
         ("req-1", _user_id(roller), json.dumps({"action_id": "req-1", "type": "roll", **first},
                                                sort_keys=True, separators=(",", ":")))]
@@ -134,3 +145,25 @@ def test_an_anchors_id_stays_its_own(client):
     assert again.status_code == 200 and again.json()["events"] == r.json()["events"]
     reused = ann.act(match_id, "anchor", action_id="anchor-1", anchor=Device(ann).anchor)
     assert (reused.status_code, code(reused)) == (409, "action_id_reused"), reused.text
+    # The same anchor under a new ID changes nothing, and keeps that ID too.
+    again = ann.act(match_id, "anchor", action_id="anchor-2", anchor=device.anchor)
+    assert again.status_code == 200 and again.json()["events"] == [], again.text
+    taken = bob.act(match_id, "anchor", action_id="anchor-2", anchor=Device(bob).anchor)
+    assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
+
+
+def test_a_v1_roll_resent_under_a_new_id_keeps_that_id(database_url):
+    wall = Wall()
+    with TestClient(make_app(database_url, wall)) as c:  # v1 dice
+        ann, bob = Player.register(c, "ann"), Player.register(c, "bob")
+        players = {0: ann, 1: bob}
+        match_id = live_match(ann, bob, length=3)
+        state = ann.state(match_id)
+        roller = players[state["turn"]]
+        first = roller.roll_action(roller.state(match_id))
+        assert roller.act(match_id, "roll", action_id="r-1", **first).status_code == 200
+        again = roller.act(match_id, "roll", action_id="r-2", **first)
+        assert again.status_code == 200 and again.json()["events"] == [], again.text
+        other = players[1 - state["turn"]]
+        taken = other.act(match_id, "resign", action_id="r-2", points=1)
+        assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text

@@ -423,7 +423,7 @@ class MatchRepository:
             s, held.roll_id, held.commitment, entropy, now=held.requested_at, commit=False))
         if cached.match.clock is not None:
             self.move_deadline(s, cached)
-        self._label(s, cached.info.match_id, label, held.requested_at)
+        self.label(s, cached.info.match_id, label, held.requested_at)
         if probe is not None and probe.action_id == label.action_id:
             probe.logged = True
         return held
@@ -701,7 +701,7 @@ class MatchRepository:
         now = datetime.now(UTC)
         connection = s.connection()
         if not new and action_id is not None and user_id is not None and request is not None:
-            self._label(s, cached.info.match_id, Label(action_id, user_id, list(events),
+            self.label(s, cached.info.match_id, Label(action_id, user_id, list(events),
                                                         request), now)
         if new:
             connection.execute(_APPEND_LOG, [
@@ -722,7 +722,9 @@ class MatchRepository:
         cached.version = before + len(new)
 
     @staticmethod
-    def _label(s: Session, match_id: str, label: Label, at: datetime) -> None:
+    def label(s: Session, match_id: str, label: Label, at: datetime) -> None:
+        """Keep ``label``, a client's action that added no record entry, at wall time ``at``
+        (aware UTC), in the transaction ``s`` (:meth:`persist`)."""
         s.connection().execute(_APPEND_LABEL, {
             "match_id": match_id, "action_id": label.action_id, "user_id": label.user_id,
             "events": json.dumps(label.events), "request": label.request, "created_at": at})

@@ -640,9 +640,9 @@ class MatchService:
                 raise reused
             if isinstance(action, RollAction):
                 rolled = next((e for e in events if e.get("type") == "roll"), None)
-                if rolled is None and first is not None and any(
-                        e.get("type") == "roll_requested" for e in events):
-                    # A v2 request (its label): the roll it asked for, as it asked.
+                if rolled is None and first is not None:
+                    # A label (a v2 request, or a roll sent again under a new ID): the roll
+                    # as the action first sent under this ID asked for it.
                     rolled = {"roll_id": first["roll_id"], "commitment": first["commitment"],
                               "roller_entropy": str(first["entropy"]).lower()}
                 check_roll_resend(action, rolled)
@@ -658,6 +658,9 @@ class MatchService:
             return step
         rolls = self.matches.rolls(s, cached)
         if isinstance(action, RollAction) and match_dice.rolled_already(rolls, seat, action):
+            # The same roll under a new ID (its answer lost): answered, so its ID is kept too.
+            self.matches.label(s, match_id, Label(action.action_id, user_id, [],
+                                                  request_key(action)), datetime.now(UTC))
             step.resent = True
             return step
         if isinstance(action, DoubleAction) and match_dice.awaiting_link(rolls):

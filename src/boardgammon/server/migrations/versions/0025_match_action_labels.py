@@ -2,7 +2,8 @@
 match's record (a v2 roll's request, an anchor). Before, such an ID was kept nowhere (issue
 #25, found by a new user's trial): the opponent could send an action under the roller's
 request's ID and have it applied, and the roller's exact resend was then refused as
-``duplicate_action_id``. Actions from before have no label.
+``duplicate_action_id``. Actions from before have no label: their IDs were kept nowhere, so
+none can be filled in, and they stay free as they were.
 
 Revision ID: 0025_match_action_labels
 Revises: 0024_match_link_wait
