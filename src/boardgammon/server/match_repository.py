@@ -366,11 +366,6 @@ class MatchRepository:
             held = self._held.get(match_id)
         return held[0] if held is not None else None
 
-    def _held_label(self, match_id: str) -> Label | None:
-        with self._held_lock:
-            held = self._held.get(match_id)
-        return held[3] if held is not None else None
-
     def held_due(self, now: float, link_due: datetime, link_wait: timedelta) -> list[str]:
         """IDs of the matches whose held request was made before ``link_due`` (wall time,
         this process's wait ``link_wait`` ago, or earlier by as much as its match's stated
@@ -413,10 +408,11 @@ class MatchRepository:
         the public log, its action's label, the deadline of the clock the wait runs on); the
         roll written, to release once committed, or ``None`` with none held. ``probe``, read
         before, learns that its action ID is used where it is the request's."""
-        held = self.held(cached.info.match_id)
-        label = self._held_label(cached.info.match_id)
-        if held is None or label is None:
+        with self._held_lock:
+            entry = self._held.get(cached.info.match_id)
+        if entry is None:
             return None
+        held, label = entry[0], entry[3]
         assert held.roller_entropy is not None and held.requested_at is not None
         entropy = held.roller_entropy if held.roller_source == "client" else None
         cached.track(dice_record_v2.request_roll(
