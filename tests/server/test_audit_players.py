@@ -6,6 +6,7 @@ On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -174,3 +175,27 @@ def test_every_level_and_clock_preset_has_a_name_in_every_language(client):
         "Standard",
         "Langsam",
     ]
+
+
+def test_each_chain_anchor_is_named_by_its_player(database_url):
+    # v2 dice: each device's anchor is a leaf of the public log, listed on the audit page under
+    # the name of the player whose device registered it, as the rolls are (a new user's trial
+    # found "Seat 0's chain anchor").
+    from test_match_dice_v2 import Device
+
+    with TestClient(make_app(database_url, dice="v2")) as c:
+        alice, bob = Player.register(c, "alice"), Player.register(c, "bob")
+        match_id = live_match(alice, bob)
+        for who in (alice, bob):
+            r = who.act(match_id, "anchor", anchor=Device(who).anchor)
+            assert r.status_code == 200, r.text
+        seats = {p["username"]: p["seat"] for p in alice.state(match_id)["players"]}
+        anchors = c.get(f"/api/audit/{match_id}").json()["log"]["anchors"]
+        assert sorted(json.loads(a["leaf"])["seat"] for a in anchors) == [0, 1]
+        for code, word in (("en", "{}'s chain anchor"), ("de", "Kettenanker von {}"),
+                           ("ja", "{} のチェーンのアンカー")):
+            page = html.unescape(c.get(f"/audit/{match_id}?lang={code}").text)
+            for name, seat in seats.items():
+                row = re.search(rf'<tr data-anchor-seat="{seat}"><th>(.*?)</th>', page)
+                assert row and row.group(1) == word.format(name), (code, row and row.group(1))
+            assert "Seat 0" not in page and "Sitz 0" not in page

@@ -381,6 +381,7 @@ def test_an_honest_match_over_the_api_passes_both_verifiers_with_the_log(
         for entry in document["log"]["anchors"]:
             seat, anchor = json.loads(entry["leaf"])["seat"], json.loads(entry["leaf"])["anchor"]
             assert f'data-anchor-seat="{seat}"' in page and anchor in page
+            # A record without a match has no players: the row names the seat.
             assert t("log.anchor_seat", seat=seat) in page
             # The leaf's place is said, not left a bare number.
             assert f'{t("log.entry_n", index=entry["index"])}: {t("log.event.anchor")}' in page

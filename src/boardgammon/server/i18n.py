@@ -426,6 +426,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.requested": "requested",
         "log.event.anchor": "chain anchor accepted",
         "log.anchor_seat": "Seat {seat}'s chain anchor",
+        "log.anchor_player": "{player}'s chain anchor",
         "log.anchor_proof": "Proof (JSON)",
         "log.check_anchors": (
             "Check that every roll and chain anchor the log holds for this match is in the "
@@ -961,6 +962,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.requested": "angefordert",
         "log.event.anchor": "Kettenanker angenommen",
         "log.anchor_seat": "Kettenanker von Sitz {seat}",
+        "log.anchor_player": "Kettenanker von {player}",
         "log.anchor_proof": "Beweis (JSON)",
         "log.check_anchors": (
             "Prüfen, dass jeder Wurf und jeder Kettenanker, den das Log für dieses Match "
@@ -1463,6 +1465,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "log.event.requested": "要求済み",
         "log.event.anchor": "チェーンのアンカー受付",
         "log.anchor_seat": "席 {seat} のチェーンのアンカー",
+        "log.anchor_player": "{player} のチェーンのアンカー",
         "log.anchor_proof": "証明（JSON）",
         "log.check_anchors": (
             "ログにあるこの対局のロールとチェーンのアンカーがすべてログのとおりに記録にあり、"
