@@ -227,6 +227,9 @@ def test_refusals_leave_the_match_unchanged(client, ann, bob):
          (400, "commitment_mismatch")),
         (ann.act(match_id, "roll", **{**good, "roll_id": "rol_other"}),
          (400, "roll_mismatch")),
+        # Of another shape than a roll ID or a commitment: malformed, not someone else's.
+        (ann.act(match_id, "roll", **{**good, "roll_id": "xyz"}), (422, "invalid_request")),
+        (ann.act(match_id, "roll", **{**good, "commitment": "zz"}), (422, "invalid_request")),
         (ann.act(match_id, "play", play="8/5 6/5"), (400, "wrong_phase")),
         (ann.act(match_id, "double"), (400, "wrong_phase")),
         (ann.act(match_id, "fly"), (422, "invalid_request")),
@@ -240,6 +243,10 @@ def test_refusals_leave_the_match_unchanged(client, ann, bob):
     for response, expected in cases:
         assert (response.status_code, code(response)) == expected, response.text
     assert ann.state(match_id) == before
+    assert cases[6][0].json()["error"]["message"] == (
+        'body.roll_id: a roll ID looks like rol_… (letters and digits), got "xyz"')
+    assert cases[7][0].json()["error"]["message"] == (
+        'body.commitment: expected exactly 64 hex characters (0-9, a-f), got "zz"')
     match_id, players = opened(ann, bob)
     mover = players[ann.state(match_id)["turn"]]
     state = mover.state(match_id)
@@ -274,10 +281,17 @@ def test_entropy_is_exactly_32_hex_characters(client, ann, bob):
         assert (r.status_code, code(r)) == (422, "bad_entropy"), entropy
         assert "32 hex characters" in r.json()["error"]["message"]
     assert ann.state(match_id) == before
-    r = ann.act(match_id, "roll", **ann.roll_action(before, entropy=hex32.upper()))
+    # Entropy and commitment in either case (a commitment is hex as any other).
+    body = ann.roll_action(before, entropy=hex32.upper())
+    r = ann.act(match_id, "roll", action_id="up",
+                **{**body, "commitment": body["commitment"].upper()})
     assert r.status_code == 200, r.text
     roll = next(e for e in r.json()["events"] if e["type"] == "roll")
     assert roll["client_entropy"] == hex32
+    assert roll["commitment"] == body["commitment"].lower()
+    # ... and so is its resend: the same action.
+    again = ann.act(match_id, "roll", action_id="up", **body)
+    assert again.status_code == 200 and again.json()["events"] == r.json()["events"], again.text
 
 
 def test_a_rolled_roll_is_only_resent_as_is(client, ann, bob):

@@ -12,10 +12,19 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+)
 
+from boardgammon.dice.ids import ROLL_ID_PATTERN
 from boardgammon.dice.verify import ENTROPY_BYTES, LINK_BYTES
-from boardgammon.server.bodies import Text, lone_surrogate, one_of, problem
+from boardgammon.server.bodies import Text, lone_surrogate, one_of, problem, text_first
 from boardgammon.server.refusals import ErrorCode, Invalid, StateConflict
 
 if TYPE_CHECKING:
@@ -27,6 +36,14 @@ else:
 
 ActionId = Annotated[Text, Field(min_length=1, max_length=100,
                                 description="client-chosen, unique per match")]
+RollId = Annotated[str, Field(max_length=100, pattern=ROLL_ID_PATTERN,
+                              description="rol_… roll ID, as the state shows it"),
+                   BeforeValidator(text_first)]
+Commitment = Annotated[str, Field(max_length=200, pattern=r"^[0-9a-fA-F]{64}$",
+                                  description="the commitment as shown (64 hex characters, "
+                                              "either case)"),
+                       AfterValidator(str.lower), BeforeValidator(text_first)]
+"""A roll's commitment: SHA-256 in hex; compared in lower case, as the record holds it."""
 
 
 class _Action(BaseModel):
@@ -38,8 +55,8 @@ class RollAction(_Action):
     """Reveal the pending roll with the device's entropy (32 hex characters)."""
 
     type: Literal["roll"]
-    roll_id: Text = Field(max_length=100)
-    commitment: Text = Field(max_length=200, description="the commitment as shown")
+    roll_id: RollId
+    commitment: Commitment
     # Not Text: entropy_bytes refuses anything but 32 hex digits, with its own code.
     entropy: str = Field(max_length=200, description="32 hex characters = 16 bytes")
 
@@ -58,7 +75,7 @@ class ContributeAction(_Action):
     (v2 dice, 64 hex characters)."""
 
     type: Literal["contribute"]
-    roll_id: Text = Field(max_length=100)
+    roll_id: RollId
     link: str = Field(max_length=200, description="64 hex characters = 32 bytes")
 
 
