@@ -43,6 +43,9 @@ follows ``--seed``.
 ``--race skip`` leaves out the decisions whose position is a race (:func:`without_races`):
 each fit on the 2-ply data made race plays worse on the judged decisions, which then only the
 anchors hold where the start network was.
+A start network of an older encoding, with fewer inputs (the hand inputs are appended, never
+reordered), gets zero weights for those it lacks (``Network.load(widen=True)``): its outputs
+are unchanged until the fit moves them.
 ``--hidden N`` widens the start network to ``N`` hidden units first (:func:`widen`: the outputs
 unchanged, the new units free to learn what the old ones could not); 0 keeps its size.
 
@@ -287,7 +290,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         cands = contact
     tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
     train, val = cands.subset(tr_d), cands.subset(va_d)
-    start = Network.load(weights)
+    start = Network.load(weights, widen=True)  # a network of fewer inputs: zero weights
     if st.hidden:
         start = widen(start, st.hidden, st.seed)
     x_tr = encode(train.after).astype(np.float64)

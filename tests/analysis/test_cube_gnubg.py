@@ -80,7 +80,7 @@ def test_cube_model_on_gnubg_probabilities_agrees_with_gnubg(analysed):
 def test_money_session_cube_decisions_as_gnubg():
     """Money play (``--money``): the same turns, gnubg's equities per current cube, and our
     cube model on gnubg 2-ply's probabilities reaching gnubg 2-ply's doubling verdicts."""
-    session = bot_match(69, length=0, levels=("medium", "easy"), games=4)
+    session = bot_match(104, length=0, levels=("medium", "easy"), games=4)
     assert sum(g.is_over for g in session.games) == 4
     (theirs,) = gnubg_cube([session])
     points, unmatched = points_of(session, theirs)

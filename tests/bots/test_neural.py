@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.bots.encoding import N_INPUTS, encode, escapes_at, shots
+from boardgammon.bots.encoding import N_INPUTS, encode, escapes_at, pip_loss, shots
 from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
 from boardgammon.bots.training import _result, _update, train_games
 from boardgammon.engine import Board
@@ -45,6 +45,15 @@ def test_encoding_of_the_starting_position():
     assert x[202] == x[203] == pytest.approx(22 / 36)
     assert x[206] == x[207] == pytest.approx(24 / 25)
     assert x[208] == 0.0
+    # Each side's home board has one closed point (its 6-point): a bar checker dances 1/36.
+    assert x[209] == x[210] == pytest.approx(1 / 36)
+    # Every checker is behind the opponent's 24-point checkers: 167 - 15 pips to reach it.
+    assert x[211] == x[212] == pytest.approx(1.0) and x[213] == x[214] == 0.0
+    # One anchor each (the 24-point, own index 23): no back game, forward anchor 1/7.
+    assert x[215] == x[216] == 0.0 and x[217] == x[218] == 1.0
+    assert x[219] == x[220] == pytest.approx(1 / 7)
+    assert x[221] == pytest.approx((22 / 36) ** 2) and x[223] == pytest.approx(x[204] ** 2)
+    assert x[225] == x[226] == 0.0  # no blots
 
 
 def test_encoding_swaps_sides_with_the_perspective():
@@ -58,6 +67,8 @@ def test_encoding_swaps_sides_with_the_perspective():
         assert x[204] == y[205] and x[205] == y[204]
         assert x[206] == y[207] and x[207] == y[206]
         assert x[208] == y[199] and y[208] == x[199]
+        for i in range(209, 227, 2):
+            assert x[i] == y[i + 1] and x[i + 1] == y[i]
 
 
 def test_borne_off_and_bar_units():
@@ -89,6 +100,36 @@ def test_shots_agree_with_legal_plays_on_random_positions():
     # The feature ignores the rare plays where a hit leaves the other die unplayable.
     assert np.mean(np.array(diffs) == 0) >= 0.95
     assert max(diffs) <= 3 / 36
+
+
+def _pip_loss_by_plays(board: Board) -> float:
+    """Mean over the 36 rolls of the largest point (mover's numbering) a legal play hits on,
+    which is the pips the hit checker loses, / 24."""
+    n = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            n += max((m.dest for p in board.legal_plays(d1, d2) for m in p.moves if m.hit),
+                     default=0)
+    return n / 36 / 24
+
+
+def test_pip_loss_of_a_blot_three_pips_away():
+    # The opponent's blot on our 5-point goes back 5 pips when hit by the 14 rolls that hit it.
+    board = Board.from_points({8: 2, 3: 2}, {20: 1, 1: 14})
+    assert pip_loss(board.array) == pytest.approx(14 * 5 / 36 / 24) == _pip_loss_by_plays(board)
+    # A blot on our 1-point (the opponent's 24-point) loses 1 pip, however many rolls hit it.
+    back = Board.from_points({8: 2, 3: 2}, {24: 1, 1: 14})
+    assert pip_loss(back.array) == pytest.approx(_pip_loss_by_plays(back))
+    assert pip_loss(back.array) == pytest.approx(shots(back.array) * 1 / 24)
+
+
+def test_pip_loss_agrees_with_legal_plays_on_random_positions():
+    boards = [b for b in random_positions(300, seed=13) if b.array[0, 24] == 0]
+    diffs = [abs(pip_loss(b.array) - _pip_loss_by_plays(b)) for b in boards[:120]]
+    # As with shots: a hit that leaves the other die unplayable is, rarely, not a legal play.
+    assert np.mean(np.array(diffs) < 1e-9) >= 0.95
+    assert max(diffs) <= 3 / 36
+    assert sum(pip_loss(b.array) > 0 for b in boards[:120]) >= 30  # hits are common
 
 
 def test_forward_pass_matches_a_numpy_reference():

@@ -7,7 +7,10 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
+from boardgammon.bots.encoding import N_INPUTS
+from boardgammon.bots.network import Network
 from boardgammon.cli import app
+from tests.bots.test_neural import random_positions
 
 runner = CliRunner()
 
@@ -257,3 +260,30 @@ def test_ctrl_c_saves_the_state_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(train_module, "train_games", real)
     assert np.array_equal(_train(tmp_path / "a", 20, every=7)[1],
                           _train(tmp_path / "b", 20, every=20)[1])
+
+
+def test_a_run_of_fewer_inputs_continues_widened(tmp_path):
+    """A state of an older encoding (fewer hand inputs, appended at the end) continues with
+    zero weights for the inputs it lacks: its outputs are unchanged until training moves them,
+    and the log says where the run was widened."""
+    _train(tmp_path / "a", 5)
+    with np.load(tmp_path / "a" / "state.npz") as z:
+        old = {k: z[k] for k in z.files}
+    old["w1"] = old["w1"][:209]  # the 209-input encoding shipped until 2026-12-05
+    (tmp_path / "b").mkdir()
+    np.savez(tmp_path / "b" / "state.npz", **old)
+    widened = Network.load(tmp_path / "b" / "state.npz", widen=True)
+    assert widened.w1.shape == (N_INPUTS, 8) and not widened.w1[209:].any()
+    reference = Network(np.concatenate([old["w1"], np.zeros((N_INPUTS - 209, 8))]),
+                        old["b1"], old["w2"], old["b2"])
+    boards = np.stack([b.array for b in random_positions(20, seed=2)])
+    assert np.array_equal(widened.evaluate(boards), reference.evaluate(boards))
+    result = runner.invoke(app, ["train", "--games", "10", "--out", str(tmp_path / "b"),
+                                 "--checkpoint-every", "5", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert f"a run of 209 inputs, continued with this encoding's {N_INPUTS}" in _text(
+        result.output)
+    log = [json.loads(line) for line in (tmp_path / "b" / "train.log").read_text().splitlines()]
+    assert log[0] == {"games": 5, "widened": [209, N_INPUTS]} and log[1]["games"] == 10
+    with np.load(tmp_path / "b" / "state.npz") as z:
+        assert z["w1"].shape == (N_INPUTS, 8) and z["w1"][209:].any()  # the new inputs learn

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from boardgammon.bots.encoding import N_INPUTS
 from boardgammon.bots.network import Network, cubeless_equity
 from boardgammon.engine import Board
 from training import ranking
@@ -226,3 +227,22 @@ def test_leaving_out_races_keeps_the_contact_decisions_renumbered():
     assert np.array_equal(kept.rollout, [2.0, 3.0, 6.0, 7.0])
     with pytest.raises(ValueError, match="--race is fit or skip"):
         ranking.Settings(race="drop").check()
+
+
+def test_a_start_network_of_the_older_encoding_is_widened_with_zero_weights(data, tmp_path):
+    # The network shipped until 2026-12-06 had 209 inputs; a fit may start from it (the
+    # reproduction of the 227-input network in docs/neural.md does).
+    weights, paths = data
+    start = Network.load(weights)
+    narrow = tmp_path / "narrow.npz"
+    np.savez(narrow, w1=start.w1[:209], b1=start.b1, w2=start.w2, b2=start.b2)
+    with pytest.raises(ValueError):
+        Network.load(narrow)  # not a network of this encoding as it stands
+    widened = Network.load(narrow, widen=True)
+    assert widened.w1.shape == (N_INPUTS, 8) and not widened.w1[209:].any()
+    out = tmp_path / "from-narrow.npz"
+    res = ranking.fit(narrow, paths, out, ranking.Settings(
+        seed=3, val_share=0.25, lr=0.01, epochs=5, patience=5, batch=8, anchors=0))
+    fitted = Network.load(out)
+    assert fitted.w1.shape == (N_INPUTS, 8) and fitted.w1[209:].any()  # the new inputs learn
+    assert res["after"]["rank_loss"] < res["before"]["rank_loss"]

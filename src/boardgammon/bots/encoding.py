@@ -1,4 +1,4 @@
-"""The neural evaluator's input encoding: a raw board in Tesauro's style and 13 hand features.
+"""The neural evaluator's input encoding: a raw board in Tesauro's style and 31 hand features.
 
 A position is an ``int8[2, 25]`` array from the view of the player on roll (row 0; row 1 the
 opponent, each side in its own numbering, index 24 the bar; layout of
@@ -46,6 +46,30 @@ form, and it decides the prime-versus-prime and holding games TD nets misplay:
 * 208: the opponent's shots: the fraction of the 36 rolls with which the opponent, were it on
   roll, would hit a blot of the player on roll (definition of 199 from the other side) — after
   this roll it will be, and hit risk decides many plays.
+
+Structure and risk (indices 209–226, since 2026-12-06), after more of gnubg's contact inputs
+(its ``I_ENTER2``, ``I_BREAK_CONTACT``, ``I_FREEPIP``, ``I_BACKG``, ``I_BACKG1``,
+``I_FORWARD_ANCHOR``, ``I_CONTAIN2``, ``I_PIPLOSS``; our own definitions, below). Medium's
+largest errors on gnubg's judged decisions (docs/neural.md) are leaving shots and breaking or
+keeping anchors: the shot count above treats a blot on the opponent's 24-point like one in
+its outfield, and a one-layer net cannot square a probability or multiply two counts. Pairs
+are (player on roll, opponent):
+
+* 209, 210: the chance that one of the side's checkers on the bar dances, (the other side's
+  closed home points / 6)², whether or not one is there;
+* 211, 212: pips the side needs to break contact: the sum, over its checkers still behind the
+  other side's rearmost checker, of the pips from each to that checker's point / 152 (1.0 at
+  the start of a game); 0 in a race;
+* 213, 214: free pips: the pips of the side's checkers already past the other's rearmost
+  (all of them in a race) / 100;
+* 215, 216: 1.0 when the side holds two or more points of the other's home board (a back
+  game), else 0.0; 217, 218: 1.0 when it holds exactly one (an anchor), else 0.0;
+* 219, 220: the side's most advanced point held in the other's home board or on its bar point
+  (own index 17–23): (24 − index) / 7, 0 when none;
+* 221–224: the squares of 202, 203 (back escapes) and 204, 205 (containment);
+* 225, 226: pip loss: the mean over the 36 rolls of the pips the other side loses to the
+  side's most costly hit (a blot on the hitter's own index ``t`` goes back ``t + 1`` pips),
+  / 24, for the player on roll and, as if it were on roll, the opponent; 0 in a race.
 """
 
 from __future__ import annotations
@@ -57,7 +81,7 @@ from boardgammon.engine.constants import BAR_INDEX, BOARD_SHAPE
 from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
-N_INPUTS = 209
+N_INPUTS = 227
 _SIDE = 98
 _WINDOW = 12  # pips in front of a checker inspected for the opponent's points
 
@@ -97,12 +121,12 @@ def _open_for_mover(b, idx):
 
 
 @njit(cache=True)
-def _hits_with(b, d1, d2, on_bar):
-    """Whether the player on roll can hit some opponent blot with the roll ``d1``-``d2``."""
-    for t in range(24):
+def _loss_with(b, d1, d2, on_bar):
+    """Pips the opponent loses to the most costly hit the player on roll can make with
+    ``d1``-``d2`` (a blot on the mover's index ``t`` loses ``t + 1``), 0 without a hit."""
+    for t in range(23, -1, -1):
         if b[1, 23 - t] != 1:
             continue
-        # The blot stands on the mover's index t; sources are behind it (higher index).
         lo = 24 if on_bar else t + 1
         for s in range(lo, 25):
             if b[0, s] == 0:
@@ -116,33 +140,54 @@ def _hits_with(b, d1, d2, on_bar):
                             ok = False
                             break
                     if ok:
-                        return True
+                        return t + 1
             else:
                 if dist == d1 or dist == d2:
-                    return True
+                    return t + 1
                 if dist == d1 + d2 and (not on_bar or b[0, BAR_INDEX] == 1):
                     if _open_for_mover(b, s - d1) or _open_for_mover(b, s - d2):
-                        return True
-    return False
+                        return t + 1
+    return 0
 
 
 @njit(cache=True)
-def shots(b):
-    """Fraction of the 36 rolls with which the player on roll hits an opponent blot (0–1)."""
+def _hit_stats(b):
+    """``(rolls, pips)``: how many of the 36 rolls let the player on roll hit an opponent blot,
+    and the sum over the 36 rolls of the pips the opponent loses to the most costly hit of each
+    (direct and combination shots; intermediate points must be open; with checkers on the bar
+    only hits from the bar count). Both :func:`shots` and :func:`pip_loss` in one pass."""
     has_blot = False
     for j in range(24):
         if b[1, j] == 1:
             has_blot = True
             break
     if not has_blot:
-        return 0.0
+        return 0, 0
     on_bar = b[0, BAR_INDEX] > 0
-    n = 0
+    rolls = 0
+    pips = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            if _hits_with(b, d1, d2, on_bar):
-                n += 1 if d1 == d2 else 2
-    return n / 36.0
+            loss = _loss_with(b, d1, d2, on_bar)
+            if loss > 0:
+                w = 1 if d1 == d2 else 2
+                rolls += w
+                pips += loss * w
+    return rolls, pips
+
+
+@njit(cache=True)
+def shots(b):
+    """Fraction of the 36 rolls with which the player on roll hits an opponent blot (0–1)."""
+    return _hit_stats(b)[0] / 36.0
+
+
+@njit(cache=True)
+def pip_loss(b):
+    """Mean over the 36 rolls of the pips the opponent loses to the player on roll's most
+    costly hit, / 24 (0–1; see the module docstring, 225). With checkers on the bar only hits
+    from the bar count, as in :func:`shots`."""
+    return _hit_stats(b)[1] / 36.0 / 24.0
 
 
 @njit(cache=True)
@@ -223,8 +268,48 @@ def _blocking(b, x, contact):
 
 
 @njit(cache=True)
+def _structure(b, x, contact):
+    """Write the features 209–224 (see the module docstring) into ``x``; 202–205 first."""
+    for side in range(2):
+        other = 1 - side
+        closed = 0
+        for i in range(6):
+            if b[other, i] >= 2:
+                closed += 1
+        x[N_RAW + 13 + side] = (closed / 6.0) ** 2
+        # the other side's rearmost checker, in this side's numbering (−1: the other's bar)
+        r = _rearmost(b, other)
+        edge = 23 - r if r >= 0 else -2
+        brk = 0
+        free = 0
+        for i in range(25):
+            n = b[side, i]
+            if n == 0:
+                continue
+            if contact and i > edge:
+                brk += n * (i - edge)
+            else:
+                free += n * (i + 1)
+        x[N_RAW + 15 + side] = brk / 152.0
+        x[N_RAW + 17 + side] = free / 100.0
+        anchors = 0
+        fwd = -1
+        for i in range(23, 16, -1):
+            if b[side, i] >= 2:
+                fwd = i
+                if i >= 18:
+                    anchors += 1
+        x[N_RAW + 19 + side] = 1.0 if anchors >= 2 else 0.0
+        x[N_RAW + 21 + side] = 1.0 if anchors == 1 else 0.0
+        x[N_RAW + 23 + side] = (24 - fwd) / 7.0 if fwd >= 0 else 0.0
+        x[N_RAW + 25 + side] = x[N_RAW + 6 + side] ** 2
+        x[N_RAW + 27 + side] = x[N_RAW + 8 + side] ** 2
+
+
+@njit(cache=True)
 def encode_into(b, checkers, x):
-    """Write the encoding of position ``b`` (player on roll's view) into ``x`` (float32[202])."""
+    """Write the encoding of position ``b`` (player on roll's view) into ``x``
+    (``float32[N_INPUTS]``)."""
     for side in range(2):
         base = side * _SIDE
         on_board = 0
@@ -246,11 +331,19 @@ def encode_into(b, checkers, x):
         x[N_RAW + side] = pips / 100.0
     contact = is_contact_kernel(b)
     x[N_RAW + 2] = 0.0 if contact else 1.0
-    x[N_RAW + 3] = shots(b)
+    rolls, pips = _hit_stats(b)
+    x[N_RAW + 3] = rolls / 36.0
     x[N_RAW + 4] = _prime(b, 0) / 6.0
     x[N_RAW + 5] = _prime(b, 1) / 6.0
     _blocking(b, x, contact)
-    x[N_RAW + 12] = shots(b[::-1]) if contact else 0.0
+    _structure(b, x, contact)
+    if contact:
+        x[N_RAW + 29] = pips / 36.0 / 24.0
+        rolls, pips = _hit_stats(b[::-1])
+        x[N_RAW + 12] = rolls / 36.0
+        x[N_RAW + 30] = pips / 36.0 / 24.0
+    else:
+        x[N_RAW + 12] = x[N_RAW + 29] = x[N_RAW + 30] = 0.0
 
 
 def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -129,21 +129,38 @@ class Network:
                    rng.uniform(-0.1, 0.1, (N_OUTPUTS, hidden)), np.zeros(N_OUTPUTS))
 
     @classmethod
-    def load(cls, path: str | Path | None = None, game: str = "standard") -> Network:
+    def load(cls, path: str | Path | None = None, game: str = "standard",
+             widen: bool = False) -> Network:
         """Load weights from an ``.npz`` file (keys ``w1 b1 w2 b2``); ``None`` loads the weights
         shipped with the package for ``game`` (``standard``: 15-checker games, or
-        ``hypergammon``; :data:`SHIPPED_WEIGHTS`).
+        ``hypergammon``; :data:`SHIPPED_WEIGHTS`). ``widen``: weights of an encoding with
+        fewer inputs (the hand inputs are appended, never reordered) get zero weights for the
+        inputs they lack, so the network's outputs are unchanged until training moves them.
 
         Raises:
             FileNotFoundError: no such file; KeyError: a weight array is missing or ``game``
-                unknown.
+                unknown; ValueError: the shapes do not form a network of this encoding.
         """
         if path is None:
             ref = resources.files("boardgammon.bots") / "weights" / SHIPPED_WEIGHTS[game]
             with resources.as_file(ref) as p, np.load(p) as z:
-                return cls(z["w1"], z["b1"], z["w2"], z["b2"])
+                w1, b1, w2, b2 = z["w1"], z["b1"], z["w2"], z["b2"]
+        else:
+            with np.load(path) as z:
+                w1, b1, w2, b2 = z["w1"], z["b1"], z["w2"], z["b2"]
+        if widen and w1.ndim == 2 and w1.shape[0] < N_INPUTS:
+            w1 = np.concatenate([w1, np.zeros((N_INPUTS - w1.shape[0], w1.shape[1]), w1.dtype)])
+        return cls(w1, b1, w2, b2)
+
+    @staticmethod
+    def inputs_of(path: str | Path) -> int:
+        """The number of inputs of the weights in an ``.npz`` file (rows of ``w1``).
+
+        Raises:
+            FileNotFoundError, KeyError: as :meth:`load`.
+        """
         with np.load(path) as z:
-            return cls(z["w1"], z["b1"], z["w2"], z["b2"])
+            return int(z["w1"].shape[0])
 
     def save(self, path: str | Path, **extra: Any) -> None:
         """Write the weights (and any ``extra`` metadata: arrays, numbers, strings) to an

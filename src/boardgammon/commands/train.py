@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
+from boardgammon.bots.encoding import N_INPUTS
 from boardgammon.bots.network import Network
 from boardgammon.bots.training import learning_rate, train_games
 from boardgammon.engine import Board, Variant
@@ -135,6 +136,7 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{out} is a file, not a run directory", param_hint="--out")
     state = out / "state.npz"
+    widened: dict | None = None
     asked = {"hidden": hidden, "anneal_at": anneal_at, "alpha_late": alpha_late,
              "checkers": None if variant is None else Variant(variant).checkers}
     if state.exists():
@@ -146,7 +148,8 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
                 settings = {k: float(z[k]) if k in z else v for k, v in DEFAULTS.items()}
                 if not all(np.isrealobj(z[k]) for k in ("w1", "b1", "w2", "b2")):
                     raise ValueError("the weights are not all real numbers")
-            net = Network.load(state)
+            inputs = Network.inputs_of(state)
+            net = Network.load(state, widen=True)
             _check_state(done, settings, net)
         except _UNREADABLE as e:
             raise typer.BadParameter(f"{state} is not a training state: "
@@ -168,6 +171,10 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
         if done >= games:
             typer.echo(f"{state} is already at {done} games (asked for {games}): nothing to do")
             return
+        if inputs < N_INPUTS:
+            typer.echo(f"{state}: a run of {inputs} inputs, continued with this encoding's "
+                       f"{N_INPUTS} (the new inputs start at weight 0)")
+            widened = {"games": done, "widened": [inputs, N_INPUTS]}
     else:
         seed = 1 if seed is None else seed
         settings = dict(DEFAULTS, **{k: float(v) for k, v in asked.items() if v is not None})
@@ -198,6 +205,8 @@ def train(games: int = typer.Option(7_025_000, help="total self-play games of th
         raise typer.BadParameter(f"cannot create {e.filename}: {e.strerror}") from None
     start = Board.initial(variant).array.copy()
     log = (out / "train.log").open("a")
+    if widened is not None:
+        log.write(json.dumps(widened) + "\n")
     bar = tqdm(total=games, initial=done, unit="game", disable=not progress, smoothing=0.05)
     # Compile (or load numba's cache) with a call of no games, so that the first checkpoint's
     # games/s counts games only (it read 65 instead of about 450).
