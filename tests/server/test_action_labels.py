@@ -143,6 +143,9 @@ def test_an_anchors_id_stays_its_own(client):
     assert (taken.status_code, code(taken)) == (409, "duplicate_action_id"), taken.text
     again = ann.act(match_id, "anchor", action_id="anchor-1", anchor=device.anchor)
     assert again.status_code == 200 and again.json()["events"] == r.json()["events"]
+    # Hex in either case is the same anchor, and so the same action.
+    again = ann.act(match_id, "anchor", action_id="anchor-1", anchor=device.anchor.upper())
+    assert again.status_code == 200 and again.json()["events"] == r.json()["events"], again.text
     reused = ann.act(match_id, "anchor", action_id="anchor-1", anchor=Device(ann).anchor)
     assert (reused.status_code, code(reused)) == (409, "action_id_reused"), reused.text
     # The same anchor under a new ID changes nothing, and keeps that ID too.

@@ -221,10 +221,16 @@ def link_bytes(text: object) -> bytes:
     return bytes.fromhex(text)
 
 
+_HEX_FIELDS = ("anchor", "commitment", "entropy", "link")
+"""Fields of hex digits, taken in either case: a resend in the other case is the same action."""
+
+
 def request_key(action: ClientAction) -> str:
-    """A client's action as canonical JSON (sorted keys), to tell a resend from another action
-    sent under the same ``action_id``."""
-    return json.dumps(action.model_dump(), sort_keys=True, separators=(",", ":"))
+    """A client's action as canonical JSON (sorted keys, hex fields in lower case), to tell a
+    resend from another action sent under the same ``action_id``."""
+    fields = {k: v.lower() if k in _HEX_FIELDS and isinstance(v, str) else v
+              for k, v in action.model_dump().items()}
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
 def check_roll_resend(action: RollAction, rolled: Mapping[str, Any] | None) -> None:
