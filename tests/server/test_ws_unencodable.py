@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from websockets.sync.client import connect
 
+from boardgammon.server.actions import action_id_of
 from boardgammon.server.websocket import Connection
 from tests.helpers.servers import serving_in_thread
 from tests.server.gameplay import http_live_match, http_players, make_app
@@ -79,3 +80,16 @@ def test_the_writer_logs_a_frame_it_cannot_send_and_sends_the_next(caplog):
     assert connection.ws.sent == ['{"type":"pong"}']
     assert "could not be sent" in caplog.text
     assert "error" in caplog.text
+
+
+def test_an_error_frame_names_the_action_id_only_where_an_action_could_have_it():
+    def frame(action_id: object) -> str:
+        return json.dumps({"type": "action", "action": {"action_id": action_id, "type": "x"}})
+
+    assert action_id_of(frame("a")) == "a" and action_id_of(frame("é" * 100)) == "é" * 100
+    # Empty, too long, not a string, missing: no action has such an ID, so none is echoed
+    # (a new user's trial found "" echoed and a 101-character one not).
+    for bad in ("", "a" * 101, 5, None):
+        assert action_id_of(frame(bad)) is None, bad
+    assert action_id_of('{"type": "action", "action": {}}') is None
+    assert action_id_of("not json") is None

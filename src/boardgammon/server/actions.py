@@ -179,11 +179,12 @@ def parse_client_message(text: str | bytes) -> ActionMessage | PingMessage | Aut
 
 
 def action_id_of(text: str | bytes) -> str | None:
-    """The ``action.action_id`` of a frame if one can be read and sent back (to label an
-    error), else None: not one holding a lone surrogate, which no text frame can carry."""
+    """The ``action.action_id`` of a frame if it has an ID's length (1–100 characters) and can
+    be sent back (to label an error), else None: not an empty or longer one, which no action
+    can have, nor one holding a lone surrogate, which no text frame can carry."""
     try:
         value = json.loads(text)["action"]["action_id"]
-        if isinstance(value, str) and len(value) <= 100:
+        if isinstance(value, str) and 0 < len(value) <= 100:
             value.encode()
             return value
     except Exception:  # any shape at all may arrive here; UnicodeEncodeError for a surrogate
