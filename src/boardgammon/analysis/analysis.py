@@ -78,8 +78,8 @@ marks (0.03 / 0.06 / 0.12 EMG instead of 0.04 / 0.08 / 0.16), the judge named an
 judged by its own engine flagged; 11 the final score as the match's result shows it (a
 backgammon in a 1-point match is 1–0, was 0–3); 12 the network fitted to the order of its own
 2-ply values on 46,602 decisions (docs/neural.md, "The order of plays on 46,602 decisions");
-13 the network of 227 inputs fitted on 146,655 decisions (docs/neural.md, "18 more inputs, fitted
-on the order of 146,655 decisions")."""
+13 the network of 227 inputs fitted on 146,655 decisions (docs/neural.md, "18 more inputs,
+fitted on 146,655 decisions")."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
