@@ -137,6 +137,15 @@ def test_a_string_too_long_says_characters_not_items(client):
 @pytest.mark.parametrize("url,message", [
     ("/api/audit/nonsense",
      'path.match_id: a match ID looks like mat_… (letters and digits), got "nonsense"'),
+    # Every route that names a match checks the ID's shape alike (the match routes said 404).
+    ("/api/matches/nonsense",
+     'path.match_id: a match ID looks like mat_… (letters and digits), got "nonsense"'),
+    ("/api/matches/mat_a-b/moves",
+     'path.match_id: a match ID looks like mat_… (letters and digits), got "mat_a-b"'),
+    ("/api/matches/nonsense/export.json",
+     'path.match_id: a match ID looks like mat_… (letters and digits), got "nonsense"'),
+    ("/api/matches/nonsense/analysis",
+     'path.match_id: a match ID looks like mat_… (letters and digits), got "nonsense"'),
     ("/api/audit/mat_abc/rolls/nonsense/proof",
      'path.roll_id: a roll ID looks like rol_… (letters and digits), got "nonsense"'),
     ("/api/audit/mat_abc/rolls/rol_abc/proof?after=abc",

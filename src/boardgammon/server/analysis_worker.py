@@ -35,12 +35,13 @@ import os
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from boardgammon.server.bodies import MatchId
 from boardgammon.server.db import rowcount
 from boardgammon.server.errors import responses
 from boardgammon.server.match_repository import status_of, unanalysed_ids
@@ -231,7 +232,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
 
 
 @router.get("/api/matches/{match_id}/analysis", responses=responses(404, 409))
-def match_analysis(match_id: str, request: Request) -> dict[str, Any]:
+def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[str, Any]:
     """The analysis of a finished match: ``{"status": "pending"}`` until the worker is done,
     then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).
 

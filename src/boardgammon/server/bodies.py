@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
+from fastapi import Path as PathParam
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
@@ -235,6 +236,12 @@ _PATTERNS = {
     USERNAME_PATTERN: f"a username is {USERNAME_RULE}",
 }
 """The rule of each regular expression of the API's input, in words."""
+
+MatchId = PathParam(pattern=MATCH_ID_PATTERN, description="mat_… match ID")
+"""A match ID in an address (``path.match_id``): another shape is 422 ``invalid_request`` with
+:data:`_PATTERNS`' rule, on every route that names a match."""
+RollId = PathParam(pattern=ROLL_ID_PATTERN, description="rol_… roll ID")
+"""A roll ID in an address (``path.roll_id``), checked the same way."""
 
 
 def _pattern(value: Any, ctx: Mapping[str, Any]) -> Said:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, field_validator
@@ -21,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.server.acting import acting_user
 from boardgammon.server.blocks import blocked_between
-from boardgammon.server.bodies import Flag, RequestBody, control_character
+from boardgammon.server.bodies import Flag, MatchId, RequestBody, control_character
 from boardgammon.server.db import get_session
 from boardgammon.server.errors import responses
 from boardgammon.server.match_state import iso
@@ -104,7 +105,7 @@ def _line(message: ChatMessage, name: str) -> ChatLine:
 
 @router.get("/api/matches/{match_id}/chat", response_model=Chat,
             responses=responses(401, 403, 404, 409))
-def read_chat(match_id: str, user: User = Depends(acting_user),
+def read_chat(match_id: Annotated[str, MatchId], user: User = Depends(acting_user),
               session: Session = Depends(get_session)) -> Chat:
     """The match's chat as you read it (players only)."""
     row, seat = _seat(session, match_id, user)
@@ -138,7 +139,7 @@ def _write(request: Request, match_id: str, user: User, text: str
 
 @router.post("/api/matches/{match_id}/chat", status_code=201, response_model=ChatLine,
              responses=responses(401, 403, 404, 409, 422, 429))
-async def write_chat(match_id: str, body: ChatIn, request: Request,
+async def write_chat(match_id: Annotated[str, MatchId], body: ChatIn, request: Request,
                      user: User = Depends(acting_user)) -> ChatLine:
     """Write a line in the match's chat (players only); it reaches both players' WebSockets
     (yours always; the opponent's unless they muted or blocked you) as a ``chat`` frame."""
@@ -150,7 +151,7 @@ async def write_chat(match_id: str, body: ChatIn, request: Request,
 
 @router.put("/api/matches/{match_id}/chat/mute", response_model=Chat,
             responses=responses(401, 403, 404, 409, 422))
-def mute(match_id: str, body: MuteIn, user: User = Depends(acting_user),
+def mute(match_id: Annotated[str, MatchId], body: MuteIn, user: User = Depends(acting_user),
          session: Session = Depends(get_session)) -> Chat:
     """Mute (``{"muted": true}``) or hear again your opponent's chat in this match; answers
     the chat as you now read it."""

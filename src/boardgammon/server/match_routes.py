@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from boardgammon.formats.mat import write_mat
 from boardgammon.server.actions import ClientAction
 from boardgammon.server.auth import current_user, optional_user
+from boardgammon.server.bodies import MatchId
 from boardgammon.server.errors import responses
 from boardgammon.server.move_list import move_list
 from boardgammon.server.services import services
@@ -21,7 +22,7 @@ router = APIRouter(tags=["matches"])
 
 
 @router.get("/api/matches/{match_id}", responses=responses(404))
-async def match_state(match_id: str, request: Request,
+async def match_state(request: Request, match_id: str = MatchId,
                       user: User | None = Depends(optional_user)) -> dict:
     """The match's ``state`` from your seat (a spectator's view if you do not play in it)."""
     # A plain dict for the route's declared response (the state is a TypedDict, a dict).
@@ -31,7 +32,7 @@ async def match_state(match_id: str, request: Request,
 
 @router.post("/api/matches/{match_id}/actions",
              responses=responses(400, 401, 403, 404, 409, 429, 503))
-async def act(match_id: str, action: ClientAction, request: Request,
+async def act(action: ClientAction, request: Request, match_id: str = MatchId,
               user: User = Depends(current_user)) -> dict:
     """Apply an action (idempotent by ``action_id``); answers ``{"state", "events"}`` once the
     action is committed and broadcast."""
@@ -46,7 +47,7 @@ async def act(match_id: str, action: ClientAction, request: Request,
 
 @router.get("/api/matches/{match_id}/export.mat", response_class=PlainTextResponse,
             responses=responses(404))
-def export_mat(match_id: str, request: Request) -> PlainTextResponse:
+def export_mat(request: Request, match_id: str = MatchId) -> PlainTextResponse:
     """The match so far as Jellyfish ``.mat`` text (gnubg imports it)."""
     info, match = services(request.app).game.service.match_copy(match_id)
     text = write_mat(match, {"Site": "Boardgammon", "EventDate":
@@ -56,7 +57,7 @@ def export_mat(match_id: str, request: Request) -> PlainTextResponse:
 
 
 @router.get("/api/matches/{match_id}/moves", responses=responses(404))
-def moves(match_id: str, request: Request) -> dict:
+def moves(request: Request, match_id: str = MatchId) -> dict:
     """The move list, game by game (``server.move_list``): the ``.mat`` export's numbered
     lines with standard notation, the opening rolls, resignations and each game's end."""
     _info, match = services(request.app).game.service.match_copy(match_id)
@@ -64,7 +65,7 @@ def moves(match_id: str, request: Request) -> dict:
 
 
 @router.get("/api/matches/{match_id}/export.json", responses=responses(404))
-def export_json(match_id: str, request: Request) -> JSONResponse:
+def export_json(request: Request, match_id: str = MatchId) -> JSONResponse:
     """The match record as JSON (``Match.to_dict``: replays with ``Match.from_json``)."""
     info, match = services(request.app).game.service.match_copy(match_id)
     return JSONResponse(match.to_dict(), headers={

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import cast
 
 from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -44,8 +43,9 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from boardgammon.dice import transparency, verify
-from boardgammon.dice.ids import MATCH_ID_PATTERN, ROLL_ID_PATTERN
+from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server import dice_log, dice_record_v2
+from boardgammon.server.bodies import MatchId, RollId
 from boardgammon.server.db import get_session
 from boardgammon.server.dice_record import RollNotFound, audit_document
 from boardgammon.server.errors import responses
@@ -96,8 +96,6 @@ programs = Environment(
 programs.filters["py"] = repr  # a value as a Python literal (str, int, None, list of str)
 
 router = APIRouter(tags=["audit"])
-MatchId = PathParam(pattern=MATCH_ID_PATTERN, description="mat_… match ID")
-RollId = PathParam(pattern=ROLL_ID_PATTERN, description="rol_… roll ID")
 
 
 def _octal(data: bytes) -> str:
