@@ -365,7 +365,7 @@ def test_resume_plays_on_from_a_saved_record(tmp_path):
         again = runner.invoke(app, ["play", "--resume", str(path), "--dice-seed", "6"],
                               input="quit\nyes\n")
         assert again.exit_code == 0, again.output
-        assert f"A 3-point match resumed from {path} at 0-0 in a 3-point match," in again.output
+        assert f"A 3-point match resumed from {path} at 0-0," in again.output
         assert "Resuming game 1." in again.output
     # Resumed records are saved as new numbers beside the old one, which stays as it was.
     assert Match.from_json(saved.read_text()).record == before.record
@@ -400,7 +400,7 @@ def test_resume_from_mat_keeps_the_jacoby_rule_and_the_dice_rolled(tmp_path):
     again = runner.invoke(app, ["play", "--resume", str(mat), "--dice-seed", "6"],
                           input="quit\nyes\n")
     assert again.exit_code == 0, again.output
-    assert f"Money play (Jacoby rule) resumed from {mat} at " in again.output
+    assert f"Money play (Jacoby rule) resumed from {mat} with you at " in again.output
     d1, d2 = before.record[-1].dice
     assert f"You rolled {d1}-{d2}. Your play (or hint) > " in again.output
     resumed = Match.from_json((tmp_path / "match-0002.json").read_text())
@@ -454,7 +454,7 @@ def test_play_on_from_a_position_and_match_id(tmp_path):
                                 "QQmgACAAGAAE", "--dice-seed", "3", "--save", str(tmp_path)],
                           input="quit\nyes\n")
     assert first.exit_code == 0, first.output
-    assert ("A 5-point match from Position ID 4HPwATDgc/ABMA at 2-3 in a 5-point match, "
+    assert ("A 5-point match from Position ID 4HPwATDgc/ABMA at 2-3, "
             "against the computer (easy).") in first.output
     assert "Playing on from the position." in first.output
     assert "Score: you 2, computer (easy) 3 - 5-point match - cube 2, yours" in first.output
@@ -469,15 +469,27 @@ def test_play_on_from_a_position_and_match_id(tmp_path):
     again = runner.invoke(app, ["play", "--resume", str(record), "--dice-seed", "4"],
                           input="quit\nyes\n")
     assert again.exit_code == 0, again.output
-    assert f"A 5-point match resumed from {record} at 2-3 in a 5-point match," in again.output
+    assert f"A 5-point match resumed from {record} at 2-3," in again.output
     resumed = Match.from_json((tmp_path / "match-0002.json").read_text())
     assert resumed.record[:2] == saved.record and resumed.setup == saved.setup
     # Without a Match ID: you on roll at 0-0 with the cube in the middle, --length long.
     money = runner.invoke(app, ["play", "--position", "4HPwATDgc/ABMA", "--length", "0",
                                 "--dice-seed", "3"], input="quit\nyes\n")
     assert money.exit_code == 0, money.output
-    assert "Money play from Position ID 4HPwATDgc/ABMA at you 0 points, the computer 0 points " \
-           "(money play), against" in money.output
+    assert ("Money play from Position ID 4HPwATDgc/ABMA with you at 0 points and the computer "
+            "at 0, against the computer (easy).") in money.output
+    # A record and a Match ID keep their own length: another --length is refused, not ignored.
+    other = runner.invoke(app, ["play", "--resume", str(record), "--length", "7"])
+    assert other.exit_code == 2
+    assert ("Invalid value for --length: the record is a 5-point match: it plays on at its own "
+            "length, not 7; leave --length out") in " ".join(
+                re.sub(r"[│╭╮╰╯─]", " ", other.output).split())  # unboxed, unwrapped
+    same = runner.invoke(app, ["play", "--resume", str(record), "--length", "5",
+                               "--dice-seed", "4"], input="quit\nyes\n")
+    assert same.exit_code == 0, same.output
+    other = runner.invoke(app, ["play", "--position", "4HPwATDgc/ABMA", "--match-id",
+                                "QQmgACAAGAAE", "--length", "0"])
+    assert other.exit_code == 2 and "the Match ID is a 5-point match" in other.output
 
 
 @pytest.mark.parametrize(("args", "message"), [

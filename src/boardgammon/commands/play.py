@@ -216,6 +216,14 @@ class TerminalGame:
             return f"{you}-{bot} in a {self.match.length}-point match"
         return f"you {_points(you)}, the computer {_points(bot)} (money play)"
 
+    def _standing(self) -> str:
+        """Where a resumed or set-up match starts, after what it is: ``at 2-3`` in a match,
+        ``with you at 1 point and the computer at 0`` in money play."""
+        you, bot = self.match.score
+        if self.match.length:
+            return f"at {you}-{bot}"
+        return f"with you at {_points(you)} and the computer at {bot}"
+
     def _save(self) -> None:
         if self.saved is not None:
             self.saved(self.match)
@@ -429,8 +437,9 @@ def format_cube_hint(hint: CubeHint, offered: bool) -> str:
 
 def play(
     bot: str = typer.Option("easy", help="Computer level."),
-    length: int = typer.Option(5, min=0, max=MAX_LENGTH,
-                               help="Match length in points; 0 for money play."),
+    length: int | None = typer.Option(None, min=0, max=MAX_LENGTH, show_default="5", help=(
+        "Match length in points; 0 for money play. A record (--resume) and a Match ID keep "
+        "their own.")),
     variant: str = typer.Option("standard", help="standard, nackgammon or hypergammon."),
     jacoby: bool = typer.Option(False, "--jacoby", help=(
         "Money play: the Jacoby rule (gammons and backgammons count only once the cube has "
@@ -457,6 +466,8 @@ def play(
         "who is on roll - you are its player 0 - and the dice if rolled).")),
 ) -> None:
     """A match (or money play) against the computer in the terminal."""
+    asked_length = length
+    length = 5 if length is None else length
     known = levels()
     if bot not in known:
         raise typer.BadParameter(f"unknown bot level {bot!r}; known: {', '.join(known)}")
@@ -481,6 +492,11 @@ def play(
         resumed = _set_up(position, match_id, length, variant, jacoby, bot, beavers)
     else:
         resumed = None
+    if resumed is not None and asked_length is not None and resumed.length != asked_length:
+        source = "the record" if resume is not None else "the Match ID"
+        kind = f"a {resumed.length}-point match" if resumed.length else "money play"
+        raise typer.BadParameter(f"{source} is {kind}: it plays on at its own length, not "
+                                 f"{asked_length}; leave --length out", param_hint="--length")
     if resume is not None and save is None:
         save = resume.parent
     number = 0
@@ -514,9 +530,9 @@ def play(
         rules = [r for r, on in (("Jacoby rule", match.jacoby), ("beavers", match.beavers)) if on]
         what = "Money play" + (f" ({', '.join(rules)})" if rules else "")
     if resume is not None:
-        what = f"{what} resumed from {resume} at {game._score()},"
+        what = f"{what} resumed from {resume} {game._standing()},"
     elif position is not None:
-        what = f"{what} from Position ID {position} at {game._score()},"
+        what = f"{what} from Position ID {position} {game._standing()},"
     game.write(f"{what} against the computer ({bot}). Type help for the commands.")
     code = game.run()
     if keeper is not None:
