@@ -314,3 +314,12 @@ def test_money_play_with_the_jacoby_rule():
     assert summary.games == 6
     refused = runner.invoke(app, ["selfplay", "--length", "5", "--jacoby"])
     assert refused.exit_code == 2
+
+
+def test_no_progress_bar_where_the_output_is_no_terminal():
+    # Standard error here is the runner's buffer, as a file or a pipe would be: the bar's last
+    # state used to stay there and run into the summary's first line.
+    result = runner.invoke(app, ["selfplay", "--games", "2", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("2 games, money play\n"), result.output
+    assert "game/s" not in result.output and "2/2" not in result.output

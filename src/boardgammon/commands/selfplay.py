@@ -329,7 +329,9 @@ def selfplay(
                 raise typer.Exit(1) from None
             saved.extend(p for p in paths if p not in saved)
 
-    with tqdm(total=games, unit="game", disable=as_json, leave=False) as bar:
+    # No bar where standard error is no terminal (tqdm's None): there, with the output in one
+    # file or pipe, the bar's last state ran into the summary's first line.
+    with tqdm(total=games, unit="game", disable=True if as_json else None, leave=False) as bar:
         summary = run(white_bot, black_bot, games, length, rng, variant,
                       on_game=lambda: bar.update(1), on_match=on_match, jacoby=jacoby,
                       beavers=beavers)
