@@ -49,7 +49,7 @@ def test_finished_match_is_analysed_by_the_worker(url):
         match_id = live_match(ann, bob, length=1)
         r = ann.get(f"/api/matches/{match_id}/analysis")
         assert r.status_code == 409 and r.json()["error"]["code"] == "match_not_finished"
-        assert ann.get("/api/matches/nosuchmatch/analysis").status_code == 404
+        assert ann.get("/api/matches/mat_nosuchmatch/analysis").status_code == 404
         play_out({0: ann, 1: bob}, match_id)
         assert ann.get(f"/api/matches/{match_id}/analysis").json() == {"status": "pending"}
         worker = services(app).analysis
