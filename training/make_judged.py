@@ -104,7 +104,7 @@ def score(weights: list[str], levels: list[str], with_gnubg: bool, dump: str | N
     results: dict[str, np.ndarray] = {}
     choosers = []
     for w in weights or [None]:
-        net = Network.load(w) if w else None
+        net = Network.load(w, widen=True) if w else None
         name = Path(w).stem if w else "shipped"
         for level in levels:
             bot = MediumBot(seed=1, network=net) if level == "medium" else HardBot(seed=1,

@@ -7,7 +7,14 @@ import random
 import numpy as np
 import pytest
 
-from boardgammon.bots.encoding import N_INPUTS, encode, escapes_at, pip_loss, shots
+from boardgammon.bots.encoding import (
+    N_INPUTS,
+    double_hits,
+    encode,
+    escapes_at,
+    pip_loss,
+    shots,
+)
 from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
 from boardgammon.bots.training import _result, _update, train_games
 from boardgammon.engine import Board
@@ -54,6 +61,13 @@ def test_encoding_of_the_starting_position():
     assert x[219] == x[220] == pytest.approx(1 / 7)
     assert x[221] == pytest.approx((22 / 36) ** 2) and x[223] == pytest.approx(x[204] ** 2)
     assert x[225] == x[226] == 0.0  # no blots
+    assert x[227] == x[228] == 0.0  # no blots, no double hits
+    assert x[229] == x[230] == 0.0  # 167 pips each: level
+    # Every checker is still behind the other side's 24-point checkers, held by its points.
+    board = Board.initial().array
+    held = sum(n * (1 - escapes_at(board, 0, i) / 36) for i, n in enumerate(board[0]) if n)
+    assert x[231] == x[232] == pytest.approx(held / 15)
+    assert x[233] == x[234] == 0.0  # no shots
 
 
 def test_encoding_swaps_sides_with_the_perspective():
@@ -67,8 +81,9 @@ def test_encoding_swaps_sides_with_the_perspective():
         assert x[204] == y[205] and x[205] == y[204]
         assert x[206] == y[207] and x[207] == y[206]
         assert x[208] == y[199] and y[208] == x[199]
-        for i in range(209, 227, 2):
+        for i in range(209, N_INPUTS, 2):
             assert x[i] == y[i + 1] and x[i + 1] == y[i]
+        assert x[233] == pytest.approx(x[208] * x[209]) and x[234] == pytest.approx(x[199] * x[210])
 
 
 def test_borne_off_and_bar_units():
@@ -130,6 +145,49 @@ def test_pip_loss_agrees_with_legal_plays_on_random_positions():
     assert np.mean(np.array(diffs) < 1e-9) >= 0.95
     assert max(diffs) <= 3 / 36
     assert sum(pip_loss(b.array) > 0 for b in boards[:120]) >= 30  # hits are common
+
+
+def _double_hits_by_plays(board: Board) -> float:
+    """Fraction of the 36 rolls with a legal play that hits two or more blots."""
+    return sum(
+        any(sum(m.hit for m in p.moves) >= 2 for p in board.legal_plays(d1, d2))
+        for d1 in range(1, 7) for d2 in range(1, 7)) / 36
+
+
+def test_double_hits_of_two_blots():
+    # Blots on our 4- and 5-point (the opponent's 21 and 20), our checkers on the 8 and 9:
+    # 4-3 and 5-4, among others, hit both.
+    board = Board.from_points({9: 1, 8: 2, 6: 5}, {21: 1, 20: 1, 1: 13})
+    assert double_hits(board.array) == pytest.approx(_double_hits_by_plays(board))
+    assert double_hits(board.array) > 0
+    # One blot: no double hit, however many shots.
+    single = Board.from_points({9: 1, 8: 2, 6: 5}, {21: 1, 1: 14})
+    assert double_hits(single.array) == 0.0 < shots(single.array)
+
+
+def test_double_hits_agree_with_legal_plays_on_random_positions():
+    boards = random_positions(400, seed=21)
+    diffs = [abs(double_hits(b.array) - _double_hits_by_plays(b)) for b in boards[:250]]
+    # Checked the same way as shots: here every one agreed (a hit that leaves a die
+    # unplayable elsewhere is not a legal play, and could part them).
+    assert np.mean(np.array(diffs) < 1e-9) >= 0.95
+    assert sum(_double_hits_by_plays(b) > 0 for b in boards[:250]) >= 100  # often met
+    assert max(diffs) <= 2 / 36
+
+
+def test_blocked_checkers_and_race_lead():
+    # Our last checker behind the opponent's full prime on its 2- to 7-points: none of its
+    # rolls escapes, and it is our only checker still behind the opponent's rearmost.
+    prime = {p: 2 for p in range(2, 8)}
+    board = Board.from_points({24: 1, 6: 8, 5: 6}, {**prime, 12: 3})
+    x = encode(board.array)
+    assert escapes_at(board.array, 0, 23) == 0
+    assert x[231] == pytest.approx(1 / 15)
+    # A race: 60 pips against 66, the lead a tenth of ours; in a race no blocked checkers.
+    race = Board.from_points({6: 10}, {6: 11})
+    y = encode(race.array)
+    assert y[198] == 1.0 and y[231] == y[232] == y[227] == 0.0
+    assert y[229] == pytest.approx(6 / 60) and y[230] == pytest.approx(-6 / 66)
 
 
 def test_forward_pass_matches_a_numpy_reference():

@@ -231,7 +231,8 @@ def test_leaving_out_races_keeps_the_contact_decisions_renumbered():
 
 def test_a_start_network_of_the_older_encoding_is_widened_with_zero_weights(data, tmp_path):
     # The network shipped until 2026-12-06 had 209 inputs; a fit may start from it (the
-    # reproduction of the 227-input network in docs/neural.md does).
+    # reproduction of the 227-input network in docs/neural.md does, and that of the 235-input
+    # one starts from the 227-input network).
     weights, paths = data
     start = Network.load(weights)
     narrow = tmp_path / "narrow.npz"

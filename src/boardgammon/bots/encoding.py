@@ -70,6 +70,25 @@ are (player on roll, opponent):
 * 225, 226: pip loss: the mean over the 36 rolls of the pips the other side loses to the
   side's most costly hit (a blot on the hitter's own index ``t`` goes back ``t + 1`` pips),
   / 24, for the player on roll and, as if it were on roll, the opponent; 0 in a race.
+
+Exposure and blocking (indices 227–234, since 2026-12-06, later), pairs (player on roll,
+opponent), our own definitions again, each a product or a count a one-layer net cannot form
+from the inputs above:
+
+* 227, 228: double hits: the fraction of the 36 rolls with which the side, as if it were on
+  roll, hits two or more of the other side's blots (two checkers hitting one each, or one
+  checker hitting on its way and again where it stops; a double's four steps shared among
+  them; intermediate points must be open; with checkers on the bar only hits by a checker
+  from the bar count); 0 in a race. The risk of leaving two blots, which 199 and 208 count
+  as one;
+* 229, 230: race lead: the other side's pip count less the side's, over the side's
+  (clipped to −1…1): the race's standing as a ratio, which decides races and doubles;
+* 231, 232: blocked checkers: the sum over the side's checkers still behind the other's
+  rearmost of (1 − its escapes / 36) (escapes as for 202), / the checkers per side; 0 in a
+  race: how much of the side is held, where 202 looks at one checker;
+* 233, 234: the cost of being hit: the other side's shots at the side (208 for the player on
+  roll, 199 for the opponent) times the side's dance chance (209, 210): a blot within reach
+  of a closed board, the product a hit's cost turns on.
 """
 
 from __future__ import annotations
@@ -81,7 +100,7 @@ from boardgammon.engine.constants import BAR_INDEX, BOARD_SHAPE
 from boardgammon.engine.rules import is_contact_kernel
 
 N_RAW = 196
-N_INPUTS = 227
+N_INPUTS = 235
 _SIDE = 98
 _WINDOW = 12  # pips in front of a checker inspected for the opponent's points
 
@@ -307,6 +326,152 @@ def _structure(b, x, contact):
 
 
 @njit(cache=True)
+def _hits_double_roll(b, d, blots):
+    """Whether the side on roll (row 0) hits two or more blots (``blots``: bit ``t`` set for a
+    blot on its own index ``t``) with the double ``d``-``d``. Its ``k`` checkers on the bar
+    enter first (none if the entry point is held), which leaves ``4 − k`` steps of ``d`` pips; a
+    blot costs the fewest of those steps that reach it from any checker along open points (a
+    checker entering stands on the entry point for nothing and goes on from it). One path
+    through two blots within the steps, or two blots whose costs sum to no more, count."""
+    k = b[0, BAR_INDEX]
+    if k > 0 and not _open_for_mover(b, 24 - d):
+        return False
+    budget = 4 - k
+    if budget < 0:
+        return False
+    first = 5
+    second = 5
+    for t in range(24):
+        if not blots >> t & 1:
+            continue
+        passed = False
+        cost = 5
+        # back along the path from the blot towards a checker that can reach it
+        for m in range(1, 6):
+            idx = t + m * d
+            if idx > BAR_INDEX:
+                break
+            free = 1 if idx == BAR_INDEX else 0
+            if m - free > budget:
+                break
+            if b[0, idx] > 0:
+                cost = m - free
+                break
+            if idx == BAR_INDEX or not _open_for_mover(b, idx):
+                break
+            if blots >> idx & 1:
+                passed = True
+        if cost > budget:
+            continue
+        if passed:
+            return True
+        if cost < first:
+            second = first
+            first = cost
+        elif cost < second:
+            second = cost
+    return first + second <= budget
+
+
+@njit(cache=True, inline="always")
+def _two_hits_with(b, a, c, blots, sources):
+    """Whether two different checkers (from ``sources``, bit per index) hit two different
+    blots, one with ``a`` and the other with ``c``, or one checker hits with ``a`` and again
+    with ``c``."""
+    with_a = blots & (sources >> a)
+    if with_a == 0:
+        return False
+    if (with_a >> c) & blots:  # the same checker on, hitting again
+        return True
+    with_c = blots & (sources >> c)
+    t1 = 0
+    while with_a >> t1:
+        if with_a >> t1 & 1:
+            for t2 in range(24):
+                if with_c >> t2 & 1 and t2 != t1 and (t1 + a != t2 + c or b[0, t1 + a] >= 2):
+                    return True
+        t1 += 1
+    return False
+
+
+@njit(cache=True)
+def _hits_two(b, d1, d2, blots, sources):
+    """Whether the side on roll (row 0) hits two or more blots with ``d1``-``d2``, ``d1 != d2``
+    (``blots`` and ``sources``: bit per own index, the bar 24 among the sources): two checkers
+    hitting one blot each, or one checker hitting with one die and again with the other; with
+    a checker on the bar, its entry hits with one die (with two there, both enter)."""
+    k = b[0, BAR_INDEX]
+    if k >= 2:
+        return blots >> (24 - d1) & 1 and blots >> (24 - d2) & 1
+    if k == 1:
+        on_board = sources & ~(1 << BAR_INDEX)
+        for order in range(2):
+            a = d1 if order == 0 else d2
+            c = d2 if order == 0 else d1
+            entry = 24 - a
+            if not blots >> entry & 1:
+                continue
+            # the entered checker or any other hits a second blot with the other die
+            if blots & ~(1 << entry) & ((on_board | (1 << entry)) >> c):
+                return True
+        return False
+    return _two_hits_with(b, d1, d2, blots, sources) or _two_hits_with(b, d2, d1, blots, sources)
+
+
+@njit(cache=True)
+def double_hits(b):
+    """Fraction of the 36 rolls with which the player on roll hits two or more opponent blots
+    (0–1; see the module docstring, 227)."""
+    blots = 0
+    n = 0
+    for t in range(24):
+        if b[1, 23 - t] == 1:
+            blots |= 1 << t
+            n += 1
+    if n < 2:
+        return 0.0
+    sources = 0
+    for s in range(25):
+        if b[0, s] > 0:
+            sources |= 1 << s
+    rolls = 0
+    for d1 in range(1, 7):
+        if _hits_double_roll(b, d1, blots):
+            rolls += 1
+        for d2 in range(d1 + 1, 7):
+            if _hits_two(b, d1, d2, blots, sources):
+                rolls += 2
+    return rolls / 36.0
+
+
+@njit(cache=True)
+def _exposure(b, x, contact, checkers, pips0, pips1):
+    """Write the features 227–234 (see the module docstring) into ``x``; 199, 202 and
+    208–210 first."""
+    x[N_RAW + 33] = min(1.0, max(-1.0, (pips1 - pips0) / max(pips0, 1)))
+    x[N_RAW + 34] = min(1.0, max(-1.0, (pips0 - pips1) / max(pips1, 1)))
+    if not contact:
+        for k in (31, 32, 35, 36, 37, 38):
+            x[N_RAW + k] = 0.0
+        return
+    x[N_RAW + 31] = double_hits(b)
+    x[N_RAW + 32] = double_hits(b[::-1])
+    for side in range(2):
+        other = 1 - side
+        r = _rearmost(b, other)
+        edge = 23 - r if r >= 0 else -2
+        held = _held(b, side)
+        blocked = 0.0
+        for i in range(edge + 1, 25):
+            n = b[side, i]
+            if n > 0:
+                blocked += n * (1.0 - _escapes_from(held, i) / 36.0)
+        x[N_RAW + 35 + side] = blocked / checkers
+    x[N_RAW + 37] = x[N_RAW + 12] * x[N_RAW + 13]
+    x[N_RAW + 38] = x[N_RAW + 3] * x[N_RAW + 14]
+
+
+@njit(cache=True)
 def encode_into(b, checkers, x):
     """Write the encoding of position ``b`` (player on roll's view) into ``x``
     (``float32[N_INPUTS]``)."""
@@ -344,6 +509,7 @@ def encode_into(b, checkers, x):
         x[N_RAW + 30] = pips / 36.0 / 24.0
     else:
         x[N_RAW + 12] = x[N_RAW + 29] = x[N_RAW + 30] = 0.0
+    _exposure(b, x, contact, checkers, x[N_RAW] * 100.0, x[N_RAW + 1] * 100.0)
 
 
 def as_positions(boards: np.ndarray) -> tuple[np.ndarray, bool]:
