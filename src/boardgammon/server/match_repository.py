@@ -122,6 +122,12 @@ _USED = or_(
                    _LOG.c.action_id == bindparam("action_id")),
     exists().where(_LABELS.c.match_id == bindparam("match_id"),
                    _LABELS.c.action_id == bindparam("action_id")))
+# Whether the log, or the labels, hold an action ID: asked again once a write holds the
+# match's row (see :meth:`MatchRepository.persist`).
+_ID_LOGGED = select(_LOG.c.seq).where(_LOG.c.match_id == bindparam("match_id"),
+                                      _LOG.c.action_id == bindparam("action_id"))
+_ID_LABELLED = select(_LABELS.c.action_id).where(
+    _LABELS.c.match_id == bindparam("match_id"), _LABELS.c.action_id == bindparam("action_id"))
 _APPEND_LOG = insert(_LOG)
 _APPEND_LABEL = insert(_LABELS)
 # The summary moves on only from the version this write started from (else: Conflict).
@@ -715,6 +721,18 @@ class MatchRepository:
             "deadline_t": m.deadline(), "updated_at": now}))
         if changed != 1:
             raise Conflict
+        if action_id is not None and connection.dialect.name != "sqlite":
+            # Several processes (PostgreSQL): the probe read the ID free before this write,
+            # and an action of another process may have taken it since in the other table (an
+            # entry where this writes a label, or a label where this writes an entry), which
+            # moves no version for the summary's check to see. The summary's update holds the
+            # match's row, as theirs did, so what they committed is visible now: lose the race
+            # and retry, and the probe then answers for the ID. (SQLite holds the whole
+            # database from a write's start: no such race.)
+            other = _ID_LABELLED if new else _ID_LOGGED
+            if connection.execute(other, {"match_id": cached.info.match_id,
+                                          "action_id": action_id}).first() is not None:
+                raise Conflict
         cached.version = before + len(new)
 
     @staticmethod
