@@ -216,3 +216,32 @@ def test_an_id_labelled_elsewhere_after_the_probe_is_seen_by_the_write(database_
         # The roll goes through under an ID of its own.
         r = roller.act(match_id, "roll", action_id="x-2", **roller.roll_action(before))
         assert r.status_code == 200, r.text
+
+
+def test_a_label_under_an_id_an_entry_took_after_the_probe_is_refused(database_url):
+    """The other way round: a label's write (a request, an anchor, a roll resent under a new
+    ID) holds the match's row and looks in the log again, so an entry another process
+    committed under the ID after the probe makes it lose the race (PostgreSQL)."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite holds the whole database from a write's start: no such race")
+    from datetime import UTC, datetime
+
+    from boardgammon.server.match_repository import Conflict, Label, MatchRepository
+
+    with TestClient(make_app(database_url, Wall())) as c:
+        ann, bob = Player.register(c, "ann"), Player.register(c, "bob")
+        players = {0: ann, 1: bob}
+        match_id = live_match(ann, bob, length=3)
+        roller = players[ann.state(match_id)["turn"]]
+        first = roller.roll_action(roller.state(match_id))
+        assert roller.act(match_id, "roll", action_id="e-1", **first).status_code == 200
+        db = services(c.app).db
+        with db.writing() as s:  # the entry "e-1" is in the log: a label under it loses
+            with pytest.raises(Conflict):
+                MatchRepository.label(s, match_id, Label("e-1", _user_id(roller), [], "{}"),
+                                      datetime.now(UTC))
+            s.rollback()
+        with db.writing() as s:  # a free ID is labelled
+            MatchRepository.label(s, match_id, Label("e-2", _user_id(roller), [], "{}"),
+                                  datetime.now(UTC))
+            s.rollback()

@@ -128,6 +128,7 @@ _ID_LOGGED = select(_LOG.c.seq).where(_LOG.c.match_id == bindparam("match_id"),
                                       _LOG.c.action_id == bindparam("action_id"))
 _ID_LABELLED = select(_LABELS.c.action_id).where(
     _LABELS.c.match_id == bindparam("match_id"), _LABELS.c.action_id == bindparam("action_id"))
+_HOLD_MATCH = select(_MATCHES.c.id).where(_MATCHES.c.id == bindparam("match_id")).with_for_update()
 _APPEND_LOG = insert(_LOG)
 _APPEND_LABEL = insert(_LABELS)
 # The summary moves on only from the version this write started from (else: Conflict).
@@ -721,25 +722,35 @@ class MatchRepository:
             "deadline_t": m.deadline(), "updated_at": now}))
         if changed != 1:
             raise Conflict
-        if action_id is not None and connection.dialect.name != "sqlite":
+        if new and action_id is not None and connection.dialect.name != "sqlite":
             # Several processes (PostgreSQL): the probe read the ID free before this write,
-            # and an action of another process may have taken it since in the other table (an
-            # entry where this writes a label, or a label where this writes an entry), which
-            # moves no version for the summary's check to see. The summary's update holds the
-            # match's row, as theirs did, so what they committed is visible now: lose the race
-            # and retry, and the probe then answers for the ID. (SQLite holds the whole
-            # database from a write's start: no such race.)
-            other = _ID_LABELLED if new else _ID_LOGGED
-            if connection.execute(other, {"match_id": cached.info.match_id,
-                                          "action_id": action_id}).first() is not None:
+            # and another process's label may have taken it since, which moves no version for
+            # the summary's check to see. The summary's update holds the match's row, as a
+            # label's write does (:meth:`label`), so what it committed is visible now: lose
+            # the race and retry, and the probe then answers for the ID. (SQLite holds the
+            # whole database from a write's start: no such race.)
+            if connection.execute(_ID_LABELLED, {"match_id": cached.info.match_id,
+                                                 "action_id": action_id}).first() is not None:
                 raise Conflict
         cached.version = before + len(new)
 
     @staticmethod
     def label(s: Session, match_id: str, label: Label, at: datetime) -> None:
         """Keep ``label``, a client's action that added no record entry, at wall time ``at``
-        (aware UTC), in the transaction ``s`` (:meth:`persist`)."""
-        s.connection().execute(_APPEND_LABEL, {
+        (aware UTC), in the transaction ``s`` (:meth:`persist`).
+
+        Raises:
+            Conflict: (PostgreSQL) another process's entry took the action ID after this
+                write's probe read it free; seen once the match's row is held, as an entry's
+                write holds it (:meth:`persist`), so the write retries and the probe answers.
+        """
+        connection = s.connection()
+        if connection.dialect.name != "sqlite":
+            connection.execute(_HOLD_MATCH, {"match_id": match_id})
+            if connection.execute(_ID_LOGGED, {"match_id": match_id,
+                                               "action_id": label.action_id}).first():
+                raise Conflict
+        connection.execute(_APPEND_LABEL, {
             "match_id": match_id, "action_id": label.action_id, "user_id": label.user_id,
             "events": json.dumps(label.events), "request": label.request, "created_at": at})
 
