@@ -460,3 +460,25 @@ def test_verify_py_reads_the_log_from_the_documents_server(database):
         assert LOG_MISMATCH in lines[-1]
     finally:
         server.shutdown()
+
+
+def test_a_rows_program_names_a_hex_value_of_the_wrong_shape(
+    client_for, database_url, tmp_path  # noqa: F811
+):
+    """A new user's trial (2026-12-06): a roll's program edited to a roller entropy of 31 hex
+    characters or with a non-hex one ended in a traceback, and one of 17 bytes in "the dice
+    are …" only; each is named now."""
+    client = client_for(database_url)
+    match_id, skipped = late_anchor_match(services(client.app).db, "before")
+    roll = client.get(f"/api/audit/{match_id}").json()["rolls"][skipped]
+    program = client.get(f"/api/audit/{match_id}/rolls/{roll['roll_id']}/verify.py").text
+    entropy = roll["roller_entropy"]
+    assert f"{entropy!r}" in program
+    for edited in (entropy[:31], "zz" + entropy[2:], entropy + "ab"):
+        (tmp_path / "roll.py").write_text(program.replace(f"{entropy!r}", f"{edited!r}", 1))
+        done = subprocess.run([sys.executable, "-I", "-S", "roll.py"], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip() == (
+            f"FAILED: roller_entropy is not 16 bytes in hex (32 characters 0-9, a-f): "
+            f"{edited!r}"), done.stderr

@@ -207,6 +207,19 @@ def test_a_live_roll_takes_the_opponents_link(client, wall):
         assert hashlib.sha256(bytes.fromhex(rolled["roller_entropy"])).hexdigest() == pinned
         # The same link again is no error and rolls nothing.
         assert events(opponent.contribute(match_id, pending), "roll") == []
+        # Another link for it, or the roller's, is told what became of the roll (a new
+        # user's trial: "the roller has not asked to roll").
+        r = opponent.player.act(match_id, "contribute", roll_id=pending["roll_id"],
+                                link=os.urandom(32).hex())
+        assert (r.status_code, code(r)) == (400, "wrong_phase")
+        assert r.json()["error"]["message"] == (
+            f"roll {pending['roll_id']} is revealed already, with the link you sent for it: "
+            f"a roll takes one link")
+        r = devices[seat].player.act(match_id, "contribute", roll_id=pending["roll_id"],
+                                     link=os.urandom(32).hex())
+        assert r.json()["error"]["message"] == (
+            f"roll {pending['roll_id']} is your own, revealed already: its link was your "
+            f"opponent's to send"), r.text
         checked += 1
     assert checked >= 3
     document = client.get(f"/api/audit/{match_id}").json()

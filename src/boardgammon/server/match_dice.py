@@ -182,7 +182,8 @@ def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: 
 
     Raises:
         Illegal: ``wrong_phase`` (a v1 match, no roll requested, the roll revealed without
-            the link or voided: the message says which), ``roll_mismatch``;
+            the link, revealed with another of this seat's links, or voided: the message says
+            which), ``roll_mismatch``;
             StateConflict: ``not_your_turn`` (the roller's own seat); Invalid: ``bad_entropy``;
             and the v2 record's refusals (``link_mismatch``).
     """
@@ -192,7 +193,7 @@ def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: 
         return []
     pending = pending_roll(rolls)
     if not isinstance(pending, RollV2) or pending.state != "requested":
-        raise Illegal(_no_wait_reason(cached, done), ErrorCode.WRONG_PHASE)
+        raise Illegal(_no_wait_reason(cached, done, seat), ErrorCode.WRONG_PHASE)
     if action.roll_id != pending.roll_id:
         raise Illegal(f"roll {action.roll_id!r} is not the requested roll {pending.roll_id}",
                       ErrorCode.ROLL_MISMATCH)
@@ -204,9 +205,9 @@ def contribute(s: Session, cached: CachedMatch, rolls: Sequence[AnyRoll], seat: 
     return [apply_roll(cached, roll, now)]
 
 
-def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None) -> str:
-    """Why no roll waits for a link: the match's dice, or what became of the roll the link
-    names (``done``), else that nothing is requested."""
+def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None, seat: int) -> str:
+    """Why no roll waits for ``seat``'s link: the match's dice, or what became of the roll the
+    link names (``done``), else that nothing is requested."""
     if cached.info.dice != "v2":
         return "this match's dice are v1: its rolls take no link"
     if isinstance(done, RollV2) and done.state in ("revealed", "played") \
@@ -219,6 +220,13 @@ def _no_wait_reason(cached: CachedMatch, done: AnyRoll | None) -> str:
                     f"turn does not wait for it")
         return (f"roll {done.roll_id} was revealed without your link: it did not arrive "
                 f"within the server's wait for it")
+    if isinstance(done, RollV2) and done.state in ("revealed", "played"):
+        if done.seat == seat:
+            return (f"roll {done.roll_id} is your own, revealed already: its link was your "
+                    f"opponent's to send")
+        # Revealed with the link this seat sent then (the same link again changes nothing).
+        return (f"roll {done.roll_id} is revealed already, with the link you sent for it: a "
+                f"roll takes one link")
     if done is not None and done.state == "void":
         return f"roll {done.roll_id} was voided: it takes no link"
     return "no roll is waiting for your link: the roller has not asked to roll"
