@@ -122,12 +122,6 @@ _USED = or_(
                    _LOG.c.action_id == bindparam("action_id")),
     exists().where(_LABELS.c.match_id == bindparam("match_id"),
                    _LABELS.c.action_id == bindparam("action_id")))
-# Whether the log, or the labels, hold an action ID: asked again once a write holds the
-# match's row (see :meth:`MatchRepository.persist`).
-_ID_LOGGED = select(_LOG.c.seq).where(_LOG.c.match_id == bindparam("match_id"),
-                                      _LOG.c.action_id == bindparam("action_id"))
-_ID_LABELLED = select(_LABELS.c.action_id).where(
-    _LABELS.c.match_id == bindparam("match_id"), _LABELS.c.action_id == bindparam("action_id"))
 _HOLD_MATCH = select(_MATCHES.c.id).where(_MATCHES.c.id == bindparam("match_id")).with_for_update()
 _APPEND_LOG = insert(_LOG)
 _APPEND_LABEL = insert(_LABELS)
@@ -729,7 +723,7 @@ class MatchRepository:
             # label's write does (:meth:`label`), so what it committed is visible now: lose
             # the race and retry, and the probe then answers for the ID. (SQLite holds the
             # whole database from a write's start: no such race.)
-            if connection.execute(_ID_LABELLED, {"match_id": cached.info.match_id,
+            if connection.execute(_LABELLED, {"match_id": cached.info.match_id,
                                                  "action_id": action_id}).first() is not None:
                 raise Conflict
         cached.version = before + len(new)
@@ -747,7 +741,7 @@ class MatchRepository:
         connection = s.connection()
         if connection.dialect.name != "sqlite":
             connection.execute(_HOLD_MATCH, {"match_id": match_id})
-            if connection.execute(_ID_LOGGED, {"match_id": match_id,
+            if connection.execute(_LOGGED, {"match_id": match_id,
                                                "action_id": label.action_id}).first():
                 raise Conflict
         connection.execute(_APPEND_LABEL, {
