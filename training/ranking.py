@@ -19,12 +19,14 @@ may be :mod:`training.twoply`'s instead: the network's own 2-ply values, stored 
 rollouts' are, for a hundred times as many decisions. Guards, as in :mod:`training.supervised`:
 
 * held-out decisions (``--val-share``, drawn from ``--seed``; all of a decision's candidates on
-  one side), on which training stops early (``--patience`` epochs without a lower mean of
-  the loss fitted; the best epoch's weights are kept) and on which are reported: the mean
-  ``L_d``, the rollout equity lost by the network's choice among the candidates
-  (``r_best − r_chosen``, millipoints per decision) and the share of decisions where it
-  chooses the rollouts' best, beside the same figures for the start network at 2-ply (its
-  stored ``equity2``);
+  one side; or, with ``--held-out FILES``, those shards' decisions that ``--data`` lacks, all of
+  ``--data`` then trained on: a start network fitted before may have seen any share drawn from
+  the data it was fitted on, and then keeps its start), on which training stops early
+  (``--patience`` epochs without a lower mean of the loss fitted; the best epoch's weights
+  are kept) and on which are reported: the mean ``L_d``, the rollout equity lost by the
+  network's choice among the candidates (``r_best − r_chosen``, millipoints per decision) and
+  the share of decisions where it chooses the rollouts' best, beside the same figures for the
+  start network at 2-ply (its stored ``equity2``);
 * anchors: :func:`training.supervised.extra_targets`' self-play positions with the start
   network's own outputs as targets, their mean squared error weighing ``--anchor-weight`` times
   the ranking loss, so that the net stays where it was wherever the candidates say nothing;
@@ -38,7 +40,7 @@ follows ``--seed``.
         [--weights src/boardgammon/bots/weights/neural.npz] [--seed 1] [--val-share 0.2]
         [--lr 3e-5] [--epochs 300] [--patience 20] [--batch 16] [--anchors 20000]
         [--anchor-weight 1.0] [--loss squared|listwise] [--tau 0.02] [--hidden N]
-        [--race fit|skip] [--cache DIR]
+        [--race fit|skip] [--cache DIR] [--held-out FILES]
 
 ``--race skip`` leaves out the decisions whose position is a race (:func:`without_races`):
 each fit on the 2-ply data made race plays worse on the judged decisions, which then only the
@@ -273,23 +275,40 @@ def widen(net: Network, hidden: int, seed: int) -> Network:
                    np.hstack([net.w2, np.zeros((N_OUTPUTS, extra))]), net.b2)
 
 
-def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | None = None
-        ) -> dict[str, object]:
+def _keys(cands: Candidates) -> list[bytes]:
+    """Each decision's identity (position and roll, the dice in either order)."""
+    return [b.tobytes() + bytes(sorted(d.tolist())) for b, d in zip(cands.boards, cands.dice,
+                                                                   strict=True)]
+
+
+def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | None = None,
+        held_out: list[str] | None = None) -> dict[str, object]:
     """Fine-tune ``weights`` on the order of the candidates of ``data``, write ``out``; returns
-    the held-out figures before and after and the epoch kept.
+    the held-out figures before and after and the epoch kept. ``held_out``: shards whose
+    decisions (those ``data`` lacks) are the held-out set, instead of a share of ``data``.
 
     Raises:
         ValueError: bad settings or data (nothing is written).
     """
     st.check()
+    held_paths = list(held_out or [])
     cands = load_candidates(data)
+    held = load_candidates(held_paths) if held_paths else None
     if st.race == "skip":
         contact = without_races(cands)
         print(f"--race skip: {len(cands.boards) - len(contact.boards)} race decisions left "
               f"out (the anchors alone hold the race)", flush=True)
         cands = contact
-    tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
-    train, val = cands.subset(tr_d), cands.subset(va_d)
+        held = without_races(held) if held is not None else None
+    if held is not None:
+        known = set(_keys(cands))
+        fresh = np.array([i for i, k in enumerate(_keys(held)) if k not in known], dtype=np.int64)
+        if not len(fresh):
+            raise ValueError("--held-out holds no decision that --data lacks")
+        train, val = cands, held.subset(fresh)
+    else:
+        tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
+        train, val = cands.subset(tr_d), cands.subset(va_d)
     start = Network.load(weights, widen=True)  # a network of fewer inputs: zero weights
     if st.hidden:
         start = widen(start, st.hidden, st.seed)
@@ -307,7 +326,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     if st.anchors and st.anchor_weight > 0:
         anchors, anchor_y, _, _ = supervised.extra_targets(
             start, supervised.Settings(seed=st.seed, anchors=st.anchors, search=0),
-            {b.tobytes() for b in cands.after}, cache)
+            {b.tobytes() for b in np.concatenate([train.after, val.after])}, cache)
     x_an = encode(anchors).astype(np.float64)
     y_an = anchor_y.astype(np.float64)
 
@@ -364,7 +383,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     print(f"after (epoch {best_epoch}): held out {_fmt(after)}", flush=True)
     result: dict[str, object] = {"settings": asdict(st), "epoch": best_epoch, "before": before,
                                  "after": after, "two_ply": two,
-                                 "decisions": len(cands.boards), "start": str(weights)}
+                                 "decisions": len(cands.boards), "start": str(weights),
+                                 "held_out": held_paths}
     with np.load(weights) as z:
         keep = {k: z[k] for k in z.files if k not in ("w1", "b1", "w2", "b2", "ranking")}
     if "hidden" in keep:  # the TD run's setting, which a widened network no longer has
@@ -381,13 +401,15 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--out", required=True, type=Path)
     f.add_argument("--weights", type=Path, default=supervised.WEIGHTS)
     f.add_argument("--data", nargs="+", default=None)
+    f.add_argument("--held-out", nargs="+", default=None,
+                   help="shards held out instead of --val-share of --data")
     f.add_argument("--cache", type=Path, default=None,
                    help="directory keeping the anchors between runs")
     for field, default in asdict(Settings()).items():
         f.add_argument(f"--{field.replace('_', '-')}", type=type(default), default=default)
     args = ap.parse_args(argv)
     data = args.data if args.data is not None else sorted(glob.glob(DATA))
-    missing = [p for p in data if not Path(p).is_file()]
+    missing = [p for p in data + (args.held_out or []) if not Path(p).is_file()]
     if missing:
         ap.error(f"no such data file: {missing[0]}")
     if not args.weights.is_file():
@@ -396,7 +418,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--out must differ from --weights: write a candidate, then judge it")
     try:
         fit(args.weights, data, args.out, Settings(**{k: getattr(args, k)
-                                                      for k in asdict(Settings())}), args.cache)
+                                                      for k in asdict(Settings())}), args.cache,
+            args.held_out)
     except ValueError as e:
         print(f"ranking: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

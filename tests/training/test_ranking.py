@@ -188,6 +188,23 @@ def test_the_cli_refuses_bad_arguments_with_a_message(data, tmp_path, capsys):
     assert not (tmp_path / "x.npz").exists()
 
 
+def test_held_out_shards_are_the_held_out_set_and_all_of_the_data_is_trained_on(data, tmp_path):
+    weights, paths = data
+    start, teacher = Network.load(weights), Network.random(hidden=8, seed=2)
+    fresh = str(_shard(tmp_path / "candidates-2-0000.npz", start, teacher, 40, 20))
+    st = ranking.Settings(seed=3, lr=0.01, epochs=3, patience=3, batch=8, anchors=0)
+    res = ranking.fit(weights, paths, tmp_path / "h.npz", st, held_out=[fresh, paths[0]])
+    # The held-out set is the fresh shard's 20 decisions: paths[0]'s are trained on.
+    val = ranking.load_candidates([fresh])
+    figures = ranking.choice_figures(ranking.mover_equity(start.evaluate(val.after)),
+                                     val.rollout, val.decision)
+    assert res["before"] == pytest.approx(figures)
+    assert res["held_out"] == [fresh, paths[0]]
+    with pytest.raises(ValueError, match="--held-out holds no decision that --data lacks"):
+        ranking.fit(weights, paths, tmp_path / "x.npz", st, held_out=paths[1:])
+    assert not (tmp_path / "x.npz").exists()
+
+
 def test_widening_keeps_the_outputs_and_a_widened_fit_writes_the_wider_network(data, tmp_path):
     weights, paths = data
     start = Network.load(weights)
