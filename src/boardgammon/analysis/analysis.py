@@ -61,7 +61,7 @@ from . import luck as luck_mod
 from .errors import UnavailableDepth
 from .evaluator import Evaluator, terminal_outputs
 
-ANALYSIS_VERSION = 14
+ANALYSIS_VERSION = 15
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
@@ -80,7 +80,9 @@ backgammon in a 1-point match is 1–0, was 0–3); 12 the network fitted to the
 2-ply values on 46,602 decisions (docs/neural.md, "The order of plays on 46,602 decisions");
 13 the network of 227 inputs fitted on 146,655 decisions (docs/neural.md, "18 more inputs,
 fitted on 146,655 decisions"); 14 the network of 235 inputs fitted on 154,780 decisions
-(docs/neural.md, "8 more inputs: double hits, race lead, blocked checkers, a hit's cost")."""
+(docs/neural.md, "8 more inputs: double hits, race lead, blocked checkers, a hit's cost"); 15
+that network fitted again on 173,892 decisions, stopped on shards it had never seen
+(docs/neural.md, "A held-out set the network has never seen")."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best

@@ -43,6 +43,7 @@ from .context import Context, CubeOwner
 from .efficiency import X_CONTACT, cube_efficiency
 
 RESIGN_TOLERANCE = 0.01  # equity (points per cube) a resignation may give away
+RESIGN_WIN_CHANCE = 1e-3  # a game is lost beyond doubt below this chance to win it
 
 
 def _outcomes(o: np.ndarray) -> np.ndarray:
@@ -297,7 +298,7 @@ def resignation(o: np.ndarray, context: Context) -> int | None:
     to win it: in a 1-point match, or once a single at this cube ends the match, a gammon or
     backgammon counts for no more than a single, and so is never offered.
     """
-    if o[0] > 1e-3:
+    if o[0] > RESIGN_WIN_CHANCE:
         return None
     # In a match too the offer is sized in points (a lost game's gammon chances).
     loss = -float(play_utility(o, Context(jacoby=context.jacoby,
