@@ -291,7 +291,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         ValueError: bad settings or data (nothing is written).
     """
     st.check()
-    held_paths = list(held_out or [])
+    held_paths = [str(p) for p in held_out or []]
     cands = load_candidates(data)
     held = load_candidates(held_paths) if held_paths else None
     if st.race == "skip":
@@ -300,6 +300,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
               f"out (the anchors alone hold the race)", flush=True)
         cands = contact
         held = without_races(held) if held is not None else None
+        if held is not None and not len(held.boards):
+            raise ValueError("--held-out holds only race decisions, which --race skip leaves out")
     if held is not None:
         known = set(_keys(cands))
         fresh = np.array([i for i, k in enumerate(_keys(held)) if k not in known], dtype=np.int64)
@@ -341,10 +343,10 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
             return listwise_loss(e, r, d, st.tau)
         return rank_loss(e, r, d)
 
-    def held_out(net_equity: np.ndarray) -> float:
+    def val_score(net_equity: np.ndarray) -> float:
         return objective(net_equity, val.rollout, val.decision)[0]
 
-    best = held_out(mover_equity(start.evaluate(val.after)))
+    best = val_score(mover_equity(start.evaluate(val.after)))
     best_epoch, best_weights = 0, [a.copy() for a in params.p]
     for epoch in range(1, st.epochs + 1):
         order = rng.permutation(n_tr)
@@ -374,7 +376,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         now = choice_figures(mover_equity(o), val.rollout, val.decision)
         print(f"epoch {epoch}: training loss {total / steps:.6f}, held out {_fmt(now)}",
               flush=True)
-        if (score := held_out(mover_equity(o))) < best:
+        if (score := val_score(mover_equity(o))) < best:
             best, best_epoch, best_weights = score, epoch, [a.copy() for a in params.p]
         elif epoch - best_epoch >= st.patience:
             break
@@ -384,6 +386,7 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     result: dict[str, object] = {"settings": asdict(st), "epoch": best_epoch, "before": before,
                                  "after": after, "two_ply": two,
                                  "decisions": len(cands.boards), "start": str(weights),
+                                 "trained": len(train.boards), "held": len(val.boards),
                                  "held_out": held_paths}
     with np.load(weights) as z:
         keep = {k: z[k] for k in z.files if k not in ("w1", "b1", "w2", "b2", "ranking")}
@@ -408,7 +411,9 @@ def main(argv: list[str] | None = None) -> None:
     for field, default in asdict(Settings()).items():
         f.add_argument(f"--{field.replace('_', '-')}", type=type(default), default=default)
     args = ap.parse_args(argv)
-    data = args.data if args.data is not None else sorted(glob.glob(DATA))
+    held = {str(Path(p).resolve()) for p in args.held_out or []}
+    data = args.data if args.data is not None else [
+        p for p in sorted(glob.glob(DATA)) if str(Path(p).resolve()) not in held]
     missing = [p for p in data + (args.held_out or []) if not Path(p).is_file()]
     if missing:
         ap.error(f"no such data file: {missing[0]}")

@@ -224,11 +224,15 @@ def _fresh_positions(net: Network, count: int, seed: int, exclude: set[bytes]) -
 def extra_targets(net: Network, st: Settings, exclude: set[bytes], cache: Path | None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(anchor boards, their 0-ply outputs, search boards, their 2-ply outputs)`` of ``net``,
-    read from ``cache`` when a file there was made with the same counts and seed."""
+    none of them in ``exclude``; read from ``cache`` when a file there was made with the same
+    counts and seed (less those in ``exclude``, which an earlier run may not have left out)."""
     name = f"extra-{st.seed}-{st.anchors}-{st.search}-{st.search_keep}.npz"
     if cache is not None and (cache / name).exists():
         with np.load(cache / name) as z:
-            return z["anchors"], z["anchor_targets"], z["search"], z["search_targets"]
+            a, at, s, stg = z["anchors"], z["anchor_targets"], z["search"], z["search_targets"]
+        keep_a = np.array([b.tobytes() not in exclude for b in a], dtype=bool)
+        keep_s = np.array([b.tobytes() not in exclude for b in s], dtype=bool)
+        return a[keep_a], at[keep_a], s[keep_s], stg[keep_s]
     t0 = time.perf_counter()
     anchors = _fresh_positions(net, st.anchors, st.seed, exclude)
     anchor_targets = net.evaluate(anchors) if len(anchors) else np.zeros((0, N_OUTPUTS),

@@ -200,9 +200,22 @@ def test_held_out_shards_are_the_held_out_set_and_all_of_the_data_is_trained_on(
                                      val.rollout, val.decision)
     assert res["before"] == pytest.approx(figures)
     assert res["held_out"] == [fresh, paths[0]]
+    assert (res["trained"], res["held"]) == (60, 20)  # all of --data trained on
     with pytest.raises(ValueError, match="--held-out holds no decision that --data lacks"):
         ranking.fit(weights, paths, tmp_path / "x.npz", st, held_out=paths[1:])
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_cached_anchors_leave_out_what_a_later_fit_excludes(data, tmp_path):
+    weights, _ = data
+    net = Network.load(weights)
+    st = ranking.supervised.Settings(seed=2, anchors=12, search=0)
+    first, targets, _, _ = ranking.supervised.extra_targets(net, st, set(), tmp_path)
+    assert len(first) == 12
+    again, again_targets, _, _ = ranking.supervised.extra_targets(
+        net, st, {first[0].tobytes(), first[5].tobytes()}, tmp_path)
+    assert len(again) == 10 and not any(np.array_equal(b, first[0]) for b in again)
+    assert np.array_equal(again_targets, np.delete(targets, [0, 5], axis=0))
 
 
 def test_widening_keeps_the_outputs_and_a_widened_fit_writes_the_wider_network(data, tmp_path):

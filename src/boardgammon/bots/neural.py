@@ -16,7 +16,8 @@ play at 0-ply, keeps at most the best ``HARD_CANDIDATES`` within ``HARD_WINDOW``
 roll and reply, then our roll and reply).
 
 Cube decisions (:mod:`boardgammon.cube.cubeful`) use the winning and gammon chances of the
-position before the roll: 0-ply for medium, 2-ply for hard.
+position before the roll: 0-ply for medium, 2-ply for hard. A resignation is offered only when
+that depth calls the game lost, and then sized at 1-ply at least (:meth:`NeuralBot.resign`).
 """
 
 from __future__ import annotations
