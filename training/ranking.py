@@ -104,6 +104,11 @@ class Candidates:
                           self.dice[decisions])
 
 
+def _key(board: np.ndarray, dice: np.ndarray) -> bytes:
+    """A decision's identity: its position and roll, the dice in either order."""
+    return board.tobytes() + bytes(sorted(dice.tolist()))
+
+
 def load_candidates(paths: list[str]) -> Candidates:
     """The candidate shards of ``paths`` in the order given, each decision (position and roll)
     once: a decision an earlier shard already holds is dropped with its candidates.
@@ -130,7 +135,7 @@ def load_candidates(paths: list[str]) -> Candidates:
                 or (m and (dec.min() < 0 or dec.max() >= n or np.any(np.diff(dec) < 0)))):
             raise ValueError(f"{p}: inconsistent shapes or decision indices")
         for i in range(n):
-            key = b[i].tobytes() + bytes(sorted(d[i].tolist()))
+            key = _key(b[i], d[i])
             rows = dec == i
             if key in seen or rows.sum() < 2:
                 continue
@@ -276,9 +281,8 @@ def widen(net: Network, hidden: int, seed: int) -> Network:
 
 
 def _keys(cands: Candidates) -> list[bytes]:
-    """Each decision's identity (position and roll, the dice in either order)."""
-    return [b.tobytes() + bytes(sorted(d.tolist())) for b, d in zip(cands.boards, cands.dice,
-                                                                   strict=True)]
+    """Each decision's identity (:func:`_key`)."""
+    return [_key(b, d) for b, d in zip(cands.boards, cands.dice, strict=True)]
 
 
 def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | None = None,
