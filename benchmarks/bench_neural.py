@@ -91,14 +91,16 @@ def main() -> None:
         batched = max(batched, len(arrays) / (time.perf_counter() - t0))
     gnubg = gnubg_calibrate()
     print(f"network evaluations/s: single {single:,.0f}, batched {batched:,.0f} "
-          f"({net.hidden} hidden units)")
+          f"({f'a joined network, 2 x {net.hidden // 2}' if net.joined else net.hidden} "
+          f"hidden units)")
     if gnubg:
         print(f"gnubg calibrate (static evaluations/s, 1 thread, same run): {gnubg:,.0f}; "
               f"ratio batched/gnubg {batched / gnubg:.2f}")
     else:
         print("gnubg calibrate: not available (gnubg missing)")
 
-    trainee = Network(*(w.copy() for w in net.weights))
+    single_net = net.halves()[0] if net.joined else net  # self-play trains a single network
+    trainee = Network(*(w.copy() for w in single_net.weights))
     start = Board.initial().array.copy()
     train_games(*trainee.weights, start, 15, 99, 0, 5, 0.7, 0.01, 1e5, 0.01)  # compile
     n = 300

@@ -72,6 +72,8 @@ def _fit(boards, targets, order, w1, b1, w2, b2, alpha):
 
 def fit(weights: str, data: list[str], out: str, epochs: int, alpha: float) -> None:
     net = Network.load(weights)
+    if net.joined:
+        raise ValueError(f"{weights} is a joined network; this fit takes a single one")
     boards, targets = [], []
     for path in data:
         with np.load(path) as z:

@@ -50,6 +50,8 @@ reordered), gets zero weights for those it lacks (``Network.load(widen=True)``):
 are unchanged until the fit moves them.
 ``--hidden N`` widens the start network to ``N`` hidden units first (:func:`widen`: the outputs
 unchanged, the new units free to learn what the old ones could not); 0 keeps its size.
+A joined start network (a contact half and a race half, :mod:`training.split`) is fitted in
+its gated form, each half moved only by the positions it values, and written joined.
 
 Output: the start file's arrays with the new ``w1 b1 w2 b2`` and ``ranking``, a JSON string of
 the settings and the held-out figures before and after.
@@ -69,7 +71,7 @@ import numpy as np
 from boardgammon.bots.encoding import encode
 from boardgammon.bots.network import N_OUTPUTS, Network, cubeless_equity
 from boardgammon.engine.rules import is_contact
-from training import supervised
+from training import split, supervised
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = str(ROOT / "training/data/candidates-[0-9]*-[0-9][0-9][0-9][0-9].npz")
@@ -316,6 +318,11 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         tr_d, va_d = supervised.split(len(cands.boards), st.val_share, st.seed)
         train, val = cands.subset(tr_d), cands.subset(va_d)
     start = Network.load(weights, widen=True)  # a network of fewer inputs: zero weights
+    joined = start.joined
+    if joined and st.hidden:
+        raise ValueError("--hidden widens a single network, not a joined one")
+    if joined:  # fitted in its gated form, whose halves each value their own positions
+        start = split.gated(start)
     if st.hidden:
         start = widen(start, st.hidden, st.seed)
     x_tr = encode(train.after).astype(np.float64)
@@ -385,6 +392,8 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
         elif epoch - best_epoch >= st.patience:
             break
     net = Network(*best_weights)
+    if joined:
+        net = split.native(net)
     after = choice_figures(mover_equity(net.evaluate(val.after)), val.rollout, val.decision)
     print(f"after (epoch {best_epoch}): held out {_fmt(after)}", flush=True)
     result: dict[str, object] = {"settings": asdict(st), "epoch": best_epoch, "before": before,

@@ -151,6 +151,9 @@ class _Params:
     """float64 copies of the weights with Adam's moments."""
 
     def __init__(self, net: Network) -> None:
+        if net.joined:
+            raise ValueError("a joined network is fitted in its gated form "
+                             "(training.split.gated), not as it is")
         self.p = [a.astype(np.float64) for a in net.weights]
         self.m = [np.zeros_like(a) for a in self.p]
         self.v = [np.zeros_like(a) for a in self.p]

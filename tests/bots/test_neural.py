@@ -15,7 +15,8 @@ from boardgammon.bots.encoding import (
     pip_loss,
     shots,
 )
-from boardgammon.bots.network import Network, cubeless_equity, equity, flip_into
+from boardgammon.bots.network import RACE_INPUT, Network, cubeless_equity, equity, flip_into
+from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.bots.training import _result, _update, train_games
 from boardgammon.engine import Board
 
@@ -246,6 +247,37 @@ def test_training_is_reproducible_and_resumable():
     for u, v in zip(a.weights, b.weights, strict=True):
         assert np.array_equal(u, v)
     assert not np.array_equal(a.w1, Network.random(hidden=8, seed=1).w1)
+
+
+def test_a_joined_network_computes_its_contact_half_in_contact_and_its_race_half_in_races():
+    contact, race = Network.random(hidden=16, seed=4), Network.random(hidden=16, seed=6)
+    joined = Network.join(contact, race)
+    rng = np.random.default_rng(7)
+    races = np.zeros((30, 2, 25), dtype=np.int8)
+    for board in races:  # each side's checkers in its own home board
+        for side in (0, 1):
+            np.add.at(board[side], rng.integers(0, 6, 15), 1)
+    boards = np.concatenate([np.stack([b.array for b in random_positions(40, seed=5)]), races])
+    x = encode(boards).astype(np.float64)
+    is_race = x[:, RACE_INPUT] == 1.0
+    assert is_race.sum() >= 30 and (~is_race).sum() >= 20
+
+    def sigmoid(z):
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def ref(net):
+        return sigmoid(sigmoid(x @ net.w1 + net.b1) @ net.w2.T + net.b2)
+
+    want = np.where(is_race[:, None], ref(race), ref(contact))
+    assert np.allclose(joined.evaluate(boards), want, atol=1e-5)
+    assert not np.allclose(ref(contact)[is_race], ref(race)[is_race], atol=1e-3)
+    # Every depth of the levels goes through the same forward pass: the shipped network
+    # joined with itself is the shipped network at 0 and 1 ply, to the bit.
+    shipped = Network.load()
+    both = NetworkEvaluator(Network.join(shipped, shipped))
+    one = NetworkEvaluator(shipped)
+    for plies, some in ((0, boards), (1, boards[::10])):
+        assert np.array_equal(both.evaluate(some, plies=plies), one.evaluate(some, plies=plies))
 
 
 def test_shipped_weights_load_from_package_data():

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from boardgammon.bots.encoding import N_INPUTS
-from boardgammon.bots.network import Network, cubeless_equity
+from boardgammon.bots.encoding import N_INPUTS, encode
+from boardgammon.bots.network import RACE_INPUT, Network, cubeless_equity
 from boardgammon.engine import Board
 from training import ranking
 from training.make_benchmark import sample_positions
@@ -240,6 +240,46 @@ def test_widening_keeps_the_outputs_and_a_widened_fit_writes_the_wider_network(d
     assert np.any(new.w2[:, 8:])  # the new units were put to use
     with pytest.raises(ValueError, match="--hidden must not be negative"):
         ranking.Settings(hidden=-1).check()
+
+
+def test_a_joined_start_is_fitted_half_by_half_and_written_joined(data, tmp_path):
+    weights, paths = data
+    start = Network.load(weights)
+    race_half = Network.random(hidden=8, seed=9)
+    joined = tmp_path / "joined.npz"
+    Network.join(start, race_half).save(joined, games=np.int64(77))
+    contact_only = []
+    for i, path in enumerate(paths):  # the decisions none of whose candidates is a race
+        with np.load(path) as z:
+            shard = {k: z[k] for k in z.files}
+        race = encode(shard["after"])[:, RACE_INPUT] == 1.0
+        keep = ~np.isin(np.arange(len(shard["boards"])), shard["decision"][race])
+        rows = keep[shard["decision"]]
+        assert race.any() and keep.sum() >= 20
+        renumber = np.cumsum(keep) - 1
+        shard.update(boards=shard["boards"][keep], dice=shard["dice"][keep],
+                     decision=renumber[shard["decision"][rows]].astype(np.int32),
+                     **{k: shard[k][rows] for k in ("after", "outputs", "stderr", "equity0",
+                                                     "equity2")})
+        contact_only.append(str(tmp_path / f"candidates-1-{i:04d}.npz"))
+        np.savez(contact_only[-1], **shard)
+    paths = contact_only
+    out = tmp_path / "fitted.npz"
+    res = ranking.fit(joined, paths, out, ranking.Settings(
+        seed=3, val_share=0.25, lr=0.01, epochs=10, patience=10, batch=8, anchors=0))
+    new = Network.load(out)
+    assert new.joined and res["after"]["rank_loss"] < res["before"]["rank_loss"]
+    contact, race = new.halves()
+    assert not np.allclose(contact.w1, start.w1, atol=1e-3)  # the contact half learned
+    for a, b in zip(race.weights[:3], race_half.weights[:3], strict=True):
+        assert np.allclose(a, b, atol=1e-5)  # the race half valued nothing, so kept
+    # ... but for the output biases, which the gated form shares (training/split.py)
+    assert np.allclose(race.b2 - race_half.b2, contact.b2 - start.b2, atol=1e-5)
+    assert not np.allclose(contact.b2, start.b2, atol=1e-3)
+    with pytest.raises(ValueError, match="--hidden widens a single network"):
+        ranking.fit(joined, paths, tmp_path / "x.npz", ranking.Settings(hidden=20, anchors=0))
+    with pytest.raises(ValueError, match="fitted in its gated form"):
+        ranking.supervised._Params(new)
 
 
 def test_leaving_out_races_keeps_the_contact_decisions_renumbered():

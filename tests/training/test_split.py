@@ -1,5 +1,6 @@
-"""training/split.py: two networks joined into one that is the contact network in contact and
-the race network in a race, switched by the encoding's race input; the CLI's refusals."""
+"""The joined contact and race network (``Network.join``, its forward pass computing only the
+half a position's race flag picks) and training/split.py: its gated form for the fits, the way
+back, the CLI's refusals."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from boardgammon.bots.encoding import encode
-from boardgammon.bots.network import Network
+from boardgammon.bots.network import RACE_INPUT, Network
 from boardgammon.engine import Board
 from training import split
 from training.make_benchmark import sample_positions
@@ -24,39 +25,82 @@ def _races(n: int, seed: int) -> np.ndarray:
     return boards
 
 
-def test_the_joined_network_is_each_network_where_it_belongs(tmp_path):
-    contact, race = Network.random(hidden=12, seed=1), Network.random(hidden=7, seed=2)
-    joined = split.join(contact, race)
-    assert joined.hidden == 12 + 7 + 1
+@pytest.fixture(scope="module")
+def nets():
+    contact, race = Network.random(hidden=12, seed=1), Network.random(hidden=12, seed=2)
     mixed = sample_positions(contact, 60, 3)
-    in_contact = np.array([Board(b).is_contact() for b in mixed])
-    assert in_contact.any()
+    in_contact = mixed[[Board(b).is_contact() for b in mixed]]
     races = _races(40, 4)
-    assert not any(Board(b).is_contact() for b in races)
-    assert np.all(encode(races)[:, split.RACE_INPUT] == 1.0)
-    assert np.allclose(joined.evaluate(mixed[in_contact]), contact.evaluate(mixed[in_contact]),
-                       atol=1e-6)
-    assert np.allclose(joined.evaluate(races), race.evaluate(races), atol=1e-5)
-    # The two networks differ there, so the switch is what makes the joined one agree.
+    assert len(in_contact) > 20 and not any(Board(b).is_contact() for b in races)
+    assert np.all(encode(races)[:, RACE_INPUT] == 1.0)
+    assert not encode(in_contact)[:, RACE_INPUT].any()
+    # The two networks differ there, so the switch is what makes a joined one agree.
     assert not np.allclose(contact.evaluate(races), race.evaluate(races), atol=1e-3)
+    return contact, race, in_contact, races
 
+
+def test_the_joined_network_computes_the_half_each_position_belongs_to(nets):
+    contact, race, in_contact, races = nets
+    joined = split.join(contact, race)
+    assert joined.joined and joined.hidden == 24 and joined.b2.shape == (10,)
+    assert np.array_equal(joined.evaluate(in_contact), contact.evaluate(in_contact))
+    assert np.array_equal(joined.evaluate(races), race.evaluate(races))
+    c, r = joined.halves()
+    assert np.array_equal(c.w1, contact.w1) and np.array_equal(r.b2, race.b2)
+    assert not contact.joined
+    with pytest.raises(ValueError, match="not a joined network"):
+        contact.halves()
+    with pytest.raises(ValueError, match="two single networks of one size, got 12 and 7"):
+        split.join(contact, Network.random(hidden=7, seed=3))
+    with pytest.raises(ValueError, match="nor a joined one: an even H and 10 output biases"):
+        Network(np.zeros((contact.w1.shape[0], 5)), np.zeros(5), np.zeros((5, 5)), np.zeros(10))
+
+
+def test_the_gated_form_is_the_joined_network_and_comes_back(nets):
+    contact, race, in_contact, races = nets
+    joined = split.join(contact, race)
+    g = split.gated(joined)
+    assert not g.joined and g.hidden == 25
+    assert np.allclose(g.evaluate(in_contact), contact.evaluate(in_contact), atol=1e-6)
+    assert np.allclose(g.evaluate(races), race.evaluate(races), atol=1e-5)
+    back = split.native(g)
+    assert back.joined
+    for a, b in zip(back.weights, joined.weights, strict=True):
+        assert np.allclose(a, b, atol=1e-5)  # the gates' ±60 in float32
+    assert np.allclose(back.evaluate(races), race.evaluate(races), atol=1e-5)
+    with pytest.raises(ValueError, match="2K \\+ 1 units, not 12"):
+        split.native(contact)
+    with pytest.raises(ValueError, match="not a joined network"):
+        split.gated(contact)
+
+
+def test_the_cli_writes_a_joined_network(nets, tmp_path):
+    contact, race, in_contact, races = nets
     a, b, out = tmp_path / "c.npz", tmp_path / "r.npz", tmp_path / "j.npz"
     contact.save(a, games=np.int64(5))
     race.save(b)
     split.main(["--contact", str(a), "--race", str(b), "--out", str(out)])
     saved = Network.load(out)
-    assert np.array_equal(saved.w1, joined.w1) and np.array_equal(saved.b2, contact.b2)
+    assert saved.joined and np.array_equal(saved.w1, split.join(contact, race).w1)
+    assert np.array_equal(saved.evaluate(races), race.evaluate(races))
     with np.load(out) as z:
-        assert int(z["games"]) == 5 and '"gate": 60.0' in str(z["split"])
+        assert int(z["games"]) == 5 and str(b) in str(z["split"])
 
 
-def test_the_cli_refuses_a_missing_file_and_overwriting_a_part(tmp_path, capsys):
-    a = tmp_path / "c.npz"
+def test_the_cli_refuses_a_missing_file_a_mismatch_and_overwriting_a_part(tmp_path, capsys):
+    a, small, j = tmp_path / "c.npz", tmp_path / "s.npz", tmp_path / "j.npz"
     Network.random(hidden=4, seed=1).save(a)
+    Network.random(hidden=3, seed=1).save(small)
     with pytest.raises(SystemExit) as e:
-        split.main(["--contact", str(a), "--race", str(tmp_path / "no.npz"), "--out",
-                    str(tmp_path / "j.npz")])
+        split.main(["--contact", str(a), "--race", str(tmp_path / "no.npz"), "--out", str(j)])
     assert e.value.code == 2 and "no such weights file" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
         split.main(["--contact", str(a), "--race", str(a), "--out", str(a)])
     assert e.value.code == 2 and "--out must differ" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        split.main(["--contact", str(a), "--race", str(small), "--out", str(j)])
+    assert e.value.code == 2 and "not 4 and 3 hidden units" in capsys.readouterr().err
+    split.main(["--contact", str(a), "--race", str(a), "--out", str(j)])
+    with pytest.raises(SystemExit) as e:
+        split.main(["--contact", str(j), "--race", str(a), "--out", str(tmp_path / "k.npz")])
+    assert e.value.code == 2 and "not 8 joined and 4 hidden units" in capsys.readouterr().err

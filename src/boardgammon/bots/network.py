@@ -9,6 +9,14 @@ again).
 The forward pass :func:`forward` is the only implementation: self-play training
 (:mod:`boardgammon.bots.training`), the bots and the benchmarks all call it. It skips zero inputs,
 which makes it about five times faster on the sparse raw-board encoding.
+
+A *joined* network is two networks of ``K`` hidden units each in one set of arrays: a contact
+network (units ``0…K−1``, output biases ``b2[0:5]``) and a race network (units ``K…2K−1``,
+``b2[5:10]``). :func:`forward` reads the encoding's race flag (:data:`RACE_INPUT`) and computes
+only the half it picks, so a joined network costs what one of its halves does, and every kernel
+that takes ``w1, b1, w2, b2`` takes either kind. The race network learns bearing in and off
+without moving the units the contact positions use (issue #27; docs/neural.md, "A race network
+of its own"). ``training/split.py`` makes one out of two networks.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from boardgammon._numba_cache import njit
 from .encoding import N_INPUTS, as_positions, encode_into
 
 N_OUTPUTS = 5
+RACE_INPUT = 198
+"""The encoding's race flag: 1.0 in a pure race, else 0.0 (:mod:`boardgammon.bots.encoding`)."""
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(N_OUTPUTS)
 DEFAULT_WEIGHTS = "neural.npz"
 SHIPPED_WEIGHTS = {"standard": DEFAULT_WEIGHTS, "hypergammon": "hypergammon.npz"}
@@ -39,23 +49,30 @@ def forward(x, w1, b1, w2, b2, h, o):
     Args:
         x: ``float32[N_INPUTS]`` encoding (:func:`~boardgammon.bots.encoding.encode_into`).
         w1: ``float32[N_INPUTS, H]``; b1: ``float32[H]``; w2: ``float32[5, H]``; b2:
-            ``float32[5]``.
-        h: ``float32[H]`` receives the hidden activations (kept for back-propagation).
+            ``float32[5]``, or ``float32[10]`` for a joined network (module docstring), of
+            which only the half the race flag picks is computed.
+        h: ``float32[H]`` receives the hidden activations (kept for back-propagation; of a
+            joined network only the half computed).
         o: ``float32[5]`` receives the five output probabilities.
     """
-    nh = b1.shape[0]
-    for j in range(nh):
+    lo, hi, bias = 0, b1.shape[0], 0
+    if b2.shape[0] == 2 * N_OUTPUTS:
+        if x[RACE_INPUT] != 0.0:
+            lo, bias = hi // 2, N_OUTPUTS
+        else:
+            hi = hi // 2
+    for j in range(lo, hi):
         h[j] = b1[j]
     for i in range(x.shape[0]):
         xi = x[i]
         if xi != 0.0:
-            for j in range(nh):
+            for j in range(lo, hi):
                 h[j] += xi * w1[i, j]
-    for j in range(nh):
+    for j in range(lo, hi):
         h[j] = 1.0 / (1.0 + math.exp(-h[j]))
     for k in range(N_OUTPUTS):
-        s = b2[k]
-        for j in range(nh):
+        s = b2[bias + k]
+        for j in range(lo, hi):
             s += w2[k, j] * h[j]
         o[k] = 1.0 / (1.0 + math.exp(-s))
 
@@ -94,7 +111,8 @@ class Network:
 
     Args:
         w1: ``float32[N_INPUTS, H]``; b1: ``float32[H]``; w2: ``float32[5, H]``;
-            b2: ``float32[5]``.
+            b2: ``float32[5]``, or ``float32[10]`` for a joined network of an even ``H``
+            (contact units and biases first, race second; module docstring).
 
     Raises:
         ValueError: inconsistent shapes.
@@ -106,15 +124,48 @@ class Network:
         self.w2 = np.ascontiguousarray(w2, dtype=np.float32)
         self.b2 = np.ascontiguousarray(b2, dtype=np.float32)
         hidden = self.b1.shape[0]
+        joined = self.b2.shape == (2 * N_OUTPUTS,) and hidden % 2 == 0
         if (self.w1.shape != (N_INPUTS, hidden) or self.w2.shape != (N_OUTPUTS, hidden)
-                or self.b2.shape != (N_OUTPUTS,)):
+                or not (self.b2.shape == (N_OUTPUTS,) or joined)):
             raise ValueError(f"weight shapes {self.w1.shape}, {self.b1.shape}, {self.w2.shape}, "
-                             f"{self.b2.shape} do not form a {N_INPUTS}-H-{N_OUTPUTS} network")
+                             f"{self.b2.shape} do not form a {N_INPUTS}-H-{N_OUTPUTS} network "
+                             f"(nor a joined one: an even H and 10 output biases)")
 
     @property
     def hidden(self) -> int:
-        """Number of hidden units."""
+        """Number of hidden units (of a joined network, both halves')."""
         return self.b1.shape[0]
+
+    @property
+    def joined(self) -> bool:
+        """Whether this is a joined contact and race network (module docstring)."""
+        return self.b2.shape[0] == 2 * N_OUTPUTS
+
+    def halves(self) -> tuple[Network, Network]:
+        """A joined network's contact and race networks, each of ``hidden // 2`` units.
+
+        Raises:
+            ValueError: not a joined network.
+        """
+        if not self.joined:
+            raise ValueError("not a joined network: it has no halves")
+        k = self.hidden // 2
+        return (Network(self.w1[:, :k], self.b1[:k], self.w2[:, :k], self.b2[:N_OUTPUTS]),
+                Network(self.w1[:, k:], self.b1[k:], self.w2[:, k:], self.b2[N_OUTPUTS:]))
+
+    @classmethod
+    def join(cls, contact: Network, race: Network) -> Network:
+        """The joined network of ``contact`` (used in contact positions) and ``race`` (in pure
+        races), of ``2 · hidden`` units.
+
+        Raises:
+            ValueError: the two differ in size, or either is joined itself.
+        """
+        if contact.joined or race.joined or contact.hidden != race.hidden:
+            raise ValueError(f"join takes two single networks of one size, got "
+                             f"{contact.hidden} and {race.hidden} hidden units")
+        return cls(np.hstack([contact.w1, race.w1]), np.concatenate([contact.b1, race.b1]),
+                   np.hstack([contact.w2, race.w2]), np.concatenate([contact.b2, race.b2]))
 
     @property
     def weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

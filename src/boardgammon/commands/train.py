@@ -73,7 +73,8 @@ def benchmark_error(net: Network, boards: np.ndarray, outputs: np.ndarray) -> fl
 def _check_state(done: int, settings: dict, net: Network) -> None:
     """Refuse a state whose numbers no run writes (``ValueError``): negative or absurd games,
     λ outside [0, 1], a learning rate outside (0, 1], a half-life that is not a positive finite
-    number, no hidden units, weights that are not finite."""
+    number, no hidden units, a joined contact and race network (which the ranking fits make,
+    ``training/split.py``; self-play trains one network), weights that are not finite."""
     if not 0 <= done <= 10**12:
         raise ValueError(f"games {done} is not between 0 and 10^12")
     if not 0 <= settings["lam"] <= 1:
@@ -85,6 +86,8 @@ def _check_state(done: int, settings: dict, net: Network) -> None:
         raise ValueError("half_life must be positive and finite, anneal_at at least 0")
     if net.hidden < 1:
         raise ValueError("the network has no hidden units")
+    if net.joined:
+        raise ValueError("a joined contact and race network; self-play trains a single one")
     if settings["checkers"] not in {v.checkers for v in TRAINED_VARIANTS}:
         raise ValueError(f"checkers {settings['checkers']:g} is neither 15 nor 3")
     if not all(np.isfinite(w).all() for w in net.weights):
