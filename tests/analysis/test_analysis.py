@@ -15,6 +15,7 @@ from boardgammon.analysis import report as rep
 from boardgammon.analysis.analysis import (
     CUBE_ERRORS,
     HOPELESS,
+    NEGLIGIBLE,
     SHOWN,
     CheckerDecision,
     CubeDecision,
@@ -242,10 +243,10 @@ def test_cube_decisions_are_classified_by_their_values(random_analyses):
                 right = min(c.dt, c.dp)
                 if c.action == "double":
                     expected = max(0.0, c.nd - right)
-                    assert c.error == ("wrong double" if expected > 0 else None)
+                    assert c.error == ("wrong double" if expected >= NEGLIGIBLE else None)
                 else:
                     expected = max(0.0, right - c.nd)
-                    assert c.error == ("missed double" if expected > 0 else None)
+                    assert c.error == ("missed double" if expected >= NEGLIGIBLE else None)
                 assert c.loss == pytest.approx(expected, abs=1e-9)
                 # Issue 26: a hopeless no-double (equity -1 or less) is not close either.
                 assert c.close or (c.action == "no double"
@@ -255,10 +256,10 @@ def test_cube_decisions_are_classified_by_their_values(random_analyses):
             else:
                 gap = c.dt - c.dp
                 if c.action == "take":
-                    assert c.error == ("wrong take" if gap > 0 else None)
+                    assert c.error == ("wrong take" if gap >= NEGLIGIBLE else None)
                     assert c.loss == pytest.approx(max(0.0, gap), abs=1e-9)
                 else:
-                    assert c.error == ("wrong drop" if gap < 0 else None)
+                    assert c.error == ("wrong drop" if -gap >= NEGLIGIBLE else None)
                     assert c.loss == pytest.approx(max(0.0, -gap), abs=1e-9)
             kinds.add(c.error)
     assert kinds >= {None, "missed double", "wrong double"}

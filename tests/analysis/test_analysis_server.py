@@ -60,7 +60,7 @@ def test_finished_match_is_analysed_by_the_worker(url):
         body = ann.get(f"/api/matches/{match_id}/analysis").json()
         record = Match.from_dict(ann.get(f"/api/matches/{match_id}/export.json").json())
     expected = to_dict(analyse_match(record, PipEvaluator()), moves=True)
-    assert body == {"status": "done", **expected}
+    assert body == {"status": "done", **expected, "deeper": None}  # no second pass here
     assert body["blunders"] == sum(p["skill"]["blunder"] for p in body["players"])
     checker = [d for d in body["moves"] if d["type"] == "checker"]
     assert len(checker) == sum(1 for a in record.record if a.kind == "play")
@@ -123,7 +123,7 @@ def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
         assert worker.step() == match_id
         assert set(evaluator.calls) == {0}
         shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
-        assert (shallow["status"], shallow["plies"]) == ("done", 0)
+        assert (shallow["status"], shallow["plies"], shallow["deeper"]) == ("done", 0, 2)
         assert shallow["judge"] == "PipEvaluator at 0-ply"
         # The deep pass claims the row once and leaves it done: the 0-ply result is served.
         assert worker._claim() is None
@@ -139,7 +139,7 @@ def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
             row = s.get(MatchAnalysisRow, match_id)
             assert (row.status, row.plies, row.claimed_t) == ("done", 2, 0.0)
     expected = to_dict(analyse_match(record, PipEvaluator(), 2), moves=True)
-    assert deep == {"status": "done", **expected}
+    assert deep == {"status": "done", **expected, "deeper": None}  # the last pass
     assert deep["plies"] == 2 and deep["judge"] == "PipEvaluator at 2-ply"
     assert any(b["plies"] == 2 for d in deep["moves"] if d["type"] == "checker"
                for b in d["best"])

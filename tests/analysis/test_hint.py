@@ -218,3 +218,49 @@ def test_the_terminal_cube_hints():
         m.play(seat, play_hint(m, pips, 0).plays[0].play)
     assert m.game.phase is Phase.ROLL and m.game.on_roll == 0
     assert _terminal_hint(m) == ["You cannot double now (the cube is not yours to turn): roll."]
+
+
+def _from_ids(position_id: str, match_id: str) -> Match:
+    """The match of gnubg IDs with the dice rolled, as ``eval`` and ``play --position`` build
+    it."""
+    from boardgammon.engine.ids import decode_match_id
+
+    f = decode_match_id(match_id)
+    return Match(f.length, setup=Setup(position_id=position_id, on_roll=f.on_roll,
+                                       score=f.score, cube=f.cube, cube_owner=f.cube_owner,
+                                       crawford=f.crawford, dice=f.dice))
+
+
+@pytest.mark.parametrize(("position_id", "match_id"), [
+    ("4NvCBwDIt4MHAA", "cAlmABAAAAAE"),  # 3-point match, 1-0, 4-1 to play
+    ("4HsXBgBY7xIHAA", "cAlzABAAAAAE"),  # 6-4
+])
+def test_the_hint_searches_the_play_hard_makes(position_id, match_id):
+    """Found by a fresh user: with the analysis's filter (5 within 0.16) the hint left out the
+    play hard made, which the same judge at 2-ply values better than the hint's best. The
+    hint searches what hard searches."""
+    m = _from_ids(position_id, match_id)
+    hint = play_hint(m)
+    seat = m.game.on_roll
+    made = create("hard", 1).choose_play(m.game.board, m.game.dice, context_for(m, seat))
+    deep = {p.play: p for p in hint.plays if p.plies == HINT_PLIES}
+    assert str(made) in deep
+    assert hint.plays[0].value >= deep[str(made)].value
+    assert len(deep) > 5  # more than the analysis's filter keeps
+
+
+def test_plays_of_equal_value_are_ordered_by_cubeless_equity():
+    """Found by a fresh user: where each play leaves a position the opponent would double
+    and we should pass, several plays value exactly at the pass, and the hint listed the
+    worst of them (by every chance shown) first."""
+    hint = play_hint(_from_ids("NpvBESBwz4MBMA", "cIlmAAAAAAAE"))
+    deep = [p for p in hint.plays if p.plies == HINT_PLIES]
+    values = [p.value for p in deep]
+    tied = [p for p in deep if p.value == max(values, key=values.count)]
+    assert len(tied) >= 3
+
+    def cubeless(p):
+        w, wg, wbg, lg, lbg = p.outputs
+        return 2 * w - 1 + wg - lg + wbg - lbg
+
+    assert [cubeless(p) for p in tied] == sorted((cubeless(p) for p in tied), reverse=True)

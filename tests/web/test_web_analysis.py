@@ -476,3 +476,65 @@ def test_the_sheet_names_its_judge_and_warns_of_a_self_judged_player(page, outpu
     assert page.locator(".analysis-warning").inner_text().startswith("コンピューター (むずかしい)")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert "判定は当サイトのネットワーク (2-ply)" in page.locator(".analysis-match").inner_text()
+
+
+def test_the_sheet_says_a_deeper_analysis_comes_and_shows_it_where_the_reader_was(page, output_dir):
+    """Found by a fresh user: a sheet opened at once kept the 0-ply analysis for good (it
+    stopped polling at `done`) and did not say a 2-ply one would replace it."""
+    shallow = {**ANALYSIS, "deeper": 2}
+    deep = {**ANALYSIS, "plies": 2, "deeper": None, "pr": 9.9,
+            "moves": [{**m, "loss": 0.25} if i == 1 else m
+                      for i, m in enumerate(ANALYSIS["moves"])]}
+    stand_in = StandIn(page, pending=0, analysis=shallow)
+    page.clock.install()  # the sheet polls on the page's timers, which the test moves
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis#decision-2")
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    assert page.locator(".analysis-deeper").inner_text() == (
+        "A deeper analysis (our network at 2-ply) is under way; it will replace this one here.")
+    assert page.locator(".analysis-match").inner_text().endswith("at 0-ply")
+    asked = stand_in.asked
+    page.clock.run_for(10_500)  # the next look: still the shallow one, nothing redrawn
+    for _ in range(50):
+        if stand_in.asked > asked:
+            break
+        page.wait_for_timeout(100)
+    assert stand_in.asked == asked + 1
+    assert page.locator(".review-counter").inner_text() == "Decision 2 of 4"
+    stand_in.analysis = deep
+    page.clock.run_for(10_500)
+    page.wait_for_selector(".analysis-deeper", state="detached", timeout=5_000)
+    assert page.locator(".analysis-match").inner_text().endswith("at 2-ply")
+    assert page.locator(".match-pr").inner_text().startswith("Match PR 9.9")
+    # The reader stays at the decision they were looking at, now with its 2-ply figures.
+    assert page.locator(".review-counter").inner_text() == "Decision 2 of 4"
+    assert "lost 0.250" in page.locator(".review-detail .played").inner_text()
+    asked = stand_in.asked
+    page.clock.run_for(30_000)  # done for good: no more looks
+    assert stand_in.asked == asked
+
+
+def test_the_sheet_lists_each_resignation_with_its_verdict(page, output_dir):
+    """Found by a fresh user: a match lost by resigning a backgammon (a 5-point error by the
+    terminal's report) showed "No decisions." and nothing else on the sheet."""
+    resignations = [
+        {"game": 0, "turn": 3, "seat": 1, "kind": "offer", "points": 3, "cube": 1,
+         "position_id": OPENING.position_id, "accepted": 3.0, "played_on": -2.113,
+         "loss": 5.113942, "error": "resigned too much"},
+        {"game": 0, "turn": 3, "seat": 0, "kind": "accept", "points": 3, "cube": 1,
+         "position_id": OPENING.position_id, "accepted": 3.0, "played_on": -2.113,
+         "loss": 0.0, "error": None}]
+    StandIn(page, pending=0, analysis={**ANALYSIS, "moves": [], "resignations": resignations})
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{page.base}/match/{MATCH_ID}/analysis")
+    page.wait_for_selector(".analysis-summary", timeout=10_000)
+    items = page.eval_on_selector_all(".resignations li", "ls => ls.map((l) => l.textContent)")
+    assert items == [
+        "Game 1, bob: offered to resign a backgammon (cube at 1) — resigned too much (lost 5.114)",
+        "Game 1, ann: accepted a resignation of a backgammon (cube at 1) — right (lost 0.000)"]
+    assert page.locator(".resignations li .cube-error").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(output_dir / "analysis-resignations-390.png"), full_page=True)
+    page.select_option("#lang", "de")
+    page.wait_for_selector(".resignations li")
+    assert page.locator(".resignations li").first.inner_text().startswith(
+        "Spiel 1, bob: bot die Aufgabe an: Backgammon (Doppler auf 1) — zu viel aufgegeben")

@@ -52,6 +52,7 @@ from typing import TypedDict
 import numpy as np
 
 from boardgammon.bots import exact_cube
+from boardgammon.bots.network import cubeless_equity
 from boardgammon.bots.neural import NetworkEvaluator
 from boardgammon.cube import Context, context_for, cubeful, met
 from boardgammon.engine import Board, Match, Phase
@@ -61,7 +62,7 @@ from . import luck as luck_mod
 from .errors import UnavailableDepth
 from .evaluator import Evaluator, terminal_outputs
 
-ANALYSIS_VERSION = 15
+ANALYSIS_VERSION = 16
 """Raised whenever a change alters what the analysis finds (its rules or the shipped weights),
 so that stored analyses are made again: 1 the first; 2 no cube decision where the cube is
 dead, match cube values from the position's own gammon chances, the 3,400,000-game network;
@@ -82,7 +83,9 @@ backgammon in a 1-point match is 1–0, was 0–3); 12 the network fitted to the
 fitted on 146,655 decisions"); 14 the network of 235 inputs fitted on 154,780 decisions
 (docs/neural.md, "8 more inputs: double hits, race lead, blocked checkers, a hit's cost"); 15
 that network fitted again on 173,892 decisions, stopped on shards it had never seen
-(docs/neural.md, "A held-out set the network has never seen")."""
+(docs/neural.md, "A held-out set the network has never seen"); 16 a cube decision losing less
+than :data:`NEGLIGIBLE` is no error (it showed as "missed double (lost 0.000)"), plays of equal
+value ordered by cubeless equity."""
 CANDIDATES = 5
 FILTER = 0.16
 """With ``plies`` > 0, the plays re-valued at the analysis depth besides the play made: the best
@@ -251,7 +254,8 @@ class CheckerDecision:
 
 
 NEGLIGIBLE = 0.0005
-"""EMG below which a resignation's loss is rounding, not an error (it prints as 0.000)."""
+"""EMG below which a loss is rounding, not an error (it prints as 0.000): resignations and cube
+decisions."""
 
 CUBE_ERRORS = ("missed double", "wrong double", "wrong take", "wrong drop")
 
@@ -409,18 +413,21 @@ class _Judge:
         return out
 
     def rank(self, board: Board, dice: tuple[int, int], stakes: Stakes,
-             made: int | None = None) -> Ranking:
+             made: int | None = None, candidates: int = CANDIDATES, window: float = FILTER
+             ) -> Ranking:
         """Every legal play of ``dice`` ranked for the player on roll: all at 0-ply, then the
-        best of that ranking (:data:`CANDIDATES` within :data:`FILTER`) and the play at index
-        ``made`` again at the judge's depth."""
+        best ``candidates`` of that ranking within ``window`` EMG of its best (by default
+        :data:`CANDIDATES` within :data:`FILTER`) and the play at index ``made`` again at the
+        judge's depth. Plays of equal value (say, each as good as a drop of the double it
+        leaves the opponent) are ordered by their cubeless equity."""
         plays = board.legal_plays(*dice)
         afters = np.stack([p.board_after.array for p in plays])
         outputs = self.after_outputs(afters, 0)
         values = stakes.value(outputs, afters)
         depth = np.zeros(len(plays), dtype=int)
         if self.plies and len(plays) > 1:
-            order = np.argsort(-values, kind="stable")[:CANDIDATES]
-            near = order[values[order] >= values[order[0]] - FILTER * stakes.value_per_emg]
+            order = np.argsort(-values, kind="stable")[:candidates]
+            near = order[values[order] >= values[order[0]] - window * stakes.value_per_emg]
             deep = sorted(set(near.tolist()) | ({made} if made is not None else set()))
             outputs[deep] = self.after_outputs(afters[deep], self.plies)
             values[deep] = stakes.value(outputs[deep], afters[deep])
@@ -428,8 +435,10 @@ class _Judge:
         # Plays searched deeper come first, compared only with each other (a 0-ply value is not
         # on the same scale, and the best play is among the searched ones by construction);
         # the others follow in their 0-ply order, so the review's alternatives are the next
-        # best plays. np.lexsort is stable and sorts by its last key first.
-        order = np.lexsort((-values, -depth))
+        # best plays. np.lexsort is stable and sorts by its last key first; ties of value go
+        # to the better cubeless equity (a hint's rows at the same capped value read best
+        # first, as gnubg's cubeful equities, which are not capped, would order them).
+        order = np.lexsort((-np.asarray(cubeless_equity(outputs)), -values, -depth))
         return Ranking(tuple(str(p) for p in plays), outputs, values, depth, order)
 
     def checker(self, board: Board, dice: tuple[int, int], made: str, stakes: Stakes
@@ -582,11 +591,13 @@ def _double(judge: _Judge, m: Match, seat: int, doubled: bool, turn: int, where:
     right = min(dt, dp)
     if doubled:
         loss_value = max(0.0, nd - right)
-        error = "wrong double" if loss_value > 0 else None
+        kind = "wrong double"
     else:
         loss_value = max(0.0, right - nd)
-        error = "missed double" if loss_value > 0 else None
+        kind = "missed double"
     loss = stakes.emg(loss_value)
+    # An error needs a loss a report shows (a fresh user saw "missed double (lost 0.000)").
+    error = kind if loss >= NEGLIGIBLE else None
     # A no-double no better than losing a single game for sure is hopeless, however little
     # doubling would cost (a dead cube at a lost score): not a decision anyone weighed.
     hopeless = stakes.equity(nd) <= HOPELESS
@@ -612,6 +623,6 @@ def _answer(double: CubeDecision, m: Match, seat: int, action: str, where: _Wher
     if m.game.beavers:
         values["beaver"] = max(2.0 * double.dt, -2.0 * double.dp)
     loss = max(0.0, values[action] - min(values.values()))
-    error = None if loss == 0 else "wrong drop" if action == "drop" else "wrong take"
+    error = None if loss < NEGLIGIBLE else "wrong drop" if action == "drop" else "wrong take"
     return replace(double, seat=seat, kind="take", action=action, loss=loss,
                    loss_mwc=loss * stakes.value_per_emg, close=True, error=error, **where)

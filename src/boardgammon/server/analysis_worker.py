@@ -234,12 +234,15 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
 @router.get("/api/matches/{match_id}/analysis", responses=responses(404, 409))
 def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[str, Any]:
     """The analysis of a finished match: ``{"status": "pending"}`` until the worker is done,
-    then ``{"status": "done", ...}`` with the summary and every decision (``docs/api.md``).
+    then ``{"status": "done", ...}`` with the summary and every decision, and ``deeper``: the
+    depth of the worker's second pass while it is still to replace this result, else ``None``
+    (``docs/api.md``).
 
     Raises:
         NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
     """
-    with services(request.app).db.sessions() as s:
+    parts = services(request.app)
+    with parts.db.sessions() as s:
         status = status_of(s, match_id)
         if status is None:
             raise NotFound(f"no match {match_id!r}")
@@ -253,4 +256,6 @@ def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[
         return {"status": "failed", "error": row.error}
     if row.result is None:
         raise RuntimeError(f"the analysis of match {match_id!r} is done but has no result")
-    return {"status": "done", **json.loads(row.result)}
+    deep = parts.analysis.deep_plies
+    return {"status": "done", **json.loads(row.result),
+            "deeper": deep if deep is not None and row.plies < deep else None}

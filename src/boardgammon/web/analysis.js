@@ -1,6 +1,8 @@
 // The match analysis sheet (route /match/{match_id}/analysis) and the result screen's "Match
 // analysis" button. Both read GET /api/matches/{id}/analysis (docs/api.md, "Match analysis"),
-// polling while the server's worker is still at it: "pending", then "done" or "failed".
+// polling while the server's worker is still at it: "pending", then "done" or "failed". The
+// sheet goes on polling, more slowly, while a deeper pass is to replace what it shows
+// (`deeper`), and then shows the deeper one where the reader was.
 
 import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
@@ -10,6 +12,7 @@ import { lang, playerName, t } from "./i18n.js";
 import { mirror } from "./moves.js";
 
 const POLL_MS = 2000;
+const DEEPER_POLL_MS = 10000;
 
 function analysisPath(matchId) {
   return `/api/matches/${encodeURIComponent(matchId)}/analysis`;
@@ -140,6 +143,11 @@ export class AnalysisPage {
       answer = await request("GET", analysisPath(this.matchId));
     } catch (err) {
       if (this.gone) return;
+      if (this.analysis) {
+        // Waiting for the deeper pass: the sheet shown stays, and the next look may answer.
+        this.timer = setTimeout(() => this.load(), DEEPER_POLL_MS);
+        return;
+      }
       const code = err instanceof ApiError ? err.code : null;
       if (code === "match_not_finished") {
         // Keep asking: once the match ends the worker analyses it and the sheet follows.
@@ -153,8 +161,14 @@ export class AnalysisPage {
     }
     if (this.gone) return;
     if (answer.status === "done") {
+      const changed = !this.analysis || answer.plies !== this.analysis.plies
+        || answer.deeper !== this.analysis.deeper;
       this.analysis = answer;
-      this.render();
+      if (changed) this.render();
+      if (answer.deeper) this.timer = setTimeout(() => this.load(), DEEPER_POLL_MS);
+    } else if (this.analysis) {
+      // Analysed again (new weights) or the deeper pass failed and waits: keep what is shown.
+      this.timer = setTimeout(() => this.load(), DEEPER_POLL_MS);
     } else if (answer.status === "failed") {
       fill(this.body, h("p", { class: "error" }, t("analysis.failed", { error: answer.error })));
     } else {
@@ -188,6 +202,8 @@ export class AnalysisPage {
       h("p", { class: "analysis-match" }, t("analysis.match", {
         a: playerName(a.players[0].name), b: playerName(a.players[1].name), sa: a.score[0], sb: a.score[1],
         length: a.length, plies: a.plies })),
+      a.deeper ? h("p", { class: "analysis-deeper", role: "note" },
+        t("analysis.deeper", { plies: a.deeper })) : null,
       a.players.filter((p) => p.self_judged).map((p) => h("p", { class: "analysis-warning", role: "note" },
         t("analysis.selfjudged", { name: playerName(p.name), plies: a.plies }))),
       h("p", { class: "match-pr" }, t("analysis.matchpr", { pr: fixed(a.pr) }), " · ",
@@ -197,6 +213,8 @@ export class AnalysisPage {
       h("p", { class: "analysis-note" }, t("analysis.adjustednote")),
       h("h2", {}, glossaryLink("cube", t("analysis.cube"))),
       this.cubeList(),
+      (a.resignations || []).length ? [h("h2", {}, t("analysis.resignations")), this.resignationList()]
+        : null,
       h("h2", {}, t("analysis.review")),
       a.moves.length ? [
         h("div", { class: "review-nav" }, this.prev, this.counter, this.next),
@@ -252,6 +270,17 @@ export class AnalysisPage {
       ` — ${t("analysis.bestaction", { action: t(`cube.${m.best_action}`) })}`,
       m.error ? h("strong", { class: "cube-error" }, ` ${t(`cube.error.${m.error}`)}`) : null,
       ` (${t("analysis.loss", { loss: fixed(m.loss, 3) })})`))), note);
+  }
+
+  /** Each resignation offered or answered, with its verdict: an offer of more than the game
+   * was worth, or an answer that lost equity, is an error like a cube error. */
+  resignationList() {
+    return h("ol", { class: "resignations" }, this.analysis.resignations.map((r) => h("li", {
+      "data-kind": r.kind },
+    `${this.who(r)}: ${t(`analysis.resign.${r.kind}`, { what: t(`analysis.resign.${r.points}`), cube: r.cube })}`,
+    " — ", r.error ? h("strong", { class: "cube-error" }, t(`resign.error.${r.error}`))
+      : t("analysis.resign.right"),
+    ` (${t("analysis.loss", { loss: fixed(r.loss, 3) })})`)));
   }
 
   who(m) {

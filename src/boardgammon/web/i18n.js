@@ -277,6 +277,18 @@ const STRINGS = {
     "error.network": "The server could not be reached, so this may not have been sent: try again once the connection is back (an action sent twice counts once).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
+    "analysis.deeper": "A deeper analysis (our network at {plies}-ply) is under way; it will replace this one here.",
+    "analysis.resignations": "Resignations",
+    "analysis.resign.offer": "offered to resign {what} (cube at {cube})",
+    "analysis.resign.accept": "accepted a resignation of {what} (cube at {cube})",
+    "analysis.resign.decline": "declined a resignation of {what} (cube at {cube})",
+    "analysis.resign.1": "a single game",
+    "analysis.resign.2": "a gammon",
+    "analysis.resign.3": "a backgammon",
+    "analysis.resign.right": "right",
+    "resign.error.resigned too much": "resigned too much",
+    "resign.error.wrong accept": "wrong accept",
+    "resign.error.wrong decline": "wrong decline",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "What is a dance?",
     // Ratings, profiles and leaderboards (issue 23)
@@ -683,6 +695,18 @@ const STRINGS = {
     "error.network": "Der Server war nicht erreichbar, das wurde vielleicht nicht gesendet: Versuch es noch einmal, sobald die Verbindung wieder steht (doppelt Gesendetes zählt einmal).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
+    "analysis.deeper": "Eine tiefere Analyse (unser Netz mit {plies}-ply) läuft; sie ersetzt diese hier.",
+    "analysis.resignations": "Aufgaben",
+    "analysis.resign.offer": "bot die Aufgabe an: {what} (Doppler auf {cube})",
+    "analysis.resign.accept": "nahm die Aufgabe an: {what} (Doppler auf {cube})",
+    "analysis.resign.decline": "lehnte die Aufgabe ab: {what} (Doppler auf {cube})",
+    "analysis.resign.1": "einfaches Spiel",
+    "analysis.resign.2": "Gammon",
+    "analysis.resign.3": "Backgammon",
+    "analysis.resign.right": "richtig",
+    "resign.error.resigned too much": "zu viel aufgegeben",
+    "resign.error.wrong accept": "falsch angenommen",
+    "resign.error.wrong decline": "falsch abgelehnt",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "Was heißt Tanzen?",
     // Ratings, profiles and leaderboards (issue 23)
@@ -1062,6 +1086,18 @@ const STRINGS = {
     "error.network": "サーバーに接続できなかったため、送信されていない可能性があります。接続が戻ったらもう一度お試しください(同じ操作を二度送っても一度だけ反映されます)。",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
+    "analysis.deeper": "より深い分析 (当サイトのネットワーク、{plies}-ply) を実行中です。終わるとここでこの分析と置き換わります。",
+    "analysis.resignations": "投了",
+    "analysis.resign.offer": "投了を申し出た: {what} (キューブ {cube})",
+    "analysis.resign.accept": "投了を受け入れた: {what} (キューブ {cube})",
+    "analysis.resign.decline": "投了を拒否した: {what} (キューブ {cube})",
+    "analysis.resign.1": "シングル",
+    "analysis.resign.2": "ギャモン",
+    "analysis.resign.3": "バックギャモン",
+    "analysis.resign.right": "正しい",
+    "resign.error.resigned too much": "投了しすぎ",
+    "resign.error.wrong accept": "誤った受け入れ",
+    "resign.error.wrong decline": "誤った拒否",
     // The match screen's glossary link for a dance (pages, issue 24).
     "match.dance.term": "ダンスとは？",
     // Ratings, profiles and leaderboards (issue 23)
