@@ -333,8 +333,27 @@ def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
                         else {"user": {"id": 1, "username": "ann", "guest": False}})))
     page.goto(f"{page.base}/match/nope/analysis")
     page.wait_for_selector("section.analysis .error")
-    assert page.locator("section.analysis .error").inner_text() == "no match nope"
+    assert page.locator("section.analysis .error").inner_text() == "There is no match nope."
     assert page.locator("section.analysis a[data-link]").count() == 0
+
+
+def test_sheet_of_a_malformed_match_id_says_there_is_no_such_match(page):
+    """Found by a fresh user: /match/nonexistent/analysis showed the server's rule for a match
+    ID ("path.match_id: a match ID looks like mat_…") and a link back to no match."""
+    page.route("**/api/**", lambda route, request: route.fulfill(
+        status=422 if "analysis" in request.url else 200, content_type="application/json",
+        body=json.dumps({"error": {"code": "invalid_request",
+                                   "message": "path.match_id: a match ID looks like mat_…"}}
+                        if "analysis" in request.url
+                        else {"user": {"id": 1, "username": "ann", "guest": False}})))
+    page.goto(f"{page.base}/match/nonexistent/analysis")
+    page.wait_for_selector("section.analysis .error")
+    assert page.locator("section.analysis .error").inner_text() == (
+        "There is no match nonexistent.")
+    assert page.locator("section.analysis a[data-link]").count() == 0
+    page.select_option("#lang", "de")
+    page.wait_for_selector("section.analysis .error")
+    assert page.locator("section.analysis .error").inner_text() == "Es gibt kein Match nonexistent."
 
 
 @pytest.mark.slow

@@ -155,7 +155,13 @@ export class AnalysisPage {
         this.timer = setTimeout(() => this.load(), POLL_MS);
         return;
       }
-      if (code === "not_found") this.back.remove(); // no match to go back to
+      if (code === "not_found" || code === "invalid_request") {
+        // No match to go back to; the server's message names the rule an address broke
+        // ("path.match_id: a match ID looks like …"), which is not for readers.
+        this.back.remove();
+        fill(this.body, h("p", { class: "error" }, t("analysis.nomatch", { id: this.matchId })));
+        return;
+      }
       fill(this.body, h("p", { class: "error" }, err.message));
       return;
     }
