@@ -583,3 +583,22 @@ def test_an_empty_play_names_what_hint_really_uses():
     assert said == ["Enter a play in standard notation, e.g. 8/5 6/5 (hint ranks your plays "
                     "by our network at 2-ply, whatever the computer's level)."]
     assert "computer's choices" not in "\n".join(lines)
+
+
+def test_hint_n_shows_n_plays_and_refuses_any_other_argument():
+    """A fresh user's trial: ``hint 10`` showed five plays and said nothing of the 10."""
+    tg, lines, _ = _scripted(["hint 8", "hint x", "hint 0"])
+    hints = [line for line in lines if line.startswith("Hint by our network at 2-ply")]
+    assert len(hints) == 1
+    rows = hints[0].splitlines()[2:]
+    assert [r[:3] for r in rows] == [f"{i:>2}." for i in range(1, 9)]
+    assert lines.count("hint takes a number of plays to show, e.g. hint 10; not 'x'.") == 1
+    assert lines.count("hint takes a number of plays to show, e.g. hint 10; not '0'.") == 1
+
+
+def test_a_play_before_the_roll_says_roll_first():
+    """A fresh user's trial: 24/18 typed before rolling got "'24/18' is not a command now"."""
+    play = _first_play()
+    tg, lines, _ = _scripted([play, "", "24/18"])
+    assert "Roll first (Enter or roll), then enter your play." in lines
+    assert tg.match.game.phase is Phase.ROLL and tg.match.game.dice is None

@@ -61,7 +61,8 @@ HELP = f"""Commands:
   take / drop         answer the computer's double (beaver: take and redouble at once,
                       keeping the cube, in money play with --beavers)
   resign [single|gammon|backgammon]           accept / decline   answer its resignation
-  hint                your best plays, or the cube decision, by {HINT_JUDGE}
+  hint [N]            your best plays (N of them, 5 by default), or the cube decision,
+                      by {HINT_JUDGE}
   board  help  quit"""
 
 
@@ -302,7 +303,7 @@ class TerminalGame:
             elif word == "board":
                 self.show()
             elif word == "hint":
-                self._hint()
+                self._hint(rest.strip())
             elif word in ("roll", "") and game.phase is Phase.ROLL:
                 d1, d2 = self.dice()
                 self.match.roll(YOU, d1, d2)
@@ -333,6 +334,8 @@ class TerminalGame:
             elif game.phase is Phase.PLAY:
                 self.write(f"Enter a play in standard notation, e.g. 8/5 6/5 (hint ranks your "
                            f"plays by {HINT_JUDGE}, whatever the computer's level).")
+            elif game.phase is Phase.ROLL and "/" in word:
+                self.write("Roll first (Enter or roll), then enter your play.")
             else:
                 self.write(f"{line!r} is not a command now; type help for the commands.")
         except EngineError as exc:
@@ -376,11 +379,15 @@ class TerminalGame:
         self.match.resign(YOU, _OUTCOMES[key])
         self.write(f"You offer to resign a {Outcome(_OUTCOMES[key]).name.lower()}.")
 
-    def _hint(self) -> None:
+    def _hint(self, rows: str = "") -> None:
+        """``hint`` and ``hint N`` (the best N plays; 5 by default, as gnubg's ``hint``)."""
         game = self.match.game
+        if rows and not (rows.isdigit() and int(rows) >= 1):
+            self.write(f"hint takes a number of plays to show, e.g. hint 10; not {rows!r}.")
+            return
         if game.phase is Phase.PLAY:
             self.write("Thinking (our network at 2-ply, whatever the computer's level)...")
-            self.write(format_play_hint(play_hint(self.match)))
+            self.write(format_play_hint(play_hint(self.match), int(rows or 5)))
         elif game.phase is Phase.ROLL and not game.cube_enabled:
             self.write("There is no doubling in this game: roll.")
         elif game.phase is Phase.ROLL and not game.can_double(YOU):
@@ -436,7 +443,7 @@ def format_cube_hint(hint: CubeHint, offered: bool) -> str:
 
 
 def play(
-    bot: str = typer.Option("easy", help="Computer level."),
+    bot: str = typer.Option("easy", help=f"Computer level: {', '.join(levels())}."),
     length: int | None = typer.Option(None, min=0, max=MAX_LENGTH, show_default="5", help=(
         "Match length in points; 0 for money play. A record (--resume) and a Match ID keep "
         "their own.")),
