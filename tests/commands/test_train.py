@@ -151,7 +151,7 @@ def test_damaged_states_and_bad_options_are_refused_with_a_message(tmp_path):
     np.savez(run / "state.npz", **{**state, "w1": state["w1"][:, :0], "b1": state["b1"][:0],
                                    "w2": state["w2"][:, :0]})
     assert "no hidden units" in refused("--out", str(run))
-    doubled = {k: np.hstack([state[k]] * 2) for k in ("w1", "b1", "w2", "b2")}
+    doubled = {k: np.concatenate([state[k]] * 2) for k in ("w1", "b1", "w2", "b2")}
     np.savez(run / "state.npz", **{**state, **doubled})  # a joined network's shapes
     assert "a joined contact and race network; self-play trains a single one" in refused(
         "--out", str(run))

@@ -10,9 +10,10 @@ The forward pass :func:`forward` is the only implementation: self-play training
 (:mod:`boardgammon.bots.training`), the bots and the benchmarks all call it. It skips zero inputs,
 which makes it about five times faster on the sparse raw-board encoding.
 
-A *joined* network is two networks of ``K`` hidden units each in one set of arrays: a contact
-network (units ``0…K−1``, output biases ``b2[0:5]``) and a race network (units ``K…2K−1``,
-``b2[5:10]``). :func:`forward` reads the encoding's race flag (:data:`RACE_INPUT`) and computes
+A *joined* network is two networks of ``K`` hidden units each in one set of arrays, each
+array the contact network's stacked on the race network's along its first axis (so that each
+half's are contiguous): ``w1`` of ``2·N_INPUTS`` rows, ``b1`` of ``2K``, ``w2`` of 10 rows,
+``b2`` of 10. :func:`forward` reads the encoding's race flag (:data:`RACE_INPUT`) and computes
 only the half it picks, so a joined network costs what one of its halves does, and every kernel
 that takes ``w1, b1, w2, b2`` takes either kind. The race network learns bearing in and off
 without moving the units the contact positions use (issue #27; docs/neural.md, "A race network
@@ -43,38 +44,47 @@ SHIPPED_WEIGHTS = {"standard": DEFAULT_WEIGHTS, "hypergammon": "hypergammon.npz"
 
 
 @njit(cache=True, fastmath=True)
+def _layers(x, w1, b1, w2, b2, h, o):
+    """:func:`forward` of a single network (the arrays of one half of a joined one)."""
+    nh = b1.shape[0]
+    for j in range(nh):
+        h[j] = b1[j]
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(nh):
+                h[j] += xi * w1[i, j]
+    for j in range(nh):
+        h[j] = 1.0 / (1.0 + math.exp(-h[j]))
+    for k in range(N_OUTPUTS):
+        s = b2[k]
+        for j in range(nh):
+            s += w2[k, j] * h[j]
+        o[k] = 1.0 / (1.0 + math.exp(-s))
+
+
+@njit(cache=True, fastmath=True)
 def forward(x, w1, b1, w2, b2, h, o):
     """Evaluate one encoded position.
 
     Args:
         x: ``float32[N_INPUTS]`` encoding (:func:`~boardgammon.bots.encoding.encode_into`).
         w1: ``float32[N_INPUTS, H]``; b1: ``float32[H]``; w2: ``float32[5, H]``; b2:
-            ``float32[5]``, or ``float32[10]`` for a joined network (module docstring), of
-            which only the half the race flag picks is computed.
+            ``float32[5]``; or a joined network's ``float32[2·N_INPUTS, K]``, ``[2K]``,
+            ``[10, K]``, ``[10]`` (module docstring), of which only the half the race flag
+            picks is computed.
         h: ``float32[H]`` receives the hidden activations (kept for back-propagation; of a
             joined network only the half computed).
         o: ``float32[5]`` receives the five output probabilities.
     """
-    lo, hi, bias = 0, b1.shape[0], 0
-    if b2.shape[0] == 2 * N_OUTPUTS:
+    if b2.shape[0] == 2 * N_OUTPUTS:  # a joined network: each half's arrays contiguous
+        n, k = x.shape[0], b1.shape[0] // 2
         if x[RACE_INPUT] != 0.0:
-            lo, bias = hi // 2, N_OUTPUTS
+            _layers(x, w1[n:], b1[k:], w2[N_OUTPUTS:], b2[N_OUTPUTS:], h[k:], o)
         else:
-            hi = hi // 2
-    for j in range(lo, hi):
-        h[j] = b1[j]
-    for i in range(x.shape[0]):
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(lo, hi):
-                h[j] += xi * w1[i, j]
-    for j in range(lo, hi):
-        h[j] = 1.0 / (1.0 + math.exp(-h[j]))
-    for k in range(N_OUTPUTS):
-        s = b2[bias + k]
-        for j in range(lo, hi):
-            s += w2[k, j] * h[j]
-        o[k] = 1.0 / (1.0 + math.exp(-s))
+            _layers(x, w1[:n], b1[:k], w2[:N_OUTPUTS], b2[:N_OUTPUTS], h[:k], o)
+    else:
+        _layers(x, w1, b1, w2, b2, h, o)
 
 
 @njit(cache=True, inline="always")
@@ -111,8 +121,8 @@ class Network:
 
     Args:
         w1: ``float32[N_INPUTS, H]``; b1: ``float32[H]``; w2: ``float32[5, H]``;
-            b2: ``float32[5]``, or ``float32[10]`` for a joined network of an even ``H``
-            (contact units and biases first, race second; module docstring).
+            b2: ``float32[5]``; or a joined network's ``float32[2·N_INPUTS, K]``,
+            ``[2K]``, ``[10, K]``, ``[10]`` (the contact half first; module docstring).
 
     Raises:
         ValueError: inconsistent shapes.
@@ -124,12 +134,15 @@ class Network:
         self.w2 = np.ascontiguousarray(w2, dtype=np.float32)
         self.b2 = np.ascontiguousarray(b2, dtype=np.float32)
         hidden = self.b1.shape[0]
-        joined = self.b2.shape == (2 * N_OUTPUTS,) and hidden % 2 == 0
-        if (self.w1.shape != (N_INPUTS, hidden) or self.w2.shape != (N_OUTPUTS, hidden)
-                or not (self.b2.shape == (N_OUTPUTS,) or joined)):
+        single = (self.w1.shape == (N_INPUTS, hidden) and self.w2.shape == (N_OUTPUTS, hidden)
+                  and self.b2.shape == (N_OUTPUTS,))
+        k = hidden // 2
+        joined = (hidden % 2 == 0 and self.w1.shape == (2 * N_INPUTS, k)
+                  and self.w2.shape == (2 * N_OUTPUTS, k) and self.b2.shape == (2 * N_OUTPUTS,))
+        if not (single or joined):
             raise ValueError(f"weight shapes {self.w1.shape}, {self.b1.shape}, {self.w2.shape}, "
                              f"{self.b2.shape} do not form a {N_INPUTS}-H-{N_OUTPUTS} network "
-                             f"(nor a joined one: an even H and 10 output biases)")
+                             f"(nor a joined one: (2·{N_INPUTS}, K), (2K), (10, K), (10))")
 
     @property
     def hidden(self) -> int:
@@ -150,8 +163,10 @@ class Network:
         if not self.joined:
             raise ValueError("not a joined network: it has no halves")
         k = self.hidden // 2
-        return (Network(self.w1[:, :k], self.b1[:k], self.w2[:, :k], self.b2[:N_OUTPUTS]),
-                Network(self.w1[:, k:], self.b1[k:], self.w2[:, k:], self.b2[N_OUTPUTS:]))
+        return (Network(self.w1[:N_INPUTS], self.b1[:k], self.w2[:N_OUTPUTS],
+                        self.b2[:N_OUTPUTS]),
+                Network(self.w1[N_INPUTS:], self.b1[k:], self.w2[N_OUTPUTS:],
+                        self.b2[N_OUTPUTS:]))
 
     @classmethod
     def join(cls, contact: Network, race: Network) -> Network:
@@ -164,8 +179,8 @@ class Network:
         if contact.joined or race.joined or contact.hidden != race.hidden:
             raise ValueError(f"join takes two single networks of one size, got "
                              f"{contact.hidden} and {race.hidden} hidden units")
-        return cls(np.hstack([contact.w1, race.w1]), np.concatenate([contact.b1, race.b1]),
-                   np.hstack([contact.w2, race.w2]), np.concatenate([contact.b2, race.b2]))
+        return cls(np.vstack([contact.w1, race.w1]), np.concatenate([contact.b1, race.b1]),
+                   np.vstack([contact.w2, race.w2]), np.concatenate([contact.b2, race.b2]))
 
     @property
     def weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -205,13 +220,15 @@ class Network:
 
     @staticmethod
     def inputs_of(path: str | Path) -> int:
-        """The number of inputs of the weights in an ``.npz`` file (rows of ``w1``).
+        """The number of inputs of the weights in an ``.npz`` file (rows of ``w1``; of a joined
+        network's, half).
 
         Raises:
             FileNotFoundError, KeyError: as :meth:`load`.
         """
         with np.load(path) as z:
-            return int(z["w1"].shape[0])
+            joined = z["b2"].shape == (2 * N_OUTPUTS,)
+            return int(z["w1"].shape[0]) // (2 if joined else 1)
 
     def save(self, path: str | Path, **extra: Any) -> None:
         """Write the weights (and any ``extra`` metadata: arrays, numbers, strings) to an
