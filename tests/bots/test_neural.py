@@ -271,18 +271,19 @@ def test_a_joined_network_computes_its_contact_half_in_contact_and_its_race_half
     want = np.where(is_race[:, None], ref(race), ref(contact))
     assert np.allclose(joined.evaluate(boards), want, atol=1e-5)
     assert not np.allclose(ref(contact)[is_race], ref(race)[is_race], atol=1e-3)
-    # Every depth of the levels goes through the same forward pass: the shipped network
-    # joined with itself is the shipped network at 0 and 1 ply, to the bit.
+    # Every depth of the levels goes through the same forward pass: a network joined with
+    # itself (the shipped one's contact half) is that network at 0 and 1 ply, to the bit.
     shipped = Network.load()
-    both = NetworkEvaluator(Network.join(shipped, shipped))
-    one = NetworkEvaluator(shipped)
+    single = shipped.halves()[0] if shipped.joined else shipped
+    both = NetworkEvaluator(Network.join(single, single))
+    one = NetworkEvaluator(single)
     for plies, some in ((0, boards), (1, boards[::10])):
         assert np.array_equal(both.evaluate(some, plies=plies), one.evaluate(some, plies=plies))
 
 
 def test_shipped_weights_load_from_package_data():
     net = Network.load()
-    assert net.w1.shape[0] == N_INPUTS and net.hidden >= 40
+    assert net.w1.shape[0] == N_INPUTS * (2 if net.joined else 1) and net.hidden >= 40
     o = net.evaluate(Board.initial().array)
     # The side on roll at the start (before its roll, as after an opening move) is close to
     # even; gnubg 0-ply gives 0.52.
