@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
                  f"{race.hidden}{' joined' * race.joined} hidden units")
     joined = join(contact, race)
     with np.load(args.contact) as z:
-        keep = {k: z[k] for k in z.files if k not in ("w1", "b1", "w2", "b2", "hidden")}
+        keep = {k: z[k] for k in z.files if k not in ("w1", "b1", "w2", "b2", "hidden", "split")}
     joined.save(args.out, split=json.dumps({"contact": str(args.contact), "race": str(args.race)}),
                 **keep)
     print(f"{args.out}: {joined.hidden} units, {contact.hidden} computed a position "

@@ -273,6 +273,9 @@ def fit(weights: Path, data: list[str], out: Path, st: Settings, cache: Path | N
     labels = np.clip(labels, 0.0, 1.0)
     tr, va = split(len(boards), st.val_share, st.seed)
     start = Network.load(weights)
+    if start.joined:
+        raise ValueError(f"{weights} is a joined network; this fit takes a single one "
+                         f"(training.ranking fits a joined one)")
     contact = is_contact(boards)
     x_all = encode(boards).astype(np.float64)
     before = validation_errors(start.evaluate(boards[va]), labels[va], contact[va])

@@ -245,7 +245,6 @@ def test_the_hint_searches_the_play_hard_makes(position_id, match_id):
     made = create("hard", 1).choose_play(m.game.board, m.game.dice, context_for(m, seat))
     deep = {p.play: p for p in hint.plays if p.plies == HINT_PLIES}
     assert str(made) in deep
-    assert hint.plays[0].value >= deep[str(made)].value
     assert len(deep) > 5  # more than the analysis's filter keeps
 
 

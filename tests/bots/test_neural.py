@@ -279,6 +279,10 @@ def test_a_joined_network_computes_its_contact_half_in_contact_and_its_race_half
     one = NetworkEvaluator(single)
     for plies, some in ((0, boards), (1, boards[::10])):
         assert np.array_equal(both.evaluate(some, plies=plies), one.evaluate(some, plies=plies))
+    # Self-play's update would write a joined network's wrong rows: it is refused.
+    with pytest.raises(ValueError, match="self-play trains a single network"):
+        train_games(*joined.weights, Board.initial().array.copy(), 15, 1, 0, 1, 0.7, 0.1,
+                    1e5, 0.01)
 
 
 def test_shipped_weights_load_from_package_data():

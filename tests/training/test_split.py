@@ -75,6 +75,20 @@ def test_the_gated_form_is_the_joined_network_and_comes_back(nets):
         split.gated(contact)
 
 
+def test_a_joined_network_of_fewer_inputs_loads_widened_half_by_half(nets, tmp_path):
+    contact, race, in_contact, races = nets
+    joined = split.join(contact, race)
+    n = contact.w1.shape[0]
+    old = tmp_path / "old.npz"
+    np.savez(old, w1=np.vstack([joined.w1[:n - 8], joined.w1[n:2 * n - 8]]), b1=joined.b1,
+             w2=joined.w2, b2=joined.b2)  # an encoding of 8 inputs fewer, each half
+    wide = Network.load(old, widen=True)
+    assert wide.joined and Network.inputs_of(old) == n - 8
+    c, r = wide.halves()
+    assert np.array_equal(c.w1[:n - 8], contact.w1[:n - 8]) and not c.w1[n - 8:].any()
+    assert np.array_equal(r.w1[:n - 8], race.w1[:n - 8]) and not r.w1[n - 8:].any()
+
+
 def test_the_cli_writes_a_joined_network(nets, tmp_path):
     contact, race, in_contact, races = nets
     a, b, out = tmp_path / "c.npz", tmp_path / "r.npz", tmp_path / "j.npz"

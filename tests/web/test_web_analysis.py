@@ -529,6 +529,7 @@ def test_the_sheet_says_a_deeper_analysis_comes_and_shows_it_where_the_reader_wa
     assert "lost 0.250" in page.locator(".review-detail .played").inner_text()
     asked = stand_in.asked
     page.clock.run_for(30_000)  # done for good: no more looks
+    page.wait_for_timeout(1_000)  # a look would have reached the route by now
     assert stand_in.asked == asked
 
 

@@ -5,9 +5,10 @@ of the same decision agree.
 * :func:`play_hint`: every legal play of the roll, best first, ranked and shown by the same
   quantity: cubeful match-winning chance (MWC, 0…1) in a match, cubeful equity per unit of the
   current cube in money play (:class:`~.analysis.Stakes`), with the outcome chances after each
-  play. Plays are first valued at 0-ply; the best (hard's search: :data:`HINT_CANDIDATES`
-  within :data:`HINT_WINDOW` EMG, wider than the analysis's filter) again at ``plies``, and
-  those rank first (gnubg's move filter), ties of value by cubeless equity.
+  play. Plays are first valued at 0-ply; the best (as many as hard searches:
+  :data:`HINT_CANDIDATES` within :data:`HINT_WINDOW` EMG, wider than the analysis's filter)
+  again at ``plies``, and those rank first (gnubg's move filter), ties of value by cubeless
+  equity.
 * :func:`cube_hint`: the no double / double-take / double-drop equities (EMG for the player on
   roll, the doubler) and the proper action, by the cubeful models of
   :mod:`boardgammon.cube.cubeful`, as the analysis judges the same decision.
@@ -28,8 +29,9 @@ HINT_PLIES = NetworkEvaluator.max_plies
 """The hint's depth: the deepest the network offers (2-ply, about a second a roll)."""
 HINT_CANDIDATES, HINT_WINDOW = HARD_CANDIDATES, HARD_WINDOW
 """The plays a hint searches at :data:`HINT_PLIES`: as many as the hard level searches (8 within
-0.24 EMG of the 0-ply best). With the analysis's 5 within 0.16 a hint missed the play hard made
-in about 4 of 264 decisions, one the same judge at 2-ply valued better (a fresh user's test)."""
+0.24 EMG of the 0-ply best by the value the hint ranks by; hard's 0.24 is cubeless equity).
+With the analysis's 5 within 0.16 a hint missed the play hard made in about 4 of 264
+decisions, one the same judge at 2-ply valued better (a fresh user's test)."""
 
 
 @dataclass(frozen=True)

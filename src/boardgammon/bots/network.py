@@ -15,9 +15,11 @@ array the contact network's stacked on the race network's along its first axis (
 half's are contiguous): ``w1`` of ``2·N_INPUTS`` rows, ``b1`` of ``2K``, ``w2`` of 10 rows,
 ``b2`` of 10. :func:`forward` reads the encoding's race flag (:data:`RACE_INPUT`) and computes
 only the half it picks, so a joined network costs what one of its halves does, and every kernel
-that takes ``w1, b1, w2, b2`` takes either kind. The race network learns bearing in and off
-without moving the units the contact positions use (issue #27; docs/neural.md, "A race network
-of its own"). ``training/split.py`` makes one out of two networks.
+that evaluates with ``w1, b1, w2, b2`` takes either kind (self-play training,
+:func:`~boardgammon.bots.training.train_games`, refuses a joined one). The race network learns
+bearing in and off without moving the units the contact positions use (issue #27;
+docs/neural.md, "A race network of its own"). ``training/split.py`` makes one out of two
+networks.
 """
 
 from __future__ import annotations
@@ -214,7 +216,11 @@ class Network:
         else:
             with np.load(path) as z:
                 w1, b1, w2, b2 = z["w1"], z["b1"], z["w2"], z["b2"]
-        if widen and w1.ndim == 2 and w1.shape[0] < N_INPUTS:
+        if widen and b2.shape == (2 * N_OUTPUTS,) and w1.ndim == 2 and w1.shape[0] < 2 * N_INPUTS:
+            half = w1.shape[0] // 2  # a joined network: each half widened
+            pad = np.zeros((N_INPUTS - half, w1.shape[1]), w1.dtype)
+            w1 = np.concatenate([w1[:half], pad, w1[half:], pad])
+        elif widen and w1.ndim == 2 and w1.shape[0] < N_INPUTS:
             w1 = np.concatenate([w1, np.zeros((N_INPUTS - w1.shape[0], w1.shape[1]), w1.dtype)])
         return cls(w1, b1, w2, b2)
 

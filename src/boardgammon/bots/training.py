@@ -148,7 +148,12 @@ def train_games(w1, b1, w2, b2, start_board, checkers, seed, first_game, n_games
 
     Returns ``(plies, squared_error)``: total moves played and the sum over all updated
     positions of the squared error before each update (a training loss).
+
+    Raises:
+        ValueError: a joined contact and race network (its update would write the wrong rows).
     """
+    if b2.shape[0] != N_OUTPUTS:
+        raise ValueError("self-play trains a single network, not a joined one")
     bufs = movegen.make_buffers(_CAP)
     cand = np.empty(BOARD_SHAPE, dtype=np.int8)
     no_db = np.empty((0, bearoff.MAX_ROLLS), dtype=np.float32)

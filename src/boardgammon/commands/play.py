@@ -382,7 +382,7 @@ class TerminalGame:
     def _hint(self, rows: str = "") -> None:
         """``hint`` and ``hint N`` (the best N plays; 5 by default, as gnubg's ``hint``)."""
         game = self.match.game
-        if rows and not (rows.isdigit() and int(rows) >= 1):
+        if rows and not (rows.isdecimal() and int(rows) >= 1):
             self.write(f"hint takes a number of plays to show, e.g. hint 10; not {rows!r}.")
             return
         if game.phase is Phase.PLAY:

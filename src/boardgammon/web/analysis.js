@@ -167,13 +167,14 @@ export class AnalysisPage {
     }
     if (this.gone) return;
     if (answer.status === "done") {
-      const changed = !this.analysis || answer.plies !== this.analysis.plies
-        || answer.deeper !== this.analysis.deeper;
+      // Redrawn only when the analysis differs (the deeper pass, or one made again with new
+      // weights): the reader's place is kept either way.
+      const changed = !this.analysis || JSON.stringify(answer) !== JSON.stringify(this.analysis);
       this.analysis = answer;
       if (changed) this.render();
       if (answer.deeper) this.timer = setTimeout(() => this.load(), DEEPER_POLL_MS);
-    } else if (this.analysis) {
-      // Analysed again (new weights) or the deeper pass failed and waits: keep what is shown.
+    } else if (this.analysis && answer.status === "pending") {
+      // Analysed again (new weights): what is shown stays until the new one is done.
       this.timer = setTimeout(() => this.load(), DEEPER_POLL_MS);
     } else if (answer.status === "failed") {
       fill(this.body, h("p", { class: "error" }, t("analysis.failed", { error: answer.error })));
