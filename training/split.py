@@ -44,17 +44,9 @@ GATE = 60.0
 own pre-activation stays within ±20 (float32's ``exp`` takes up to about 88)."""
 
 
-def join(contact: Network, race: Network) -> Network:
-    """The joined network of ``contact`` (in contact positions) and ``race`` (in pure races).
-
-    Raises:
-        ValueError: the networks' inputs differ from the encoding's, or their sizes from each
-            other's.
-    """
-    for net in (contact, race):
-        if net.w1.shape[0] != N_INPUTS:
-            raise ValueError(f"a network of {net.w1.shape[0]} inputs, not {N_INPUTS}")
-    return Network.join(contact, race)
+join = Network.join
+"""The joined network of a contact and a race network (:meth:`Network.join
+<boardgammon.bots.network.Network.join>`; a network of the encoding's inputs by construction)."""
 
 
 def gated(joined: Network) -> Network:
