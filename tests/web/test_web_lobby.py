@@ -4,6 +4,8 @@ invitee accepted, and an unknown or malformed match address says so instead of h
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 pytestmark = [pytest.mark.browser]
@@ -128,6 +130,34 @@ def test_unknown_match_address_says_so(browser, live_server, path):
     page.wait_for_selector(".status.error", timeout=5000)
     assert "no match" in page.locator(".status").inner_text()
     assert page.locator('a[href="/"]').count() >= 1  # a way back to the lobby
+    assert page.errors == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("path", ["/match/mat_nonexistent", "/match/%ZZ"])
+@pytest.mark.parametrize("first", ["socket", "read"])
+def test_no_match_is_said_whichever_answer_comes_first(browser, live_server, path, first):
+    """The page reads the match and opens its socket at once; either may answer first, and a
+    later answer must not replace "there is no match" (a malformed ID's read answers 422 with
+    the API's rule, the socket not_found). Each order is forced: the read held back until the
+    socket has answered, or the socket never connected."""
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector("section.lobby")
+    if first == "socket":
+        def late(route, request):
+            time.sleep(1.5)  # the browser gets the socket's not_found meanwhile
+            route.continue_()
+        page.route("**/api/matches/*", late)
+    else:
+        page.route_web_socket("**/ws/matches/**", lambda ws: None)
+    with page.expect_response("**/api/matches/*", timeout=10000):
+        page.goto(live_server + path)
+    page.wait_for_timeout(300)  # the read's answer handled
+    status = page.locator(".status.error")
+    expected = "%ZZ" if path.endswith("%ZZ") else "mat_nonexistent"
+    assert status.inner_text() == f"There is no match {expected}."
+    assert page.locator('a[href="/"]').count() >= 1
     assert page.errors == []
     page.context.close()
 

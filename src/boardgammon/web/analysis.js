@@ -159,7 +159,7 @@ export class AnalysisPage {
         // No match to go back to; the server's message names the rule an address broke
         // ("path.match_id: a match ID looks like …"), which is not for readers.
         this.back.remove();
-        fill(this.body, h("p", { class: "error" }, t("analysis.nomatch", { id: this.matchId })));
+        fill(this.body, h("p", { class: "error" }, t("match.nomatch", { id: this.matchId })));
         return;
       }
       fill(this.body, h("p", { class: "error" }, err.message));

@@ -278,7 +278,7 @@ const STRINGS = {
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
     "analysis.deeper": "A deeper analysis (our network at {plies}-ply) is under way; it will replace this one here.",
-    "analysis.nomatch": "There is no match {id}.",
+    "match.nomatch": "There is no match {id}.",
     "analysis.resignations": "Resignations",
     "analysis.resign.offer": "offered to resign {what} (cube at {cube})",
     "analysis.resign.accept": "accepted a resignation of {what} (cube at {cube})",
@@ -697,7 +697,7 @@ const STRINGS = {
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
     "analysis.deeper": "Eine tiefere Analyse (unser Netz mit {plies}-ply) läuft; sie ersetzt diese hier.",
-    "analysis.nomatch": "Es gibt kein Match {id}.",
+    "match.nomatch": "Es gibt kein Match {id}.",
     "analysis.resignations": "Aufgaben",
     "analysis.resign.offer": "bot die Aufgabe an: {what} (Doppler auf {cube})",
     "analysis.resign.accept": "nahm die Aufgabe an: {what} (Doppler auf {cube})",
@@ -1089,7 +1089,7 @@ const STRINGS = {
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
     "analysis.deeper": "より深い分析 (当サイトのネットワーク、{plies}-ply) を実行中です。終わるとここでこの分析と置き換わります。",
-    "analysis.nomatch": "マッチ {id} はありません。",
+    "match.nomatch": "マッチ {id} はありません。",
     "analysis.resignations": "投了",
     "analysis.resign.offer": "投了を申し出た: {what} (キューブ {cube})",
     "analysis.resign.accept": "投了を受け入れた: {what} (キューブ {cube})",

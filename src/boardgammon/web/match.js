@@ -141,12 +141,31 @@ export class MatchPage {
   /** The match could not be read: say why; for one that does not exist (404) or may not be
    * read (403) stop reconnecting and offer the way back to the lobby. */
   loadFailed(err) {
-    this.showError(err);
-    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
-      this.socket.close();
-      clearInterval(this.poll);
-      fill(this.controls, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
+    // GET /api/matches/{id} has no body: a refused request is a refused address.
+    if (err instanceof ApiError && (err.code === "not_found" || err.code === "invalid_request")) {
+      this.noMatch();
+      return;
     }
+    this.showError(err);
+    if (err instanceof ApiError && err.status === 403) this.stopWithWayBack();
+  }
+
+  /** The address names no match: an unknown ID (not_found) or one no match could have
+   * (invalid_request: "path.match_id: a match ID looks like …", a rule not for players). Said
+   * once in the player's words, whichever of the read and the socket answers first; nothing
+   * after replaces it. */
+  noMatch() {
+    this.missing = true;
+    this.message = { text: t("match.nomatch", { id: this.matchId }), cls: "error", transient: false };
+    this.renderStatus();
+    this.stopWithWayBack();
+  }
+
+  /** No reconnecting, no polling; the way back to the lobby in place of the controls. */
+  stopWithWayBack() {
+    this.socket.close();
+    clearInterval(this.poll);
+    fill(this.controls, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
   }
 
   destroy() {
@@ -241,7 +260,11 @@ export class MatchPage {
     else if (message.type === "roll_requested" || message.type === "clock") this.takeDelta(message);
     else if (message.type === "commitment") this.promise(message);
     else if (message.type === "match_end" && message.result) this.logHead = message.result.log_head;
-    else if (message.type === "error" && message.error) this.showError(message.error);
+    else if (message.type === "error" && message.error) {
+      // The socket's answer to an address with no match: not_found, for no action (then 4404).
+      if (message.error.code === "not_found" && !message.action_id) this.noMatch();
+      else this.showError(message.error);
+    }
   }
 
   /**
@@ -924,6 +947,7 @@ export class MatchPage {
   }
 
   showError(err) {
+    if (this.missing) return; // "there is no match" stays
     const text = err instanceof ApiError || err.message ? err.message : String(err);
     // An outage is the server's fault and costs no clock time: say so rather than echo it.
     // A dice record that cannot be read holds the match until the operator repairs it.
