@@ -187,12 +187,22 @@ def generate_parser(doc: str) -> tuple[argparse.ArgumentParser, argparse.Argumen
     """``(parser, its generate command)`` of a data job whose module docstring is ``doc``,
     with the options every such job takes: ``--out`` (the shards' and log's path prefix) and
     ``--seed``."""
+    ap, commands = data_parser(doc, "generate")
+    return ap, commands["generate"]
+
+
+def data_parser(doc: str, *names: str
+                ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """``(parser, {name: its command})`` of a data job whose module docstring is ``doc``, each
+    command taking ``--out`` (the shards' and log's path prefix) and ``--seed``."""
     ap = argparse.ArgumentParser(description=" ".join(doc.split("\n\n")[0].split()))
     sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("--out", required=True, help="path prefix of the shards and the log")
-    g.add_argument("--seed", type=int, required=True)
-    return ap, g
+    commands = {}
+    for name in names:
+        g = commands[name] = sub.add_parser(name)
+        g.add_argument("--out", required=True, help="path prefix of the shards and the log")
+        g.add_argument("--seed", type=int, required=True)
+    return ap, commands
 
 
 def main() -> None:

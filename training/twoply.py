@@ -18,6 +18,11 @@ and it labels a decision in a quarter of a second. So this collects, for the ord
 
     python -m training.twoply generate --out training/data/twoply --seed S
         [--decisions N] [--shard 500] [--top 8] [--weights W.npz]
+    python -m training.twoply relabel --source training/data/twoply --out training/data/relabel
+        --seed S [--top 8] [--weights W.npz] [--shards N]
+
+``relabel`` values the decisions of an earlier run's shards again with another network
+(:func:`relabel`).
 
 Output: shards ``OUT-SEED-NNNN.npz`` that :func:`training.ranking.load_candidates` reads, the
 2-ply values standing where the rollouts' stand: ``boards int8[n, 2, 25]``, ``dice int8[n, 2]``,
@@ -45,7 +50,7 @@ from training.rollouts import (
     WEIGHTS,
     _save,
     _shard_path,
-    generate_parser,
+    data_parser,
     log_shard,
     resume,
     shard_positions,
@@ -115,14 +120,90 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
         shard += 1
 
 
+def relabel(source: str, out: str, seed: int, top: int, weights: Path = WEIGHTS,
+            shards: int | None = None) -> None:
+    """Value the decisions of the shards ``SOURCE-SEED-NNNN.npz`` again with ``weights`` and
+    write them as ``OUT-SEED-NNNN.npz`` (same shard numbers, same arrays, ``source_weights_sha256``
+    added): each decision's ``top`` best results at 0-ply and their 2-ply values by the new
+    network. Older shards were labelled by weaker networks (the TD network's 2-ply loses 3.09
+    mp a judged decision where the one shipped on 2026-12-06 loses 2.27); a search by a better
+    network is a better teacher. The same positions and rolls, so the fit can put the relabelled
+    shards first and let :func:`training.ranking.load_candidates` drop the old labels of the
+    same decisions. Resumes: a finished shard is skipped; ``shards`` ends the run after that
+    many new ones.
+
+    Raises:
+        SystemExit: no source shard, or a finished shard made with other weights or ``top``.
+    """
+    net = Network.load(weights)
+    evaluator = NetworkEvaluator(net)
+    sha = weights_sha256(weights)
+    prefix = Path(source)
+    sources = sorted(prefix.parent.glob(f"{prefix.name}-{seed}-[0-9][0-9][0-9][0-9].npz"))
+    if not sources:
+        raise SystemExit(f"no shards {source}-{seed}-NNNN.npz")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    made = 0
+    for src in sources:
+        if shards is not None and made >= shards:
+            break
+        number = int(src.stem.rsplit("-", 1)[1])
+        path = _shard_path(out, seed, number)
+        if path.exists():
+            with np.load(path) as z:
+                if str(z["weights_sha256"]) != sha or int(z["top"]) != top:
+                    raise SystemExit(f"{path} was made with other weights or --top: choose "
+                                     f"another --out")
+            continue
+        t0 = time.perf_counter()
+        with np.load(src) as z:
+            boards, dice, screened = z["boards"], z["dice"], z["screened"]
+            old_sha, shard_size = str(z["weights_sha256"]), int(z["shard_size"])
+        kept_boards, kept_dice, decision = [], [], []
+        after, outputs, equity0, equity2 = [], [], [], []
+        for board, (d1, d2) in zip(boards, dice, strict=True):
+            got = label(evaluator, board, (int(d1), int(d2)), top)
+            if got is None:
+                continue
+            decision.append(np.full(len(got[0]), len(kept_boards), dtype=np.int32))
+            kept_boards.append(board)
+            kept_dice.append((d1, d2))
+            for lst, arr in zip((after, outputs, equity0, equity2), got, strict=True):
+                lst.append(arr)
+        _save(path, boards=np.stack(kept_boards).astype(np.int8),
+              dice=np.array(kept_dice, dtype=np.int8), decision=np.concatenate(decision),
+              after=np.concatenate(after), outputs=np.concatenate(outputs),
+              equity0=np.concatenate(equity0), equity2=np.concatenate(equity2),
+              screened=screened, top=top, seed=seed, shard=number, shard_size=shard_size,
+              weights_sha256=sha, source_weights_sha256=old_sha)
+        seconds = time.perf_counter() - t0
+        log_shard(out, {"shard": path.name, "source": src.name, "decisions": len(kept_boards),
+                        "candidates": int(sum(len(a) for a in after)), "top": top,
+                        "seconds": round(seconds, 1),
+                        "decisions_per_s": round(len(kept_boards) / seconds, 3)})
+        made += 1
+
+
 def main(argv: list[str] | None = None) -> None:
-    ap, g = generate_parser(__doc__)
+    ap, commands = data_parser(__doc__, "generate", "relabel")
+    g, r = commands["generate"], commands["relabel"]
     g.add_argument("--decisions", type=int, default=None, help="positions looked at in all "
                                                                "(default: no end)")
     g.add_argument("--shard", type=int, default=500, help="positions per shard")
     g.add_argument("--top", type=int, default=8, help="best plays at 0-ply valued at 2-ply")
     g.add_argument("--weights", type=Path, default=WEIGHTS)
+    r.add_argument("--source", required=True, help="path prefix of the shards to relabel")
+    r.add_argument("--top", type=int, default=8, help="best plays at 0-ply valued at 2-ply")
+    r.add_argument("--weights", type=Path, default=WEIGHTS)
+    r.add_argument("--shards", type=int, default=None, help="new shards to make (default: all)")
     args = ap.parse_args(argv)
+    if args.cmd == "relabel":
+        if args.top < 2 or (args.shards is not None and args.shards < 1):
+            ap.error("--top must be at least 2, --shards at least 1")
+        if not args.weights.is_file():
+            ap.error(f"no such weights file: {args.weights}")
+        relabel(args.source, args.out, args.seed, args.top, args.weights, args.shards)
+        return
     if args.shard < 1 or args.top < 2 or (args.decisions is not None and args.decisions < 1):
         ap.error("--shard and --decisions must be at least 1, --top at least 2 (a decision "
                  "needs two plays to order)")

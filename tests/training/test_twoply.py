@@ -77,3 +77,62 @@ def test_the_command_refuses_bad_arguments_in_one_line(tmp_path, capsys, args):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert ("must be at least" in err or "no such weights file" in err) and "Traceback" not in err
     assert not list(tmp_path.iterdir())
+
+
+def test_relabel_values_the_same_decisions_with_other_weights(tmp_path, evaluator):
+    """Relabelled shards keep the source's positions and rolls, carry the new network's 0-ply
+    top and 2-ply values, name both networks, resume, refuse other weights, and win over the
+    old labels of the same decisions when the fit reads them first."""
+    twoply.generate(str(tmp_path / "t"), 4, 6, shard_size=3, top=3)
+    net = Network.load(rollouts.WEIGHTS)
+    rng = np.random.default_rng(0)
+    net.w2 = net.w2 + rng.normal(0.0, 0.3, net.w2.shape)  # a network that orders plays otherwise
+    weights = tmp_path / "other.npz"
+    net.save(weights)
+    other = NetworkEvaluator(Network.load(weights))
+    twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 4, top=2, weights=weights, shards=1)
+    assert not (tmp_path / "r-4-0001.npz").exists()
+    twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 4, top=2, weights=weights)
+    changed = 0
+    for k in range(2):
+        with (np.load(tmp_path / f"t-4-{k:04d}.npz") as old,
+              np.load(tmp_path / f"r-4-{k:04d}.npz") as new):
+            assert np.array_equal(old["boards"], new["boards"])
+            assert np.array_equal(old["dice"], new["dice"])
+            assert np.array_equal(old["screened"], new["screened"])
+            assert str(new["source_weights_sha256"]) == str(old["weights_sha256"])
+            assert str(new["weights_sha256"]) == rollouts.weights_sha256(weights)
+            assert int(new["shard"]) == k and int(new["top"]) == 2
+            for i, (board, dice) in enumerate(zip(new["boards"], new["dice"], strict=True)):
+                got = twoply.label(other, board, (int(dice[0]), int(dice[1])), top=2)
+                rows = new["decision"] == i
+                assert np.array_equal(new["after"][rows], got[0])
+                assert np.allclose(new["equity2"][rows], got[3], atol=1e-6)
+                changed += not np.allclose(new["equity2"][rows],
+                                           old["equity2"][old["decision"] == i][:2], atol=1e-4)
+    assert changed > 0
+    assert len((tmp_path / "r-log.jsonl").read_text().splitlines()) == 2
+    # Resumed with nothing left to do it writes nothing; other weights are refused.
+    twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 4, top=2, weights=weights)
+    assert len((tmp_path / "r-log.jsonl").read_text().splitlines()) == 2
+    with pytest.raises(SystemExit, match="other weights or --top"):
+        twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 4, top=2)
+    with pytest.raises(SystemExit, match="no shards"):
+        twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 7, top=2)
+    # Listed first, the new labels stand for their decisions; the old ones are dropped.
+    paths = [str(tmp_path / f"{p}-4-{k:04d}.npz") for p in "rt" for k in range(2)]
+    both = ranking.load_candidates(paths)
+    new = ranking.load_candidates(paths[:2])
+    assert np.array_equal(both.after, new.after) and np.allclose(both.equity2, new.equity2)
+
+
+@pytest.mark.parametrize("args", [["--top", "1"], ["--shards", "0"],
+                                  ["--weights", "/no/such/weights.npz"]])
+def test_relabel_refuses_bad_arguments_in_one_line(tmp_path, capsys, args):
+    with pytest.raises(SystemExit) as e:
+        twoply.main(["relabel", "--source", str(tmp_path / "t"), "--out", str(tmp_path / "r"),
+                     "--seed", "1", *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ("must be at least" in err or "no such weights file" in err) and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
