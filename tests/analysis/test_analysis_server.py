@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
 
 from boardgammon.analysis.analysis import analyse_match
 from boardgammon.analysis.report import to_dict
 from boardgammon.engine import Match
 from boardgammon.server.services import services
+from boardgammon.server.tables import MatchAnalysisRow
 from tests.helpers.fake import PipEvaluator
 from tests.server.gameplay import Player, live_match, make_app, play_out
 
@@ -153,10 +155,50 @@ def test_a_failed_deep_pass_keeps_the_shallow_result(url):
         worker.evaluator = PipEvaluator()
         assert worker.step() == match_id
         shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        assert shallow["deeper"] == 2
         worker.evaluator.max_plies = 0  # the deep pass now fails (no such depth)
         assert worker.step() == match_id
-        assert ann.get(f"/api/matches/{match_id}/analysis").json() == shallow
-        assert worker.step() is None  # claimed until stale_s: not retried at once
+        # The 0-ply result stays, and no deeper pass is promised any more.
+        assert ann.get(f"/api/matches/{match_id}/analysis").json() == {**shallow, "deeper": None}
+        assert worker.step() is None
+        worker.stale_s = 0.0  # long past the claim: a failure of the model is not retried
+        assert worker._claim_deep() is None and worker.step() is None
+        with services(app).db.sessions() as s:
+            row = s.get(MatchAnalysisRow, match_id)
+            assert (row.status, row.plies) == ("done", 0)
+            assert row.error.startswith("the 2-ply pass failed: ")
+        # A new analysis version analyses it again from the start, the deep pass included.
+        worker.evaluator.max_plies = 2
+        with services(app).db.sessions() as s:
+            s.get(MatchAnalysisRow, match_id).version -= 1
+            s.commit()
+        assert worker.step() == match_id and worker.step() == match_id
+        deep = ann.get(f"/api/matches/{match_id}/analysis").json()
+        assert (deep["plies"], deep["deeper"]) == (2, None)
+
+
+def test_a_deep_pass_cut_by_an_outage_is_tried_again(url, monkeypatch):
+    app = make_app(url)
+    with TestClient(app) as client:
+        ann, match_id = _played_match(client)
+        worker = services(app).analysis
+        worker.evaluator = PipEvaluator()
+        assert worker.step() == match_id
+        shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        real = worker._result
+
+        def unreachable(match_id, plies):
+            raise OperationalError("SELECT 1", {}, ConnectionRefusedError("refused"))
+
+        monkeypatch.setattr(worker, "_result", unreachable)
+        assert worker.step() == match_id
+        assert ann.get(f"/api/matches/{match_id}/analysis").json() == shallow  # still deeper: 2
+        assert worker.step() is None  # claimed until stale_s
+        monkeypatch.setattr(worker, "_result", real)
+        worker.stale_s = 0.0
+        assert worker.step() == match_id
+        deep = ann.get(f"/api/matches/{match_id}/analysis").json()
+        assert (deep["plies"], deep["deeper"]) == (2, None)
 
 
 @pytest.mark.parametrize(("setting", "deep"), [("off", None), ("0", None), ("1", 1)])

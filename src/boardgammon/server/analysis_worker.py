@@ -17,8 +17,11 @@ when no match waits for that, the worker analyses the ones done at a shallower d
 ``deep_plies`` (2 by default: about 10–25 s a 7-point match, docs/server.md) and replaces the
 result, so that the deeper analysis reaches every match the worker can afford. Meanwhile the
 endpoint keeps serving the shallow result (``plies`` and ``judge`` say which). The deep claim
-is the row's ``claimed_t`` (a done row not held by any worker has ``claimed_t`` 0); a deep pass
-that fails keeps the shallow result, logs why and is tried again after ``stale_s``.
+is the row's ``claimed_t`` (a done row not held by any worker has ``claimed_t`` 0). A deep pass
+that fails keeps the shallow result and logs why; its reason goes in the row's ``error`` (the
+row stays ``done``), which no deep claim takes again at this version (a failure of the model or
+the record would fail again, each time at the deep pass's cost) and which makes the endpoint's
+``deeper`` null. Only an outage (the database unreachable) is tried again, after ``stale_s``.
 ``BOARDGAMMON_ANALYSIS_DEEP_PLIES`` sets the depth, ``off`` (or a depth not deeper than
 ``BOARDGAMMON_ANALYSIS_PLIES``) switches the second pass off.
 
@@ -123,6 +126,7 @@ class AnalysisWorker:
                                 .where(MatchAnalysisRow.status == "done",
                                        MatchAnalysisRow.plies < self.deep_plies,
                                        MatchAnalysisRow.version == ANALYSIS_VERSION,
+                                       MatchAnalysisRow.error.is_(None),
                                        MatchAnalysisRow.claimed_t <= now - self.stale_s)
                                 .order_by(MatchAnalysisRow.updated_at).limit(5)).all()
             for match_id, claimed_t in shallow:
@@ -161,8 +165,11 @@ class AnalysisWorker:
             raise RuntimeError("the worker has no deep pass")
         try:
             result = self._result(match_id, self.deep_plies)
-        except Exception:  # the shallow result stays; the claim runs out after stale_s
+        except Exception as exc:  # the shallow result stays
             log.exception("the %d-ply analysis of %s failed", self.deep_plies, match_id)
+            if not is_outage(exc):  # else the claim runs out after stale_s and it is tried again
+                self._store(match_id, error=f"the {self.deep_plies}-ply pass failed: "
+                                            f"{type(exc).__name__}: {exc}")
             return
         self._store(match_id, status="done", result=result, error=None, plies=self.deep_plies)
 
@@ -258,4 +265,5 @@ def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[
         raise RuntimeError(f"the analysis of match {match_id!r} is done but has no result")
     deep = parts.analysis.deep_plies
     return {"status": "done", **json.loads(row.result),
-            "deeper": deep if deep is not None and row.plies < deep else None}
+            "deeper": deep if deep is not None and row.plies < deep and row.error is None
+            else None}
