@@ -39,3 +39,30 @@ def test_request_tells_the_servers_word_from_a_failed_fetch(module_page, status,
         }"""
     )
     assert got == expected
+
+
+def test_a_closed_match_socket_cancels_the_reconnect_it_had_scheduled(module_page):
+    """The connection drops, a reconnect is scheduled (500 ms), and the page closes the socket
+    meanwhile (it left the match, or learnt there is none): no connection follows."""
+    opened = []
+
+    def server(ws):
+        opened.append(ws)
+        ws.close()
+
+    module_page.route_web_socket("**/ws/matches/**", server)
+    module_page.evaluate(
+        """async () => {
+        const api = await import('/static/api.js');
+        const statuses = [];
+        const socket = new api.MatchSocket("mat_x", () => {}, (s) => statuses.push(s));
+        await new Promise((resolve) => {
+          const wait = setInterval(() => {
+            if (statuses.includes("closed")) { clearInterval(wait); resolve(); }
+          }, 10);
+        });
+        socket.close();
+        }"""
+    )
+    module_page.wait_for_timeout(1500)  # three times the first reconnect's delay
+    assert len(opened) == 1

@@ -4,8 +4,6 @@ invitee accepted, and an unknown or malformed match address says so instead of h
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 pytestmark = [pytest.mark.browser]
@@ -137,26 +135,33 @@ def test_unknown_match_address_says_so(browser, live_server, path):
 @pytest.mark.parametrize("path", ["/match/mat_nonexistent", "/match/%ZZ"])
 @pytest.mark.parametrize("first", ["socket", "read"])
 def test_no_match_is_said_whichever_answer_comes_first(browser, live_server, path, first):
-    """The page reads the match and opens its socket at once; either may answer first, and a
+    """The page reads the match and opens its socket at once; either may answer first, and the
     later answer must not replace "there is no match" (a malformed ID's read answers 422 with
-    the API's rule, the socket not_found). Each order is forced: the read held back until the
-    socket has answered, or the socket never connected."""
+    the API's rule, the socket not_found). Each order is forced: the other answer is held back
+    until the first one's words are shown, then let through."""
     page = new_page(browser, live_server)
     page.click('[data-action="guest"]')
     page.wait_for_selector("section.lobby")
+    expected = f"There is no match {'%ZZ' if path.endswith('%ZZ') else 'mat_nonexistent'}."
+    held = []
     if first == "socket":
-        def late(route, request):
-            time.sleep(1.5)  # the browser gets the socket's not_found meanwhile
-            route.continue_()
-        page.route("**/api/matches/*", late)
+        page.route("**/api/matches/*", lambda route, request: held.append(route))
     else:
-        page.route_web_socket("**/ws/matches/**", lambda ws: None)
-    with page.expect_response("**/api/matches/*", timeout=10000):
-        page.goto(live_server + path)
-    page.wait_for_timeout(300)  # the read's answer handled
+        page.route_web_socket("**/ws/matches/**", lambda ws: held.append(ws))
+    page.goto(live_server + path)
     status = page.locator(".status.error")
-    expected = "%ZZ" if path.endswith("%ZZ") else "mat_nonexistent"
-    assert status.inner_text() == f"There is no match {expected}."
+    status.wait_for(timeout=5000)
+    assert status.inner_text() == expected
+    assert len(held) == 1  # the other answer is still to come
+    if first == "socket":
+        with page.expect_response("**/api/matches/*", timeout=5000):
+            held[0].continue_()
+    else:
+        server = held[0].connect_to_server()  # the server's not_found frame, then close 4404
+        page.wait_for_timeout(500)
+        assert server is not None
+    page.wait_for_timeout(300)  # the late answer handled
+    assert status.inner_text() == expected
     assert page.locator('a[href="/"]').count() >= 1
     assert page.errors == []
     page.context.close()
@@ -248,3 +253,19 @@ def test_open_seeks_and_invitations_say_their_clock_or_days(browser, live_server
     bob.screenshot(path=str(output_dir / "lobby-seek-terms-de-390.png"), full_page=True)
     ann.context.close()
     bob.context.close()
+
+
+def test_a_404_that_is_not_the_apis_own_says_there_is_no_match(browser, live_server):
+    """A proxy's 404 page (no API body: code http_404) stops the page as the API's does."""
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector("section.lobby")
+    page.route("**/api/matches/*", lambda route, request: route.fulfill(
+        status=404, content_type="text/html", body="<html>not here</html>"))
+    page.route_web_socket("**/ws/matches/**", lambda ws: None)
+    page.goto(live_server + "/match/mat_gone")
+    status = page.locator(".status.error")
+    status.wait_for(timeout=5000)
+    assert status.inner_text() == "There is no match mat_gone."
+    assert page.locator('a[href="/"]').count() >= 1
+    page.context.close()

@@ -74,6 +74,7 @@ export class MatchSocket {
   }
 
   _connect() {
+    if (this.closed) return; // closed while a reconnect waited
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.onopen = () => {
@@ -94,7 +95,7 @@ export class MatchSocket {
       clearInterval(this.ping);
       if (this.closed) return;
       this.onStatus("closed");
-      setTimeout(() => this._connect(), this.delay);
+      this.retry = setTimeout(() => this._connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
   }
@@ -105,6 +106,7 @@ export class MatchSocket {
 
   close() {
     this.closed = true;
+    clearTimeout(this.retry); // no reconnect after close, even one already scheduled
     clearInterval(this.ping);
     if (this.ws) this.ws.close();
   }

@@ -141,8 +141,10 @@ export class MatchPage {
   /** The match could not be read: say why; for one that does not exist (404) or may not be
    * read (403) stop reconnecting and offer the way back to the lobby. */
   loadFailed(err) {
-    // GET /api/matches/{id} has no body: a refused request is a refused address.
-    if (err instanceof ApiError && (err.code === "not_found" || err.code === "invalid_request")) {
+    // GET /api/matches/{id} has no body: a refused request is a refused address. A 404 that
+    // is not the API's own (a proxy's page: code http_404) says the same.
+    if (err instanceof ApiError && (err.status === 404 || err.code === "not_found"
+        || err.code === "invalid_request")) {
       this.noMatch();
       return;
     }
