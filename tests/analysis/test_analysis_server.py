@@ -5,6 +5,7 @@ against the library run on the same record."""
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 
 import pytest
@@ -161,20 +162,24 @@ def test_a_failed_deep_pass_keeps_the_shallow_result(url):
         # The 0-ply result stays, and no deeper pass is promised any more.
         assert ann.get(f"/api/matches/{match_id}/analysis").json() == {**shallow, "deeper": None}
         assert worker.step() is None
-        worker.stale_s = 0.0  # long past the claim: a failure of the model is not retried
+        stale_s, worker.stale_s = worker.stale_s, 0.0  # past an ordinary claim: a failure waits
         assert worker._claim_deep() is None and worker.step() is None
         with services(app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
             assert (row.status, row.plies) == ("done", 0)
             assert row.error.startswith("the 2-ply pass failed: ")
-        # A new analysis version analyses it again from the start, the deep pass included.
-        worker.evaluator.max_plies = 2
-        with services(app).db.sessions() as s:
-            s.get(MatchAnalysisRow, match_id).version -= 1
+            # Claimable once claimed_t <= now - stale_s: a day after the failure.
+            assert row.claimed_t + stale_s == pytest.approx(time.time() + worker.deep_retry_s,
+                                                            abs=60)
+            row.claimed_t -= worker.deep_retry_s + 1  # a day later
             s.commit()
-        assert worker.step() == match_id and worker.step() == match_id
+        # Tried again, it passes this time (the model mended): the 2-ply result, no error.
+        worker.evaluator.max_plies = 2
+        assert worker.step() == match_id
         deep = ann.get(f"/api/matches/{match_id}/analysis").json()
         assert (deep["plies"], deep["deeper"]) == (2, None)
+        with services(app).db.sessions() as s:
+            assert s.get(MatchAnalysisRow, match_id).error is None
 
 
 def test_a_deep_pass_cut_by_an_outage_is_tried_again(url, monkeypatch):

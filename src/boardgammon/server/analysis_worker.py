@@ -19,9 +19,12 @@ result, so that the deeper analysis reaches every match the worker can afford. M
 endpoint keeps serving the shallow result (``plies`` and ``judge`` say which). The deep claim
 is the row's ``claimed_t`` (a done row not held by any worker has ``claimed_t`` 0). A deep pass
 that fails keeps the shallow result and logs why; its reason goes in the row's ``error`` (the
-row stays ``done``), which no deep claim takes again at this version (a failure of the model or
-the record would fail again, each time at the deep pass's cost) and which makes the endpoint's
-``deeper`` null. Only an outage (the database unreachable) is tried again, after ``stale_s``.
+row stays ``done``, the endpoint's ``deeper`` turns null) and the match is tried again only
+after ``deep_retry_s`` (a day): a failure of the model or of the record fails each time, at the
+deep pass's cost, while one that passes (a missing file put back, a fixed deploy) heals within
+the day. A pass cut by an outage (the database unreachable), or by a worker that died, is tried
+again once its claim runs out after ``stale_s``. At once: ``UPDATE match_analyses SET
+claimed_t = 0 WHERE status = 'done' AND error IS NOT NULL``.
 ``BOARDGAMMON_ANALYSIS_DEEP_PLIES`` sets the depth, ``off`` (or a depth not deeper than
 ``BOARDGAMMON_ANALYSIS_PLIES``) switches the second pass off.
 
@@ -66,15 +69,17 @@ class AnalysisWorker:
         deep_plies: depth of the second pass that replaces it, ``None`` for none.
         poll_s: seconds between looks for new finished matches.
         stale_s: a pending claim older than this is taken over (its worker died).
+        deep_retry_s: seconds before a failed deep pass is tried again.
         evaluator: the model (default: the shipped network, loaded on first use).
     """
 
     def __init__(self, app: FastAPI, plies: int = 0, poll_s: float = 2.0,
                  stale_s: float = 600.0, evaluator: Any = None,
-                 deep_plies: int | None = None) -> None:
+                 deep_plies: int | None = None, deep_retry_s: float = 86400.0) -> None:
         self.app, self.plies, self.poll_s, self.stale_s = app, plies, poll_s, stale_s
         self.evaluator = evaluator
         self.deep_plies = deep_plies if deep_plies is not None and deep_plies > plies else None
+        self.deep_retry_s = deep_retry_s
 
     def _claim(self) -> str | None:
         """Claim one finished match: first one without analysis (a new pending row), else one
@@ -126,7 +131,6 @@ class AnalysisWorker:
                                 .where(MatchAnalysisRow.status == "done",
                                        MatchAnalysisRow.plies < self.deep_plies,
                                        MatchAnalysisRow.version == ANALYSIS_VERSION,
-                                       MatchAnalysisRow.error.is_(None),
                                        MatchAnalysisRow.claimed_t <= now - self.stale_s)
                                 .order_by(MatchAnalysisRow.updated_at).limit(5)).all()
             for match_id, claimed_t in shallow:
@@ -169,19 +173,21 @@ class AnalysisWorker:
             log.exception("the %d-ply analysis of %s failed", self.deep_plies, match_id)
             if not is_outage(exc):  # else the claim runs out after stale_s and it is tried again
                 self._store(match_id, error=f"the {self.deep_plies}-ply pass failed: "
-                                            f"{type(exc).__name__}: {exc}")
+                                            f"{type(exc).__name__}: {exc}",
+                            claimed_t=time.time() + self.deep_retry_s - self.stale_s)
             return
         self._store(match_id, status="done", result=result, error=None, plies=self.deep_plies)
 
     def _store(self, match_id: str, **values: Any) -> None:
-        """Write a finished pass into the row and release the claim (``claimed_t`` 0)."""
+        """Write a finished pass into the row and release the claim (``claimed_t`` 0 unless
+        ``values`` set it)."""
         with services(self.app).db.sessions() as s:
             row = s.get(MatchAnalysisRow, match_id)
             if row is None:
                 raise RuntimeError(f"the analysis row of match {match_id!r} is gone")
+            row.claimed_t = 0.0
             for key, value in values.items():
                 setattr(row, key, value)
-            row.claimed_t = 0.0
             row.updated_at = datetime.now(UTC)
             s.commit()
 

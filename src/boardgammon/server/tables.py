@@ -351,8 +351,10 @@ class DiceReportRequest(Base):
 class MatchAnalysisRow(Base):
     """The analysis of one finished match: ``status`` pending, done or failed; ``result`` the
     JSON of :func:`boardgammon.analysis.report.to_dict` with every decision; ``error`` why it
-    failed; ``claimed_t`` wall seconds when a worker took it; ``version`` the analysis version
-    that made it (or is making it)."""
+    failed (on a ``done`` row: why its last deeper pass failed, the shallower result kept);
+    ``claimed_t`` wall seconds when a worker took it (on a done row whose deeper pass failed:
+    set so that the claim runs out when that pass may be tried again); ``version`` the analysis
+    version that made it (or is making it)."""
 
     __tablename__ = "match_analyses"
     __table_args__ = (CheckConstraint("status IN ('pending', 'done', 'failed')",
