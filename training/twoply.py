@@ -38,6 +38,7 @@ Without ``--decisions`` it runs until stopped.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -139,7 +140,9 @@ def relabel(source: str, out: str, seed: int, top: int, weights: Path = WEIGHTS,
     evaluator = NetworkEvaluator(net)
     sha = weights_sha256(weights)
     prefix = Path(source)
-    sources = sorted(prefix.parent.glob(f"{prefix.name}-{seed}-[0-9][0-9][0-9][0-9].npz"))
+    pattern = re.compile(rf"{re.escape(prefix.name)}-{seed}-(\d{{4,}})\.npz")
+    sources = sorted((p for p in prefix.parent.glob(f"{prefix.name}-{seed}-*.npz")
+                      if pattern.fullmatch(p.name)), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
     if not sources:
         raise SystemExit(f"no shards {source}-{seed}-NNNN.npz")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -149,16 +152,18 @@ def relabel(source: str, out: str, seed: int, top: int, weights: Path = WEIGHTS,
             break
         number = int(src.stem.rsplit("-", 1)[1])
         path = _shard_path(out, seed, number)
-        if path.exists():
-            with np.load(path) as z:
-                if str(z["weights_sha256"]) != sha or int(z["top"]) != top:
-                    raise SystemExit(f"{path} was made with other weights or --top: choose "
-                                     f"another --out")
-            continue
-        t0 = time.perf_counter()
         with np.load(src) as z:
             boards, dice, screened = z["boards"], z["dice"], z["screened"]
             old_sha, shard_size = str(z["weights_sha256"]), int(z["shard_size"])
+        if path.exists():
+            with np.load(path) as z:
+                if (str(z["weights_sha256"]) != sha or int(z["top"]) != top
+                        or str(z["source_weights_sha256"]) != old_sha
+                        or not np.array_equal(z["screened"], screened)):
+                    raise SystemExit(f"{path} was made from another source or with other "
+                                     f"weights or --top: choose another --out")
+            continue
+        t0 = time.perf_counter()
         kept_boards, kept_dice, decision = [], [], []
         after, outputs, equity0, equity2 = [], [], [], []
         for board, (d1, d2) in zip(boards, dice, strict=True):

@@ -117,6 +117,10 @@ def test_relabel_values_the_same_decisions_with_other_weights(tmp_path, evaluato
     assert len((tmp_path / "r-log.jsonl").read_text().splitlines()) == 2
     with pytest.raises(SystemExit, match="other weights or --top"):
         twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 4, top=2)
+    # Another run's shards of the same seed and number under the same --out are refused too.
+    twoply.generate(str(tmp_path / "u"), 4, 3, shard_size=3, top=2, weights=weights)
+    with pytest.raises(SystemExit, match="from another source"):
+        twoply.relabel(str(tmp_path / "u"), str(tmp_path / "r"), 4, top=2, weights=weights)
     with pytest.raises(SystemExit, match="no shards"):
         twoply.relabel(str(tmp_path / "t"), str(tmp_path / "r"), 7, top=2)
     # Listed first, the new labels stand for their decisions; the old ones are dropped.
