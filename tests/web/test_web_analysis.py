@@ -325,7 +325,7 @@ def test_sheet_of_a_match_still_being_played_follows_it_to_the_analysis(page):
     assert page.locator(".match-pr").inner_text().startswith("Match PR 12.3 (both players")
 
 
-def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
+def test_sheet_of_an_unknown_match_offers_the_lobby_not_the_match(page):
     page.route("**/api/**", lambda route, request: route.fulfill(
         status=404 if "analysis" in request.url else 200, content_type="application/json",
         body=json.dumps({"error": {"code": "not_found", "message": "no match nope"}}
@@ -334,7 +334,11 @@ def test_sheet_of_an_unknown_match_offers_no_way_back_to_it(page):
     page.goto(f"{page.base}/match/nope/analysis")
     page.wait_for_selector("section.analysis .error")
     assert page.locator("section.analysis .error").inner_text() == "There is no match nope."
-    assert page.locator("section.analysis a[data-link]").count() == 0
+    # No link back to a match that is not there; the way to the lobby instead (a fresh user
+    # found the header's logo the only way out).
+    links = page.locator("section.analysis a[data-link]")
+    assert links.count() == 1 and links.get_attribute("href") == "/"
+    assert links.inner_text() == "Back to lobby"
 
 
 def test_sheet_of_a_malformed_match_id_says_there_is_no_such_match(page):
@@ -350,7 +354,8 @@ def test_sheet_of_a_malformed_match_id_says_there_is_no_such_match(page):
     page.wait_for_selector("section.analysis .error")
     assert page.locator("section.analysis .error").inner_text() == (
         "There is no match nonexistent.")
-    assert page.locator("section.analysis a[data-link]").count() == 0
+    assert [page.locator("section.analysis a[data-link]").nth(i).get_attribute("href")
+            for i in range(page.locator("section.analysis a[data-link]").count())] == ["/"]
     page.select_option("#lang", "de")
     page.wait_for_selector("section.analysis .error")
     assert page.locator("section.analysis .error").inner_text() == "Es gibt kein Match nonexistent."

@@ -163,6 +163,8 @@ def test_no_match_is_said_whichever_answer_comes_first(browser, live_server, pat
     page.wait_for_timeout(300)  # the late answer handled
     assert status.inner_text() == expected
     assert page.locator('a[href="/"]').count() >= 1
+    # Only the words and the way back: no empty board, options or dice record.
+    assert page.locator("section.match svg.board, .dice-record, .match-options").count() == 0
     assert page.errors == []
     page.context.close()
 

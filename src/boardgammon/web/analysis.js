@@ -158,7 +158,7 @@ export class AnalysisPage {
       if (code === "not_found" || code === "invalid_request") {
         // No match to go back to; the server's message names the rule an address broke
         // ("path.match_id: a match ID looks like …"), which is not for readers.
-        this.back.remove();
+        fill(this.back, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
         fill(this.body, h("p", { class: "error" }, t("match.nomatch", { id: this.matchId })));
         return;
       }

@@ -161,6 +161,10 @@ export class MatchPage {
     this.message = { text: t("match.nomatch", { id: this.matchId }), cls: "error", transient: false };
     this.renderStatus();
     this.stopWithWayBack();
+    // No empty board, options or dice record for a match that is not there: the words and
+    // the way back.
+    fill(this.root, h("section", { class: "match missing", "data-match": this.matchId },
+      h("div", { class: "turn" }, this.status), this.controls));
   }
 
   /** No reconnecting, no polling; the way back to the lobby in place of the controls. */
