@@ -316,6 +316,10 @@ def test_language_links_keep_the_rest_of_the_address(client):
     assert 'href="/rules?lang=ja" hreflang="ja"' in client.get("/rules").text
     long = client.get("/fair", params={"match": "x" * 5000, "lang": "en"}).text
     assert 'href="/fair?lang=de" hreflang="de"' in long
+    # A fresh user's: on the page of an unknown address the links decoded %2F and led to /etc.
+    gone = client.get("/match/..%2F..%2Fetc?lang=en")
+    assert gone.status_code == 404
+    assert 'href="/match/..%2F..%2Fetc?lang=de" hreflang="de"' in gone.text
 
 
 @pytest.mark.parametrize("address", ["/fair", "/rules", "/skill-levels", "/odds", "/glossary",

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
@@ -58,6 +59,19 @@ from boardgammon.server.tables import DELETED_NAME, MatchRow
 TEMPLATES = Path(__file__).parent.parent / "templates"
 pages = Jinja2Templates(directory=TEMPLATES)
 pages.env.filters["fromjson"] = json.loads  # a log leaf's fields (the page shows an anchor's)
+
+
+def raw_path(request: Request) -> str:
+    """The request's path as the client sent it, %-escapes kept (``request.url.path`` is decoded:
+    a link built from it for ``/match/..%2Fetc`` leads to ``/etc``); the decoded path, escaped
+    again, where the server gives no ``raw_path``."""
+    raw = request.scope.get("raw_path")
+    if raw:
+        return raw.split(b"?", 1)[0].decode("latin-1")
+    return quote(request.url.path)
+
+
+pages.env.globals["raw_path"] = raw_path  # the language links keep the address as it was
 
 
 class NoSuchMatch(RollNotFound):
