@@ -483,3 +483,14 @@ def test_odds_says_every_bad_field_of_the_doubles_form_at_once(client):
         "“Rolls each (N)” takes a whole number from 1 to 5,000, not -1. "
         "“Margin (D)” takes a whole number from 0 to 5,000, not -3. "
         "“Games (G)” takes a whole number from 1 to 200,000, not 0.")
+
+
+@pytest.mark.parametrize(("lang", "title"), [("en", "Bad request"), ("de", "Ungültige Anfrage")])
+def test_a_control_character_in_a_page_address_gets_the_sites_page(client, lang, title):
+    """A fresh user's: /match/%00 answered a bare English line of text; the API keeps its
+    JSON refusal."""
+    page = client.get(f"/match/%00?lang={lang}")
+    assert page.status_code == 400 and page.headers["content-type"].startswith("text/html")
+    assert title in page.text and 'href="/' in page.text
+    api = client.get("/api/matches/%00")
+    assert api.status_code == 422 and api.json()["error"]["code"] == "invalid_request"

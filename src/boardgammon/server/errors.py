@@ -188,14 +188,17 @@ class ControlCharacters:
     """ASGI middleware: a path or query string holding a control character (``%00`` and the
     like; see :func:`~boardgammon.server.bodies.control_character`) is refused before any
     route sees it, the same on every database (PostgreSQL cannot even compare NUL): under
-    ``/api/`` with 422 ``invalid_request`` in the API's shape, elsewhere with a plain 400; a
+    ``/api/`` with 422 ``invalid_request`` in the API's shape, elsewhere with ``page``'s 400
+    (the site's page in the reader's language, with its way home; without one a plain 400); a
     WebSocket handshake is refused (HTTP 403) before it is accepted. The query of a path in
     ``query_on_page`` (a page that answers its own query, e.g. a pasted ID, in its language) is
     left to its route; such a path is still checked."""
 
-    def __init__(self, app: ASGIApp, query_on_page: Collection[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, query_on_page: Collection[str] = (),
+                 page: ErrorPage | None = None) -> None:
         self.app = app
         self.query_on_page = frozenset(query_on_page)
+        self.page = page
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -215,6 +218,8 @@ class ControlCharacters:
         response: Response
         if is_api(scope["path"]):
             response = error_response(422, ErrorCode.INVALID_REQUEST, message)
+        elif self.page is not None:
+            response = self.page(Request(scope), 400)
         else:
             response = Response(message, status_code=400, media_type="text/plain; charset=utf-8")
         await response(scope, receive, send)
@@ -298,7 +303,7 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
     JSON for the 422)."""
     app.add_middleware(LoneSurrogates)
     app.add_middleware(BodyLimit)
-    app.add_middleware(ControlCharacters, query_on_page=query_on_page)
+    app.add_middleware(ControlCharacters, query_on_page=query_on_page, page=page)
 
     @app.exception_handler(Refusal)
     async def _refusal(request: Request, exc: Refusal) -> Response:
