@@ -76,6 +76,29 @@ def label(evaluator: NetworkEvaluator, board: np.ndarray, dice: tuple[int, int],
             (-cubeless_equity(outputs2)).astype(np.float32))
 
 
+def label_all(evaluator: NetworkEvaluator, boards: np.ndarray, dice: np.ndarray, top: int
+              ) -> dict[str, np.ndarray]:
+    """The shard arrays of the decisions ``boards`` (``[n, 2, 25]``) with ``dice``
+    (``[n, 2]``) labelled by :func:`label`: ``boards``, ``dice`` (those with two or more distinct
+    results), ``decision``, ``after``, ``outputs``, ``equity0``, ``equity2`` (see the module's
+    docstring)."""
+    kept_boards, kept_dice, decision = [], [], []
+    after, outputs, equity0, equity2 = [], [], [], []
+    for board, (d1, d2) in zip(boards, dice, strict=True):
+        got = label(evaluator, board, (int(d1), int(d2)), top)
+        if got is None:
+            continue
+        decision.append(np.full(len(got[0]), len(kept_boards), dtype=np.int32))
+        kept_boards.append(board)
+        kept_dice.append((d1, d2))
+        for lst, arr in zip((after, outputs, equity0, equity2), got, strict=True):
+            lst.append(arr)
+    return {"boards": np.stack(kept_boards).astype(np.int8),
+            "dice": np.array(kept_dice, dtype=np.int8), "decision": np.concatenate(decision),
+            "after": np.concatenate(after), "outputs": np.concatenate(outputs),
+            "equity0": np.concatenate(equity0), "equity2": np.concatenate(equity2)}
+
+
 def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: int,
              weights: Path = WEIGHTS) -> None:
     net = Network.load(weights)
@@ -92,31 +115,17 @@ def generate(out: str, seed: int, decisions: int | None, shard_size: int, top: i
         before = set(seen)
         boards = shard_positions(net, seed * 1000, shard, n, seen)
         rolls = np.random.default_rng([seed, shard, 2]).integers(1, 7, (len(boards), 2))
-        kept_boards, kept_dice, decision = [], [], []
-        after, outputs, equity0, equity2 = [], [], [], []
-        for board, (d1, d2) in zip(boards, rolls, strict=True):
-            got = label(evaluator, board, (int(d1), int(d2)), top)
-            if got is None:
-                continue
-            decision.append(np.full(len(got[0]), len(kept_boards), dtype=np.int32))
-            kept_boards.append(board)
-            kept_dice.append((d1, d2))
-            for lst, arr in zip((after, outputs, equity0, equity2), got, strict=True):
-                lst.append(arr)
+        labelled = label_all(evaluator, boards, rolls, top)
         screened = np.stack([np.frombuffer(k, dtype=np.int8).reshape(2, 25)
                              for k in sorted(seen - before)])
         path = _shard_path(out, seed, shard)
-        _save(path, boards=np.stack(kept_boards).astype(np.int8),
-              dice=np.array(kept_dice, dtype=np.int8), decision=np.concatenate(decision),
-              after=np.concatenate(after), outputs=np.concatenate(outputs),
-              equity0=np.concatenate(equity0), equity2=np.concatenate(equity2),
-              screened=screened, top=top, seed=seed, shard=shard, shard_size=shard_size,
-              weights_sha256=sha)
+        _save(path, **labelled, screened=screened, top=top, seed=seed, shard=shard,
+              shard_size=shard_size, weights_sha256=sha)
         seconds = time.perf_counter() - t0
-        log_shard(out, {"shard": path.name, "decisions": len(kept_boards),
-                        "candidates": int(sum(len(a) for a in after)), "top": top,
+        log_shard(out, {"shard": path.name, "decisions": len(labelled["boards"]),
+                        "candidates": len(labelled["after"]), "top": top,
                         "seconds": round(seconds, 1),
-                        "decisions_per_s": round(len(kept_boards) / seconds, 3)})
+                        "decisions_per_s": round(len(labelled["boards"]) / seconds, 3)})
         done += n
         shard += 1
 
@@ -164,28 +173,15 @@ def relabel(source: str, out: str, seed: int, top: int, weights: Path = WEIGHTS,
                                      f"weights or --top: choose another --out")
             continue
         t0 = time.perf_counter()
-        kept_boards, kept_dice, decision = [], [], []
-        after, outputs, equity0, equity2 = [], [], [], []
-        for board, (d1, d2) in zip(boards, dice, strict=True):
-            got = label(evaluator, board, (int(d1), int(d2)), top)
-            if got is None:
-                continue
-            decision.append(np.full(len(got[0]), len(kept_boards), dtype=np.int32))
-            kept_boards.append(board)
-            kept_dice.append((d1, d2))
-            for lst, arr in zip((after, outputs, equity0, equity2), got, strict=True):
-                lst.append(arr)
-        _save(path, boards=np.stack(kept_boards).astype(np.int8),
-              dice=np.array(kept_dice, dtype=np.int8), decision=np.concatenate(decision),
-              after=np.concatenate(after), outputs=np.concatenate(outputs),
-              equity0=np.concatenate(equity0), equity2=np.concatenate(equity2),
-              screened=screened, top=top, seed=seed, shard=number, shard_size=shard_size,
-              weights_sha256=sha, source_weights_sha256=old_sha)
+        labelled = label_all(evaluator, boards, dice, top)
+        _save(path, **labelled, screened=screened, top=top, seed=seed, shard=number,
+              shard_size=shard_size, weights_sha256=sha, source_weights_sha256=old_sha)
         seconds = time.perf_counter() - t0
-        log_shard(out, {"shard": path.name, "source": src.name, "decisions": len(kept_boards),
-                        "candidates": int(sum(len(a) for a in after)), "top": top,
+        log_shard(out, {"shard": path.name, "source": src.name,
+                        "decisions": len(labelled["boards"]),
+                        "candidates": len(labelled["after"]), "top": top,
                         "seconds": round(seconds, 1),
-                        "decisions_per_s": round(len(kept_boards) / seconds, 3)})
+                        "decisions_per_s": round(len(labelled["boards"]) / seconds, 3)})
         made += 1
 
 

@@ -148,14 +148,20 @@ def test_the_worker_analyses_at_0_ply_then_again_at_2_ply(url, monkeypatch):
                for b in d["best"])
 
 
+def _analysed_at_0_ply(app, client: TestClient):
+    """A match played out and analysed by the first pass, the deterministic evaluator judging:
+    (ann, its ID, the worker, the analysis served)."""
+    ann, match_id = _played_match(client)
+    worker = services(app).analysis
+    worker.evaluator = PipEvaluator()
+    assert worker.step() == match_id
+    return ann, match_id, worker, ann.get(f"/api/matches/{match_id}/analysis").json()
+
+
 def test_a_failed_deep_pass_keeps_the_shallow_result(url):
     app = make_app(url)
     with TestClient(app) as client:
-        ann, match_id = _played_match(client)
-        worker = services(app).analysis
-        worker.evaluator = PipEvaluator()
-        assert worker.step() == match_id
-        shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        ann, match_id, worker, shallow = _analysed_at_0_ply(app, client)
         assert shallow["deeper"] == 2
         worker.evaluator.max_plies = 0  # the deep pass now fails (no such depth)
         assert worker.step() == match_id
@@ -185,11 +191,7 @@ def test_a_failed_deep_pass_keeps_the_shallow_result(url):
 def test_a_deep_pass_cut_by_an_outage_is_tried_again(url, monkeypatch):
     app = make_app(url)
     with TestClient(app) as client:
-        ann, match_id = _played_match(client)
-        worker = services(app).analysis
-        worker.evaluator = PipEvaluator()
-        assert worker.step() == match_id
-        shallow = ann.get(f"/api/matches/{match_id}/analysis").json()
+        ann, match_id, worker, shallow = _analysed_at_0_ply(app, client)
         real = worker._result
 
         def unreachable(match_id, plies):
