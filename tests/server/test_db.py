@@ -99,3 +99,25 @@ def test_the_sqlite_pool_has_a_connection_for_every_thread_that_holds_a_session(
             finally:
                 for connection in held:
                     connection.close()
+
+
+def test_a_test_schema_is_dropped_under_an_open_transaction(postgres_url):
+    # The fixture's teardown meets an app still reading in its schema when the test asked for
+    # the app before the database (CI saw the drop deadlock with such a read): the reader's
+    # session is ended and the schema goes.
+    import psycopg
+
+    from tests.server.conftest import CONNINFO, _drop_schema
+
+    schema = postgres_url.rsplit("%3D", 1)[1]
+    db = open_database(postgres_url)
+    db.dispose()
+    reader = psycopg.connect(f"{CONNINFO} options=-csearch_path={schema}")
+    reader.execute("SELECT count(*) FROM dice_rolls").fetchone()  # a lock held, open
+    _drop_schema(schema)
+    with psycopg.connect(CONNINFO) as conn:
+        left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,))
+        assert left.fetchone() == (0,)
+    with pytest.raises(psycopg.OperationalError):
+        reader.execute("SELECT 1")
+    reader.close()
