@@ -12,7 +12,7 @@ import time
 
 import pytest
 from test_web_live import check_dice_verified
-from webpage import new_page, register, seen, wait_gone
+from webpage import new_page, press, register, seen
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -149,8 +149,7 @@ def roll_once(pages, live_server, match_id, limit_s: float = 60) -> tuple:
         for page in pages:
             if not seen(page)["roll"]:
                 continue
-            page.click('[data-action="roll"]')
-            wait_gone(page, "roll")
+            press(page, "roll")
             rolls = revealed(page, live_server, match_id, count + 1)
             count = len(rolls)
             if rolls[-1]["dice"][0] != rolls[-1]["dice"][1] or rolls[-1]["kind"] != "opening":

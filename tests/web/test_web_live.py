@@ -16,6 +16,7 @@ from webpage import (
     play_by_tapping,
     play_the_computer,
     points_with,
+    press,
     register,
     seen,
     tap,
@@ -62,17 +63,14 @@ def drive(pages: list, auto: bool, screenshot=None, until=None) -> dict:
             if now["busy"]:
                 continue
             if now["roll"]:
-                page.click('[data-action="roll"]')
-                wait_gone(page, "roll")
+                press(page, "roll")
                 done["rolls"] += 1
                 acted = True
             elif now["answer"]:  # the computer may offer to resign
-                page.click(f'[data-action="{now["answer"]}"]')
-                wait_gone(page, now["answer"])
+                press(page, now["answer"])
                 acted = True
             elif now["dance"]:
-                page.click('[data-action="dance"]')
-                wait_gone(page, "dance")
+                press(page, "dance")
                 done["dances"] += 1
                 acted = True
             elif now["movable"]:
@@ -82,9 +80,10 @@ def drive(pages: list, auto: bool, screenshot=None, until=None) -> dict:
                     if screenshot:
                         screenshot(page)
                 play_by_tapping(page)
-                if not auto:
-                    page.click('[data-action="send"]')
-                wait_gone(page, "send")
+                if auto:  # the last tap sent it
+                    wait_gone(page, "send")
+                else:
+                    press(page, "send")
                 done["plays"] += 1
                 acted = True
         if not acted:

@@ -11,7 +11,7 @@ import re
 import time
 
 import pytest
-from webpage import new_page, play_by_tapping, play_the_computer, register, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, press, register, seen
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -126,19 +126,15 @@ def test_each_play_is_shown_to_the_other_player_and_the_move_list_is_the_mat(
             if now["busy"]:
                 continue
             if now["roll"]:
-                page.click('[data-action="roll"]')
-                wait_gone(page, "roll")
+                press(page, "roll")
             elif now["answer"]:
-                page.click(f'[data-action="{now["answer"]}"]')
-                wait_gone(page, now["answer"])
+                press(page, now["answer"])
             elif now["dance"] or now["movable"]:
                 if now["dance"]:
-                    page.click('[data-action="dance"]')
-                    wait_gone(page, "dance")
+                    press(page, "dance")
                 else:
                     play_by_tapping(page)
-                    page.click('[data-action="send"]')
-                    wait_gone(page, "send")
+                    press(page, "send")
                 last = state_of(page, match_id)["last_play"]
                 if last is not None:  # None: the play ended the game
                     check_last_play(other, last, seat[other])
@@ -344,15 +340,12 @@ def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
             page.wait_for_function(
                 "(n) => document.querySelectorAll('.dice-log li').length > n", arg=rolled)
         elif now["answer"]:
-            page.click(f'[data-action="{now["answer"]}"]')
-            wait_gone(page, now["answer"])
+            press(page, now["answer"])
         elif now["dance"]:
-            page.click('[data-action="dance"]')
-            wait_gone(page, "dance")
+            press(page, "dance")
         elif now["movable"]:
             play_by_tapping(page)
-            page.click('[data-action="send"]')
-            wait_gone(page, "send")
+            press(page, "send")
         else:
             page.wait_for_timeout(50)
     assert len(checked) >= 2

@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from webpage import new_page, play_by_tapping, play_the_computer, seen, wait_gone
+from webpage import new_page, play_by_tapping, play_the_computer, press, seen
 
 from boardgammon.engine import Match
 from boardgammon.engine.record import Played
@@ -141,12 +141,10 @@ def test_the_computers_play_step_by_step_and_skip_shows_the_end(browser, live_se
             if after["movable"] or after["dance"]:  # our turn: our roll replays nothing
                 assert page.get_attribute("svg.board", "data-playback") is None
         elif now["dance"]:
-            page.click('[data-action="dance"]')
-            wait_gone(page, "dance")
+            press(page, "dance")
         elif now["movable"]:
             play_by_tapping(page)
-            page.click('[data-action="send"]')
-            wait_gone(page, "send")
+            press(page, "send")
         else:
             page.wait_for_timeout(20)
     assert not errors

@@ -20,6 +20,10 @@ def new_page(browser, base: str, width: int = 800, motion: bool = False):
     context.add_init_script(
         "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
+    # The API's refusals, kept for a failing test's message (wait_gone).
+    page.refusals = []
+    page.on("response", lambda r: r.status >= 400 and "/api/" in r.url
+            and page.refusals.append(f"{r.request.method} {r.url} {r.status}"))
     page.goto(base + "/")
     page.wait_for_selector("form.auth")
     return page
@@ -89,11 +93,48 @@ def seen(page) -> dict:
     )
 
 
+ACTION_TYPES = {"roll": "roll", "dance": "play", "send": "play", "double": "double",
+                "take": "take", "drop": "drop", "accept-resign": "accept_resign",
+                "decline-resign": "decline_resign"}
+"""The API's action type (docs/api.md) that each control of the match page sends."""
+
+
+def press(page, action: str, timeout: float | None = None) -> None:
+    """Press the match page's control `action` and wait until the page has the server's answer
+    to the action it sent and is ready for the next (no control disabled); `timeout` in ms
+    (Playwright's default when None). The control's leaving the page is no such sign: after a
+    roll the computer may win the opening roll and play it before the page draws the state
+    between, and the next roll is ours again, with the same button. An answer that refuses
+    the action counts too: the caller sees the control again and may press it again."""
+    kind = ACTION_TYPES[action]
+
+    def sent(response) -> bool:
+        request = response.request
+        if request.method != "POST" or not request.url.endswith("/actions"):
+            return False
+        body = request.post_data_json
+        return isinstance(body, dict) and body.get("type") == kind
+
+    with page.expect_response(sent, timeout=timeout):
+        page.click(f'.controls [data-action="{action}"]')
+    page.wait_for_function("() => !document.querySelector('.controls button:disabled')",
+                           timeout=timeout)
+
+
 def wait_gone(page, action: str, timeout: float | None = None) -> None:
     """Wait until the control `action` has left the page (the server answered); `timeout` in
     ms (Playwright's default when None)."""
-    page.wait_for_selector(f'.controls [data-action="{action}"]', state="detached",
-                           timeout=timeout)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_selector(f'.controls [data-action="{action}"]', state="detached",
+                               timeout=timeout)
+    except PlaywrightTimeoutError as exc:
+        # What the page said (a refusal, an error) is what a failure needs to be understood.
+        status = page.eval_on_selector_all(".status", "els => els.map(e => e.textContent)")
+        refusals = getattr(page, "refusals", [])[-3:]
+        raise PlaywrightTimeoutError(f"{action!r} stayed on the page; its status said "
+                                     f"{status}; the API's last refusals: {refusals}") from exc
 
 
 def play_by_tapping(page) -> list[tuple[int, int]]:
