@@ -48,7 +48,8 @@ def _drop_schema(schema: str) -> None:
     holders = """
         SELECT pg_terminate_backend(l.pid) FROM pg_locks l
         JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = %s AND l.pid <> pg_backend_pid()"""
+        WHERE n.nspname = %s AND l.pid <> pg_backend_pid()
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"""
     with psycopg.connect(CONNINFO, autocommit=True) as conn:
         conn.execute("SET lock_timeout = '5s'")
         for attempt in range(5):

@@ -113,11 +113,14 @@ def test_a_test_schema_is_dropped_under_an_open_transaction(postgres_url):
     db = open_database(postgres_url)
     db.dispose()
     reader = psycopg.connect(f"{CONNINFO} options=-csearch_path={schema}")
-    reader.execute("SELECT count(*) FROM dice_rolls").fetchone()  # a lock held, open
-    _drop_schema(schema)
-    with psycopg.connect(CONNINFO) as conn:
-        left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,))
-        assert left.fetchone() == (0,)
-    with pytest.raises(psycopg.OperationalError):
-        reader.execute("SELECT 1")
-    reader.close()
+    try:
+        reader.execute("SELECT count(*) FROM dice_rolls").fetchone()  # a lock held, open
+        _drop_schema(schema)
+        with psycopg.connect(CONNINFO) as conn:
+            left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s",
+                                (schema,))
+            assert left.fetchone() == (0,)
+        with pytest.raises(psycopg.OperationalError):
+            reader.execute("SELECT 1")
+    finally:
+        reader.close()

@@ -70,7 +70,10 @@ def drive(pages: list, auto: bool, screenshot=None, until=None) -> dict:
                 press(page, now["answer"])
                 acted = True
             elif now["dance"]:
-                press(page, "dance")
+                if auto:  # the page sends it by itself after a moment
+                    wait_gone(page, "dance")
+                else:
+                    press(page, "dance")
                 done["dances"] += 1
                 acted = True
             elif now["movable"]:

@@ -5,6 +5,8 @@ dest), and running code with the client's modules."""
 
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 MODULES = {"fd": "fairdice.js", "dl": "dicelog.js"}
 """The client's modules :func:`run_client` can import, by the name the code sees (files of
 web/, served under /static/)."""
@@ -20,7 +22,7 @@ def new_page(browser, base: str, width: int = 800, motion: bool = False):
     context.add_init_script(
         "localStorage.getItem('bg.lang') || localStorage.setItem('bg.lang', 'en')")
     page = context.new_page()
-    # The API's refusals, kept for a failing test's message (wait_gone).
+    # The API's refusals, kept for a failing test's message (said).
     page.refusals = []
     page.on("response", lambda r: r.status >= 400 and "/api/" in r.url
             and page.refusals.append(f"{r.request.method} {r.url} {r.status}"))
@@ -115,26 +117,31 @@ def press(page, action: str, timeout: float | None = None) -> None:
         body = request.post_data_json
         return isinstance(body, dict) and body.get("type") == kind
 
-    with page.expect_response(sent, timeout=timeout):
-        page.click(f'.controls [data-action="{action}"]')
-    page.wait_for_function("() => !document.querySelector('.controls button:disabled')",
-                           timeout=timeout)
+    try:
+        with page.expect_response(sent, timeout=timeout):
+            page.click(f'.controls [data-action="{action}"]')
+        page.wait_for_function("() => !document.querySelector('.controls button:disabled')",
+                               timeout=timeout)
+    except PlaywrightTimeoutError as exc:
+        raise PlaywrightTimeoutError(f"{action!r} pressed, no answer: {said(page)}") from exc
+
+
+def said(page) -> str:
+    """What the page said (its status line) and the API's last refusals: what a test that
+    waited in vain needs to be understood."""
+    status = page.eval_on_selector_all(".status", "els => els.map(e => e.textContent)")
+    refusals = getattr(page, "refusals", [])[-3:]
+    return f"its status said {status}; the API's last refusals: {refusals}"
 
 
 def wait_gone(page, action: str, timeout: float | None = None) -> None:
     """Wait until the control `action` has left the page (the server answered); `timeout` in
     ms (Playwright's default when None)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-
     try:
         page.wait_for_selector(f'.controls [data-action="{action}"]', state="detached",
                                timeout=timeout)
     except PlaywrightTimeoutError as exc:
-        # What the page said (a refusal, an error) is what a failure needs to be understood.
-        status = page.eval_on_selector_all(".status", "els => els.map(e => e.textContent)")
-        refusals = getattr(page, "refusals", [])[-3:]
-        raise PlaywrightTimeoutError(f"{action!r} stayed on the page; its status said "
-                                     f"{status}; the API's last refusals: {refusals}") from exc
+        raise PlaywrightTimeoutError(f"{action!r} stayed on the page; {said(page)}") from exc
 
 
 def play_by_tapping(page) -> list[tuple[int, int]]:
