@@ -150,9 +150,9 @@ export class AnalysisPage {
       }
       const code = err instanceof ApiError ? err.code : null;
       if (code === "match_not_finished") {
-        // Keep asking: once the match ends the worker analyses it and the sheet follows.
+        // Once the match ends the worker analyses it and the sheet follows.
         fill(this.body, h("p", { class: "waiting" }, t("analysis.notover")));
-        this.timer = setTimeout(() => this.load(), POLL_MS);
+        this.timer = setTimeout(() => this.waitForEnd(), POLL_MS);
         return;
       }
       if (code === "not_found" || code === "invalid_request") {
@@ -181,6 +181,25 @@ export class AnalysisPage {
     } else {
       fill(this.body, h("p", { class: "analysing" }, t("analysis.pending")));
       this.timer = setTimeout(() => this.load(), POLL_MS);
+    }
+  }
+
+  /** While the match is played, follow its state (GET /api/matches/{id}, which answers 200
+   * in any phase, where the analysis answers 409 each time, and a browser logs each 409 as an
+   * error in its console) until it is over, then ask for the analysis again. A state that
+   * cannot be read hands over to load(), which says why (the match is gone, say). */
+  async waitForEnd() {
+    let state;
+    try {
+      state = await request("GET", `/api/matches/${encodeURIComponent(this.matchId)}`);
+    } catch {
+      state = null;
+    }
+    if (this.gone) return;
+    if (state && state.phase !== "match_over") {
+      this.timer = setTimeout(() => this.waitForEnd(), POLL_MS);
+    } else {
+      this.load();
     }
   }
 
