@@ -333,12 +333,7 @@ def test_the_computers_dice_and_play_are_shown_after_each_of_its_turns(
             if now["result"]:
                 break
         if now["roll"]:
-            # Until the roll is in the page's dice record: the Roll button may never leave
-            # (the computer won the opening roll and played it, the roll is ours again).
-            rolled = page.locator(".dice-log li").count()
-            page.click('[data-action="roll"]')
-            page.wait_for_function(
-                "(n) => document.querySelectorAll('.dice-log li').length > n", arg=rolled)
+            press(page, "roll")
         elif now["answer"]:
             press(page, now["answer"])
         elif now["dance"]:
