@@ -24,6 +24,25 @@ def test_analysis_page_is_served_for_a_reload(client):
     assert r.headers["content-type"].startswith("text/html")
 
 
+def test_match_page_of_a_match_is_served_with_200(client):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    r = client.get(f"/match/{match_id}")
+    assert r.status_code == 200 and '<main id="app">' in r.text
+
+
+@pytest.mark.parametrize("suffix", ["", "/analysis"])
+@pytest.mark.parametrize("match_id", ["garbage", "mat_", "mat_bad-chars", "mat_nonexistent",
+                                      "%20", "%ZZ"])
+def test_match_page_of_a_malformed_or_unknown_match_is_the_client_with_404(client, match_id,
+                                                                            suffix):
+    """The client still comes (it says "There is no match …" itself), with the status a
+    crawler or link checker reads."""
+    r = client.get(f"/match/{match_id}{suffix}")
+    assert r.status_code == 404
+    assert '<main id="app">' in r.text and r.headers["content-type"].startswith("text/html")
+
+
 @pytest.mark.parametrize("match_id", ["garbage", "mat_", "mat_bad-chars", "mat_nonexistent"])
 def test_audit_page_of_a_malformed_or_unknown_match_is_the_no_such_match_page(client, match_id):
     r = client.get(f"/audit/{match_id}")

@@ -1,22 +1,40 @@
 """Serves the browser client (``boardgammon/web``): its files under ``/static/`` and its
 ``index.html`` for the client's own pages (``/``, ``/join/{seek_id}``, ``/match/{match_id}``,
 ``/match/{match_id}/analysis``): each is a page the client routes itself, so a reload or a
-shared link of any of them must get the client; and its icon at ``/favicon.ico``."""
+shared link of any of them must get the client; and its icon at ``/favicon.ico``.
+
+A match page whose ID is malformed or names no match is the same client with status 404: the
+page says "There is no match …" itself (it reads the match through the API), and the status
+tells a crawler, a link checker or ``curl -f`` what a person reads."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.orm import Session
+
+from boardgammon.dice.ids import MATCH_ID_PATTERN
+from boardgammon.server.db import get_session
+from boardgammon.server.tables import MatchRow
 
 WEB = Path(__file__).parent.parent / "web"
 router = APIRouter(include_in_schema=False)
 
 
-def _index() -> FileResponse:
-    return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+def _index(status_code: int = 200) -> FileResponse:
+    return FileResponse(WEB / "index.html", status_code=status_code,
+                        headers={"Cache-Control": "no-cache"})
+
+
+def _match_index(session: Session, match_id: str) -> FileResponse:
+    """The client for a match's page: 200 if the match exists, else 404 (same body)."""
+    known = (re.fullmatch(MATCH_ID_PATTERN, match_id) is not None
+             and session.get(MatchRow, match_id) is not None)
+    return _index(200 if known else 404)
 
 
 @router.get("/")
@@ -30,13 +48,13 @@ def join(seek_id: str) -> FileResponse:
 
 
 @router.get("/match/{match_id}")
-def match_page(match_id: str) -> FileResponse:
-    return _index()
+def match_page(match_id: str, session: Session = Depends(get_session)) -> FileResponse:
+    return _match_index(session, match_id)
 
 
 @router.get("/match/{match_id}/analysis")
-def analysis_page(match_id: str) -> FileResponse:
-    return _index()
+def analysis_page(match_id: str, session: Session = Depends(get_session)) -> FileResponse:
+    return _match_index(session, match_id)
 
 
 @router.api_route("/favicon.ico", methods=["GET", "HEAD"])
