@@ -169,6 +169,42 @@ def test_no_match_is_said_whichever_answer_comes_first(browser, live_server, pat
     page.context.close()
 
 
+@pytest.mark.parametrize(("path", "selector"), [
+    ("/match/%20", ".status.error"), ("/match/%20/analysis", "section.analysis p.error"),
+    ("/match/a%20b", ".status.error")])
+def test_an_id_of_blanks_is_shown_as_the_address_shows_it(browser, live_server, path, selector):
+    """A fresh user's: /match/%20 said "There is no match ." with the ID invisible. The page
+    comes with status 404 (no such match), and its words name the ID as the address bar does."""
+    page = new_page(browser, live_server)
+    page.click('[data-action="guest"]')
+    page.wait_for_selector("section.lobby")
+    response = page.goto(live_server + path)
+    assert response.status == 404
+    status = page.locator(selector)
+    status.wait_for(timeout=5000)
+    shown = path.split("/")[2]
+    assert status.inner_text() == f"There is no match {shown}."
+    assert page.errors == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
+@pytest.mark.parametrize(("path", "ready"), [("/match/mat_nonexistent", ".status.error"),
+                                             ("/audit/mat_nonexistent", "footer.site")])
+def test_the_footer_of_a_short_page_is_at_the_foot_of_the_window(browser, live_server, size,
+                                                                  path, ready):
+    """A fresh user's: on a short page the footer sat mid-screen with empty space below it.
+    The client's page and a server-rendered one alike."""
+    page = new_page(browser, live_server)
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(live_server + path)
+    page.wait_for_selector(ready)
+    box = page.locator("footer.site").bounding_box()
+    assert box is not None and abs(box["y"] + box["height"] - size[1]) < 1
+    assert page.evaluate("document.documentElement.scrollHeight") == size[1]  # no scrolling
+    page.context.close()
+
+
 def test_a_refused_seek_stays_explained_past_the_next_poll(browser, live_server):
     page = new_page(browser, live_server)
     page.clock.install()  # the lobby polls on the page's timers, which the test moves

@@ -6,7 +6,7 @@
 
 import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { fill, h } from "./dom.js";
+import { fill, h, shownId } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, playerName, t } from "./i18n.js";
 import { mirror } from "./moves.js";
@@ -159,7 +159,7 @@ export class AnalysisPage {
         // No match to go back to; the server's message names the rule an address broke
         // ("path.match_id: a match ID looks like …"), which is not for readers.
         fill(this.back, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
-        fill(this.body, h("p", { class: "error" }, t("match.nomatch", { id: this.matchId })));
+        fill(this.body, h("p", { class: "error" }, t("match.nomatch", { id: shownId(this.matchId) })));
         return;
       }
       fill(this.body, h("p", { class: "error" }, err.message));

@@ -78,6 +78,13 @@ function append(node, children) {
   }
 }
 
+/** An ID from the address as a reader can see it: as it is, or %-escaped as the address bar
+ * shows it when it is empty or holds spaces or control characters ("/match/%20" said
+ * "There is no match ." with the ID invisible). */
+export function shownId(id) {
+  return id && !/[\s\p{Cc}\p{Cf}]/u.test(id) ? id : encodeURIComponent(id);
+}
+
 /** Format seconds as m:ss (or h:mm:ss), never negative. */
 export function clockText(seconds) {
   const s = Math.max(0, Math.ceil(seconds));

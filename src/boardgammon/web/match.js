@@ -5,7 +5,7 @@
 import { analysisButton, signed } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { clockAfter, clockText, fill, h, keep, keepRows } from "./dom.js";
+import { clockAfter, clockText, fill, h, keep, keepRows, shownId } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
 import { checkInLog, recordProblems } from "./dicelog.js";
@@ -158,7 +158,7 @@ export class MatchPage {
    * after replaces it. */
   noMatch() {
     this.missing = true;
-    this.message = { text: t("match.nomatch", { id: this.matchId }), cls: "error", transient: false };
+    this.message = { text: t("match.nomatch", { id: shownId(this.matchId) }), cls: "error", transient: false };
     this.renderStatus();
     this.stopWithWayBack();
     // No empty board, options or dice record for a match that is not there: the words and
