@@ -47,6 +47,11 @@ def test_the_joined_network_computes_the_half_each_position_belongs_to(nets):
     assert np.array_equal(joined.evaluate(races), race.evaluate(races))
     c, r = joined.halves()
     assert np.array_equal(c.w1, contact.w1) and np.array_equal(r.b2, race.b2)
+    before = joined.evaluate(in_contact)
+    c.w1 += 1.0  # a half trained in place leaves the joined network as it was
+    r.b2 -= 1.0
+    assert np.array_equal(joined.evaluate(in_contact), before)
+    assert np.array_equal(joined.evaluate(races), race.evaluate(races))
     assert not contact.joined
     with pytest.raises(ValueError, match="not a joined network"):
         contact.halves()

@@ -157,7 +157,8 @@ class Network:
         return self.b2.shape[0] == 2 * N_OUTPUTS
 
     def halves(self) -> tuple[Network, Network]:
-        """A joined network's contact and race networks, each of ``hidden // 2`` units.
+        """A joined network's contact and race networks, each of ``hidden // 2`` units; copies,
+        so that training one half in place leaves this network as it is.
 
         Raises:
             ValueError: not a joined network.
@@ -165,10 +166,10 @@ class Network:
         if not self.joined:
             raise ValueError("not a joined network: it has no halves")
         k = self.hidden // 2
-        return (Network(self.w1[:N_INPUTS], self.b1[:k], self.w2[:N_OUTPUTS],
-                        self.b2[:N_OUTPUTS]),
-                Network(self.w1[N_INPUTS:], self.b1[k:], self.w2[N_OUTPUTS:],
-                        self.b2[N_OUTPUTS:]))
+        return (Network(self.w1[:N_INPUTS].copy(), self.b1[:k].copy(),
+                        self.w2[:N_OUTPUTS].copy(), self.b2[:N_OUTPUTS].copy()),
+                Network(self.w1[N_INPUTS:].copy(), self.b1[k:].copy(),
+                        self.w2[N_OUTPUTS:].copy(), self.b2[N_OUTPUTS:].copy()))
 
     @classmethod
     def join(cls, contact: Network, race: Network) -> Network:
