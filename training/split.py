@@ -44,6 +44,12 @@ GATE = 60.0
 own pre-activation stays within ±20 (float32's ``exp`` takes up to about 88)."""
 
 
+SWITCH_TOLERANCE = 1e-3
+"""How far :func:`native` lets the switch unit's input weights and bias have moved: a fit moves
+them by about ``e^−GATE`` of its steps, so anything visible means the network is not a gated
+one."""
+
+
 join = Network.join
 """The joined network of a contact and a race network (:meth:`Network.join
 <boardgammon.bots.network.Network.join>`; a network of the encoding's inputs by construction)."""
@@ -73,15 +79,24 @@ def gated(joined: Network) -> Network:
 def native(net: Network) -> Network:
     """The joined network a gated one (:func:`gated`, perhaps fitted since) stands for: the
     gates taken off each half, the switch unit's output weights added to the race half's
-    output biases. The switch unit's other weights, which a fit leaves at zero to within its
-    vanishing gradient, are dropped.
+    output biases. The switch unit's other weights, which a fit leaves where :func:`gated` put
+    them to within its vanishing gradient, are dropped once checked.
 
     Raises:
-        ValueError: ``net`` has not the gated form's odd number of units.
+        ValueError: ``net`` has not the gated form's odd number of units, or its switch unit
+            (the last) is not :func:`gated`'s to within :data:`SWITCH_TOLERANCE` (it would
+            not be the joined network it stands for).
     """
     if net.joined or net.hidden % 2 != 1:
         raise ValueError(f"a gated network has 2K + 1 units, not {net.hidden}")
     k = net.hidden // 2
+    expected = np.zeros(N_INPUTS)
+    expected[RACE_INPUT] = 2.0 * GATE
+    drift = max(float(np.abs(net.w1[:, 2 * k] - expected).max()),
+                abs(float(net.b1[2 * k]) + GATE))
+    if drift > SWITCH_TOLERANCE:
+        raise ValueError(f"the switch unit moved by {drift:.3g} from the gated form's "
+                         f"(at most {SWITCH_TOLERANCE}): not a gated network to turn back")
     w1 = net.w1.astype(np.float64)
     b1 = net.b1.astype(np.float64)
     w1_c, w1_r = w1[:, :k].copy(), w1[:, k:2 * k].copy()

@@ -76,6 +76,13 @@ def test_the_gated_form_is_the_joined_network_and_comes_back(nets):
     assert np.allclose(back.evaluate(races), race.evaluate(races), atol=1e-5)
     with pytest.raises(ValueError, match="2K \\+ 1 units, not 12"):
         split.native(contact)
+    for unit_weight, bias in (((5, 0.01), 0.0), ((split.RACE_INPUT, -1.0), 0.0),
+                              ((0, 0.0), 0.5)):
+        moved = Network(g.w1.copy(), g.b1.copy(), g.w2, g.b2)
+        moved.w1[unit_weight[0], -1] += unit_weight[1]
+        moved.b1[-1] += bias
+        with pytest.raises(ValueError, match="the switch unit moved by"):
+            split.native(moved)  # dropping it would change the network's outputs
     with pytest.raises(ValueError, match="not a joined network"):
         split.gated(contact)
 
