@@ -6,7 +6,10 @@ Printed figures:
   gnubg's static evaluations per second from its ``calibrate`` command measured in the same run
   (gnubg prints calibration only to a terminal, so it runs on a pseudo-tty);
 * self-play TD(λ) training games per second (the kernel of ``boardgammon train``);
-* the hard level's mean and 99th-percentile time per play decision over positions from games.
+* the hard level's mean and 99th-percentile time per play decision over positions from games;
+* the play hint's (:func:`boardgammon.analysis.hint.play_hint`: the same 2-ply search of 8
+  plays, ranked by cubeful match winning chances in a 5-point match at 0-0) on the same
+  positions and rolls, with its ratio to hard's mean.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import time
 
 import numpy as np
 
+from boardgammon.analysis.hint import HINT_CANDIDATES, play_hint
 from boardgammon.bots import Context, create
 from boardgammon.bots.network import Network, evaluate_boards
 from boardgammon.bots.neural import shipped_network
 from boardgammon.bots.training import train_games
-from boardgammon.engine import Board
+from boardgammon.engine import Board, Match
+from boardgammon.engine.match import Setup
 from tests.helpers.gnubg import gnubg_path
 from tests.helpers.processes import process_group
 
@@ -112,9 +117,9 @@ def main() -> None:
     rng = random.Random(3)
     contact = [b for b in boards if b.is_contact()][::4][:60]
     hard.choose_play(contact[0], (3, 1), Context())  # compile outside the timing
+    rolls = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in contact]
     times = []
-    for board in contact:
-        dice = (rng.randint(1, 6), rng.randint(1, 6))
+    for board, dice in zip(contact, rolls, strict=True):
         t0 = time.perf_counter()
         hard.choose_play(board, dice, Context())
         times.append(time.perf_counter() - t0)
@@ -122,6 +127,21 @@ def main() -> None:
     print(f"hard (2-ply, {hard.candidates} candidates): mean {t.mean():.3f} s, "
           f"p99 {np.percentile(t, 99):.3f} s per decision over {len(t)} contact positions; "
           f"ratio to the 1 s target {np.percentile(t, 99):.2f}")
+
+    def waiting(board: Board, dice: tuple[int, int]) -> Match:
+        return Match(5, setup=Setup(position_id=board.position_id, dice=dice))
+
+    play_hint(waiting(contact[0], (3, 1)))  # compile outside the timing
+    hint_times = []
+    for board, dice in zip(contact, rolls, strict=True):
+        match = waiting(board, dice)
+        t0 = time.perf_counter()
+        play_hint(match)
+        hint_times.append(time.perf_counter() - t0)
+    h = np.array(hint_times)
+    print(f"play hint (2-ply, {HINT_CANDIDATES} candidates, cubeful, 5-point match): mean "
+          f"{h.mean():.3f} s, p99 {np.percentile(h, 99):.3f} s over the same positions and "
+          f"rolls; ratio to hard's mean {h.mean() / t.mean():.2f}")
 
 
 if __name__ == "__main__":
