@@ -473,9 +473,16 @@ def test_openapi_documents_routes_and_errors(client):
 
 
 def test_web_client_is_served(client):
-    for path in ("/", "/join/sek_x", "/match/mat_x"):
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    seek = ann.post("/api/seeks", {"length": 1}).json()
+    for path in ("/", seek["join_url"]):
         r = client.get(path)
         assert r.status_code == 200 and '<main id="app">' in r.text
+    bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert client.get(seek["join_url"]).status_code == 200  # it says the seek was taken
+    for path in ("/join/sek_x", "/match/mat_x"):  # the client says there is none; so does 404
+        r = client.get(path)
+        assert r.status_code == 404 and '<main id="app">' in r.text
     assert client.get("/static/app.js").status_code == 200
 
 

@@ -3,9 +3,11 @@
 ``/match/{match_id}/analysis``): each is a page the client routes itself, so a reload or a
 shared link of any of them must get the client; and its icon at ``/favicon.ico``.
 
-A match page whose ID is malformed or names no match is the same client with status 404: the
-page says "There is no match …" itself (it reads the match through the API), and the status
-tells a crawler, a link checker or ``curl -f`` what a person reads."""
+A match page whose ID is malformed or names no match, or a join link of no seek, is the same
+client with status 404: the page says "There is no match …" (or that the seek is not open)
+itself, as it reads them through the API, and the status tells a crawler, a link checker or
+``curl -f`` what a person reads. A seek since accepted or cancelled is still a page (200): it
+says so and leads on."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from boardgammon.dice.ids import MATCH_ID_PATTERN
 from boardgammon.server.db import get_session
-from boardgammon.server.tables import MatchRow
+from boardgammon.server.tables import MatchRow, Seek
 
 WEB = Path(__file__).parent.parent / "web"
 router = APIRouter(include_in_schema=False)
@@ -43,8 +45,8 @@ def home() -> FileResponse:
 
 
 @router.get("/join/{seek_id}")
-def join(seek_id: str) -> FileResponse:
-    return _index()
+def join(seek_id: str, session: Session = Depends(get_session)) -> FileResponse:
+    return _index(200 if session.get(Seek, seek_id) is not None else 404)
 
 
 @router.get("/match/{match_id}")
