@@ -232,6 +232,13 @@ def test_cube_and_resignation_commands_in_process(variant):
     # Three points (times the cube) are worth more than anything the bot expects: it accepts.
     assert "Computer accepts the resignation." in text
     assert re.search(r"The computer wins \d+ points \(a resigned backgammon\)", text)
+    # The last game's score line and the match's result agree: the winner's score is capped at
+    # the length (6 points at cube 2 in a 3-point match make it 3, not 6 then "0-3").
+    final = tg.match.final_score
+    assert max(final) == 3
+    assert f"Score: you {final[0]}, computer {final[1]}." in text
+    winner = "You win" if tg.match.winner == 0 else "The computer wins"
+    assert lines[-1] == f"{winner} the match 3-{min(final)}."
     if variant == "hypergammon":
         assert "borne off 0" in text and "You (O): pips 69" in text
 
@@ -266,7 +273,7 @@ def test_save_when_the_player_quits_and_analyze_reads_it(tmp_path):
     resigned = runner.invoke(app, ["play", "--length", "1", "--dice-seed", "5", "--save",
                                    str(tmp_path / "resigned")], input="resign\n")
     assert resigned.exit_code == 0, resigned.output
-    assert "The computer wins the match 0-1." in resigned.output
+    assert "The computer wins the match 1-0." in resigned.output
     assert Match.from_json((tmp_path / "resigned" / "match-0001.json").read_text()).is_over
     # A --save that cannot be a directory is refused before the match starts.
     (tmp_path / "file").write_text("")
@@ -602,3 +609,16 @@ def test_a_play_before_the_roll_says_roll_first():
     tg, lines, _ = _scripted([play, "", "24/18"])
     assert "Roll first (Enter or roll), then enter your play." in lines
     assert tg.match.game.phase is Phase.ROLL and tg.match.game.dice is None
+
+
+def test_long_input_is_named_not_echoed_whole():
+    """A fresh user's trial: a 12 KB play came back whole in the refusal. Each refusal quotes
+    at most 40 characters of what was typed, whatever was typed."""
+    play = _first_play()
+    junk = "q" * 12_000
+    tg, lines, _ = _scripted([play, "", f"resign {junk}", junk, "", f"13/11 {junk}",
+                              f"hint {junk}"])
+    said = [line for line in lines if "qqq" in line]
+    assert len(said) == 4
+    assert all(len(line) < 160 and "q…" in line for line in said), said
+    assert tg.match.game.phase is Phase.PLAY  # nothing refused moved the game on

@@ -17,6 +17,7 @@ NOT_HOME = Board.from_points({7: 1, 6: 12, 1: 2}, {1: 15})
     (START, "8/5(4)", (3, 3), "it moves 4 checkers from the 8-point, where you have 3"),
     (ON_BAR, "13/7 13/11", (6, 2), "checkers on the bar must enter before any other move"),
     (START, "24/18 13/10", (6, 2), "13/10 moves 3 pips: 6-2 moves 6, 2 or 8"),
+    (START, "24/18 6/5", (6, 2), "6/5 moves 1 pip: 6-2 moves 6, 2 or 8"),
     (START, "13/9(2)", (3, 3), "13/9 moves 4 pips: 3-3 moves 3, 6, 9 or 12"),
     (START, "24/18 13/11 8/6", (6, 2), "3 moves: 6-2 plays at most 2"),
     (START, "13/7 13/12", (6, 1), "the 12-point is held by the opponent"),

@@ -129,3 +129,14 @@ def test_record_whose_time_control_is_not_an_object_is_refused(tc):
     data["time_control"] = tc
     with pytest.raises(InvalidRecord, match="time_control is .* not an object"):
         Match.from_dict(data)
+
+
+from boardgammon.engine.plays import Play  # noqa: E402
+
+
+@pytest.mark.parametrize("text", ["x" * 5_000, "8/5 " + "9" * 5_000 + "/5", "13/" + "1" * 5_000])
+def test_a_long_token_is_named_in_a_short_message(text):
+    with pytest.raises(InvalidNotation) as refused:
+        Play.parse(text)
+    message = str(refused.value)
+    assert len(message) < 200 and "…" in message and "is not a move in standard notation" in message

@@ -44,6 +44,7 @@ from boardgammon.analysis.hint import HINT_PLIES, CubeHint, PlaysHint, cube_hint
 from boardgammon.bots import Bot, create, levels
 from boardgammon.bots.warm import warm_up
 from boardgammon.engine import Board, EngineError, Play
+from boardgammon.engine.errors import quoted
 from boardgammon.engine.game import Game, Outcome, Phase
 from boardgammon.engine.ids import GAME_PLAYING, MatchIdFields, decode_match_id
 from boardgammon.engine.match import MAX_LENGTH, Match, Setup
@@ -207,8 +208,11 @@ class TerminalGame:
         winner = "You win" if self.match.winner == YOU else "The computer wins"
         # As the result dialog and the analysis say it: the winner's score capped at the
         # length (a backgammon in a 1-point match wins it 1-0, as gnubg scores it).
+        # The winner's score first, as a result is said ("wins the match 3-0").
         final = self.match.final_score
-        self.write(f"{winner} the match {final[YOU]}-{final[BOT]}.")
+        won, lost = (final[YOU], final[BOT]) if self.match.winner == YOU else (final[BOT],
+                                                                                final[YOU])
+        self.write(f"{winner} the match {won}-{lost}.")
         return 0
 
     def _score(self) -> str:
@@ -261,9 +265,11 @@ class TerminalGame:
             who = "You win" if result.winner == YOU else "The computer wins"
             how = {"bear_off": result.outcome.name.lower(), "drop": "the dropped double",
                    "resign": f"a resigned {result.outcome.name.lower()}"}[result.reason.value]
+            # The score as the match ends it (the winner's capped at the length: a resigned
+            # gammon at cube 2 in a 3-point match said "computer 4", then "wins the match 0-3").
+            score = self.match.final_score
             self.write(f"{who} {_points(result.points)} "
-                       f"({how}). Score: you {self.match.score[YOU]}, computer "
-                       f"{self.match.score[BOT]}.")
+                       f"({how}). Score: you {score[YOU]}, computer {score[BOT]}.")
         elif show:
             self.show()
 
@@ -337,7 +343,7 @@ class TerminalGame:
             elif game.phase is Phase.ROLL and "/" in word:
                 self.write("Roll first (Enter or roll), then enter your play.")
             else:
-                self.write(f"{line!r} is not a command now; type help for the commands.")
+                self.write(f"{quoted(line)} is not a command now; type help for the commands.")
         except EngineError as exc:
             self.write(f"Not allowed: {exc}")
         self._after_action(index, show=False)
@@ -368,13 +374,13 @@ class TerminalGame:
             if answer == "hint":
                 self._hint()
             else:
-                self.write(f"{answer!r} is neither a confirmation nor undo: Enter (or yes) "
+                self.write(f"{quoted(answer)} is neither a confirmation nor undo: Enter (or yes) "
                            f"plays {legal}, undo takes it back.")
 
     def _resign(self, rest: str) -> None:
         key = rest.strip().lower() or "single"
         if key not in _OUTCOMES:
-            self.write(f"resign what? single, gammon or backgammon, not {rest.strip()!r}")
+            self.write(f"resign what? single, gammon or backgammon, not {quoted(rest.strip())}")
             return
         self.match.resign(YOU, _OUTCOMES[key])
         self.write(f"You offer to resign a {Outcome(_OUTCOMES[key]).name.lower()}.")
@@ -383,7 +389,7 @@ class TerminalGame:
         """``hint`` and ``hint N`` (the best N plays; 5 by default, as gnubg's ``hint``)."""
         game = self.match.game
         if rows and not (rows.isdecimal() and int(rows) >= 1):
-            self.write(f"hint takes a number of plays to show, e.g. hint 10; not {rows!r}.")
+            self.write(f"hint takes a number of plays to show, e.g. hint 10; not {quoted(rows)}.")
             return
         if game.phase is Phase.PLAY:
             self.write("Thinking (our network at 2-ply, whatever the computer's level)...")

@@ -5,6 +5,14 @@ and what is allowed. A refused action leaves the game, match or clock exactly as
 """
 
 
+def quoted(text: object, limit: int = 40) -> str:
+    """``text`` quoted for a message (Python's ``repr``), the quote cut to ``limit`` characters
+    with ``…``: a message names what it refuses without echoing kilobytes of it (a 12 KB play
+    typed at the terminal came back whole; a binary file read as a record is one long line)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}…"
+
+
 class EngineError(Exception):
     """Base class of every error the rules engine raises."""
 

@@ -23,7 +23,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from .constants import BAR, BAR_INDEX, HOME_POINTS, OFF, POINTS
-from .errors import IllegalPlay, InvalidNotation
+from .errors import IllegalPlay, InvalidNotation, quoted
 
 if TYPE_CHECKING:
     from .board import Board
@@ -97,34 +97,35 @@ class Play:
                 a source only, ``off`` as a final destination only, each step moving forward.
         """
         if not isinstance(text, str):
-            raise InvalidNotation(f"a play is text such as '24/18 13/11', got {text!r}")
+            raise InvalidNotation(f"a play is text such as '24/18 13/11', got {quoted(text)}")
         moves: list[Move] = []
         for token in text.replace(",", " ").split():
+            shown = quoted(token)  # a long token is named, not echoed whole
             m = _TOKEN.match(token)
             if not m:
                 raise InvalidNotation(
-                    f"{token!r} is not a move in standard notation (e.g. 24/18, bar/22*, 6/off, "
+                    f"{shown} is not a move in standard notation (e.g. 24/18, bar/22*, 6/off, "
                     f"8/5(2), 13/7*/5)")
             src = BAR if m.group(1).lower() == "bar" else int(m.group(1))
             if not 1 <= src <= BAR:
-                raise InvalidNotation(f"{token!r}: point {src} is not on the board (1-24, bar)")
+                raise InvalidNotation(f"{shown}: point {src} is not on the board (1-24, bar)")
             steps = _STEP.findall(m.group(2))
             count = int(m.group(3) or 1)
             if count < 1 or count > 4:
-                raise InvalidNotation(f"{token!r}: a move repeats 1-4 times, not {count}")
+                raise InvalidNotation(f"{shown}: a move repeats 1-4 times, not {count}")
             path: list[Move] = []
             here = src
             for i, (dest_text, star) in enumerate(steps):
                 dest = OFF if dest_text.lower() == "off" else int(dest_text)
                 if dest_text.lower() == "off" and i != len(steps) - 1:
-                    raise InvalidNotation(f"{token!r}: nothing can move on after bearing off")
+                    raise InvalidNotation(f"{shown}: nothing can move on after bearing off")
                 if dest != OFF and not 1 <= dest <= POINTS:
-                    raise InvalidNotation(f"{token!r}: point {dest} is not on the board (1-24)")
+                    raise InvalidNotation(f"{shown}: point {dest} is not on the board (1-24)")
                 if dest >= here:
-                    raise InvalidNotation(f"{token!r}: checkers move from higher to lower "
+                    raise InvalidNotation(f"{shown}: checkers move from higher to lower "
                                           f"points, not {_point_text(here)}/{_point_text(dest)}")
                 if star and dest == OFF:
-                    raise InvalidNotation(f"{token!r}: bearing off cannot hit")
+                    raise InvalidNotation(f"{shown}: bearing off cannot hit")
                 path.append(Move(here, dest, bool(star)))
                 here = dest
             moves.extend(path * count)
@@ -266,8 +267,9 @@ def broken_rule(play: Play, board, after, d1: int, d2: int) -> str | None:
     for m in play.moves:
         if m.dest != OFF and m.source - m.dest not in steps:
             ways = ", ".join(map(str, steps[:-1])) + f" or {steps[-1]}"
-            return (f"{_point_text(m.source)}/{m.dest} moves {m.source - m.dest} pips: "
-                    f"{d1}-{d2} moves {ways}")
+            pips = m.source - m.dest
+            return (f"{_point_text(m.source)}/{m.dest} moves {pips} pip{'' if pips == 1 else 's'}"
+                    f": {d1}-{d2} moves {ways}")
         held = theirs[POINTS - m.dest] if m.dest != OFF else 0
         if held >= 2:
             return f"the {m.dest}-point is held by the opponent ({held} checkers)"

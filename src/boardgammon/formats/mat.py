@@ -54,7 +54,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from boardgammon.engine import InvalidRecord, Match, Phase, Variant
-from boardgammon.engine.errors import EngineError
+from boardgammon.engine.errors import EngineError, quoted
 from boardgammon.engine.record import Beavered, Doubled, Dropped, Took
 
 _VARIATION_NAMES = {
@@ -257,7 +257,7 @@ def read_mat(text: str) -> Match:
             games[-1]["tokens"] += _tokens(line, lineno)
         else:
             raise MatFormatError(f"line {lineno}: unexpected text before the first game: "
-                                 f"{_quoted(line.strip())}")
+                                 f"{quoted(line.strip())}")
     if length is None:
         raise MatFormatError("no 'N point match' line")
     if games and games[0]["score"] is None:
@@ -287,15 +287,8 @@ def _switch(comments: dict[str, str], key: str) -> bool:
     """
     value = comments.get(key, "Off")
     if value.lower() not in ("on", "off"):
-        raise MatFormatError(f'the header [{key}] says {_quoted(value)}: it is "On" or "Off"')
+        raise MatFormatError(f'the header [{key}] says {quoted(value)}: it is "On" or "Off"')
     return value.lower() == "on"
-
-
-def _quoted(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a message, the quote cut to ``limit`` characters (a binary file is
-    one long unreadable line, and its escapes lengthen it)."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else f"{quoted[:limit]}…"
 
 
 def _variant(name: str | None) -> Variant:
@@ -343,7 +336,7 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
     for m in matches:
         gap = body[pos:m.start()]
         if gap.strip():
-            raise MatFormatError(f"line {lineno}: cannot read {_quoted(gap.strip())}")
+            raise MatFormatError(f"line {lineno}: cannot read {quoted(gap.strip())}")
         pos = m.end()
         column = 1 if m.start() >= split else 0
         if m.group("roll"):
@@ -361,7 +354,7 @@ def _tokens(line: str, lineno: int) -> list[tuple[str, object, int, int]]:
         else:
             out.append(("wins", _number(m.group("points")), column, lineno))
     if body[pos:].strip():
-        raise MatFormatError(f"line {lineno}: cannot read {_quoted(body[pos:].strip())}")
+        raise MatFormatError(f"line {lineno}: cannot read {quoted(body[pos:].strip())}")
     return out
 
 
