@@ -57,3 +57,25 @@ def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, outp
     assert bob.locator('section.join [data-action="accept"]').is_hidden()
     assert bob.locator("dl.seek-details dt").count() == 0
     assert ann.errors == [] and bob.errors == []
+
+
+def test_ones_own_seek_and_a_seek_that_is_not_there(browser, live_server):
+    """A fresh user's trial: one's own join link offered an Accept button the server refuses
+    (own_seek), and a link to a seek that is gone or never was showed a heading over nothing
+    with no way back."""
+    ann = signed_in(browser, live_server, "ann_own")
+    seek = ann.request.post("/api/seeks", data={"length": 3}).json()
+    ann.goto(seek["join_url"])
+    ann.wait_for_selector("dl.seek-details dt")
+    assert ann.locator("section.join .own-seek").inner_text() == (
+        "This is your own seek: share this link; the match starts when someone accepts it.")
+    assert ann.locator('section.join [data-action="accept"]').is_hidden()
+    for address in ("/join/sek_nothing", "/join/%20"):
+        response = ann.goto(live_server + address)
+        assert response.status == 404
+        ann.wait_for_selector("section.join .error:has-text('no longer open')")
+        assert ann.locator("section.join h2").count() == 0
+        assert ann.locator('section.join [data-action="accept"]').is_hidden()
+        ann.click('section.join a[href="/"]')
+        ann.wait_for_selector("section.lobby")
+    assert ann.errors == []

@@ -439,18 +439,25 @@ async function joinPage(seekId) {
   const details = h("dl", { class: "seek-details" });
   const accept = h("button", { type: "button", class: "primary", "data-action": "accept", hidden: true,
     onclick: (e) => acceptSeek(seekId, error, e.currentTarget) }, t("lobby.accept"));
+  const heading = h("h2", {}, t("join.details"));
+  const note = h("p", { class: "own-seek", hidden: true }, t("join.own"));
+  // Always a way on: a seek that is gone (or never was) left a page with no link at all.
+  const back = h("p", {}, h("a", { href: "/", "data-link": "" }, t("result.lobby")));
   fill(app.main, h("section", { class: "join" }, h("h1", {}, t("join.title")),
-    h("h2", {}, t("join.details")), details, accept, error));
+    heading, details, note, accept, error, back));
   let seek;
   try {
     optionsCache = optionsCache || (await request("GET", "/api/options"));
     seek = await request("GET", `/api/seeks/${encodeURIComponent(seekId)}`);
   } catch (err) {
     error.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    heading.remove(); // no "match on offer" heading over nothing
     return;
   }
   fill(details, seekDetails(seek).map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
-  accept.hidden = false;
+  // One's own seek: no Accept button that the server would only refuse (own_seek).
+  if (app.user && seek.owner === app.user.username) note.hidden = false;
+  else accept.hidden = false;
 }
 
 /** The join page's rows for `seek` (docs/api.md §Lobby): [term, value] pairs. */

@@ -66,6 +66,7 @@ const STRINGS = {
     "variant.hypergammon": "Hypergammon",
     "join.title": "Join a match",
     "join.gone": "This seek is no longer open.",
+    "join.own": "This is your own seek: share this link; the match starts when someone accepts it.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "The match on offer",
     "join.owner": "Offered by",
@@ -477,6 +478,7 @@ const STRINGS = {
     "variant.hypergammon": "Hypergammon",
     "join.title": "Einem Match beitreten",
     "join.gone": "Dieses Gesuch ist nicht mehr offen.",
+    "join.own": "Das ist dein eigenes Gesuch: Teile diesen Link; das Match beginnt, sobald jemand es annimmt.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "Das angebotene Match",
     "join.owner": "Angeboten von",
@@ -895,6 +897,7 @@ const STRINGS = {
     "variant.hypergammon": "ハイパーギャモン",
     "join.title": "対局に参加",
     "join.gone": "この募集はもう締め切られています。",
+    "join.own": "これはあなた自身の募集です。このリンクを共有してください。誰かが受けると対戦が始まります。",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "募集中の対局",
     "join.owner": "募集者",
