@@ -171,7 +171,9 @@ def test_no_match_is_said_whichever_answer_comes_first(browser, live_server, pat
 
 @pytest.mark.parametrize(("path", "selector"), [
     ("/match/%20", ".status.error"), ("/match/%20/analysis", "section.analysis p.error"),
-    ("/match/a%20b", ".status.error")])
+    ("/match/a%20b", ".status.error"), ("/match/" + "x" * 5000, ".status.error"),
+    ("/match/" + "y" * 5000 + "/analysis", "section.analysis p.error")],
+    ids=["blank", "blank-analysis", "inner-blank", "long", "long-analysis"])
 def test_an_id_of_blanks_is_shown_as_the_address_shows_it(browser, live_server, path, selector):
     """A fresh user's: /match/%20 said "There is no match ." with the ID invisible. The page
     comes with status 404 (no such match), and its words name the ID as the address bar does."""
@@ -183,6 +185,7 @@ def test_an_id_of_blanks_is_shown_as_the_address_shows_it(browser, live_server, 
     status = page.locator(selector)
     status.wait_for(timeout=5000)
     shown = path.split("/")[2]
+    shown = shown if len(shown) <= 40 else shown[:40] + "…"  # a long ID is cut
     assert status.inner_text() == f"There is no match {shown}."
     assert page.errors == []
     page.context.close()

@@ -80,9 +80,11 @@ function append(node, children) {
 
 /** An ID from the address as a reader can see it: as it is, or %-escaped as the address bar
  * shows it when it is empty or holds spaces or control characters ("/match/%20" said
- * "There is no match ." with the ID invisible). */
+ * "There is no match ." with the ID invisible); cut to 40 characters with "…" (a 5,000-character
+ * address filled 3,000 px of a phone's screen). */
 export function shownId(id) {
-  return id && !/[\s\p{Cc}\p{Cf}]/u.test(id) ? id : encodeURIComponent(id);
+  const shown = id && !/[\s\p{Cc}\p{Cf}]/u.test(id) ? id : encodeURIComponent(id);
+  return shown.length > 40 ? `${[...shown].slice(0, 40).join("")}…` : shown;
 }
 
 /** Format seconds as m:ss (or h:mm:ss), never negative. */
