@@ -49,6 +49,11 @@ def test_an_outage_is_a_503_and_two_log_lines(postgres_url, proxy, caplog):
                 f"/api/matches/{match_id}/actions",
                 {"type": "roll", "action_id": "r1", **ann.roll_action(state)}))
             _down(ann.get("/api/me"))
+            # A page's address gets the client, which says so and tries again, not JSON.
+            for page in (f"/match/{match_id}", f"/match/{match_id}/analysis", "/join/sek_x"):
+                r = client.get(page)
+                assert r.status_code == 503 and '<main id="app">' in r.text, (page, r.text)
+                assert r.headers["retry-after"] == str(RETRY_AFTER_S)
             _down(client.post("/api/auth/login", json={"username": "ann",
                                                        "password": "correct horse battery"}))
             assert client.get("/api/options").status_code == 200  # no database needed

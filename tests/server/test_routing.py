@@ -43,6 +43,18 @@ def test_match_page_of_a_malformed_or_unknown_match_is_the_client_with_404(clien
     assert '<main id="app">' in r.text and r.headers["content-type"].startswith("text/html")
 
 
+def test_client_pages_answer_head_as_get(client):
+    """A link checker may ask with HEAD first (it got 405)."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob)
+    for path in ("/", f"/match/{match_id}", f"/match/{match_id}/analysis", "/match/mat_x",
+                 "/match/mat_x/analysis", "/join/sek_x"):
+        head, get = client.head(path), client.get(path)
+        assert head.status_code == get.status_code, path
+        assert head.content == b""
+    assert client.head("/match/mat_x").status_code == 404
+
+
 @pytest.mark.parametrize("match_id", ["garbage", "mat_", "mat_bad-chars", "mat_nonexistent"])
 def test_audit_page_of_a_malformed_or_unknown_match_is_the_no_such_match_page(client, match_id):
     r = client.get(f"/audit/{match_id}")
