@@ -84,7 +84,8 @@ function append(node, children) {
  * address filled 3,000 px of a phone's screen). */
 export function shownId(id) {
   const shown = id && !/[\s\p{Cc}\p{Cf}]/u.test(id) ? id : encodeURIComponent(id);
-  return shown.length > 40 ? `${[...shown].slice(0, 40).join("")}…` : shown;
+  const chars = [...shown]; // whole characters: an emoji is two of .length's units
+  return chars.length > 40 ? `${chars.slice(0, 40).join("")}…` : shown;
 }
 
 /** Format seconds as m:ss (or h:mm:ss), never negative. */
