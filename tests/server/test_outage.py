@@ -84,6 +84,34 @@ def test_an_outage_is_a_503_and_two_log_lines(postgres_url, proxy, caplog):
             assert not [r for r in caplog.records if r.exc_info], "no traceback logged"
 
 
+@pytest.mark.parametrize("language, said", [
+    ("en", "cannot reach its database"), ("de", "erreicht seine Datenbank gerade nicht"),
+    ("ja", "データベースに接続できません")])
+def test_an_outage_on_a_server_page_is_the_site_s_503_page(postgres_url, proxy, language, said):
+    """The server-rendered pages that read the database (a match's dice record, a player's
+    page, a leaderboard) answer an outage with the site's page in the reader's language, 503
+    and ``Retry-After``; data (``/dice-record.json``) and the API keep the JSON refusal."""
+    url = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
+    with TestClient(make_app(url), raise_server_exceptions=False) as client:
+        ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+        match_id = live_match(ann, bob)
+        pages = (f"/audit/{match_id}", "/player/ann", "/leaderboard/standard")
+        for page in pages:  # each reads the database
+            assert client.get(page, params={"lang": language}).status_code == 200, page
+        proxy.cut()
+        for page in pages:
+            r = client.get(page, params={"lang": language})
+            assert r.status_code == 503, (page, r.text)
+            assert r.headers["content-type"].startswith("text/html"), (page, r.text)
+            assert r.headers["retry-after"] == str(RETRY_AFTER_S)
+            assert said in r.text and '<html lang="' + language in r.text, (page, r.text)
+        _down(client.get(f"/api/audit/{match_id}"))
+        _down(client.get("/api/players/ann"))
+        _down(client.get("/dice-record.json"))  # data, read by programs
+        proxy.restore()
+        assert client.get("/player/ann").status_code == 200
+
+
 def test_start_up_waits_for_the_database_then_says_why_in_one_line(proxy, monkeypatch, capsys):
     import typer
     import uvicorn

@@ -9,7 +9,10 @@ validation errors and the router's own refusals (no such route 404, wrong method
 an HTML page of the site for people, in their language (the ``page`` that :func:`install` is
 given: :func:`boardgammon.server.routes.pages.error_page`). Unexpected exceptions keep
 FastAPI's bare 500 (no detail leaves the server), except the database's outages: 503
-``database_unavailable`` with ``Retry-After`` (:mod:`.outage`).
+``database_unavailable`` with ``Retry-After`` (:mod:`.outage`). A refusal, an outage's
+included, of a page's address is that page of the site (:func:`for_people`): a person who opens
+a player's page during an outage reads, in their language, that the database cannot be reached,
+not the API's JSON.
 """
 
 from __future__ import annotations
@@ -109,6 +112,20 @@ def is_api(path: str) -> bool:
     """Whether ``path`` is the API's, whose refusals are JSON (``docs/api.md`` §Errors); every
     other address is a page's, refused with an HTML page for people."""
     return path == "/api" or path.startswith("/api/")
+
+
+DATA_SUFFIXES = (".json", ".csv", ".png")
+"""Addresses outside the API that are data, not pages (``/dice-record.json``, ``.csv``,
+``.png``): their refusals stay the API's JSON, whose message says why (e.g. no roll is
+revealed yet)."""
+
+
+def for_people(request: Request) -> bool:
+    """Whether a refusal of ``request`` is read by a person in a browser, as the site's HTML
+    page: an address outside the API that is neither a program (:func:`runs_as_program`) nor
+    data (:data:`DATA_SUFFIXES`)."""
+    path = request.url.path
+    return not (is_api(path) or path.endswith(DATA_SUFFIXES) or runs_as_program(request))
 
 
 class BodyLimit:
@@ -307,8 +324,12 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
 
     @app.exception_handler(Refusal)
     async def _refusal(request: Request, exc: Refusal) -> Response:
-        answer = program_refusal if runs_as_program(request) else error_response
-        response: Response = answer(http_status(exc), exc.code, exc.message)
+        response: Response
+        if page is not None and for_people(request):
+            response = page(request, http_status(exc))
+        else:
+            answer = program_refusal if runs_as_program(request) else error_response
+            response = answer(http_status(exc), exc.code, exc.message)
         if isinstance(exc, RateLimited):
             response.headers["Retry-After"] = str(exc.retry_after_s)
         elif exc.code is ErrorCode.DATABASE_UNAVAILABLE:

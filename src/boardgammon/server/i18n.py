@@ -98,6 +98,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.text.413": "The request is larger than the server reads.",
         "error.title.422": "Bad request",
         "error.text.422": "The query of this address could not be read.",
+        "error.title.503": "Unavailable",
+        "error.text.503": (
+            "The server cannot reach its database just now. Try again in a few seconds."),
         "error.home": "Go to the lobby",
         "error.player": "There is no player “{name}”.",
         "error.variant": "There is no leaderboard for “{variant}”.",
@@ -615,6 +618,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.text.413": "Die Anfrage ist größer, als der Server liest.",
         "error.title.422": "Ungültige Anfrage",
         "error.text.422": "Die Abfrage dieser Adresse konnte nicht gelesen werden.",
+        "error.title.503": "Nicht erreichbar",
+        "error.text.503": (
+            "Der Server erreicht seine Datenbank gerade nicht. "
+            "Versuchen Sie es in ein paar Sekunden erneut."),
         "error.home": "Zur Lobby",
         "error.player": "Es gibt keinen Spieler „{name}“.",
         "error.variant": "Es gibt keine Rangliste für „{variant}“.",
@@ -1154,6 +1161,9 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.text.413": "リクエストがサーバーの読み取れる大きさを超えています。",
         "error.title.422": "不正なリクエスト",
         "error.text.422": "このアドレスのクエリを読み取れませんでした。",
+        "error.title.503": "利用できません",
+        "error.text.503": (
+            "サーバーは現在データベースに接続できません。数秒後にもう一度お試しください。"),
         "error.home": "ロビーへ",
         "error.player": "プレイヤー「{name}」はいません。",
         "error.variant": "「{variant}」のランキングはありません。",

@@ -74,7 +74,7 @@ def _render(request: Request, page: str, lang: str | None, **fields: object) -> 
     return templates.TemplateResponse(request, name, context)
 
 
-ERROR_TEXTS = frozenset({400, 404, 405, 413, 422})
+ERROR_TEXTS = frozenset({400, 404, 405, 413, 422, 503})
 """The statuses with a title and a text of their own (``error.title.{status}``,
 ``error.text.{status}``); any other is "Error {status}"."""
 
