@@ -177,25 +177,36 @@ def test_a_bad_username_is_refused_in_words(client, path, body, field):
     assert ann.get("/api/lobby").json()["mine"] == []
 
 
-def test_a_seek_is_read_by_its_link_while_it_is_open(client):
-    # What the join page shows before accepting (issue 23); gone once taken or withdrawn.
+def test_a_seek_is_read_by_its_link_open_taken_or_withdrawn(client):
+    # What the join page shows (issue 23): before accepting, the terms; once taken, the match
+    # it started; once withdrawn, that it was. Only an ID no seek ever had is 404.
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     seek = ann.post("/api/seeks", {"length": 7, "variant": "nackgammon", "clock": "blitz",
                                    "invite": "bob", "rated": True, "min_rating": 1400}).json()
     r = bob.get(f"/api/seeks/{seek['id']}")
     assert r.status_code == 200, r.text
     assert r.json() == seek
+    assert (seek["state"], seek["match_id"]) == ("open", None)
     assert {k: seek[k] for k in ("owner", "invite", "length", "variant", "clock", "rated",
                                  "min_rating", "max_rating", "owner_rating")} == {
         "owner": "ann", "invite": "bob", "length": 7, "variant": "nackgammon",
         "clock": "blitz", "rated": True, "min_rating": 1400, "max_rating": None,
         "owner_rating": 1500}
-    assert bob.post(f"/api/seeks/{seek['id']}/accept").status_code == 201
-    r = bob.get(f"/api/seeks/{seek['id']}")
-    assert (r.status_code, r.json()["error"]["code"]) == (404, "not_found")
+    accepted = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert accepted.status_code == 201
+    match_id = accepted.json()["match_id"]
+    carol = Player.register(client, "carol")  # neither player: may watch the match
+    for reader in (ann, bob, carol):
+        r = reader.get(f"/api/seeks/{seek['id']}")
+        assert r.status_code == 200, r.text
+        assert r.json() == seek | {"state": "accepted", "match_id": match_id}
     other = ann.post("/api/seeks", {"length": 1}).json()
     assert client.delete(f"/api/seeks/{other['id']}", headers=ann.headers).status_code == 204
-    assert bob.get(f"/api/seeks/{other['id']}").status_code == 404
-    assert bob.get("/api/seeks/sek_nothing").status_code == 404
+    r = bob.get(f"/api/seeks/{other['id']}")
+    assert (r.status_code, r.json()["state"], r.json()["match_id"]) == (200, "cancelled", None)
+    assert bob.post(f"/api/seeks/{other['id']}/accept").status_code == 404
+    r = bob.get("/api/seeks/sek_nothing")
+    assert (r.status_code, r.json()["error"]) == (
+        404, {"code": "not_found", "message": "no seek 'sek_nothing'"})
     client.cookies.clear()
     assert client.get(f"/api/seeks/{seek['id']}").status_code == 401

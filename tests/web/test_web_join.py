@@ -1,6 +1,7 @@
 """The join page (an invitation or seek link) shows the seek before it is accepted (issue 23):
 who offers it with their rating, length, variant, clock, rated or not and the rating range; a
-seek no longer open says so and offers nothing to accept."""
+seek no longer open says whether it was taken (with a link to its match) or withdrawn, and
+offers nothing to accept."""
 
 from __future__ import annotations
 
@@ -51,11 +52,20 @@ def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, outp
     bob.wait_for_selector("dl.seek-details dt")
     bob.click('section.join [data-action="accept"]')
     bob.wait_for_url("**/match/mat_*")
-    # Taken now: the link says the seek is gone, with nothing to accept.
-    bob.goto(seek["join_url"])
-    bob.wait_for_selector("section.join .error:has-text('no longer open')")
-    assert bob.locator('section.join [data-action="accept"]').is_hidden()
-    assert bob.locator("dl.seek-details dt").count() == 0
+    match_path = bob.evaluate("location.pathname")
+    # Taken now: the link says so, with nothing to accept, and leads both players (and anyone
+    # else, to watch) to the match it started.
+    for player in (bob, ann):
+        player.goto(seek["join_url"])
+        player.wait_for_selector("section.join .seek-closed:has-text('was accepted')")
+        assert player.locator('section.join [data-action="accept"]').is_hidden()
+        assert player.locator("dl.seek-details dt").count() == 0
+        assert player.locator("section.join h2").count() == 0
+        assert player.get_attribute("section.join a.to-match", "href") == match_path
+    bob.screenshot(path=str(output_dir / "join-accepted-360.png"), full_page=True)
+    ann.click("section.join a.to-match")
+    ann.wait_for_url(f"**{match_path}")
+    ann.wait_for_selector("svg.board")
     assert ann.errors == [] and bob.errors == []
 
 
@@ -70,10 +80,15 @@ def test_ones_own_seek_and_a_seek_that_is_not_there(browser, live_server):
     assert ann.locator("section.join .own-seek").inner_text() == (
         "This is your own seek: share this link; the match starts when someone accepts it.")
     assert ann.locator('section.join [data-action="accept"]').is_hidden()
+    assert ann.request.delete(f"/api/seeks/{seek['id']}").status == 204
+    ann.goto(seek["join_url"])
+    ann.wait_for_selector("section.join .seek-closed:has-text('This seek was withdrawn.')")
+    assert ann.locator('section.join [data-action="accept"]').is_hidden()
+    assert ann.locator("section.join a.to-match").count() == 0
     for address in ("/join/sek_nothing", "/join/%20"):
         response = ann.goto(live_server + address)
         assert response.status == 404
-        ann.wait_for_selector("section.join .error:has-text('no longer open')")
+        ann.wait_for_selector("section.join .error:has-text('There is no seek with this link.')")
         assert ann.locator("section.join h2").count() == 0
         assert ann.locator('section.join [data-action="accept"]').is_hidden()
         ann.click('section.join a[href="/"]')

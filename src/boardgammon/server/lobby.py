@@ -75,6 +75,10 @@ class SeekOut(BaseModel):
     max_rating: float | None
     owner_rating: float | None = Field(description="the owner's rating in the seek's "
                                                    "variant; null for a guest")
+    state: str = Field(default="open", description="open; accepted (the match started, "
+                                                   "match_id); cancelled (withdrawn)")
+    match_id: str | None = Field(default=None, description="the match an accepted seek "
+                                                           "started; null otherwise")
 
 
 class ComputerIn(RequestBody):
@@ -157,7 +161,8 @@ def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
                     variant=s.variant, mode=s.mode, clock=s.clock, days=s.days,
                     invite=names.get(s.invite_id) if s.invite_id else None,
                     join_url=f"/join/{s.id}", rated=s.rated, min_rating=s.min_rating,
-                    max_rating=s.max_rating, owner_rating=rated[s.variant].get(s.owner_id))
+                    max_rating=s.max_rating, owner_rating=rated[s.variant].get(s.owner_id),
+                    state=s.state, match_id=s.match_id)
             for s in seeks]
 
 
@@ -268,16 +273,18 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
 @router.get("/api/seeks/{seek_id}", response_model=SeekOut, responses=responses(401, 404))
 def seek_details(seek_id: str, user: User = Depends(current_user),
                  session: Session = Depends(get_session)) -> SeekOut:
-    """An open seek or invitation, as the join page shows it before it is accepted: who,
-    length, variant, mode and clock, rated or not and the rating range. Its join link is
-    what people share, so whoever has it may read it (an invitation names its invitee).
+    """A seek or invitation, as its join page shows it: who, length, variant, mode and clock,
+    rated or not and the rating range, and its ``state``: open; accepted, with the
+    ``match_id`` it started (its players go on to their match, anyone else may watch it, as
+    any match); or cancelled. Its join link is what people share, so whoever has it may read
+    it (an invitation names its invitee).
 
     Raises:
-        NotFound: no such seek, or it is no longer open (taken or withdrawn).
+        NotFound: no seek ever had this ID.
     """
     seek = session.get(Seek, seek_id)
-    if seek is None or seek.state != "open":
-        raise NotFound(f"no open seek {seek_id!r}")
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
     return _seeks_out(session, [seek])[0]
 
 

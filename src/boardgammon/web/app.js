@@ -450,8 +450,21 @@ async function joinPage(seekId) {
     optionsCache = optionsCache || (await request("GET", "/api/options"));
     seek = await request("GET", `/api/seeks/${encodeURIComponent(seekId)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    error.textContent = err instanceof ApiError && err.status === 404 ? t("join.none") : errorText(err);
     heading.remove(); // no "match on offer" heading over nothing
+    return;
+  }
+  if (seek.state !== "open") {
+    // Taken or withdrawn: say which, and lead on to the match a taken seek started (its two
+    // players to their match, anyone else to watch it).
+    heading.remove();
+    note.textContent = t(seek.state === "accepted" ? "join.accepted" : "join.withdrawn");
+    note.className = "seek-closed"; // news, not an error
+    note.hidden = false;
+    if (seek.match_id) {
+      back.before(h("p", {}, h("a", { href: `/match/${encodeURIComponent(seek.match_id)}`, "data-link": "",
+        class: "to-match" }, t("join.to_match"))));
+    }
     return;
   }
   fill(details, seekDetails(seek).map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));

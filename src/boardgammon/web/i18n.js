@@ -66,6 +66,10 @@ const STRINGS = {
     "variant.hypergammon": "Hypergammon",
     "join.title": "Join a match",
     "join.gone": "This seek is no longer open.",
+    "join.none": "There is no seek with this link.",
+    "join.accepted": "This seek was accepted: its match has begun.",
+    "join.withdrawn": "This seek was withdrawn.",
+    "join.to_match": "Go to the match",
     "join.own": "This is your own seek: share this link; the match starts when someone accepts it.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "The match on offer",
@@ -478,6 +482,10 @@ const STRINGS = {
     "variant.hypergammon": "Hypergammon",
     "join.title": "Einem Match beitreten",
     "join.gone": "Dieses Gesuch ist nicht mehr offen.",
+    "join.none": "Zu diesem Link gibt es kein Gesuch.",
+    "join.accepted": "Dieses Gesuch wurde angenommen: Sein Match hat begonnen.",
+    "join.withdrawn": "Dieses Gesuch wurde zurückgezogen.",
+    "join.to_match": "Zum Match",
     "join.own": "Das ist dein eigenes Gesuch: Teile diesen Link; das Match beginnt, sobald jemand es annimmt.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "Das angebotene Match",
@@ -897,6 +905,10 @@ const STRINGS = {
     "variant.hypergammon": "ハイパーギャモン",
     "join.title": "対局に参加",
     "join.gone": "この募集はもう締め切られています。",
+    "join.none": "このリンクの募集はありません。",
+    "join.accepted": "この募集は受けられ、対局が始まりました。",
+    "join.withdrawn": "この募集は取り下げられました。",
+    "join.to_match": "対局へ",
     "join.own": "これはあなた自身の募集です。このリンクを共有してください。誰かが受けると対戦が始まります。",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "募集中の対局",
