@@ -369,6 +369,11 @@ def test_pr_and_luck_come_from_the_analysis(client, database, wall):
                 )
             )
             s.commit()
+        if len(ids) == 1:  # one analysed match: a dot in the middle, and its PR said once
+            html = client.get("/player/ann").text
+            assert 'points="300.0,80.0"' in html and '<circle cx="300.0" cy="80.0"' in html
+            assert "PR of the one analysed match so far: 7.5 (lower is better)." in html
+            assert "PR jedes" not in client.get("/player/ann?lang=de").text
     page = client.get("/api/players/ann/matches").json()
     assert [(m["match_id"], m["pr"], m["luck"], m["result"]) for m in page["matches"]] == [
         (ids[1], 4.25, 0.125, "won"),
@@ -378,6 +383,7 @@ def test_pr_and_luck_come_from_the_analysis(client, database, wall):
     assert 'id="pr-plot"' in html
     assert "PR of each of 2 analysed matches, oldest first; the best 4.2, the worst 7.5" in html
     assert 'points="0.0,0.0 600.0,160.0"' in html  # 7.5 at the top, then 4.25 at the bottom
+    assert html.count("<circle ") == 2
     # luck in MWC percent with a real minus sign, as the analysis page writes it
     assert html.count("<td>+12.5%</td>") == 2
     assert client.get("/player/bob").text.count("<td>\u221210.0%</td>") == 2

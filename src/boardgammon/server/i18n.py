@@ -390,6 +390,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "player.pr": "PR history",
         "player.pr.none": "No analysed match yet.",
+        "player.pr.single": "PR of the one analysed match so far: {pr} (lower is better).",
         "player.pr.range": (
             "PR of each of {count} analysed matches, oldest first; the best {low}, the worst "
             "{high} (lower is better)."
@@ -927,6 +928,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "player.pr": "PR-Verlauf",
         "player.pr.none": "Noch kein analysiertes Match.",
+        "player.pr.single": (
+            "PR des bisher einzigen analysierten Matches: {pr} (niedriger ist besser)."),
         "player.pr.range": (
             "PR jedes der {count} analysierten Matches, ältestes zuerst; das beste {low}, das "
             "schlechteste {high} (niedriger ist besser)."
@@ -1436,6 +1439,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "player.pr": "PR の推移",
         "player.pr.none": "分析済みの対局はまだありません。",
+        "player.pr.single": "これまでに分析した 1 局の PR：{pr}（低いほど良い）。",
         "player.pr.range": (
             "分析済み対局 {count} 局の PR（古い順）：最良 {low}、最悪 {high}（低いほど良い）。"
         ),

@@ -308,15 +308,21 @@ def svg_points(
     values: list[float], width: int = 600, height: int = 160
 ) -> tuple[str, float, float]:
     """``values`` in order as an SVG polyline's ``points`` in a ``width`` × ``height`` box
-    (the lowest at the bottom), with the lowest and highest value; ``("", 0, 0)`` for none."""
+    (the lowest at the bottom), with the lowest and highest value; ``("", 0, 0)`` for none.
+    Values all equal are drawn across the middle, and a single value in the box's centre (a
+    line through one point draws nothing, so the page marks each point too)."""
     if not values:
         return "", 0.0, 0.0
     low, high = min(values), max(values)
-    span = (high - low) or 1.0
-    step = width / max(1, len(values) - 1)
-    points = " ".join(
-        f"{k * step:.1f},{height - (v - low) / span * height:.1f}" for k, v in enumerate(values)
-    )
+    span = high - low
+
+    def y(v: float) -> float:
+        return height - (v - low) / span * height if span else height / 2
+
+    if len(values) == 1:
+        return f"{width / 2:.1f},{y(values[0]):.1f}", low, high
+    step = width / (len(values) - 1)
+    points = " ".join(f"{k * step:.1f},{y(v):.1f}" for k, v in enumerate(values))
     return points, low, high
 
 
