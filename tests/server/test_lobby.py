@@ -199,12 +199,25 @@ def test_a_seek_is_read_by_its_link_open_taken_or_withdrawn(client):
     for reader in (ann, bob, carol):
         r = reader.get(f"/api/seeks/{seek['id']}")
         assert r.status_code == 200, r.text
-        assert r.json() == seek | {"state": "accepted", "match_id": match_id}
-    other = ann.post("/api/seeks", {"length": 1}).json()
+        # Closed: no invitee named, nor the owner's rating of today.
+        assert r.json() == seek | {"state": "accepted", "match_id": match_id, "invite": None,
+                                   "owner_rating": None}
+    other = ann.post("/api/seeks", {"length": 1, "invite": "carol"}).json()
+    assert carol.get(f"/api/seeks/{other['id']}").json()["invite"] == "carol"
     assert client.delete(f"/api/seeks/{other['id']}", headers=ann.headers).status_code == 204
     r = bob.get(f"/api/seeks/{other['id']}")
-    assert (r.status_code, r.json()["state"], r.json()["match_id"]) == (200, "cancelled", None)
-    assert bob.post(f"/api/seeks/{other['id']}/accept").status_code == 404
+    assert r.status_code == 200, r.text
+    assert {k: r.json()[k] for k in ("owner", "length", "state", "match_id", "invite",
+                                     "owner_rating")} == {
+        "owner": "ann", "length": 1, "state": "cancelled", "match_id": None, "invite": None,
+        "owner_rating": None}
+    for refused in (carol.post(f"/api/seeks/{other['id']}/accept"),
+                    client.delete(f"/api/seeks/{other['id']}", headers=ann.headers)):
+        assert (refused.status_code, refused.json()["error"]) == (409, {
+            "code": "seek_closed", "message": f"seek {other['id']!r} was withdrawn"})
+    r = carol.post(f"/api/seeks/{seek['id']}/accept")
+    assert (r.status_code, r.json()["error"]["message"]) == (409, f"seek {seek['id']!r} was taken")
+    assert carol.post("/api/seeks/sek_nothing/accept").status_code == 404
     r = bob.get("/api/seeks/sek_nothing")
     assert (r.status_code, r.json()["error"]) == (
         404, {"code": "not_found", "message": "no seek 'sek_nothing'"})

@@ -105,9 +105,17 @@ def test_an_outage_on_a_server_page_is_the_site_s_503_page(postgres_url, proxy, 
             assert r.headers["content-type"].startswith("text/html"), (page, r.text)
             assert r.headers["retry-after"] == str(RETRY_AFTER_S)
             assert said in r.text and '<html lang="' + language in r.text, (page, r.text)
+        # HEAD as GET; the language also by Accept-Language; the dice record and /fair?match=.
+        r = client.head("/player/ann", params={"lang": language})
+        assert (r.status_code, r.headers["retry-after"]) == (503, str(RETRY_AFTER_S))
+        assert r.headers["content-type"].startswith("text/html")
+        for page in ("/dice-record", f"/fair?match={match_id}"):
+            r = client.get(page, headers={"Accept-Language": language})
+            assert r.status_code == 503 and said in r.text, (page, r.text)
         _down(client.get(f"/api/audit/{match_id}"))
         _down(client.get("/api/players/ann"))
-        _down(client.get("/dice-record.json"))  # data, read by programs
+        for data in ("/dice-record.json", "/dice-record.csv", "/dice-record.png"):
+            _down(client.get(data))  # data, read by programs: the message says why
         proxy.restore()
         assert client.get("/player/ann").status_code == 200
 

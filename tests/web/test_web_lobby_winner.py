@@ -1,5 +1,6 @@
 """My matches in the lobby name the winner of a finished match with its final score, winner's
-first, in each language (issue 22: it said "0–0 … finished" with no winner)."""
+first, in each language (issue 22: it said "0–0 … finished" with no winner); the score beside
+the opponent's name is from your side."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def test_the_lobby_names_the_winner_of_a_finished_match(browser, live_server, ou
                 "([sel, text]) => document.querySelector(sel)?.textContent.includes(text)",
                 arg=[item, text],
             )
+    # The score from each one's side, as the result beside it (bob, seat 1, saw "1–0" beside
+    # "ann_won won 1–0").
+    assert "· 1–0 / 1 ·" in ann.locator(item).text_content()
+    assert "· 0–1 / 1 ·" in bob.locator(item).text_content()
     bob.set_viewport_size({"width": 360, "height": 740})
     bob.screenshot(path=str(output_dir / "lobby-winner-360.png"), full_page=True)
     assert not ann.errors and not bob.errors

@@ -1,7 +1,8 @@
 """Refusals at the edge (``docs/api.md`` §Errors): the one mapping of a
 :class:`~boardgammon.server.refusals.Refusal` to an HTTP status (:func:`http_status`) and to a
-WebSocket ``error`` frame (:func:`ws_error`). Every refusal over HTTP is a 4xx/5xx with
-``{"error": {"code": "<machine_code>", "message": "<for people>"}}``.
+WebSocket ``error`` frame (:func:`ws_error`). A refusal over HTTP is a 4xx/5xx with
+``{"error": {"code": "<machine_code>", "message": "<for people>"}}`` under ``/api/`` and at
+data and program addresses; at a page's address it is the site's HTML page (below).
 
 :func:`install` registers handlers for refusals (a 429 with ``Retry-After``), request
 validation errors and the router's own refusals (no such route 404, wrong method 405): under
@@ -103,14 +104,16 @@ def program_refusal(status: int, code: str, message: str) -> Response:
 _CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
           413: ErrorCode.PAYLOAD_TOO_LARGE}
 
-ErrorPage = Callable[[Request, int], Response]
-"""The site's HTML page for a refusal of an address outside ``/api/``: ``(request, status)``
-→ the page, in the request's language."""
+ErrorPage = Callable[..., Response]
+"""The site's HTML page for a refusal of a page's address: ``(request, status, problem=None)``
+→ the page, in the request's language; ``problem`` names a text of its own (e.g.
+``database_unavailable``) instead of the status's."""
 
 
 def is_api(path: str) -> bool:
-    """Whether ``path`` is the API's, whose refusals are JSON (``docs/api.md`` §Errors); every
-    other address is a page's, refused with an HTML page for people."""
+    """Whether ``path`` is the API's, whose refusals are JSON (``docs/api.md`` §Errors). Other
+    addresses are pages, refused with an HTML page for people, but for data and programs
+    (:func:`for_people`)."""
     return path == "/api" or path.startswith("/api/")
 
 
@@ -122,10 +125,12 @@ revealed yet)."""
 
 def for_people(request: Request) -> bool:
     """Whether a refusal of ``request`` is read by a person in a browser, as the site's HTML
-    page: an address outside the API that is neither a program (:func:`runs_as_program`) nor
-    data (:data:`DATA_SUFFIXES`)."""
+    page: an address outside the API that is neither a program's (its last segment names a
+    ``.py`` file, as in :func:`runs_as_program`, whatever its ``Accept``) nor data's
+    (:data:`DATA_SUFFIXES`)."""
     path = request.url.path
-    return not (is_api(path) or path.endswith(DATA_SUFFIXES) or runs_as_program(request))
+    return not (is_api(path) or path.endswith(DATA_SUFFIXES)
+                or ".py" in path.rsplit("/", 1)[-1])
 
 
 class BodyLimit:
@@ -264,7 +269,7 @@ _WHEN = {
     409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
          "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
          "(the other player used that action_id), action_id_reused (you used it for another "
-         "action), already_rolled, own_seek, not_a_guest.",
+         "action), already_rolled, own_seek, seek_closed (taken or withdrawn), not_a_guest.",
     413: "The request body is over 64 KiB (payload_too_large).",
     422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
          "entropy is not exactly 32 hex characters).",
@@ -326,7 +331,11 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
     async def _refusal(request: Request, exc: Refusal) -> Response:
         response: Response
         if page is not None and for_people(request):
-            response = page(request, http_status(exc))
+            # The page's words for an outage are the outage's; any other refusal gets its
+            # status's (a page route raises none today but the outage).
+            outage_page = exc.code is ErrorCode.DATABASE_UNAVAILABLE
+            response = (page(request, http_status(exc), "database_unavailable") if outage_page
+                        else page(request, http_status(exc)))
         else:
             answer = program_refusal if runs_as_program(request) else error_response
             response = answer(http_status(exc), exc.code, exc.message)
@@ -346,7 +355,7 @@ def install(app: FastAPI, query_on_page: Collection[str] = (),
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        if page is not None and not is_api(request.url.path):
+        if page is not None and for_people(request):
             return page(request, 422)
         answer = program_refusal if runs_as_program(request) else error_response
         return answer(422, "invalid_request",

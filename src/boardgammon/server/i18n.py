@@ -99,7 +99,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.title.422": "Bad request",
         "error.text.422": "The query of this address could not be read.",
         "error.title.503": "Unavailable",
-        "error.text.503": (
+        "error.text.503": "The server cannot answer just now. Try again in a few seconds.",
+        "error.database_unavailable": (
             "The server cannot reach its database just now. Try again in a few seconds."),
         "error.home": "Go to the lobby",
         "error.player": "There is no player “{name}”.",
@@ -619,8 +620,11 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.text.413": "Die Anfrage ist größer, als der Server liest.",
         "error.title.422": "Ungültige Anfrage",
         "error.text.422": "Die Abfrage dieser Adresse konnte nicht gelesen werden.",
-        "error.title.503": "Nicht erreichbar",
+        "error.title.503": "Nicht verfügbar",
         "error.text.503": (
+            "Der Server kann gerade nicht antworten. "
+            "Versuchen Sie es in ein paar Sekunden erneut."),
+        "error.database_unavailable": (
             "Der Server erreicht seine Datenbank gerade nicht. "
             "Versuchen Sie es in ein paar Sekunden erneut."),
         "error.home": "Zur Lobby",
@@ -1165,7 +1169,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.title.422": "不正なリクエスト",
         "error.text.422": "このアドレスのクエリを読み取れませんでした。",
         "error.title.503": "利用できません",
-        "error.text.503": (
+        "error.text.503": "サーバーは現在応答できません。数秒後にもう一度お試しください。",
+        "error.database_unavailable": (
             "サーバーは現在データベースに接続できません。数秒後にもう一度お試しください。"),
         "error.home": "ロビーへ",
         "error.player": "プレイヤー「{name}」はいません。",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
@@ -60,6 +60,10 @@ class SeekIn(RequestBody):
                                      "rating in this variant that may accept")
 
 
+SeekState = Literal["open", "accepted", "cancelled"]
+"""A seek's state (``seeks.state``, checked by the table's constraint)."""
+
+
 class SeekOut(BaseModel):
     id: str
     owner: str
@@ -75,8 +79,8 @@ class SeekOut(BaseModel):
     max_rating: float | None
     owner_rating: float | None = Field(description="the owner's rating in the seek's "
                                                    "variant; null for a guest")
-    state: str = Field(default="open", description="open; accepted (the match started, "
-                                                   "match_id); cancelled (withdrawn)")
+    state: SeekState = Field(
+        description="open; accepted (the match started, match_id); cancelled (withdrawn)")
     match_id: str | None = Field(default=None, description="the match an accepted seek "
                                                            "started; null otherwise")
 
@@ -162,7 +166,7 @@ def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
                     invite=names.get(s.invite_id) if s.invite_id else None,
                     join_url=f"/join/{s.id}", rated=s.rated, min_rating=s.min_rating,
                     max_rating=s.max_rating, owner_rating=rated[s.variant].get(s.owner_id),
-                    state=s.state, match_id=s.match_id)
+                    state=cast(SeekState, s.state), match_id=s.match_id)
             for s in seeks]
 
 
@@ -277,7 +281,7 @@ def seek_details(seek_id: str, user: User = Depends(current_user),
     rated or not and the rating range, and its ``state``: open; accepted, with the
     ``match_id`` it started (its players go on to their match, anyone else may watch it, as
     any match); or cancelled. Its join link is what people share, so whoever has it may read
-    it (an invitation names its invitee).
+    it (an open invitation names its invitee; a closed seek names no invitee and no rating).
 
     Raises:
         NotFound: no seek ever had this ID.
@@ -285,7 +289,16 @@ def seek_details(seek_id: str, user: User = Depends(current_user),
     seek = session.get(Seek, seek_id)
     if seek is None:
         raise NotFound(f"no seek {seek_id!r}")
-    return _seeks_out(session, [seek])[0]
+    out = _seeks_out(session, [seek])[0]
+    if seek.state != "open":
+        # Closed: what the join page says of it, not whom an invitation was for nor the owner's
+        # rating of today (withdrawing an invitation used to make its link 404).
+        out = out.model_copy(update={"invite": None, "owner_rating": None})
+    return out
+
+
+def _closed(seek_id: str, state: str) -> str:
+    return f"seek {seek_id!r} was {'taken' if state == 'accepted' else 'withdrawn'}"
 
 
 @router.post("/api/seeks/{seek_id}/accept", status_code=201, response_model=MatchCreated,
@@ -293,10 +306,14 @@ def seek_details(seek_id: str, user: User = Depends(current_user),
 def accept_seek(seek_id: str, request: Request, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> MatchCreated:
     """Accept a seek or an invitation: the match starts (the seek's owner is seat 0). Refused
-    with 403 ``blocked`` if the owner and you blocked one another."""
+    with 403 ``blocked`` if the owner and you blocked one another, 409 ``seek_closed`` if it
+    was taken (also a moment before, by someone else) or withdrawn, 404 if no seek had this
+    ID."""
     seek = session.get(Seek, seek_id)
-    if seek is None or seek.state != "open":
-        raise NotFound(f"no open seek {seek_id!r}")
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
+    if seek.state != "open":
+        raise StateConflict(_closed(seek_id, seek.state), ErrorCode.SEEK_CLOSED)
     if seek.owner_id == user.id:
         raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
@@ -306,7 +323,8 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
     taken = rowcount(session.execute(update(Seek).where(Seek.id == seek_id, Seek.state == "open")
                                      .values(state="accepted")))
     if taken != 1:
-        raise NotFound(f"seek {seek_id!r} was just taken")
+        raise StateConflict(f"seek {seek_id!r} was just taken by someone else",
+                            ErrorCode.SEEK_CLOSED)
     owner = session.get(User, seek.owner_id)
     if owner is None:
         raise RuntimeError(f"seek {seek_id!r}: its owner (user {seek.owner_id}) is not found")
@@ -321,13 +339,17 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
     return MatchCreated(match_id=match_id)
 
 
-@router.delete("/api/seeks/{seek_id}", status_code=204, responses=responses(401, 403, 404))
+@router.delete("/api/seeks/{seek_id}", status_code=204,
+               responses=responses(401, 403, 404, 409))
 def cancel_seek(seek_id: str, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> Response:
-    """Withdraw your own open seek or invitation."""
+    """Withdraw your own open seek or invitation (409 ``seek_closed`` once it was taken or
+    withdrawn, 404 if no seek had this ID)."""
     seek = session.get(Seek, seek_id)
-    if seek is None or seek.state != "open":
-        raise NotFound(f"no open seek {seek_id!r}")
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
+    if seek.state != "open":
+        raise StateConflict(_closed(seek_id, seek.state), ErrorCode.SEEK_CLOSED)
     if seek.owner_id != user.id:
         raise NotAllowed("only its owner can withdraw a seek", ErrorCode.NOT_YOUR_SEEK)
     seek.state = "cancelled"

@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     ACTION_ID_REUSED = "action_id_reused"
     ALREADY_ROLLED = "already_rolled"
     OWN_SEEK = "own_seek"
+    SEEK_CLOSED = "seek_closed"
     NOT_A_GUEST = "not_a_guest"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     INVALID_REQUEST = "invalid_request"

@@ -4,12 +4,12 @@
 shared link of any of them must get the client; and its icon at ``/favicon.ico``.
 
 A match page whose ID is malformed or names no match, or a join link of no seek, is the same
-client with status 404: the page says "There is no match …" (or that the seek is not open)
-itself, as it reads them through the API, and the status tells a crawler, a link checker or
-``curl -f`` what a person reads. A seek since accepted or cancelled is still a page (200): it
-says so and leads on. While the database cannot be reached these pages are the client with
-503 and ``Retry-After`` (the client says so and tries again), never the API's JSON. ``HEAD``
-gets the status ``GET`` would."""
+client with status 404: the page says so itself, as it reads them through the API ("There is
+no match …", "There is no seek with this link"), and the status tells a crawler, a link
+checker or ``curl -f`` what a person reads. A seek since accepted or withdrawn is still a page
+(200): it says which, and a taken one links to its match. While the database cannot be reached
+these pages are the client with 503 and ``Retry-After`` (the client says so and tries again),
+never the API's JSON. ``HEAD`` gets the status ``GET`` would."""
 
 from __future__ import annotations
 

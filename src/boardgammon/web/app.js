@@ -330,7 +330,8 @@ class LobbyPage {
       items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));
     const matchItem = (m) => h("li", { "data-match": m.match_id, class: m.your_turn ? "your-turn" : "" },
       h("a", { href: `/match/${m.match_id}`, "data-link": "" }, t("lobby.vs", { name: playerName(m.opponent) })),
-      ` · ${m.score[0]}–${m.score[1]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
+      // the score from your side, as the result beside it ("3–0 / 3 · you won 3–0")
+      ` · ${m.score[m.you]}–${m.score[1 - m.you]} / ${m.length} · ${t(`variant.${m.variant}`)} · ${modeText(m)} · `,
       m.status === "finished" ? finishedText(m) : m.your_turn ? t("lobby.yourturn") : t("lobby.theirturn"),
       m.deadline ? ` · ${t("lobby.deadline", { time: new Date(m.deadline).toLocaleString() })}` : "",
       m.clocks ? [" · ", matchClocks(m)] : null);
@@ -429,7 +430,8 @@ async function acceptSeek(seekId, errorNode, button) {
     const answer = await request("POST", `/api/seeks/${encodeURIComponent(seekId)}/accept`);
     navigate(`/match/${answer.match_id}`);
   } catch (err) {
-    errorNode.textContent = err instanceof ApiError && err.status === 404 ? t("join.gone") : errorText(err);
+    const gone = err instanceof ApiError && (err.status === 404 || err.code === "seek_closed");
+    errorNode.textContent = gone ? t("join.gone") : errorText(err);
     if (button) button.disabled = false;
   }
 }
@@ -454,7 +456,7 @@ async function joinPage(seekId) {
     heading.remove(); // no "match on offer" heading over nothing
     return;
   }
-  if (seek.state !== "open") {
+  if (seek.state === "accepted" || seek.state === "cancelled") {
     // Taken or withdrawn: say which, and lead on to the match a taken seek started (its two
     // players to their match, anyone else to watch it).
     heading.remove();
