@@ -128,6 +128,13 @@ def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, m
     csv_rows = client.get("/dice-record.csv").text.splitlines()
     assert csv_rows[0] == "die1,die2,count,expected" and len(csv_rows) == 37
     assert client.get("/dice-record.png").headers["content-type"] == "image/png"
+    # The picture in the page's language: the German page links the German picture.
+    assert '<img src="/dice-record.png?lang=de"' in page
+    pictures = {lang: client.get(f"/dice-record.png?lang={lang}").content
+                for lang in ("en", "de", "ja")}
+    assert len(set(pictures.values())) == 3 and all(
+        p.startswith(b"\x89PNG") for p in pictures.values())
+    assert client.get("/dice-record.png", cookies={"bg_lang": "ja"}).content == pictures["ja"]
 
 
 @pytest.mark.parametrize("field,value", [("blocked", "²"), ("blocked", "①"),

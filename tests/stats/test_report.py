@@ -185,6 +185,33 @@ def test_plot_files(tmp_path, suffix, magic):
     assert path.read_bytes().startswith(magic)
 
 
+def test_plot_says_its_words_in_the_language_given(tmp_path):
+    """The server labels the picture in the page's language (a new user found it English on
+    the German and Japanese pages): every word and the grouped counts are the ones given, and
+    Japanese text has its glyphs (matplotlib warns of any missing from every font)."""
+    import warnings
+
+    from matplotlib import rc_context
+
+    from boardgammon.server.dice_stats import plot_words
+
+    report = dice_report(record_from_table(published_table()))
+    with rc_context({"svg.fonttype": "none"}):  # the SVG's text as text, to read it back
+        drawn = plot_report(report, tmp_path / "de.svg", plot_words("de")).read_text()
+    rolls = f"{report['rolls']:,}".replace(",", ".")
+    for said in (f"{rolls} Würfe: Anzahl je geordnetem Ergebnis", "zweiter Würfel",
+                 "erster Würfel", "Augenzahl", "% aller Würfel", "Anteil, 95-%-Intervall"):
+        assert said in drawn, said
+    assert "second die" not in drawn and "first die" not in drawn
+    assert "16,70" in drawn and "16.70" not in drawn  # the share axis, German decimals
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph … missing from font(s)" fails the test
+        with rc_context({"svg.fonttype": "none"}):
+            drawn = plot_report(report, tmp_path / "ja.svg", plot_words("ja")).read_text()
+        plot_report(report, tmp_path / "ja.png", plot_words("ja"))
+    assert "2 個目のダイス" in drawn and "全ダイスに占める %" in drawn
+
+
 def test_plot_refuses_other_formats(tmp_path):
     report = dice_report(record_from_table(published_table()))
     with pytest.raises(InvalidQuery, match=r"\.png or \.svg"):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from boardgammon.server.tables import DiceRoll, DiceRollV2
+    from boardgammon.stats.plot import PlotWords
 
 REVEALED = ("revealed", "played")
 """Roll states whose dice are public; committed, requested (v2) and void rolls have none."""
@@ -187,14 +188,30 @@ def requested_refresh(session: Session) -> datetime | None:
 class Snapshot:
     """One report over the record: ``report`` as :func:`boardgammon.stats.dice_report` makes
     it with ``summary`` added (the JSON of ``boardgammon stats dice-report --json``), the
-    first and last reveal times it covers, when it was made, and its plot as PNG bytes."""
+    first and last reveal times it covers, when it was made, and its plot as PNG bytes in each
+    language of the site (``plots["de"]``, labelled and numbered as the page around it)."""
 
     report: dict
     first: datetime | None  # None only for rolls recorded without a reveal time
     last: datetime | None
     made_at: datetime
-    plot_png: bytes
+    plots: dict[str, bytes]
     requested: datetime | None = None  # the operator's request it was made under
+
+
+def plot_words(language: str) -> PlotWords:
+    """The picture's words in ``language`` (a key of :data:`boardgammon.server.i18n.LANGUAGES`):
+    the ``record.picture.*`` texts, numbers grouped as the page groups them."""
+    from boardgammon.server.i18n import translator
+    from boardgammon.server.numerals import NUMERALS
+    from boardgammon.stats.plot import PlotWords
+
+    t = translator(language)
+    fields = ("cells", "second_die", "first_die", "colour_bar", "faces", "face", "percent",
+              "share", "fair")
+    return PlotWords(**{f: t(f"record.picture.{f}") for f in fields},
+                     number=NUMERALS[language].integer,
+                     decimal_mark=NUMERALS[language].decimal_mark)
 
 
 class ReportCache:
@@ -240,9 +257,14 @@ class ReportCache:
             engine.dispose()
         report = dice_report(record)
         report["summary"] = summary(report)
+        from boardgammon.server.i18n import LANGUAGES
+
+        plots = {}
         with tempfile.TemporaryDirectory() as folder:
-            image = plot_report(report, Path(folder) / "dice-record.png").read_bytes()
-        return Snapshot(report, first, last, now, image, requested)
+            for language in LANGUAGES:
+                path = Path(folder) / f"dice-record-{language}.png"
+                plots[language] = plot_report(report, path, plot_words(language)).read_bytes()
+        return Snapshot(report, first, last, now, plots, requested)
 
 
 @cache

@@ -233,6 +233,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "record.rough.short": "rough: {expected} expected per cell, under 5",
         "record.download": "Download the counts",
+        "record.picture.cells": "{rolls} rolls: count per ordered outcome",
+        "record.picture.second_die": "second die",
+        "record.picture.first_die": "first die",
+        "record.picture.colour_bar": "% above (red) / below (blue) n/36",
+        "record.picture.faces": "{dice} dice: share of each face",
+        "record.picture.face": "face",
+        "record.picture.percent": "% of all dice",
+        "record.picture.share": "share, 95% interval",
+        "record.picture.fair": "fair: 1/6",
         "record.plot": (
             "Left: the count of each ordered outcome, coloured by how far it is above or below th"
             "e fair count. Right: each face's share of all dice with its 95% interval, against 1"
@@ -767,6 +776,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "record.rough.short": "grob: {expected} je Feld erwartet, unter 5",
         "record.download": "Die Zählung herunterladen",
+        "record.picture.cells": "{rolls} Würfe: Anzahl je geordnetem Ergebnis",
+        "record.picture.second_die": "zweiter Würfel",
+        "record.picture.first_die": "erster Würfel",
+        "record.picture.colour_bar": "% über (rot) / unter (blau) n/36",
+        "record.picture.faces": "{dice} Würfel: Anteil jeder Augenzahl",
+        "record.picture.face": "Augenzahl",
+        "record.picture.percent": "% aller Würfel",
+        "record.picture.share": "Anteil, 95-%-Intervall",
+        "record.picture.fair": "fair: 1/6",
         "record.plot": (
             "Links: die Anzahl jedes geordneten Ergebnisses, gefärbt nach der Abweichung von der "
             "fairen Anzahl. Rechts: der Anteil jeder Augenzahl an allen Würfeln mit 95-%-Interval"
@@ -1299,6 +1317,15 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "record.rough.short": "目安：1 マスの期待値 {expected}（5 未満）",
         "record.download": "集計をダウンロード",
+        "record.picture.cells": "{rolls} 回の出目：順序付きの各出目の回数",
+        "record.picture.second_die": "2 個目のダイス",
+        "record.picture.first_die": "1 個目のダイス",
+        "record.picture.colour_bar": "n/36 より多い（赤）／少ない（青）割合 %",
+        "record.picture.faces": "ダイス {dice} 個：各目の割合",
+        "record.picture.face": "目",
+        "record.picture.percent": "全ダイスに占める %",
+        "record.picture.share": "割合と 95% 区間",
+        "record.picture.fair": "公正：1/6",
         "record.plot": (
             "左：順序付きの各出目の回数（公正な回数からのずれで色分け）。右：全ダイスに占める各目"
             "の割合と 95% 区間（基準は 1/6）。"

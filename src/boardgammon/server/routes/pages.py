@@ -395,9 +395,11 @@ def dice_record_csv(request: Request) -> Response:
 
 
 @router.api_route("/dice-record.png", methods=READ)
-def dice_record_plot(request: Request) -> Response:
-    """The report's plot (404 while no roll is revealed)."""
-    return Response(_dice_report_or_404(request).plot_png, media_type="image/png")
+def dice_record_plot(request: Request, lang: str | None = None) -> Response:
+    """The report's plot, labelled in ``lang`` (else the request's language, as a page's; 404
+    while no roll is revealed)."""
+    language = request_language(request, lang)
+    return Response(_dice_report_or_404(request).plots[language], media_type="image/png")
 
 
 @router.api_route("/glossary", methods=READ, response_class=HTMLResponse)
