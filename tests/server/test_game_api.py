@@ -158,7 +158,7 @@ def test_seeks_invitations_and_refusals(client, ann, bob):
         assert (response.status_code, code(response)) == expected, response.text
     assert ann.client.delete(f"/api/seeks/{seek['id']}", headers=ann.headers).status_code == 204
     r = bob.post(f"/api/seeks/{seek['id']}/accept")
-    assert (r.status_code, code(r)) == (404, "not_found")
+    assert (r.status_code, code(r)) == (409, "seek_closed")  # withdrawn
     r = bob.post(f"/api/seeks/{invite['id']}/accept")
     assert r.status_code == 201
     match_id = r.json()["match_id"]

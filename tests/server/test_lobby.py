@@ -223,3 +223,28 @@ def test_a_seek_is_read_by_its_link_open_taken_or_withdrawn(client):
         404, {"code": "not_found", "message": "no seek 'sek_nothing'"})
     client.cookies.clear()
     assert client.get(f"/api/seeks/{seek['id']}").status_code == 401
+
+
+def test_the_same_live_seek_or_invitation_twice_is_refused(client):
+    """A new user's second click on "Post seek" posted the same invitation twice. The same live
+    seek or invitation as one still open is 409 duplicate_seek naming it, and nothing is
+    posted; other terms, a closed one, or open correspondence seeks may be posted again."""
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    Player.register(client, "carol")
+    first = ann.post("/api/seeks", {"length": 3, "invite": "carol"}).json()
+    r = ann.post("/api/seeks", {"length": 3, "invite": "Carol"})
+    assert (r.status_code, r.json()["error"]) == (409, {
+        "code": "duplicate_seek",
+        "message": f"you already have this seek open: /join/{first['id']}"})
+    assert [s["id"] for s in ann.get("/api/lobby").json()["mine"]] == [first["id"]]
+    live = ann.post("/api/seeks", {"length": 3}).json()  # not an invitation: other terms
+    assert ann.post("/api/seeks", {"length": 3}).status_code == 409
+    for other in ({"length": 3, "clock": "blitz"}, {"length": 5}, {"length": 3, "rated": True},
+                  {"length": 3, "variant": "nackgammon"}):
+        assert ann.post("/api/seeks", other).status_code == 201, other
+    assert bob.post("/api/seeks", {"length": 3}).status_code == 201  # someone else's
+    for _ in range(2):  # correspondence seeks: several games at once
+        assert ann.post("/api/seeks", {"mode": "correspondence", "days": 3}).status_code == 201
+    # Once the first live seek is taken, the same terms may be posted again.
+    assert bob.post(f"/api/seeks/{live['id']}/accept").status_code == 201
+    assert ann.post("/api/seeks", {"length": 3}).status_code == 201

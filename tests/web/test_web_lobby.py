@@ -66,6 +66,34 @@ def test_double_click_posts_one_seek(browser, live_server):
     page.context.close()
 
 
+def test_a_second_post_of_the_same_seek_is_explained_and_the_link_copies(
+        browser, live_server, output_dir):
+    """A new user's trial: a click on "Post seek" after the first had landed posted the same
+    seek again; the join link was text broken inside "http" with no way to copy it; and the
+    rated switch was a large empty square."""
+    page = new_page(browser, live_server)
+    register(page, "again_post")
+    page.click('form.create [data-action="post-seek"]')
+    page.wait_for_selector(".lists li[data-seek]")
+    page.click('form.create [data-action="post-seek"]')
+    page.wait_for_selector(".lobby .error:has-text('you already have this seek open: /join/sek_')")
+    assert own_seeks(page, "again_post") == 1
+    seek = page.request.get("/api/lobby").json()["mine"][0]
+    url = f"{live_server}{seek['join_url']}"
+    assert page.locator(".join-url code").inner_text() == url
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click('.join-url [data-action="copy"]')
+    page.wait_for_selector('.join-url [data-action="copy"]:has-text("Copied")')
+    assert page.evaluate("navigator.clipboard.readText()") == url
+    box = page.locator('form.create input[name="rated"]').bounding_box()
+    assert box is not None and box["width"] <= 26 and box["height"] <= 26, box
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(output_dir / f"lobby-join-link-{width}.png"), full_page=True)
+    assert page.errors == []
+    page.context.close()
+
+
 def test_double_click_starts_one_computer_match(browser, live_server):
     page = new_page(browser, live_server)
     register(page, "dbl_bot")

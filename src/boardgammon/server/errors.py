@@ -269,7 +269,8 @@ _WHEN = {
     409: "Conflicts with the current state: not_your_turn, username_taken, roll_pending, "
          "match_over, match_not_finished, time_expired (lost on time), duplicate_action_id "
          "(the other player used that action_id), action_id_reused (you used it for another "
-         "action), already_rolled, own_seek, seek_closed (taken or withdrawn), not_a_guest.",
+         "action), already_rolled, own_seek, seek_closed (taken or withdrawn), duplicate_seek, "
+         "not_a_guest.",
     413: "The request body is over 64 KiB (payload_too_large).",
     422: "Malformed input: invalid_request (the message says what), bad_entropy (a roll's "
          "entropy is not exactly 32 hex characters).",

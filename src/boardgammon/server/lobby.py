@@ -226,13 +226,14 @@ def lobby(request: Request, user: User = Depends(current_user),
 
 
 @router.post("/api/seeks", status_code=201, response_model=SeekOut,
-             responses=responses(401, 403, 404))
+             responses=responses(401, 403, 404, 409))
 def create_seek(body: SeekIn, request: Request, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> SeekOut:
     """Post an open seek, or invite one player (``invite``; refused with 403 ``blocked`` if
     either of you blocked the other); share ``join_url`` as a link. The invited player's
     pages hear ``invitation``. A rated seek (``rated``) may ask for a range of the opponent's
-    rating."""
+    rating. A live seek or an invitation the same as one of yours still open is refused with
+    409 ``duplicate_seek`` (open correspondence seeks may be several)."""
     if body.rated and user.guest:
         raise NotAllowed("guests play unrated: sign up (keeping your matches) to post a rated "
                          "seek", ErrorCode.GUEST_UNRATED)
@@ -259,9 +260,22 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
         if invitee.id == user.id:
             raise Invalid("you cannot invite yourself")
         refuse_if_blocked(session, user.id, invitee.id, f"you cannot invite {invitee.username}")
+    days = (body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None
+    if body.mode == "live" or invitee is not None:
+        # One plays one live match at a time, and invites a player once: a second click on
+        # "Post seek" posted the same seek twice. Open correspondence seeks may be several.
+        same = session.execute(select(Seek.id).where(
+            Seek.owner_id == user.id, Seek.state == "open", Seek.length == body.length,
+            Seek.variant == body.variant, Seek.mode == body.mode,
+            Seek.clock.is_not_distinct_from(body.clock), Seek.days.is_not_distinct_from(days),
+            Seek.invite_id.is_not_distinct_from(invitee.id if invitee else None),
+            Seek.rated == body.rated, Seek.min_rating.is_not_distinct_from(body.min_rating),
+            Seek.max_rating.is_not_distinct_from(body.max_rating))).scalars().first()
+        if same is not None:
+            raise StateConflict(f"you already have this seek open: /join/{same}",
+                                ErrorCode.DUPLICATE_SEEK)
     seek = Seek(id=f"sek_{secrets.token_hex(10)}", owner_id=user.id, length=body.length,
-                variant=body.variant, mode=body.mode, clock=body.clock,
-                days=(body.days or DEFAULT_DAYS) if body.mode == "correspondence" else None,
+                variant=body.variant, mode=body.mode, clock=body.clock, days=days,
                 invite_id=invitee.id if invitee else None, state="open",
                 created_at=datetime.now(UTC), rated=body.rated, min_rating=body.min_rating,
                 max_rating=body.max_rating)

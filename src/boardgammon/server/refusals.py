@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     ALREADY_ROLLED = "already_rolled"
     OWN_SEEK = "own_seek"
     SEEK_CLOSED = "seek_closed"
+    DUPLICATE_SEEK = "duplicate_seek"
     NOT_A_GUEST = "not_a_guest"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     INVALID_REQUEST = "invalid_request"

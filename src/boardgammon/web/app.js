@@ -4,7 +4,7 @@
 
 import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
-import { clockAfter, clockText as secondsText, fill, h } from "./dom.js";
+import { clockAfter, clockText as secondsText, copyButton, fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
 import { lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
 import { deleteAccountBox } from "./account.js";
@@ -207,6 +207,14 @@ function clockText(name) {
     : t(`clock.${name}`);
 }
 
+/** One's own seek's join link, on a line of its own, to share: the address and a button that
+ * copies it (it was only text, broken across lines inside "http"). */
+function joinLink(url) {
+  const address = h("code", {}, url);
+  return h("div", { class: "join-url" }, `${t("lobby.joinlink")}: `, address, " ",
+    copyButton(url, address, t("result.copy"), t("result.copied")));
+}
+
 /** A finished match of "my matches": who won, with the winner's final score first
  * ("bob won 5–2"). */
 function finishedText(m) {
@@ -323,8 +331,7 @@ class LobbyPage {
         } }, t("lobby.cancel"))
           : h("button", { type: "button", "data-action": "accept", onclick: (e) => acceptSeek(seek.id, this.error, e.currentTarget) },
             t("lobby.accept")),
-        own ? h("small", { class: "join-url" }, ` ${t("lobby.joinlink")}: `,
-          h("code", {}, new URL(seek.join_url, location.href).href)) : null);
+        own ? joinLink(new URL(seek.join_url, location.href).href) : null);
     };
     const list = (title, items, render) => h("section", {}, h("h2", {}, title),
       items.length ? h("ul", {}, items.map(render)) : h("p", { class: "empty" }, t("lobby.none")));

@@ -109,3 +109,19 @@ export function clockAfter(clocks, seat, elapsed) {
     reserve: clocks.reserve[seat] - Math.max(0, elapsed - clocks.delay_left),
   };
 }
+
+/** A button labelled `label` that copies `text` to the clipboard and then says `done`. Where
+ * the page may not write to the clipboard (served over plain HTTP from another host), it
+ * selects `node`'s text instead, for the reader to copy. */
+export function copyButton(text, node, label, done) {
+  const button = h("button", { type: "button", "data-action": "copy" }, label);
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = done;
+    } catch {
+      getSelection().selectAllChildren(node);
+    }
+  });
+  return button;
+}

@@ -5,7 +5,7 @@
 import { analysisButton, signed } from "./analysis.js";
 import { actionId, ApiError, MatchSocket, request } from "./api.js";
 import { renderBoard } from "./board.js";
-import { clockAfter, clockText, fill, h, keep, keepRows, shownId } from "./dom.js";
+import { clockAfter, clockText, copyButton, fill, h, keep, keepRows, shownId } from "./dom.js";
 import { ChatPanel } from "./chat.js";
 import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./dicechain.js";
 import { checkInLog, recordProblems } from "./dicelog.js";
@@ -1474,15 +1474,7 @@ export class MatchPage {
     const { me, opp } = this.seats();
     const rolls = (s.rolls || []).filter((x) => x.server_seed);
     const idNode = h("code", { class: "match-id" }, s.match_id);
-    const copy = h("button", { type: "button", "data-action": "copy" }, t("result.copy"));
-    copy.addEventListener("click", async () => {
-      try {
-        await navigator.clipboard.writeText(s.match_id);
-        copy.textContent = t("result.copied");
-      } catch {
-        getSelection().selectAllChildren(idNode);
-      }
-    });
+    const copy = copyButton(s.match_id, idNode, t("result.copy"), t("result.copied"));
     const base = `/api/matches/${encodeURIComponent(s.match_id)}`;
     if (!this.logHead && !this.logHeadAsked) {
       // Reloaded after the end: the match_end event that carried the head is gone; ask once.
