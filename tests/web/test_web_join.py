@@ -37,9 +37,12 @@ def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, outp
     assert bob.get_attribute("dl.seek-details a.profile", "href") == "/player/ann_join?lang=en"
     # Each term on its value's line, also beside the phone's 44 px profile link.
     middles = bob.evaluate("""() => ["dl.seek-details dt", "dl.seek-details dd a.profile"].map(
-        (sel) => { const range = document.createRange();
-                   range.selectNodeContents(document.querySelector(sel));
-                   const box = range.getBoundingClientRect(); return box.top + box.height / 2; })""")
+        (sel) => {
+          const range = document.createRange();
+          range.selectNodeContents(document.querySelector(sel));
+          const box = range.getBoundingClientRect();
+          return box.top + box.height / 2;
+        })""")
     assert abs(middles[0] - middles[1]) < 2, middles
     bob.screenshot(path=str(output_dir / "join-details-360.png"), full_page=True)
     # In German, an unrated correspondence seek.
