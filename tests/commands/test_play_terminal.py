@@ -611,6 +611,18 @@ def test_a_play_before_the_roll_says_roll_first():
     assert tg.match.game.phase is Phase.ROLL and tg.match.game.dice is None
 
 
+def test_roll_after_the_roll_says_the_dice_are_rolled():
+    """A fresh user's trial: roll typed once the dice were rolled got "Illegal play: 'roll' is
+    not a move in standard notation"."""
+    play = _first_play()
+    tg, lines, _ = _scripted([play, "", "", "roll"])
+    game = tg.match.game
+    assert game.phase is Phase.PLAY and game.dice is not None
+    assert lines[-3] == (f"You have already rolled {game.dice[0]}-{game.dice[1]}: enter your "
+                         f"play (or hint).")
+    assert not any(line.startswith("Illegal play") for line in lines)
+
+
 def test_long_input_is_named_not_echoed_whole():
     """A fresh user's trial: a 12 KB play came back whole in the refusal. Each refusal quotes
     at most 40 characters of what was typed, whatever was typed."""

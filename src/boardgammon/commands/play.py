@@ -335,6 +335,9 @@ class TerminalGame:
                 self._resign(rest)
             elif word == "undo":
                 self.write("Nothing to undo: enter a play, then undo it before confirming.")
+            elif word == "roll" and game.phase is Phase.PLAY and game.dice:
+                self.write(f"You have already rolled {game.dice[0]}-{game.dice[1]}: enter your "
+                           f"play (or hint).")
             elif game.phase is Phase.PLAY and line:
                 self._play(line)
             elif game.phase is Phase.PLAY:
