@@ -150,6 +150,13 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
             assert first.nth(0).inner_text().split()[-1] == "1–0"
             assert first.nth(1).inner_text() == "bob"
             assert first.nth(2).inner_text().startswith("+")
+            # each heading on one line, the rating change's aside (ポイント was one per line)
+            lines = page.evaluate("""() => [...document.querySelectorAll('#player-matches th')]
+                .map((th) => th.getClientRects().length && th.textContent
+                     ? (() => { const r = document.createRange(); r.selectNodeContents(th);
+                                return r.getClientRects().length; })() : 1)""")
+            assert [n for k, n in enumerate(lines) if k != 2] == [1] * (len(lines) - 1), (
+                code, width, lines)
             table = page.locator("#player-matches").bounding_box()
             for k in range(3):
                 cell = first.nth(k).bounding_box()
