@@ -69,14 +69,15 @@ def test_double_click_posts_one_seek(browser, live_server):
 def test_a_second_post_of_the_same_seek_is_explained_and_the_link_copies(
         browser, live_server, output_dir):
     """A new user's trial: a click on "Post seek" after the first had landed posted the same
-    seek again; the join link was text broken inside "http" with no way to copy it; and the
-    rated switch was a large empty square."""
+    seek again; the join link was text broken inside "http" with no way to copy it; the rated
+    switch was a large empty square; and "no player named …" was English on a Japanese page."""
     page = new_page(browser, live_server)
     register(page, "again_post")
     page.click('form.create [data-action="post-seek"]')
     page.wait_for_selector(".lists li[data-seek]")
     page.click('form.create [data-action="post-seek"]')
-    page.wait_for_selector(".lobby .error:has-text('you already have this seek open: /join/sek_')")
+    page.wait_for_selector(".lobby .error:has-text('You already have this seek open: it is "
+                           "under “Your seeks and invitations”.')")
     assert own_seeks(page, "again_post") == 1
     seek = page.request.get("/api/lobby").json()["mine"][0]
     url = f"{live_server}{seek['join_url']}"
@@ -85,6 +86,14 @@ def test_a_second_post_of_the_same_seek_is_explained_and_the_link_copies(
     page.click('.join-url [data-action="copy"]')
     page.wait_for_selector('.join-url [data-action="copy"]:has-text("Copied")')
     assert page.evaluate("navigator.clipboard.readText()") == url
+    # Refusals a player meets are said in the page's language (the server's are English).
+    page.select_option("select#lang", "ja")
+    page.fill('form.create input[name="invite"]', "nosuchuser")
+    page.click('form.create [data-action="post-seek"]')
+    said = "「nosuchuser」という名前のプレイヤーはいません。"
+    page.wait_for_selector(f".lobby .error:has-text('{said}')")
+    page.select_option("select#lang", "en")
+    page.fill('form.create input[name="invite"]', "")
     box = page.locator('form.create input[name="rated"]').bounding_box()
     assert box is not None and box["width"] <= 26 and box["height"] <= 26, box
     for width in (390, 1280):

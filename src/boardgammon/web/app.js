@@ -207,6 +207,16 @@ function clockText(name) {
     : t(`clock.${name}`);
 }
 
+/** A refused new seek in the page's language where the refusal is one a player meets (the
+ * server's message is English): no such invitee, or the same seek already open. */
+function seekRefusal(err, invite) {
+  if (err instanceof ApiError && err.code === "not_found" && invite) {
+    return t("lobby.no_player", { name: invite });
+  }
+  if (err instanceof ApiError && err.code === "duplicate_seek") return t("lobby.duplicate");
+  return errorText(err);
+}
+
 /** One's own seek's join link, on a line of its own, to share: the address and a button that
  * copies it (it was only text, broken across lines inside "http"). */
 function joinLink(url) {
@@ -378,7 +388,7 @@ class LobbyPage {
         });
         await this.load();
       } catch (err) {
-        this.error.textContent = errorText(err);
+        this.error.textContent = seekRefusal(err, f.get("invite"));
       }
     }) },
     h("h2", {}, t("lobby.create")),
