@@ -150,6 +150,18 @@ async def _player(match_id: str, token: str, port: int, via_http: bool, http: ht
                 tally.errors[f"ws error: {frame.get('code', '?')}"] += 1
 
 
+async def _withdraw_open_seeks(http: httpx.AsyncClient, port: int, token: str) -> None:
+    """Withdraw the guest's open seeks (one left by a failed accept would make every later post
+    a 409 duplicate_seek); errors are the caller's to count, so they are ignored here."""
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        r = await http.get(f"http://127.0.0.1:{port}/api/lobby", headers=headers)
+        for seek in r.json().get("mine", []) if r.status_code == 200 else []:
+            await http.delete(f"http://127.0.0.1:{port}/api/seeks/{seek['id']}", headers=headers)
+    except httpx.HTTPError:
+        pass
+
+
 async def _pair(n: int, ports: list[int], tally: Tally, stop: float, think: float) -> None:
     """Two guests playing match after match until the end: seat 0 on one process over
     WebSocket, seat 1 on the other over HTTP (which process is which alternates with ``n``)."""
@@ -175,6 +187,7 @@ async def _pair(n: int, ports: list[int], tally: Tally, stop: float, think: floa
                     _player(match_id, tokens[1], http_port, True, http, tally, stop, think))
             except Exception as exc:  # noqa: BLE001 - counted, and the pair goes on
                 tally.errors[f"{type(exc).__name__}"] += 1
+                await _withdraw_open_seeks(http, ws_port, tokens[0])  # else the next is a duplicate
                 await asyncio.sleep(1.0)
                 continue
             tally.finished += all(over)

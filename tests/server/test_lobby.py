@@ -243,6 +243,14 @@ def test_the_same_live_seek_or_invitation_twice_is_refused(client):
                   {"length": 3, "variant": "nackgammon"}):
         assert ann.post("/api/seeks", other).status_code == 201, other
     assert bob.post("/api/seeks", {"length": 3}).status_code == 201  # someone else's
+    ranged = {"length": 3, "rated": True, "min_rating": 1400, "max_rating": 1600}
+    assert ann.post("/api/seeks", ranged).status_code == 201
+    assert ann.post("/api/seeks", ranged).status_code == 409  # the same range
+    assert ann.post("/api/seeks", ranged | {"max_rating": 1650}).status_code == 201
+    correspondence_invite = {"mode": "correspondence", "days": 3, "invite": "bob"}
+    assert ann.post("/api/seeks", correspondence_invite).status_code == 201
+    assert ann.post("/api/seeks", correspondence_invite).status_code == 409  # an invitation
+    assert ann.post("/api/seeks", {"length": 3, "invite": "bob"}).status_code == 201  # another
     for _ in range(2):  # correspondence seeks: several games at once
         assert ann.post("/api/seeks", {"mode": "correspondence", "days": 3}).status_code == 201
     # Once the first live seek is taken, the same terms may be posted again.

@@ -1320,7 +1320,7 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "record.picture.cells": "{rolls} 回の出目：順序付きの各出目の回数",
         "record.picture.second_die": "2 個目のダイス",
         "record.picture.first_die": "1 個目のダイス",
-        "record.picture.colour_bar": "n/36 より多い（赤）／少ない（青）割合 %",
+        "record.picture.colour_bar": "n/36 との差 %（赤：多い／青：少ない）",
         "record.picture.faces": "ダイス {dice} 個：各目の割合",
         "record.picture.face": "目",
         "record.picture.percent": "全ダイスに占める %",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
-from matplotlib import rc_context
+from matplotlib import font_manager, rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import ScalarFormatter
 
@@ -18,7 +19,15 @@ FORMATS = (".png", ".svg")
 FONTS = ["DejaVu Sans", "IPAGothic"]
 """Fonts in the order matplotlib tries them for each character: Latin from DejaVu (matplotlib's
 own), Japanese from IPA Gothic (Debian's ``fonts-ipafont-gothic``, which ``make system-deps``
-installs); a font that is missing is skipped."""
+installs); a font that is not installed is left out (:func:`_fonts`)."""
+
+
+@cache
+def _fonts() -> list[str]:
+    """:data:`FONTS` that are installed: matplotlib logs a line for every character it looks up
+    in a family it cannot find (hundreds a picture)."""
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    return [f for f in FONTS if f in installed] or ["DejaVu Sans"]
 
 
 def _grouped(n: int) -> str:
@@ -39,7 +48,7 @@ class PlotWords:
     faces: str = "{dice} dice: share of each face"
     face: str = "face"
     percent: str = "% of all dice"
-    share: str = "share, 95 % CI"
+    share: str = "share, 95% interval"
     fair: str = "fair: 1/6"
     number: Callable[[int], str] = _grouped
     decimal_mark: str = "."
@@ -69,7 +78,7 @@ def plot_report(report: dict, path: str | Path, words: PlotWords | None = None) 
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise InvalidQuery(f"plot file must end in {' or '.join(FORMATS)}, got {path.name!r}")
-    with rc_context({"font.family": FONTS}):
+    with rc_context({"font.family": _fonts()}):
         return _draw(report, path, words or PlotWords())
 
 

@@ -336,7 +336,10 @@ class LobbyPage {
       return h("li", { "data-seek": seek.id }, seekText(seek), seekRating(seek),
         seek.invite ? ` · ${t("lobby.invited", { name: seek.invite })}` : "", " ",
         own ? h("button", { type: "button", "data-action": "withdraw", onclick: async () => {
-          await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => (this.error.textContent = errorText(e)));
+          await request("DELETE", `/api/seeks/${seek.id}`).catch((e) => {
+            // taken a moment ago: said in the page's language, as an accept that came late
+            this.error.textContent = e instanceof ApiError && e.code === "seek_closed" ? t("join.gone") : errorText(e);
+          });
           this.load();
         } }, t("lobby.cancel"))
           : h("button", { type: "button", "data-action": "accept", onclick: (e) => acceptSeek(seek.id, this.error, e.currentTarget) },
