@@ -130,6 +130,8 @@ def test_dice_record_page_shows_the_stats_commands_figures(client, sqlite_url, m
     assert client.get("/dice-record.png").headers["content-type"] == "image/png"
     # The picture in the page's language: the German page links the German picture.
     assert '<img src="/dice-record.png?lang=de"' in page
+    # a phone shrinks it to a third: a tap opens it whole
+    assert '<a href="/dice-record.png?lang=de" id="record-picture">' in page
     pictures = {lang: client.get(f"/dice-record.png?lang={lang}").content
                 for lang in ("en", "de", "ja")}
     assert len(set(pictures.values())) == 3 and all(

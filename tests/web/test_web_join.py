@@ -57,6 +57,14 @@ def test_the_join_page_shows_the_seek_then_accepts_it(browser, live_server, outp
         "Wertung": "ungewertet",
     }
     bob.screenshot(path=str(output_dir / "join-details-de-360.png"), full_page=True)
+    # A third player with the link of bob's invitation: no Accept the server would refuse.
+    cyd = signed_in(browser, live_server, "cyd_join", width=360)
+    cyd.goto(seek["join_url"])
+    cyd.wait_for_selector("section.join .own-seek:has-text('This invitation is for bob_join: "
+                          "only they can accept it.')")
+    assert cyd.locator('section.join [data-action="accept"]').is_hidden()
+    assert cyd.errors == []
+    cyd.context.close()
     bob.goto(f"{seek['join_url']}?lang=en")
     bob.wait_for_selector("dl.seek-details dt")
     bob.click('section.join [data-action="accept"]')

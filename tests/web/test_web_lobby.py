@@ -88,11 +88,16 @@ def test_a_second_post_of_the_same_seek_is_explained_and_the_link_copies(
     assert page.evaluate("navigator.clipboard.readText()") == url
     # Refusals a player meets are said in the page's language (the server's are English).
     page.select_option("select#lang", "ja")
-    page.fill('form.create input[name="invite"]', "nosuchuser")
+    page.fill('form.create input[name="invite"]', "  nosuchuser ")  # pasted, with spaces
     page.click('form.create [data-action="post-seek"]')
     said = "「nosuchuser」という名前のプレイヤーはいません。"
     page.wait_for_selector(f".lobby .error:has-text('{said}')")
     page.select_option("select#lang", "en")
+    page.fill('form.create input[name="invite"]', "AGAIN_post")  # oneself, in other case
+    page.click('form.create [data-action="post-seek"]')
+    page.wait_for_selector(".lobby .error:has-text('You cannot invite yourself: leave the name "
+                           "empty to post an open seek.')")
+    assert own_seeks(page, "again_post") == 1
     page.fill('form.create input[name="invite"]', "")
     for width in (390, 1280):  # at 390 the phone's 44 px rule for inputs applies too
         page.set_viewport_size({"width": width, "height": 900})

@@ -383,15 +383,20 @@ class LobbyPage {
       this.error.textContent = "";
       const f = new FormData(seekForm);
       const live = f.get("mode") === "live";
+      const invited = (f.get("invite") || "").trim(); // a pasted name may bring spaces
+      if (invited && invited.toLowerCase() === app.user.username.toLowerCase()) {
+        this.error.textContent = t("lobby.self_invite"); // said here, in the page's language
+        return;
+      }
       try {
         await request("POST", "/api/seeks", {
           length: Number(f.get("length")), variant: f.get("variant"), mode: f.get("mode"),
           clock: live ? f.get("clock") : null, days: live ? null : Number(f.get("days")),
-          invite: f.get("invite") || null, ...ratedBody(f),
+          invite: invited || null, ...ratedBody(f),
         });
         await this.load();
       } catch (err) {
-        this.error.textContent = seekRefusal(err, f.get("invite"));
+        this.error.textContent = seekRefusal(err, invited);
       }
     }) },
     h("h2", {}, t("lobby.create")),
@@ -490,9 +495,14 @@ async function joinPage(seekId) {
     return;
   }
   fill(details, seekDetails(seek).map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
-  // One's own seek: no Accept button that the server would only refuse (own_seek).
-  if (app.user && seek.owner === app.user.username) note.hidden = false;
-  else accept.hidden = false;
+  // One's own seek, or an invitation for someone else: no Accept button that the server would
+  // only refuse (own_seek, not_invited).
+  const me = app.user ? app.user.username.toLowerCase() : null;
+  if (me && seek.owner.toLowerCase() === me) note.hidden = false;
+  else if (me && seek.invite && seek.invite.toLowerCase() !== me) {
+    note.textContent = t("join.not_yours", { name: seek.invite });
+    note.hidden = false;
+  } else accept.hidden = false;
 }
 
 /** The join page's rows for `seek` (docs/api.md §Lobby): [term, value] pairs. */

@@ -34,6 +34,7 @@ const STRINGS = {
     "lobby.mine": "Your seeks and invitations",
     "lobby.no_player": "There is no player named “{name}”.",
     "lobby.duplicate": "You already have this seek open: it is under “Your seeks and invitations”.",
+    "lobby.self_invite": "You cannot invite yourself: leave the name empty to post an open seek.",
     "lobby.invited": "invited: {name}",
     "lobby.clocks": "clock: you {mine} · opponent {theirs}",
     "lobby.matches": "My matches",
@@ -72,6 +73,7 @@ const STRINGS = {
     "join.accepted": "This seek was accepted: its match has begun.",
     "join.withdrawn": "This seek was withdrawn.",
     "join.to_match": "Go to the match",
+    "join.not_yours": "This invitation is for {name}: only they can accept it.",
     "join.own": "This is your own seek: share this link; the match starts when someone accepts it.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "The match on offer",
@@ -450,6 +452,7 @@ const STRINGS = {
     "lobby.mine": "Deine Gesuche und Einladungen",
     "lobby.no_player": "Es gibt keinen Spieler namens „{name}“.",
     "lobby.duplicate": "Dieses Gesuch ist schon offen: Es steht unter „Deine Gesuche und Einladungen“.",
+    "lobby.self_invite": "Du kannst dich nicht selbst einladen: Lass den Namen leer für ein offenes Gesuch.",
     "lobby.invited": "eingeladen: {name}",
     "lobby.clocks": "Uhr: du {mine} · Gegner {theirs}",
     "lobby.matches": "Meine Matches",
@@ -490,6 +493,7 @@ const STRINGS = {
     "join.accepted": "Dieses Gesuch wurde angenommen, das Match hat begonnen.",
     "join.withdrawn": "Dieses Gesuch wurde zurückgezogen.",
     "join.to_match": "Zum Match",
+    "join.not_yours": "Diese Einladung ist für {name}: Nur diese Person kann sie annehmen.",
     "join.own": "Das ist dein eigenes Gesuch: Teile diesen Link; das Match beginnt, sobald jemand es annimmt.",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "Das angebotene Match",
@@ -879,6 +883,7 @@ const STRINGS = {
     "lobby.mine": "あなたの募集と招待",
     "lobby.no_player": "「{name}」という名前のプレイヤーはいません。",
     "lobby.duplicate": "同じ募集がすでに出ています。「あなたの募集と招待」にあります。",
+    "lobby.self_invite": "自分自身は招待できません。誰でも受けられる募集にするには名前を空欄にしてください。",
     "lobby.invited": "招待先: {name}",
     "lobby.clocks": "持ち時間: あなた {mine} · 相手 {theirs}",
     "lobby.matches": "自分の対局",
@@ -915,6 +920,7 @@ const STRINGS = {
     "join.accepted": "この募集は受諾され、対局が始まりました。",
     "join.withdrawn": "この募集は取り下げられました。",
     "join.to_match": "対局へ",
+    "join.not_yours": "この招待は {name} さん宛てです。本人だけが受けられます。",
     "join.own": "これはあなた自身の募集です。このリンクを共有してください。誰かが受けると対戦が始まります。",
     // The join page's details of the seek before accepting it (issue #23).
     "join.details": "募集中の対局",
