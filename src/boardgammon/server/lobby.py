@@ -311,8 +311,20 @@ def seek_details(seek_id: str, user: User = Depends(current_user),
     return out
 
 
-def _closed(seek_id: str, state: str) -> str:
-    return f"seek {seek_id!r} was {'taken' if state == 'accepted' else 'withdrawn'}"
+def _open_seek(session: Session, seek_id: str) -> Seek:
+    """The seek ``seek_id``, still open.
+
+    Raises:
+        NotFound: no seek ever had this ID.
+        StateConflict: ``seek_closed``, it was taken or withdrawn.
+    """
+    seek = session.get(Seek, seek_id)
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
+    if seek.state != "open":
+        taken = "taken" if seek.state == "accepted" else "withdrawn"
+        raise StateConflict(f"seek {seek_id!r} was {taken}", ErrorCode.SEEK_CLOSED)
+    return seek
 
 
 @router.post("/api/seeks/{seek_id}/accept", status_code=201, response_model=MatchCreated,
@@ -323,11 +335,7 @@ def accept_seek(seek_id: str, request: Request, user: User = Depends(current_use
     with 403 ``blocked`` if the owner and you blocked one another, 409 ``seek_closed`` if it
     was taken (also a moment before, by someone else) or withdrawn, 404 if no seek had this
     ID."""
-    seek = session.get(Seek, seek_id)
-    if seek is None:
-        raise NotFound(f"no seek {seek_id!r}")
-    if seek.state != "open":
-        raise StateConflict(_closed(seek_id, seek.state), ErrorCode.SEEK_CLOSED)
+    seek = _open_seek(session, seek_id)
     if seek.owner_id == user.id:
         raise StateConflict("you cannot accept your own seek", ErrorCode.OWN_SEEK)
     if seek.invite_id is not None and seek.invite_id != user.id:
@@ -359,11 +367,7 @@ def cancel_seek(seek_id: str, user: User = Depends(current_user),
                 session: Session = Depends(get_session)) -> Response:
     """Withdraw your own open seek or invitation (409 ``seek_closed`` once it was taken or
     withdrawn, 404 if no seek had this ID)."""
-    seek = session.get(Seek, seek_id)
-    if seek is None:
-        raise NotFound(f"no seek {seek_id!r}")
-    if seek.state != "open":
-        raise StateConflict(_closed(seek_id, seek.state), ErrorCode.SEEK_CLOSED)
+    seek = _open_seek(session, seek_id)
     if seek.owner_id != user.id:
         raise NotAllowed("only its owner can withdraw a seek", ErrorCode.NOT_YOUR_SEEK)
     seek.state = "cancelled"
