@@ -260,7 +260,10 @@ def test_clocks_count_the_delay_then_the_reserve(page):
     state = make_state(Board.initial(), dice=(3, 1))
     state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": 0,
                        "delay_left": 1.0, "as_of": 0.0}
-    page.clock.install()  # the page's time moves only when the test moves it
+    # Installed, the page's clock still runs with the wall's; paused, it moves only when the
+    # test moves it (a loaded CI machine had let 0.4 s pass before run_for: "reserve 1:58").
+    page.clock.install(time=1_000_000)
+    page.clock.pause_at(1_001_000)
     open_match(page, state)
     mine = page.locator('[data-clock-seat="0"]')
     theirs = page.locator('[data-clock-seat="1"]')
