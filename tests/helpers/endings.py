@@ -12,11 +12,12 @@ def ended(how: str, length: int, score: tuple[int, int] = (0, 0)) -> Match:
     """A match that ``how`` ends, won by seat 0: it bears off its last checker (``single``,
     ``gammon``, ``backgammon``, by where seat 1's checkers are), seat 1 drops a redouble
     (``drop``), or seat 1 resigns a gammon and seat 0 accepts (``resign``); or, with a clock,
-    seat 1's reserve runs out (``flag``)."""
+    seat 1's reserve runs out after its first roll (``flag``)."""
     if how == "flag":
         m = Match(length, time_control="blitz", start=0.0)
         m.roll_opening(6, 1, now=1.0)
         m.play(0, "13/7 8/7", now=2.0)
+        m.roll(1, 2, 1, now=3.0)  # seat 1 has acted: its flag loses (a no-show's aborts)
         m.claim_flag(10_000.0)
         return m
     if how == "resign":

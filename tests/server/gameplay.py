@@ -179,6 +179,19 @@ def step(players: dict[int, Player], match_id: str) -> dict:
     return r.json()["state"]
 
 
+def both_moved(players: dict[int, Player], match_id: str) -> dict:
+    """Take the actions the match waits for until each seat has made one and a play is waited
+    for: from then on a clock that runs out loses the match (before a seat's first action it
+    aborts the match, ``docs/api.md`` §A match). The state then."""
+    acted: set[int] = set()
+    while True:
+        state = next(iter(players.values())).state(match_id)
+        if len(acted) == 2 and state["phase"] == "play":
+            return state
+        acted.add(state["turn"])
+        step(players, match_id)
+
+
 def play_out(players: dict[int, Player], match_id: str, limit: int = 2000) -> dict:
     """Play until the match is over (first legal play each turn); the final state."""
     for _ in range(limit):

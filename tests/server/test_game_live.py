@@ -7,7 +7,7 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, SocketRolls, Wall, live_match, make_app, step
+from gameplay import Player, SocketRolls, Wall, both_moved, live_match, make_app, step
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -289,9 +289,7 @@ def test_late_action_claims_the_flag(sqlite_url):
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob, clock="bullet")
         players = {0: ann, 1: bob}
-        while ann.state(match_id)["phase"] == "opening":
-            step(players, match_id)
-        seat = ann.state(match_id)["turn"]
+        seat = both_moved(players, match_id)["turn"]  # before a first move, a flag aborts
         wall.advance(40.0)
         state = players[seat].state(match_id)
         r = players[seat].act(match_id, "play", play=state["legal_plays"][0]["notation"])
@@ -305,9 +303,7 @@ def test_correspondence_deadline(sqlite_url):
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
         match_id = live_match(ann, bob, mode="correspondence", days=1)
         players = {0: ann, 1: bob}
-        while ann.state(match_id)["phase"] == "opening":
-            step(players, match_id)
-        state = ann.state(match_id)
+        state = both_moved(players, match_id)  # before a first move, a flag aborts
         seat = state["turn"]
         assert state["clocks"] is None and state["deadline"] is not None
         summary = players[seat].get("/api/matches").json()[0]
@@ -326,7 +322,7 @@ def test_correspondence_deadline(sqlite_url):
     ({"clock": "bullet"}, 5.0 + 30.0 + 1.0),  # 1-point bullet: 5 s delay + 30 s reserve
     ({"mode": "correspondence", "days": 1}, 86400.0 + 60.0 + 1.0),  # a day + 60 s grace
 ])
-def test_an_opening_roll_never_rolled_loses_on_time(sqlite_url, settings, late):
+def test_an_opening_roll_never_rolled_aborts_the_match(sqlite_url, settings, late):
     wall = Wall()
     with TestClient(make_app(sqlite_url, wall)) as client:
         ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
@@ -343,8 +339,9 @@ def test_an_opening_roll_never_rolled_loses_on_time(sqlite_url, settings, late):
         wall.advance(2.0)
         tick(client)
         state = bob.state(match_id)
-        assert state["phase"] == "match_over" and state["result"]["winner"] == 1
-        assert state["games"][-1]["how"] == "flag"
+        assert state["phase"] == "match_over"  # ann never came: nobody wins (test_match_abort.py)
+        assert (state["result"]["winner"], state["result"]["aborted"]) == (None, 0)
+        assert state["games"][-1]["how"] == "abort"
 
 
 def test_a_huge_unknown_match_id_is_not_echoed_whole(sqlite_url):

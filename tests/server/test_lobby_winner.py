@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from boardgammon.server.services import services
-from tests.server.gameplay import Player, Wall, live_match, make_app
+from tests.server.gameplay import Player, Wall, both_moved, live_match, make_app
 
 
 def _summary(player: Player, match_id: str) -> dict:
@@ -52,9 +52,7 @@ def test_a_match_lost_on_time_names_its_winner_at_the_match_length(database_url)
         match_id = live_match(ann, bob, length=3, clock="bullet")  # 5 s delay, 30 s reserve a point
         seat = _seats(ann, match_id)
         players = {seat["ann"]: ann, seat["bob"]: bob}
-        while (state := ann.state(match_id))["phase"] == "opening":
-            assert players[state["turn"]].roll(match_id).status_code == 200
-        mover = ann.state(match_id)["turn"]
+        mover = both_moved(players, match_id)["turn"]  # a no-show would abort it instead
         wall.advance(200.0)  # past the delay and the 3-point reserve (90 s)
         client.portal.call(services(client.app).game.tick)
         summary = _summary(ann, match_id)

@@ -798,7 +798,7 @@ def test_the_wait_for_the_anchors_is_nobodys_time(client, wall):
     assert (clocks["running"], clocks["delay_left"]) == (0, pytest.approx(5.0))
 
 
-def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_url, wall):
+def test_a_flag_during_the_wait_for_a_link_aborts_for_the_absent_player(database_url, wall):
     with TestClient(make_app(database_url, wall, dice="v2", link_wait_s=60.0)) as client:
         match_id, players, _ = _clocked(client, wall)
         ann = players[0]
@@ -813,7 +813,9 @@ def test_a_flag_during_the_wait_for_a_link_loses_for_the_late_player(database_ur
         client.portal.call(services(client.app).game.tick)
         state = ann.state(match_id)
         assert state["phase"] == "match_over"
-        assert state["games"][-1]["how"] == "flag" and state["result"]["winner"] == 0
+        # Bob never made a move: the match is aborted (a flag once he had would lose it).
+        assert state["games"][-1]["how"] == "abort"
+        assert (state["result"]["winner"], state["result"]["aborted"]) == (None, 1)
         assert state["pending_roll"] is None
         # Ann's clock never ran: 30.5 s passed, all of them bob's.
         document = client.get(f"/api/audit/{match_id}").json()

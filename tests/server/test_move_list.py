@@ -132,6 +132,7 @@ def test_final_score_after_a_flag_gives_the_winner_the_match():
     m = Match(5, time_control="blitz", start=0.0)
     m.roll_opening(6, 1, now=1.0)
     m.play(0, "13/7 8/7", now=2.0)
+    m.roll(1, 2, 1, now=3.0)  # seat 1 has acted, so its flag loses the match
     m.claim_flag(10_000.0)
     assert (m.winner, m.score, m.final_score) == (0, (0, 0), (5, 0))
 

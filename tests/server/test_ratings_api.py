@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
-from gameplay import Player, Wall, live_match, make_app, play_out, step
+from gameplay import Player, Wall, both_moved, live_match, make_app, play_out, step
 from sqlalchemy import select
 
 from boardgammon.ratings import GlickoRating, glicko
@@ -118,8 +118,7 @@ def test_a_flagged_match_is_rated_for_the_player_on_time(client, wall):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = rated_match(ann, bob, clock="bullet")
     players = {0: ann, 1: bob}
-    open_game(players, match_id)
-    slow = ann.state(match_id)["turn"]
+    slow = both_moved(players, match_id)["turn"]  # before a first move, a flag aborts
     wall.advance(40.0)  # bullet: 30 s of reserve in a 1-point match, 5 s of delay
     state = players[slow].state(match_id)
     r = players[slow].act(match_id, "play", play=state["legal_plays"][0]["notation"])
@@ -322,8 +321,7 @@ def test_two_processes_claiming_the_same_flag_rate_the_match_once(database_url, 
     ):
         ann, bob = Player.register(one, "ann"), Player.register(one, "bob")
         match_id = rated_match(ann, bob, clock="bullet")
-        open_game({0: ann, 1: bob}, match_id)
-        slow = ann.state(match_id)["turn"]
+        slow = both_moved({0: ann, 1: bob}, match_id)["turn"]  # before one, a flag aborts
         wall.advance(40.0)
         start = threading.Barrier(2)
 

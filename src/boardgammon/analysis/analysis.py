@@ -502,7 +502,7 @@ def analyse_match(match: Match, evaluator: Evaluator | None = None, plies: int =
     doubled: tuple[CubeDecision, np.ndarray] | None = None
     offer: ResignationDecision | None = None
     for n, action in enumerate(record):
-        if action.kind == "flag" or action.kind == "forfeit":
+        if action.kind == "flag" or action.kind == "forfeit" or action.kind == "abort":
             break
         g = replay.game
         seat = action.seat

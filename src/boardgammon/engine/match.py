@@ -12,6 +12,7 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
     m.play(seat, "24/18 13/11") # or a Play; "" is a dance; returns the legal Play
     m.resign(seat, 1|2|3) · m.accept(seat) · m.decline(seat)
     m.claim_flag(now)           # the running clock's reserve ran out: that seat loses the match
+    m.claim_abort(now)          # a seat never made its first action in time: nobody wins
     m.await_device(seat, now)   # the roll asked for waits for seat's device (v2 dice): its
                                 # reserve runs, the roller's clock stands still, until the roll
     m.forfeit(seat)             # the seat gives up the whole match (its account was deleted)
@@ -24,7 +25,8 @@ API summary (seats 0 and 1; seat 0 is the first-named player, as in gnubg and ``
                                 # order: every roll, play, cube action, resignation and flag
     m.to_json() / Match.from_json(text)   # persistence: from_json replays every action
     m.apply(action)             # replay one record entry
-    m.deadline()                # when the running clock flags (None without a clock)
+    m.deadline()                # when the running clock flags or the match aborts (None
+                                # without a clock)
     boardgammon.formats.write_mat(m) / read_mat(text)   # Jellyfish .mat text, as gnubg
     Game(...) / Game.from_position(board, on_roll, cube=…, cube_owner=…)   # one game alone
     Match(5, setup=Setup(position_id=…, on_roll=1, score=(2, 3), cube=2, cube_owner=0))
@@ -44,23 +46,19 @@ a player first reaches ``length - 1`` is the Crawford game: no doubling; doublin
 games after it (post-Crawford). A 1-point match has no cube at all. ``length = 0`` is money
 play: games go on without end and the cube is always in use.
 
->>> m = Match(3, players=("ann", "bob"))
->>> m.roll_opening(6, 1)
->>> str(m.play(0, "13/7 8/7"))
-'13/7 8/7'
->>> m.double(1); m.drop(0)
->>> m.score, m.results[0].how
-((0, 1), 'drop')
-
-Why one module of some 600 lines: every action of a match checks the same state (the seat on
-turn, the score, Crawford, the clock) and appends to the same record, under one rule that a
-refused action leaves the match as it was; the record's entries are in :mod:`.record`, a
-game's own rules in :mod:`.game`.
+A match whose clock runs from its start (``start``, as the server's live matches) is aborted,
+not lost, when a seat does not make its first action of the match (an opening roll, a roll, a
+play, a cube action…) within :data:`NO_SHOW_AFTER` seconds of its clock starting (with a move's
+free delay longer than that, a correspondence move's days: all its time), or its reserve runs
+out first: a player who posted a seek and left must not lose the match, nor their opponent wait
+out a whole reserve (lichess aborts a game whose first moves are not made, too). The abort is
+claimed as a flag is (:meth:`Match.claim_abort`); nobody wins, and the score stays as played.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -89,6 +87,7 @@ from .ids import (
 )
 from .plays import Play
 from .record import (
+    Aborted,
     Accepted,
     Action,
     Beavered,
@@ -113,6 +112,11 @@ OFFERED_LENGTHS = (1, 3, 5, 7, 11)
 play."""
 DEFAULT_LENGTH = 5
 MAX_LENGTH = 64
+NO_SHOW_AFTER = 60.0
+"""Seconds a seat has for its first action of a match whose clock runs from the start before the
+match is aborted (:meth:`Match.claim_abort`); its reserve running out first aborts it too, and
+is the only limit where a move's free delay is longer than this (a correspondence clock's days
+per move)."""
 """The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
 equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
 
@@ -180,9 +184,10 @@ class Match:
         time_control: a :class:`TimeControl`, a preset name (:data:`PRESETS`) or ``None``.
         jacoby: money play only: the Jacoby rule (gammons count only once the cube is turned).
         start: with a clock, when the match starts (seconds, the caller's time scale): the
-            opening roller's clock (:attr:`opening_roller`) runs from then, so a player who
-            never rolls the opening roll loses on time like any other. ``None``: no clock
-            runs until the first action (the behaviour of records without a start).
+            opening roller's clock (:attr:`opening_roller`) runs from then, and a seat's first
+            action of the match not made in time aborts it (:meth:`no_show`). ``None``: no
+            clock runs until the first action (the behaviour of records without a start), and
+            no match is aborted.
         setup: start from a position instead of the opening (see :class:`Setup`); no clock.
         beavers: money play only: a doubled player may beaver (no raccoons; see
             :class:`~boardgammon.engine.game.Game`).
@@ -232,6 +237,10 @@ class Match:
         self.winner: int | None = None
         self.flagged: int | None = None
         self.forfeited: int | None = None
+        self.aborted: int | None = None
+        """The seat that did not make its first action in time (:meth:`claim_abort`), or
+        ``None``."""
+        self._acted = [False, False]  # whether each seat made an action of its own yet
         self._replaying = False  # in apply(): the record, not the clock, says what was in time
         self._crawford_played = False
         self.games: list[Game] = []
@@ -265,7 +274,7 @@ class Match:
     def waiting_for(self) -> int | None:
         """The seat whose move it is, the one whose clock runs: the opening roller before the
         opening roll, then the game's ``turn``; ``None`` once the match is over."""
-        if self.winner is not None:
+        if self.is_over:
             return None
         if self.game.phase is Phase.OPENING:
             return self.opening_roller
@@ -290,8 +299,9 @@ class Match:
 
     @property
     def is_over(self) -> bool:
-        """Whether the match has a winner (by score or by a flag); never for money play."""
-        return self.winner is not None
+        """Whether the match has ended: it has a winner (by score, a flag or a forfeit) or was
+        aborted (:attr:`aborted`, no winner); never for money play."""
+        return self.winner is not None or self.aborted is not None
 
     @property
     def record(self) -> tuple[Action, ...]:
@@ -334,9 +344,73 @@ class Match:
             dice=g.dice or (0, 0), length=self.length, score=self.score, jacoby=self.jacoby))
 
     def deadline(self) -> float | None:
-        """When the running clock's reserve runs out (on the caller's time scale), or ``None``
-        (no clock, or no clock running)."""
-        return self.clock.deadline() if self.clock is not None else None
+        """When the running clock's reserve runs out or, sooner, the match is aborted
+        (:meth:`no_show`), on the caller's time scale; ``None`` (no clock, no clock running,
+        or the match is over)."""
+        if self.clock is None or self.is_over:
+            return None
+        flag = self.clock.deadline()
+        waited = self._first_wait()
+        if waited is None or flag is None:
+            return flag
+        return min(flag, waited[1] + self._no_show_window())
+
+    def _no_show_window(self) -> float:
+        """Seconds a first action is waited for: :data:`NO_SHOW_AFTER`; with a move's free delay
+        longer than that (a correspondence clock's days per move), all of the seat's time
+        (its reserve running out aborts)."""
+        assert self.clock is not None
+        return NO_SHOW_AFTER if self.clock.control.delay <= NO_SHOW_AFTER else math.inf
+
+    def _first_wait(self) -> tuple[int, float] | None:
+        """(the seat whose reserve runs, since when its first action is waited for) while that
+        seat has made no action of its own in a match whose clock ran from the start; ``None``
+        otherwise. The wait counts from the seat's clock starting, or from the wait for its
+        device, and starts again where the server resumed after an outage."""
+        clock = self.clock
+        if clock is None or self.start is None or self.is_over:
+            return None
+        seat = clock.ticking
+        if seat is None or self._acted[seat]:
+            return None
+        if clock.held is not None:
+            since = clock.held[1]
+            if clock.charged_from is not None:
+                since = max(since, clock.charged_from)
+        else:
+            assert clock.started_at is not None
+            since = clock.started_at
+        return seat, max([since, *(r for r in clock.resumes if r > since)])
+
+    def first_move_deadline(self) -> float | None:
+        """When the match is aborted unless the seat whose reserve runs makes its first action
+        of the match (its reserve running out aborts it sooner: :meth:`deadline`), on the
+        caller's time scale; ``None`` when no first action is waited for, or when only the
+        reserve bounds the wait (a move's free delay longer than :data:`NO_SHOW_AFTER`)."""
+        waited = self._first_wait()
+        if waited is None:
+            return None
+        window = self._no_show_window()
+        return waited[1] + window if math.isfinite(window) else None
+
+    def no_show(self, now: float) -> int | None:
+        """The seat that has not made its first action within :data:`NO_SHOW_AFTER` seconds of its
+        clock starting (no limit where a move's free delay is longer: a correspondence move's
+        days), or whose reserve ran out before it did, at ``now``: the match is to be aborted
+        (:meth:`claim_abort`). ``None`` otherwise, and always for a match whose clock did not
+        run from the start (no ``start``).
+
+        Raises:
+            ClockError: ``now`` is not a time or goes backwards.
+        """
+        waited = self._first_wait()
+        if waited is None:
+            return None
+        assert self.clock is not None
+        seat, since = waited
+        now = self.clock.check_time(now)
+        return (seat if now >= since + self._no_show_window() or self.clock.flagged(seat, now)
+                else None)
 
     # Actions --------------------------------------------------------------------------------
 
@@ -486,6 +560,10 @@ class Match:
         clock = self.clock
         if clock is None or clock.running is None:
             raise IllegalAction("no clock is running, so no flag can fall")
+        absent = None if recorded is not None else self.no_show(now)
+        if absent is not None:
+            raise IllegalAction(f"seat {absent} never made its first move: the match is "
+                                f"aborted, not lost on time (claim the abort)")
         seat = clock.out_of_time(now)
         if seat is None:
             seat = clock.ticking
@@ -501,6 +579,41 @@ class Match:
                                     charged_from=charged_from))
         self.flagged = seat
         self.winner = 1 - seat
+        return seat
+
+    def claim_abort(self, now: float) -> int:
+        """Record that the match is aborted at ``now``: a seat did not make its first action in
+        time (:meth:`no_show`). Nobody wins; the score stays as played. Returns that seat.
+
+        Raises:
+            MatchOver: the match is already over.
+            IllegalAction: no seat's first action is overdue at ``now``.
+            ClockError: ``now`` is not a time or goes backwards.
+        """
+        return self._abort(now, None)
+
+    def _abort(self, now: float, recorded: int | None) -> int:
+        """:meth:`claim_abort`; ``recorded``: the seat a replayed abort entry names, which
+        stands if that seat's first action was still waited for, whatever the time
+        (:meth:`apply`)."""
+        self._check_open()
+        waited = self._first_wait()
+        seat = self.no_show(now)
+        if seat is None:
+            if waited is None or recorded != waited[0]:
+                raise IllegalAction("no seat's first action is overdue: the match cannot be "
+                                    "aborted")
+            seat = waited[0]
+        clock = self.clock
+        assert clock is not None
+        asked, charged_from = self._asked()
+        if asked is not None:
+            clock.release(now)
+        if clock.running is not None:
+            clock.stop(clock.running, now)
+        self._record.append(Aborted(game=self._index, seat=seat, t=float(now), asked=asked,
+                                    charged_from=charged_from))
+        self.aborted = seat
         return seat
 
     def forfeit(self, seat: int, now: float | None = None) -> None:
@@ -572,6 +685,9 @@ class Match:
         return len(self.games) - 1
 
     def _check_open(self) -> None:
+        if self.aborted is not None:
+            raise MatchOver(f"the match was aborted: seat {self.aborted} did not make its first "
+                            f"move in time")
         if self.winner is not None:
             how = ("on time" if self.flagged is not None else "by forfeit"
                    if self.forfeited is not None else f"{self.score[0]}-{self.score[1]}")
@@ -587,6 +703,10 @@ class Match:
         if clock is not None:
             if now is None:
                 raise ClockError("this match has a clock: pass the time of the action (now=…)")
+            absent = self.no_show(now)
+            if absent is not None and not self._replaying:
+                raise TimeExpired(f"seat {absent} did not make its first move in time: the "
+                                  f"match is aborted (claim the abort)")
             late = clock.out_of_time(now)
             if late is not None and not self._replaying:
                 raise TimeExpired(f"seat {late}'s reserve ran out at {clock.deadline()} s; "
@@ -597,8 +717,10 @@ class Match:
             clock.check_time(now)
         elif now is not None:
             now = Clock.check_number(now)
+        actor = seat if seat is not None else self.opening_roller
         result = action()
         self._record.append(entry(result))
+        self._acted[actor] = True
         ended = self.game.result
         if ended is not None:
             self._end_game(ended)
@@ -778,6 +900,9 @@ class Match:
                     raise InvalidRecord(f"the flag fell for seat {1 - seat}, not seat {seat}")
             case Forfeited(seat=seat):
                 self.forfeit(seat, now=t)
+            case Aborted(seat=seat, t=when):
+                if self._abort(when, seat) != seat:
+                    raise InvalidRecord(f"the abort was for seat {1 - seat}, not seat {seat}")
 
 
 def _score_text(score: Any, winner: Any) -> str:

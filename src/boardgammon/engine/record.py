@@ -4,7 +4,8 @@ form (:meth:`to_dict` / :func:`action_from_dict`), which stored records keep.
 
 Every entry has ``kind`` (its JSON name, one of :data:`ACTION_KINDS`), ``game`` (the game's
 index in the match, 0-based), ``seat`` (the acting seat; for a flag the seat whose reserve ran
-out; ``None`` for the opening roll, which belongs to both) and ``t`` (seconds on the caller's
+out, for an abort the seat that never made its first action; ``None`` for the opening roll,
+which belongs to both) and ``t`` (seconds on the caller's
 time scale when the match has a clock, else ``None``). A roll or a flag that came after a wait
 for the device of the seat not on roll (v2 dice, :meth:`~boardgammon.engine.match.Match.
 await_device`) has ``asked``: when the roll was asked for, on the same scale; the wait from
@@ -22,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from .errors import InvalidRecord
 
 ACTION_KINDS = ("opening", "roll", "play", "double", "beaver", "take", "drop", "resign",
-                "accept", "decline", "flag", "forfeit")
+                "accept", "decline", "flag", "forfeit", "abort")
 
 _JSON_FIELDS = ("seat", "dice", "play", "value", "t", "asked", "charged_from")
 """The JSON fields after ``kind`` and ``game``, in the order records have always had them."""
@@ -185,13 +186,28 @@ class Forfeited(_Entry):
     t: float | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Aborted(_Entry):
+    """The match was aborted at ``t``: ``seat`` had not made its first action of the match
+    within :data:`~boardgammon.engine.match.NO_SHOW_AFTER` seconds of its clock starting (or
+    its reserve ran out first). Nobody wins; the score stays as played. ``asked``,
+    ``charged_from``: as for a flag, where it came during a wait for ``seat``'s device."""
+
+    kind: ClassVar[Literal["abort"]] = "abort"
+    game: int
+    seat: int
+    t: float
+    asked: float | None = None
+    charged_from: float | None = None
+
+
 Action = (OpeningRolled | Rolled | Played | Doubled | Beavered | Took | Dropped | Resigned
-          | Accepted | Declined | Flagged | Forfeited)
+          | Accepted | Declined | Flagged | Forfeited | Aborted)
 """One entry of the match record."""
 
 _TYPES: dict[str, type[Action]] = {
     cls.kind: cls for cls in (OpeningRolled, Rolled, Played, Doubled, Beavered, Took, Dropped,
-                              Resigned, Accepted, Declined, Flagged, Forfeited)}
+                              Resigned, Accepted, Declined, Flagged, Forfeited, Aborted)}
 _NEEDS = {"seat": "its seat", "dice": "two dice", "play": "its play", "value": "its value",
           "t": "its time"}
 
@@ -240,7 +256,8 @@ def action_from_dict(d: dict[str, Any]) -> Action:
     if "game" not in present:
         raise InvalidRecord(f"bad record action {d!r}: it needs its game"[:300])
     missing = [name for name in _JSON_FIELDS if name in stored and name not in present
-               and not (name == "t" and kind != "flag") and name not in ("asked", "charged_from")]
+               and not (name == "t" and kind not in ("flag", "abort"))
+               and name not in ("asked", "charged_from")]
     if missing:
         raise InvalidRecord(f"a {kind} action needs {_NEEDS[missing[0]]}")
     values = {("points" if name == "value" and kind == "resign" else name): d[name]

@@ -110,7 +110,7 @@ def write_mat(match: Match, comments: dict[str, str] | None = None,
     unplayed: dict[int, tuple[int, str]] = {}  # game -> its last roll while not played yet
     score_before = [replay.score]
     for action in match.record:
-        if action.kind == "flag" or action.kind == "forfeit":
+        if action.kind == "flag" or action.kind == "forfeit" or action.kind == "abort":
             continue
         seat = action.seat
         if action.kind in ("opening", "roll") and action.dice is not None:

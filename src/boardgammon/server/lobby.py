@@ -101,6 +101,9 @@ class SummaryClocks(BaseModel):
                                              "(index = seat) as of `as_of`")
     running: int | None = Field(description="the seat whose clock runs")
     delay_left: float = Field(description="free seconds left to the running seat")
+    first_move_left: float | None = Field(
+        default=None, description="seconds left for the running seat's first move of the match "
+                                  "before the match is aborted; null once it has moved")
     as_of: float = Field(description="wall-clock Unix seconds the figures are for")
 
 

@@ -154,7 +154,8 @@ def game_end_event(game: GameEntry) -> GameEndEvent:
 
 
 def match_end_event(winner: int | None, score: tuple[int, int], chain_head: str,
-                    match_id: str) -> MatchEndEvent:
+                    match_id: str, aborted: int | None = None) -> MatchEndEvent:
+    """``aborted``: the seat that never made its first action (then ``winner`` is ``None``)."""
     return {"type": "match_end", "result": {
-        "winner": winner, "score": list(score), "chain_head": chain_head,
+        "winner": winner, "aborted": aborted, "score": list(score), "chain_head": chain_head,
         "audit_url": f"/audit/{match_id}", "analysis_url": f"/match/{match_id}/analysis"}}

@@ -255,7 +255,8 @@ class MatchService:
         """
         tc = time_control(mode, clock, days)
         # With a clock the opening roll is on it from the start (a player who never rolls it
-        # loses on time); the start is stored so every replay of the match runs the same clock.
+        # has the match aborted, Match.no_show); the start is stored so every replay of the
+        # match runs the same clock.
         start = self.clock.now() if tc is not None else None
         try:
             m = Match(length, variant, (seats[0].username, seats[1].username), tc, start=start)
@@ -747,9 +748,18 @@ class MatchService:
         now = self._now(cached)
         clock = m.clock
         self.matches.hold_for_link(s, cached)  # another process may have asked to roll
-        if not m.is_over and clock is not None and clock.out_of_time(now) is not None:
+        # A live v2 match's first roll may still wait for the players' anchors: nobody can act
+        # then, and its clock starts again once the roll is committed (start_at_first_roll).
+        first_roll_awaited = (cached.info.mode == "live" and cached.info.dice == "v2"
+                              and not m.record and not self.matches.rolls(s, cached))
+        if not m.is_over and clock is not None and not first_roll_awaited and (
+                m.no_show(now) is not None or clock.out_of_time(now) is not None):
             before = cached.version
-            m.claim_flag(now)
+            # A first action never made aborts the match (nobody wins); any other flag loses it.
+            if m.no_show(now) is not None:
+                m.claim_abort(now)
+            else:
+                m.claim_flag(now)
             events = [game_end_event(games_json(m)[-1])]
             if cached.info.mode == "live":
                 events.insert(0, clock_event(clocks_json(m, now, self.clock.to_wall)))
@@ -785,7 +795,8 @@ class MatchService:
                                   winner, info.length, info.variant)
         rolls = self.matches.rolls(s, cached)
         return match_end_event(cached.match.winner, cached.match.final_score,
-                               rolls[-1].entry_hash if rolls else GENESIS, match_id)
+                               rolls[-1].entry_hash if rolls else GENESIS, match_id,
+                               cached.match.aborted)
 
     def _bot_step(self, s: Session, cached: CachedMatch,
                   planned: tuple[int, Decision] | None = None) -> StepResult | None:
@@ -819,4 +830,7 @@ class MatchService:
 
 
 def _match_over(match: Match) -> EngineError:
+    if match.aborted is not None:
+        return MatchOver(f"the match was aborted: seat {match.aborted} did not make a first move "
+                         f"in time")
     return MatchOver(f"the match is over: seat {match.winner} won")

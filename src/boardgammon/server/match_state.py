@@ -106,7 +106,8 @@ class RollEntry(TypedDict):
 
 class GameEntry(TypedDict):
     """How a finished game ended (``state.games[]``); ``how`` is ``flag`` for a flag, ``forfeit``
-    when a player whose account was deleted forfeited the match."""
+    when a player whose account was deleted forfeited the match, ``abort`` when a player never
+    made a first action (no winner)."""
 
     game_number: int
     winner: int | None
@@ -115,12 +116,16 @@ class GameEntry(TypedDict):
 
 
 class Clocks(TypedDict):
-    """The live clock (``state.clocks``): seconds, ``as_of`` in wall seconds."""
+    """The live clock (``state.clocks``): seconds, ``as_of`` in wall seconds.
+    ``first_move_left``: while the running seat's first action of the match is waited for, the
+    seconds until the match is aborted without it (``Match.first_move_deadline``), else
+    ``None``."""
 
     delay: float
     reserve: list[float]
     running: int | None
     delay_left: float
+    first_move_left: float | None
     as_of: float
 
 
@@ -283,13 +288,17 @@ def acting_seat(match: Match, rolls: Sequence[AnyRoll]) -> int | None:
 
 
 def games_json(match: Match) -> list[GameEntry]:
-    """How each finished game ended (``state.games``), a flag or a forfeit included."""
+    """How each finished game ended (``state.games``), a flag, a forfeit or an abort
+    included."""
     games: list[GameEntry] = [
         {"game_number": i + 1, "winner": r.winner, "points": r.points, "how": r.how}
         for i, r in enumerate(match.results)]
     if match.flagged is not None or match.forfeited is not None:
         games.append({"game_number": len(match.games), "winner": match.winner, "points": 0,
                       "how": "flag" if match.flagged is not None else "forfeit"})
+    if match.aborted is not None:
+        games.append({"game_number": len(match.games), "winner": None, "points": 0,
+                      "how": "abort"})
     return games
 
 
@@ -300,11 +309,13 @@ def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> 
     if clock is None:
         return None
     now = max(now, clock.started_at or now)
+    first = match.first_move_deadline()
     return {
         "delay": clock.control.delay,
         "reserve": [max(0.0, clock.remaining(s, now)) for s in (0, 1)],
         "running": clock.ticking,
         "delay_left": clock.delay_left(now),
+        "first_move_left": None if first is None else max(0.0, first - now),
         "as_of": to_wall(now),
     }
 
@@ -320,7 +331,8 @@ def _clocks(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
     if (clocks is not None and match.clock is not None and info.dice == "v2" and not rolls
             and not match.record and not match.is_over):
         clocks = Clocks(delay=clocks["delay"], reserve=list(match.clock.reserve),
-                        running=None, delay_left=clocks["delay"], as_of=clocks["as_of"])
+                        running=None, delay_left=clocks["delay"], first_move_left=None,
+                        as_of=clocks["as_of"])
     return clocks
 
 
@@ -397,7 +409,8 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
     deadline = match.deadline()
     result = None
     if match.is_over:
-        result = {"winner": match.winner, "score": list(match.final_score),
+        result = {"winner": match.winner, "aborted": match.aborted,
+                  "score": list(match.final_score),
                   "audit_url": f"/audit/{info.match_id}",
                   "analysis_url": f"/match/{info.match_id}/analysis",
                   **(result_extra or {})}

@@ -74,7 +74,7 @@ def move_list(match: Match) -> list[GameMoves]:
                 }
             )
             entries.append([])
-        if action.kind == "flag" or action.kind == "forfeit":
+        if action.kind == "flag" or action.kind == "forfeit" or action.kind == "abort":
             continue
         if action.kind in ("opening", "roll"):
             assert action.dice is not None

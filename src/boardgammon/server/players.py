@@ -67,7 +67,8 @@ class PlayedMatch(BaseModel):
     mode: str
     rated: bool
     status: str = Field(description="active or finished")
-    result: str | None = Field(description="won or lost; null while active")
+    result: str | None = Field(description="won, lost, or aborted (a first move was not made "
+                                           "in time: nobody won); null while active")
     score: list[int] = Field(description="the player's score first")
     date: str = Field(description="when the match started (ISO 8601, UTC)")
     rating_change: float | None = Field(description="rated and finished: after − before")
@@ -249,6 +250,8 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                 status=row.status,
                 result=None
                 if row.status != "finished"
+                else "aborted"
+                if row.winner is None
                 else "won"
                 if row.winner == seat
                 else "lost",
