@@ -277,6 +277,28 @@ def test_clocks_count_the_delay_then_the_reserve(page):
     assert theirs.inner_text() == "reserve 1:36"
 
 
+def test_a_first_move_awaited_counts_down_to_the_abort(page, output_dir):
+    state = make_state(Board.initial(), dice=(3, 1))
+    state["clocks"] = {"delay": 12.0, "reserve": [120.0, 95.5], "running": 0,
+                       "delay_left": 12.0, "first_move_left": 45.0, "as_of": 0.0}
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.clock.install(time=1_000_000)
+    page.clock.pause_at(1_001_000)  # the page's time moves only with run_for
+    open_match(page, state)
+    mine = page.locator('[data-clock-seat="0"]')
+    assert mine.inner_text() == "first move within 0:45"
+    assert "first-move" in mine.get_attribute("class")
+    assert mine.get_attribute("title").startswith("A first move of the match not made in time")
+    assert page.locator('[data-clock-seat="1"]').inner_text() == "reserve 1:36"
+    page.clock.run_for(10_000)
+    assert mine.inner_text() == "first move within 0:35"
+    page.screenshot(path=str(output_dir / "first-move-360.png"))
+    page.select_option("select#lang", "de")
+    # 0:45 where the page read the state again for the new language (the stand-in answers as
+    # of its start)
+    assert mine.inner_text() in ("erster Zug binnen 0:35", "erster Zug binnen 0:45")
+
+
 def test_result_screen_of_a_match_lost_on_time(page):
     state = finished_state()
     state["score"] = state["result"]["score"] = [0, 0]
@@ -288,6 +310,29 @@ def test_result_screen_of_a_match_lost_on_time(page):
     text = result.inner_text()
     assert "wins the match on time" in text and "Final score: ann 0–0 bob" in text
     assert "0 point" not in text
+
+
+def test_result_screen_of_an_aborted_match(page, output_dir):
+    # bob never made a first move: nobody won, no rating moved, there is nothing to analyse.
+    state = finished_state()
+    state["score"] = state["result"]["score"] = [0, 0]
+    state["result"]["winner"], state["result"]["aborted"] = None, 1
+    state["games"] = [{"game_number": 1, "winner": None, "points": 0, "how": "abort"}]
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_match(page, state)
+    result = page.locator("section.result")
+    result.wait_for()
+    assert result.locator("h2").inner_text() == "Match aborted"
+    assert result.locator("p.aborted").inner_text() == (
+        "bob did not make a first move within a minute, so the match was aborted: nobody wins, "
+        "and it counts for no rating.")
+    text = result.inner_text()
+    assert "wins the match" not in text and "Final score" not in text
+    assert "Game 1: the match was aborted (a first move was not made in time)" in text
+    assert result.locator(".analysis-link").count() == 0
+    assert result.locator(".audit-link").count() == 1
+    assert "null" not in text and "undefined" not in text
+    page.screenshot(path=str(output_dir / "result-aborted-phone.png"), full_page=True)
 
 
 def test_keyboard_only_play_with_visible_focus(page):

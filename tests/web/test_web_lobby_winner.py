@@ -74,3 +74,36 @@ def test_the_lobby_names_the_winner_of_a_finished_match(browser, live_server, ou
     assert not ann.errors and not bob.errors
     ann.context.close()
     bob.context.close()
+
+
+def test_the_lobby_says_a_match_nobody_won_was_aborted(browser, live_server, output_dir):
+    # The server's summary of an aborted match (tests/server/test_match_abort.py): finished, no
+    # winner. A real one takes a minute of waiting for a first move, so the lobby's answer gets
+    # one added.
+    page = new_page(browser, live_server)
+    register(page, "ann_aborted")
+    aborted = {"match_id": "mat_aborted000001", "opponent": "bob", "you": 0, "length": 5,
+               "variant": "standard", "mode": "live", "score": [0, 0], "your_turn": False,
+               "deadline": None, "clock": "rapid", "clocks": None, "status": "finished",
+               "winner": None}
+
+    def lobby(route):
+        answer = route.fetch().json()
+        answer["matches"].append(aborted)
+        route.fulfill(json=answer)
+
+    page.route("**/api/lobby", lobby)
+    page.goto("/")
+    item = '.lists li[data-match="mat_aborted000001"]'
+    for lang, text in (("en", "aborted (a first move not made in time)"),
+                       ("de", "abgebrochen (ein erster Zug kam nicht rechtzeitig)"),
+                       ("ja", "中止（最初の手番が時間内に指されなかった）")):
+        page.select_option("select#lang", lang)
+        page.wait_for_function(
+            "([sel, text]) => document.querySelector(sel)?.textContent.includes(text)",
+            arg=[item, text])
+        assert "finished" not in page.locator(item).text_content()
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.screenshot(path=str(output_dir / "lobby-aborted-360.png"), full_page=True)
+    assert not page.errors
+    page.context.close()

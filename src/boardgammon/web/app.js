@@ -228,6 +228,8 @@ function joinLink(url) {
 /** A finished match of "my matches": who won, with the winner's final score first
  * ("bob won 5–2"). */
 function finishedText(m) {
+  // Online matches are 1 point or longer: finished without a winner is an aborted one.
+  if (m.status === "finished" && m.winner === null) return t("lobby.aborted");
   if (m.winner === null || m.winner === undefined) return t("lobby.finished");
   const [a, b] = [m.score[m.winner], m.score[1 - m.winner]];
   return m.winner === m.you ? t("lobby.youwon", { a, b }) : t("lobby.won", { name: playerName(m.opponent), a, b });

@@ -1179,14 +1179,22 @@ export class MatchPage {
       const seat = Number(node.dataset.clockSeat);
       if (s.clocks) {
         const over = ["game_over", "match_over"].includes(s.phase);  // no clock runs
+        const elapsed = (performance.now() - this.receivedAt) / 1000;
         const { delayLeft, reserve } = over
           ? { delayLeft: null, reserve: s.clocks.reserve[seat] }
-          : clockAfter(s.clocks, seat, (performance.now() - this.receivedAt) / 1000);
+          : clockAfter(s.clocks, seat, elapsed);
+        // A first move of the match not made in time aborts it (docs/api.md §A match, Abort).
+        const firstLeft = !over && delayLeft !== null && s.clocks.first_move_left != null
+          ? Math.max(0, Math.min(s.clocks.first_move_left - elapsed, delayLeft + reserve)) : null;
         node.classList.toggle("running", delayLeft !== null);
         node.classList.toggle("in-delay", delayLeft !== null && delayLeft > 0);
-        node.textContent = delayLeft !== null && delayLeft > 0
-          ? `${t("match.delay", { t: clockText(delayLeft) })} · ${t("match.reserve", { t: clockText(reserve) })}`
-          : t("match.reserve", { t: clockText(reserve) });
+        node.classList.toggle("first-move", firstLeft !== null);
+        if (firstLeft !== null) node.title = t("match.firstmove.why");
+        else node.removeAttribute("title");
+        node.textContent = firstLeft !== null ? t("match.firstmove", { t: clockText(firstLeft) })
+          : delayLeft !== null && delayLeft > 0
+            ? `${t("match.delay", { t: clockText(delayLeft) })} · ${t("match.reserve", { t: clockText(reserve) })}`
+            : t("match.reserve", { t: clockText(reserve) });
       } else if (s.deadline && s.turn === seat) {
         node.textContent = t("match.deadline", { time: new Date(s.deadline).toLocaleString() });
       } else {
@@ -1499,11 +1507,14 @@ export class MatchPage {
     diceLog.addEventListener("toggle", () => { this.diceOpen = diceLog.open; });
     const first = this.result.hidden;
     this.result.hidden = false;
+    // Aborted (a first move never made): nobody won, no rating moved, nothing to analyse.
+    const aborted = r.aborted !== null && r.aborted !== undefined;
     fill(this.result,
-      h("h2", { id: "result-title" }, t("result.title")),
+      h("h2", { id: "result-title" }, t(aborted ? "result.aborted.title" : "result.title")),
       h("p", { class: "result-id" }, `${t("result.matchid")}: `, idNode, " ", copy),
-      h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
-      h("p", { class: "final-score" }, t("result.score", {
+      aborted ? h("p", { class: "aborted" }, t("result.aborted", { name: this.name(r.aborted) }))
+        : h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
+      aborted ? null : h("p", { class: "final-score" }, t("result.score", {
         na: this.name(me), a: r.score[me], b: r.score[opp], nb: this.name(opp) })),
       (this.ratingChanges || []).slice().sort((x, y) => (x.seat === me ? -1 : y.seat === me ? 1 : 0))
         .map((c) => h("p", { class: "rating-change", "data-seat": c.seat }, t("result.rating", {
@@ -1512,14 +1523,15 @@ export class MatchPage {
       h("p", { class: "result-links" },
         h("a", { href: `${r.audit_url || `/audit/${s.match_id}`}?lang=${lang()}`, class: "audit-link" },
           t("dice.verify.title")),
-        " ", this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
+        aborted ? null : " ",
+        aborted ? null : this.analysisLink ||= analysisButton(s.match_id, r.analysis_url || undefined)),
       r.chain_head ? h("p", {}, `${t("result.chainhead")}: `, h("code", { class: "chain-head" }, r.chain_head)) : null,
       h("p", { class: "result-actions" },
         this.rematchNode(),
         h("a", { href: "/", "data-link": "", class: "button lobby-link" }, t("result.lobby"))),
       h("h3", {}, t("result.games")),
       h("ol", { class: "games" }, (s.games || []).map((g) => h("li", { "data-how": g.how },
-        g.how === "flag" || g.how === "forfeit"  // no points: it ends the match
+        ["flag", "forfeit", "abort"].includes(g.how)  // no points: it ends the match
           ? t(`result.game${g.how}`, { n: g.game_number, name: this.name(g.winner) })
           : t("result.game", { n: g.game_number, name: this.name(g.winner), points: g.points, how: t(`how.${g.how}`) })))),
       h("p", {}, h("a", { href: `/fair?lang=${lang()}`, class: "fair-link" }, t("result.fair"))),

@@ -63,7 +63,7 @@ export class MoveList {
         line.map((entry, column) => this.cell(entry, column, g, i + 1))))),
       g.resignations.map((r) => h("p", { class: "resignation" },
         t(`moves.resign.${r.action}`, { name: name(r.seat), points: r.points }))),
-      g.result ? h("p", { class: "game-result" }, g.result.how === "flag" || g.result.how === "forfeit"
+      g.result ? h("p", { class: "game-result" }, ["flag", "forfeit", "abort"].includes(g.result.how)
         ? t(`result.game${g.result.how}`, { n: g.game_number, name: name(g.result.winner) })
         : t("result.game", { n: g.game_number, name: name(g.result.winner), points: g.result.points,
           how: t(`how.${g.result.how}`) })) : null);
