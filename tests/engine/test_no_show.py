@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardgammon.engine import IllegalAction, Match, MatchOver, TimeControl, TimeExpired
+from boardgammon.engine import (
+    IllegalAction,
+    InvalidRecord,
+    Match,
+    MatchOver,
+    TimeControl,
+    TimeExpired,
+)
 from boardgammon.engine.match import NO_SHOW_AFTER
 from boardgammon.engine.record import Aborted, action_from_dict
 
@@ -111,8 +118,16 @@ def test_a_replayed_abort_stands_whatever_its_time():
     data["actions"][0]["t"] = 30.0  # a rule that aborted sooner: the record says what happened
     assert Match.from_dict(data).aborted == 0
     data["actions"][0]["seat"] = 1  # seat 1 was not the one waited for
-    with pytest.raises(Exception, match="abort"):
+    with pytest.raises(InvalidRecord, match=r"action 0 \(abort\): no seat's first action is"):
         Match.from_dict(data)
+
+
+def test_a_roll_asked_for_after_the_minute_waits_for_no_device():
+    # A late request must not put the wait on the other seat's device (and its reserve).
+    m = Match(5, time_control="rapid", start=0.0)
+    with pytest.raises(TimeExpired, match="did not make its first move in time"):
+        m.await_device(1, now=61.0)
+    assert m.clock.held is None and m.no_show(61.0) == 0 and m.record == ()
 
 
 @given(st.floats(min_value=0.0, max_value=59.9), st.floats(min_value=60.0, max_value=10_000.0))

@@ -53,12 +53,14 @@ def test_a_poster_who_never_rolls_has_the_match_aborted_unrated(client, wall):
     for name in ("ann", "bob"):
         assert client.get(f"/api/players/{name}").json()["ratings"] == []
         played = client.get(f"/api/players/{name}/matches").json()["matches"]
-        assert [(m["match_id"], m["status"], m["result"]) for m in played] == [
-            (match_id, "finished", "aborted")]
+        assert [(m["match_id"], m["status"], m["result"], m["rated"]) for m in played] == [
+            (match_id, "finished", "aborted", False)]
+        assert set(played[0]["links"]) == {"match", "audit"}  # nothing to analyse
     summary = bob.get("/api/matches").json()[0]
     assert (summary["status"], summary["winner"], summary["score"]) == ("finished", None, [0, 0])
     page = client.get("/player/ann?lang=de")
     assert page.status_code == 200 and "abgebrochen 0–0" in page.text
+    assert f"/match/{match_id}/analysis" not in page.text
 
 
 def test_the_accepter_who_never_plays_has_a_minute_from_their_first_turn(client, wall):

@@ -823,6 +823,21 @@ def test_a_flag_during_the_wait_for_a_link_aborts_for_the_absent_player(database
         assert document["verified"] is True
 
 
+def test_a_roll_asked_for_after_the_first_move_minute_finds_the_match_aborted(client, wall):
+    # Ann never moved for a minute (a 5-point rapid match: her reserve has 600 s left); her
+    # late request must not start a wait for bob's device, which would put it on his clock.
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    match_id = live_match(ann, bob, length=5, clock="rapid")
+    for player in (ann, bob):
+        assert Device(player).register(match_id).status_code == 200
+    wall.advance(61.0)
+    r = ann.roll(match_id)
+    assert (r.status_code, code(r)) == (409, "match_over")
+    state = bob.state(match_id)
+    assert (state["result"]["aborted"], state["games"][-1]["how"]) == (0, "abort")
+    assert state["clocks"]["reserve"] == [pytest.approx(600.0 - 49.0), 600.0]
+
+
 def _row_programs(client, match_id: str) -> dict[str, str]:
     """The audit page's filled-in programs by roll ID (the first roll's in "Verify it
     yourself"; each row links to its own, which is the same for the first)."""

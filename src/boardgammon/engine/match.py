@@ -112,13 +112,13 @@ OFFERED_LENGTHS = (1, 3, 5, 7, 11)
 play."""
 DEFAULT_LENGTH = 5
 MAX_LENGTH = 64
+"""The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
+equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
 NO_SHOW_AFTER = 60.0
 """Seconds a seat has for its first action of a match whose clock runs from the start before the
 match is aborted (:meth:`Match.claim_abort`); its reserve running out first aborts it too, and
 is the only limit where a move's free delay is longer than this (a correspondence clock's days
 per move)."""
-"""The longest match (points): gnubg's ``MAXSCORE``, the reach of its Match ID and of the match
-equity table (:mod:`boardgammon.cube.met`), which longer matches would only slow down."""
 
 @dataclass(frozen=True, kw_only=True)
 class Setup:
@@ -471,8 +471,9 @@ class Match:
         Raises:
             MatchOver; IllegalAction: no clock, or not the time to roll (a roll is asked for
                 in the opening or roll phase by the seat whose clock runs); TimeExpired: the
-                roller's reserve has run out; ClockError: ``seat`` is not the other seat, a
-                wait is on already, or time went backwards.
+                roller's reserve has run out, or its first action is overdue (:meth:`no_show`);
+                ClockError: ``seat`` is not the other seat, a wait is on already, or time went
+                backwards.
         """
         self._check_open()
         clock = self.clock
@@ -482,9 +483,14 @@ class Match:
                 or clock.running != self.waiting_for:
             raise WrongPhase(f"no roll to wait for: the game is in phase "
                              f"{self.game.phase.value}")
-        if clock.flagged(clock.running, now) and not self._replaying:
-            raise TimeExpired(f"seat {clock.running}'s reserve ran out at {clock.deadline()} s; "
-                              f"the flag must be claimed")
+        if not self._replaying:
+            absent = self.no_show(now)
+            if absent is not None:
+                raise TimeExpired(f"seat {absent} did not make its first move in time: the "
+                                  f"match is aborted (claim the abort)")
+            if clock.flagged(clock.running, now):
+                raise TimeExpired(f"seat {clock.running}'s reserve ran out at "
+                                  f"{clock.deadline()} s; the flag must be claimed")
         clock.hold(seat, now, charged_from)
 
     def _asked(self) -> tuple[float | None, float | None]:

@@ -140,8 +140,8 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
     comes; ``None`` (nothing changed) unless the request is a first one that waits for a
     link in a live match with nothing else due: a committed v2 roll of ``seat``'s whose
     opponent has a chain, in the roll or opening phase, the match and its clock otherwise
-    settled (no wait on, no flag due, no resumption to move the deadline for, every revealed
-    roll applied). The caller writes every other request, and refuses a bad one, as before.
+    settled (no wait on, no flag or abort due, no resumption to move the deadline for, every
+    revealed roll applied). The caller writes every other request, and refuses a bad one, as before.
     ``charged_from``: as for :func:`reveal`.
 
     Raises:
@@ -156,6 +156,7 @@ def request_to_hold(cached: CachedMatch, rolls: Sequence[AnyRoll], seat: int,
             or unlogged_roll(m, rolls) is not None):
         return None
     if clock is not None and (clock.held is not None or clock.out_of_time(now) is not None
+                              or m.no_show(now) is not None
                               or clock.running != m.waiting_for
                               or (clock.started_at is not None and clock.resumes
                                   and clock.started_at < clock.resumes[-1])):

@@ -104,6 +104,7 @@ from boardgammon.server.match_state import (
     build_states,
     clocks_json,
     games_json,
+    state_clocks,
 )
 from boardgammon.server.refusals import (
     ErrorCode,
@@ -335,7 +336,9 @@ class MatchService:
         """
         with self.locks.thread(match_id), self.db.read_sessions() as s:
             cached = self.matches.load(s, match_id)
-            return clocks_json(cached.match, self._now(cached), self.clock.to_wall)
+            # As state.clocks: none runs while a v2 match's first roll waits for the anchors.
+            return state_clocks(cached.info, cached.match, self.matches.rolls(s, cached),
+                                self._now(cached), self.clock.to_wall)
 
     def match_copy(self, match_id: str) -> tuple[MatchInfo, Match]:
         """The match's facts and a fresh replay of its record (for exports).
@@ -747,6 +750,9 @@ class MatchService:
         was_over = m.is_over
         now = self._now(cached)
         clock = m.clock
+        # A live v2 match's clock starts again at its first roll's commitment (another process
+        # may have committed it and restarted its own copy); before any wait is put back on.
+        self.matches.start_at_first_roll(s, cached)
         self.matches.hold_for_link(s, cached)  # another process may have asked to roll
         # A live v2 match's first roll may still wait for the players' anchors: nobody can act
         # then, and its clock starts again once the roll is committed (start_at_first_roll).

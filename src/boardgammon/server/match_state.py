@@ -320,8 +320,8 @@ def clocks_json(match: Match, now: float, to_wall: Callable[[float], float]) -> 
     }
 
 
-def _clocks(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
-            to_wall: Callable[[float], float]) -> Clocks | None:
+def state_clocks(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: float,
+                 to_wall: Callable[[float], float]) -> Clocks | None:
     """``state.clocks``: a live match's clocks; while a v2 match's first roll waits for the
     players' anchors, none runs (the clock starts again when the roll is committed:
     :meth:`.MatchRepository.start_at_first_roll`)."""
@@ -449,7 +449,7 @@ def _common_state(info: MatchInfo, match: Match, rolls: Sequence[AnyRoll], now: 
         "resignation": ({"seat": offer.seat, "points": int(offer.outcome)}
                         if (offer := game.resignation) is not None
                         and game.phase is Phase.RESIGN_OFFERED else None),
-        "clocks": _clocks(info, match, rolls, now, to_wall),
+        "clocks": state_clocks(info, match, rolls, now, to_wall),
         "deadline": iso(to_wall(deadline)) if info.mode == "correspondence" and deadline
         else None,
         "games": games_json(match),

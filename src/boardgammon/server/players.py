@@ -76,7 +76,8 @@ class PlayedMatch(BaseModel):
     luck: float | None = Field(
         description="the player's luck from the analysis (MWC), null until done"
     )
-    links: dict[str, str] = Field(description="match, audit and analysis addresses")
+    links: dict[str, str] = Field(description="match, audit and analysis addresses (no "
+                                              "analysis for an aborted match)")
 
 
 class MatchPage(BaseModel):
@@ -246,7 +247,9 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                 length=row.length,
                 variant=row.variant,
                 mode=row.mode,
-                rated=rated is not None,
+                # An aborted match counts for no rating, whatever its seek said.
+                rated=rated is not None and not (row.status == "finished"
+                                                 and row.winner is None),
                 status=row.status,
                 result=None
                 if row.status != "finished"
@@ -263,7 +266,9 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                 links={
                     "match": f"/match/{row.id}",
                     "audit": f"/audit/{row.id}",
-                    "analysis": f"/match/{row.id}/analysis",
+                    # An aborted match (no winner) had no play worth analysing.
+                    **({} if row.status == "finished" and row.winner is None
+                       else {"analysis": f"/match/{row.id}/analysis"}),
                 },
             )
         )
