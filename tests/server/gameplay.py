@@ -69,6 +69,14 @@ class Player:
         assert r.status_code == 201, r.text
         return cls(client, name, r.json()["token"], r.json()["user"])
 
+    @classmethod
+    def guest(cls, client: TestClient) -> Player:
+        """A guest account (``POST /api/auth/guest``), named as the server names it."""
+        r = client.post("/api/auth/guest")
+        assert r.status_code == 201, r.text
+        user = r.json()["user"]
+        return cls(client, user["username"], r.json()["token"], user)
+
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}

@@ -416,3 +416,31 @@ def test_each_variant_keeps_its_own_rating(client):
     hyper = ann.post("/api/seeks", {"length": 1, "variant": "hypergammon", "mode": "live",
                                     "rated": True}).json()
     assert hyper["owner_rating"] == pytest.approx(rating["rating"], abs=0.05)
+
+
+def test_the_lobby_and_the_link_say_who_may_not_accept_a_rated_seek(client):
+    # A new user was offered Accept on a rated seek whose range left them out, and a guest on
+    # any rated seek: both refused by the server only after the click.
+    ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
+    guest = Player.guest(client)
+    high = ann.post("/api/seeks", {"rated": True, "min_rating": 1600}).json()
+    open_range = ann.post("/api/seeks", {"rated": True, "length": 3}).json()
+    unrated = ann.post("/api/seeks", {"length": 7}).json()
+    expected = {"bob": {high["id"]: "outside_rating_range", open_range["id"]: None,
+                        unrated["id"]: None},
+                "guest": {high["id"]: "guest_unrated", open_range["id"]: "guest_unrated",
+                          unrated["id"]: None}}
+    for name, reader in (("bob", bob), ("guest", guest)):
+        seen = {s["id"]: s["refusal"] for s in reader.get("/api/lobby").json()["seeks"]}
+        assert seen == expected[name]
+        for seek_id, refusal in expected[name].items():
+            assert reader.get(f"/api/seeks/{seek_id}").json()["refusal"] == refusal
+    # The owner's own, and a reader signed out: nothing to refuse.
+    assert {s["refusal"] for s in ann.get("/api/lobby").json()["seeks"]} == {None}
+    client.cookies.clear()
+    assert client.get(f"/api/seeks/{high['id']}").json()["refusal"] is None
+    # What the field says is what accepting gets.
+    r = bob.post(f"/api/seeks/{high['id']}/accept")
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "outside_rating_range")
+    r = guest.post(f"/api/seeks/{open_range['id']}/accept")
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "guest_unrated")

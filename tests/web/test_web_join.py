@@ -111,3 +111,52 @@ def test_ones_own_seek_and_a_seek_that_is_not_there(browser, live_server):
         ann.click('section.join a[href="/"]')
         ann.wait_for_selector("section.lobby")
     assert ann.errors == []
+
+
+def test_a_signed_out_visitor_reads_the_offer_then_plays_as_a_guest(browser, live_server,
+                                                                     output_dir):
+    # A friend's link opened signed out showed the sign-in form alone, nothing of the match.
+    from test_web_lobby import new_page
+
+    ann = signed_in(browser, live_server, "ann_link")
+    seek = ann.request.post("/api/seeks", data={"length": 3, "clock": "rapid"}).json()
+    visitor = new_page(browser, live_server)  # signed out
+    visitor.set_viewport_size({"width": 360, "height": 740})
+    visitor.goto(seek["join_url"])
+    assert _details(visitor) == {
+        "Offered by": "ann_link (1500)",
+        "Length (points)": "3 points",
+        "Variant": "Backgammon",
+        "Clock": "rapid (12s + 120s/pt)",
+        "Rating": "unrated",
+    }
+    assert visitor.locator("section.join .own-seek").inner_text() == (
+        "Sign in, sign up or play as a guest to accept it.")
+    assert visitor.locator('section.join [data-action="accept"]').is_hidden()
+    form = visitor.locator("section.join form.auth")
+    assert form.locator('[data-action="signin"]').inner_text() == "Sign in"
+    assert form.locator('[data-action="guest"]').is_visible()
+    visitor.screenshot(path=str(output_dir / "join-signed-out-360.png"), full_page=True)
+    visitor.click('section.join form.auth [data-action="guest"]')
+    visitor.wait_for_selector('section.join [data-action="accept"]:visible')
+    assert visitor.locator("section.join form.auth").count() == 0
+    visitor.click('section.join [data-action="accept"]')
+    visitor.wait_for_url("**/match/mat_*")
+    visitor.wait_for_selector("svg.board")
+    assert visitor.errors == [] and ann.errors == []
+
+
+def test_no_accept_for_a_rated_seek_whose_range_leaves_you_out(browser, live_server):
+    ann = signed_in(browser, live_server, "ann_range")
+    bob = signed_in(browser, live_server, "bob_range", width=360)
+    seek = ann.request.post("/api/seeks", data={"rated": True, "min_rating": 1600}).json()
+    bob.goto(seek["join_url"])
+    bob.wait_for_selector("section.join .own-seek:has-text('Your rating is outside this "
+                          "seek\\'s range, so you cannot accept it.')")
+    assert bob.locator('section.join [data-action="accept"]').is_hidden()
+    bob.goto("/?lang=de")
+    refusal = bob.locator(f'.lists li[data-seek="{seek["id"]}"] .refusal')
+    refusal.wait_for()
+    assert refusal.inner_text() == "deine Wertung liegt außerhalb des Bereichs"
+    assert bob.locator(f'.lists li[data-seek="{seek["id"]}"] [data-action="accept"]').count() == 0
+    assert bob.errors == [] and ann.errors == []

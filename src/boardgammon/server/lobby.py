@@ -18,7 +18,7 @@ from boardgammon.engine.board import Variant
 from boardgammon.engine.clock import PRESETS
 from boardgammon.engine.match import DEFAULT_LENGTH, OFFERED_LENGTHS
 from boardgammon.server import ratings
-from boardgammon.server.auth import current_user
+from boardgammon.server.auth import current_user, optional_user
 from boardgammon.server.blocks import kept_apart, refuse_if_blocked
 from boardgammon.server.bodies import Flag, Number, RequestBody, Text, Username, one_of
 from boardgammon.server.db import get_session, rowcount
@@ -62,6 +62,8 @@ class SeekIn(RequestBody):
 
 SeekState = Literal["open", "accepted", "cancelled"]
 """A seek's state (``seeks.state``, checked by the table's constraint)."""
+Refusal = Literal["guest_unrated", "outside_rating_range"] | None
+"""Why a reader may not accept an open seek (``SeekOut.refusal``)."""
 
 
 class SeekOut(BaseModel):
@@ -83,6 +85,11 @@ class SeekOut(BaseModel):
         description="open; accepted (the match started, match_id); cancelled (withdrawn)")
     match_id: str | None = Field(default=None, description="the match an accepted seek "
                                                            "started; null otherwise")
+    refusal: Refusal = Field(
+        default=None, description="why you may not accept this open rated seek (the error code "
+                                  "accepting it would get): you play as a guest, or your "
+                                  "rating is outside its range; null when you may, for your "
+                                  "own seek, and when signed out")
 
 
 class ComputerIn(RequestBody):
@@ -160,16 +167,28 @@ def _names(session: Session, some_ids: Iterable[int | None]) -> dict[int, str]:
     return dict(session.execute(select(User.id, User.username).where(User.id.in_(ids))).all())
 
 
-def _seeks_out(session: Session, seeks: list[Seek]) -> list[SeekOut]:
+def _seeks_out(session: Session, seeks: list[Seek], reader: User | None = None
+               ) -> list[SeekOut]:
+    """The seeks as the API shows them to ``reader`` (``refusal``: why they may not accept an
+    open rated one; ``None`` for no reader)."""
     names = _names(session, [i for s in seeks for i in (s.owner_id, s.invite_id)])
-    rated = {variant: ratings.ratings_of(session, [s.owner_id for s in seeks], variant)
+    players = [s.owner_id for s in seeks] + ([reader.id] if reader is not None else [])
+    rated = {variant: ratings.ratings_of(session, players, variant)
              for variant in {s.variant for s in seeks}}
+
+    def refusal(s: Seek) -> str | None:
+        if reader is None or s.state != "open" or s.owner_id == reader.id:
+            return None
+        refused = ratings.seek_refusal(s, rated[s.variant].get(reader.id))
+        return None if refused is None else refused[0].value
+
     return [SeekOut(id=s.id, owner=names.get(s.owner_id, "?"), length=s.length,
                     variant=s.variant, mode=s.mode, clock=s.clock, days=s.days,
                     invite=names.get(s.invite_id) if s.invite_id else None,
                     join_url=f"/join/{s.id}", rated=s.rated, min_rating=s.min_rating,
                     max_rating=s.max_rating, owner_rating=rated[s.variant].get(s.owner_id),
-                    state=cast(SeekState, s.state), match_id=s.match_id)
+                    state=cast(SeekState, s.state), match_id=s.match_id,
+                    refusal=cast(Refusal, refusal(s)))
             for s in seeks]
 
 
@@ -221,9 +240,10 @@ def lobby(request: Request, user: User = Depends(current_user),
     mine = session.execute(
         select(Seek).where(Seek.state == "open", Seek.owner_id == user.id)
         .order_by(Seek.created_at)).scalars().all()
-    return Lobby(seeks=_seeks_out(session, [s for s in open_seeks if s.owner_id not in apart]),
+    return Lobby(seeks=_seeks_out(session, [s for s in open_seeks if s.owner_id not in apart],
+                                  user),
                  invitations=_seeks_out(session, [s for s in invitations
-                                                  if s.owner_id not in apart]),
+                                                  if s.owner_id not in apart], user),
                  mine=_seeks_out(session, list(mine)),
                  matches=summaries(session, user, request))
 
@@ -291,14 +311,16 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
     return out
 
 
-@router.get("/api/seeks/{seek_id}", response_model=SeekOut, responses=responses(401, 404))
-def seek_details(seek_id: str, user: User = Depends(current_user),
+@router.get("/api/seeks/{seek_id}", response_model=SeekOut, responses=responses(404))
+def seek_details(seek_id: str, reader: User | None = Depends(optional_user),
                  session: Session = Depends(get_session)) -> SeekOut:
     """A seek or invitation, as its join page shows it: who, length, variant, mode and clock,
     rated or not and the rating range, and its ``state``: open; accepted, with the
     ``match_id`` it started (its players go on to their match, anyone else may watch it, as
     any match); or cancelled. Its join link is what people share, so whoever has it may read
-    it (an open invitation names its invitee; a closed seek names no invitee and no rating).
+    it, signed in or not (the join page shows a visitor the terms beside the sign-in form; an
+    open invitation names its invitee; a closed seek names no invitee and no rating). Signed
+    in, ``refusal`` says why you may not accept it, if so.
 
     Raises:
         NotFound: no seek ever had this ID.
@@ -306,7 +328,7 @@ def seek_details(seek_id: str, user: User = Depends(current_user),
     seek = session.get(Seek, seek_id)
     if seek is None:
         raise NotFound(f"no seek {seek_id!r}")
-    out = _seeks_out(session, [seek])[0]
+    out = _seeks_out(session, [seek], reader)[0]
     if seek.state != "open":
         # Closed: what the join page says of it, not whom an invitation was for nor the owner's
         # rating of today (withdrawing an invitation used to make its link 404).

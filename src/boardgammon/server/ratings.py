@@ -57,14 +57,23 @@ def ratings_of(session: Session, user_ids: Iterable[int | None], variant: str) -
 def check_seek(session: Session, seek: Seek, user: User) -> None:
     """Refuse ``user`` a rated seek they may not accept: a guest (403 ``guest_unrated``), or a
     rating outside the seek's range (403 ``outside_rating_range``)."""
+    rating = None if user.guest or not seek.rated else ratings_of(
+        session, [user.id], seek.variant)[user.id]
+    refused = seek_refusal(seek, rating)
+    if refused is not None:
+        raise NotAllowed(refused[1], refused[0])
+
+
+def seek_refusal(seek: Seek, rating: float | None) -> tuple[ErrorCode, str] | None:
+    """Why a player whose rating in the seek's variant is ``rating`` (``None``: a guest, who
+    has none) may not accept ``seek``, as (code, message), or ``None``: it is unrated, or the
+    rating is within its range (the lobby and the join page offer no Accept the server would
+    refuse)."""
     if not seek.rated:
-        return
-    if user.guest:
-        raise NotAllowed(
-            "guests play unrated: sign up (keeping your matches) to play rated seeks",
-            ErrorCode.GUEST_UNRATED,
-        )
-    rating = ratings_of(session, [user.id], seek.variant)[user.id]
+        return None
+    if rating is None:
+        return (ErrorCode.GUEST_UNRATED,
+                "guests play unrated: sign up (keeping your matches) to play rated seeks")
     low = seek.min_rating if seek.min_rating is not None else float("-inf")
     high = seek.max_rating if seek.max_rating is not None else float("inf")
     if not low <= rating <= high:
@@ -73,10 +82,9 @@ def check_seek(session: Session, seek: Seek, user: User) -> None:
             + "–"
             + (f"{seek.max_rating:.0f}" if seek.max_rating is not None else "any")
         )
-        raise NotAllowed(
-            f"your {seek.variant} rating {rating:.0f} is outside this seek's range {wanted}",
-            ErrorCode.OUTSIDE_RATING_RANGE,
-        )
+        return (ErrorCode.OUTSIDE_RATING_RANGE,
+                f"your {seek.variant} rating {rating:.0f} is outside this seek's range {wanted}")
+    return None
 
 
 def mark_rated(session: Session, match_id: str) -> None:

@@ -151,6 +151,14 @@ function credentialInputs(passwordAutocomplete) {
 }
 
 function authPage(after) {
+  const form = authForm(after, "h1");
+  fill(app.main, form);
+  form.querySelector("input").focus();
+}
+
+/** The sign-in form (sign in, sign up, or play as a guest), headed by a `heading` element
+ * (none when null); `after()` runs once signed in. */
+function authForm(after, heading) {
   const [username, password] = credentialInputs("current-password");
   const error = h("p", { class: "error", role: "alert" });
   const submit = async (path) => {
@@ -165,7 +173,7 @@ function authPage(after) {
     }
   };
   const form = h("form", { class: "auth", onsubmit: (e) => { e.preventDefault(); submit("/api/auth/login"); } },
-    h("h1", {}, t("auth.title")),
+    heading ? h(heading, {}, t("auth.title")) : null,
     field(t("auth.username"), username),
     field(t("auth.password"), password),
     h("p", { class: "hint" }, t("auth.rules")),
@@ -178,8 +186,7 @@ function authPage(after) {
       h("button", { type: "button", "data-action": "guest", onclick: () => submit("/api/auth/guest") },
         t("auth.guest"))),
     error);
-  fill(app.main, form);
-  username.focus();
+  return form;
 }
 
 // --- lobby ----------------------------------------------------------------------------------
@@ -344,6 +351,8 @@ class LobbyPage {
           });
           this.load();
         } }, t("lobby.cancel"))
+          // No Accept the server would refuse: a guest's, or a rating outside the range.
+          : seek.refusal ? h("span", { class: "refusal", "data-refusal": seek.refusal }, t(`lobby.refusal.${seek.refusal}`))
           : h("button", { type: "button", "data-action": "accept", onclick: (e) => acceptSeek(seek.id, this.error, e.currentTarget) },
             t("lobby.accept")),
         own ? joinLink(new URL(seek.join_url, location.href).href) : null);
@@ -500,9 +509,19 @@ async function joinPage(seekId) {
   // One's own seek, or an invitation for someone else: no Accept button that the server would
   // only refuse (own_seek, not_invited).
   const me = app.user ? app.user.username.toLowerCase() : null;
-  if (me && seek.owner.toLowerCase() === me) note.hidden = false;
+  if (!app.user) {
+    // Signed out (the link came from a friend): the terms, then the way in; signed in, this
+    // page again with its Accept button.
+    note.textContent = t("join.signin");
+    note.hidden = false;
+    back.before(authForm(() => route(), null)); // the note above says what it is for
+  } else if (seek.owner.toLowerCase() === me) note.hidden = false;
   else if (me && seek.invite && seek.invite.toLowerCase() !== me) {
     note.textContent = t("join.not_yours", { name: seek.invite });
+    note.hidden = false;
+  } else if (seek.refusal) {
+    // A rated seek a guest, or a rating outside its range, may not take (the server's reason).
+    note.textContent = t(`join.refusal.${seek.refusal}`);
     note.hidden = false;
   } else accept.hidden = false;
 }
@@ -572,10 +591,10 @@ async function route() {
     app.page = new MatchPage(app.main, segment(match[1]), app.user, navigate);
   } else if (!app.user && outage) {
     outagePage();
+  } else if (join) {
+    joinPage(segment(join[1])); // signed out too: the offer's terms beside the sign-in form
   } else if (!app.user) {
     authPage(() => route());
-  } else if (join) {
-    joinPage(segment(join[1]));
   } else {
     app.page = new LobbyPage();
   }
