@@ -3,11 +3,15 @@ posted a seek, left, and lost 0â€“5 on time with no roll made (``docs/api.md`` Â
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+
 import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app, step
 
 from boardgammon.server.services import services
+from boardgammon.server.tables import MatchAnalysisRow
 
 
 @pytest.fixture
@@ -25,7 +29,7 @@ def tick(client: TestClient) -> None:
     client.portal.call(services(client.app).game.tick)
 
 
-def test_a_poster_who_never_rolls_has_the_match_aborted_unrated(client, wall):
+def test_a_poster_who_never_rolls_has_the_match_aborted_unrated(client, wall, database):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob, length=5, clock="rapid", rated=True)
     state = bob.state(match_id)
@@ -56,6 +60,16 @@ def test_a_poster_who_never_rolls_has_the_match_aborted_unrated(client, wall):
         assert [(m["match_id"], m["status"], m["result"], m["rated"]) for m in played] == [
             (match_id, "finished", "aborted", False)]
         assert set(played[0]["links"]) == {"match", "audit"}  # nothing to analyse
+    # The analysis worker's all-zero figures of a match nobody played are no PR or luck.
+    with database.sessions() as s:
+        s.add(MatchAnalysisRow(match_id=match_id, status="done", plies=2, claimed_t=0.0,
+                               updated_at=datetime.now(UTC), result=json.dumps({"players": [
+                                   {"seat": 0, "pr": 0.0, "luck_mwc": 0.0},
+                                   {"seat": 1, "pr": 0.0, "luck_mwc": 0.0}]})))
+        s.commit()
+    row = client.get("/api/players/ann/matches").json()["matches"][0]
+    assert (row["pr"], row["luck"]) == (None, None)
+    assert 'id="pr-none"' in client.get("/player/ann").text  # no PR history from it
     summary = bob.get("/api/matches").json()[0]
     assert (summary["status"], summary["winner"], summary["score"]) == ("finished", None, [0, 0])
     page = client.get("/player/ann?lang=de")

@@ -290,6 +290,8 @@ def test_a_first_move_awaited_counts_down_to_the_abort(page, output_dir):
     assert "first-move" in mine.get_attribute("class")
     assert mine.get_attribute("title").startswith("A first move of the match not made in time")
     assert page.locator('[data-clock-seat="1"]').inner_text() == "reserve 1:36"
+    # What the countdown's end means, in the page (a phone shows no tooltip).
+    assert page.locator(".first-move-note").inner_text() == mine.get_attribute("title")
     page.clock.run_for(10_000)
     assert mine.inner_text() == "first move within 0:35"
     page.screenshot(path=str(output_dir / "first-move-360.png"))
@@ -297,6 +299,9 @@ def test_a_first_move_awaited_counts_down_to_the_abort(page, output_dir):
     # 0:45 where the page read the state again for the new language (the stand-in answers as
     # of its start)
     assert mine.inner_text() in ("erster Zug binnen 0:35", "erster Zug binnen 0:45")
+    state["clocks"]["first_move_left"] = None  # ann has moved: the note goes
+    open_match(page, state)
+    assert page.locator(".first-move-note").is_hidden()
 
 
 def test_result_screen_of_a_match_lost_on_time(page):
@@ -324,8 +329,8 @@ def test_result_screen_of_an_aborted_match(page, output_dir):
     result.wait_for()
     assert result.locator("h2").inner_text() == "Match aborted"
     assert result.locator("p.aborted").inner_text() == (
-        "bob did not make a first move within a minute, so the match was aborted: nobody wins, "
-        "and it counts for no rating.")
+        "bob did not make a first move in time, so the match was aborted: nobody wins, and it "
+        "counts for no rating.")
     text = result.inner_text()
     assert "wins the match" not in text and "Final score" not in text
     assert "Game 1: the match was aborted (a first move was not made in time)" in text
@@ -333,6 +338,10 @@ def test_result_screen_of_an_aborted_match(page, output_dir):
     assert result.locator(".audit-link").count() == 1
     assert "null" not in text and "undefined" not in text
     page.screenshot(path=str(output_dir / "result-aborted-phone.png"), full_page=True)
+    state["result"]["aborted"] = 0  # ann's own page, when it was she who made no move
+    open_match(page, state)
+    page.wait_for_selector("section.result p.aborted:has-text('You did not make a first move in "
+                           "time, so the match was aborted')")
 
 
 def test_keyboard_only_play_with_visible_focus(page):

@@ -237,7 +237,10 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
             if other is not None
             else "?"
         )
-        pr, luck = _player_figures(analysis if analysis_status == "done" else None, seat)
+        aborted = row.status == "finished" and row.winner is None
+        # An aborted match had no first moves worth a figure (its analysis reads all zeros).
+        pr, luck = _player_figures(analysis if analysis_status == "done" and not aborted
+                                   else None, seat)
         score = [row.score0, row.score1]
         delta = deltas.get(row.id)
         out.append(
@@ -248,13 +251,12 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                 variant=row.variant,
                 mode=row.mode,
                 # An aborted match counts for no rating, whatever its seek said.
-                rated=rated is not None and not (row.status == "finished"
-                                                 and row.winner is None),
+                rated=rated is not None and not aborted,
                 status=row.status,
                 result=None
                 if row.status != "finished"
                 else "aborted"
-                if row.winner is None
+                if aborted
                 else "won"
                 if row.winner == seat
                 else "lost",
@@ -267,8 +269,7 @@ def matches_page(session: Session, user: User, page: int) -> MatchPage:
                     "match": f"/match/{row.id}",
                     "audit": f"/audit/{row.id}",
                     # An aborted match (no winner) had no play worth analysing.
-                    **({} if row.status == "finished" and row.winner is None
-                       else {"analysis": f"/match/{row.id}/analysis"}),
+                    **({} if aborted else {"analysis": f"/match/{row.id}/analysis"}),
                 },
             )
         )
@@ -348,6 +349,7 @@ def pr_history(session: Session, user: User) -> list[tuple[str, float]]:
         .where(
             or_(MatchRow.seat0_id == user.id, MatchRow.seat1_id == user.id),
             MatchAnalysisRow.status == "done",
+            MatchRow.winner.is_not(None),  # an aborted match's analysis has nothing in it
         )
         .order_by(MatchRow.created_at, MatchRow.id)
     ).all()

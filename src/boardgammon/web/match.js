@@ -202,6 +202,9 @@ export class MatchPage {
     this.storageWarning = h("p", { class: "storage-warning", role: "alert", hidden: true });
     this.chainWarning = h("p", { class: "chain-warning", role: "status", hidden: true });
     this.diceMark = h("span", { class: "dice-mark" });
+    // While a first move of the match is counted down: what the countdown's end means (a
+    // phone shows no tooltip).
+    this.firstMoveNote = h("p", { class: "first-move-note", hidden: true });
     this.controls = h("div", { class: "controls" });
     this.log = h("ol", { class: "dice-log" });
     this.result = h("section", { class: "result", hidden: true, role: "dialog",
@@ -219,6 +222,7 @@ export class MatchPage {
           h("div", { class: "board-wrap" }, this.svg, this.skipBar),
           this.bottom, this.lastLine,
           h("div", { class: "turn" }, this.status, this.diceMark),
+          this.firstMoveNote,
           this.controls,
           h("div", { class: "match-options" }, optionControls(() => this.renderBoard()),
             this.notice.muteButton()),
@@ -1175,6 +1179,7 @@ export class MatchPage {
   renderClocks() {
     const s = this.state;
     if (!s) return;
+    let counting = false; // a first move of the match counted down
     for (const node of this.root.querySelectorAll("[data-clock-seat]")) {
       const seat = Number(node.dataset.clockSeat);
       if (s.clocks) {
@@ -1191,6 +1196,7 @@ export class MatchPage {
         node.classList.toggle("first-move", firstLeft !== null);
         if (firstLeft !== null) node.title = t("match.firstmove.why");
         else node.removeAttribute("title");
+        counting ||= firstLeft !== null;
         node.textContent = firstLeft !== null ? t("match.firstmove", { t: clockText(firstLeft) })
           : delayLeft !== null && delayLeft > 0
             ? `${t("match.delay", { t: clockText(delayLeft) })} · ${t("match.reserve", { t: clockText(reserve) })}`
@@ -1201,6 +1207,8 @@ export class MatchPage {
         node.textContent = "";
       }
     }
+    this.firstMoveNote.hidden = !counting;
+    if (counting) this.firstMoveNote.textContent = t("match.firstmove.why");
   }
 
   statusText() {
@@ -1512,7 +1520,8 @@ export class MatchPage {
     fill(this.result,
       h("h2", { id: "result-title" }, t(aborted ? "result.aborted.title" : "result.title")),
       h("p", { class: "result-id" }, `${t("result.matchid")}: `, idNode, " ", copy),
-      aborted ? h("p", { class: "aborted" }, t("result.aborted", { name: this.name(r.aborted) }))
+      aborted ? h("p", { class: "aborted" }, r.aborted === s.you ? t("result.aborted.you")
+        : t("result.aborted", { name: this.name(r.aborted) }))
         : h("p", { class: "winner" }, t("result.winner", { name: this.name(r.winner) })),
       aborted ? null : h("p", { class: "final-score" }, t("result.score", {
         na: this.name(me), a: r.score[me], b: r.score[opp], nb: this.name(opp) })),
