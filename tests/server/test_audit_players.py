@@ -157,6 +157,11 @@ def test_german_pages_write_decimal_commas_and_japanese_points(client):
     rules = client.get("/rules?lang=de").text
     table = rules.split('class="presets"')[1].split("</table>")[0]
     assert re.findall(r"<td>([0-9.,]+) min</td>", table) == ["2,5", "5", "10", "15", "25"]
+    # Japanese writes its own units (a new user's trial found "s" and "min" there).
+    rules = client.get("/rules?lang=ja").text
+    table = rules.split('class="presets"')[1].split("</table>")[0]
+    assert re.findall(r"<td>([0-9.,]+) 分</td>", table) == ["2.5", "5", "10", "15", "25"]
+    assert "<td>12 秒</td>" in table and " s</td>" not in table
 
 
 def test_every_level_and_clock_preset_has_a_name_in_every_language(client):
