@@ -4,7 +4,7 @@
 
 import { ApiError, request } from "./api.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { errorText, t } from "./i18n.js";
 
 /** The "Delete account" box for `user`; `onDeleted()` runs once the server has deleted it. */
 export function deleteAccountBox(user, onDeleted) {
@@ -24,7 +24,7 @@ export function deleteAccountBox(user, onDeleted) {
       onDeleted();
     } catch (err) {
       error.textContent = err instanceof ApiError && err.code === "bad_credentials"
-        ? t("account.delete.wrong") : (err instanceof ApiError ? err.message : String(err));
+        ? t("account.delete.wrong") : errorText(err);
       button.disabled = false;
     }
   } },

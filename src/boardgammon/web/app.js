@@ -6,7 +6,7 @@ import { AnalysisPage } from "./analysis.js";
 import { ApiError, request } from "./api.js";
 import { clockAfter, clockText as secondsText, copyButton, fill, h } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
+import { errorText, lang, LANGUAGES, playerName, setLang, t } from "./i18n.js";
 import { deleteAccountBox } from "./account.js";
 import { MatchPage } from "./match.js";
 import { profileLink, ratedBody, ratedFields, ratingLinks, seekRating } from "./ratings.js";
@@ -106,10 +106,6 @@ async function signOut() {
     setUser(null);
     navigate("/");
   }
-}
-
-function errorText(err) {
-  return err instanceof ApiError ? err.message : String(err);
 }
 
 /**

@@ -2,9 +2,9 @@
 // and write; a spectator sees the count only. Every line is put in the page as text (never as
 // HTML), so markup a player writes is shown as the characters they typed.
 
-import { ApiError, request } from "./api.js";
+import { request } from "./api.js";
 import { fill, h } from "./dom.js";
-import { DELETED_NAME, playerName, t } from "./i18n.js";
+import { DELETED_NAME, errorText, playerName, t } from "./i18n.js";
 
 export const MAX_CHARS = 300;
 
@@ -14,10 +14,9 @@ export function asUser(user) {
   return user ? { "X-Boardgammon-As": user.username } : {};
 }
 
-/** Words for a refusal: the server's message, or the sign-in-elsewhere explanation. */
+/** Words for a refusal, in the page's language where the client has them (errorText). */
 export function refusalText(err) {
-  if (err instanceof ApiError && err.code === "session_changed") return t("session.changed");
-  return err instanceof ApiError ? err.message : String(err);
+  return errorText(err);
 }
 
 export class ChatPanel {

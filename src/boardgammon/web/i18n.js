@@ -295,6 +295,24 @@ const STRINGS = {
     "luck.unlucky": "unlucky",
     "luck.very unlucky": "very unlucky",
     "error.generic": "Something went wrong: {message}",
+    "error.code.bad_credentials": "Unknown name or wrong password.",
+    "error.code.username_taken": "This name is taken: choose another.",
+    "error.code.rate_limited": "Too many attempts: wait a moment, then try again.",
+    "error.code.not_authenticated": "You are signed out: sign in again.",
+    "error.code.not_your_turn": "It is not your turn.",
+    "error.code.match_over": "The match is over.",
+    "error.code.time_expired": "Your time ran out.",
+    "error.code.cube_unavailable": "The cube cannot be turned now.",
+    "error.code.already_rolled": "You have rolled already.",
+    "error.code.own_seek": "You cannot accept your own seek.",
+    "error.code.not_invited": "This invitation is for another player.",
+    "error.code.guest_unrated": "Guests play unrated: create an account (your matches stay yours) to play rated.",
+    "error.code.outside_rating_range": "Your rating is outside this seek's range.",
+    "error.code.blocked": "One of you blocked the other: you cannot play or write to each other.",
+    "error.code.block_self": "You cannot block yourself.",
+    "error.code.not_a_guest": "This account has a password already.",
+    "error.code.busy": "The server is busy with this match: try again in a moment.",
+    "error.code.payload_too_large": "That is too long to send.",
     "error.network": "The server could not be reached, so this may not have been sent: try again once the connection is back (an action sent twice counts once).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} is judged by its own engine (our network at {plies}-ply): it plays by the judge's own evaluations, so its PR measures its agreement with itself, not its skill.",
@@ -735,6 +753,24 @@ const STRINGS = {
     "luck.unlucky": "unglücklich",
     "luck.very unlucky": "sehr unglücklich",
     "error.generic": "Etwas ist schiefgegangen: {message}",
+    "error.code.bad_credentials": "Unbekannter Name oder falsches Passwort.",
+    "error.code.username_taken": "Dieser Name ist vergeben: Wähle einen anderen.",
+    "error.code.rate_limited": "Zu viele Versuche: Warte einen Moment und versuch es dann noch einmal.",
+    "error.code.not_authenticated": "Du bist abgemeldet: Melde dich wieder an.",
+    "error.code.not_your_turn": "Du bist nicht am Zug.",
+    "error.code.match_over": "Das Match ist vorbei.",
+    "error.code.time_expired": "Deine Zeit ist abgelaufen.",
+    "error.code.cube_unavailable": "Der Doppler kann jetzt nicht gedreht werden.",
+    "error.code.already_rolled": "Du hast schon gewürfelt.",
+    "error.code.own_seek": "Du kannst dein eigenes Gesuch nicht annehmen.",
+    "error.code.not_invited": "Diese Einladung gilt einem anderen Spieler.",
+    "error.code.guest_unrated": "Gäste spielen ungewertet: Lege ein Konto an (deine Matches bleiben deine), um gewertet zu spielen.",
+    "error.code.outside_rating_range": "Deine Wertung liegt außerhalb des Bereichs dieses Gesuchs.",
+    "error.code.blocked": "Einer von euch hat den anderen blockiert: Ihr könnt nicht miteinander spielen oder schreiben.",
+    "error.code.block_self": "Du kannst dich nicht selbst blockieren.",
+    "error.code.not_a_guest": "Dieses Konto hat schon ein Passwort.",
+    "error.code.busy": "Der Server ist gerade mit diesem Match beschäftigt: Versuch es gleich noch einmal.",
+    "error.code.payload_too_large": "Das ist zu lang zum Senden.",
     "error.network": "Der Server war nicht erreichbar, das wurde vielleicht nicht gesendet: Versuch es noch einmal, sobald die Verbindung wieder steht (doppelt Gesendetes zählt einmal).",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} wird von der eigenen Engine beurteilt (unser Netz mit {plies}-ply): er spielt nach den Bewertungen des Richters selbst, sein PR misst also die Übereinstimmung mit sich selbst, nicht sein Können.",
@@ -1148,6 +1184,24 @@ const STRINGS = {
     "luck.unlucky": "不運",
     "luck.very unlucky": "とても不運",
     "error.generic": "エラーが発生しました: {message}",
+    "error.code.bad_credentials": "ユーザー名またはパスワードが違います。",
+    "error.code.username_taken": "この名前は使われています。別の名前を選んでください。",
+    "error.code.rate_limited": "試行回数が多すぎます。少し待ってからもう一度お試しください。",
+    "error.code.not_authenticated": "ログアウトしています。もう一度ログインしてください。",
+    "error.code.not_your_turn": "あなたの手番ではありません。",
+    "error.code.match_over": "このマッチは終了しています。",
+    "error.code.time_expired": "持ち時間が切れました。",
+    "error.code.cube_unavailable": "今はキューブを使えません。",
+    "error.code.already_rolled": "すでにダイスを振っています。",
+    "error.code.own_seek": "自分の募集は受けられません。",
+    "error.code.not_invited": "この招待は別のプレイヤー宛てです。",
+    "error.code.guest_unrated": "ゲストはレーティングなしでプレイします。レーティング対象で遊ぶにはアカウントを作成してください（対局記録は引き継がれます）。",
+    "error.code.outside_rating_range": "あなたのレーティングはこの募集の範囲外です。",
+    "error.code.blocked": "どちらかが相手をブロックしているため、対局もチャットもできません。",
+    "error.code.block_self": "自分自身はブロックできません。",
+    "error.code.not_a_guest": "このアカウントにはすでにパスワードがあります。",
+    "error.code.busy": "サーバーがこのマッチを処理中です。少し待ってからもう一度お試しください。",
+    "error.code.payload_too_large": "長すぎて送信できません。",
     "error.network": "サーバーに接続できなかったため、送信されていない可能性があります。接続が戻ったらもう一度お試しください(同じ操作を二度送っても一度だけ反映されます)。",
     // evalhint (issue 27): a player judged by its own engine
     "analysis.selfjudged": "{name} は自分のエンジン (当サイトのネットワーク、{plies}-ply) で判定されています。判定と同じ評価で打つため、この PR は実力ではなく自分自身との一致度を表します。",
@@ -1341,6 +1395,16 @@ export function t(key, params = {}) {
     text = text[new Intl.PluralRules(current).select(count)] ?? text.other;
   }
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+/** What a refusal or failure (an ApiError, or any error) says to the player, in the page's
+ * language: the sentence for its code (docs/api.md §Errors) where the client has one, else the
+ * server's own words, which are English. */
+export function errorText(err) {
+  if (err && err.code === "session_changed") return t("session.changed");
+  const key = err && err.code ? `error.code.${err.code}` : null;
+  if (key && key in STRINGS[current]) return t(key);
+  return err && err.message ? String(err.message) : String(err);
 }
 
 /** A player's name as the client shows it: a deleted account's placeholder name (the API's

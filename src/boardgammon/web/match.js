@@ -11,7 +11,7 @@ import { advanceTally, checkRollV2InRecord, DeviceChain, startTally } from "./di
 import { checkInLog, recordProblems } from "./dicelog.js";
 import { checkRoll, rollEntropy, sha256Hex } from "./fairdice.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, playerName, t } from "./i18n.js";
+import { errorText, lang, playerName, t } from "./i18n.js";
 import { lastDice, lastMarks, lastPlayText } from "./lastplay.js";
 import { MoveList } from "./movelist.js";
 import { mirror, PlayBuilder } from "./moves.js";
@@ -958,7 +958,7 @@ export class MatchPage {
 
   showError(err) {
     if (this.missing) return; // "there is no match" stays
-    const text = err instanceof ApiError || err.message ? err.message : String(err);
+    const text = errorText(err); // the code's sentence in the page's language, where there is one
     // An outage is the server's fault and costs no clock time: say so rather than echo it.
     // A dice record that cannot be read holds the match until the operator repairs it.
     // No answer at all (offline, the server down): the browser's own words ("Failed to fetch")
