@@ -163,10 +163,13 @@ def test_rated_seek_profile_and_leaderboard(browser, live_server, output_dir):
                 path=str(output_dir / f"ratings-player-{code}-{width}.png"), full_page=True
             )
             assert overflow(page) == 0, f"/player/ann?lang={code} scrolls at {width} px"
-            if width == 1280:  # a wide screen shows the whole table, links included
-                hidden = page.evaluate("(t => t.scrollWidth - t.clientWidth)"
-                                       "(document.querySelector('#player-matches'))")
-                assert hidden == 0, f"/player/ann?lang={code}: the table hides {hidden} px"
+            # A wide screen shows the whole table, links included; a phone each match as a
+            # card (it had hidden every column after the date off to the right).
+            hidden = page.evaluate("(t => t.scrollWidth - t.clientWidth)"
+                                   "(document.querySelector('#player-matches'))")
+            assert hidden == 0, f"/player/ann?lang={code}: the table hides {hidden} px"
+            luck = first.nth(7).bounding_box()
+            assert luck["x"] + luck["width"] <= table["x"] + table["width"], (code, width)
 
             page.goto(f"{live_server}/leaderboard/standard?lang={code}")
             cells = page.locator("#leaderboard tbody tr").all_inner_texts()
