@@ -3,6 +3,9 @@ clocks of their live matches in "my matches"."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app, step
@@ -257,3 +260,18 @@ def test_the_same_live_seek_or_invitation_twice_is_refused(client):
     # Once the first live seek is taken, the same terms may be posted again.
     assert bob.post(f"/api/seeks/{live['id']}/accept").status_code == 201
     assert ann.post("/api/seeks", {"length": 3}).status_code == 201
+
+
+def test_the_same_seek_posted_four_times_at_once_opens_once(database_url, wall):
+    # The duplicate check read, then wrote: two posts at once could both find no open seek.
+    with TestClient(make_app(database_url, wall)) as client:
+        ann = Player.register(client, "ann")
+        start = threading.Barrier(4)
+
+        def post(_: int) -> int:
+            start.wait()
+            return ann.post("/api/seeks", {"length": 3, "clock": "blitz"}).status_code
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            assert sorted(pool.map(post, range(4))) == [201, 409, 409, 409]
+        assert len(ann.get("/api/lobby").json()["mine"]) == 1

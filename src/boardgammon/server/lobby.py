@@ -287,6 +287,9 @@ def create_seek(body: SeekIn, request: Request, user: User = Depends(current_use
     if body.mode == "live" or invitee is not None:
         # One plays one live match at a time, and invites a player once: a second click on
         # "Post seek" posted the same seek twice. Open correspondence seeks may be several.
+        # The poster's row is locked first, so that two posts at once cannot both find none
+        # (PostgreSQL; SQLite's BEGIN IMMEDIATE lets one write transaction in at a time).
+        session.execute(select(User.id).where(User.id == user.id).with_for_update())
         same = session.execute(select(Seek.id).where(
             Seek.owner_id == user.id, Seek.state == "open", Seek.length == body.length,
             Seek.variant == body.variant, Seek.mode == body.mode,
