@@ -53,6 +53,19 @@ free delay longer than that, a correspondence move's days: all its time), or its
 out first: a player who posted a seek and left must not lose the match, nor their opponent wait
 out a whole reserve (lichess aborts a game whose first moves are not made, too). The abort is
 claimed as a flag is (:meth:`Match.claim_abort`); nobody wins, and the score stays as played.
+
+>>> m = Match(3, players=("ann", "bob"))
+>>> m.roll_opening(6, 1)
+>>> str(m.play(0, "13/7 8/7"))
+'13/7 8/7'
+>>> m.double(1); m.drop(0)
+>>> m.score, m.results[0].how
+((0, 1), 'drop')
+
+Why one module of some 900 lines: every action of a match checks the same state (the seat on
+turn, the score, Crawford, the clock) and appends to the same record, under one rule that a
+refused action leaves the match as it was; the record's entries are in :mod:`.record`, a
+game's own rules in :mod:`.game`.
 """
 
 from __future__ import annotations
@@ -119,6 +132,7 @@ NO_SHOW_AFTER = 60.0
 match is aborted (:meth:`Match.claim_abort`); its reserve running out first aborts it too, and
 is the only limit where a move's free delay is longer than this (a correspondence clock's days
 per move)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class Setup:
