@@ -53,6 +53,20 @@ def test_glossary_has_the_same_terms_in_every_language(client):
     assert terms["de"] == terms["ja"] == terms["en"]
 
 
+@pytest.mark.parametrize("path", ["/rules", "/fair", "/glossary", "/skill-levels", "/odds"])
+def test_german_pages_address_the_reader_informally_like_the_client(client, path):
+    # The web client (web/i18n.js) says "du"; the server's German pages must not switch to "Sie".
+    page = client.get(f"{path}?lang=de").text
+    body = page[page.index("<main"):] if "<main" in page else page
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+    assert not re.findall(r"\b(?:Sie|Ihnen|Ihrem|Ihren|Ihrer|Ihres)\b", text), path
+    # "Ihr"/"Ihre" may stay only as the third person ("Ihr Protokoll ist JSON": its record),
+    # which these pages write at the start of a sentence; mid-sentence it would be the reader's.
+    for found in re.finditer(r"\bIhre?\b", text):
+        assert re.search(r"[.:!?]\s$", text[:found.start()]), (path, text[found.start() - 40:])
+    assert re.search(r"\b(?:du|dein\w*|dir|dich)\b", text, re.IGNORECASE), path
+
+
 def test_match_box_opens_a_real_matchs_audit_page(client):
     ann, bob = Player.register(client, "ann"), Player.register(client, "bob")
     match_id = live_match(ann, bob)

@@ -604,8 +604,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "verify.no_roll": "Das Programm erscheint hier, sobald der erste Wurf aufgedeckt ist.",
         "verify.match": (
-            "Um das ganze Match samt Kette zu prüfen, laden Sie den Prüfer herunter (eine "
-            "Datei, nur Standardbibliothek) und führen ihn mit dem JSON dieses Protokolls aus:"
+            "Um das ganze Match samt Kette zu prüfen, lade den Prüfer herunter (eine "
+            "Datei, nur Standardbibliothek) und führe ihn mit dem JSON dieses Protokolls aus:"
         ),
         "verify.source": "verify.py herunterladen",
         "verify.openssl": (
@@ -635,10 +635,10 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "error.title.503": "Nicht verfügbar",
         "error.text.503": (
             "Der Server kann gerade nicht antworten. "
-            "Versuchen Sie es in ein paar Sekunden erneut."),
+            "Versuch es in ein paar Sekunden erneut."),
         "error.database_unavailable": (
             "Der Server erreicht seine Datenbank gerade nicht. "
-            "Versuchen Sie es in ein paar Sekunden erneut."),
+            "Versuch es in ein paar Sekunden erneut."),
         "error.home": "Zur Lobby",
         "error.player": "Es gibt keinen Spieler „{name}“.",
         "error.variant": "Es gibt keine Rangliste für „{variant}“.",
@@ -656,8 +656,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "fair.unknown": "Für das Match {match} gibt es auf diesem Server kein Würfelprotokoll.",
         "fair.control": (
-            "{match} enthält ein Steuerzeichen ({found}), das keine Match-ID enthält: Kopieren "
-            "Sie die ID erneut aus der Ergebnisanzeige oder der Prüfseite."
+            "{match} enthält ein Steuerzeichen ({found}), das keine Match-ID enthält: Kopiere "
+            "die ID erneut aus der Ergebnisanzeige oder der Prüfseite."
         ),
         "audit.about": "Wie nachweislich faire Würfel funktionieren",
         "site.odds": "Wahrscheinlichkeitsrechner",
@@ -699,13 +699,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         ),
         "odds.hit.title": "Einen Blot treffen",
         "odds.hit.text": (
-            "Einer Ihrer Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
+            "Einer deiner Steine und ein gegnerischer Blot einige Augen davor. Direkte Schüsse "
             "nutzen einen Würfel; kombinierte addieren beide Würfel oder drei, vier Schritte "
             "eines Paschs und halten auf den Feldern dazwischen, die der Gegner halten kann."
         ),
         "odds.distance": "Augen bis zum Blot (1–24)",
         "odds.blocked": (
-            "Vom Gegner gehaltene Felder dazwischen, in Augen von Ihrem Stein (z. B. 3, 5)"
+            "Vom Gegner gehaltene Felder dazwischen, in Augen von deinem Stein (z. B. 3, 5)"
         ),
         "odds.shots": "Ohne etwas dazwischen",
         "odds.col.distance": "Augen",
@@ -722,13 +722,13 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "odds.col.two": "Beide von zwei",
         "odds.bear.title": "Abtragen mit einem Wurf",
         "odds.bear.text": (
-            "Wie viele Steine auf jedem Feld Ihres Heimfelds stehen: die Chance, sie alle mit dem "
+            "Wie viele Steine auf jedem Feld deines Heimfelds stehen: die Chance, sie alle mit dem "
             "nächsten Wurf abzutragen."
         ),
         "odds.bear.point": "Steine auf den Feldern 1 bis 6, in dieser Reihenfolge",
         "odds.doubles.title": "Pasch",
         "odds.doubles.text": (
-            "Pasch-Serien mit zwei fairen Würfeln, Sie und Ihr Gegner würfeln je N-mal, genau "
+            "Pasch-Serien mit zwei fairen Würfeln, du und dein Gegner würfelt je N-mal, genau "
             "gezählt wie vom Befehl boardgammon odds doubles."
         ),
         "odds.rolls": "Würfe je Seite (N)",
@@ -738,8 +738,8 @@ MESSAGES: dict[str, dict[str, str | dict[str, str]]] = {
         "odds.p_at_least_one_double": "Mindestens ein Pasch",
         "odds.p_run_of_2": "2 Pasche hintereinander",
         "odds.p_run_of_3": "3 Pasche hintereinander",
-        "odds.p_opponent_more_by_margin": "Der Gegner würfelt mindestens D Pasche mehr als Sie",
-        "odds.p_you_more_by_margin": "Sie würfeln mindestens D Pasche mehr als der Gegner",
+        "odds.p_opponent_more_by_margin": "Der Gegner würfelt mindestens D Pasche mehr als du",
+        "odds.p_you_more_by_margin": "Du würfelst mindestens D Pasche mehr als der Gegner",
         "odds.p_opponent_run_of_3_within_games": (
             "Der Gegner würfelt in mindestens einem von G Spielen 3 Pasche hintereinander"
         ),
