@@ -170,12 +170,13 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch, sqlite_url):
                                   "admin", "Administrator", "boardgammon", "none"])
 def test_reserved_names_are_refused_at_registration_and_upgrade(client, name):
     r = client.post("/api/auth/register", json={"username": name, "password": PASSWORD})
-    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+    # Its own code, which the client says in the page's language (invalid_request it was not).
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "username_reserved")
     assert "is reserved" in r.json()["error"]["message"]
     guest = client.post("/api/auth/guest").json()["token"]
     r = client.post("/api/auth/upgrade", json={"username": name, "password": PASSWORD},
                     headers={"Authorization": f"Bearer {guest}"})
-    assert (r.status_code, r.json()["error"]["code"]) == (422, "invalid_request")
+    assert (r.status_code, r.json()["error"]["code"]) == (422, "username_reserved")
     assert client.get("/api/me", headers={"Authorization": f"Bearer {guest}"}
                       ).json()["user"]["guest"] is True
 

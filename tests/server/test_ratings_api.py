@@ -444,3 +444,9 @@ def test_the_lobby_and_the_link_say_who_may_not_accept_a_rated_seek(client):
     assert (r.status_code, r.json()["error"]["code"]) == (403, "outside_rating_range")
     r = guest.post(f"/api/seeks/{open_range['id']}/accept")
     assert (r.status_code, r.json()["error"]["code"]) == (403, "guest_unrated")
+    # A block between the two: the link's page says so (the lobby leaves such seeks out).
+    cyd = Player.register(client, "cyd")
+    assert client.put("/api/blocks/ann", headers=cyd.headers).status_code == 200
+    assert cyd.get(f"/api/seeks/{unrated['id']}").json()["refusal"] == "blocked"
+    r = cyd.post(f"/api/seeks/{unrated['id']}/accept")
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "blocked")

@@ -160,3 +160,35 @@ def test_no_accept_for_a_rated_seek_whose_range_leaves_you_out(browser, live_ser
     assert refusal.inner_text() == "deine Wertung liegt außerhalb des Bereichs"
     assert bob.locator(f'.lists li[data-seek="{seek["id"]}"] [data-action="accept"]').count() == 0
     assert bob.errors == [] and ann.errors == []
+
+
+def test_a_rated_seek_says_so_before_play_as_guest_and_lets_a_guest_keep_the_account(
+        browser, live_server, output_dir):
+    # A guest who followed a rated seek's link was refused with nowhere to go (a new user's
+    # trial): the page says a rated seek is not for guests, and a guest keeps the account on it.
+    from test_web_lobby import PASSWORD, new_page
+
+    ann = signed_in(browser, live_server, "ann_rated_link")
+    seek = ann.request.post("/api/seeks", data={"rated": True}).json()
+    visitor = new_page(browser, live_server)
+    visitor.set_viewport_size({"width": 360, "height": 740})
+    visitor.goto(seek["join_url"])
+    note = visitor.locator("section.join .own-seek")
+    note.wait_for()
+    assert note.inner_text() == ("Sign in or create an account to accept it: a rated seek is not "
+                                 "for guests.")
+    terms = [dt.inner_text() for dt in visitor.locator("dl.seek-details dt").all()]
+    assert "Rating" in terms and "Opponent's rating" not in terms  # no "any–any"
+    visitor.click('section.join form.auth [data-action="guest"]')
+    visitor.wait_for_selector("section.join .own-seek:has-text('Guests play unrated')")
+    assert visitor.locator('section.join [data-action="accept"]').is_hidden()
+    box = visitor.locator("section.join details.upgrade-box")
+    box.locator("summary").click()
+    box.locator('input[name="username"]').fill("kept_link")
+    box.locator('input[name="password"]').fill(PASSWORD)
+    visitor.screenshot(path=str(output_dir / "join-guest-rated-360.png"), full_page=True)
+    box.locator('[data-action="upgrade"]').click()
+    visitor.wait_for_selector('section.join [data-action="accept"]:visible')
+    visitor.click('section.join [data-action="accept"]')
+    visitor.wait_for_url("**/match/mat_*")
+    assert visitor.errors == [] and ann.errors == []

@@ -236,12 +236,12 @@ def refuse_reserved(username: str) -> None:
     """Refuse a name a new account (or an upgraded guest) may not take.
 
     Raises:
-        Invalid: ``invalid_request``, naming the rule.
+        Invalid: ``username_reserved`` (422), naming the rule.
     """
     key = username.lower()
     if key in RESERVED_NAMES or key.startswith(("guest-", "guest_")):
         raise Invalid(f"the name {username!r} is reserved (guest-…, admin, null and the like "
-                      f"are not given to accounts); choose another")
+                      f"are not given to accounts); choose another", ErrorCode.USERNAME_RESERVED)
 
 
 def _taken(username: str) -> None:

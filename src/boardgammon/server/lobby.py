@@ -62,7 +62,7 @@ class SeekIn(RequestBody):
 
 SeekState = Literal["open", "accepted", "cancelled"]
 """A seek's state (``seeks.state``, checked by the table's constraint)."""
-Refusal = Literal["guest_unrated", "outside_rating_range"] | None
+Refusal = Literal["blocked", "guest_unrated", "outside_rating_range"] | None
 """Why a reader may not accept an open seek (``SeekOut.refusal``)."""
 
 
@@ -86,10 +86,11 @@ class SeekOut(BaseModel):
     match_id: str | None = Field(default=None, description="the match an accepted seek "
                                                            "started; null otherwise")
     refusal: Refusal = Field(
-        default=None, description="why you may not accept this open rated seek (the error code "
-                                  "accepting it would get): you play as a guest, or your "
-                                  "rating is outside its range; null when you may, for your "
-                                  "own seek, and when signed out")
+        default=None, description="why you may not accept this open seek (the error code "
+                                  "accepting it would get): one of you blocked the other, or "
+                                  "it is rated and you play as a guest or your rating is "
+                                  "outside its range; null when you may, for your own seek, "
+                                  "and when signed out")
 
 
 class ComputerIn(RequestBody):
@@ -167,10 +168,11 @@ def _names(session: Session, some_ids: Iterable[int | None]) -> dict[int, str]:
     return dict(session.execute(select(User.id, User.username).where(User.id.in_(ids))).all())
 
 
-def _seeks_out(session: Session, seeks: list[Seek], reader: User | None = None
-               ) -> list[SeekOut]:
+def _seeks_out(session: Session, seeks: list[Seek], reader: User | None = None,
+               apart: Iterable[int] = ()) -> list[SeekOut]:
     """The seeks as the API shows them to ``reader`` (``refusal``: why they may not accept an
-    open rated one; ``None`` for no reader)."""
+    open one; ``None`` for no reader), who is kept apart from the players ``apart`` (blocks)."""
+    apart = set(apart)
     names = _names(session, [i for s in seeks for i in (s.owner_id, s.invite_id)])
     players = [s.owner_id for s in seeks] + ([reader.id] if reader is not None else [])
     rated = {variant: ratings.ratings_of(session, players, variant)
@@ -179,6 +181,8 @@ def _seeks_out(session: Session, seeks: list[Seek], reader: User | None = None
     def refusal(s: Seek) -> str | None:
         if reader is None or s.state != "open" or s.owner_id == reader.id:
             return None
+        if s.owner_id in apart:
+            return ErrorCode.BLOCKED.value
         refused = ratings.seek_refusal(s, rated[s.variant].get(reader.id))
         return None if refused is None else refused[0].value
 
@@ -331,7 +335,8 @@ def seek_details(seek_id: str, reader: User | None = Depends(optional_user),
     seek = session.get(Seek, seek_id)
     if seek is None:
         raise NotFound(f"no seek {seek_id!r}")
-    out = _seeks_out(session, [seek], reader)[0]
+    apart = kept_apart(session, reader.id) if reader is not None else ()
+    out = _seeks_out(session, [seek], reader, apart)[0]
     if seek.state != "open":
         # Closed: what the join page says of it, not whom an invitation was for nor the owner's
         # rating of today (withdrawing an invitation used to make its link 404).

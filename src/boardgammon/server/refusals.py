@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_YOUR_TURN = "not_your_turn"
     USERNAME_TAKEN = "username_taken"
+    USERNAME_RESERVED = "username_reserved"
     ROLL_PENDING = "roll_pending"
     MATCH_OVER = "match_over"
     MATCH_NOT_FINISHED = "match_not_finished"

@@ -508,7 +508,8 @@ async function joinPage(seekId) {
   if (!app.user) {
     // Signed out (the link came from a friend): the terms, then the way in; signed in, this
     // page again with its Accept button.
-    note.textContent = t("join.signin");
+    // A rated seek is for accounts: said before "Play as guest" leads to a refusal.
+    note.textContent = t(seek.rated ? "join.signin.rated" : "join.signin");
     note.hidden = false;
     back.before(authForm(() => route(), null)); // the note above says what it is for
   } else if (seek.owner.toLowerCase() === me) note.hidden = false;
@@ -516,9 +517,11 @@ async function joinPage(seekId) {
     note.textContent = t("join.not_yours", { name: seek.invite });
     note.hidden = false;
   } else if (seek.refusal) {
-    // A rated seek a guest, or a rating outside its range, may not take (the server's reason).
+    // A block between the two, or a rated seek a guest or a rating outside its range may not
+    // take (the server's reason); a guest may keep the account right here, then accept.
     note.textContent = t(`join.refusal.${seek.refusal}`);
     note.hidden = false;
+    if (seek.refusal === "guest_unrated") back.before(upgradeForm());
   } else accept.hidden = false;
 }
 
@@ -534,7 +537,9 @@ function seekDetails(seek) {
     [t("lobby.variant"), t(`variant.${seek.variant}`)],
     [t("lobby.clock"), seekTerms(seek)],
     [t("join.rating"), seek.rated ? t("join.rated") : t("join.unrated")],
-    seek.rated ? [t("join.range"), `${bound(seek.min_rating)}–${bound(seek.max_rating)}`] : null,
+    // A range only where the seek has one ("any–any" said nothing).
+    seek.rated && (seek.min_rating != null || seek.max_rating != null)
+      ? [t("join.range"), `${bound(seek.min_rating)}–${bound(seek.max_rating)}`] : null,
   ].filter(Boolean);
 }
 
