@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from gameplay import Player, Wall, live_match, make_app, step
 
+from boardgammon.server.match_repository import unanalysed_ids
 from boardgammon.server.services import services
 from boardgammon.server.tables import MatchAnalysisRow
 
@@ -60,7 +61,11 @@ def test_a_poster_who_never_rolls_has_the_match_aborted_unrated(client, wall, da
         assert [(m["match_id"], m["status"], m["result"], m["rated"]) for m in played] == [
             (match_id, "finished", "aborted", False)]
         assert set(played[0]["links"]) == {"match", "audit"}  # nothing to analyse
-    # The analysis worker's all-zero figures of a match nobody played are no PR or luck.
+    r = client.get(f"/api/matches/{match_id}/analysis")
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "match_aborted")
+    with database.sessions() as s:
+        assert match_id not in unanalysed_ids(s, 10)  # the worker leaves it out
+    # The all-zero figures of an analysis made before (by an older worker) are no PR or luck.
     with database.sessions() as s:
         s.add(MatchAnalysisRow(match_id=match_id, status="done", plies=2, claimed_t=0.0,
                                updated_at=datetime.now(UTC), result=json.dumps({"players": [

@@ -54,7 +54,7 @@ from boardgammon.server.match_repository import status_of, unanalysed_ids
 from boardgammon.server.outage import is_outage
 from boardgammon.server.refusals import ErrorCode, NotFound, StateConflict
 from boardgammon.server.services import services
-from boardgammon.server.tables import MatchAnalysisRow
+from boardgammon.server.tables import MatchAnalysisRow, MatchRow
 
 log = logging.getLogger("boardgammon.server.analysis")
 
@@ -252,7 +252,8 @@ def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[
     (``docs/api.md``).
 
     Raises:
-        NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``.
+        NotFound: ``not_found`` (no such match); StateConflict: ``match_not_finished``, or
+            ``match_aborted`` (a first move was not made in time: nothing to analyse).
     """
     parts = services(request.app)
     with parts.db.sessions() as s:
@@ -262,6 +263,9 @@ def match_analysis(match_id: Annotated[str, MatchId], request: Request) -> dict[
         if status != "finished":
             raise StateConflict("the match is still being played; it is analysed once it is "
                                 "over", ErrorCode.MATCH_NOT_FINISHED)
+        if s.scalar(select(MatchRow.winner).where(MatchRow.id == match_id)) is None:
+            raise StateConflict("the match was aborted (a first move was not made in time): "
+                                "there is nothing to analyse", ErrorCode.MATCH_ABORTED)
         row = s.get(MatchAnalysisRow, match_id)
     if row is None or row.status == "pending":
         return {"status": "pending"}

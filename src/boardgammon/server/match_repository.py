@@ -798,9 +798,10 @@ def status_of(s: Session, match_id: str) -> str | None:
 
 
 def unanalysed_ids(s: Session, limit: int) -> Sequence[str]:
-    """IDs of at most ``limit`` finished matches that have no analysis row yet."""
+    """IDs of at most ``limit`` finished matches that have no analysis row yet (an aborted
+    match, finished without a winner, has nothing to analyse)."""
     return s.scalars(select(MatchRow.id).where(
-        MatchRow.status == "finished",
+        MatchRow.status == "finished", MatchRow.winner.is_not(None),
         MatchRow.id.not_in(select(MatchAnalysisRow.match_id))).limit(limit)).all()
 
 

@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     ROLL_PENDING = "roll_pending"
     MATCH_OVER = "match_over"
     MATCH_NOT_FINISHED = "match_not_finished"
+    MATCH_ABORTED = "match_aborted"
     TIME_EXPIRED = "time_expired"
     DUPLICATE_ACTION_ID = "duplicate_action_id"
     ACTION_ID_REUSED = "action_id_reused"

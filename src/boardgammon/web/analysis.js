@@ -8,7 +8,7 @@ import { ApiError, request } from "./api.js";
 import { renderBoard } from "./board.js";
 import { fill, h, shownId } from "./dom.js";
 import { glossaryLink } from "./glossary.js";
-import { lang, playerName, t } from "./i18n.js";
+import { errorText, lang, playerName, t } from "./i18n.js";
 import { mirror } from "./moves.js";
 
 const POLL_MS = 2000;
@@ -162,7 +162,7 @@ export class AnalysisPage {
         fill(this.body, h("p", { class: "error" }, t("match.nomatch", { id: shownId(this.matchId) })));
         return;
       }
-      fill(this.body, h("p", { class: "error" }, err.message));
+      fill(this.body, h("p", { class: "error" }, errorText(err)));
       return;
     }
     if (this.gone) return;
