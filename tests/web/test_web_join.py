@@ -137,6 +137,11 @@ def test_a_signed_out_visitor_reads_the_offer_then_plays_as_a_guest(browser, liv
     assert form.locator('[data-action="signin"]').inner_text() == "Sign in"
     assert form.locator('[data-action="guest"]').is_visible()
     visitor.screenshot(path=str(output_dir / "join-signed-out-360.png"), full_page=True)
+    visitor.set_viewport_size({"width": 1280, "height": 800})  # in line with the terms
+    left = [visitor.locator(sel).bounding_box()["x"]
+            for sel in ("dl.seek-details", "section.join form.auth")]
+    assert abs(left[0] - left[1]) < 1, left
+    visitor.set_viewport_size({"width": 360, "height": 740})
     visitor.click('section.join form.auth [data-action="guest"]')
     visitor.wait_for_selector('section.join [data-action="accept"]:visible')
     assert visitor.locator("section.join form.auth").count() == 0
