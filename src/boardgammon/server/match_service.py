@@ -758,11 +758,12 @@ class MatchService:
         # then, and its clock starts again once the roll is committed (start_at_first_roll).
         first_roll_awaited = (cached.info.mode == "live" and cached.info.dice == "v2"
                               and not m.record and not self.matches.rolls(s, cached))
+        absent = None if first_roll_awaited else m.no_show(now)
         if not m.is_over and clock is not None and not first_roll_awaited and (
-                m.no_show(now) is not None or clock.out_of_time(now) is not None):
+                absent is not None or clock.out_of_time(now) is not None):
             before = cached.version
             # A first action never made aborts the match (nobody wins); any other flag loses it.
-            if m.no_show(now) is not None:
+            if absent is not None:
                 m.claim_abort(now)
             else:
                 m.claim_flag(now)
